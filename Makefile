@@ -1,0 +1,42 @@
+# betplan's build, test and release chores. `make test` is what CI runs.
+GO        ?= go
+STATICCHECK_VERSION := v0.8.2
+VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+LDFLAGS   := -X main.version=$(VERSION)
+
+.PHONY: all build test lint bench demo schema fuzz clean
+
+all: build
+
+build:
+	$(GO) build -ldflags "$(LDFLAGS)" -o bin/betplan .
+
+test:
+	@unformatted=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
+	  if [ -n "$$unformatted" ]; then echo "gofmt needed on:"; echo "$$unformatted"; exit 1; fi
+	$(GO) vet ./...
+	$(GO) test -race ./...
+
+lint:
+	$(GO) run honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION) ./...
+
+# Benchmarks count allocations and bytes; compare runs with benchstat.
+bench:
+	$(GO) test -run '^$$' -bench . -benchmem ./...
+
+# The main job on the embedded simulated service: a whole plan in under a minute.
+demo:
+	$(GO) run . run --sim examples/saturday-card.yaml
+
+# Regenerate the committed JSON Schemas from the Go types.
+schema:
+	$(GO) run . schema plan > schema/plan.schema.json
+	$(GO) run . schema report > schema/report.schema.json
+
+# A short fuzzing pass over what parses untrusted bytes.
+fuzz:
+	$(GO) test ./plan -run '^$$' -fuzz FuzzLoad -fuzztime 30s
+	$(GO) test ./apiclient -run '^$$' -fuzz FuzzDecode -fuzztime 30s
+
+clean:
+	rm -rf bin
