@@ -1,0 +1,249 @@
+package apiclient
+
+import (
+	"encoding/json"
+	"strings"
+)
+
+// Race is an entry of the upcoming competitions list
+// (GET /competition/namecodes/).
+type Race struct {
+	Code        string `json:"code"`
+	Name        Names  `json:"name"`
+	EventNumber Int    `json:"event_number"`
+	StartTime   Time   `json:"starttime"`
+	Runners     string `json:"runners"`
+	RunnerNames string `json:"runner_names"`
+	Country     string `json:"country"`
+	ScrapeDate  Time   `json:"scrape_date"`
+}
+
+// Venue is the name to send back as a create call's `competition`.
+func (r Race) Venue() string { return r.Name.First() }
+
+// RunnerNumbers returns the race's runner numbers.
+func (r Race) RunnerNumbers() []string { return SplitList(r.Runners) }
+
+// RunnerNameList returns the runner names, in the order of RunnerNumbers.
+func (r Race) RunnerNameList() []string { return SplitList(r.RunnerNames) }
+
+// Session is a bookmaker account run by one of the customer's bots
+// (GET /bookieaccount/).
+type Session struct {
+	ID               Int             `json:"id"`
+	Bookie           String          `json:"bookie"`
+	DisplayName      string          `json:"display_name"`
+	Balance          Float           `json:"balance"`
+	BonusBalance     Float           `json:"bonus_balance"`
+	UpdateTime       Time            `json:"update_time"`
+	BotIP            string          `json:"bot_ip"`
+	BotID            String          `json:"bot_id"`
+	BotRunning       Bool            `json:"bot_running"`
+	RunningSessions  Int             `json:"running_sessions"`
+	LoginStatus      string          `json:"login_status"` // LOGGED_IN and others, kept as sent
+	LastLoginAttempt Time            `json:"last_login_attempt"`
+	LoginError       *string         `json:"login_error"`
+	SessionDetails   json.RawMessage `json:"session_details,omitempty"`
+	AccountSettings  json.RawMessage `json:"account_settings,omitempty"`
+	PerformanceStats json.RawMessage `json:"performance_stats,omitempty"`
+}
+
+// Creator is the tipster or user a tip came from.
+type Creator struct {
+	ID       Int    `json:"id"`
+	Nickname string `json:"nickname"`
+	Avatar   string `json:"avatar"`
+}
+
+// TipCompetition is the race a notification is for.
+type TipCompetition struct {
+	Name        Names  `json:"name"`
+	Code        string `json:"code"`
+	EventNumber Int    `json:"event_number"`
+	StartTime   Time   `json:"startTime"`
+	Runners     string `json:"runners"`
+	RunnerNames string `json:"runner_names"`
+	// Result is the finishing order, runner numbers joined by "/", first
+	// the winner; empty before the race is resulted.
+	Result string `json:"result"`
+}
+
+// Tip is the race, market and selection of a notification.
+type Tip struct {
+	ID          Int            `json:"id"`
+	Creator     *Creator       `json:"creator,omitempty"`
+	Competition TipCompetition `json:"competition"`
+	Market      string         `json:"market"`
+	Selection   String         `json:"selection"`
+	Odds        Float          `json:"odds"`
+	AmountUnits Float          `json:"amount_units"`
+	// Profit is per accepted dollar: average_odds-1 on a winner, -1 on a loser.
+	Profit Float `json:"profit"`
+	// ResultTime is set once the race is resulted; zero before.
+	ResultTime Time `json:"result_time"`
+}
+
+// Notification is one bet instruction, with the result rolled up over all
+// sessions (GET /notification/).
+type Notification struct {
+	ID              Int    `json:"id"`
+	Tip             Tip    `json:"tip"`
+	Type            string `json:"type"`
+	Label           string `json:"label"`
+	Sports          string `json:"sports"`
+	Stake           Float  `json:"stake"`
+	TargetProfit    Float  `json:"target_profit"`
+	TotalWager      Float  `json:"total_wager"`
+	TotalAccepted   Float  `json:"total_accepted"`
+	AverageOdds     Float  `json:"average_odds"`
+	Profit          Float  `json:"profit"` // signed, dollars, aggregate over sessions
+	CheckOdds       Bool   `json:"check_odds"`
+	CheckMaxOdds    Bool   `json:"check_max_odds"`
+	IsDraft         Bool   `json:"is_draft"`
+	IsScheduled     Bool   `json:"is_scheduled"`
+	IsCanceled      Bool   `json:"is_canceled"`
+	IsDeleted       Bool   `json:"is_deleted"`
+	IsMarketOpen    Bool   `json:"is_market_open"`
+	CreatedAt       Time   `json:"created_at"`
+	TriggeredAt     Time   `json:"triggered_at"`
+	TargetMarket    string `json:"target_market"`
+	TargetBetType   string `json:"target_bet_type"`
+	TargetSession   String `json:"target_session"`
+	TargetBot       String `json:"target_bot"`
+	ReceivedBots    string `json:"received_bots"`
+	BookiesOverride string `json:"bookies_override"`
+	Note            string `json:"note"`
+	OriginInfo      string `json:"origin_info"`
+	User            Int    `json:"user"`
+
+	// Raw is the whole object as received, so fields not modelled here stay
+	// reachable.
+	Raw json.RawMessage `json:"-"`
+}
+
+// UnmarshalJSON keeps the raw object beside the decoded fields.
+func (n *Notification) UnmarshalJSON(b []byte) error {
+	type plain Notification
+	var p plain
+	if err := json.Unmarshal(b, &p); err != nil {
+		return err
+	}
+	*n = Notification(p)
+	n.Raw = append(json.RawMessage(nil), b...)
+	return nil
+}
+
+// Resulted reports whether the race was resulted: only then is Profit final.
+func (n *Notification) Resulted() bool { return !n.Tip.ResultTime.IsZero() }
+
+// BetRecord is one bookmaker session's attempt at a notification
+// (GET /bet/notification/{id}/, GET /bet/).
+type BetRecord struct {
+	ID                Int    `json:"id"`
+	DisplayName       string `json:"display_name"`
+	Bookie            String `json:"bookie"`
+	Amount            Float  `json:"amount"`       // dollars actually placed; 0 when refused
+	CurrentOdds       Float  `json:"current_odds"` // odds obtained
+	Market            string `json:"market"`
+	SubmitResult      string `json:"submit_result"` // Success, Error, In Review, or a new value kept as sent
+	SubmitError       string `json:"submit_error"`
+	Profit            Float  `json:"profit"`
+	Status            string `json:"status"` // SETTLED and others, kept as sent
+	TransactionResult string `json:"transaction_result"`
+	TransactionID     String `json:"transaction_id"`
+	BotID             String `json:"bot_id"`
+	Owner             String `json:"owner"`
+	Notification      String `json:"notification"`
+	Label             string `json:"label"`
+	MeetingDate       string `json:"meeting_date"`
+	UsedBoost         Bool   `json:"used_boost"`
+	UsedSPG           Bool   `json:"used_spg"`
+	UsedBonus         Bool   `json:"used_bonus"`
+	CreatedAt         Time   `json:"created_at"`
+	SubmitTime        Time   `json:"submit_time"`
+	ResultTime        Time   `json:"result_time"`
+	SettledAt         Time   `json:"settled_at"`
+
+	Raw json.RawMessage `json:"-"`
+}
+
+// UnmarshalJSON keeps the raw object beside the decoded fields.
+func (r *BetRecord) UnmarshalJSON(b []byte) error {
+	type plain BetRecord
+	var p plain
+	if err := json.Unmarshal(b, &p); err != nil {
+		return err
+	}
+	*r = BetRecord(p)
+	r.Raw = append(json.RawMessage(nil), b...)
+	return nil
+}
+
+// Submit results as documented; others are kept as their string.
+const (
+	SubmitSuccess  = "Success"
+	SubmitError    = "Error"
+	SubmitInReview = "In Review"
+)
+
+// Accepted reports whether the bookmaker took the bet.
+func (r *BetRecord) Accepted() bool {
+	return strings.EqualFold(r.SubmitResult, SubmitSuccess) && r.Amount > 0
+}
+
+// Failed reports whether the session's attempt ended in an error.
+func (r *BetRecord) Failed() bool { return strings.EqualFold(r.SubmitResult, SubmitError) }
+
+// Page is the pagination envelope of list endpoints. Count is never below
+// 1, even with no results: rely on len(Results).
+type Page[T any] struct {
+	Count      Int     `json:"count"`
+	Next       *string `json:"next"`
+	Previous   *string `json:"previous"`
+	TotalPages Int     `json:"total_pages"`
+	Results    []T     `json:"results"`
+}
+
+// CreateNotificationRequest is the body of POST /notification/create/.
+// Options carries the plan's notification options (check_odds, odds,
+// max_odds, ...) and is merged into the top-level object; it cannot
+// override the named fields.
+type CreateNotificationRequest struct {
+	Type          string  `json:"type"`
+	Sports        string  `json:"sports"`
+	Competition   string  `json:"competition,omitempty"`
+	Code          string  `json:"code,omitempty"`
+	EventNumber   int     `json:"event_number,omitempty"`
+	StartTime     string  `json:"start_time,omitempty"`
+	Market        string  `json:"market,omitempty"`
+	Selection     string  `json:"selection,omitempty"`
+	Stake         float64 `json:"stake,omitempty"`
+	TargetProfit  float64 `json:"target_profit,omitempty"`
+	Label         string  `json:"label,omitempty"`
+	TargetSession string  `json:"target_session,omitempty"`
+
+	Options map[string]any `json:"-"`
+}
+
+// CreateResult is what POST /notification/create/ answered. The id may
+// arrive as a number, a string or inside {"id": ..., "message": ...}; ID is
+// 0 when no id could be read, and the caller then finds it by label.
+type CreateResult struct {
+	ID           int64
+	Message      string
+	Notification *Notification // when the body was the created notification
+	Raw          []byte
+}
+
+// ListNotificationsOptions are the query parameters of GET /notification/.
+type ListNotificationsOptions struct {
+	Page     int
+	PageSize int // at most 100
+	Label    string
+}
+
+// ListBetsOptions are the query parameters of GET /bet/.
+type ListBetsOptions struct {
+	Page     int
+	PageSize int
+}

@@ -1,0 +1,196 @@
+package engine
+
+import "time"
+
+// Status is where one bet of a plan stands. The strings are part of the
+// report.json contract.
+type Status string
+
+// The statuses of a bet, in the order a report lists them.
+const (
+	StatusWaiting    Status = "waiting"    // its `when` is not true yet
+	StatusSkipped    Status = "skipped"    // its condition was never true before the race started
+	StatusUnresolved Status = "unresolved" // its race could not be found
+	StatusCreated    Status = "created"    // the notification exists; no session has acted yet
+	StatusPlaced     Status = "placed"     // at least one session accepted it; not resulted yet
+	StatusNotTaken   Status = "not_taken"  // no session acted by race start
+	StatusFailed     Status = "failed"     // every session errored, or creating it failed
+	StatusSettled    Status = "settled"    // resulted, with a signed profit
+	StatusCanceled   Status = "canceled"   // cancelled before it was placed
+)
+
+// Statuses lists every status in report order.
+func Statuses() []Status {
+	return []Status{StatusWaiting, StatusSkipped, StatusUnresolved, StatusCreated, StatusPlaced,
+		StatusNotTaken, StatusFailed, StatusSettled, StatusCanceled}
+}
+
+// Action is what `betplan plan` says `run` would do with a bet now.
+type Action string
+
+// The actions of a plan preview.
+const (
+	ActionCreate     Action = "create"     // ready: run would create it now
+	ActionWait       Action = "wait"       // its condition is not true yet
+	ActionSkip       Action = "skip"       // it will not be created (race started, condition never true)
+	ActionAdopt      Action = "adopt"      // a notification with its label exists: run adopts it, never creates
+	ActionNone       Action = "none"       // already created by an earlier run (journal)
+	ActionUnresolved Action = "unresolved" // its race could not be found
+	ActionRefuse     Action = "refuse"     // creating it would break a limit
+)
+
+// Kind says which command produced a Result.
+type Kind string
+
+// The kinds of result.
+const (
+	KindRun    Kind = "run"
+	KindStatus Kind = "status"
+	KindPlan   Kind = "plan"
+)
+
+// Result is everything a command learnt about a plan: what reporters render.
+type Result struct {
+	Kind       Kind
+	PlanName   string
+	PlanFile   string // as given on the command line
+	PlanHash   string // "sha256:<hex>" of the plan file
+	Version    string // betplan's version
+	BaseURL    string // never with credentials
+	Simulated  bool   // run against the simulated service
+	StartedAt  time.Time
+	FinishedAt time.Time
+
+	// EndReason says why the command stopped: "completed", "no-wait",
+	// "interrupted", "timeout", "refused" or "error".
+	EndReason string
+	// Error is the fatal error that ended the command, if any.
+	Error string
+
+	Limits LimitsSummary
+	Bets   []BetResult
+	Totals Totals
+}
+
+// LimitsSummary is the plan's limits and how much of them is used.
+type LimitsSummary struct {
+	MaxStakePerBet *float64
+	MaxTotalStake  *float64
+	MaxBets        *int
+	// Committed is the amount of bets this plan already created (in this
+	// and earlier runs); Planned adds what a preview would create now.
+	Committed float64
+	Planned   float64
+	// CreatedBets counts notifications this plan has created, ever.
+	CreatedBets int
+}
+
+// RaceInfo is the race a bet is for, as the service names it.
+type RaceInfo struct {
+	Venue       string
+	Code        string
+	EventNumber int
+	Start       time.Time
+}
+
+// BetResult is one bet of the plan (one per race for for_each_race bets).
+type BetResult struct {
+	ID        string // as written in the plan
+	Label     string // exactly as sent to the service
+	Race      RaceInfo
+	Selection string
+	Type      string
+	Market    string
+	// Stake and TargetProfit are the requested amounts; nil when the bet's
+	// type does not use the field or it is not evaluated yet.
+	Stake        *float64
+	TargetProfit *float64
+
+	Status Status
+	Action Action // set in plan previews only
+	Reason string // why it has this status, in words
+
+	NotificationID int64
+	CreatedAt      time.Time
+	Records        []Record
+	// AmountAccepted is the dollars the bookmakers accepted over all sessions.
+	AmountAccepted float64
+	// Profit is the notification's signed aggregate profit, in dollars.
+	Profit float64
+	// Final is true once the race is resulted and the result no longer
+	// provisional.
+	Final bool
+	// Error is a runtime error met while handling this bet (an API error),
+	// as opposed to a bet the bookmakers refused.
+	Error string
+}
+
+// Record is one bookmaker session's attempt at a bet.
+type Record struct {
+	Bookie       string
+	DisplayName  string
+	Amount       float64
+	Odds         float64
+	SubmitResult string
+	SubmitError  string
+	Status       string
+	Profit       float64
+}
+
+// Totals sums a result's bets.
+type Totals struct {
+	Bets           int
+	ByStatus       map[Status]int
+	StakeRequested float64 // requested amounts of created bets
+	AmountAccepted float64
+	Profit         float64
+	// ReturnOnStake is Profit / AmountAccepted (0 when nothing was accepted).
+	ReturnOnStake float64
+}
+
+// ComputeTotals fills r.Totals from r.Bets.
+func (r *Result) ComputeTotals() {
+	t := Totals{Bets: len(r.Bets), ByStatus: make(map[Status]int)}
+	for _, b := range r.Bets {
+		t.ByStatus[b.Status]++
+		if b.NotificationID != 0 {
+			if b.Stake != nil {
+				t.StakeRequested += *b.Stake
+			} else if b.TargetProfit != nil {
+				t.StakeRequested += *b.TargetProfit
+			}
+		}
+		t.AmountAccepted += b.AmountAccepted
+		t.Profit += b.Profit
+	}
+	t.StakeRequested = roundCents(t.StakeRequested)
+	t.AmountAccepted = roundCents(t.AmountAccepted)
+	t.Profit = roundCents(t.Profit)
+	if t.AmountAccepted > 0 {
+		t.ReturnOnStake = t.Profit / t.AmountAccepted
+	}
+	r.Totals = t
+}
+
+// Failed reports whether anything in the result counts as a failure for the
+// exit code: a failed, not-taken or unresolved bet, a bet with a runtime
+// error, or a fatal error.
+func (r *Result) Failed() bool {
+	if r.Error != "" {
+		return true
+	}
+	for _, b := range r.Bets {
+		switch {
+		case b.Error != "", b.Status == StatusFailed, b.Status == StatusNotTaken, b.Status == StatusUnresolved:
+			return true
+		}
+	}
+	return false
+}
+
+func roundCents(v float64) float64 {
+	if v < 0 {
+		return -roundCents(-v)
+	}
+	return float64(int64(v*100+0.5)) / 100
+}
