@@ -247,20 +247,28 @@ func drawOrder(rng *rand.Rand, rs []runner) []int {
 }
 
 // findRace resolves a create call's race: venue by any spelling (case
-// blind), code when given, event number, and start_time when given;
-// otherwise the next race with that number at the venue, or the latest one
-// already run. nil when the world has no such race.
+// blind), code when given, event number, and start_time when given.
+// Without start_time it is the race of the current meeting (round), even
+// if it has started, else of the next meeting. nil when the world has no
+// such race.
 func (w *world) findRace(now time.Time, competition, code string, eventNumber int, startTime string) *race {
 	var want time.Time
 	if startTime != "" {
-		for _, layout := range []string{time.RFC3339, "2006-01-02T15:04Z07:00", "2006-01-02T15:04:05.999999Z07:00"} {
+		for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04Z07:00"} {
 			if t, err := time.Parse(layout, startTime); err == nil {
 				want = t
 				break
 			}
 		}
+		if want.IsZero() {
+			return nil
+		}
 	}
-	var next, last *race
+	current := 0
+	if now.After(w.start) {
+		current = int(now.Sub(w.start) / roundLength)
+	}
+	var best *race
 	for _, r := range w.races {
 		if r.EventNumber != eventNumber || !venueMatches(r.Venue, competition) {
 			continue
@@ -274,18 +282,14 @@ func (w *world) findRace(now time.Time, competition, code string, eventNumber in
 			}
 			continue
 		}
-		if r.Start.After(now) {
-			if next == nil || r.Start.Before(next.Start) {
-				next = r
-			}
-		} else if last == nil || r.Start.After(last.Start) {
-			last = r
+		if r.Round < current {
+			continue
+		}
+		if best == nil || r.Round < best.Round {
+			best = r
 		}
 	}
-	if next != nil {
-		return next
-	}
-	return last
+	return best
 }
 
 func venueMatches(v *Venue, name string) bool {
