@@ -112,9 +112,11 @@ func (s *Service) ClearFaults() {
 	s.mu.Unlock()
 }
 
-func (s *Service) takeFault(r *http.Request) *Fault {
+// takeFault logs the request's arrival and picks the fault it gets, if any.
+func (s *Service) takeFault(r *http.Request, entry *Request) *Fault {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.requests = append(s.requests, entry)
 	for i, af := range s.faults {
 		if !af.matches(r) {
 			continue
@@ -126,6 +128,7 @@ func (s *Service) takeFault(r *http.Request) *Fault {
 				s.faults = append(s.faults[:i:i], s.faults[i+1:]...)
 			}
 		}
+		entry.Fault = f.Kind.String()
 		return &f
 	}
 	return nil

@@ -72,7 +72,7 @@ type Service struct {
 	records       []*betRecord
 	botLogs       []botLog
 	faults        []*activeFault
-	requests      []Request
+	requests      []*Request
 	loginTimes    []time.Time
 	limited       map[string][]time.Time // signup, password reset
 	nextID        int
@@ -193,7 +193,11 @@ type Request struct {
 func (s *Service) Requests() []Request {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return append([]Request(nil), s.requests...)
+	out := make([]Request, len(s.requests))
+	for i, r := range s.requests {
+		out[i] = *r
+	}
+	return out
 }
 
 // ResetRequests empties the request log.
@@ -246,13 +250,14 @@ func (b *bufferWriter) Write(p []byte) (int, error) {
 // ServeHTTP serves one request: faults first, then the world catches up
 // with the clock, then the endpoint.
 func (s *Service) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	entry := Request{Time: time.Now(), SimTime: s.clock.Now(), Method: r.Method, Path: r.URL.Path, Query: r.URL.RawQuery}
-	f := s.takeFault(r)
+	// The entry is logged on arrival, so the log is in arrival order even
+	// when a hanging request finishes last; its status is filled in at the end.
+	entry := &Request{Time: time.Now(), SimTime: s.clock.Now(), Method: r.Method, Path: r.URL.Path, Query: r.URL.RawQuery}
+	f := s.takeFault(r, entry)
 	sw := &statusWriter{ResponseWriter: w}
 	defer func() {
-		entry.Status = sw.status
 		s.mu.Lock()
-		s.requests = append(s.requests, entry)
+		entry.Status = sw.status
 		s.mu.Unlock()
 	}()
 	body, err := io.ReadAll(io.LimitReader(r.Body, 1<<20))
@@ -264,7 +269,6 @@ func (s *Service) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.serve(sw, r, body)
 		return
 	}
-	entry.Fault = f.Kind.String()
 	switch f.Kind {
 	case Latency:
 		if sleepCtx(r.Context(), f.Latency) != nil {
