@@ -1,10 +1,3 @@
-// Package sim is an in-memory simulation of the Betting Automation Service,
-// served over real HTTP: a seeded world of races, bookmaker sessions whose
-// bots take up notifications, races that run and get resulted, and the
-// service's quirks (no duplicate detection, count never below 1, page out
-// of range → page 1, both error body shapes). Faults can be injected to
-// rehearse timeouts, drops and rate limits. It speaks the wire format on
-// its own, so it checks the client independently.
 package sim
 
 import (
@@ -111,9 +104,20 @@ func New(opts Options) *Service {
 	if opts.Password == "" {
 		opts.Password = "sim-password"
 	}
-	if len(opts.Venues) == 0 {
-		opts.Venues = append([]Venue(nil), DefaultVenues...)
+	var venues []Venue
+	for _, v := range opts.Venues {
+		if len(v.Names) == 0 {
+			continue // a venue needs a name to be found by
+		}
+		if v.Code == "" {
+			v.Code = "Galloping"
+		}
+		venues = append(venues, v)
 	}
+	if len(venues) == 0 {
+		venues = append(venues, DefaultVenues...)
+	}
+	opts.Venues = venues
 	if opts.TipsterAPIKey == "" {
 		opts.TipsterAPIKey = "SIMPACKAGEKEY001"
 	}

@@ -1,0 +1,40 @@
+// Package sim is an in-memory simulation of the Betting Automation Service,
+// served over real HTTP, for tests, the README demo and rehearsals. It
+// speaks the wire format on its own (it imports nothing of ours), so it
+// checks the client independently.
+//
+// The world is fixed by Options.Seed: meetings at seven venues, every four
+// hours of sim time a new round of eight races each, runners with win odds
+// and a finishing order drawn with probability ~ 1/odds. It moves lazily:
+// each request first lets it catch up with the clock. Bots of running
+// sessions take a notification up Options.TakeUpDelay after creation (or
+// trigger) if its race has not started; races are resulted two minutes
+// after their start.
+//
+// Quirks kept from the spec: no duplicate detection on create; a create
+// that reaches no bot (or names an unknown race) is a 200; pagination
+// `count` is never below 1 and an out-of-range page gives page 1;
+// page_size is capped at 100; errors come as {"error": "..."} or as
+// {"field": ["message", ...]}.
+//
+// Shapes the spec leaves open, chosen here:
+//
+//   - GET /notification/types/: a bare array of strings, NotificationTypes.
+//     A create with "Serial" (package-made) or the doc's "Fixed Win" is a
+//     400 on `type`.
+//   - GET /bet/summary/: {"total_bets", "won", "lost", "pending", "failed",
+//     "total_stake", "total_profit"} over the user's bet records.
+//   - GET /account/readiness/: {"ready", "subscription_active",
+//     "running_bots", "running_sessions", "sessions": [...], "checked_at"}.
+//   - GET /account/connect_activity/, /bot/logs/, /bot/logs/{id}/,
+//     /bet/codes/, /bet/markets/, /bookie/names/, /event/list/: bare arrays.
+//   - GET /bookie/markets/: an object, sport → market names.
+//   - GET /notification/{id}/race/detail/: {"notification", "competition",
+//     "status": "OPEN"|"CLOSED"|"RESULTED", "runners": [{"number", "name",
+//     "odds", "position"}]}.
+//   - POST .../cancel/ and .../trigger/: {"status": "success", "message"}.
+//   - A refused bet record has submit_result "Error", amount 0, profit 0,
+//     status "FAILED"; an accepted one is "PENDING" until settled, then
+//     "SETTLED" with transaction_result "WIN" or "LOSS".
+//   - A notification for a race the world does not have is never resulted.
+package sim
