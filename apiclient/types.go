@@ -1,8 +1,13 @@
 package apiclient
 
 import (
+	"bytes"
 	"encoding/json"
+	"fmt"
+	"reflect"
+	"sort"
 	"strings"
+	"sync"
 )
 
 // Race is an entry of the upcoming competitions list
@@ -246,4 +251,122 @@ type ListNotificationsOptions struct {
 type ListBetsOptions struct {
 	Page     int
 	PageSize int
+}
+
+// MarshalJSON writes the named fields and merges Options into the same
+// object, keys sorted. An option may not name a field the struct already
+// has (even one left empty): that is an error rather than a silent choice
+// of which value the service sees.
+func (r CreateNotificationRequest) MarshalJSON() ([]byte, error) {
+	type plain CreateNotificationRequest
+	b, err := json.Marshal(plain(r))
+	if err != nil {
+		return nil, err
+	}
+	if len(r.Options) == 0 {
+		return b, nil
+	}
+	named := createRequestFields()
+	keys := make([]string, 0, len(r.Options))
+	for k := range r.Options {
+		if named[k] {
+			return nil, fmt.Errorf("apiclient: create option %q duplicates a named field of the request", k)
+		}
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var buf bytes.Buffer
+	buf.Write(b[:len(b)-1]) // drop the closing brace
+	first := len(bytes.TrimSpace(b)) <= 2
+	for _, k := range keys {
+		v, err := json.Marshal(r.Options[k])
+		if err != nil {
+			return nil, fmt.Errorf("apiclient: create option %q: %w", k, err)
+		}
+		if !first {
+			buf.WriteByte(',')
+		}
+		first = false
+		kb, _ := json.Marshal(k)
+		buf.Write(kb)
+		buf.WriteByte(':')
+		buf.Write(v)
+	}
+	buf.WriteByte('}')
+	return buf.Bytes(), nil
+}
+
+// createRequestFields are the JSON names of CreateNotificationRequest's
+// named fields.
+var createRequestFields = sync.OnceValue(func() map[string]bool {
+	m := map[string]bool{}
+	t := reflect.TypeFor[CreateNotificationRequest]()
+	for i := range t.NumField() {
+		name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ",")
+		if name != "" && name != "-" {
+			m[name] = true
+		}
+	}
+	return m
+})
+
+// ControlResult is the answer to switching one session on or off
+// (POST /bookieaccount/control/{id}/).
+type ControlResult struct {
+	Status         string          `json:"status"` // success, failed
+	Message        string          `json:"message"`
+	AccountID      String          `json:"account_id"`
+	DisplayName    string          `json:"display_name"`
+	BotStatus      string          `json:"bot_status"` // RUNNING, STOPPED
+	PreviousStatus string          `json:"previous_status"`
+	Timestamp      Time            `json:"timestamp"`
+	SessionInfo    json.RawMessage `json:"session_info,omitempty"`
+}
+
+// ControlAllResult is the answer to switching all sessions on or off
+// (POST /bookieaccount/control/); failures are reported per account.
+type ControlAllResult struct {
+	Status           string                 `json:"status"`
+	Message          string                 `json:"message"`
+	AffectedAccounts Int                    `json:"affected_accounts"`
+	Results          []ControlAccountResult `json:"results"`
+}
+
+// ControlAccountResult is one account's outcome in a ControlAllResult.
+type ControlAccountResult struct {
+	AccountID   String `json:"account_id"`
+	DisplayName string `json:"display_name"`
+	Status      string `json:"status"`
+	Message     string `json:"message"`
+}
+
+// Bookmaker is a bookmaker the service can bet at (GET /bookie/names/,
+// GET /bookie/{id}/).
+type Bookmaker struct {
+	ID                 Int    `json:"id"`
+	Title              String `json:"title"`
+	MarketsUnavailable string `json:"markets_unavailable"`
+	IconURI            string `json:"icon_uri"`
+	Enabled            Bool   `json:"enabled"`
+	BonusEnabled       Bool   `json:"bonus_enabled"`
+	Sports             Bool   `json:"sports"`
+	SportsBonusEnabled Bool   `json:"sports_bonus_enabled"`
+	Maintain           Bool   `json:"maintain"`
+	SupportManualLogin Bool   `json:"support_manual_login"`
+	Note               string `json:"note"`
+}
+
+// PublishTip is one pick of POST /pick/tipster/publish/ (the flat variant
+// of the docs, which matches the spec).
+type PublishTip struct {
+	Competition string  `json:"competition"`
+	Code        string  `json:"code"`
+	Market      string  `json:"market"`
+	EventNumber int     `json:"event_number"`
+	Selection   string  `json:"selection"`
+	AmountUnits float64 `json:"amount_units"`
+	Odds        float64 `json:"odds"`
+	MaxOdds     float64 `json:"max_odds"`
+	Bookies     string  `json:"bookies"` // bookmaker ids joined by "&"
+	UseBonus    bool    `json:"use_bonus"`
 }

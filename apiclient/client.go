@@ -1,0 +1,509 @@
+// Package apiclient is the typed HTTP client of the Betting Automation
+// Service. It is the only place in betplan that speaks HTTP: it owns
+// authentication, rate limiting, the single retry decision and the lenient
+// decoding of the service's inconsistent wire shapes.
+package apiclient
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/http/httptrace"
+	"net/url"
+	"os"
+	"path/filepath"
+	"runtime/debug"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"golang.org/x/time/rate"
+)
+
+const (
+	defaultTimeout    = 30 * time.Second
+	defaultRPS        = 4
+	defaultBurst      = 1
+	defaultMaxRetries = 4
+	maxBodyBytes      = 32 << 20
+)
+
+// Client talks to one Betting Automation Service. It is safe for
+// concurrent use.
+type Client struct {
+	base       *url.URL
+	baseStr    string // scheme://host/path without a trailing slash
+	hc         *http.Client
+	timeout    time.Duration
+	userAgent  string
+	limiter    *rate.Limiter
+	logger     *slog.Logger
+	maxRetries int
+	now        func() time.Time
+	insecure   bool
+
+	email, password string
+	cachePath       string
+
+	requests atomic.Int64
+
+	// auth guards the token and serialises logins, so concurrent callers
+	// that meet the same 401 share one re-login.
+	auth      sync.Mutex
+	token     string
+	loginTime time.Time // original login of token; zero when unknown
+	tokenGen  uint64    // bumped whenever token changes
+	tokenInit bool      // the cache/login decision was made
+
+	rng randSource
+
+	secretsMu sync.Mutex
+	secrets   []string // tokens and password, redacted from errors and logs
+}
+
+// Option configures a Client.
+type Option func(*Client)
+
+// WithHTTPClient sets the HTTP client used for every request. The client's
+// own Timeout, if any, applies on top of WithTimeout.
+func WithHTTPClient(hc *http.Client) Option {
+	return func(c *Client) {
+		if hc != nil {
+			c.hc = hc
+		}
+	}
+}
+
+// WithTimeout bounds one HTTP call (one attempt, body included); default
+// 30s. d <= 0 leaves calls bounded only by their context.
+func WithTimeout(d time.Duration) Option { return func(c *Client) { c.timeout = d } }
+
+// WithUserAgent sets the User-Agent header; default "betplan/<version>".
+func WithUserAgent(ua string) Option { return func(c *Client) { c.userAgent = ua } }
+
+// WithRateLimit sets the client-wide limit on HTTP requests: every request
+// counts (logins, retries, look-ups, creates, polls). rps <= 0 removes the
+// limit. Default 4 requests per second, burst 1.
+func WithRateLimit(rps float64, burst int) Option {
+	return func(c *Client) {
+		if rps <= 0 {
+			c.limiter = nil
+			return
+		}
+		if burst < 1 {
+			burst = 1
+		}
+		c.limiter = rate.NewLimiter(rate.Limit(rps), burst)
+	}
+}
+
+// WithLogger sets the logger for debug lines (method, path, status,
+// duration). Tokens, passwords and the Authorization header are never
+// logged.
+func WithLogger(l *slog.Logger) Option {
+	return func(c *Client) {
+		if l != nil {
+			c.logger = l
+		}
+	}
+}
+
+// WithToken sets the API token to send.
+func WithToken(token string) Option { return func(c *Client) { c.token = strings.TrimSpace(token) } }
+
+// WithCredentials sets the e-mail and password used to log in when no token
+// is set, and to log in again when the service answers 401.
+func WithCredentials(email, password string) Option {
+	return func(c *Client) { c.email, c.password = email, password }
+}
+
+// WithTokenCache sets the file that keeps tokens obtained by login, keyed by
+// base URL and e-mail, with the original login time. "" disables the cache.
+// Default: betplan/tokens.json under os.UserConfigDir().
+func WithTokenCache(path string) Option { return func(c *Client) { c.cachePath = path } }
+
+// WithInsecure allows plain http:// to a host that is not loopback.
+func WithInsecure() Option { return func(c *Client) { c.insecure = true } }
+
+// WithMaxRetries sets how many times a retryable call is repeated; default 4.
+func WithMaxRetries(n int) Option {
+	return func(c *Client) {
+		if n < 0 {
+			n = 0
+		}
+		c.maxRetries = n
+	}
+}
+
+// WithNow sets the clock used for token age (tests, the simulator's fast
+// clock).
+func WithNow(now func() time.Time) Option {
+	return func(c *Client) {
+		if now != nil {
+			c.now = now
+		}
+	}
+}
+
+// New returns a client for the service at baseURL. It refuses a URL that is
+// not http(s), carries credentials, or uses plain http:// to a host that is
+// not loopback (unless WithInsecure).
+func New(baseURL string, opts ...Option) (*Client, error) {
+	c := &Client{
+		hc:         &http.Client{},
+		timeout:    defaultTimeout,
+		userAgent:  defaultUserAgent(),
+		limiter:    rate.NewLimiter(defaultRPS, defaultBurst),
+		logger:     slog.New(slog.DiscardHandler),
+		maxRetries: defaultMaxRetries,
+		now:        time.Now,
+		cachePath:  defaultTokenCache(),
+		rng:        newRand(),
+	}
+	for _, o := range opts {
+		o(c)
+	}
+	u, err := url.Parse(strings.TrimSpace(baseURL))
+	if err != nil {
+		return nil, fmt.Errorf("base URL: %w", stripURLError(err))
+	}
+	if u.User != nil {
+		return nil, fmt.Errorf("base URL %s: must not carry credentials (use BETPLAN_EMAIL/BETPLAN_PASSWORD or a token)", u.Redacted())
+	}
+	switch u.Scheme {
+	case "https":
+	case "http":
+		if !c.insecure && !isLoopback(u.Hostname()) {
+			return nil, fmt.Errorf("base URL %s: plain http:// is only allowed to a loopback host; use https:// (or allow it explicitly with the insecure option)", u.Redacted())
+		}
+	default:
+		return nil, fmt.Errorf("base URL %q: want an http:// or https:// URL", u.Redacted())
+	}
+	if u.Host == "" {
+		return nil, fmt.Errorf("base URL %q: no host", u.Redacted())
+	}
+	u.RawQuery, u.Fragment = "", ""
+	u.Path = strings.TrimRight(u.Path, "/")
+	u.RawPath = ""
+	c.base = u
+	c.addSecret(c.token)
+	c.addSecret(c.password)
+	c.baseStr = u.String()
+	if c.token != "" {
+		c.tokenInit = true
+	}
+	return c, nil
+}
+
+// stripURLError drops *url.Error's text, which may quote the whole URL.
+func stripURLError(err error) error {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		return ue.Err
+	}
+	return err
+}
+
+func isLoopback(host string) bool {
+	if strings.EqualFold(host, "localhost") || strings.HasSuffix(strings.ToLower(host), ".localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+func defaultUserAgent() string {
+	v := "dev"
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		v = bi.Main.Version
+	}
+	return "betplan/" + v
+}
+
+func defaultTokenCache() string {
+	dir, err := os.UserConfigDir()
+	if err != nil {
+		return ""
+	}
+	return filepath.Join(dir, "betplan", "tokens.json")
+}
+
+// BaseURL returns the service's base URL, without credentials or a
+// trailing slash.
+func (c *Client) BaseURL() string { return c.baseStr }
+
+// Requests returns how many HTTP requests this client has sent, retries and
+// logins included.
+func (c *Client) Requests() int64 { return c.requests.Load() }
+
+// NewRequest builds a request for path (relative to the base URL, starting
+// with "/", optionally with a query). A non-nil body is sent as JSON.
+func (c *Client) NewRequest(ctx context.Context, method, path string, body any) (*http.Request, error) {
+	if !strings.HasPrefix(path, "/") {
+		path = "/" + path
+	}
+	var r io.Reader
+	if body != nil {
+		b, err := json.Marshal(body)
+		if err != nil {
+			return nil, fmt.Errorf("%s %s: encode body: %w", method, pathOnly(path), err)
+		}
+		r = bytes.NewReader(b)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, c.baseStr+path, r)
+	if err != nil {
+		return nil, fmt.Errorf("%s %s: %w", method, pathOnly(path), stripURLError(err))
+	}
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	req.Header.Set("Accept", "application/json")
+	req.Header.Set("User-Agent", c.userAgent)
+	return req, nil
+}
+
+func pathOnly(p string) string {
+	if i := strings.IndexAny(p, "?#"); i >= 0 {
+		return p[:i]
+	}
+	return p
+}
+
+// apiPath is the request's path relative to the base URL, without query:
+// the form used in errors and logs.
+func (c *Client) apiPath(req *http.Request) string {
+	p := req.URL.Path
+	if bp := c.base.Path; bp != "" && strings.HasPrefix(p, bp) {
+		p = p[len(bp):]
+	}
+	if p == "" {
+		p = "/"
+	}
+	return p
+}
+
+// Do sends req, applying authentication, the rate limit and the retry
+// policy, and decodes a 2xx body into v: nil discards it, *[]byte gets the
+// raw bytes, an io.Writer gets a copy, anything else is JSON-decoded.
+// A non-2xx answer is an *Error; a create whose outcome is unknown is an
+// *AmbiguousError; when ctx is done the error matches ctx.Err().
+func (c *Client) Do(req *http.Request, v any) error {
+	body, err := c.do(req)
+	if err != nil {
+		return err
+	}
+	return c.decode(req, body, v)
+}
+
+func (c *Client) decode(req *http.Request, body []byte, v any) error {
+	switch v := v.(type) {
+	case nil:
+		return nil
+	case *[]byte:
+		*v = body
+		return nil
+	case io.Writer:
+		_, err := v.Write(body)
+		return err
+	}
+	if len(bytes.TrimSpace(body)) == 0 {
+		return nil
+	}
+	if err := json.Unmarshal(body, v); err != nil {
+		return &DecodeError{Method: req.Method, Path: c.apiPath(req), Err: err, Body: truncateBody(body)}
+	}
+	return nil
+}
+
+// DecodeError is a 2xx answer whose body could not be read.
+type DecodeError struct {
+	Method, Path string
+	Body         string // truncated
+	Err          error
+}
+
+func (e *DecodeError) Error() string {
+	return fmt.Sprintf("%s %s: cannot read the response: %v", e.Method, e.Path, e.Err)
+}
+
+func (e *DecodeError) Unwrap() error { return e.Err }
+
+// do runs the attempt loop and returns the body of a 2xx answer.
+func (c *Client) do(req *http.Request) ([]byte, error) {
+	ctx := req.Context()
+	class := classify(req)
+	path := c.apiPath(req)
+	needAuth := needsAuth(normPath(path)) && req.Header.Get("Authorization") == ""
+	reauthed := false
+	for attempt := 0; ; attempt++ {
+		var gen uint64
+		if needAuth {
+			var err error
+			if gen, err = c.ensureToken(ctx); err != nil {
+				return nil, err
+			}
+		}
+		if c.limiter != nil {
+			if err := c.limiter.Wait(ctx); err != nil {
+				if ctx.Err() != nil {
+					return nil, c.ctxError(req, path, class, false)
+				}
+				// The wait would outlast ctx's deadline.
+				return nil, fmt.Errorf("%s %s: rate limit: %w", req.Method, path, context.DeadlineExceeded)
+			}
+		}
+		res := c.attempt(ctx, req, class, path, needAuth)
+		if res.err == nil && res.status >= 200 && res.status < 300 {
+			return res.body, nil
+		}
+		if ctx.Err() != nil {
+			return nil, c.ctxError(req, path, class, res.sent)
+		}
+		if res.status == http.StatusUnauthorized && needAuth && !reauthed && c.hasCredentials() {
+			reauthed = true
+			if err := c.relogin(ctx, gen); err != nil {
+				return nil, err
+			}
+			if class != retryNever {
+				// A 401 is a refusal before any processing: repeat it with
+				// the new token (not counted as a retry).
+				attempt--
+				continue
+			}
+		}
+		retry, reason := c.shouldRetry(class, res, attempt)
+		if !retry {
+			return nil, c.finalError(req, path, class, res)
+		}
+		wait := c.backoff(attempt, res.retryAfter)
+		c.logger.Debug("apiclient retry", "method", req.Method, "path", path, "attempt", attempt+1, "reason", reason, "wait", wait)
+		if err := sleepCtx(ctx, wait); err != nil {
+			return nil, c.ctxError(req, path, class, res.sent)
+		}
+	}
+}
+
+// attemptResult is what one HTTP exchange gave.
+type attemptResult struct {
+	status     int
+	header     http.Header
+	body       []byte
+	err        error // transport error (status 0)
+	sent       bool  // the request may have reached the server
+	dial       bool  // the error happened before anything was sent
+	timedOut   bool  // WithTimeout ran out
+	retryAfter time.Duration
+}
+
+func (c *Client) attempt(ctx context.Context, req *http.Request, class retryClass, path string, needAuth bool) attemptResult {
+	actx, cancel := ctx, context.CancelFunc(func() {})
+	if c.timeout > 0 {
+		actx, cancel = context.WithTimeout(ctx, c.timeout)
+	}
+	defer cancel()
+	var gotConn atomic.Bool
+	if class != retrySafe {
+		actx = httptrace.WithClientTrace(actx, &httptrace.ClientTrace{
+			GotConn: func(httptrace.GotConnInfo) { gotConn.Store(true) },
+		})
+	}
+	r := req.Clone(actx)
+	if req.Body != nil && req.GetBody != nil {
+		b, err := req.GetBody()
+		if err != nil {
+			return attemptResult{err: err, dial: true}
+		}
+		r.Body = b
+	}
+	if needAuth {
+		if tok := c.currentToken(); tok != "" {
+			r.Header.Set("Authorization", "Token "+tok)
+		}
+	}
+	start := time.Now()
+	c.requests.Add(1)
+	resp, err := c.hc.Do(r)
+	if err != nil {
+		res := attemptResult{err: stripURLError(err)}
+		res.dial = isDialError(err) || (class != retrySafe && !gotConn.Load())
+		res.sent = !res.dial
+		res.timedOut = ctx.Err() == nil && actx.Err() != nil
+		c.logger.Debug("apiclient request", "method", req.Method, "path", path, "error", c.redact(res.err.Error()), "duration", time.Since(start))
+		return res
+	}
+	body, rerr := io.ReadAll(io.LimitReader(resp.Body, maxBodyBytes))
+	resp.Body.Close()
+	res := attemptResult{status: resp.StatusCode, header: resp.Header, sent: true}
+	if rerr != nil {
+		// The status arrived but the body did not: treat it as a lost
+		// connection.
+		res.status, res.err = 0, rerr
+		res.timedOut = ctx.Err() == nil && actx.Err() != nil
+		c.logger.Debug("apiclient request", "method", req.Method, "path", path, "status", resp.StatusCode, "error", c.redact(rerr.Error()), "duration", time.Since(start))
+		return res
+	}
+	res.body = body
+	res.retryAfter = parseRetryAfter(resp.Header.Get("Retry-After"), time.Now())
+	c.logger.Debug("apiclient request", "method", req.Method, "path", path, "status", resp.StatusCode, "duration", time.Since(start))
+	return res
+}
+
+// isDialError reports whether err happened before the request was sent
+// (connection refused, DNS failure, no route).
+func isDialError(err error) bool {
+	var op *net.OpError
+	if errors.As(err, &op) && op.Op == "dial" {
+		return true
+	}
+	var dns *net.DNSError
+	return errors.As(err, &dns)
+}
+
+func (c *Client) ctxError(req *http.Request, path string, class retryClass, sent bool) error {
+	err := fmt.Errorf("%s %s: %w", req.Method, path, req.Context().Err())
+	if class != retrySafe && sent {
+		return &AmbiguousError{Method: req.Method, Path: path, Err: req.Context().Err()}
+	}
+	return err
+}
+
+// finalError turns the last attempt into the error the caller sees.
+func (c *Client) finalError(req *http.Request, path string, class retryClass, res attemptResult) error {
+	if res.err != nil {
+		err := res.err
+		if res.timedOut {
+			err = &TimeoutError{After: c.timeout}
+		}
+		err = redactedError{msg: c.redact(err.Error()), err: err}
+		if class != retrySafe && res.sent {
+			return &AmbiguousError{Method: req.Method, Path: path, Err: err}
+		}
+		return &TransportError{Method: req.Method, Path: path, Err: err}
+	}
+	e := c.newError(req.Method, path, res)
+	if class == retryNever && res.status >= 500 {
+		return &AmbiguousError{Method: req.Method, Path: path, Err: e}
+	}
+	return e
+}
+
+func sleepCtx(ctx context.Context, d time.Duration) error {
+	if d <= 0 {
+		return ctx.Err()
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}

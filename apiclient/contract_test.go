@@ -1,0 +1,260 @@
+package apiclient_test
+
+import (
+	"context"
+	"encoding/json"
+	"strconv"
+	"strings"
+	"net/http/httptest"
+	"testing"
+	"time"
+
+	"github.com/betplan/betplan/apiclient"
+	"github.com/betplan/betplan/apiclient/sim"
+)
+
+// simWorld is the simulated service over loopback and a client for it.
+type simWorld struct {
+	svc   *sim.Service
+	clock *sim.ManualClock
+	srv   *httptest.Server
+	c     *apiclient.Client
+}
+
+var simStart = time.Date(2025, 3, 1, 12, 0, 0, 0, time.FixedZone("AEDT", 11*3600))
+
+func newSimWorld(t testing.TB, simOpts sim.Options, opts ...apiclient.Option) *simWorld {
+	t.Helper()
+	clock := sim.NewManualClock(simStart)
+	simOpts.Clock = clock
+	if simOpts.Seed == 0 {
+		simOpts.Seed = 1
+	}
+	svc := sim.New(simOpts)
+	srv := httptest.NewServer(svc)
+	t.Cleanup(srv.Close)
+	base := []apiclient.Option{
+		apiclient.WithToken(svc.Token()),
+		apiclient.WithRateLimit(0, 1),
+		apiclient.WithTimeout(2 * time.Second),
+		apiclient.WithTokenCache(""),
+		apiclient.WithNow(clock.Now),
+	}
+	c, err := apiclient.New(srv.URL, append(base, opts...)...)
+	must(t, err)
+	return &simWorld{svc: svc, clock: clock, srv: srv, c: c}
+}
+
+// createOne creates a bet on the first race well ahead, with label and
+// extra options.
+func (w *simWorld) createOne(t *testing.T, label string, opts map[string]any) *apiclient.CreateResult {
+	t.Helper()
+	res, err := w.c.CreateNotification(context.Background(), w.request(t, label, opts))
+	must(t, err)
+	return res
+}
+
+func (w *simWorld) request(t *testing.T, label string, opts map[string]any) *apiclient.CreateNotificationRequest {
+	t.Helper()
+	races, err := w.c.ListRaces(context.Background())
+	must(t, err)
+	for i := range races {
+		rc := &races[i]
+		if rc.StartTime.After(w.clock.Now().Add(30*time.Minute)) && len(rc.RunnerNumbers()) > 0 {
+			return &apiclient.CreateNotificationRequest{
+				Type: "Fixed Wager", Sports: "RACING", Competition: rc.Venue(), Code: rc.Code,
+				EventNumber: int(rc.EventNumber), Market: "Fixed Win", Selection: rc.RunnerNumbers()[0],
+				Stake: 2, Label: label, Options: opts,
+			}
+		}
+	}
+	t.Fatal("no race far enough ahead")
+	return nil
+}
+
+// TestContractEveryEndpoint calls every endpoint method once against the
+// simulated service and checks what it decoded.
+func TestContractEveryEndpoint(t *testing.T) {
+	w := newSimWorld(t, sim.Options{}, apiclient.WithCredentials("punter@example.com", "sim-password"))
+	ctx := context.Background()
+
+	t.Run("account", func(t *testing.T) {
+		raw, err := w.c.Readiness(ctx)
+		must(t, err)
+		contains(t, "readiness", string(raw), "running_sessions")
+		raw, err = w.c.ConnectActivity(ctx)
+		must(t, err)
+		eq(t, "connect activity is JSON", json.Valid(raw), true)
+		must(t, w.c.Login(ctx))
+		must(t, w.c.RefreshToken(ctx))
+	})
+
+	t.Run("sessions", func(t *testing.T) {
+		ss, err := w.c.ListSessions(ctx)
+		must(t, err)
+		if len(ss) == 0 {
+			t.Fatal("no sessions")
+		}
+		if len(ss) != len(w.svc.Sessions()) {
+			t.Errorf("%d sessions, the sim has %d", len(ss), len(w.svc.Sessions()))
+		}
+		one, err := w.c.GetSession(ctx, int64(ss[0].ID))
+		must(t, err)
+		eq(t, "session id", one.ID, ss[0].ID)
+		eq(t, "display name", one.DisplayName, ss[0].DisplayName)
+		cr, err := w.c.ControlSession(ctx, int64(ss[0].ID), false)
+		must(t, err)
+		eq(t, "control status", cr.Status, "success")
+		eq(t, "bot status", cr.BotStatus, "STOPPED")
+		eq(t, "account id", string(cr.AccountID), strconv.Itoa(int(ss[0].ID)))
+		all, err := w.c.ControlAllSessions(ctx, true)
+		must(t, err)
+		eq(t, "affected", int(all.AffectedAccounts), len(ss))
+		eq(t, "results", len(all.Results), len(ss))
+		_, err = w.c.GetSession(ctx, 999999)
+		eq(t, "IsNotFound", apiclient.IsNotFound(err), true)
+	})
+
+	t.Run("data", func(t *testing.T) {
+		races, err := w.c.ListRaces(ctx)
+		must(t, err)
+		eq(t, "races", len(races) > 0, true)
+		eq(t, "race venue", races[0].Venue() != "", true)
+		eq(t, "runner names match runners", len(races[0].RunnerNameList()), len(races[0].RunnerNumbers()))
+		books, err := w.c.BookieNames(ctx)
+		must(t, err)
+		eq(t, "bookies", len(books) > 0, true)
+		b, err := w.c.Bookie(ctx, int64(books[0].ID))
+		must(t, err)
+		eq(t, "bookie title", b.Title, books[0].Title)
+		raw, err := w.c.BookieMarkets(ctx)
+		must(t, err)
+		contains(t, "bookie markets", string(raw), "Head To Head")
+		codes, err := w.c.BetCodes(ctx)
+		must(t, err)
+		contains(t, "codes", strings.Join(codes, ","), "Greyhounds")
+		markets, err := w.c.BetMarkets(ctx)
+		must(t, err)
+		contains(t, "markets", strings.Join(markets, ","), "Fixed Win")
+		raw, err = w.c.ListEvents(ctx)
+		must(t, err)
+		contains(t, "events", string(raw), "9001")
+		raw, err = w.c.GetEvent(ctx, 9001)
+		must(t, err)
+		contains(t, "event", string(raw), "selections")
+	})
+
+	t.Run("notifications", func(t *testing.T) {
+		types, err := w.c.NotificationTypes(ctx)
+		must(t, err)
+		contains(t, "types", strings.Join(types, ","), "Fixed Wager")
+
+		res := w.createOne(t, "contract a", map[string]any{"check_odds": true, "odds": 1.01})
+		if res.ID == 0 {
+			t.Fatalf("create: no id in %s", res.Raw)
+		}
+		eq(t, "sim count", w.svc.NotificationsWithLabel("contract a"), 1)
+		got, err := w.c.NotificationsByLabel(ctx, "contract a")
+		must(t, err)
+		if len(got) != 1 {
+			t.Fatalf("by label: %d notifications", len(got))
+		}
+		eq(t, "id", int64(got[0].ID), res.ID)
+		eq(t, "check_odds sent", bool(got[0].CheckOdds), true)
+
+		page, err := w.c.ListNotifications(ctx, apiclient.ListNotificationsOptions{Page: 1, PageSize: 10})
+		must(t, err)
+		eq(t, "page results", len(page.Results) >= 1, true)
+		n := 0
+		for _, err := range w.c.Notifications(ctx, apiclient.ListNotificationsOptions{}) {
+			must(t, err)
+			n++
+		}
+		eq(t, "walked", n >= 1, true)
+
+		raw, err := w.c.NotificationRaceDetail(ctx, res.ID)
+		must(t, err)
+		eq(t, "race detail is JSON", json.Valid(raw), true)
+
+		sched := w.createOne(t, "contract scheduled", map[string]any{"is_scheduled": true})
+		list, err := w.c.ScheduledNotifications(ctx)
+		must(t, err)
+		found := false
+		for _, n := range list {
+			found = found || int64(n.ID) == sched.ID
+		}
+		eq(t, "scheduled listed", found, true)
+		must(t, w.c.TriggerNotification(ctx, sched.ID))
+
+		must(t, w.c.CancelNotification(ctx, res.ID))
+		err = w.c.CancelNotification(ctx, res.ID)
+		eq(t, "second cancel IsBadRequest", apiclient.IsBadRequest(err), true)
+	})
+
+	t.Run("bets", func(t *testing.T) {
+		res := w.createOne(t, "contract bets", nil)
+		w.clock.Advance(time.Minute)
+		recs, err := w.c.BetsByNotification(ctx, res.ID)
+		must(t, err)
+		if len(recs) == 0 {
+			t.Fatal("no bet records after the take-up delay")
+		}
+		page, err := w.c.ListBets(ctx, apiclient.ListBetsOptions{Page: 1, PageSize: 100})
+		must(t, err)
+		eq(t, "bet page", len(page.Results) >= len(recs), true)
+		n := 0
+		for _, err := range w.c.Bets(ctx, apiclient.ListBetsOptions{}) {
+			must(t, err)
+			n++
+		}
+		eq(t, "bets walked", n, len(page.Results))
+		found, err := w.c.SearchBets(ctx, []int64{int64(recs[0].ID)})
+		must(t, err)
+		if len(found) != 1 || found[0].ID != recs[0].ID {
+			t.Errorf("search: %+v", found)
+		}
+		raw, err := w.c.BetSummary(ctx)
+		must(t, err)
+		eq(t, "summary is JSON", json.Valid(raw), true)
+		raw, err = w.c.BotLogs(ctx)
+		must(t, err)
+		eq(t, "bot logs is JSON", json.Valid(raw), true)
+		raw, err = w.c.NotificationBotLogs(ctx, res.ID)
+		must(t, err)
+		eq(t, "notification logs is JSON", json.Valid(raw), true)
+	})
+
+	t.Run("tipster", func(t *testing.T) {
+		err := w.c.PublishTips(ctx, "SIMPACKAGEKEY001", []apiclient.PublishTip{{
+			Competition: "SAMPLE PARK", Code: "Greyhounds", Market: "Fixed Win", EventNumber: 1,
+			Selection: "1", AmountUnits: 1, Odds: 2, MaxOdds: 3, Bookies: "1&8",
+		}})
+		if err != nil && !apiclient.IsNotFound(err) {
+			t.Errorf("publish: %v", err) // 404 = race unknown to the sim's catalogue
+		}
+		must(t, w.c.SendTipsterMessage(ctx, "SIMPACKAGEKEY001"))
+		err = w.c.SendTipsterMessage(ctx, "WRONG")
+		eq(t, "bad apikey IsNotFound", apiclient.IsNotFound(err), true)
+	})
+
+	t.Run("logout", func(t *testing.T) {
+		must(t, w.c.Logout(ctx))
+		// Credentials are set: the next call logs in again.
+		_, err := w.c.ListSessions(ctx)
+		must(t, err)
+	})
+}
+
+// TestContractBareBetArrays reads the old doc's bare array of bet records
+// and the {"id": "...", "message"} create answer.
+func TestContractBareBetArrays(t *testing.T) {
+	w := newSimWorld(t, sim.Options{BareBetArrays: true, CreateResponse: sim.CreateIDMessage})
+	res := w.createOne(t, "contract bare", nil)
+	if res.ID == 0 || res.Message == "" || res.Notification != nil {
+		t.Fatalf("create result: %+v", res)
+	}
+	w.clock.Advance(time.Minute)
+	recs, err := w.c.BetsByNotification(context.Background(), res.ID)
+	must(t, err)
+	eq(t, "records", len(recs) > 0, true)
+}
