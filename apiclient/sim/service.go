@@ -189,7 +189,7 @@ type Request struct {
 	Method  string
 	Path    string
 	Query   string // raw query
-	Status  int    // 0 when the connection was dropped without a response
+	Status  int    // 0 when the connection was dropped without a response, or still in flight
 	Fault   string // the fault kind applied, if any
 }
 
