@@ -1,0 +1,306 @@
+// Package reporters turns an engine.Result into the documents people and CI
+// read after a run: report.json, a terminal table, Markdown for pull requests
+// and step summaries, JUnit XML and a self-contained HTML page.
+package reporters
+
+import (
+	"math"
+	"time"
+
+	"github.com/betplan/betplan/engine"
+)
+
+// SchemaVersion is the version of the report.json contract. It changes when a
+// field is removed or changes meaning; new fields may appear without a change.
+const SchemaVersion = 1
+
+// Document is report.json: the stable, versioned form of an engine.Result.
+// Its field names and meanings are the contract; the engine's types are not.
+type Document struct {
+	SchemaVersion  int      `json:"schema_version" jsonschema_description:"Version of this document's contract; 1."`
+	Kind           string   `json:"kind" jsonschema:"enum=run,enum=status,enum=plan" jsonschema_description:"The command that wrote the report: run, status, or plan (a read-only preview)."`
+	Plan           PlanInfo `json:"plan" jsonschema_description:"The plan the report is about."`
+	BetplanVersion string   `json:"betplan_version" jsonschema_description:"Version of betplan that wrote the report."`
+	BaseURL        string   `json:"base_url" jsonschema_description:"Base URL of the betting service; never holds credentials."`
+	Simulated      bool     `json:"simulated" jsonschema_description:"True when the run used the simulated service: no real money moved."`
+	StartedAt      *string  `json:"started_at" jsonschema:"nullable,format=date-time" jsonschema_description:"When the command started, RFC 3339 in UTC."`
+	FinishedAt     *string  `json:"finished_at" jsonschema:"nullable,format=date-time" jsonschema_description:"When the command finished, RFC 3339 in UTC; null if it never did."`
+	EndReason      string   `json:"end_reason" jsonschema_description:"Why the command stopped: completed, no-wait, interrupted, timeout, refused or error."`
+	Error          string   `json:"error" jsonschema_description:"The fatal error that ended the command; empty when none."`
+	Failed         bool     `json:"failed" jsonschema_description:"True when something counts as a failure (exit code 1): a failed, not-taken or unresolved bet, a bet with an error, or a fatal error."`
+	Limits         Limits   `json:"limits" jsonschema_description:"The plan's limits and how much of them is used."`
+	Bets           []Bet    `json:"bets" jsonschema_description:"Every bet of the plan, in plan order (one per race for for_each_race bets)."`
+	Totals         Totals   `json:"totals" jsonschema_description:"Sums over bets."`
+}
+
+// PlanInfo names the plan a report is about.
+type PlanInfo struct {
+	Name string `json:"name" jsonschema_description:"The plan's name."`
+	File string `json:"file" jsonschema_description:"The plan file as given on the command line."`
+	Hash string `json:"hash" jsonschema_description:"sha256:<hex> of the plan file's bytes."`
+}
+
+// Limits is the plan's limits and their use. A null maximum means no limit.
+type Limits struct {
+	MaxStakePerBet *float64 `json:"max_stake_per_bet" jsonschema:"nullable" jsonschema_description:"Largest stake one bet may request, in dollars; null when unlimited."`
+	MaxTotalStake  *float64 `json:"max_total_stake" jsonschema:"nullable" jsonschema_description:"Largest total the plan may commit, in dollars; null when unlimited."`
+	MaxBets        *int     `json:"max_bets" jsonschema:"nullable" jsonschema_description:"Most notifications the plan may create, ever; null when unlimited."`
+	Committed      float64  `json:"committed" jsonschema_description:"Dollars of bets this plan already created, in this and earlier runs."`
+	Planned        float64  `json:"planned" jsonschema_description:"Dollars a preview would create now (plan reports; 0 otherwise)."`
+	CreatedBets    int      `json:"created_bets" jsonschema_description:"Notifications this plan has created, ever."`
+}
+
+// Race is the race a bet is for, as the service names it.
+type Race struct {
+	Venue       string  `json:"venue" jsonschema_description:"Venue name; empty when the race could not be resolved."`
+	Code        string  `json:"code" jsonschema_description:"Race code (e.g. R for thoroughbreds, H harness, G greyhounds) as the service sends it."`
+	EventNumber int     `json:"event_number" jsonschema_description:"Race number at the meeting; 0 when unresolved."`
+	Start       *string `json:"start" jsonschema:"nullable,format=date-time" jsonschema_description:"Advertised start, RFC 3339 in UTC; null when unresolved."`
+}
+
+// Bet is one bet of the plan.
+type Bet struct {
+	ID             string   `json:"id" jsonschema_description:"The bet's id as written in the plan (for for_each_race bets, one bet per race shares the id)."`
+	Label          string   `json:"label" jsonschema_description:"The notification label, exactly as sent to the service."`
+	Race           Race     `json:"race"`
+	Selection      string   `json:"selection" jsonschema_description:"The runner or selection backed."`
+	Type           string   `json:"type" jsonschema_description:"Bet type as sent to the service."`
+	Market         string   `json:"market" jsonschema_description:"Market as sent to the service."`
+	Stake          *float64 `json:"stake" jsonschema:"nullable" jsonschema_description:"Requested stake in dollars; null when the bet type does not use it or it is not evaluated yet."`
+	TargetProfit   *float64 `json:"target_profit" jsonschema:"nullable" jsonschema_description:"Requested target profit in dollars; null when the bet type does not use it."`
+	Status         string   `json:"status" jsonschema:"enum=waiting,enum=skipped,enum=unresolved,enum=created,enum=placed,enum=not_taken,enum=failed,enum=settled,enum=canceled" jsonschema_description:"Where the bet stands, lower case."`
+	Action         string   `json:"action,omitempty" jsonschema:"enum=create,enum=wait,enum=skip,enum=adopt,enum=none,enum=unresolved,enum=refuse" jsonschema_description:"Plan reports only: what run would do with the bet now."`
+	Reason         string   `json:"reason" jsonschema_description:"Why the bet has its status, in words; may be empty."`
+	NotificationID *int64   `json:"notification_id" jsonschema:"nullable" jsonschema_description:"The service's notification id; null when no notification was created."`
+	CreatedAt      *string  `json:"created_at" jsonschema:"nullable,format=date-time" jsonschema_description:"When the notification was created, RFC 3339 in UTC; null when not created."`
+	Records        []Record `json:"records" jsonschema_description:"What each bookmaker session did with the bet; empty until a session acts."`
+	AmountAccepted float64  `json:"amount_accepted" jsonschema_description:"Dollars the bookmakers accepted over all sessions."`
+	Profit         float64  `json:"profit" jsonschema_description:"The notification's signed aggregate profit in dollars; 0 when none."`
+	Final          bool     `json:"final" jsonschema_description:"True once the race is resulted and the result is no longer provisional."`
+	Error          string   `json:"error" jsonschema_description:"A runtime error met while handling the bet (e.g. an API error); empty when none."`
+}
+
+// Record is one bookmaker session's attempt at a bet.
+type Record struct {
+	Bookie       string  `json:"bookie" jsonschema_description:"The bookmaker."`
+	DisplayName  string  `json:"display_name" jsonschema_description:"The session's display name."`
+	Amount       float64 `json:"amount" jsonschema_description:"Dollars placed; 0 when refused."`
+	Odds         float64 `json:"odds" jsonschema_description:"Odds taken; 0 when none."`
+	SubmitResult string  `json:"submit_result" jsonschema_description:"Success, Error, In Review, or another value as the service sent it."`
+	SubmitError  string  `json:"submit_error" jsonschema_description:"The bookmaker's error message, when the submit failed."`
+	Status       string  `json:"status" jsonschema_description:"The record's status as the service sent it (e.g. SETTLED)."`
+	Profit       float64 `json:"profit" jsonschema_description:"Signed profit of this session's bet in dollars."`
+}
+
+// Totals sums a report's bets.
+type Totals struct {
+	Bets           int       `json:"bets" jsonschema_description:"Number of bets."`
+	ByStatus       ByStatus  `json:"by_status" jsonschema_description:"Number of bets in each status; every status is present."`
+	ByAction       *ByAction `json:"by_action,omitempty" jsonschema_description:"Plan reports only: number of bets per action; every action is present."`
+	StakeRequested float64   `json:"stake_requested" jsonschema_description:"Dollars requested by created bets (stake, or target profit when the type has no stake)."`
+	AmountAccepted float64   `json:"amount_accepted" jsonschema_description:"Dollars the bookmakers accepted."`
+	Profit         float64   `json:"profit" jsonschema_description:"Sum of the bets' profits in dollars."`
+	ReturnOnStake  float64   `json:"return_on_stake" jsonschema_description:"profit / amount_accepted, as a fraction rounded to 4 places (0.125 is 12.5%); 0 when nothing was accepted."`
+}
+
+// ByStatus counts bets per status, in report order. A struct rather than a
+// map so every status is present and the order is fixed.
+type ByStatus struct {
+	Waiting    int `json:"waiting"`
+	Skipped    int `json:"skipped"`
+	Unresolved int `json:"unresolved"`
+	Created    int `json:"created"`
+	Placed     int `json:"placed"`
+	NotTaken   int `json:"not_taken"`
+	Failed     int `json:"failed"`
+	Settled    int `json:"settled"`
+	Canceled   int `json:"canceled"`
+}
+
+// ByAction counts a preview's bets per action.
+type ByAction struct {
+	Create     int `json:"create"`
+	Wait       int `json:"wait"`
+	Skip       int `json:"skip"`
+	Adopt      int `json:"adopt"`
+	None       int `json:"none"`
+	Unresolved int `json:"unresolved"`
+	Refuse     int `json:"refuse"`
+}
+
+func (c *ByStatus) add(s engine.Status) bool {
+	switch s {
+	case engine.StatusWaiting:
+		c.Waiting++
+	case engine.StatusSkipped:
+		c.Skipped++
+	case engine.StatusUnresolved:
+		c.Unresolved++
+	case engine.StatusCreated:
+		c.Created++
+	case engine.StatusPlaced:
+		c.Placed++
+	case engine.StatusNotTaken:
+		c.NotTaken++
+	case engine.StatusFailed:
+		c.Failed++
+	case engine.StatusSettled:
+		c.Settled++
+	case engine.StatusCanceled:
+		c.Canceled++
+	default:
+		return false
+	}
+	return true
+}
+
+func (c *ByAction) add(a engine.Action) {
+	switch a {
+	case engine.ActionCreate:
+		c.Create++
+	case engine.ActionWait:
+		c.Wait++
+	case engine.ActionSkip:
+		c.Skip++
+	case engine.ActionAdopt:
+		c.Adopt++
+	case engine.ActionNone:
+		c.None++
+	case engine.ActionUnresolved:
+		c.Unresolved++
+	case engine.ActionRefuse:
+		c.Refuse++
+	}
+}
+
+// NewDocument maps r to its report.json form. Totals are recomputed from the
+// bets (engine.Result.ComputeTotals), so they always agree with the rows.
+func NewDocument(r *engine.Result) *Document {
+	d := &Document{
+		SchemaVersion:  SchemaVersion,
+		Kind:           string(r.Kind),
+		Plan:           PlanInfo{Name: r.PlanName, File: r.PlanFile, Hash: r.PlanHash},
+		BetplanVersion: r.Version,
+		BaseURL:        r.BaseURL,
+		Simulated:      r.Simulated,
+		StartedAt:      timePtr(r.StartedAt),
+		FinishedAt:     timePtr(r.FinishedAt),
+		EndReason:      r.EndReason,
+		Error:          r.Error,
+		Failed:         r.Failed(),
+		Limits: Limits{
+			MaxStakePerBet: centsPtr(r.Limits.MaxStakePerBet),
+			MaxTotalStake:  centsPtr(r.Limits.MaxTotalStake),
+			MaxBets:        r.Limits.MaxBets,
+			Committed:      cents(r.Limits.Committed),
+			Planned:        cents(r.Limits.Planned),
+			CreatedBets:    r.Limits.CreatedBets,
+		},
+		Bets: make([]Bet, len(r.Bets)),
+	}
+	for i := range r.Bets {
+		d.Bets[i] = newBet(&r.Bets[i])
+	}
+	d.Totals = newTotals(r)
+	return d
+}
+
+func newBet(b *engine.BetResult) Bet {
+	out := Bet{
+		ID:    b.ID,
+		Label: b.Label,
+		Race: Race{
+			Venue:       b.Race.Venue,
+			Code:        b.Race.Code,
+			EventNumber: b.Race.EventNumber,
+			Start:       timePtr(b.Race.Start),
+		},
+		Selection:      b.Selection,
+		Type:           b.Type,
+		Market:         b.Market,
+		Stake:          centsPtr(b.Stake),
+		TargetProfit:   centsPtr(b.TargetProfit),
+		Status:         string(b.Status),
+		Action:         string(b.Action),
+		Reason:         b.Reason,
+		CreatedAt:      timePtr(b.CreatedAt),
+		Records:        make([]Record, len(b.Records)),
+		AmountAccepted: cents(b.AmountAccepted),
+		Profit:         cents(b.Profit),
+		Final:          b.Final,
+		Error:          b.Error,
+	}
+	if b.NotificationID != 0 {
+		id := b.NotificationID
+		out.NotificationID = &id
+	}
+	for i, rec := range b.Records {
+		out.Records[i] = Record{
+			Bookie:       rec.Bookie,
+			DisplayName:  rec.DisplayName,
+			Amount:       cents(rec.Amount),
+			Odds:         rec.Odds,
+			SubmitResult: rec.SubmitResult,
+			SubmitError:  rec.SubmitError,
+			Status:       rec.Status,
+			Profit:       cents(rec.Profit),
+		}
+	}
+	return out
+}
+
+func newTotals(r *engine.Result) Totals {
+	// ComputeTotals only reads Bets and writes Totals: run it on a copy so the
+	// caller's Result is left as it was.
+	c := *r
+	c.ComputeTotals()
+	t := Totals{
+		Bets:           c.Totals.Bets,
+		StakeRequested: cents(c.Totals.StakeRequested),
+		AmountAccepted: cents(c.Totals.AmountAccepted),
+		Profit:         cents(c.Totals.Profit),
+		ReturnOnStake:  math.Round(c.Totals.ReturnOnStake*10000) / 10000,
+	}
+	for i := range r.Bets {
+		t.ByStatus.add(r.Bets[i].Status)
+	}
+	if r.Kind == engine.KindPlan {
+		t.ByAction = &ByAction{}
+		for i := range r.Bets {
+			t.ByAction.add(r.Bets[i].Action)
+		}
+	}
+	return t
+}
+
+// cents rounds dollars to cents, half away from zero, and never yields -0.
+func cents(v float64) float64 {
+	r := math.Round(v*100) / 100
+	if r == 0 {
+		return 0
+	}
+	return r
+}
+
+func centsPtr(v *float64) *float64 {
+	if v == nil {
+		return nil
+	}
+	c := cents(*v)
+	return &c
+}
+
+func formatTime(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	return t.UTC().Format(time.RFC3339)
+}
+
+func timePtr(t time.Time) *string {
+	if t.IsZero() {
+		return nil
+	}
+	s := formatTime(t)
+	return &s
+}

@@ -1,0 +1,17 @@
+package reporters
+
+import (
+	"errors"
+	"io"
+
+	"github.com/betplan/betplan/engine"
+)
+
+// WriteMarkdown is coming next.
+func WriteMarkdown(w io.Writer, r *engine.Result) error { return errors.New("not written yet") }
+
+// WriteJUnit is coming next.
+func WriteJUnit(w io.Writer, r *engine.Result) error { return errors.New("not written yet") }
+
+// WriteHTML is coming next.
+func WriteHTML(w io.Writer, r *engine.Result) error { return errors.New("not written yet") }

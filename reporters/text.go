@@ -1,0 +1,520 @@
+package reporters
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/betplan/betplan/engine"
+)
+
+// TextOptions shape the terminal report.
+type TextOptions struct {
+	// Color turns on ANSI colours. The caller decides, from whether the
+	// output is a terminal and NO_COLOR.
+	Color bool
+	// Width is the most columns a line may take; 100 when 0.
+	Width int
+}
+
+const defaultWidth = 100
+
+// WriteText writes the terminal report: a header, one row per bet (with the
+// reason and any session that did not succeed under it), the sessions, and
+// the totals last, every line at most opts.Width columns.
+func WriteText(w io.Writer, r *engine.Result, opts TextOptions) error {
+	if opts.Width <= 0 {
+		opts.Width = defaultWidth
+	}
+	t := &textWriter{w: bufio.NewWriter(w), opts: opts}
+	t.header(r)
+	if r.Kind == engine.KindPlan {
+		t.planTable(r)
+		t.limits(r)
+	} else {
+		t.betTable(r)
+		t.sessions(r)
+	}
+	t.totals(r)
+	return t.w.Flush()
+}
+
+type textWriter struct {
+	w    *bufio.Writer
+	opts TextOptions
+}
+
+var ansi = map[tone]string{
+	toneGood: "\x1b[32m",
+	toneBad:  "\x1b[31m",
+	toneWarn: "\x1b[33m",
+	toneBusy: "\x1b[36m",
+	toneDim:  "\x1b[2m",
+}
+
+const ansiBold, ansiReset = "\x1b[1m", "\x1b[0m"
+
+func (t *textWriter) paint(s string, tn tone) string {
+	if !t.opts.Color || ansi[tn] == "" || s == "" {
+		return s
+	}
+	return ansi[tn] + s + ansiReset
+}
+
+func (t *textWriter) bold(s string) string {
+	if !t.opts.Color || s == "" {
+		return s
+	}
+	return ansiBold + s + ansiReset
+}
+
+// line writes s cut to the width; s must hold no colour codes.
+func (t *textWriter) line(s string, tn tone) {
+	t.w.WriteString(t.paint(truncate(s, t.opts.Width), tn))
+	t.w.WriteByte('\n')
+}
+
+func (t *textWriter) header(r *engine.Result) {
+	title := "betplan " + kindTitle(r) + ": " + r.PlanName
+	if r.Kind == engine.KindPlan {
+		title += " (what run would do now)"
+	}
+	if r.Simulated {
+		title += " [simulated service]"
+	}
+	t.w.WriteString(t.bold(truncate(title, t.opts.Width)) + "\n")
+	planLine := r.PlanFile
+	if r.PlanHash != "" {
+		planLine += " (" + shortHash(r.PlanHash) + ")"
+	}
+	if r.Version != "" {
+		planLine += ", betplan " + r.Version
+	}
+	t.fact("plan", strings.TrimPrefix(planLine, ", "), tonePlain)
+	t.fact("service", r.BaseURL, tonePlain)
+	when := span(r)
+	if r.EndReason != "" {
+		when += ", ended: " + r.EndReason
+	}
+	t.fact("time", strings.TrimPrefix(when, ", "), tonePlain)
+	t.fact("error", oneLine(r.Error), toneBad)
+	t.w.WriteByte('\n')
+}
+
+func (t *textWriter) fact(name, value string, tn tone) {
+	if value != "" {
+		t.line(fmt.Sprintf("%-8s %s", name, value), tn)
+	}
+}
+
+// wrap writes words as lines of at most the width, separated by sep and
+// continuing lines with indent; each word keeps its own tone.
+func (t *textWriter) wrap(words []cell, sep, indent string) {
+	n := 0
+	for i, w := range words {
+		text := truncate(w.text, t.opts.Width-len(indent))
+		if i > 0 {
+			if n+len(sep)+utf8.RuneCountInString(text) > t.opts.Width {
+				t.w.WriteString(strings.TrimRight(sep, " ") + "\n" + indent)
+				n = len(indent)
+			} else {
+				t.w.WriteString(sep)
+				n += len(sep)
+			}
+		}
+		t.w.WriteString(t.paint(text, w.tone))
+		n += utf8.RuneCountInString(text)
+	}
+	t.w.WriteByte('\n')
+}
+
+// A column of a table. Flexible columns give up width, down to min, when the
+// table would not fit.
+type column struct {
+	title string
+	right bool
+	flex  bool
+	min   int
+	// drop orders the columns a narrow terminal leaves out, 1 first; 0
+	// columns always stay.
+	drop int
+}
+
+type cell struct {
+	text string
+	tone tone
+	// tail is a suffix of text that truncation keeps, such as the race
+	// number after a venue.
+	tail string
+}
+
+// fit cuts the cell's text to n columns, keeping its tail whole.
+func (c cell) fit(n int) string {
+	if c.tail == "" || utf8.RuneCountInString(c.text) <= n {
+		return truncate(c.text, n)
+	}
+	head := strings.TrimSuffix(c.text, c.tail)
+	room := n - utf8.RuneCountInString(c.tail)
+	if room < 2 {
+		return truncate(c.text, n)
+	}
+	return truncate(head, room) + c.tail
+}
+
+// row is one table row and the indented lines that explain it.
+type row struct {
+	cells []cell
+	notes []cell
+}
+
+const gap = "  "
+
+func (t *textWriter) table(cols []column, rows []row) {
+	for !t.fits(cols, rows) {
+		d := -1
+		for i, c := range cols {
+			if c.drop > 0 && (d < 0 || c.drop < cols[d].drop) {
+				d = i
+			}
+		}
+		if d < 0 {
+			break
+		}
+		cols = slices.Delete(slices.Clone(cols), d, d+1)
+		for i := range rows {
+			rows[i].cells = slices.Delete(slices.Clone(rows[i].cells), d, d+1)
+		}
+	}
+	widths := make([]int, len(cols))
+	for i, c := range cols {
+		widths[i] = utf8.RuneCountInString(c.title)
+	}
+	for _, r := range rows {
+		for i, c := range r.cells {
+			widths[i] = max(widths[i], utf8.RuneCountInString(c.text))
+		}
+	}
+	room := t.opts.Width - len(gap)*(len(cols)-1)
+	if !fitWidths(cols, widths, room, false) {
+		fitWidths(cols, widths, room, true)
+	}
+
+	var b, plain strings.Builder
+	for i, c := range cols {
+		b.WriteString(pad(truncate(c.title, widths[i]), widths[i], c.right, i == len(cols)-1))
+		if i < len(cols)-1 {
+			b.WriteString(gap)
+		}
+	}
+	t.w.WriteString(t.bold(truncate(strings.TrimRight(b.String(), " "), t.opts.Width)) + "\n")
+	for _, r := range rows {
+		b.Reset()
+		plain.Reset()
+		for i, c := range r.cells {
+			last := i == len(cols)-1
+			text := pad(c.fit(widths[i]), widths[i], cols[i].right, last)
+			b.WriteString(t.paint(text, c.tone))
+			plain.WriteString(text)
+			if !last {
+				b.WriteString(gap)
+				plain.WriteString(gap)
+			}
+		}
+		line := strings.TrimRight(b.String(), " ")
+		if utf8.RuneCountInString(strings.TrimRight(plain.String(), " ")) > t.opts.Width {
+			// Even squeezed, the fixed columns do not fit: cut the line,
+			// and its colours with it.
+			line = truncate(strings.TrimRight(plain.String(), " "), t.opts.Width)
+		}
+		t.w.WriteString(line + "\n")
+		for _, n := range r.notes {
+			t.line("    "+n.text, n.tone)
+		}
+	}
+}
+
+// fits reports whether the columns fit the width with every flexible column
+// at its minimum or narrower.
+func (t *textWriter) fits(cols []column, rows []row) bool {
+	widths := make([]int, len(cols))
+	for i, c := range cols {
+		widths[i] = utf8.RuneCountInString(c.title)
+	}
+	for _, r := range rows {
+		for i, c := range r.cells {
+			widths[i] = max(widths[i], utf8.RuneCountInString(c.text))
+		}
+	}
+	return fitWidths(cols, widths, t.opts.Width-len(gap)*(len(cols)-1), false)
+}
+
+// fitWidths narrows flexible columns one column at a time, always the one
+// furthest above its minimum, until the widths sum to at most total or every
+// flexible column is at its minimum. It reports whether the table fits;
+// squeeze lets columns go down to three columns when it would not.
+func fitWidths(cols []column, widths []int, total int, squeeze bool) bool {
+	sum := 0
+	for _, w := range widths {
+		sum += w
+	}
+	floor := make([]int, len(cols))
+	for i, c := range cols {
+		floor[i] = max(c.min, utf8.RuneCountInString(c.title))
+		if squeeze {
+			floor[i] = 3
+		}
+	}
+	for sum > total {
+		best := -1
+		for i, c := range cols {
+			if c.flex && widths[i] > floor[i] && (best < 0 || widths[i]-floor[i] > widths[best]-floor[best]) {
+				best = i
+			}
+		}
+		if best < 0 {
+			return false
+		}
+		widths[best]--
+		sum--
+	}
+	return true
+}
+
+func pad(s string, w int, right, last bool) string {
+	n := w - utf8.RuneCountInString(s)
+	if n <= 0 {
+		return s
+	}
+	if right {
+		return strings.Repeat(" ", n) + s
+	}
+	if last {
+		return s
+	}
+	return s + strings.Repeat(" ", n)
+}
+
+func (t *textWriter) betTable(r *engine.Result) {
+	if len(r.Bets) == 0 {
+		t.line("No bets.", tonePlain)
+		t.w.WriteByte('\n')
+		return
+	}
+	cols := []column{
+		{title: "BET", flex: true, min: 10},
+		{title: "RACE", flex: true, min: 14},
+		{title: "START", drop: 2},
+		{title: "SELECTION", flex: true, min: 12},
+		{title: "TYPE", flex: true, min: 5, drop: 3},
+		{title: "STAKE", right: true},
+		{title: "STATUS"},
+		{title: "ACCEPTED", right: true, drop: 1},
+		{title: "PROFIT", right: true},
+	}
+	rows := make([]row, len(r.Bets))
+	anyProvisional := false
+	for i := range r.Bets {
+		b := &r.Bets[i]
+		anyProvisional = anyProvisional || provisional(b)
+		rows[i] = row{cells: []cell{
+			{text: b.ID},
+			raceCell(b.Race),
+			{text: startClock(b.Race.Start)},
+			{text: b.Selection},
+			{text: b.Type},
+			{text: stakeWords(b)},
+			{text: statusWords(b.Status), tone: statusTone(b)},
+			{text: acceptedWords(b)},
+			{text: profitWords(b), tone: profitTone(b.Profit)},
+		}, notes: betNotes(b)}
+	}
+	t.table(cols, rows)
+	if anyProvisional {
+		t.line("* provisional: the race is not finally resulted yet", toneDim)
+	}
+	if anyTargetProfit(r) {
+		t.line("tp: target profit, the stake is sized to win this", toneDim)
+	}
+	t.w.WriteByte('\n')
+}
+
+// betNotes are the lines under a bet: why it has its status, its error, and
+// each session that did not simply succeed.
+func betNotes(b *engine.BetResult) []cell {
+	var notes []cell
+	if b.Reason != "" {
+		notes = append(notes, cell{text: "↳ " + oneLine(b.Reason)})
+	}
+	if b.Error != "" {
+		notes = append(notes, cell{text: "error: " + oneLine(b.Error), tone: toneBad})
+	}
+	for _, rec := range b.Records {
+		if strings.EqualFold(rec.SubmitResult, "Success") {
+			continue
+		}
+		tn := toneWarn
+		if strings.EqualFold(rec.SubmitResult, "Error") {
+			tn = toneBad
+		}
+		notes = append(notes, cell{text: "session " + recordWords(rec), tone: tn})
+	}
+	return notes
+}
+
+func (t *textWriter) planTable(r *engine.Result) {
+	if len(r.Bets) == 0 {
+		t.line("No bets.", tonePlain)
+		t.w.WriteByte('\n')
+		return
+	}
+	cols := []column{
+		{title: "BET", flex: true, min: 10},
+		{title: "RACE", flex: true, min: 14},
+		{title: "START", drop: 2},
+		{title: "SELECTION", flex: true, min: 12},
+		{title: "TYPE", flex: true, min: 5, drop: 3},
+		{title: "STAKE", right: true},
+		{title: "ACTION"},
+		{title: "STATUS", drop: 1},
+	}
+	rows := make([]row, len(r.Bets))
+	for i := range r.Bets {
+		b := &r.Bets[i]
+		rows[i] = row{cells: []cell{
+			{text: b.ID},
+			raceCell(b.Race),
+			{text: startClock(b.Race.Start)},
+			{text: b.Selection},
+			{text: b.Type},
+			{text: stakeWords(b)},
+			{text: string(b.Action), tone: actionTone(b.Action)},
+			{text: statusWords(b.Status), tone: statusTone(b)},
+		}, notes: betNotes(b)}
+	}
+	t.table(cols, rows)
+	if anyTargetProfit(r) {
+		t.line("tp: target profit, the stake is sized to win this", toneDim)
+	}
+	t.w.WriteByte('\n')
+}
+
+func raceCell(r engine.RaceInfo) cell {
+	c := cell{text: raceName(r)}
+	if r.EventNumber > 0 {
+		c.tail = strings.TrimPrefix(c.text, r.Venue)
+	}
+	return c
+}
+
+func anyTargetProfit(r *engine.Result) bool {
+	for i := range r.Bets {
+		if r.Bets[i].Stake == nil && r.Bets[i].TargetProfit != nil {
+			return true
+		}
+	}
+	return false
+}
+
+func (t *textWriter) sessions(r *engine.Result) {
+	ss := sessions(r)
+	if len(ss) == 0 {
+		return
+	}
+	cols := []column{
+		{title: "SESSION", flex: true, min: 12},
+		{title: "BETS", right: true},
+		{title: "ACCEPTED", right: true},
+		{title: "ERRORS", right: true, drop: 2},
+		{title: "IN REVIEW", right: true, drop: 1},
+		{title: "AMOUNT", right: true},
+		{title: "PROFIT", right: true},
+	}
+	rows := make([]row, len(ss))
+	for i, s := range ss {
+		errTone := tonePlain
+		if s.Errors > 0 {
+			errTone = toneBad
+		}
+		rows[i] = row{cells: []cell{
+			{text: sessionName(s.Bookie, s.Name)},
+			{text: strconv.Itoa(s.Bets)},
+			{text: strconv.Itoa(s.Accepted)},
+			{text: strconv.Itoa(s.Errors), tone: errTone},
+			{text: strconv.Itoa(s.InReview)},
+			{text: dollars(s.Amount)},
+			{text: signedDollars(s.Profit), tone: profitTone(s.Profit)},
+		}}
+	}
+	t.table(cols, rows)
+	t.w.WriteByte('\n')
+}
+
+func (t *textWriter) limits(r *engine.Result) {
+	l := r.Limits
+	t.w.WriteString(t.bold("LIMITS") + "\n")
+	total := l.Committed + l.Planned
+	stake := fmt.Sprintf("stake   committed %s + planned %s = %s", dollars(l.Committed), dollars(l.Planned), dollars(total))
+	tn := tonePlain
+	if l.MaxTotalStake != nil {
+		stake += " of max " + dollars(*l.MaxTotalStake)
+		if cents(total) > cents(*l.MaxTotalStake) {
+			tn = toneBad
+		}
+	}
+	t.line(stake, tn)
+	if l.MaxStakePerBet != nil {
+		t.line("per bet max "+dollars(*l.MaxStakePerBet), tonePlain)
+	}
+	creating := 0
+	for i := range r.Bets {
+		if r.Bets[i].Action == engine.ActionCreate {
+			creating++
+		}
+	}
+	bets := fmt.Sprintf("bets    created %d + to create %d = %d", l.CreatedBets, creating, l.CreatedBets+creating)
+	tn = tonePlain
+	if l.MaxBets != nil {
+		bets += " of max " + strconv.Itoa(*l.MaxBets)
+		if l.CreatedBets+creating > *l.MaxBets {
+			tn = toneBad
+		}
+	}
+	t.line(bets, tn)
+	t.w.WriteByte('\n')
+}
+
+func (t *textWriter) totals(r *engine.Result) {
+	d := newTotals(r)
+	t.w.WriteString(t.bold("TOTALS") + "\n")
+	if r.Kind == engine.KindPlan {
+		t.wrap(countWords(d.Bets, actionCounts(r)), ", ", "  ")
+		return
+	}
+	t.wrap(countWords(d.Bets, statusCounts(r)), ", ", "  ")
+	t.wrap([]cell{
+		{text: "requested " + dollars(d.StakeRequested)},
+		{text: "accepted " + dollars(d.AmountAccepted)},
+		{text: "profit " + signedDollars(d.Profit), tone: profitTone(d.Profit)},
+		{text: "return " + percent(d.ReturnOnStake)},
+	}, "  ", "")
+}
+
+// countWords is "14 bets: 1 waiting, 5 settled" split at its commas.
+func countWords(n int, counts string) []cell {
+	head := fmt.Sprintf("%d bets", n)
+	if n == 1 {
+		head = "1 bet"
+	}
+	if counts != "" {
+		head += ": " + counts
+	}
+	var words []cell
+	for _, w := range strings.Split(head, ", ") {
+		words = append(words, cell{text: w})
+	}
+	return words
+}

@@ -1,0 +1,69 @@
+package reporters_test
+
+import (
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/betplan/betplan/engine"
+	"github.com/betplan/betplan/reporters"
+)
+
+func TestTextFitsTheWidth(t *testing.T) {
+	results := map[string]*engine.Result{"run": runResult(), "plan": planResult(), "big": bigResult(200), "empty": emptyResult()}
+	for name, r := range results {
+		for _, width := range []int{0, 100, 80, 60, 40} {
+			out := string(render(t, reporters.FormatText, r, reporters.TextOptions{Width: width}))
+			limit := width
+			if limit == 0 {
+				limit = 100
+			}
+			for i, line := range strings.Split(out, "\n") {
+				if n := utf8.RuneCountInString(line); n > limit {
+					t.Errorf("%s at width %d: line %d has %d columns:\n%s", name, width, i+1, n, line)
+				}
+			}
+		}
+	}
+}
+
+func TestTextColour(t *testing.T) {
+	plain := string(render(t, reporters.FormatText, runResult(), reporters.TextOptions{}))
+	if strings.Contains(plain, "\x1b") {
+		t.Error("text without Color holds ANSI escape codes")
+	}
+	colour := string(render(t, reporters.FormatText, runResult(), reporters.TextOptions{Color: true}))
+	for _, want := range []string{
+		"\x1b[32msettled", // a winning settled bet is green
+		"\x1b[31msettled", // a losing one red
+		"\x1b[31mfailed",
+		"\x1b[32mprofit +$30.25",
+		"\x1b[33mwaiting",
+	} {
+		if !strings.Contains(colour, want) {
+			t.Errorf("coloured text lacks %q", want)
+		}
+	}
+	// Colour changes nothing but the escapes.
+	stripped := colour
+	for _, code := range []string{"\x1b[0m", "\x1b[1m", "\x1b[2m", "\x1b[31m", "\x1b[32m", "\x1b[33m", "\x1b[36m"} {
+		stripped = strings.ReplaceAll(stripped, code, "")
+	}
+	if stripped != plain {
+		t.Error("coloured text differs from plain text beyond its escape codes")
+	}
+}
+
+func TestTextShowsEveryBetAndTotals(t *testing.T) {
+	r := runResult()
+	out := string(render(t, reporters.FormatText, r, reporters.TextOptions{Width: 200}))
+	for _, b := range r.Bets {
+		if !strings.Contains(out, "\n"+b.ID+" ") {
+			t.Errorf("text has no row for %s", b.ID)
+		}
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if last := lines[len(lines)-1]; !strings.Contains(last, "profit +$30.25  return +30.1%") {
+		t.Errorf("last line = %q, want the totals with profit +$30.25", last)
+	}
+}

@@ -1,0 +1,402 @@
+package reporters
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/betplan/betplan/engine"
+)
+
+// The words and numbers every human-readable format shares, so text,
+// Markdown and HTML say the same thing the same way.
+
+// dollars formats an amount as $1,234.50 (negative as -$1,234.50).
+func dollars(v float64) string {
+	v = cents(v)
+	sign := ""
+	if v < 0 {
+		sign = "-"
+		v = -v
+	}
+	return sign + "$" + groupThousands(strconv.FormatFloat(v, 'f', 2, 64))
+}
+
+// signedDollars formats a profit: +$12.00, -$3.50, $0.00.
+func signedDollars(v float64) string {
+	if cents(v) > 0 {
+		return "+" + dollars(v)
+	}
+	return dollars(v)
+}
+
+func groupThousands(s string) string {
+	intPart, frac, _ := strings.Cut(s, ".")
+	if len(intPart) <= 3 {
+		return s
+	}
+	var b strings.Builder
+	pre := len(intPart) % 3
+	if pre > 0 {
+		b.WriteString(intPart[:pre])
+	}
+	for i := pre; i < len(intPart); i += 3 {
+		if b.Len() > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(intPart[i : i+3])
+	}
+	return b.String() + "." + frac
+}
+
+// percent formats a fraction as a signed percentage with one decimal.
+func percent(f float64) string {
+	p := math.Round(f*1000) / 10
+	if p > 0 {
+		return "+" + strconv.FormatFloat(p, 'f', 1, 64) + "%"
+	}
+	if p == 0 {
+		return "0.0%"
+	}
+	return strconv.FormatFloat(p, 'f', 1, 64) + "%"
+}
+
+// raceName names a race as punters do: "Flemington R3" (the race code
+// appears only when it is not thoroughbred racing).
+func raceName(r engine.RaceInfo) string {
+	if r.Venue == "" && r.EventNumber == 0 {
+		return "-"
+	}
+	s := r.Venue
+	if r.EventNumber > 0 {
+		s += " R" + strconv.Itoa(r.EventNumber)
+	}
+	if r.Code != "" && r.Code != "R" {
+		s += " (" + r.Code + ")"
+	}
+	return s
+}
+
+// startClock is a race's start as HH:MM UTC, or "-".
+func startClock(t time.Time) string {
+	if t.IsZero() {
+		return "-"
+	}
+	return t.UTC().Format("15:04")
+}
+
+// stakeWords is what a bet asks for: its stake, or its target profit.
+func stakeWords(b *engine.BetResult) string {
+	switch {
+	case b.Stake != nil:
+		return dollars(*b.Stake)
+	case b.TargetProfit != nil:
+		return "tp " + dollars(*b.TargetProfit)
+	}
+	return "-"
+}
+
+// hasOutcome reports whether the bet's money columns mean anything: only a
+// created notification can have accepted amounts or a profit.
+func hasOutcome(b *engine.BetResult) bool {
+	return b.NotificationID != 0 || b.AmountAccepted != 0 || b.Profit != 0 || len(b.Records) > 0
+}
+
+// provisional reports whether the bet's profit may still change.
+func provisional(b *engine.BetResult) bool {
+	return (b.Status == engine.StatusSettled || b.Status == engine.StatusPlaced) && !b.Final && b.Profit != 0
+}
+
+// profitWords is the profit column: signed, "*" when provisional, "-" when the
+// bet has no notification.
+func profitWords(b *engine.BetResult) string {
+	if !hasOutcome(b) {
+		return "-"
+	}
+	s := signedDollars(b.Profit)
+	if provisional(b) {
+		s += "*"
+	}
+	return s
+}
+
+func acceptedWords(b *engine.BetResult) string {
+	if !hasOutcome(b) {
+		return "-"
+	}
+	return dollars(b.AmountAccepted)
+}
+
+// statusWords is the status as a punter reads it.
+func statusWords(s engine.Status) string {
+	if s == engine.StatusNotTaken {
+		return "not taken"
+	}
+	return string(s)
+}
+
+// tone is how a status, action or amount should strike the reader; each
+// format turns it into a colour.
+type tone int
+
+const (
+	tonePlain tone = iota
+	toneGood
+	toneBad
+	toneWarn
+	toneBusy
+	toneDim
+)
+
+func statusTone(b *engine.BetResult) tone {
+	switch b.Status {
+	case engine.StatusSettled:
+		return profitTone(b.Profit)
+	case engine.StatusFailed, engine.StatusNotTaken, engine.StatusUnresolved:
+		return toneBad
+	case engine.StatusWaiting:
+		return toneWarn
+	case engine.StatusCreated, engine.StatusPlaced:
+		return toneBusy
+	case engine.StatusSkipped, engine.StatusCanceled:
+		return toneDim
+	}
+	return tonePlain
+}
+
+func actionTone(a engine.Action) tone {
+	switch a {
+	case engine.ActionCreate:
+		return toneGood
+	case engine.ActionRefuse, engine.ActionUnresolved:
+		return toneBad
+	case engine.ActionWait:
+		return toneWarn
+	case engine.ActionAdopt:
+		return toneBusy
+	case engine.ActionSkip, engine.ActionNone:
+		return toneDim
+	}
+	return tonePlain
+}
+
+func profitTone(p float64) tone {
+	switch c := cents(p); {
+	case c > 0:
+		return toneGood
+	case c < 0:
+		return toneBad
+	}
+	return tonePlain
+}
+
+// attention ranks bets for summaries that must be short: what needs a
+// person's eyes comes first (lower is earlier).
+func attention(b *engine.BetResult) int {
+	if b.Error != "" {
+		return 0
+	}
+	switch b.Status {
+	case engine.StatusFailed, engine.StatusNotTaken, engine.StatusUnresolved:
+		return 0
+	case engine.StatusWaiting, engine.StatusCreated, engine.StatusPlaced:
+		return 1
+	case engine.StatusSettled:
+		if !b.Final {
+			return 1
+		}
+		return 3
+	case engine.StatusSkipped, engine.StatusCanceled:
+		return 2
+	}
+	return 1
+}
+
+// statusCounts lists "3 settled, 1 failed" for the statuses that occur, in
+// report order; unknown statuses follow.
+func statusCounts(r *engine.Result) string {
+	n := map[engine.Status]int{}
+	for i := range r.Bets {
+		n[r.Bets[i].Status]++
+	}
+	var parts []string
+	for _, s := range engine.Statuses() {
+		if n[s] > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", n[s], statusWords(s)))
+			delete(n, s)
+		}
+	}
+	for i := range r.Bets {
+		s := r.Bets[i].Status
+		if n[s] > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", n[s], statusWords(s)))
+			delete(n, s)
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+// actionOrder lists every action in the order previews list them.
+var actionOrder = []engine.Action{engine.ActionCreate, engine.ActionAdopt, engine.ActionWait,
+	engine.ActionNone, engine.ActionSkip, engine.ActionUnresolved, engine.ActionRefuse}
+
+func actionCounts(r *engine.Result) string {
+	n := map[engine.Action]int{}
+	for i := range r.Bets {
+		n[r.Bets[i].Action]++
+	}
+	var parts []string
+	for _, a := range actionOrder {
+		if n[a] > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", n[a], a))
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+// session sums what one bookmaker session did over a result.
+type session struct {
+	Bookie, Name     string
+	Bets, Accepted   int
+	Errors, InReview int
+	Amount, Profit   float64
+}
+
+// sessions sums records per bookmaker session, in order of first appearance.
+func sessions(r *engine.Result) []session {
+	var out []session
+	idx := map[[2]string]int{}
+	for i := range r.Bets {
+		for _, rec := range r.Bets[i].Records {
+			k := [2]string{rec.Bookie, rec.DisplayName}
+			j, ok := idx[k]
+			if !ok {
+				j = len(out)
+				idx[k] = j
+				out = append(out, session{Bookie: rec.Bookie, Name: rec.DisplayName})
+			}
+			s := &out[j]
+			s.Bets++
+			switch {
+			case strings.EqualFold(rec.SubmitResult, "Success"):
+				if rec.Amount > 0 {
+					s.Accepted++
+				}
+			case strings.EqualFold(rec.SubmitResult, "Error"):
+				s.Errors++
+			case strings.EqualFold(rec.SubmitResult, "In Review"):
+				s.InReview++
+			}
+			s.Amount += rec.Amount
+			s.Profit += rec.Profit
+		}
+	}
+	return out
+}
+
+func sessionName(bookie, name string) string {
+	switch {
+	case bookie == "":
+		return name
+	case name == "" || name == bookie:
+		return bookie
+	}
+	return bookie + " · " + name
+}
+
+// recordWords describes one session's attempt in a line.
+func recordWords(rec engine.Record) string {
+	var b strings.Builder
+	b.WriteString(sessionName(rec.Bookie, rec.DisplayName))
+	b.WriteString(": ")
+	res := rec.SubmitResult
+	if res == "" {
+		res = "no result"
+	}
+	b.WriteString(res)
+	if rec.SubmitError != "" {
+		b.WriteString(" (" + oneLine(rec.SubmitError) + ")")
+	}
+	if rec.Amount > 0 {
+		b.WriteString(", " + dollars(rec.Amount))
+		if rec.Odds > 0 {
+			b.WriteString(" @ " + strconv.FormatFloat(rec.Odds, 'f', 2, 64))
+		}
+	}
+	if rec.Status != "" {
+		b.WriteString(", " + rec.Status)
+	}
+	if rec.Profit != 0 {
+		b.WriteString(", " + signedDollars(rec.Profit))
+	}
+	return b.String()
+}
+
+// oneLine folds newlines and tabs into spaces so a message fits a cell.
+func oneLine(s string) string {
+	if !strings.ContainsAny(s, "\r\n\t") {
+		return s
+	}
+	return strings.Join(strings.Fields(s), " ")
+}
+
+// truncate shortens s to at most n columns, ending in "…" when cut. A column
+// is a rune: racing names are Latin text.
+func truncate(s string, n int) string {
+	if n <= 0 {
+		return ""
+	}
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	if n == 1 {
+		return "…"
+	}
+	i, k := 0, 0
+	for j := range s {
+		if k == n-1 {
+			i = j
+			break
+		}
+		k++
+	}
+	return s[:i] + "…"
+}
+
+func shortHash(h string) string {
+	algo, hex, ok := strings.Cut(h, ":")
+	if !ok || len(hex) <= 12 {
+		return h
+	}
+	return algo + ":" + hex[:12]
+}
+
+func kindTitle(r *engine.Result) string {
+	switch r.Kind {
+	case engine.KindPlan:
+		return "plan preview"
+	case engine.KindStatus:
+		return "status"
+	}
+	return "run"
+}
+
+// span is the command's start and end in UTC: "2025-03-01 01:00 → 03:10 UTC".
+func span(r *engine.Result) string {
+	if r.StartedAt.IsZero() {
+		return ""
+	}
+	s := r.StartedAt.UTC().Format("2006-01-02 15:04:05")
+	if !r.FinishedAt.IsZero() {
+		f := r.FinishedAt.UTC()
+		if f.Format("2006-01-02") == r.StartedAt.UTC().Format("2006-01-02") {
+			s += " → " + f.Format("15:04:05")
+		} else {
+			s += " → " + f.Format("2006-01-02 15:04:05")
+		}
+	}
+	return s + " UTC"
+}
