@@ -3,9 +3,9 @@ package apiclient_test
 import (
 	"context"
 	"encoding/json"
+	"net/http/httptest"
 	"strconv"
 	"strings"
-	"net/http/httptest"
 	"testing"
 	"time"
 

@@ -1,0 +1,7 @@
+package apiclient
+
+// Internal helpers exposed to the external test package.
+var (
+	ParseRetryAfter   = parseRetryAfter
+	ParseCreateResult = parseCreateResult
+)
