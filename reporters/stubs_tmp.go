@@ -7,8 +7,6 @@ import (
 	"github.com/betplan/betplan/engine"
 )
 
-// WriteMarkdown is coming next.
-func WriteMarkdown(w io.Writer, r *engine.Result) error { return errors.New("not written yet") }
 
 // WriteJUnit is coming next.
 func WriteJUnit(w io.Writer, r *engine.Result) error { return errors.New("not written yet") }

@@ -1,0 +1,315 @@
+package reporters
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/betplan/betplan/engine"
+)
+
+// GitHub refuses step summaries and comments over 1 MiB. The bet table stops
+// at whichever limit comes first, leaving room for what follows it.
+const (
+	markdownBudget  = 900 << 10 // bytes for everything up to the end of the bet table
+	markdownMaxRows = 1000
+	markdownCell    = 120 // runes per ordinary cell
+	markdownReason  = 240 // runes for a reason
+)
+
+// WriteMarkdown writes the report for a pull request comment or
+// $GITHUB_STEP_SUMMARY: a headline, the counts, the bets (those needing
+// attention first; cut with a pointer to report.json when too many), the
+// sessions and the run's details. It stays under 1 MiB whatever the plan.
+func WriteMarkdown(w io.Writer, r *engine.Result) error {
+	var buf bytes.Buffer
+	m := &markdownWriter{b: &buf}
+	if r.Kind == engine.KindPlan {
+		m.plan(r)
+	} else {
+		m.run(r)
+	}
+	m.details(r)
+	bw := bufio.NewWriter(w)
+	bw.Write(buf.Bytes())
+	return bw.Flush()
+}
+
+type markdownWriter struct {
+	b *bytes.Buffer
+}
+
+func (m *markdownWriter) printf(format string, args ...any) {
+	fmt.Fprintf(m.b, format, args...)
+}
+
+func (m *markdownWriter) run(r *engine.Result) {
+	d := newTotals(r)
+	mark := "✅"
+	if r.Failed() {
+		mark = "❌"
+	}
+	m.printf("## %s betplan %s: %s\n\n", mark, kindTitle(r), mdText(r.PlanName))
+	if r.Simulated {
+		m.printf("> [!NOTE]\n> Simulated service: no real money moved.\n\n")
+	}
+	if r.Error != "" {
+		m.printf("> [!CAUTION]\n> **Error:** %s\n\n", mdText(truncate(oneLine(r.Error), 1000)))
+	}
+	m.printf("**%s** · requested **%s** · accepted **%s** · profit **%s** (return %s)",
+		pluralBets(d.Bets), dollars(d.StakeRequested), dollars(d.AmountAccepted), signedDollars(d.Profit), percent(d.ReturnOnStake))
+	if r.EndReason != "" {
+		m.printf(" · ended: %s", mdText(r.EndReason))
+	}
+	m.printf("\n\n")
+
+	statuses := engine.Statuses()
+	counts := make([]string, len(statuses))
+	n := map[engine.Status]int{}
+	for i := range r.Bets {
+		n[r.Bets[i].Status]++
+	}
+	titles := make([]string, len(statuses))
+	for i, s := range statuses {
+		titles[i] = statusMark(s) + " " + statusWords(s)
+		counts[i] = strconv.Itoa(n[s])
+	}
+	m.row(titles...)
+	m.row(slices.Repeat([]string{"--:"}, len(statuses))...)
+	m.row(counts...)
+	m.printf("\n")
+
+	if len(r.Bets) > 0 {
+		m.printf("### Bets\n\n")
+		order := make([]int, len(r.Bets))
+		for i := range order {
+			order[i] = i
+		}
+		slices.SortStableFunc(order, func(a, b int) int {
+			return attention(&r.Bets[a]) - attention(&r.Bets[b])
+		})
+		m.table(r, order, []string{"Bet", "Race", "Start (UTC)", "Selection", "Type", "Stake", "Status", "Accepted", "Profit", "Reason"},
+			"|---|---|---|---|---|--:|---|--:|--:|---|", func(b *engine.BetResult) []string {
+				status := statusMark(b.Status) + " " + statusWords(b.Status)
+				reason := mdText(truncate(oneLine(b.Reason), markdownReason))
+				if b.Error != "" {
+					reason = strings.TrimPrefix(reason+"<br>**error:** "+mdText(truncate(oneLine(b.Error), markdownReason)), "<br>")
+				}
+				return []string{
+					mdCode(truncate(b.ID, markdownCell)),
+					mdText(truncate(raceName(b.Race), markdownCell)),
+					startClock(b.Race.Start),
+					mdText(truncate(b.Selection, markdownCell)),
+					mdText(truncate(b.Type, markdownCell)),
+					stakeWords(b),
+					status,
+					acceptedWords(b),
+					mdText(profitWords(b)),
+					reason,
+				}
+			})
+		for i := range r.Bets {
+			if provisional(&r.Bets[i]) {
+				m.printf("\n\\* provisional: the race is not finally resulted yet.\n")
+				break
+			}
+		}
+		m.printf("\n")
+	}
+
+	if ss := sessions(r); len(ss) > 0 {
+		m.printf("### Sessions\n\n")
+		m.row("Session", "Bets", "Accepted", "Errors", "In review", "Amount", "Profit")
+		m.printf("|---|--:|--:|--:|--:|--:|--:|\n")
+		for i, s := range ss {
+			if i == 100 {
+				m.printf("\n… %d more sessions, see report.json\n", len(ss)-i)
+				break
+			}
+			m.row(mdText(truncate(sessionName(s.Bookie, s.Name), markdownCell)), strconv.Itoa(s.Bets), strconv.Itoa(s.Accepted),
+				strconv.Itoa(s.Errors), strconv.Itoa(s.InReview), dollars(s.Amount), signedDollars(s.Profit))
+		}
+		m.printf("\n")
+	}
+}
+
+func (m *markdownWriter) plan(r *engine.Result) {
+	m.printf("## betplan plan: %s\n\nWhat `betplan run` would do now.\n\n", mdText(r.PlanName))
+	if r.Error != "" {
+		m.printf("> [!CAUTION]\n> **Error:** %s\n\n", mdText(truncate(oneLine(r.Error), 1000)))
+	}
+	n := map[engine.Action]int{}
+	creating := 0
+	for i := range r.Bets {
+		n[r.Bets[i].Action]++
+		if r.Bets[i].Action == engine.ActionCreate {
+			creating++
+		}
+	}
+	m.printf("**%s**", pluralBets(len(r.Bets)))
+	if s := actionCounts(r); s != "" {
+		m.printf(": %s", s)
+	}
+	m.printf("\n\n")
+
+	l := r.Limits
+	m.printf("### Limits\n\n")
+	m.row("", "Already", "After this run", "Limit")
+	m.printf("|---|--:|--:|--:|\n")
+	maxTotal, maxPerBet, maxBets := "none", "none", "none"
+	if l.MaxTotalStake != nil {
+		maxTotal = dollars(*l.MaxTotalStake)
+	}
+	if l.MaxStakePerBet != nil {
+		maxPerBet = dollars(*l.MaxStakePerBet)
+	}
+	if l.MaxBets != nil {
+		maxBets = strconv.Itoa(*l.MaxBets)
+	}
+	m.row("Total stake", dollars(l.Committed), dollars(l.Committed+l.Planned), maxTotal)
+	m.row("Bets created", strconv.Itoa(l.CreatedBets), strconv.Itoa(l.CreatedBets+creating), maxBets)
+	m.row("Stake per bet", "", "", maxPerBet)
+	m.printf("\n")
+
+	if len(r.Bets) > 0 {
+		m.printf("### Bets\n\n")
+		order := make([]int, len(r.Bets))
+		for i := range order {
+			order[i] = i
+		}
+		m.table(r, order, []string{"Bet", "Race", "Start (UTC)", "Selection", "Type", "Stake", "Action", "Reason"},
+			"|---|---|---|---|---|--:|---|---|", func(b *engine.BetResult) []string {
+				return []string{
+					mdCode(truncate(b.ID, markdownCell)),
+					mdText(truncate(raceName(b.Race), markdownCell)),
+					startClock(b.Race.Start),
+					mdText(truncate(b.Selection, markdownCell)),
+					mdText(truncate(b.Type, markdownCell)),
+					stakeWords(b),
+					actionMark(b.Action) + " " + string(b.Action),
+					mdText(truncate(oneLine(b.Reason), markdownReason)),
+				}
+			})
+		m.printf("\n")
+	}
+}
+
+// table writes the bets in order, one row each, until the row or byte
+// budget runs out, then says how many were left out.
+func (m *markdownWriter) table(r *engine.Result, order []int, titles []string, align string, cells func(*engine.BetResult) []string) {
+	m.row(titles...)
+	m.printf("%s\n", align)
+	var line bytes.Buffer
+	for k, i := range order {
+		line.Reset()
+		writeRow(&line, cells(&r.Bets[i]))
+		if k == markdownMaxRows || m.b.Len()+line.Len() > markdownBudget {
+			m.printf("\n… %d more bets, see report.json\n", len(order)-k)
+			return
+		}
+		m.b.Write(line.Bytes())
+	}
+}
+
+func (m *markdownWriter) row(cells ...string) { writeRow(m.b, cells) }
+
+func writeRow(b *bytes.Buffer, cells []string) {
+	b.WriteByte('|')
+	for _, c := range cells {
+		b.WriteByte(' ')
+		b.WriteString(c)
+		b.WriteString(" |")
+	}
+	b.WriteByte('\n')
+}
+
+func (m *markdownWriter) details(r *engine.Result) {
+	m.printf("<details><summary>Details</summary>\n\n")
+	item := func(name, value string) {
+		if value != "" {
+			m.printf("- %s: %s\n", name, value)
+		}
+	}
+	item("Plan", mdText(r.PlanName))
+	item("Plan file", mdCode(r.PlanFile))
+	item("Plan hash", mdCode(r.PlanHash))
+	item("betplan", mdCode(r.Version))
+	item("Service", mdCode(r.BaseURL))
+	item("Time", span(r))
+	item("Ended", mdText(r.EndReason))
+	m.printf("\nThe full report, with every bet and session, is report.json.\n\n</details>\n")
+}
+
+func pluralBets(n int) string {
+	if n == 1 {
+		return "1 bet"
+	}
+	return strconv.Itoa(n) + " bets"
+}
+
+func statusMark(s engine.Status) string {
+	switch s {
+	case engine.StatusSettled:
+		return "✅"
+	case engine.StatusFailed, engine.StatusNotTaken, engine.StatusUnresolved:
+		return "❌"
+	case engine.StatusWaiting, engine.StatusCreated, engine.StatusPlaced:
+		return "⏳"
+	case engine.StatusSkipped:
+		return "⏭️"
+	case engine.StatusCanceled:
+		return "🚫"
+	}
+	return "❔"
+}
+
+func actionMark(a engine.Action) string {
+	switch a {
+	case engine.ActionCreate:
+		return "➕"
+	case engine.ActionAdopt:
+		return "🔗"
+	case engine.ActionWait:
+		return "⏳"
+	case engine.ActionNone:
+		return "✔️"
+	case engine.ActionSkip:
+		return "⏭️"
+	case engine.ActionUnresolved, engine.ActionRefuse:
+		return "⛔"
+	}
+	return "❔"
+}
+
+// mdReplacer makes text inert in a GitHub table cell: HTML is shown, not
+// run; emphasis, links, code, math and table pipes are shown as typed. Our
+// own amounts skip it: a $ followed by a digit never closes GitHub math.
+var mdReplacer = strings.NewReplacer(
+	"&", "&amp;", "<", "&lt;", ">", "&gt;",
+	`\`, `\\`, "|", `\|`, "*", `\*`, "_", `\_`, "`", "\\`",
+	"[", `\[`, "]", `\]`, "~", `\~`, "#", `\#`, "!", `\!`, "$", `\$`,
+)
+
+func mdText(s string) string {
+	if s == "" {
+		return ""
+	}
+	return mdReplacer.Replace(oneLine(s))
+}
+
+// mdCode shows s as code; ids and paths read best that way. Pipes still
+// need escaping inside code in a table, and a backtick in s falls back to
+// plain escaped text.
+func mdCode(s string) string {
+	if s == "" {
+		return ""
+	}
+	if strings.ContainsAny(s, "`\r\n") {
+		return mdText(s)
+	}
+	return "`" + strings.ReplaceAll(s, "|", `\|`) + "`"
+}
