@@ -1,0 +1,189 @@
+package apiclient_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/betplan/betplan/apiclient"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files under testdata/decode")
+
+// serveFixture answers every request with the fixture file and status.
+func serveFixture(t *testing.T, file string, status int) *apiclient.Client {
+	t.Helper()
+	body, err := os.ReadFile(filepath.Join("testdata", "decode", file))
+	must(t, err)
+	f := newFake(t, func(w http.ResponseWriter, r *http.Request, n int) {
+		if strings.HasSuffix(file, ".json") {
+			w.Header().Set("Content-Type", "application/json")
+		}
+		w.WriteHeader(status)
+		w.Write(body)
+	})
+	return f.client(t, apiclient.WithMaxRetries(0))
+}
+
+// golden compares v, rendered as indented JSON, with testdata/decode/name.golden.
+func golden(t *testing.T, name string, v any) {
+	t.Helper()
+	got, err := json.MarshalIndent(v, "", "  ")
+	must(t, err)
+	got = append(got, '\n')
+	path := filepath.Join("testdata", "decode", name+".golden")
+	if *update {
+		must(t, os.WriteFile(path, got, 0o644))
+		return
+	}
+	want, err := os.ReadFile(path)
+	must(t, err)
+	if string(got) != string(want) {
+		t.Errorf("%s differs from %s (go test -run %s -update to accept):\n%s", name, path, t.Name(), got)
+	}
+}
+
+func TestDecodeNotifications(t *testing.T) {
+	ctx := context.Background()
+	for _, file := range []string{"notifications_facts_example.json", "notifications_quirks.json"} {
+		t.Run(file, func(t *testing.T) {
+			p, err := serveFixture(t, file, 200).ListNotifications(ctx, apiclient.ListNotificationsOptions{Page: 1})
+			must(t, err)
+			golden(t, strings.TrimSuffix(file, ".json"), p)
+		})
+	}
+	t.Run("facts example reconciles", func(t *testing.T) {
+		p, err := serveFixture(t, "notifications_facts_example.json", 200).ListNotifications(ctx, apiclient.ListNotificationsOptions{})
+		must(t, err)
+		n := p.Results[0]
+		eq(t, "resulted", n.Resulted(), true)
+		eq(t, "profit = accepted × (odds − 1)", float64(n.Profit), float64(n.TotalAccepted)*(float64(n.AverageOdds)-1))
+		eq(t, "runner names split on #&#", strings.Join(apiclient.SplitList(n.Tip.Competition.RunnerNames), "|"), "ALPHA|BRAVO|CHARLIE")
+		eq(t, "next", p.Next == nil, true)
+	})
+	t.Run("quirks", func(t *testing.T) {
+		p, err := serveFixture(t, "notifications_quirks.json", 200).ListNotifications(ctx, apiclient.ListNotificationsOptions{})
+		must(t, err)
+		n := p.Results[0]
+		eq(t, "id from a string", int64(n.ID), 502)
+		eq(t, "unknown type kept", n.Type, "Brand New Type")
+		eq(t, "stake from a string", float64(n.Stake), 2.5)
+		eq(t, "target_session from a number", string(n.TargetSession), "98765")
+		eq(t, "not resulted", n.Resulted(), false)
+		eq(t, "venue from an array", n.Tip.Competition.Name.First(), "SAMPLE PARK")
+		contains(t, "Raw keeps unknown fields", string(n.Raw), `"brand_new_field": {"nested": [1, 2, 3]}`)
+	})
+}
+
+func TestDecodeRaces(t *testing.T) {
+	for _, file := range []string{"namecodes_name_array.json", "namecodes_name_string.json"} {
+		t.Run(file, func(t *testing.T) {
+			races, err := serveFixture(t, file, 200).ListRaces(context.Background())
+			must(t, err)
+			golden(t, strings.TrimSuffix(file, ".json"), races)
+		})
+	}
+	races, err := serveFixture(t, "namecodes_name_string.json", 200).ListRaces(context.Background())
+	must(t, err)
+	eq(t, "venue", races[0].Venue(), "SAMPLE PARK")
+	eq(t, "names", strings.Join(races[0].RunnerNameList(), "|"), "ALPHA|BRAVO|DELTA|ECHO")
+	races, err = serveFixture(t, "namecodes_name_array.json", 200).ListRaces(context.Background())
+	must(t, err)
+	eq(t, "venue", races[0].Venue(), "RANDWICK")
+	eq(t, "comma names", strings.Join(races[0].RunnerNameList(), "|"), "FAST ONE|SLOW TWO|MIDDLE THREE|LAST FOUR")
+	eq(t, "empty name", races[1].Venue(), "")
+}
+
+func TestDecodeBetRecords(t *testing.T) {
+	for _, file := range []string{"bets_bare_array.json", "bets_object.json"} {
+		t.Run(file, func(t *testing.T) {
+			recs, err := serveFixture(t, file, 200).BetsByNotification(context.Background(), 501)
+			must(t, err)
+			golden(t, strings.TrimSuffix(file, ".json"), recs)
+		})
+	}
+	recs, err := serveFixture(t, "bets_bare_array.json", 200).BetsByNotification(context.Background(), 501)
+	must(t, err)
+	eq(t, "records", len(recs), 3)
+	eq(t, "profit from a string", float64(recs[1].Profit), 21.6)
+	eq(t, "unknown submit result kept", recs[2].SubmitResult, "Pending Review")
+	eq(t, "unknown status kept", recs[2].Status, "SOMETHING_NEW")
+	eq(t, "accepted", recs[0].Accepted(), true)
+	eq(t, "failed", recs[1].Failed(), true)
+	recs, err = serveFixture(t, "bets_object.json", 200).BetsByNotification(context.Background(), 501)
+	must(t, err)
+	eq(t, "records", len(recs), 2)
+	contains(t, "notification object kept as text", string(recs[0].Notification), `"label": "betplan-0001"`)
+	contains(t, "Raw keeps unknown fields", string(recs[0].Raw), `"reporting_usage": 1`)
+	// The same records come back from a search (bare array).
+	found, err := serveFixture(t, "bets_bare_array.json", 200).SearchBets(context.Background(), []int64{9001})
+	must(t, err)
+	eq(t, "search records", len(found), 3)
+}
+
+func TestDecodeSessions(t *testing.T) {
+	for _, file := range []string{"sessions_bare.json", "sessions_wrapped.json"} {
+		t.Run(file, func(t *testing.T) {
+			ss, err := serveFixture(t, file, 200).ListSessions(context.Background())
+			must(t, err)
+			golden(t, strings.TrimSuffix(file, ".json"), ss)
+		})
+	}
+}
+
+func TestDecodeCreateResult(t *testing.T) {
+	for _, tt := range []struct {
+		file    string
+		id      int64
+		message string
+		notif   bool
+	}{
+		{"create_notification.json", 1234, "", true},
+		{"create_id_message.json", 1235, "Notification created", false},
+		{"create_ok.txt", 0, "OK", false},
+		{"create_id_not_a_number.json", 0, "queued", false},
+	} {
+		t.Run(tt.file, func(t *testing.T) {
+			res, err := serveFixture(t, tt.file, 200).CreateNotification(context.Background(), createReq())
+			must(t, err)
+			eq(t, "ID", res.ID, tt.id)
+			eq(t, "Message", res.Message, tt.message)
+			eq(t, "Notification", res.Notification != nil, tt.notif)
+			raw, _ := os.ReadFile(filepath.Join("testdata", "decode", tt.file))
+			eq(t, "Raw", string(res.Raw), string(raw))
+			if tt.notif {
+				eq(t, "notification label", res.Notification.Label, "betplan-0001")
+			}
+		})
+	}
+}
+
+func TestDecodeErrorBodies(t *testing.T) {
+	for _, tt := range []struct {
+		file   string
+		status int
+	}{
+		{"error_error.json", 403},
+		{"error_detail.json", 401},
+		{"error_fields.json", 400},
+		{"error_text.txt", 502},
+	} {
+		t.Run(tt.file, func(t *testing.T) {
+			_, err := serveFixture(t, tt.file, tt.status).ListRaces(context.Background())
+			var e *apiclient.Error
+			if !errors.As(err, &e) {
+				t.Fatalf("%T %v", err, err)
+			}
+			golden(t, strings.TrimSuffix(tt.file, filepath.Ext(tt.file)), struct {
+				Text string
+				*apiclient.Error
+			}{err.Error(), e})
+		})
+	}
+}
