@@ -7,9 +7,5 @@ import (
 	"github.com/betplan/betplan/engine"
 )
 
-
-// WriteJUnit is coming next.
-func WriteJUnit(w io.Writer, r *engine.Result) error { return errors.New("not written yet") }
-
 // WriteHTML is coming next.
 func WriteHTML(w io.Writer, r *engine.Result) error { return errors.New("not written yet") }

@@ -1,0 +1,241 @@
+package reporters
+
+import (
+	"bufio"
+	"encoding/xml"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/betplan/betplan/engine"
+)
+
+// JUnit XML, as the common junit-10.xsd (Jenkins xUnit) describes it, so CI
+// systems list a plan's bets as tests. One testcase per bet:
+//
+//   - error: the bet met a runtime error (BetResult.Error); the fatal error
+//     of the command (Result.Error) is one more testcase, named after the
+//     command, with an error;
+//   - failure: the bet failed, was not taken or its race was unresolved
+//     (what makes the exit code 1); in previews, a refused or unresolved bet;
+//   - skipped: the bet was skipped, is still waiting, or was cancelled: it
+//     neither passed nor failed;
+//   - passed: created, placed or settled, whatever the profit: losing money
+//     is not a test failure. Profit and sessions are in system-out.
+
+type junitSuites struct {
+	XMLName  xml.Name     `xml:"testsuites"`
+	Name     string       `xml:"name,attr"`
+	Tests    int          `xml:"tests,attr"`
+	Failures int          `xml:"failures,attr"`
+	Errors   int          `xml:"errors,attr"`
+	Time     string       `xml:"time,attr"`
+	Suites   []junitSuite `xml:"testsuite"`
+}
+
+type junitSuite struct {
+	Name       string          `xml:"name,attr"`
+	Tests      int             `xml:"tests,attr"`
+	Failures   int             `xml:"failures,attr"`
+	Errors     int             `xml:"errors,attr"`
+	Skipped    int             `xml:"skipped,attr"`
+	Time       string          `xml:"time,attr"`
+	Timestamp  string          `xml:"timestamp,attr,omitempty"`
+	Properties []junitProperty `xml:"properties>property"`
+	Cases      []junitCase     `xml:"testcase"`
+}
+
+type junitProperty struct {
+	Name  string `xml:"name,attr"`
+	Value string `xml:"value,attr"`
+}
+
+type junitCase struct {
+	Name      string        `xml:"name,attr"`
+	Classname string        `xml:"classname,attr"`
+	Time      string        `xml:"time,attr"`
+	Skipped   *junitOutcome `xml:"skipped"`
+	Error     *junitOutcome `xml:"error"`
+	Failure   *junitOutcome `xml:"failure"`
+	SystemOut *junitText    `xml:"system-out"`
+}
+
+// junitText is CDATA so multi-line output stays readable in the file.
+type junitText struct {
+	Text string `xml:",cdata"`
+}
+
+type junitOutcome struct {
+	Type    string `xml:"type,attr,omitempty"`
+	Message string `xml:"message,attr,omitempty"`
+	Text    string `xml:",cdata"`
+}
+
+// WriteJUnit writes the result as JUnit XML: one test suite named after the
+// plan, one testcase per bet (see the package's JUnit notes for what counts
+// as failure, error and skipped).
+func WriteJUnit(w io.Writer, r *engine.Result) error {
+	suite := junitSuite{
+		Name:      r.PlanName,
+		Time:      seconds(r),
+		Timestamp: junitTime(r),
+		Properties: []junitProperty{
+			{"kind", string(r.Kind)},
+			{"plan_file", r.PlanFile},
+			{"plan_hash", r.PlanHash},
+			{"betplan_version", r.Version},
+			{"base_url", r.BaseURL},
+			{"simulated", strconv.FormatBool(r.Simulated)},
+			{"end_reason", r.EndReason},
+		},
+		Cases: make([]junitCase, 0, len(r.Bets)+1),
+	}
+	if r.Error != "" {
+		suite.Cases = append(suite.Cases, junitCase{
+			Name:      "betplan " + string(r.Kind),
+			Classname: r.PlanName,
+			Time:      "0",
+			Error:     &junitOutcome{Type: "fatal", Message: oneLine(r.Error), Text: xmlSafe(r.Error)},
+		})
+	}
+	for i := range r.Bets {
+		suite.Cases = append(suite.Cases, junitBet(r, &r.Bets[i]))
+	}
+	for _, c := range suite.Cases {
+		suite.Tests++
+		switch {
+		case c.Error != nil:
+			suite.Errors++
+		case c.Failure != nil:
+			suite.Failures++
+		case c.Skipped != nil:
+			suite.Skipped++
+		}
+	}
+	doc := junitSuites{
+		Name:     "betplan " + string(r.Kind) + " " + r.PlanName,
+		Tests:    suite.Tests,
+		Failures: suite.Failures,
+		Errors:   suite.Errors,
+		Time:     suite.Time,
+		Suites:   []junitSuite{suite},
+	}
+	bw := bufio.NewWriter(w)
+	bw.WriteString(xml.Header)
+	enc := xml.NewEncoder(bw)
+	enc.Indent("", "  ")
+	if err := enc.Encode(doc); err != nil {
+		return fmt.Errorf("encode JUnit report: %w", err)
+	}
+	bw.WriteByte('\n')
+	return bw.Flush()
+}
+
+func junitBet(r *engine.Result, b *engine.BetResult) junitCase {
+	c := junitCase{
+		Name:      junitName(b),
+		Classname: r.PlanName,
+		Time:      "0",
+		SystemOut: &junitText{xmlSafe(junitDetail(b))},
+	}
+	message := statusWords(b.Status)
+	if r.Kind == engine.KindPlan {
+		message = string(b.Action)
+	}
+	if b.Reason != "" {
+		message += ": " + oneLine(b.Reason)
+	}
+	switch {
+	case b.Error != "":
+		c.Error = &junitOutcome{Type: "error", Message: oneLine(b.Error), Text: xmlSafe(b.Error)}
+	case r.Kind == engine.KindPlan:
+		switch b.Action {
+		case engine.ActionRefuse, engine.ActionUnresolved:
+			c.Failure = &junitOutcome{Type: string(b.Action), Message: message}
+		case engine.ActionSkip, engine.ActionWait:
+			c.Skipped = &junitOutcome{Type: string(b.Action), Message: message}
+		}
+	default:
+		switch b.Status {
+		case engine.StatusFailed, engine.StatusNotTaken, engine.StatusUnresolved:
+			c.Failure = &junitOutcome{Type: string(b.Status), Message: message}
+		case engine.StatusSkipped, engine.StatusWaiting, engine.StatusCanceled:
+			c.Skipped = &junitOutcome{Type: string(b.Status), Message: message}
+		}
+	}
+	return c
+}
+
+// junitName names a bet's testcase by its id and race, so for_each_race bets,
+// which share an id, stay apart.
+func junitName(b *engine.BetResult) string {
+	name := b.ID
+	if race := raceName(b.Race); race != "-" {
+		name += " (" + race
+		if !b.Race.Start.IsZero() {
+			name += " " + startClock(b.Race.Start)
+		}
+		name += ")"
+	}
+	return name
+}
+
+// junitDetail is what CI shows as the test's output: everything a person
+// needs to understand the bet without opening report.json.
+func junitDetail(b *engine.BetResult) string {
+	var s strings.Builder
+	fmt.Fprintf(&s, "status: %s\n", statusWords(b.Status))
+	if b.Action != "" {
+		fmt.Fprintf(&s, "action: %s\n", b.Action)
+	}
+	fmt.Fprintf(&s, "label: %s\n", b.Label)
+	fmt.Fprintf(&s, "selection: %s (%s, %s)\n", b.Selection, b.Type, b.Market)
+	fmt.Fprintf(&s, "stake: %s\n", stakeWords(b))
+	if b.Reason != "" {
+		fmt.Fprintf(&s, "reason: %s\n", b.Reason)
+	}
+	if b.NotificationID != 0 {
+		fmt.Fprintf(&s, "notification: %d\n", b.NotificationID)
+		fmt.Fprintf(&s, "accepted: %s\n", dollars(b.AmountAccepted))
+	}
+	switch {
+	case b.Status == engine.StatusSettled && b.Final:
+		fmt.Fprintf(&s, "profit: %s (final)\n", signedDollars(b.Profit))
+	case b.Status == engine.StatusSettled || b.Status == engine.StatusPlaced:
+		fmt.Fprintf(&s, "profit: %s (provisional)\n", signedDollars(b.Profit))
+	}
+	for _, rec := range b.Records {
+		fmt.Fprintf(&s, "session %s\n", recordWords(rec))
+	}
+	return s.String()
+}
+
+func seconds(r *engine.Result) string {
+	if r.StartedAt.IsZero() || r.FinishedAt.IsZero() || r.FinishedAt.Before(r.StartedAt) {
+		return "0"
+	}
+	return strconv.FormatFloat(r.FinishedAt.Sub(r.StartedAt).Seconds(), 'f', 3, 64)
+}
+
+// junitTime is the start in UTC without a zone, as JUnit consumers expect.
+func junitTime(r *engine.Result) string {
+	if r.StartedAt.IsZero() {
+		return ""
+	}
+	return r.StartedAt.UTC().Format("2006-01-02T15:04:05")
+}
+
+// xmlSafe drops the characters XML 1.0 cannot hold. Attributes and text are
+// escaped by encoding/xml, but CDATA is written as it is.
+func xmlSafe(s string) string {
+	return strings.Map(func(r rune) rune {
+		switch {
+		case r == '\t' || r == '\n' || r == '\r':
+			return r
+		case r < 0x20, r == 0xFFFE, r == 0xFFFF, r >= 0xD800 && r <= 0xDFFF:
+			return -1
+		}
+		return r
+	}, s)
+}
