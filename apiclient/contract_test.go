@@ -3,6 +3,7 @@ package apiclient_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"net/http/httptest"
 	"strconv"
 	"strings"
@@ -257,4 +258,156 @@ func TestContractBareBetArrays(t *testing.T) {
 	recs, err := w.c.BetsByNotification(context.Background(), res.ID)
 	must(t, err)
 	eq(t, "records", len(recs) > 0, true)
+}
+
+// countCreates counts create requests in the sim's log.
+func (w *simWorld) requestsTo(method, path string) []sim.Request {
+	var out []sim.Request
+	for _, r := range w.svc.Requests() {
+		if r.Method == method && r.Path == path {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// TestContractCreateFaults: whatever goes wrong after the sim stored the
+// notification, the client sends the create exactly once and says the
+// outcome is unknown; the label look-up then finds exactly one.
+func TestContractCreateFaults(t *testing.T) {
+	for _, tt := range []struct {
+		name  string
+		fault sim.Fault
+	}{
+		{"commit then 500", sim.Fault{Kind: sim.CommitThenStatus, Status: 500}},
+		{"commit then 502", sim.Fault{Kind: sim.CommitThenStatus, Status: 502}},
+		{"commit then timeout", sim.Fault{Kind: sim.CommitThenTimeout}},
+		{"commit then drop", sim.Fault{Kind: sim.CommitThenDrop}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			w := newSimWorld(t, sim.Options{}, apiclient.WithTimeout(300*time.Millisecond))
+			req := w.request(t, "fault "+tt.name, nil)
+			tt.fault.Method, tt.fault.Path, tt.fault.Times = "POST", "/notification/create/", 1
+			w.svc.InjectFault(tt.fault)
+			_, err := w.c.CreateNotification(context.Background(), req)
+			if err == nil {
+				t.Fatal("no error")
+			}
+			eq(t, "IsAmbiguous", apiclient.IsAmbiguous(err), true)
+			eq(t, "creates sent", len(w.requestsTo("POST", "/notification/create/")), 1)
+			got, err := w.c.NotificationsByLabel(context.Background(), req.Label)
+			must(t, err)
+			eq(t, "found by label", len(got), 1)
+		})
+	}
+	t.Run("refused before commit", func(t *testing.T) {
+		w := newSimWorld(t, sim.Options{})
+		req := w.request(t, "fault refused", nil)
+		w.svc.InjectFault(sim.Fault{Method: "POST", Path: "/notification/create/", Kind: sim.RateLimit, Times: 1, RetryAfter: time.Second})
+		_, err := w.c.CreateNotification(context.Background(), req)
+		eq(t, "IsRateLimited", apiclient.IsRateLimited(err), true)
+		eq(t, "IsAmbiguous", apiclient.IsAmbiguous(err), false)
+		var e *apiclient.Error
+		if errors.As(err, &e) {
+			eq(t, "RetryAfter", e.RetryAfter, time.Second)
+		}
+		eq(t, "stored", w.svc.NotificationsWithLabel(req.Label), 0)
+	})
+	t.Run("invalid stake", func(t *testing.T) {
+		w := newSimWorld(t, sim.Options{})
+		req := w.request(t, "fault invalid", nil)
+		req.Stake = -1
+		_, err := w.c.CreateNotification(context.Background(), req)
+		eq(t, "IsBadRequest", apiclient.IsBadRequest(err), true)
+		var e *apiclient.Error
+		if errors.As(err, &e) && len(e.Fields)+len(e.Message) == 0 {
+			t.Errorf("no message read from the 400: %+v", e)
+		}
+	})
+}
+
+// TestContractSafeCallFaults: reads survive drops, 5xx, 429 and expired
+// tokens.
+func TestContractSafeCallFaults(t *testing.T) {
+	for _, tt := range []struct {
+		name  string
+		fault sim.Fault
+		sent  int
+	}{
+		{"drop", sim.Fault{Kind: sim.Drop}, 2},
+		{"500", sim.Fault{Kind: sim.StatusFault, Status: 500}, 2},
+		{"503", sim.Fault{Kind: sim.StatusFault, Status: 503}, 2},
+		{"429", sim.Fault{Kind: sim.RateLimit, RetryAfter: time.Second}, 2},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			w := newSimWorld(t, sim.Options{})
+			tt.fault.Method, tt.fault.Path, tt.fault.Times = "GET", "/competition/namecodes/", 1
+			w.svc.InjectFault(tt.fault)
+			races, err := w.c.ListRaces(context.Background())
+			must(t, err)
+			eq(t, "races", len(races) > 0, true)
+			reqs := w.requestsTo("GET", "/competition/namecodes/")
+			eq(t, "requests", len(reqs), tt.sent)
+			if tt.fault.Kind == sim.RateLimit && len(reqs) == 2 {
+				if gap := reqs[1].Time.Sub(reqs[0].Time); gap < 950*time.Millisecond {
+					t.Errorf("retried after %v, before Retry-After", gap)
+				}
+			}
+		})
+	}
+	t.Run("expired token", func(t *testing.T) {
+		w := newSimWorld(t, sim.Options{}, apiclient.WithCredentials("punter@example.com", "sim-password"))
+		w.svc.InjectFault(sim.Fault{Method: "GET", Path: "/bookieaccount/", Kind: sim.ExpireTokens, Times: 1})
+		_, err := w.c.ListSessions(context.Background())
+		must(t, err)
+		eq(t, "logins", len(w.requestsTo("POST", "/account/login/")), 1)
+		eq(t, "sessions requests", len(w.requestsTo("GET", "/bookieaccount/")), 2)
+	})
+	t.Run("expired token on create", func(t *testing.T) {
+		w := newSimWorld(t, sim.Options{}, apiclient.WithCredentials("punter@example.com", "sim-password"))
+		req := w.request(t, "expired create", nil)
+		w.svc.InjectFault(sim.Fault{Method: "POST", Path: "/notification/create/", Kind: sim.ExpireTokens, Times: 1})
+		_, err := w.c.CreateNotification(context.Background(), req)
+		eq(t, "IsUnauthorized", apiclient.IsUnauthorized(err), true)
+		eq(t, "creates", len(w.requestsTo("POST", "/notification/create/")), 1)
+		eq(t, "logins", len(w.requestsTo("POST", "/account/login/")), 1)
+		eq(t, "stored", w.svc.NotificationsWithLabel(req.Label), 0)
+		_, err = w.c.CreateNotification(context.Background(), req)
+		must(t, err)
+	})
+	t.Run("lapsed subscription", func(t *testing.T) {
+		w := newSimWorld(t, sim.Options{}, apiclient.WithToken(""), apiclient.WithCredentials("lapsed@example.com", "sim-password"))
+		_, err := w.c.NotificationsByLabel(context.Background(), "x")
+		eq(t, "IsForbidden", apiclient.IsForbidden(err), true)
+	})
+}
+
+// TestContractPaginationAndRate walks more than one page of the sim's
+// notifications, and checks the client's pace in the sim's log.
+func TestContractPaginationAndRate(t *testing.T) {
+	w := newSimWorld(t, sim.Options{})
+	for i := range 120 {
+		w.createOne(t, "many", map[string]any{"note": strconv.Itoa(i)})
+	}
+	got, err := w.c.NotificationsByLabel(context.Background(), "many")
+	must(t, err)
+	eq(t, "all pages", len(got), 120)
+	n := 0
+	for _, err := range w.c.Notifications(context.Background(), apiclient.ListNotificationsOptions{Page: 9}) {
+		must(t, err) // page 9 is out of range: the sim answers page 1
+		n++
+	}
+	eq(t, "items from an out-of-range start", n, 0)
+
+	c, err := apiclient.New(w.srv.URL, apiclient.WithToken(w.svc.Token()), apiclient.WithRateLimit(20, 1), apiclient.WithTokenCache(""))
+	must(t, err)
+	w.svc.ResetRequests()
+	for range 6 {
+		_, err := c.ListSessions(context.Background())
+		must(t, err)
+	}
+	reqs := w.requestsTo("GET", "/bookieaccount/")
+	if span := reqs[len(reqs)-1].Time.Sub(reqs[0].Time); span < 240*time.Millisecond {
+		t.Errorf("6 requests at 20/s took %v", span)
+	}
 }

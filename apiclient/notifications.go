@@ -3,6 +3,7 @@ package apiclient
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -38,9 +39,15 @@ func pageQuery(page, pageSize int, extra url.Values) string {
 }
 
 func getPage[T any](ctx context.Context, c *Client, path string, page, pageSize int, extra url.Values) (*Page[T], error) {
+	p, _, err := getPageBody[T](ctx, c, path, page, pageSize, extra)
+	return p, err
+}
+
+// getPageBody is getPage that also returns the raw body.
+func getPageBody[T any](ctx context.Context, c *Client, path string, page, pageSize int, extra url.Values) (*Page[T], []byte, error) {
 	b, req, err := c.call(ctx, http.MethodGet, path+pageQuery(page, pageSize, extra), nil)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	var p Page[T]
 	err = c.list(req, b, func(b []byte) error {
@@ -52,16 +59,17 @@ func getPage[T any](ctx context.Context, c *Client, path string, page, pageSize 
 		return json.Unmarshal(b, &p)
 	})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return &p, nil
+	return &p, b, nil
 }
 
 // walk yields every item of a paginated list from page start on. It pages
 // by number with page_size 100, never trusts `count`, stops on a null
 // `next` or an empty page, and stops when the service wraps an
-// out-of-range page back to page 1 (a later page with no `previous`, or
-// whose first item is page 1's first item). Items already yielded are not
+// out-of-range page back to page 1 (a later page with no `previous`, whose
+// first item is page 1's first item, or whose body repeats an earlier
+// page's). Items already yielded are not
 // yielded again when the list shifts between pages.
 func walk[T any](ctx context.Context, c *Client, path string, start, pageSize int, extra url.Values, id func(*T) int64) iter.Seq2[*T, error] {
 	if start < 1 {
@@ -72,15 +80,24 @@ func walk[T any](ctx context.Context, c *Client, path string, start, pageSize in
 	}
 	return func(yield func(*T, error) bool) {
 		seen := map[int64]bool{}
+		bodies := map[[sha256.Size]byte]bool{}
 		var firstID int64
 		for n, page := 0, start; n < maxPages; n, page = n+1, page+1 {
-			p, err := getPage[T](ctx, c, path, page, pageSize, extra)
+			p, body, err := getPageBody[T](ctx, c, path, page, pageSize, extra)
 			if err != nil {
 				yield(nil, fmt.Errorf("page %d: %w", page, err))
 				return
 			}
 			if len(p.Results) == 0 {
 				return
+			}
+			sum := sha256.Sum256(body)
+			if bodies[sum] {
+				return // the same page again
+			}
+			bodies[sum] = true
+			if n == 0 && page > 1 && p.Previous == nil {
+				return // an out-of-range start: the service answered page 1
 			}
 			head := id(&p.Results[0])
 			if n == 0 {
