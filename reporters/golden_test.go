@@ -11,9 +11,6 @@ import (
 	"github.com/betplan/betplan/reporters"
 )
 
-// pending formats are not written yet.
-var pending = map[reporters.Format]bool{reporters.FormatHTML: true}
-
 var update = flag.Bool("update", false, "rewrite the golden files and schema/report.schema.json")
 
 const schemaPath = "../schema/report.schema.json"
@@ -58,9 +55,6 @@ func render(t testing.TB, f reporters.Format, r *engine.Result, opts reporters.T
 func TestGolden(t *testing.T) {
 	for _, tt := range goldenCases {
 		t.Run(tt.file, func(t *testing.T) {
-			if pending[tt.format] {
-				t.Skip("format not written yet")
-			}
 			got := render(t, tt.format, tt.result(), tt.opts)
 			path := filepath.Join("testdata", tt.file+".golden")
 			if *update {
@@ -84,7 +78,7 @@ func TestGolden(t *testing.T) {
 func TestWriteLeavesResultAlone(t *testing.T) {
 	r := runResult()
 	r.Totals = engine.Totals{} // as a caller that never computed them
-	for _, f := range []reporters.Format{reporters.FormatJSON, reporters.FormatText} {
+	for _, f := range []reporters.Format{reporters.FormatJSON, reporters.FormatText, reporters.FormatMarkdown, reporters.FormatJUnit, reporters.FormatHTML} {
 		render(t, f, r, reporters.TextOptions{})
 	}
 	if r.Totals.ByStatus != nil || r.Totals.Bets != 0 {
@@ -117,7 +111,6 @@ func TestParseFormat(t *testing.T) {
 }
 
 func TestWriteDir(t *testing.T) {
-	t.Skip("needs every format")
 	dir := filepath.Join(t.TempDir(), "report")
 	paths, err := reporters.WriteDir(dir, runResult())
 	if err != nil {

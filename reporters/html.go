@@ -1,0 +1,387 @@
+package reporters
+
+import (
+	"bufio"
+	"fmt"
+	"html/template"
+	"io"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/betplan/betplan/engine"
+)
+
+// WriteHTML writes the report as one self-contained page: inline CSS, an
+// inline SVG chart of cumulative profit over race start time, the bets with
+// each session's record, the sessions and the limits. It loads nothing from
+// the network, so it opens the same from a CI artifact or an email.
+func WriteHTML(w io.Writer, r *engine.Result) error {
+	bw := bufio.NewWriter(w)
+	if err := htmlTemplate.Execute(bw, newHTMLPage(r)); err != nil {
+		return fmt.Errorf("render HTML report: %w", err)
+	}
+	return bw.Flush()
+}
+
+type htmlPage struct {
+	Title     string
+	Plan      bool
+	Failed    bool
+	Simulated bool
+	Error     string
+	Facts     [][2]string
+	Cards     []htmlCard
+	Counts    []htmlCard
+	Chart     *htmlChart
+	Bets      []htmlBet
+	Sessions  []session
+	Limits    [][4]string
+	Notes     []string
+}
+
+type htmlCard struct {
+	Label, Value, Class string
+}
+
+type htmlBet struct {
+	ID, Label, Race, Start, Selection, Type, Market, Stake string
+	Status, StatusClass, Action, ActionClass               string
+	Reason, Error, Notification, Accepted, Profit          string
+	ProfitClass                                            string
+	Open                                                   bool // show the sessions without a click
+	Records                                                []htmlRecord
+}
+
+type htmlRecord struct {
+	Session, Amount, Odds, Result, ResultClass, Error, Status, Profit, ProfitClass string
+}
+
+var toneClass = map[tone]string{toneGood: "good", toneBad: "bad", toneWarn: "warn", toneBusy: "busy", toneDim: "dim"}
+
+func newHTMLPage(r *engine.Result) *htmlPage {
+	d := newTotals(r)
+	p := &htmlPage{
+		Title:     "betplan " + kindTitle(r) + ": " + r.PlanName,
+		Plan:      r.Kind == engine.KindPlan,
+		Failed:    r.Failed(),
+		Simulated: r.Simulated,
+		Error:     r.Error,
+	}
+	for _, f := range [][2]string{
+		{"Plan file", r.PlanFile}, {"Plan hash", r.PlanHash}, {"betplan", r.Version},
+		{"Service", r.BaseURL}, {"Time", span(r)}, {"Ended", r.EndReason},
+	} {
+		if f[1] != "" {
+			p.Facts = append(p.Facts, f)
+		}
+	}
+	if p.Plan {
+		p.Cards = []htmlCard{{Label: "Bets", Value: strconv.Itoa(d.Bets)}}
+		n := map[engine.Action]int{}
+		for i := range r.Bets {
+			n[r.Bets[i].Action]++
+		}
+		for _, a := range actionOrder {
+			p.Counts = append(p.Counts, htmlCard{Label: string(a), Value: strconv.Itoa(n[a]), Class: toneClass[actionTone(a)]})
+		}
+		p.Limits = planLimits(r)
+	} else {
+		p.Cards = []htmlCard{
+			{Label: "Bets", Value: strconv.Itoa(d.Bets)},
+			{Label: "Requested", Value: dollars(d.StakeRequested)},
+			{Label: "Accepted", Value: dollars(d.AmountAccepted)},
+			{Label: "Profit", Value: signedDollars(d.Profit), Class: toneClass[profitTone(d.Profit)]},
+			{Label: "Return", Value: percent(d.ReturnOnStake), Class: toneClass[profitTone(d.ReturnOnStake)]},
+		}
+		n := map[engine.Status]int{}
+		for i := range r.Bets {
+			n[r.Bets[i].Status]++
+		}
+		for _, s := range engine.Statuses() {
+			b := engine.BetResult{Status: s}
+			class := toneClass[statusTone(&b)]
+			if s == engine.StatusSettled {
+				class = "good"
+			}
+			p.Counts = append(p.Counts, htmlCard{Label: statusWords(s), Value: strconv.Itoa(n[s]), Class: class})
+		}
+		p.Chart = newHTMLChart(r)
+		p.Sessions = sessions(r)
+	}
+	for i := range r.Bets {
+		b := &r.Bets[i]
+		hb := htmlBet{
+			ID: b.ID, Label: b.Label, Race: raceName(b.Race), Start: startClock(b.Race.Start),
+			Selection: b.Selection, Type: b.Type, Market: b.Market, Stake: stakeWords(b),
+			Status: statusWords(b.Status), StatusClass: toneClass[statusTone(b)],
+			Action: string(b.Action), ActionClass: toneClass[actionTone(b.Action)],
+			Reason: b.Reason, Error: b.Error,
+			Accepted: acceptedWords(b), Profit: profitWords(b), ProfitClass: toneClass[profitTone(b.Profit)],
+		}
+		hb.Open = attention(b) == 0 && len(b.Records) > 0
+		if b.NotificationID != 0 {
+			hb.Notification = strconv.FormatInt(b.NotificationID, 10)
+		}
+		if provisional(b) && !slices.Contains(p.Notes, provisionalNote) {
+			p.Notes = append(p.Notes, provisionalNote)
+		}
+		if b.Stake == nil && b.TargetProfit != nil && !slices.Contains(p.Notes, targetProfitNote) {
+			p.Notes = append(p.Notes, targetProfitNote)
+		}
+		for _, rec := range b.Records {
+			hr := htmlRecord{
+				Session: sessionName(rec.Bookie, rec.DisplayName),
+				Amount:  dollars(rec.Amount), Result: rec.SubmitResult, Error: rec.SubmitError,
+				Status: rec.Status, Profit: signedDollars(rec.Profit), ProfitClass: toneClass[profitTone(rec.Profit)],
+			}
+			if rec.Odds > 0 {
+				hr.Odds = strconv.FormatFloat(rec.Odds, 'f', 2, 64)
+			}
+			switch strings.ToLower(rec.SubmitResult) {
+			case "success":
+				hr.ResultClass = "good"
+			case "error":
+				hr.ResultClass = "bad"
+			default:
+				hr.ResultClass = "warn"
+			}
+			hb.Records = append(hb.Records, hr)
+		}
+		p.Bets = append(p.Bets, hb)
+	}
+	return p
+}
+
+const (
+	provisionalNote  = "* provisional: the race is not finally resulted yet."
+	targetProfitNote = "tp: target profit, the stake is sized to win this."
+)
+
+func planLimits(r *engine.Result) [][4]string {
+	l := r.Limits
+	creating := 0
+	for i := range r.Bets {
+		if r.Bets[i].Action == engine.ActionCreate {
+			creating++
+		}
+	}
+	maxTotal, maxPerBet, maxBets := "none", "none", "none"
+	if l.MaxTotalStake != nil {
+		maxTotal = dollars(*l.MaxTotalStake)
+	}
+	if l.MaxStakePerBet != nil {
+		maxPerBet = dollars(*l.MaxStakePerBet)
+	}
+	if l.MaxBets != nil {
+		maxBets = strconv.Itoa(*l.MaxBets)
+	}
+	return [][4]string{
+		{"Total stake", dollars(l.Committed), dollars(l.Committed + l.Planned), maxTotal},
+		{"Bets created", strconv.Itoa(l.CreatedBets), strconv.Itoa(l.CreatedBets + creating), maxBets},
+		{"Stake per bet", "", "", maxPerBet},
+	}
+}
+
+// htmlChart is cumulative profit over race start: one point per settled bet
+// with a known start, in start order.
+type htmlChart struct {
+	Width, Height          int
+	Left, Right, Top, Base int // plot area
+	Zero                   int // y of $0
+	Points                 string
+	N                      int
+	YTicks                 []htmlTick
+	XTicks                 []htmlTick
+	Dots                   []htmlTick // x in Pos, y in Label; none when too many
+	Last                   string
+	LastClass              string
+}
+
+type htmlTick struct {
+	Pos   int
+	Label string
+}
+
+func newHTMLChart(r *engine.Result) *htmlChart {
+	type point struct {
+		at     time.Time
+		profit float64
+	}
+	var pts []point
+	for i := range r.Bets {
+		b := &r.Bets[i]
+		if b.Status == engine.StatusSettled && !b.Race.Start.IsZero() {
+			pts = append(pts, point{b.Race.Start, b.Profit})
+		}
+	}
+	if len(pts) == 0 {
+		return nil
+	}
+	slices.SortStableFunc(pts, func(a, b point) int { return a.at.Compare(b.at) })
+	cum := make([]float64, len(pts))
+	sum, lo, hi := 0.0, 0.0, 0.0
+	for i, p := range pts {
+		sum += p.profit
+		cum[i] = sum
+		lo, hi = min(lo, sum), max(hi, sum)
+	}
+	if hi == lo {
+		hi = lo + 1
+	}
+	c := &htmlChart{Width: 760, Height: 260, Left: 80, Right: 740, Top: 20, Base: 220, N: len(pts)}
+	first, last := pts[0].at, pts[len(pts)-1].at
+	span := last.Sub(first).Seconds()
+	x := func(t time.Time) int {
+		if span == 0 {
+			return (c.Left + c.Right) / 2
+		}
+		return c.Left + int(float64(c.Right-c.Left)*t.Sub(first).Seconds()/span+0.5)
+	}
+	y := func(v float64) int {
+		return c.Base - int(float64(c.Base-c.Top)*(v-lo)/(hi-lo)+0.5)
+	}
+	var b strings.Builder
+	for i, p := range pts {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		fmt.Fprintf(&b, "%d,%d", x(p.at), y(cum[i]))
+	}
+	c.Points = b.String()
+	c.Zero = y(0)
+	c.YTicks = []htmlTick{{y(hi), signedDollars(hi)}, {y(lo), signedDollars(lo)}}
+	if lo < 0 && hi > 0 && c.Zero-y(hi) > 14 && y(lo)-c.Zero > 14 {
+		c.YTicks = append(c.YTicks, htmlTick{c.Zero, "$0.00"})
+	}
+	if len(pts) <= 200 {
+		for i, p := range pts {
+			c.Dots = append(c.Dots, htmlTick{Pos: x(p.at), Label: strconv.Itoa(y(cum[i]))})
+		}
+	}
+	c.XTicks = []htmlTick{{x(first), first.UTC().Format("15:04")}}
+	if span > 0 {
+		c.XTicks = append(c.XTicks, htmlTick{x(last), last.UTC().Format("15:04")})
+	}
+	c.Last = signedDollars(sum)
+	c.LastClass = toneClass[profitTone(sum)]
+	return c
+}
+
+var htmlTemplate = template.Must(template.New("report").Funcs(template.FuncMap{
+	"dollars":     dollars,
+	"signed":      signedDollars,
+	"profitClass": func(v float64) string { return toneClass[profitTone(v)] },
+}).Parse(`<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8"/>
+<meta name="viewport" content="width=device-width, initial-scale=1"/>
+<title>{{.Title}}</title>
+<style>
+body { font: 14px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: #1f2328; margin: 24px; background: #fff; }
+h1 { font-size: 22px; margin: 0 0 4px; }
+h2 { font-size: 17px; margin: 28px 0 8px; }
+.sub { color: #59636e; margin: 0 0 16px; }
+.banner { border-radius: 6px; padding: 10px 14px; margin: 12px 0; }
+.banner.bad { background: #ffebe9; border: 1px solid #ff818266; color: #82071e; }
+.banner.note { background: #ddf4ff; border: 1px solid #54aeff66; color: #0a3069; }
+.cards { display: flex; flex-wrap: wrap; gap: 10px; margin: 12px 0; }
+.card { border: 1px solid #d1d9e0; border-radius: 6px; padding: 8px 14px; min-width: 90px; }
+.card .v { font-size: 20px; font-weight: 600; font-variant-numeric: tabular-nums; }
+.card .l { color: #59636e; font-size: 12px; text-transform: uppercase; letter-spacing: .04em; }
+.counts .card { padding: 4px 10px; min-width: 70px; }
+.counts .card .v { font-size: 16px; }
+table { border-collapse: collapse; width: 100%; margin: 8px 0; }
+th, td { text-align: left; padding: 5px 8px; border-bottom: 1px solid #d1d9e0; vertical-align: top; }
+th { background: #f6f8fa; font-size: 12px; text-transform: uppercase; letter-spacing: .03em; color: #59636e; }
+td.n, th.n { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
+td.id { max-width: 170px; font-family: ui-monospace, SFMono-Regular, Menlo, monospace; font-size: 13px; overflow-wrap: anywhere; }
+.race { max-width: 260px; }
+.why { color: #59636e; font-size: 13px; margin-top: 2px; overflow-wrap: anywhere; }
+.err { color: #82071e; font-size: 13px; margin-top: 2px; overflow-wrap: anywhere; }
+.badge { display: inline-block; border-radius: 10px; padding: 0 8px; font-size: 12px; font-weight: 600; white-space: nowrap; background: #eaeef2; color: #1f2328; }
+.badge.good { background: #dafbe1; color: #116329; }
+.badge.bad { background: #ffebe9; color: #a40e26; }
+.badge.warn { background: #fff8c5; color: #7d4e00; }
+.badge.busy { background: #ddf4ff; color: #0550ae; }
+.badge.dim { background: #f6f8fa; color: #6e7781; }
+.good { color: #116329; }
+.bad { color: #a40e26; }
+.warn { color: #7d4e00; }
+.busy { color: #0550ae; }
+.dim { color: #6e7781; }
+.card .v.good, .card .v.bad { color: inherit; }
+.card.good { border-color: #4ac26b; }
+.card.bad { border-color: #ff8182; }
+table.limits { width: auto; min-width: 480px; }
+table.records { margin: 6px 0 2px; width: auto; font-size: 13px; }
+table.records td, table.records th { padding: 2px 8px; border-bottom: 1px solid #eaeef2; }
+tr.bet > td { border-bottom: none; }
+tr.detail > td { padding-top: 0; }
+details summary { cursor: pointer; color: #0550ae; font-size: 13px; }
+dl { display: grid; grid-template-columns: max-content 1fr; gap: 2px 16px; margin: 0; }
+dt { color: #59636e; }
+dd { margin: 0; overflow-wrap: anywhere; }
+svg text { font: 12px system-ui, sans-serif; fill: #59636e; }
+.notes { color: #59636e; font-size: 13px; }
+</style>
+</head>
+<body>
+<h1>{{.Title}}</h1>
+<p class="sub">{{if .Plan}}What <code>betplan run</code> would do now.{{else if .Failed}}Something needs attention: see the bets marked in red.{{else}}Nothing failed.{{end}}</p>
+{{if .Simulated}}<div class="banner note">Simulated service: no real money moved.</div>
+{{end}}{{if .Error}}<div class="banner bad"><strong>Error:</strong> {{.Error}}</div>
+{{end}}<div class="cards">{{range .Cards}}<div class="card {{.Class}}"><div class="v {{.Class}}">{{.Value}}</div><div class="l">{{.Label}}</div></div>{{end}}</div>
+<div class="cards counts">{{range .Counts}}<div class="card"><div class="v {{if ne .Value "0"}}{{.Class}}{{else}}dim{{end}}">{{.Value}}</div><div class="l">{{.Label}}</div></div>{{end}}</div>
+{{with .Chart}}<h2>Cumulative profit by race start (UTC)</h2>
+<svg width="{{.Width}}" height="{{.Height}}" viewBox="0 0 {{.Width}} {{.Height}}" role="img" aria-label="Cumulative profit over {{.N}} settled bets, ending at {{.Last}}">
+<rect x="{{.Left}}" y="{{.Top}}" width="660" height="200" fill="#f6f8fa"/>
+<line x1="{{.Left}}" y1="{{.Zero}}" x2="{{.Right}}" y2="{{.Zero}}" stroke="#8c959f" stroke-dasharray="4 3"/>
+<line x1="{{.Left}}" y1="{{.Top}}" x2="{{.Left}}" y2="{{.Base}}" stroke="#59636e"/>
+<line x1="{{.Left}}" y1="{{.Base}}" x2="{{.Right}}" y2="{{.Base}}" stroke="#59636e"/>
+{{range .YTicks}}<text x="74" y="{{.Pos}}" text-anchor="end" dominant-baseline="middle">{{.Label}}</text>
+{{end}}{{range .XTicks}}<text x="{{.Pos}}" y="238" text-anchor="middle">{{.Label}}</text>
+{{end}}<text x="410" y="256" text-anchor="middle">race start (UTC)</text>
+<polyline fill="none" stroke="#0969da" stroke-width="2" stroke-linejoin="round" points="{{.Points}}"/>
+{{range .Dots}}<circle cx="{{.Pos}}" cy="{{.Label}}" r="3" fill="#0969da"/>
+{{end}}</svg>
+<p class="notes">{{.N}} settled bets; profit so far <strong class="{{.LastClass}}">{{.Last}}</strong>.</p>
+{{end}}{{if .Limits}}<h2>Limits</h2>
+<table class="limits">
+<thead><tr><th></th><th class="n">Already</th><th class="n">After this run</th><th class="n">Limit</th></tr></thead>
+<tbody>{{range .Limits}}
+<tr><td>{{index . 0}}</td><td class="n">{{index . 1}}</td><td class="n">{{index . 2}}</td><td class="n">{{index . 3}}</td></tr>{{end}}
+</tbody>
+</table>
+{{end}}<h2>Bets</h2>
+{{if .Bets}}<table>
+<thead><tr><th>Bet</th><th>Race</th><th>Start</th><th>Selection</th><th>Type</th><th class="n">Stake</th>{{if .Plan}}<th>Action</th>{{end}}<th>Status</th>{{if not .Plan}}<th class="n">Accepted</th><th class="n">Profit</th>{{end}}</tr></thead>
+<tbody>{{$plan := .Plan}}{{range .Bets}}
+<tr class="bet" id="bet-{{.ID}}"><td class="id">{{.ID}}</td><td class="race">{{.Race}}</td><td>{{.Start}}</td><td>{{.Selection}}</td><td>{{.Type}}</td><td class="n">{{.Stake}}</td>{{if $plan}}<td><span class="badge {{.ActionClass}}">{{.Action}}</span></td>{{end}}<td><span class="badge {{.StatusClass}}">{{.Status}}</span></td>{{if not $plan}}<td class="n">{{.Accepted}}</td><td class="n {{.ProfitClass}}">{{.Profit}}</td>{{end}}</tr>
+<tr class="detail"><td></td><td colspan="{{if $plan}}7{{else}}8{{end}}">{{if .Reason}}<div class="why">{{.Reason}}</div>{{end}}{{if .Error}}<div class="err"><strong>error:</strong> {{.Error}}</div>{{end}}<details{{if .Open}} open="open"{{end}}><summary>label, notification{{if .Records}}, {{len .Records}} session{{if ne (len .Records) 1}}s{{end}}{{end}}</summary>
+<dl><dt>label</dt><dd><code>{{.Label}}</code></dd><dt>market</dt><dd>{{.Market}}</dd><dt>notification</dt><dd>{{if .Notification}}{{.Notification}}{{else}}none{{end}}</dd></dl>
+{{if .Records}}<table class="records">
+<thead><tr><th>Session</th><th>Result</th><th class="n">Amount</th><th class="n">Odds</th><th>Status</th><th class="n">Profit</th></tr></thead>
+<tbody>{{range .Records}}
+<tr><td>{{.Session}}</td><td><span class="badge {{.ResultClass}}">{{.Result}}</span>{{if .Error}} <span class="err">{{.Error}}</span>{{end}}</td><td class="n">{{.Amount}}</td><td class="n">{{.Odds}}</td><td>{{.Status}}</td><td class="n {{.ProfitClass}}">{{.Profit}}</td></tr>{{end}}
+</tbody>
+</table>
+{{end}}</details></td></tr>{{end}}
+</tbody>
+</table>
+{{range .Notes}}<p class="notes">{{.}}</p>
+{{end}}{{else}}<p>No bets.</p>
+{{end}}{{if .Sessions}}<h2>Sessions</h2>
+<table>
+<thead><tr><th>Session</th><th class="n">Bets</th><th class="n">Accepted</th><th class="n">Errors</th><th class="n">In review</th><th class="n">Amount</th><th class="n">Profit</th></tr></thead>
+<tbody>{{range .Sessions}}
+<tr><td>{{.Bookie}}{{if and .Name (ne .Name .Bookie)}} · {{.Name}}{{end}}</td><td class="n">{{.Bets}}</td><td class="n">{{.Accepted}}</td><td class="n{{if .Errors}} bad{{end}}">{{.Errors}}</td><td class="n">{{.InReview}}</td><td class="n">{{dollars .Amount}}</td><td class="n {{profitClass .Profit}}">{{signed .Profit}}</td></tr>{{end}}
+</tbody>
+</table>
+{{end}}<h2>Details</h2>
+<dl>{{range .Facts}}<dt>{{index . 0}}</dt><dd>{{index . 1}}</dd>{{end}}</dl>
+</body>
+</html>
+`))
