@@ -379,6 +379,9 @@ func (c *Client) do(req *http.Request) ([]byte, error) {
 			}
 		}
 		retry, reason := c.shouldRetry(class, res, attempt)
+		if retry && req.Body != nil && req.Body != http.NoBody && req.GetBody == nil {
+			retry = false // a body that cannot be rewound cannot be sent again
+		}
 		if !retry {
 			return nil, c.finalError(req, path, class, res)
 		}
