@@ -1,0 +1,229 @@
+package plan
+
+import (
+	"bytes"
+	"cmp"
+	"encoding/json"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+)
+
+// Severity says whether a diagnostic makes a plan invalid.
+type Severity string
+
+const (
+	SeverityError   Severity = "error"
+	SeverityWarning Severity = "warning"
+)
+
+// Diagnostic is one problem of a plan, at a position of its file. Lines
+// and columns count from 1; columns count characters (runes).
+type Diagnostic struct {
+	Severity  Severity
+	Summary   string
+	Detail    string
+	Filename  string
+	Line      int
+	Column    int
+	EndLine   int
+	EndColumn int
+}
+
+// Diagnostics are all the problems found in one or more plans.
+type Diagnostics []Diagnostic
+
+// HasErrors reports whether any diagnostic is an error.
+func (d Diagnostics) HasErrors() bool { return d.Errors() > 0 }
+
+// Errors counts the errors.
+func (d Diagnostics) Errors() int { return d.count(SeverityError) }
+
+// Warnings counts the warnings.
+func (d Diagnostics) Warnings() int { return d.count(SeverityWarning) }
+
+func (d Diagnostics) count(s Severity) int {
+	n := 0
+	for _, x := range d {
+		if x.Severity == s {
+			n++
+		}
+	}
+	return n
+}
+
+// Error joins the errors, one a line, in the text form without source.
+func (d Diagnostics) Error() string {
+	var lines []string
+	for _, x := range d {
+		if x.Severity == SeverityError {
+			lines = append(lines, x.String())
+		}
+	}
+	return strings.Join(lines, "\n")
+}
+
+// String is "FILE:LINE:COL: message", with "warning: " before a warning's
+// message.
+func (x Diagnostic) String() string {
+	var b strings.Builder
+	b.WriteString(x.Filename)
+	if x.Line > 0 {
+		fmt.Fprintf(&b, ":%d", x.Line)
+		if x.Column > 0 {
+			fmt.Fprintf(&b, ":%d", x.Column)
+		}
+	}
+	b.WriteString(": ")
+	if x.Severity == SeverityWarning {
+		b.WriteString("warning: ")
+	}
+	b.WriteString(x.Summary)
+	if x.Detail != "" {
+		b.WriteString(" (" + x.Detail + ")")
+	}
+	return b.String()
+}
+
+// sortDiagnostics orders by file, then position, keeping the order of
+// equal positions.
+func sortDiagnostics(d Diagnostics) {
+	slices.SortStableFunc(d, func(a, b Diagnostic) int {
+		return cmp.Or(cmp.Compare(a.Filename, b.Filename), cmp.Compare(a.Line, b.Line), cmp.Compare(a.Column, b.Column))
+	})
+}
+
+// WriteText writes every diagnostic as "FILE:LINE:COL: message", followed,
+// when src has the file, by the offending line and a caret under the column.
+func WriteText(w io.Writer, diags Diagnostics, src map[string][]byte) error {
+	var b bytes.Buffer
+	for _, d := range diags {
+		b.WriteString(d.String())
+		b.WriteByte('\n')
+		if line, ok := sourceLine(src[d.Filename], d.Line); ok && d.Column > 0 {
+			line = strings.ReplaceAll(line, "\t", " ")
+			fmt.Fprintf(&b, "    %s\n", line)
+			width := 1
+			if d.EndLine == d.Line && d.EndColumn > d.Column {
+				width = d.EndColumn - d.Column
+			}
+			pad := min(d.Column-1, len([]rune(line)))
+			fmt.Fprintf(&b, "    %s%s\n", strings.Repeat(" ", pad), strings.Repeat("^", max(1, min(width, len([]rune(line))-pad))))
+		}
+	}
+	_, err := w.Write(b.Bytes())
+	return err
+}
+
+func sourceLine(src []byte, n int) (string, bool) {
+	if src == nil || n < 1 {
+		return "", false
+	}
+	for i := 1; i < n; i++ {
+		j := bytes.IndexByte(src, '\n')
+		if j < 0 {
+			return "", false
+		}
+		src = src[j+1:]
+	}
+	if j := bytes.IndexByte(src, '\n'); j >= 0 {
+		src = src[:j]
+	}
+	return strings.TrimRight(string(src), "\r"), true
+}
+
+// JSONFormatVersion is the version of WriteJSON's document.
+const JSONFormatVersion = "1"
+
+type jsonPos struct {
+	Line   int `json:"line"`
+	Column int `json:"column"`
+}
+
+type jsonRange struct {
+	Filename string  `json:"filename"`
+	Start    jsonPos `json:"start"`
+	End      jsonPos `json:"end"`
+}
+
+type jsonDiagnostic struct {
+	Severity Severity  `json:"severity"`
+	Summary  string    `json:"summary"`
+	Detail   string    `json:"detail"`
+	Range    jsonRange `json:"range"`
+}
+
+type jsonDocument struct {
+	FormatVersion string           `json:"format_version"`
+	Valid         bool             `json:"valid"`
+	ErrorCount    int              `json:"error_count"`
+	WarningCount  int              `json:"warning_count"`
+	Diagnostics   []jsonDiagnostic `json:"diagnostics"`
+}
+
+// WriteJSON writes the diagnostics as one versioned JSON object, in the
+// shape of `terraform validate -json`.
+func WriteJSON(w io.Writer, diags Diagnostics) error {
+	doc := jsonDocument{
+		FormatVersion: JSONFormatVersion,
+		Valid:         !diags.HasErrors(),
+		ErrorCount:    diags.Errors(),
+		WarningCount:  diags.Warnings(),
+		Diagnostics:   make([]jsonDiagnostic, 0, len(diags)),
+	}
+	for _, d := range diags {
+		end := jsonPos{d.EndLine, d.EndColumn}
+		if end.Line == 0 {
+			end = jsonPos{d.Line, d.Column}
+		}
+		doc.Diagnostics = append(doc.Diagnostics, jsonDiagnostic{
+			Severity: d.Severity, Summary: d.Summary, Detail: d.Detail,
+			Range: jsonRange{Filename: d.Filename, Start: jsonPos{d.Line, d.Column}, End: end},
+		})
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(doc)
+}
+
+// WriteGitHub writes GitHub Actions workflow commands, which annotate the
+// pull request's diff at each position.
+func WriteGitHub(w io.Writer, diags Diagnostics) error {
+	var b bytes.Buffer
+	for _, d := range diags {
+		cmd := "error"
+		if d.Severity == SeverityWarning {
+			cmd = "warning"
+		}
+		fmt.Fprintf(&b, "::%s file=%s", cmd, escapeProperty(d.Filename))
+		if d.Line > 0 {
+			fmt.Fprintf(&b, ",line=%d", d.Line)
+			if d.Column > 0 {
+				fmt.Fprintf(&b, ",col=%d", d.Column)
+			}
+			if d.EndLine > 0 {
+				fmt.Fprintf(&b, ",endLine=%d", d.EndLine)
+				if d.EndLine == d.Line && d.EndColumn > 0 {
+					fmt.Fprintf(&b, ",endColumn=%d", d.EndColumn)
+				}
+			}
+		}
+		msg := d.Summary
+		if d.Detail != "" {
+			msg += "\n" + d.Detail
+		}
+		fmt.Fprintf(&b, "::%s\n", escapeData(msg))
+	}
+	_, err := w.Write(b.Bytes())
+	return err
+}
+
+// The escaping of @actions/core's command.ts.
+var (
+	dataEscaper     = strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A")
+	propertyEscaper = strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C")
+)
+
+func escapeData(s string) string     { return dataEscaper.Replace(s) }
+func escapeProperty(s string) string { return propertyEscaper.Replace(s) }

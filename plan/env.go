@@ -1,0 +1,107 @@
+package plan
+
+import (
+	"fmt"
+	"math"
+	"reflect"
+	"time"
+)
+
+// Env is what expressions see: the race being considered, the time, the
+// plan's vars and the account's bookmaker sessions.
+type Env struct {
+	Race     RaceEnv        `expr:"race"`
+	Now      time.Time      `expr:"now"`
+	Vars     map[string]any `expr:"vars"`
+	Sessions []SessionEnv   `expr:"sessions"`
+}
+
+// RaceEnv is a race as expressions see it.
+type RaceEnv struct {
+	Venue          string    `expr:"venue"`
+	Code           string    `expr:"code"`
+	EventNumber    int       `expr:"event_number"`
+	Start          time.Time `expr:"start"`
+	MinutesToStart float64   `expr:"minutes_to_start"`
+	Country        string    `expr:"country"`
+	Runners        []string  `expr:"runners"`
+	RunnerNames    []string  `expr:"runner_names"`
+}
+
+// SessionEnv is one bookmaker session of the account.
+type SessionEnv struct {
+	ID           string  `expr:"id"`
+	Bookie       string  `expr:"bookie"`
+	DisplayName  string  `expr:"display_name"`
+	Balance      float64 `expr:"balance"`
+	BonusBalance float64 `expr:"bonus_balance"`
+	BotRunning   bool    `expr:"bot_running"`
+	LoginStatus  string  `expr:"login_status"`
+}
+
+// envNames lists the names of a struct's expr tags, for did-you-mean.
+func envNames(t reflect.Type) []string {
+	var out []string
+	for i := range t.NumField() {
+		if tag := t.Field(i).Tag.Get("expr"); tag != "" {
+			out = append(out, tag)
+		}
+	}
+	return out
+}
+
+var (
+	topNames     = append(envNames(reflect.TypeFor[Env]()), helperNames...)
+	raceNames    = envNames(reflect.TypeFor[RaceEnv]())
+	sessionNames = envNames(reflect.TypeFor[SessionEnv]())
+)
+
+// Helper functions of expressions, beyond expr's builtins (len, abs, min,
+// max, floor, ceil, sum, filter, map, ...).
+var helperNames = []string{"round", "clamp", "running", "total_balance", "total_bonus_balance"}
+
+// helpers are typed, so expressions using them are checked at compile time.
+var helpers = []struct {
+	name  string
+	fn    func(...any) (any, error)
+	types []any
+}{
+	{"round", func(p ...any) (any, error) {
+		x, places := p[0].(float64), p[1].(int)
+		if places < 0 || places > 10 {
+			return nil, fmt.Errorf("round: places must be 0..10, got %d", places)
+		}
+		f := math.Pow10(places)
+		return math.Round(x*f) / f, nil
+	}, []any{new(func(float64, int) float64)}},
+	{"clamp", func(p ...any) (any, error) {
+		x, lo, hi := p[0].(float64), p[1].(float64), p[2].(float64)
+		if lo > hi {
+			return nil, fmt.Errorf("clamp: lo %v is above hi %v", lo, hi)
+		}
+		return math.Min(math.Max(x, lo), hi), nil
+	}, []any{new(func(float64, float64, float64) float64)}},
+	{"running", func(p ...any) (any, error) {
+		var out []SessionEnv
+		for _, s := range p[0].([]SessionEnv) {
+			if s.BotRunning {
+				out = append(out, s)
+			}
+		}
+		return out, nil
+	}, []any{new(func([]SessionEnv) []SessionEnv)}},
+	{"total_balance", func(p ...any) (any, error) {
+		t := 0.0
+		for _, s := range p[0].([]SessionEnv) {
+			t += s.Balance
+		}
+		return t, nil
+	}, []any{new(func([]SessionEnv) float64)}},
+	{"total_bonus_balance", func(p ...any) (any, error) {
+		t := 0.0
+		for _, s := range p[0].([]SessionEnv) {
+			t += s.BonusBalance
+		}
+		return t, nil
+	}, []any{new(func([]SessionEnv) float64)}},
+}

@@ -1,0 +1,168 @@
+package plan
+
+import (
+	"fmt"
+	"math"
+	"time"
+)
+
+// Plan is a checked plan: defaults merged into every bet, expressions
+// compiled, ready for the engine.
+type Plan struct {
+	Filename    string
+	Hash        string // "sha256:<hex>" of the file's bytes
+	Version     int
+	Name        string
+	Description string
+	Vars        map[string]any
+	Limits      Limits
+	Defaults    BetDefaults // as written, for display; already merged into every Bet
+	Races       map[string]RaceRef
+	Bets        []*Bet // in file order
+	Poll        Poll
+}
+
+// Limits are checked before any bet is created. A nil limit is unset.
+type Limits struct {
+	MaxStakePerBet *float64
+	MaxTotalStake  *float64
+	MaxBets        *int
+}
+
+// CheckBet checks one bet's amount against max_stake_per_bet.
+func (l Limits) CheckBet(amount float64) error {
+	if l.MaxStakePerBet != nil && amount > *l.MaxStakePerBet {
+		return fmt.Errorf("amount $%s is above limits.max_stake_per_bet ($%s)", money(amount), money(*l.MaxStakePerBet))
+	}
+	return nil
+}
+
+// Poll says how often and how long outcomes are followed.
+type Poll struct {
+	Interval time.Duration
+	Timeout  time.Duration
+}
+
+// Defaults of Poll when the plan has none.
+const (
+	DefaultPollInterval = 30 * time.Second
+	DefaultPollTimeout  = 3 * time.Hour
+)
+
+// RaceRef names one race: the next meeting's race at a venue.
+type RaceRef struct {
+	Venue       string
+	Code        string
+	EventNumber int
+}
+
+func (r RaceRef) String() string { return fmt.Sprintf("%s (%s) R%d", r.Venue, r.Code, r.EventNumber) }
+
+// BetDefaults are the plan's defaults as written; a nil or empty field is
+// not set.
+type BetDefaults struct {
+	RaceKey       string
+	Race          *RaceRef
+	ForEachRace   *Expr
+	Selection     string
+	Type          string
+	Market        string
+	TargetSession string
+	Stake         *Amount
+	TargetProfit  *Amount
+	When          *Expr
+	Options       map[string]any
+}
+
+// Bet is one bet of the plan, defaults applied.
+type Bet struct {
+	ID            string
+	RaceKey       string   // the key in races; "" when inline or for_each_race
+	Race          *RaceRef // nil when ForEachRace is set
+	ForEachRace   *Expr
+	Selection     string
+	Type          string
+	Market        string
+	TargetSession string
+	Stake         *Amount // Fixed Wager and High Odds First
+	TargetProfit  *Amount // Fixed Profit
+	When          *Expr   // nil: always ready
+	Options       map[string]any
+	Line, Column  int // position of the bet in the file
+}
+
+// Amount is dollars, static or computed by an expression.
+type Amount struct {
+	Value float64
+	Expr  *Expr // nil: Value is the amount
+}
+
+func (a *Amount) String() string {
+	if a.Expr != nil {
+		return a.Expr.String()
+	}
+	return money(a.Value)
+}
+
+// Matches reports whether the bet applies to the race of env: its
+// for_each_race condition, true when it has none.
+func (b *Bet) Matches(env *Env) (bool, error) {
+	if b.ForEachRace == nil {
+		return true, nil
+	}
+	return b.ForEachRace.evalBool(env)
+}
+
+// Ready reports whether the bet's when condition holds; true when it has
+// none.
+func (b *Bet) Ready(env *Env) (bool, error) {
+	if b.When == nil {
+		return true, nil
+	}
+	return b.When.evalBool(env)
+}
+
+// AmountField is the create field the bet's amount goes to: "stake", or
+// "target_profit" for Fixed Profit.
+func (b *Bet) AmountField() string {
+	if b.Type == TypeFixedProfit {
+		return "target_profit"
+	}
+	return "stake"
+}
+
+// Amount is the bet's stake or target profit in dollars, evaluated when it
+// is an expression, rounded down to whole cents so a computed amount never
+// exceeds what the expression said.
+func (b *Bet) Amount(env *Env) (float64, error) {
+	a := b.Stake
+	if b.Type == TypeFixedProfit {
+		a = b.TargetProfit
+	}
+	if a == nil {
+		return 0, fmt.Errorf("bet %s has no %s", b.ID, b.AmountField())
+	}
+	v := a.Value
+	if a.Expr != nil {
+		var err error
+		if v, err = a.Expr.evalFloat(env); err != nil {
+			return 0, err
+		}
+	}
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return 0, fmt.Errorf("%s %s gave %v, not a finite number", b.AmountField(), a, v)
+	}
+	cents := math.Floor(v*100 + 1e-6)
+	if cents <= 0 {
+		return 0, fmt.Errorf("%s %s gave %v: an amount must be at least $0.01", b.AmountField(), a, v)
+	}
+	return cents / 100, nil
+}
+
+// money formats dollars with cents only when there are any.
+func money(v float64) string {
+	if v == math.Trunc(v) && math.Abs(v) < 1e15 {
+		return fmt.Sprintf("%.0f", v)
+	}
+	return fmt.Sprintf("%.2f", v)
+}

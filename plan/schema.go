@@ -1,0 +1,104 @@
+package plan
+
+import (
+	"encoding/json"
+
+	"github.com/invopop/jsonschema"
+)
+
+// SchemaID is the $id of the plan JSON Schema.
+const SchemaID = "https://github.com/betplan/betplan/schema/plan.schema.json"
+
+// JSONSchema is the plan's JSON Schema, generated from the YAML-shaped
+// types, for editors (yaml-language-server) and CI. The validator is
+// stricter: it also checks expressions, staking rules and limits.
+func JSONSchema() ([]byte, error) {
+	r := &jsonschema.Reflector{
+		FieldNameTag:               "yaml",
+		RequiredFromJSONSchemaTags: true,
+	}
+	s := r.Reflect(&planDoc{})
+	s.ID = SchemaID
+	s.Title = "betplan plan"
+	s.Description = "A declarative bet plan run by betplan against the Betting Automation Service."
+	if def, ok := s.Definitions["betDoc"]; ok {
+		if p, ok := def.Properties.Get("options"); ok {
+			*p = *optionsSchema()
+		}
+	}
+	b, err := json.MarshalIndent(s, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	return append(b, '\n'), nil
+}
+
+func optionsSchema() *jsonschema.Schema {
+	s := &jsonschema.Schema{
+		Type:                 "object",
+		Description:          "Notification options of the service, e.g. {check_odds: true, odds: 2.5}.",
+		Properties:           jsonschema.NewProperties(),
+		AdditionalProperties: jsonschema.FalseSchema,
+	}
+	for _, name := range optionNames() {
+		o := options[name]
+		p := &jsonschema.Schema{Description: o.help}
+		switch o.kind {
+		case optBool:
+			p.Type = "boolean"
+		case optNumber:
+			p.Type = "number"
+		case optInt:
+			p.Type = "integer"
+		case optString:
+			p.Type = "string"
+		}
+		s.Properties.Set(name, p)
+	}
+	return s
+}
+
+func (raceField) JSONSchema() *jsonschema.Schema {
+	return &jsonschema.Schema{
+		Description: "A key of races, or an inline race {venue, code, event_number}.",
+		OneOf: []*jsonschema.Schema{
+			{Type: "string", Description: "A key of races."},
+			{Ref: "#/$defs/raceDoc"},
+		},
+	}
+}
+
+func (exprField) JSONSchema() *jsonschema.Schema {
+	return &jsonschema.Schema{
+		Description: "An expression giving true or false; see the package documentation for the names it can use.",
+		OneOf:       []*jsonschema.Schema{{Type: "string", MinLength: uint64p(1)}, {Type: "boolean"}},
+	}
+}
+
+func (amountField) JSONSchema() *jsonschema.Schema {
+	return &jsonschema.Schema{
+		Description: "Dollars: a positive number with at most two decimals, or an expression giving a number.",
+		OneOf: []*jsonschema.Schema{
+			{Type: "number", ExclusiveMinimum: json.Number("0"), MultipleOf: json.Number("0.01")},
+			{Type: "string", MinLength: uint64p(1)},
+		},
+	}
+}
+
+func (durationField) JSONSchema() *jsonschema.Schema {
+	return &jsonschema.Schema{
+		Type:        "string",
+		Pattern:     `^([0-9]+(\.[0-9]+)?(ns|us|µs|ms|s|m|h))+$`,
+		Description: "A Go duration such as 30s, 1m30s or 3h.",
+	}
+}
+
+func uint64p(v uint64) *uint64 { return &v }
+
+// JSONSchemaExtend adds what struct tags cannot say: a pattern with commas.
+func (betDoc) JSONSchemaExtend(s *jsonschema.Schema) {
+	if p, ok := s.Properties.Get("selection"); ok {
+		p.Type = "string"
+		p.Pattern = selRe.String()
+	}
+}

@@ -1,0 +1,48 @@
+package plan
+
+// The YAML shape of a plan. These types are what the decoder fills, what
+// the validator's struct rules are written on, and what the JSON Schema is
+// generated from, so the three cannot drift apart.
+
+type planDoc struct {
+	Version     int                `yaml:"version" jsonschema:"required" jsonschema_description:"The plan format version: 1."`
+	Name        string             `yaml:"name" validate:"required,max=40,planname" jsonschema:"required,pattern=^[a-z0-9]+(-[a-z0-9]+)*$,maxLength=40" jsonschema_description:"The plan's name: lowercase letters, digits and '-'. It is part of the label of every bet the plan creates, so renaming a plan makes its bets new."`
+	Description string             `yaml:"description" jsonschema_description:"Free text for people reading the plan."`
+	Vars        map[string]any     `yaml:"vars" jsonschema_description:"Free values, readable in expressions as vars.NAME (e.g. vars.unit * 2)."`
+	Limits      *limitsDoc         `yaml:"limits" jsonschema_description:"Hard limits, checked before any bet is created. Static amounts are checked by validate; expression amounts when evaluated."`
+	Defaults    *betDoc            `yaml:"defaults" jsonschema_description:"Values for any bet field except id; a bet's own value wins."`
+	Races       map[string]raceDoc `yaml:"races" jsonschema_description:"Named races that bets refer to by key (race: KEY)."`
+	Bets        []betDoc           `yaml:"bets" jsonschema:"required,minItems=1" jsonschema_description:"The bets, each created at most once per race."`
+	Poll        *pollDoc           `yaml:"poll" jsonschema_description:"How outcomes are followed after creation."`
+}
+
+type limitsDoc struct {
+	MaxStakePerBet *float64 `yaml:"max_stake_per_bet" validate:"omitempty,gt=0,cents" jsonschema:"exclusiveMinimum=0" jsonschema_description:"The largest amount (stake, or target_profit for Fixed Profit) of one bet, in dollars."`
+	MaxTotalStake  *float64 `yaml:"max_total_stake" validate:"omitempty,gt=0,cents" jsonschema:"exclusiveMinimum=0" jsonschema_description:"The largest sum of the amounts of all bets the run creates, in dollars."`
+	MaxBets        *int     `yaml:"max_bets" validate:"omitempty,gt=0" jsonschema:"minimum=1" jsonschema_description:"The most bets the run creates (each for_each_race match counts)."`
+}
+
+type raceDoc struct {
+	Venue       string `yaml:"venue" validate:"required" jsonschema:"required,minLength=1" jsonschema_description:"The venue as the service names it, e.g. Flemington, The Meadows."`
+	Code        string `yaml:"code" validate:"required,racecode" jsonschema:"required,enum=Galloping,enum=Harness,enum=Greyhounds" jsonschema_description:"The racing code: Galloping, Harness or Greyhounds."`
+	EventNumber int    `yaml:"event_number" validate:"required,min=1,max=99" jsonschema:"required,minimum=1,maximum=99" jsonschema_description:"The race number at the meeting."`
+}
+
+type betDoc struct {
+	ID            string         `yaml:"id" validate:"omitempty,max=40,betid" jsonschema:"pattern=^[A-Za-z0-9][A-Za-z0-9_-]*$,maxLength=40" jsonschema_description:"The bet's id, unique in the plan; part of its label. Letters, digits, '-' and '_'."`
+	Race          *raceField     `yaml:"race" validate:"-" jsonschema_description:"A key of races, or an inline race {venue, code, event_number}. Exactly one of race and for_each_race."`
+	ForEachRace   *exprField     `yaml:"for_each_race" validate:"-" jsonschema_description:"An expression over race (true or false): one bet per matching upcoming race, e.g. race.code == \"Greyhounds\" && race.venue == \"The Meadows\"."`
+	Selection     *string        `yaml:"selection" validate:"omitempty,selection" jsonschema_description:"A runner number (\"3\"), or for Same Race Multi R:P pairs (\"2:1,6:3\": runner 2 top 1, runner 6 top 3)."`
+	Type          *string        `yaml:"type" validate:"omitempty,bettype" jsonschema:"enum=Fixed Wager,enum=Fixed Profit,enum=High Odds First" jsonschema_description:"Fixed Wager and High Odds First take stake; Fixed Profit takes target_profit."`
+	Market        *string        `yaml:"market" validate:"omitempty,market" jsonschema:"enum=Fixed Win,enum=Fixed Place,enum=Top Fluc,enum=Tote Win,enum=Tote Place,enum=Best Tote Win,enum=Best Tote Place,enum=Mid Tote Win,enum=Mid Tote Place,enum=Best of Best,enum=Same Race Multi,enum=Betfair SP,enum=Lay Win,enum=Lay Place" jsonschema_description:"The market, as the service names it."`
+	TargetSession *string        `yaml:"target_session" jsonschema_description:"Restrict the bet to this one bookmaker session (its id, as a string)."`
+	Stake         *amountField   `yaml:"stake" validate:"-" jsonschema_description:"Dollars per session (Fixed Wager, High Odds First): a positive number with at most two decimals, or an expression giving a number, e.g. vars.unit * 2. Rounded down to cents."`
+	TargetProfit  *amountField   `yaml:"target_profit" validate:"-" jsonschema_description:"Dollars of profit per session (Fixed Profit): a positive number with at most two decimals, or an expression giving a number."`
+	When          *exprField     `yaml:"when" validate:"-" jsonschema_description:"An expression (true or false) that must hold before the bet is created, e.g. race.minutes_to_start <= 10. Absent: create at once."`
+	Options       map[string]any `yaml:"options" jsonschema_description:"Notification options of the service, e.g. {check_odds: true, odds: 2.5}."`
+}
+
+type pollDoc struct {
+	Interval *durationField `yaml:"interval" validate:"-" jsonschema_description:"How often outcomes are polled, a Go duration such as 30s or 1m30s. Default 30s."`
+	Timeout  *durationField `yaml:"timeout" validate:"-" jsonschema_description:"How long outcomes are followed before the run gives up waiting, e.g. 3h. Default 3h."`
+}
