@@ -199,3 +199,38 @@ func TestJSONRoundsMoneyToCents(t *testing.T) {
 		t.Errorf("report.json holds an unrounded or negative-zero amount:\n%s", out)
 	}
 }
+
+// REPORT.md documents every field the schema has.
+func TestReportDocCoversEveryField(t *testing.T) {
+	doc, err := os.ReadFile("REPORT.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	schema, err := reporters.JSONSchema()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sch struct {
+		Properties map[string]any `json:"properties"`
+		Defs       map[string]struct {
+			Properties map[string]any `json:"properties"`
+		} `json:"$defs"`
+	}
+	if err := json.Unmarshal(schema, &sch); err != nil {
+		t.Fatal(err)
+	}
+	names := map[string]bool{}
+	for k := range sch.Properties {
+		names[k] = true
+	}
+	for _, d := range sch.Defs {
+		for k := range d.Properties {
+			names[k] = true
+		}
+	}
+	for name := range names {
+		if !strings.Contains(string(doc), name+"`") {
+			t.Errorf("REPORT.md does not document %q", name)
+		}
+	}
+}
