@@ -17,7 +17,7 @@ const maxNodes = 1 << 20
 
 // maxAliased bounds the values reached through aliases: plans use a few
 // anchors at most, and a bomb is refused quickly.
-const maxAliased = 100_000
+const maxAliased = 20_000
 
 // decoder fills the YAML-shaped types from a yaml.Node tree strictly:
 // unknown and duplicate keys and wrong types are errors at their position.
