@@ -21,7 +21,7 @@ func money(v float64) *float64 { return &v }
 func ptr[T any](v T) *T { return &v }
 
 func race(venue string, n, startMin int) engine.RaceInfo {
-	return engine.RaceInfo{Venue: venue, Code: "R", EventNumber: n, Start: at(startMin)}
+	return engine.RaceInfo{Venue: venue, Code: "Galloping", EventNumber: n, Start: at(startMin)}
 }
 
 // hostile is a reason that must come out escaped in every format.
@@ -49,7 +49,7 @@ func runResult() *engine.Result {
 		Bets: []engine.BetResult{
 			{
 				ID: "early-fav", Label: "betplan saturday-card early-fav R3",
-				Race: race("Flemington", 3, 40), Selection: "4 Pride Of Jenni", Type: "win", Market: "fixed",
+				Race: race("Flemington", 3, 40), Selection: "4 Pride Of Jenni", Type: "Fixed Wager", Market: "Fixed Win",
 				Stake: money(10), Status: engine.StatusSettled, Reason: "won",
 				NotificationID: 90211, CreatedAt: at(5),
 				Records: []engine.Record{
@@ -59,7 +59,7 @@ func runResult() *engine.Result {
 			},
 			{
 				ID: "each-way", Label: "betplan saturday-card each-way R4",
-				Race: race("Flemington", 4, 75), Selection: "7 Zaaki", Type: "place", Market: "fixed",
+				Race: race("Flemington", 4, 75), Selection: "7 Zaaki", Type: "Fixed Wager", Market: "Fixed Place",
 				Stake: money(20), Status: engine.StatusSettled, Reason: "lost",
 				NotificationID: 90212, CreatedAt: at(50),
 				Records: []engine.Record{
@@ -70,7 +70,7 @@ func runResult() *engine.Result {
 			},
 			{
 				ID: "scratch-saver", Label: "betplan saturday-card scratch-saver R5",
-				Race: race("Flemington", 5, 110), Selection: "2 Verry Elleegant", Type: "win", Market: "fixed",
+				Race: race("Flemington", 5, 110), Selection: "2 Verry Elleegant", Type: "Fixed Wager", Market: "Fixed Win",
 				Stake: money(15), Status: engine.StatusSettled, Reason: "runner scratched: stake refunded",
 				NotificationID: 90213, CreatedAt: at(80),
 				Records: []engine.Record{
@@ -80,7 +80,7 @@ func runResult() *engine.Result {
 			},
 			{
 				ID: "late-money", Label: "betplan saturday-card late-money R6",
-				Race: race("Flemington", 6, 145), Selection: "1 Anamoe", Type: "win", Market: "fixed",
+				Race: race("Flemington", 6, 145), Selection: "1 Anamoe", Type: "Fixed Wager", Market: "Fixed Win",
 				TargetProfit: money(30), Status: engine.StatusSettled, Reason: "won, result provisional",
 				NotificationID: 90214, CreatedAt: at(120),
 				Records: []engine.Record{
@@ -91,45 +91,45 @@ func runResult() *engine.Result {
 			},
 			{
 				ID: "box-trial", Label: "betplan saturday-card box trial R7",
-				Race: race("Randwick", 7, 180), Selection: "3", Type: "win", Market: "tote",
+				Race: race("Randwick", 7, 180), Selection: "3", Type: "Tote", Market: "Tote Win",
 				Stake: money(25), Status: engine.StatusPlaced, Reason: "one session in review",
 				NotificationID: 90215, CreatedAt: at(150),
 				Records: []engine.Record{
-					{Bookie: "tab", DisplayName: "TAB", Amount: 25, Odds: 2.9, SubmitResult: "Success", Status: "PENDING"},
+					{Bookie: "17", DisplayName: "TAB Main", Amount: 25, Odds: 2.9, SubmitResult: "Success", Status: "PENDING"},
 					{Bookie: "pointsbet", DisplayName: "PB", Amount: 0, SubmitResult: "In Review", Status: "PENDING"},
 				},
 				AmountAccepted: 25,
 			},
 			{
 				ID: "market-mover", Label: "betplan saturday-card market-mover R8",
-				Race: race("Randwick", 8, 215), Selection: "9 Nature Strip", Type: "win", Market: "fixed",
+				Race: race("Randwick", 8, 215), Selection: "9 Nature Strip", Type: "Fixed Wager", Market: "Fixed Win",
 				Stake: money(10), Status: engine.StatusCreated, Reason: "no session has acted yet",
 				NotificationID: 90216, CreatedAt: at(200),
 			},
 			{
 				ID: "drifter", Label: "betplan saturday-card drifter R9",
-				Race: race("Randwick", 9, 250), Selection: "5 I Wish I Win", Type: "win", Market: "fixed",
+				Race: race("Randwick", 9, 250), Selection: "5 I Wish I Win", Type: "Fixed Wager", Market: "Fixed Win",
 				Stake: money(10), Status: engine.StatusWaiting, Reason: "when: odds 4.60 > 3.50 (max)",
 			},
 			{
 				ID: "rain-check", Label: "betplan saturday-card rain-check R2",
-				Race: race("Caulfield", 2, 20), Selection: "6 Mr Brightside", Type: "win", Market: "fixed",
+				Race: race("Caulfield", 2, 20), Selection: "6 Mr Brightside", Type: "Fixed Wager", Market: "Fixed Win",
 				Stake: money(10), Status: engine.StatusSkipped, Reason: "condition never true before the race started",
 			},
 			{
 				ID: "phantom", Label: "betplan saturday-card phantom",
-				Race: engine.RaceInfo{Venue: "Nowhere Downs", EventNumber: 12}, Selection: "1", Type: "win", Market: "fixed",
+				Race: engine.RaceInfo{Venue: "Nowhere Downs", EventNumber: 12}, Selection: "1", Type: "Fixed Wager", Market: "Fixed Win",
 				Stake: money(5), Status: engine.StatusUnresolved, Reason: "no race Nowhere Downs R12 on 2025-03-01",
 			},
 			{
 				ID: "nobody-home", Label: "betplan saturday-card nobody-home R1",
-				Race: race("Moonee Valley", 1, 10), Selection: "8 Lunar Flare", Type: "win", Market: "fixed",
+				Race: race("Moonee Valley", 1, 10), Selection: "8 Lunar Flare", Type: "Fixed Wager", Market: "Fixed Win",
 				Stake: money(10), Status: engine.StatusNotTaken, Reason: "no session acted by race start",
 				NotificationID: 90207, CreatedAt: at(1),
 			},
 			{
 				ID: "all-errors", Label: "betplan saturday-card all-errors R2",
-				Race: race("Moonee Valley", 2, 30), Selection: "3 Gold Trip", Type: "win", Market: "fixed",
+				Race: race("Moonee Valley", 2, 30), Selection: "3 Gold Trip", Type: "Fixed Wager", Market: "Fixed Win",
 				Stake: money(40), Status: engine.StatusFailed, Reason: hostile,
 				NotificationID: 90208, CreatedAt: at(2),
 				Records: []engine.Record{
@@ -139,20 +139,20 @@ func runResult() *engine.Result {
 			},
 			{
 				ID: "create-timeout", Label: "betplan saturday-card create-timeout R3",
-				Race: race("Moonee Valley", 3, 60), Selection: "10 Alligator Blood", Type: "win", Market: "fixed",
+				Race: race("Moonee Valley", 3, 60), Selection: "10 Alligator Blood", Type: "Fixed Wager", Market: "Fixed Win",
 				Stake: money(20), Status: engine.StatusFailed, Reason: "creating the notification failed",
 				Error: "create notification: POST /notification/create/: 503 Service Unavailable",
 			},
 			{
 				ID: "second-thoughts", Label: "betplan saturday-card second-thoughts R4",
-				Race: race("Moonee Valley", 4, 95), Selection: "2 Mo'unga", Type: "win", Market: "fixed",
+				Race: race("Moonee Valley", 4, 95), Selection: "2 Mo'unga", Type: "Fixed Wager", Market: "Fixed Win",
 				Stake: money(10), Status: engine.StatusCanceled, Reason: "cancelled by betplan cancel",
 				NotificationID: 90209, CreatedAt: at(3),
 			},
 			{
 				ID: "country-cup-quaddie-leg-with-a-very-long-id", Label: "betplan saturday-card country cup leg 1 R6",
 				Race:      race("Murrumbidgee Turf Club Wagga Wagga Gold Cup Carnival Synthetic Track", 6, 130),
-				Selection: "11 A Horse With An Unusually Long Name Indeed", Type: "win", Market: "fixed",
+				Selection: "11 A Horse With An Unusually Long Name Indeed", Type: "Fixed Wager", Market: "Fixed Win",
 				Stake: money(5.5), Status: engine.StatusSettled, Reason: "lost",
 				NotificationID: 90210, CreatedAt: at(4),
 				Records: []engine.Record{
@@ -187,30 +187,30 @@ func planResult() *engine.Result {
 		},
 		Bets: []engine.BetResult{
 			{ID: "early-fav", Label: "betplan saturday-card early-fav R3", Race: race("Flemington", 3, 40),
-				Selection: "4 Pride Of Jenni", Type: "win", Market: "fixed", Stake: money(10),
+				Selection: "4 Pride Of Jenni", Type: "Fixed Wager", Market: "Fixed Win", Stake: money(10),
 				Status: engine.StatusWaiting, Action: engine.ActionCreate, Reason: "ready"},
 			{ID: "late-money", Label: "betplan saturday-card late-money R6", Race: race("Flemington", 6, 145),
-				Selection: "1 Anamoe", Type: "win", Market: "fixed", TargetProfit: money(35),
+				Selection: "1 Anamoe", Type: "Fixed Wager", Market: "Fixed Win", TargetProfit: money(35),
 				Status: engine.StatusWaiting, Action: engine.ActionCreate},
 			{ID: "drifter", Label: "betplan saturday-card drifter R9", Race: race("Randwick", 9, 250),
-				Selection: "5 I Wish I Win", Type: "win", Market: "fixed", Stake: money(10),
+				Selection: "5 I Wish I Win", Type: "Fixed Wager", Market: "Fixed Win", Stake: money(10),
 				Status: engine.StatusWaiting, Action: engine.ActionWait, Reason: "when: odds 4.60 > 3.50 (max)"},
 			{ID: "rain-check", Label: "betplan saturday-card rain-check R2", Race: race("Caulfield", 2, 20),
-				Selection: "6 Mr Brightside", Type: "win", Market: "fixed", Stake: money(10),
+				Selection: "6 Mr Brightside", Type: "Fixed Wager", Market: "Fixed Win", Stake: money(10),
 				Status: engine.StatusSkipped, Action: engine.ActionSkip, Reason: "race started; condition never true"},
 			{ID: "box-trial", Label: "betplan saturday-card box trial R7", Race: race("Randwick", 7, 180),
-				Selection: "3", Type: "win", Market: "tote", Stake: money(20),
+				Selection: "3", Type: "Tote", Market: "Tote Win", Stake: money(20),
 				Status: engine.StatusCreated, Action: engine.ActionAdopt, Reason: "a notification labelled \"betplan saturday-card box trial R7\" exists (id 90215)",
 				NotificationID: 90215},
 			{ID: "market-mover", Label: "betplan saturday-card market-mover R8", Race: race("Randwick", 8, 215),
-				Selection: "9 Nature Strip", Type: "win", Market: "fixed", Stake: money(10),
+				Selection: "9 Nature Strip", Type: "Fixed Wager", Market: "Fixed Win", Stake: money(10),
 				Status: engine.StatusPlaced, Action: engine.ActionNone, Reason: "created by an earlier run",
 				NotificationID: 90216, AmountAccepted: 10},
 			{ID: "phantom", Label: "betplan saturday-card phantom", Race: engine.RaceInfo{Venue: "Nowhere Downs", EventNumber: 12},
-				Selection: "1", Type: "win", Market: "fixed", Stake: money(5),
+				Selection: "1", Type: "Fixed Wager", Market: "Fixed Win", Stake: money(5),
 				Status: engine.StatusUnresolved, Action: engine.ActionUnresolved, Reason: "no race Nowhere Downs R12 on 2025-03-01"},
 			{ID: "big-punt", Label: "betplan saturday-card big-punt R5", Race: race("Murrumbidgee Turf Club Wagga Wagga Gold Cup Carnival Synthetic Track", 5, 110),
-				Selection: "2 Verry Elleegant", Type: "win", Market: "fixed", Stake: money(80),
+				Selection: "2 Verry Elleegant", Type: "Fixed Wager", Market: "Fixed Win", Stake: money(80),
 				Status: engine.StatusWaiting, Action: engine.ActionRefuse, Reason: "stake $80.00 is over max_stake_per_bet $50.00 | " + "<script>"},
 		},
 	}
@@ -229,9 +229,9 @@ func bigResult(n int) *engine.Result {
 		r.Bets[i] = engine.BetResult{
 			ID:    fmt.Sprintf("bet-%05d", i),
 			Label: fmt.Sprintf("betplan big bet-%05d", i),
-			Race: engine.RaceInfo{Venue: "Murrumbidgee Turf Club Wagga Wagga Gold Cup Carnival", Code: "R",
+			Race: engine.RaceInfo{Venue: "Murrumbidgee Turf Club Wagga Wagga Gold Cup Carnival", Code: "Galloping",
 				EventNumber: i%10 + 1, Start: at(i % 600)},
-			Selection: fmt.Sprintf("%d Some Horse | With <odd> *name*", i%14+1), Type: "win", Market: "fixed",
+			Selection: fmt.Sprintf("%d Some Horse | With <odd> *name*", i%14+1), Type: "Fixed Wager", Market: "Fixed Win",
 			Stake: money(float64(i%50) + 0.25), Status: st, Reason: "a reason that is fairly long, as reasons from the engine tend to be | <b>",
 			NotificationID: int64(100000 + i), CreatedAt: at(i % 600), Final: i%3 != 0,
 			Records: []engine.Record{

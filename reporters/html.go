@@ -46,12 +46,12 @@ type htmlCard struct {
 }
 
 type htmlBet struct {
-	ID, Label, Race, Start, Selection, Type, Market, Stake string
-	Status, StatusClass, Action, ActionClass               string
-	Reason, Error, Notification, Accepted, Profit          string
-	ProfitClass                                            string
-	Open                                                   bool // show the sessions without a click
-	Records                                                []htmlRecord
+	ID, Label, Race, Code, Start, Selection, Type, Market, Stake string
+	Status, StatusClass, Action, ActionClass                     string
+	Reason, Error, Notification, Accepted, Profit                string
+	ProfitClass                                                  string
+	Open                                                         bool // show the sessions without a click
+	Records                                                      []htmlRecord
 }
 
 type htmlRecord struct {
@@ -113,7 +113,7 @@ func newHTMLPage(r *engine.Result) *htmlPage {
 	for i := range r.Bets {
 		b := &r.Bets[i]
 		hb := htmlBet{
-			ID: b.ID, Label: b.Label, Race: raceName(b.Race), Start: startClock(b.Race.Start),
+			ID: b.ID, Label: b.Label, Race: raceName(b.Race), Code: b.Race.Code, Start: startClock(b.Race.Start),
 			Selection: b.Selection, Type: b.Type, Market: b.Market, Stake: stakeWords(b),
 			Status: statusWords(b.Status), StatusClass: toneClass[statusTone(b)],
 			Action: string(b.Action), ActionClass: toneClass[actionTone(b.Action)],
@@ -271,6 +271,7 @@ func newHTMLChart(r *engine.Result) *htmlChart {
 
 var htmlTemplate = template.Must(template.New("report").Funcs(template.FuncMap{
 	"dollars":     dollars,
+	"sessionName": sessionName,
 	"signed":      signedDollars,
 	"profitClass": func(v float64) string { return toneClass[profitTone(v)] },
 }).Parse(`<!DOCTYPE html>
@@ -296,6 +297,7 @@ h2 { font-size: 17px; margin: 28px 0 8px; }
 table { border-collapse: collapse; width: 100%; margin: 8px 0; }
 th, td { text-align: left; padding: 5px 8px; border-bottom: 1px solid #d1d9e0; vertical-align: top; }
 th { background: #f6f8fa; font-size: 12px; text-transform: uppercase; letter-spacing: .03em; color: #59636e; }
+td.nw { white-space: nowrap; }
 td.n, th.n { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
 td.id { max-width: 170px; font-family: ui-monospace, SFMono-Regular, Menlo, monospace; font-size: 13px; overflow-wrap: anywhere; }
 .race { max-width: 260px; }
@@ -357,11 +359,11 @@ svg text { font: 12px system-ui, sans-serif; fill: #59636e; }
 </table>
 {{end}}<h2>Bets</h2>
 {{if .Bets}}<table>
-<thead><tr><th>Bet</th><th>Race</th><th>Start</th><th>Selection</th><th>Type</th><th class="n">Stake</th>{{if .Plan}}<th>Action</th>{{end}}<th>Status</th>{{if not .Plan}}<th class="n">Accepted</th><th class="n">Profit</th>{{end}}</tr></thead>
+<thead><tr><th>Bet</th><th>Race</th><th>Start</th><th>Selection</th><th>Market</th><th class="n">Stake</th>{{if .Plan}}<th>Action</th>{{end}}<th>Status</th>{{if not .Plan}}<th class="n">Accepted</th><th class="n">Profit</th>{{end}}</tr></thead>
 <tbody>{{$plan := .Plan}}{{range .Bets}}
-<tr class="bet" id="bet-{{.ID}}"><td class="id">{{.ID}}</td><td class="race">{{.Race}}</td><td>{{.Start}}</td><td>{{.Selection}}</td><td>{{.Type}}</td><td class="n">{{.Stake}}</td>{{if $plan}}<td><span class="badge {{.ActionClass}}">{{.Action}}</span></td>{{end}}<td><span class="badge {{.StatusClass}}">{{.Status}}</span></td>{{if not $plan}}<td class="n">{{.Accepted}}</td><td class="n {{.ProfitClass}}">{{.Profit}}</td>{{end}}</tr>
+<tr class="bet" id="bet-{{.ID}}"><td class="id">{{.ID}}</td><td class="race">{{.Race}}</td><td>{{.Start}}</td><td>{{.Selection}}</td><td class="nw">{{.Market}}</td><td class="n">{{.Stake}}</td>{{if $plan}}<td><span class="badge {{.ActionClass}}">{{.Action}}</span></td>{{end}}<td><span class="badge {{.StatusClass}}">{{.Status}}</span></td>{{if not $plan}}<td class="n">{{.Accepted}}</td><td class="n {{.ProfitClass}}">{{.Profit}}</td>{{end}}</tr>
 <tr class="detail"><td></td><td colspan="{{if $plan}}7{{else}}8{{end}}">{{if .Reason}}<div class="why">{{.Reason}}</div>{{end}}{{if .Error}}<div class="err"><strong>error:</strong> {{.Error}}</div>{{end}}<details{{if .Open}} open="open"{{end}}><summary>label, notification{{if .Records}}, {{len .Records}} session{{if ne (len .Records) 1}}s{{end}}{{end}}</summary>
-<dl><dt>label</dt><dd><code>{{.Label}}</code></dd><dt>market</dt><dd>{{.Market}}</dd><dt>notification</dt><dd>{{if .Notification}}{{.Notification}}{{else}}none{{end}}</dd></dl>
+<dl><dt>label</dt><dd><code>{{.Label}}</code></dd><dt>bet type</dt><dd>{{.Type}}</dd><dt>race code</dt><dd>{{.Code}}</dd><dt>notification</dt><dd>{{if .Notification}}{{.Notification}}{{else}}none{{end}}</dd></dl>
 {{if .Records}}<table class="records">
 <thead><tr><th>Session</th><th>Result</th><th class="n">Amount</th><th class="n">Odds</th><th>Status</th><th class="n">Profit</th></tr></thead>
 <tbody>{{range .Records}}
@@ -377,7 +379,7 @@ svg text { font: 12px system-ui, sans-serif; fill: #59636e; }
 <table>
 <thead><tr><th>Session</th><th class="n">Bets</th><th class="n">Accepted</th><th class="n">Errors</th><th class="n">In review</th><th class="n">Amount</th><th class="n">Profit</th></tr></thead>
 <tbody>{{range .Sessions}}
-<tr><td>{{.Bookie}}{{if and .Name (ne .Name .Bookie)}} · {{.Name}}{{end}}</td><td class="n">{{.Bets}}</td><td class="n">{{.Accepted}}</td><td class="n{{if .Errors}} bad{{end}}">{{.Errors}}</td><td class="n">{{.InReview}}</td><td class="n">{{dollars .Amount}}</td><td class="n {{profitClass .Profit}}">{{signed .Profit}}</td></tr>{{end}}
+<tr><td>{{sessionName .Bookie .Name}}</td><td class="n">{{.Bets}}</td><td class="n">{{.Accepted}}</td><td class="n{{if .Errors}} bad{{end}}">{{.Errors}}</td><td class="n">{{.InReview}}</td><td class="n">{{dollars .Amount}}</td><td class="n {{profitClass .Profit}}">{{signed .Profit}}</td></tr>{{end}}
 </tbody>
 </table>
 {{end}}<h2>Details</h2>

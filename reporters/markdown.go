@@ -92,7 +92,7 @@ func (m *markdownWriter) run(r *engine.Result) {
 		slices.SortStableFunc(order, func(a, b int) int {
 			return attention(&r.Bets[a]) - attention(&r.Bets[b])
 		})
-		m.table(r, order, []string{"Bet", "Race", "Start (UTC)", "Selection", "Type", "Stake", "Status", "Accepted", "Profit", "Reason"},
+		m.table(r, order, []string{"Bet", "Race", "Start (UTC)", "Selection", "Market", "Stake", "Status", "Accepted", "Profit", "Reason"},
 			"|---|---|---|---|---|--:|---|--:|--:|---|", func(b *engine.BetResult) []string {
 				status := statusMark(b.Status) + " " + statusWords(b.Status)
 				reason := mdText(truncate(oneLine(b.Reason), markdownReason))
@@ -104,11 +104,11 @@ func (m *markdownWriter) run(r *engine.Result) {
 					mdText(truncate(raceName(b.Race), markdownCell)),
 					startClock(b.Race.Start),
 					mdText(truncate(b.Selection, markdownCell)),
-					mdText(truncate(b.Type, markdownCell)),
+					mdText(truncate(marketWords(b), markdownCell)),
 					stakeWords(b),
 					status,
 					acceptedWords(b),
-					mdText(profitWords(b)),
+					strings.ReplaceAll(profitWords(b), "*", `\*`),
 					reason,
 				}
 			})
@@ -181,14 +181,14 @@ func (m *markdownWriter) plan(r *engine.Result) {
 		for i := range order {
 			order[i] = i
 		}
-		m.table(r, order, []string{"Bet", "Race", "Start (UTC)", "Selection", "Type", "Stake", "Action", "Reason"},
+		m.table(r, order, []string{"Bet", "Race", "Start (UTC)", "Selection", "Market", "Stake", "Action", "Reason"},
 			"|---|---|---|---|---|--:|---|---|", func(b *engine.BetResult) []string {
 				return []string{
 					mdCode(truncate(b.ID, markdownCell)),
 					mdText(truncate(raceName(b.Race), markdownCell)),
 					startClock(b.Race.Start),
 					mdText(truncate(b.Selection, markdownCell)),
-					mdText(truncate(b.Type, markdownCell)),
+					mdText(truncate(marketWords(b), markdownCell)),
 					stakeWords(b),
 					actionMark(b.Action) + " " + string(b.Action),
 					mdText(truncate(oneLine(b.Reason), markdownReason)),

@@ -306,10 +306,10 @@ func (t *textWriter) betTable(r *engine.Result) {
 	}
 	cols := []column{
 		{title: "BET", flex: true, min: 10},
-		{title: "RACE", flex: true, min: 14},
+		{title: "RACE", flex: true, min: 13},
 		{title: "START", drop: 2},
-		{title: "SELECTION", flex: true, min: 12},
-		{title: "TYPE", flex: true, min: 5, drop: 3},
+		{title: "SELECTION", flex: true, min: 6},
+		{title: "MARKET", flex: true, min: 11, drop: 3},
 		{title: "STAKE", right: true},
 		{title: "STATUS"},
 		{title: "ACCEPTED", right: true, drop: 1},
@@ -325,7 +325,7 @@ func (t *textWriter) betTable(r *engine.Result) {
 			raceCell(b.Race),
 			{text: startClock(b.Race.Start)},
 			{text: b.Selection},
-			{text: b.Type},
+			{text: marketWords(b)},
 			{text: stakeWords(b)},
 			{text: statusWords(b.Status), tone: statusTone(b)},
 			{text: acceptedWords(b)},
@@ -373,10 +373,10 @@ func (t *textWriter) planTable(r *engine.Result) {
 	}
 	cols := []column{
 		{title: "BET", flex: true, min: 10},
-		{title: "RACE", flex: true, min: 14},
+		{title: "RACE", flex: true, min: 13},
 		{title: "START", drop: 2},
-		{title: "SELECTION", flex: true, min: 12},
-		{title: "TYPE", flex: true, min: 5, drop: 3},
+		{title: "SELECTION", flex: true, min: 6},
+		{title: "MARKET", flex: true, min: 11, drop: 3},
 		{title: "STAKE", right: true},
 		{title: "ACTION"},
 		{title: "STATUS", drop: 1},
@@ -389,7 +389,7 @@ func (t *textWriter) planTable(r *engine.Result) {
 			raceCell(b.Race),
 			{text: startClock(b.Race.Start)},
 			{text: b.Selection},
-			{text: b.Type},
+			{text: marketWords(b)},
 			{text: stakeWords(b)},
 			{text: string(b.Action), tone: actionTone(b.Action)},
 			{text: statusWords(b.Status), tone: statusTone(b)},
@@ -405,7 +405,7 @@ func (t *textWriter) planTable(r *engine.Result) {
 func raceCell(r engine.RaceInfo) cell {
 	c := cell{text: raceName(r)}
 	if r.EventNumber > 0 {
-		c.tail = strings.TrimPrefix(c.text, r.Venue)
+		c.tail = " R" + strconv.Itoa(r.EventNumber)
 	}
 	return c
 }

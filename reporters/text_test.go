@@ -56,7 +56,7 @@ func TestTextColour(t *testing.T) {
 
 func TestTextShowsEveryBetAndTotals(t *testing.T) {
 	r := runResult()
-	out := string(render(t, reporters.FormatText, r, reporters.TextOptions{Width: 200}))
+	out := string(render(t, reporters.FormatText, r, reporters.TextOptions{Width: 400}))
 	for _, b := range r.Bets {
 		if !strings.Contains(out, "\n"+b.ID+" ") {
 			t.Errorf("text has no row for %s", b.ID)

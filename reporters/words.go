@@ -64,8 +64,8 @@ func percent(f float64) string {
 	return strconv.FormatFloat(p, 'f', 1, 64) + "%"
 }
 
-// raceName names a race as punters do: "Flemington R3" (the race code
-// appears only when it is not thoroughbred racing).
+// raceName names a race as punters do: "Flemington R3". The race code
+// (Galloping, Harness, Greyhounds) is in report.json; the venue says it.
 func raceName(r engine.RaceInfo) string {
 	if r.Venue == "" && r.EventNumber == 0 {
 		return "-"
@@ -74,10 +74,16 @@ func raceName(r engine.RaceInfo) string {
 	if r.EventNumber > 0 {
 		s += " R" + strconv.Itoa(r.EventNumber)
 	}
-	if r.Code != "" && r.Code != "R" {
-		s += " (" + r.Code + ")"
+	return strings.TrimSpace(s)
+}
+
+// marketWords is what was backed, as punters say it: the market ("Fixed
+// Win") says more than the bet type ("Fixed Wager").
+func marketWords(b *engine.BetResult) string {
+	if b.Market != "" {
+		return b.Market
 	}
-	return s
+	return b.Type
 }
 
 // startClock is a race's start as HH:MM UTC, or "-".
@@ -297,6 +303,9 @@ func sessions(r *engine.Result) []session {
 	return out
 }
 
+// sessionName names a bookmaker session by its display name, with the
+// bookie beside it: "Main (bet365)", or "Main Sportsbet (#42)" when the
+// service sends the bookie as a number.
 func sessionName(bookie, name string) string {
 	switch {
 	case bookie == "":
@@ -304,7 +313,10 @@ func sessionName(bookie, name string) string {
 	case name == "" || name == bookie:
 		return bookie
 	}
-	return bookie + " · " + name
+	if strings.Trim(bookie, "0123456789") == "" {
+		bookie = "#" + bookie
+	}
+	return name + " (" + bookie + ")"
 }
 
 // recordWords describes one session's attempt in a line.
