@@ -74,7 +74,9 @@ const schemaID = "https://github.com/betplan/betplan/schema/report.schema.json"
 // JSONSchema returns the JSON Schema of report.json, generated from Document,
 // indented, with a trailing newline. schema/report.schema.json is this output.
 func JSONSchema() ([]byte, error) {
-	r := &jsonschema.Reflector{ExpandedStruct: true}
+	// Additional properties are allowed: fields may be added within a
+	// schema_version, and older consumers must keep validating.
+	r := &jsonschema.Reflector{ExpandedStruct: true, AllowAdditionalProperties: true}
 	s := r.ReflectFromType(reflect.TypeFor[Document]())
 	s.ID = schemaID
 	s.Title = "betplan report"
