@@ -1,0 +1,389 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/betplan/betplan/apiclient"
+)
+
+// decide evaluates one waiting instance at now and creates it when ready.
+// It returns a non-nil error only for what must stop the run (a refusal,
+// a cancelled context, a journal that cannot be written).
+func (r *run) decide(ctx context.Context, in *instance, now time.Time) error {
+	if in.status != StatusWaiting {
+		return nil
+	}
+	// A create announced by an earlier run (or an earlier attempt) may have
+	// landed: settle that before anything else.
+	if s := r.journal.State(in.label); s != nil && s.Pending {
+		found, err := r.lookupOverGrace(ctx, in, "an earlier run announced a create and did not record its outcome")
+		if err != nil {
+			return err
+		}
+		if found {
+			return nil
+		}
+	}
+	if in.race == nil {
+		// Known only from the journal and its race has left the list: a
+		// create that never landed cannot be retried.
+		in.status, in.final = StatusFailed, true
+		in.reason = "an earlier create did not land and the race is no longer upcoming"
+		return nil
+	}
+	start := in.race.StartTime.Time
+	env := r.env(in.race, now)
+	if only := r.opts.OnlyLabels; only != nil {
+		amount, ok := only[in.label]
+		if !ok {
+			return nil // a saved plan applies exactly its own creates
+		}
+		if !now.Before(start) {
+			in.status, in.final = StatusSkipped, true
+			in.reason = "the race started before the saved plan was applied"
+			return nil
+		}
+		in.amount = amount
+		return r.guardAndCreate(ctx, in)
+	}
+	if !now.Before(start) {
+		in.status, in.final = StatusSkipped, true
+		if in.bet.When != nil {
+			in.reason = fmt.Sprintf("the race started before %q was true (%s)", in.bet.When.String(), in.bet.When.Explain(env))
+		} else {
+			in.reason = "the race started before the bet could be created"
+		}
+		return nil
+	}
+	ready, err := in.bet.Ready(env)
+	if err != nil {
+		in.status, in.final = StatusFailed, true
+		in.reason = fmt.Sprintf("evaluating when %q: %v", in.bet.When.String(), err)
+		return nil
+	}
+	if !ready {
+		in.reason = fmt.Sprintf("waiting for %q (%s)", in.bet.When.String(), in.bet.When.Explain(env))
+		return nil
+	}
+	amount, err := in.bet.Amount(env)
+	if err != nil {
+		in.status, in.final = StatusFailed, true
+		in.reason = fmt.Sprintf("evaluating %s: %v", in.bet.AmountField(), err)
+		return nil
+	}
+	in.amount = amount
+	return r.guardAndCreate(ctx, in)
+}
+
+// guardAndCreate adopts an existing notification with the label, or checks
+// the safety guards and creates one.
+func (r *run) guardAndCreate(ctx context.Context, in *instance) error {
+	// Before every create: if the label exists, adopt it, never create.
+	found, err := r.lookup(ctx, in)
+	if err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		in.err = fmt.Sprintf("looking label up: %v", err)
+		in.reason = "could not check whether the bet exists; will try again"
+		return nil
+	}
+	if found {
+		return nil
+	}
+	if reason := r.checkLimits(in); reason != "" {
+		in.status, in.final = StatusFailed, true
+		in.reason = "refused by a limit: " + reason
+		r.refused = in.reason
+		r.logf("refused %s: %s", in.bet.ID, reason)
+		return nil
+	}
+	if !r.opts.AllowNoBot {
+		if reason := r.checkBot(in); reason != "" {
+			r.refused = reason
+			return &RefusedError{Reason: reason}
+		}
+	}
+	if !r.confirmed && r.opts.Confirm != nil {
+		ok, err := r.opts.Confirm(r.confirmSummary())
+		if err != nil {
+			return err
+		}
+		if !ok {
+			r.refused = "not confirmed"
+			return &RefusedError{Reason: "the run was not confirmed"}
+		}
+	}
+	r.confirmed = true
+	return r.create(ctx, in)
+}
+
+// checkLimits returns why creating in would break the plan's limits.
+func (r *run) checkLimits(in *instance) string {
+	l := r.plan.Limits
+	if err := l.CheckBet(in.amount); err != nil {
+		return err.Error()
+	}
+	committed, count := r.journal.Committed()
+	if l.MaxTotalStake != nil && committed+in.amount > *l.MaxTotalStake+1e-9 {
+		return fmt.Sprintf("max_total_stake %.2f: %.2f already committed by this plan, this bet adds %.2f", *l.MaxTotalStake, committed, in.amount)
+	}
+	if l.MaxBets != nil && count+1 > *l.MaxBets {
+		return fmt.Sprintf("max_bets %d: this plan has already created %d", *l.MaxBets, count)
+	}
+	return ""
+}
+
+// checkBot returns why no targeted session would act on in.
+func (r *run) checkBot(in *instance) string {
+	var targeted []string
+	for _, s := range r.sessions {
+		id := strconv.FormatInt(int64(s.ID), 10)
+		if in.bet.TargetSession != "" && id != in.bet.TargetSession {
+			continue
+		}
+		if s.BotRunning {
+			return ""
+		}
+		targeted = append(targeted, fmt.Sprintf("%s (%s)", id, s.DisplayName))
+	}
+	if in.bet.TargetSession != "" && len(targeted) == 0 {
+		return fmt.Sprintf("bet %s targets session %s, which is not among the account's sessions", in.bet.ID, in.bet.TargetSession)
+	}
+	if len(targeted) == 0 {
+		return "the account has no bookmaker sessions: nothing would be placed"
+	}
+	return fmt.Sprintf("no targeted session has a running bot (%s): nothing would be placed; start a bot or pass --allow-no-bot", strings.Join(targeted, ", "))
+}
+
+func (r *run) confirmSummary() string {
+	var n int
+	var total float64
+	for _, in := range r.insts {
+		if in.status == StatusWaiting {
+			n++
+			total += in.amount
+		}
+	}
+	s := fmt.Sprintf("Plan %q against %s: up to %d bets may be created.", r.plan.Name, r.opts.BaseURL, n)
+	if m := r.plan.Limits.MaxTotalStake; m != nil {
+		s += fmt.Sprintf(" Total stake is limited to $%.2f.", *m)
+	}
+	return s
+}
+
+// request builds the create body of an instance.
+func (r *run) request(in *instance) *apiclient.CreateNotificationRequest {
+	req := &apiclient.CreateNotificationRequest{
+		Type:          in.bet.Type,
+		Sports:        "RACING",
+		Competition:   in.race.Venue(),
+		Code:          in.race.Code,
+		EventNumber:   int(in.race.EventNumber),
+		Market:        in.bet.Market,
+		Selection:     in.bet.Selection,
+		Label:         in.label,
+		TargetSession: in.bet.TargetSession,
+		Options:       in.bet.Options,
+	}
+	if in.bet.AmountField() == "target_profit" {
+		req.TargetProfit = in.amount
+	} else {
+		req.Stake = in.amount
+	}
+	return req
+}
+
+// create sends the create at most MaxCreateAttempts times, each announced
+// in the journal first, and after any ambiguous answer looks the label up
+// over the grace window before trying again.
+func (r *run) create(ctx context.Context, in *instance) error {
+	info := in.info
+	for attempt := 1; attempt <= r.opts.MaxCreateAttempts; attempt++ {
+		if err := r.journal.Record(journalEntry{Op: opCreating, Label: in.label, BetID: in.bet.ID, Amount: in.amount, Race: &info, Attempt: attempt}); err != nil {
+			return err
+		}
+		r.checkpoint("creating")
+		res, err := r.svc.CreateNotification(ctx, r.request(in))
+		r.checkpoint("posted")
+		if err == nil {
+			id := res.ID
+			if id == 0 {
+				// The answer carried no id we could read: the label tells.
+				found, lerr := r.lookupOverGrace(ctx, in, "the create answered without an id")
+				if lerr != nil {
+					return lerr
+				}
+				if found {
+					return nil
+				}
+				in.err = "the create was accepted but its notification could not be found by label"
+				return nil
+			}
+			err := r.markCreated(in, id, opCreated)
+			r.checkpoint("created")
+			return err
+		}
+		if ctx.Err() != nil {
+			// Interrupted mid-create: the journal's pending entry makes the
+			// next run look the label up first.
+			return ctx.Err()
+		}
+		var apiErr *apiclient.Error
+		switch {
+		case apiclient.IsAmbiguous(err), apiclient.IsServerError(err):
+			r.logf("create %s: %v; looking the label up", in.bet.ID, err)
+			found, lerr := r.lookupOverGrace(ctx, in, err.Error())
+			if lerr != nil {
+				return lerr
+			}
+			if found {
+				return nil
+			}
+		case apiclient.IsRateLimited(err), apiclient.IsUnauthorized(err):
+			// Refused before it was processed; check the label once anyway.
+			r.logf("create %s: %v", in.bet.ID, err)
+			if errors.As(err, &apiErr) && apiErr.RetryAfter > 0 {
+				if serr := r.clock.Sleep(ctx, apiErr.RetryAfter); serr != nil {
+					return serr
+				}
+			}
+			found, lerr := r.lookup(ctx, in)
+			if lerr == nil && found {
+				return nil
+			}
+			if err := r.journal.Record(journalEntry{Op: opAbsent, Label: in.label, Error: err.Error()}); err != nil {
+				return err
+			}
+			if apiclient.IsUnauthorized(err) && attempt >= 2 {
+				in.status, in.final = StatusFailed, true
+				in.err = err.Error()
+				in.reason = "the service refused the credentials"
+				return nil
+			}
+		case isNotSent(err):
+			// The connection was refused: nothing reached the service.
+			r.logf("create %s: %v; trying again", in.bet.ID, err)
+			if jerr := r.journal.Record(journalEntry{Op: opAbsent, Label: in.label, Error: err.Error()}); jerr != nil {
+				return jerr
+			}
+			if serr := r.clock.Sleep(ctx, r.opts.LookupInterval); serr != nil {
+				return serr
+			}
+		default:
+			// A validation error or a refusal: the service did not create it.
+			if jerr := r.journal.Record(journalEntry{Op: opFailed, Label: in.label, Error: err.Error()}); jerr != nil {
+				return jerr
+			}
+			in.status, in.final = StatusFailed, true
+			in.err = err.Error()
+			in.reason = "the service refused the create"
+			r.logf("create %s refused: %v", in.bet.ID, err)
+			return nil
+		}
+	}
+	in.status, in.final = StatusFailed, true
+	in.reason = fmt.Sprintf("gave up after %d create attempts that did not land", r.opts.MaxCreateAttempts)
+	in.err = in.reason
+	return nil
+}
+
+func (r *run) markCreated(in *instance, id int64, op string) error {
+	info := in.info
+	if err := r.journal.Record(journalEntry{Op: op, Label: in.label, BetID: in.bet.ID, NotificationID: id, Amount: in.amount, Race: &info}); err != nil {
+		return err
+	}
+	in.notifID = id
+	in.createdAt = r.clock.Now()
+	in.status = StatusCreated
+	in.reason = ""
+	in.err = ""
+	verb := "created"
+	if op == opAdopted {
+		verb = "adopted existing"
+	}
+	r.logf("%s %s on %s %s R%d: notification %d (label %s)", verb, in.bet.ID, in.info.Venue, in.info.Code, in.info.EventNumber, id, in.label)
+	return nil
+}
+
+// lookup asks the service for the label once; found notifications are
+// adopted into the journal.
+func (r *run) lookup(ctx context.Context, in *instance) (bool, error) {
+	ns, err := r.svc.NotificationsByLabel(ctx, in.label)
+	if err != nil {
+		return false, err
+	}
+	// A label exists only when a notification in results carries it.
+	var ids []int64
+	var pick *apiclient.Notification
+	for i := range ns {
+		if ns[i].Label != in.label {
+			continue
+		}
+		ids = append(ids, int64(ns[i].ID))
+		if pick == nil || ns[i].ID < pick.ID {
+			pick = &ns[i]
+		}
+	}
+	if pick == nil {
+		return false, nil
+	}
+	if len(ids) > 1 {
+		sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
+		r.logf("warning: label %s has %d notifications %v (created outside this journal); following %d", in.label, len(ids), ids, pick.ID)
+	}
+	op := opAdopted
+	if s := r.journal.State(in.label); s != nil && s.Pending {
+		op = opCreated
+	}
+	if in.amount == 0 {
+		in.amount = float64(pick.Stake)
+		if in.bet.AmountField() == "target_profit" {
+			in.amount = float64(pick.TargetProfit)
+		}
+	}
+	in.notif = pick
+	return true, r.markCreated(in, int64(pick.ID), op)
+}
+
+// lookupOverGrace looks the label up repeatedly over the grace window. Not
+// found by then means the create did not land, and the journal says so.
+func (r *run) lookupOverGrace(ctx context.Context, in *instance, why string) (bool, error) {
+	deadline := r.clock.Now().Add(r.opts.AmbiguousGrace)
+	for {
+		found, err := r.lookup(ctx, in)
+		if err == nil && found {
+			return true, nil
+		}
+		if ctx.Err() != nil {
+			return false, ctx.Err()
+		}
+		if !r.clock.Now().Before(deadline) {
+			if err != nil {
+				// We could not look: the create may still have landed. Keep
+				// the journal pending and do not create again now.
+				in.err = fmt.Sprintf("could not confirm whether the create landed (%s): %v", why, err)
+				in.reason = "outcome of the create unknown; the next run looks the label up again"
+				return true, nil
+			}
+			r.logf("label %s not found after %s: the create did not land", in.label, r.opts.AmbiguousGrace)
+			return false, r.journal.Record(journalEntry{Op: opAbsent, Label: in.label, Error: why})
+		}
+		if err := r.clock.Sleep(ctx, r.opts.LookupInterval); err != nil {
+			return false, err
+		}
+	}
+}
+
+// isNotSent reports whether err proves the request never reached the
+// service (no status, not ambiguous: a refused connection).
+func isNotSent(err error) bool {
+	var te *apiclient.TransportError
+	return errors.As(err, &te) && !apiclient.IsAmbiguous(err)
+}

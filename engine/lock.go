@@ -1,0 +1,135 @@
+package engine
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/gofrs/flock"
+)
+
+// LockOwner is written into the lock file by the run that holds it, so a
+// waiting run and `betplan unlock` can say who holds it.
+type LockOwner struct {
+	PID      int       `json:"pid"`
+	Host     string    `json:"host"`
+	PlanFile string    `json:"plan_file"`
+	Command  string    `json:"command"`
+	Since    time.Time `json:"since"`
+}
+
+func (o LockOwner) String() string {
+	if o.PID == 0 {
+		return "an unknown process"
+	}
+	return fmt.Sprintf("pid %d on %s (%s %s, since %s)", o.PID, o.Host, o.Command, o.PlanFile, o.Since.Format(time.RFC3339))
+}
+
+// Lock is an OS file lock per plan name and base URL: two runs of one plan
+// never act together, even with different state dirs, and a killed
+// process's lock is released by the OS.
+type Lock struct {
+	fl   *flock.Flock
+	path string
+}
+
+// LockPath is where the lock of a plan against a service lives.
+func LockPath(dir, planName, baseURL string) string {
+	h := sha256.Sum256([]byte(planName + "\x00" + baseURL))
+	return filepath.Join(dir, planName+"-"+hex.EncodeToString(h[:])[:12]+".lock")
+}
+
+// DefaultLockDir is the user's cache dir.
+func DefaultLockDir() string {
+	dir, err := os.UserCacheDir()
+	if err != nil {
+		dir = os.TempDir()
+	}
+	return filepath.Join(dir, "betplan", "locks")
+}
+
+// ErrLocked means another run holds the plan's lock.
+type LockedError struct {
+	Path  string
+	Owner LockOwner
+}
+
+func (e *LockedError) Error() string {
+	return fmt.Sprintf("another run of this plan holds the lock %s: %s", e.Path, e.Owner)
+}
+
+// AcquireLock takes the lock, waiting up to timeout for another run.
+func AcquireLock(ctx context.Context, path string, owner LockOwner, timeout time.Duration) (*Lock, error) {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return nil, fmt.Errorf("create lock dir: %w", err)
+	}
+	fl := flock.New(path)
+	ok, err := fl.TryLock()
+	if err != nil {
+		return nil, fmt.Errorf("lock %s: %w", path, err)
+	}
+	if !ok && timeout > 0 {
+		wctx, cancel := context.WithTimeout(ctx, timeout)
+		ok, err = fl.TryLockContext(wctx, 100*time.Millisecond)
+		cancel()
+		if err != nil && !errors.Is(err, context.DeadlineExceeded) {
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			return nil, fmt.Errorf("lock %s: %w", path, err)
+		}
+	}
+	if !ok {
+		return nil, &LockedError{Path: path, Owner: ReadLockOwner(path)}
+	}
+	b, _ := json.Marshal(owner)
+	if f, err := os.OpenFile(path, os.O_WRONLY|os.O_TRUNC, 0o644); err == nil {
+		f.Write(append(b, '\n'))
+		f.Close()
+	}
+	return &Lock{fl: fl, path: path}, nil
+}
+
+// ReadLockOwner reads who last took the lock.
+func ReadLockOwner(path string) LockOwner {
+	var o LockOwner
+	if b, err := os.ReadFile(path); err == nil {
+		_ = json.Unmarshal(b, &o)
+	}
+	return o
+}
+
+// Release gives the lock up.
+func (l *Lock) Release() error {
+	if l == nil || l.fl == nil {
+		return nil
+	}
+	return l.fl.Unlock()
+}
+
+// Unlock removes a stale lock file. It refuses while a live process holds
+// the lock unless force is set, and returns the last owner.
+func Unlock(path string, force bool) (LockOwner, error) {
+	owner := ReadLockOwner(path)
+	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
+		return owner, fmt.Errorf("no lock at %s", path)
+	}
+	fl := flock.New(path)
+	ok, err := fl.TryLock()
+	if err != nil {
+		return owner, err
+	}
+	if !ok && !force {
+		return owner, &LockedError{Path: path, Owner: owner}
+	}
+	if ok {
+		defer fl.Unlock()
+	}
+	return owner, os.Remove(path)
+}

@@ -1,0 +1,72 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/betplan/betplan/plan"
+)
+
+// CheckOnline resolves a plan's races and sessions against the service
+// (read-only: one races call, one sessions call) and reports what would
+// go wrong at run time, at the position of each bet.
+func CheckOnline(ctx context.Context, p *plan.Plan, svc Service, clock Clock) (plan.Diagnostics, error) {
+	r := newRun(p, Options{Service: svc, Clock: clock})
+	if err := r.refresh(ctx); err != nil {
+		return nil, err
+	}
+	var out plan.Diagnostics
+	add := func(b *plan.Bet, sev plan.Severity, format string, args ...any) {
+		out = append(out, plan.Diagnostic{Severity: sev, Summary: fmt.Sprintf(format, args...),
+			Filename: p.Filename, Line: b.Line, Column: b.Column})
+	}
+	now := clock.Now()
+	sessions := map[string]bool{}
+	for _, s := range r.sessions {
+		sessions[strconv.FormatInt(int64(s.ID), 10)] = bool(s.BotRunning)
+	}
+	for _, b := range p.Bets {
+		if b.TargetSession != "" {
+			running, ok := sessions[b.TargetSession]
+			switch {
+			case !ok:
+				add(b, plan.SeverityError, "bet %s: target_session %s is not one of the account's sessions", b.ID, b.TargetSession)
+			case !running:
+				add(b, plan.SeverityWarning, "bet %s: session %s has no running bot now: run would refuse", b.ID, b.TargetSession)
+			}
+		}
+		if b.ForEachRace != nil {
+			n := 0
+			for i := range r.races {
+				ok, err := b.Matches(r.env(&r.races[i], now))
+				if err != nil {
+					add(b, plan.SeverityError, "bet %s: for_each_race: %v", b.ID, err)
+					break
+				}
+				if ok {
+					n++
+				}
+			}
+			if n == 0 {
+				add(b, plan.SeverityWarning, "bet %s: for_each_race matches none of the %d upcoming races", b.ID, len(r.races))
+			}
+			continue
+		}
+		rc, why := findRace(r.races, *b.Race)
+		if rc == nil {
+			add(b, plan.SeverityError, "bet %s: %s", b.ID, why)
+			continue
+		}
+		runners := rc.RunnerNumbers()
+		for _, part := range strings.Split(b.Selection, ",") {
+			num, _, _ := strings.Cut(strings.TrimSpace(part), ":")
+			if len(runners) > 0 && !slices.Contains(runners, num) {
+				add(b, plan.SeverityError, "bet %s: runner %s is not in %s %s R%d (runners %s)", b.ID, num, rc.Venue(), rc.Code, rc.EventNumber, strings.Join(runners, ","))
+			}
+		}
+	}
+	return out, nil
+}

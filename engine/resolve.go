@@ -1,0 +1,300 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/betplan/betplan/apiclient"
+	"github.com/betplan/betplan/plan"
+)
+
+// refresh reads the upcoming races and the sessions: one call each.
+func (r *run) refresh(ctx context.Context) error {
+	races, err := r.svc.ListRaces(ctx)
+	if err != nil {
+		return fmt.Errorf("list races: %w", err)
+	}
+	sessions, err := r.svc.ListSessions(ctx)
+	if err != nil {
+		return fmt.Errorf("list sessions: %w", err)
+	}
+	r.races, r.sessions, r.lastRefresh = races, sessions, r.clock.Now()
+	return nil
+}
+
+// raceInfo describes a race entry as the service names it.
+func raceInfo(rc *apiclient.Race) RaceInfo {
+	return RaceInfo{Venue: rc.Venue(), Code: rc.Code, EventNumber: int(rc.EventNumber), Start: rc.StartTime.Time}
+}
+
+// venueMatches compares a plan's venue with every name the entry carries,
+// ignoring case and spacing.
+func venueMatches(want string, rc *apiclient.Race) bool {
+	w := normalizeVenue(want)
+	for _, n := range rc.Name {
+		if normalizeVenue(n) == w {
+			return true
+		}
+	}
+	return false
+}
+
+// findRace returns the earliest upcoming entry matching ref, or nil with the
+// nearest candidates named.
+func findRace(races []apiclient.Race, ref plan.RaceRef) (*apiclient.Race, string) {
+	var best *apiclient.Race
+	for i := range races {
+		rc := &races[i]
+		if !strings.EqualFold(rc.Code, ref.Code) || int(rc.EventNumber) != ref.EventNumber || !venueMatches(ref.Venue, rc) {
+			continue
+		}
+		if best == nil || rc.StartTime.Before(best.StartTime.Time) {
+			best = rc
+		}
+	}
+	if best != nil {
+		return best, ""
+	}
+	return nil, nearestRaces(races, ref)
+}
+
+// nearestRaces explains an unresolved race: same venue other numbers, or
+// venues spelt alike.
+func nearestRaces(races []apiclient.Race, ref plan.RaceRef) string {
+	var sameVenue []string
+	venues := map[string]bool{}
+	for i := range races {
+		rc := &races[i]
+		for _, n := range rc.Name {
+			venues[n+" ("+rc.Code+")"] = true
+		}
+		if venueMatches(ref.Venue, rc) && strings.EqualFold(rc.Code, ref.Code) {
+			sameVenue = append(sameVenue, "R"+strconv.Itoa(int(rc.EventNumber)))
+		}
+	}
+	what := fmt.Sprintf("no upcoming race %s %s R%d", ref.Venue, ref.Code, ref.EventNumber)
+	if len(sameVenue) > 0 {
+		sort.Strings(sameVenue)
+		return fmt.Sprintf("%s; upcoming at %s: %s", what, ref.Venue, strings.Join(uniq(sameVenue), ", "))
+	}
+	var names []string
+	for v := range venues {
+		names = append(names, v)
+	}
+	sort.Strings(names)
+	if s := plan.Suggest(ref.Venue+" ("+ref.Code+")", names); s != "" {
+		return fmt.Sprintf("%s; did you mean %s?", what, s)
+	}
+	return what + " (it may have run already, or not be listed yet)"
+}
+
+func uniq(s []string) []string {
+	out := s[:0]
+	for i, v := range s {
+		if i == 0 || v != s[i-1] {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// env builds the expression environment for a bet on a race at now.
+func (r *run) env(rc *apiclient.Race, now time.Time) *plan.Env {
+	e := &plan.Env{Now: now, Vars: r.plan.Vars, Sessions: r.sessionEnv()}
+	if rc != nil {
+		start := rc.StartTime.Time
+		e.Race = plan.RaceEnv{
+			Venue:          rc.Venue(),
+			Code:           rc.Code,
+			EventNumber:    int(rc.EventNumber),
+			Start:          start,
+			MinutesToStart: start.Sub(now).Minutes(),
+			Country:        rc.Country,
+			Runners:        rc.RunnerNumbers(),
+			RunnerNames:    rc.RunnerNameList(),
+		}
+	}
+	return e
+}
+
+func (r *run) sessionEnv() []plan.SessionEnv {
+	out := make([]plan.SessionEnv, 0, len(r.sessions))
+	for _, s := range r.sessions {
+		out = append(out, plan.SessionEnv{
+			ID:           strconv.FormatInt(int64(s.ID), 10),
+			Bookie:       string(s.Bookie),
+			DisplayName:  s.DisplayName,
+			Balance:      float64(s.Balance),
+			BonusBalance: float64(s.BonusBalance),
+			BotRunning:   bool(s.BotRunning),
+			LoginStatus:  s.LoginStatus,
+		})
+	}
+	return out
+}
+
+// expand builds the plan's instances against the current races: one per
+// bet with a fixed race, one per matching race for for_each_race bets.
+// Instances already known (by label) are kept; labels the journal knows
+// that no bet produces any more (a for_each_race race that already ran)
+// are followed too.
+func (r *run) expand() error {
+	now := r.clock.Now()
+	first := !r.expanded
+	r.expanded = true
+	for _, b := range r.plan.Bets {
+		if b.ForEachRace != nil {
+			if !first {
+				// A run follows the races that matched when it started;
+				// races listed later belong to the next run (cron).
+				r.refreshRaces(b)
+				continue
+			}
+			for i := range r.races {
+				rc := &r.races[i]
+				ok, err := b.Matches(r.env(rc, now))
+				if err != nil {
+					return fmt.Errorf("bet %s: for_each_race on %s R%d: %w", b.ID, rc.Venue(), rc.EventNumber, err)
+				}
+				if ok {
+					r.addInstance(b, rc, "")
+				}
+			}
+			continue
+		}
+		rc, why := findRace(r.races, *b.Race)
+		if rc == nil {
+			if r.journalHasBet(b.ID) {
+				continue // its race ran already; the journal's instance follows it
+			}
+			info := RaceInfo{Venue: b.Race.Venue, Code: b.Race.Code, EventNumber: b.Race.EventNumber}
+			key := "unresolved:" + b.ID
+			if _, ok := r.byLabel[key]; !ok {
+				in := &instance{bet: b, info: info, status: StatusUnresolved, reason: why, final: true}
+				r.byLabel[key] = in
+				r.insts = append(r.insts, in)
+			}
+			continue
+		}
+		// A race found on a later refresh replaces its unresolved entry.
+		if old, ok := r.byLabel["unresolved:"+b.ID]; ok {
+			r.removeInstance(old, "unresolved:"+b.ID)
+		}
+		r.addInstance(b, rc, "")
+	}
+	return nil
+}
+
+// refreshRaces points b's instances at the latest entries of their races
+// (a start time can move).
+func (r *run) refreshRaces(b *plan.Bet) {
+	for _, in := range r.insts {
+		if in.bet != b || in.race == nil {
+			continue
+		}
+		for i := range r.races {
+			rc := &r.races[i]
+			if rc.Code == in.race.Code && int(rc.EventNumber) == int(in.race.EventNumber) && venueMatches(in.race.Venue(), rc) {
+				in.race, in.info = rc, raceInfo(rc)
+				break
+			}
+		}
+	}
+}
+
+func (r *run) journalHasBet(id string) bool {
+	if r.journal == nil {
+		return false
+	}
+	for _, l := range r.journal.Labels() {
+		if s := r.journal.State(l); s != nil && s.BetID == id {
+			return true
+		}
+	}
+	return false
+}
+
+func (r *run) removeInstance(in *instance, key string) {
+	delete(r.byLabel, key)
+	for i, x := range r.insts {
+		if x == in {
+			r.insts = append(r.insts[:i], r.insts[i+1:]...)
+			return
+		}
+	}
+}
+
+// addInstance adds (or refreshes the race of) the instance of b on rc.
+func (r *run) addInstance(b *plan.Bet, rc *apiclient.Race, label string) *instance {
+	info := raceInfo(rc)
+	if label == "" {
+		label = Label(r.plan.Name, b.ID, info)
+	}
+	if in, ok := r.byLabel[label]; ok {
+		in.race = rc
+		in.info = info
+		return in
+	}
+	in := &instance{bet: b, race: rc, info: info, label: label, status: StatusWaiting}
+	r.applyJournal(in)
+	r.byLabel[label] = in
+	r.insts = append(r.insts, in)
+	return in
+}
+
+// applyJournal brings what the journal knows of the label into in.
+func (r *run) applyJournal(in *instance) {
+	if r.journal == nil {
+		return
+	}
+	s := r.journal.State(in.label)
+	if s == nil {
+		return
+	}
+	if s.Amount > 0 {
+		in.amount = s.Amount
+	}
+	switch {
+	case s.created():
+		in.notifID = s.NotificationID
+		in.status = StatusCreated
+		in.reason = ""
+		if s.Canceled {
+			in.status = StatusCanceled
+		}
+	case s.Failed != "":
+		in.status = StatusFailed
+		in.reason = "the service refused the create: " + s.Failed
+		in.final = true
+	}
+}
+
+// followJournal adds instances for labels the journal knows but the plan
+// no longer produces from upcoming races (their race ran or left the list).
+func (r *run) followJournal() {
+	if r.journal == nil {
+		return
+	}
+	bets := map[string]*plan.Bet{}
+	for _, b := range r.plan.Bets {
+		bets[b.ID] = b
+	}
+	for _, l := range r.journal.Labels() {
+		if _, ok := r.byLabel[l]; ok {
+			continue
+		}
+		s := r.journal.State(l)
+		b := bets[s.BetID]
+		if b == nil || (!s.created() && !s.Pending) {
+			continue
+		}
+		in := &instance{bet: b, info: s.Race, label: l, status: StatusWaiting}
+		r.applyJournal(in)
+		r.byLabel[l] = in
+		r.insts = append(r.insts, in)
+	}
+}
