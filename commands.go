@@ -15,7 +15,19 @@ type serviceFlags struct {
 	baseURL     string
 	httpTimeout time.Duration
 	maxRPS      float64
+	maxRPSSet   bool
 	insecure    bool
+}
+
+// serviceFlagsOf reads the flags declare added.
+func serviceFlagsOf(fs *pflag.FlagSet) *serviceFlags {
+	s := &serviceFlags{}
+	s.baseURL, _ = fs.GetString("base-url")
+	s.httpTimeout, _ = fs.GetDuration("http-timeout")
+	s.maxRPS, _ = fs.GetFloat64("max-rps")
+	s.maxRPSSet = fs.Changed("max-rps")
+	s.insecure, _ = fs.GetBool("insecure")
+	return s
 }
 
 func (s *serviceFlags) declare(fs *pflag.FlagSet) {
@@ -42,7 +54,7 @@ func validateCommand() *command {
 			fs.String("format", "text", "output format: text, json or github")
 			fs.Bool("online", false, "also resolve races and sessions against the service (read-only)")
 		},
-		run: notImplemented("validate"),
+		run: validateRun,
 	}
 }
 
@@ -56,10 +68,11 @@ func planCommand() *command {
 			fs.Bool("detailed-exitcode", false, "exit 0 when nothing would be created, 4 when something would")
 			fs.String("format", "text", "output format: text, json or markdown")
 			fs.Bool("sim", false, "resolve against an in-process simulated service")
+			fs.Int64("seed", 1, "with --sim: seed of the simulated world")
 			fs.String("state-dir", "", "state directory (default .betplan/ beside the plan)")
 			(&serviceFlags{}).declare(fs)
 		},
-		run: notImplemented("plan"),
+		run: planRun,
 	}
 }
 
@@ -77,9 +90,11 @@ func runCommand() *command {
 			fs.Duration("ambiguous-grace", 60*time.Second, "how long to look a label up after an ambiguous create")
 			fs.Duration("lock-timeout", 0, "how long to wait for another run of the plan to finish")
 			fs.Bool("allow-no-bot", false, "create even when no targeted session has a running bot")
+			fs.String("format", "text", "report format on stdout: text, json, markdown, junit or html")
+			fs.Int64("seed", 1, "with --sim: seed of the simulated world")
 			(&serviceFlags{}).declare(fs)
 		},
-		run: notImplemented("run"),
+		run: runRun,
 	}
 }
 
@@ -91,9 +106,10 @@ func statusCommand() *command {
 		flags: func(fs *pflag.FlagSet) {
 			fs.String("report-dir", "", "directory for reports (default .betplan/report beside the plan)")
 			fs.String("state-dir", "", "state directory (default .betplan/ beside the plan)")
+			fs.String("format", "text", "report format on stdout: text, json, markdown, junit or html")
 			(&serviceFlags{}).declare(fs)
 		},
-		run: notImplemented("status"),
+		run: statusRun,
 	}
 }
 
@@ -107,7 +123,7 @@ func cancelCommand() *command {
 			fs.String("state-dir", "", "state directory (default .betplan/ beside the plan)")
 			(&serviceFlags{}).declare(fs)
 		},
-		run: notImplemented("cancel"),
+		run: cancelRun,
 	}
 }
 
@@ -117,9 +133,10 @@ func unlockCommand() *command {
 		args:    "PLAN",
 		summary: "remove a stale lock left by a run of the plan, showing its owner",
 		flags: func(fs *pflag.FlagSet) {
-			(&serviceFlags{}).declare(fs)
+			fs.Bool("force", false, "remove the lock even while a live process holds it")
+			fs.String("base-url", "", "service base URL the lock is for (default $BETPLAN_BASE_URL)")
 		},
-		run: notImplemented("unlock"),
+		run: unlockRun,
 	}
 }
 
@@ -128,7 +145,7 @@ func schemaCommand() *command {
 		name:    "schema",
 		args:    "[plan|report]",
 		summary: "print the JSON Schema of plan files (or of report.json)",
-		run:     notImplemented("schema"),
+		run:     schemaRun,
 	}
 }
 
@@ -139,8 +156,9 @@ func simCommand() *command {
 		flags: func(fs *pflag.FlagSet) {
 			fs.String("addr", "127.0.0.1:8787", "listen address (loopback only)")
 			fs.Int64("seed", 1, "seed of the simulated world")
+			fs.Float64("speed", 1, "how fast the simulated clock runs (60 = a minute a second)")
 		},
-		run: notImplemented("sim"),
+		run: simRun,
 	}
 }
 

@@ -9,6 +9,10 @@ import (
 )
 
 func TestMain(m *testing.M) {
+	// Crash tests start this test binary as the real betplan process.
+	if os.Getenv("BETPLAN_TEST_EXEC_MAIN") == "1" {
+		os.Exit(run(context.Background(), os.Args[1:], newSystemIO()))
+	}
 	testscript.Main(m, map[string]func(){
 		"betplan": func() { os.Exit(run(context.Background(), os.Args[1:], newSystemIO())) },
 	})

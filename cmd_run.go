@@ -1,0 +1,350 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/betplan/betplan/engine"
+	"github.com/betplan/betplan/plan"
+	"github.com/betplan/betplan/reporters"
+)
+
+// loadPlan loads and validates a plan; any error stops before a request.
+func loadPlan(sys *sysIO, path string) (*plan.Plan, error) {
+	p, diags := plan.Load(path)
+	if len(diags) > 0 {
+		src := map[string][]byte{}
+		if b, err := os.ReadFile(path); err == nil {
+			src[path] = b
+		}
+		plan.WriteText(sys.Stderr, diags, src)
+	}
+	if diags.HasErrors() || p == nil {
+		return nil, &exitError{code: exitUsage, err: fmt.Errorf("%s is not a valid plan: %d errors", path, diags.Errors())}
+	}
+	return p, nil
+}
+
+func onePlanArg(args []string) (string, error) {
+	switch len(args) {
+	case 0:
+		return "", usagef("missing the plan file")
+	case 1:
+		return args[0], nil
+	}
+	return "", usagef("expected one plan file, got %d arguments: %s", len(args), strings.Join(args, " "))
+}
+
+// engineOptions builds the options shared by run, plan, status and cancel.
+func engineOptions(fs *pflag.FlagSet, sys *sysIO, planFile string, conn *connection) engine.Options {
+	stateDir, _ := fs.GetString("state-dir")
+	opts := engine.Options{
+		Service:   conn.client,
+		Clock:     conn.clock,
+		BaseURL:   conn.baseURL,
+		Version:   version,
+		Simulated: conn.simulated,
+		PlanFile:  planFile,
+		StateDir:  stateDir,
+		Log:       sys.Stderr,
+	}
+	if conn.simulated && stateDir == "" {
+		// Rehearsals keep their own journal: a sim world starts afresh on
+		// every run, and its journal must not mix with a real one.
+		opts.StateDir = filepath.Join(filepath.Dir(planFile), ".betplan", "sim")
+	}
+	return opts
+}
+
+func reportDir(fs *pflag.FlagSet, opts engine.Options) string {
+	if d, _ := fs.GetString("report-dir"); d != "" {
+		return d
+	}
+	dir := opts.StateDir
+	if dir == "" {
+		dir = filepath.Join(filepath.Dir(opts.PlanFile), ".betplan")
+	}
+	return filepath.Join(dir, "report")
+}
+
+// confirmer decides how `run` and `cancel` ask before acting on a real
+// service: --yes, an interactive yes on a TTY, or a refusal.
+func confirmer(sys *sysIO, yes, simulated bool) (func(string) (bool, error), error) {
+	if yes || simulated {
+		return nil, nil
+	}
+	if !sys.IsTTY {
+		return nil, &exitError{code: exitRefused, err: errors.New("refused: acting on a real service needs --yes, or an interactive yes on a terminal")}
+	}
+	return func(summary string) (bool, error) {
+		fmt.Fprintf(sys.Stderr, "%s\nThis places real money. Type yes to go on: ", summary)
+		line, err := bufio.NewReader(sys.Stdin).ReadString('\n')
+		if err != nil && !errors.Is(err, io.EOF) {
+			return false, err
+		}
+		return strings.TrimSpace(strings.ToLower(line)) == "yes", nil
+	}, nil
+}
+
+func runRun(ctx context.Context, sys *sysIO, fs *pflag.FlagSet, args []string) error {
+	path, err := onePlanArg(args)
+	if err != nil {
+		return err
+	}
+	format, _ := fs.GetString("format")
+	f, err := reporters.ParseFormat(format)
+	if err != nil {
+		return usagef("%v", err)
+	}
+	simulate, _ := fs.GetBool("sim")
+	yes, _ := fs.GetBool("yes")
+	saved, isSaved, err := engine.ReadSavedPlan(path)
+	if err != nil {
+		return usagef("read %s: %v", path, err)
+	}
+	planPath := path
+	if isSaved {
+		planPath = saved.PlanFile
+	}
+	p, err := loadPlan(sys, planPath)
+	if err != nil {
+		return err
+	}
+	confirm, err := confirmer(sys, yes, simulate)
+	if err != nil {
+		return err
+	}
+	seed, _ := fs.GetInt64("seed")
+	conn, err := serviceFlagsOf(fs).connect(sys, simulate, seed)
+	if err != nil {
+		return err
+	}
+	defer conn.close()
+
+	opts := engineOptions(fs, sys, planPath, conn)
+	opts.Confirm = confirm
+	opts.NoWait, _ = fs.GetBool("no-wait")
+	opts.AllowNoBot, _ = fs.GetBool("allow-no-bot")
+	opts.AmbiguousGrace, _ = fs.GetDuration("ambiguous-grace")
+	opts.LockTimeout, _ = fs.GetDuration("lock-timeout")
+	opts.Checkpoint = crashCheckpoint(sys.Getenv(crashEnv))
+	if sys.IsTTY && os.Getenv("CI") == "" {
+		opts.Live = liveProgress(sys.Stderr)
+		opts.Log = nil
+	}
+	if conn.simulated {
+		fmt.Fprintf(sys.Stderr, "rehearsing %s on the simulated service at %s (simulated clock)\n", planPath, conn.baseURL)
+	}
+
+	var res *engine.Result
+	if isSaved {
+		res, err = engine.ApplySaved(ctx, p, saved, opts)
+	} else {
+		res, err = engine.Run(ctx, p, opts)
+	}
+	if opts.Live != nil {
+		fmt.Fprint(sys.Stderr, "\r\033[K")
+	}
+	return finishRun(sys, fs, f, opts, res, err)
+}
+
+// finishRun writes every report, whatever happened, and maps the outcome
+// to an exit code.
+func finishRun(sys *sysIO, fs *pflag.FlagSet, f reporters.Format, opts engine.Options, res *engine.Result, runErr error) error {
+	if res != nil {
+		if werr := writeReports(sys, fs, f, opts, res); werr != nil {
+			fmt.Fprintf(sys.Stderr, "betplan: writing reports: %v\n", werr)
+			if runErr == nil {
+				runErr = werr
+			}
+		}
+	}
+	switch {
+	case runErr != nil && engine.IsRefused(runErr):
+		return &exitError{code: exitRefused, err: runErr}
+	case res != nil && res.EndReason == "refused":
+		return &exitError{code: exitRefused, err: fmt.Errorf("refused: %s", res.Error)}
+	case runErr != nil:
+		return &exitError{code: exitFailed, err: runErr}
+	case res != nil && res.Failed():
+		return &exitError{code: exitFailed, err: errors.New(failureSummary(res))}
+	}
+	return nil
+}
+
+func failureSummary(res *engine.Result) string {
+	var parts []string
+	for _, s := range []engine.Status{engine.StatusFailed, engine.StatusNotTaken, engine.StatusUnresolved} {
+		if n := res.Totals.ByStatus[s]; n > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", n, s))
+		}
+	}
+	if len(parts) == 0 {
+		return "something failed; see the report"
+	}
+	return "finished with " + strings.Join(parts, ", ")
+}
+
+func writeReports(sys *sysIO, fs *pflag.FlagSet, f reporters.Format, opts engine.Options, res *engine.Result) error {
+	color := sys.IsTTY && sys.Getenv("NO_COLOR") == ""
+	if err := reporters.Write(sys.Stdout, f, res, reporters.TextOptions{Color: color}); err != nil {
+		return err
+	}
+	dir := reportDir(fs, opts)
+	paths, err := reporters.WriteDir(dir, res)
+	if err != nil {
+		return err
+	}
+	if len(paths) > 0 {
+		fmt.Fprintf(sys.Stderr, "reports written to %s\n", dir)
+	}
+	if summary := sys.Getenv("GITHUB_STEP_SUMMARY"); summary != "" {
+		if err := reporters.AppendStepSummary(summary, res); err != nil {
+			return fmt.Errorf("GitHub step summary: %w", err)
+		}
+	}
+	return nil
+}
+
+// liveProgress redraws one status line on a terminal.
+func liveProgress(w io.Writer) func(engine.Progress) {
+	return func(p engine.Progress) {
+		var parts []string
+		for _, s := range engine.Statuses() {
+			if n := p.ByStatus[s]; n > 0 {
+				parts = append(parts, fmt.Sprintf("%d %s", n, s))
+			}
+		}
+		line := fmt.Sprintf("%s  %s", p.Now.Format("15:04:05"), strings.Join(parts, ", "))
+		if !p.NextRace.IsZero() {
+			line += fmt.Sprintf("  next race in %s", p.NextRace.Sub(p.Now).Round(time.Second))
+		}
+		fmt.Fprintf(w, "\r\033[K%s", line)
+	}
+}
+
+func planRun(ctx context.Context, sys *sysIO, fs *pflag.FlagSet, args []string) error {
+	path, err := onePlanArg(args)
+	if err != nil {
+		return err
+	}
+	format, _ := fs.GetString("format")
+	f, err := reporters.ParseFormat(format)
+	if err != nil || (f != "text" && f != "json" && f != "markdown") {
+		return usagef("--format for plan is text, json or markdown, not %q", format)
+	}
+	p, err := loadPlan(sys, path)
+	if err != nil {
+		return err
+	}
+	simulate, _ := fs.GetBool("sim")
+	seed, _ := fs.GetInt64("seed")
+	conn, err := serviceFlagsOf(fs).connect(sys, simulate, seed)
+	if err != nil {
+		return err
+	}
+	defer conn.close()
+	opts := engineOptions(fs, sys, path, conn)
+	opts.Log = nil
+	res, saved, err := engine.Preview(ctx, p, opts)
+	if err != nil {
+		return &exitError{code: exitFailed, err: err}
+	}
+	if err := reporters.Write(sys.Stdout, f, res, reporters.TextOptions{Color: sys.IsTTY && sys.Getenv("NO_COLOR") == ""}); err != nil {
+		return err
+	}
+	if out, _ := fs.GetString("out"); out != "" {
+		if err := engine.WriteSavedPlan(out, saved); err != nil {
+			return err
+		}
+		fmt.Fprintf(sys.Stderr, "saved the plan to %s; 'betplan run %s' applies exactly these %d creates\n", out, out, len(saved.Creates))
+	}
+	if detailed, _ := fs.GetBool("detailed-exitcode"); detailed && len(saved.Creates) > 0 {
+		return &exitError{code: exitChanges}
+	}
+	return nil
+}
+
+func statusRun(ctx context.Context, sys *sysIO, fs *pflag.FlagSet, args []string) error {
+	path, err := onePlanArg(args)
+	if err != nil {
+		return err
+	}
+	format, _ := fs.GetString("format")
+	f, err := reporters.ParseFormat(format)
+	if err != nil {
+		return usagef("%v", err)
+	}
+	p, err := loadPlan(sys, path)
+	if err != nil {
+		return err
+	}
+	conn, err := serviceFlagsOf(fs).connect(sys, false, 0)
+	if err != nil {
+		return err
+	}
+	defer conn.close()
+	opts := engineOptions(fs, sys, path, conn)
+	res, err := engine.Outcomes(ctx, p, opts)
+	return finishRun(sys, fs, f, opts, res, err)
+}
+
+func cancelRun(ctx context.Context, sys *sysIO, fs *pflag.FlagSet, args []string) error {
+	if len(args) == 0 {
+		return usagef("missing the plan file")
+	}
+	p, err := loadPlan(sys, args[0])
+	if err != nil {
+		return err
+	}
+	yes, _ := fs.GetBool("yes")
+	confirm, err := confirmer(sys, yes, false)
+	if err != nil {
+		return err
+	}
+	conn, err := serviceFlagsOf(fs).connect(sys, false, 0)
+	if err != nil {
+		return err
+	}
+	defer conn.close()
+	opts := engineOptions(fs, sys, args[0], conn)
+	opts.Confirm = confirm
+	res, err := engine.Cancel(ctx, p, args[1:], opts)
+	return finishRun(sys, fs, reporters.Format("text"), opts, res, err)
+}
+
+func unlockRun(_ context.Context, sys *sysIO, fs *pflag.FlagSet, args []string) error {
+	path, err := onePlanArg(args)
+	if err != nil {
+		return err
+	}
+	p, err := loadPlan(sys, path)
+	if err != nil {
+		return err
+	}
+	base, _ := fs.GetString("base-url")
+	if base == "" {
+		base = sys.Getenv("BETPLAN_BASE_URL")
+	}
+	force, _ := fs.GetBool("force")
+	lockPath := engine.LockPath(engine.DefaultLockDir(), p.Name, base)
+	owner, err := engine.Unlock(lockPath, force)
+	if err != nil {
+		var le *engine.LockedError
+		if errors.As(err, &le) {
+			return &exitError{code: exitRefused, err: fmt.Errorf("%v; it is live: stop that run, or pass --force", err)}
+		}
+		return &exitError{code: exitFailed, err: err}
+	}
+	fmt.Fprintf(sys.Stdout, "removed lock %s (last held by %s)\n", lockPath, owner)
+	return nil
+}

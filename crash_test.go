@@ -1,0 +1,142 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/betplan/betplan/apiclient/sim"
+)
+
+// crashWorld is a simulated service that outlives the betplan processes
+// a test starts and kills.
+type crashWorld struct {
+	t    *testing.T
+	svc  *sim.Service
+	url  string
+	dir  string
+	plan string
+	bets int
+}
+
+func newCrashWorld(t *testing.T, bets int) *crashWorld {
+	svc := sim.New(sim.Options{Seed: 3})
+	srv := httptest.NewServer(svc)
+	t.Cleanup(srv.Close)
+	dir := t.TempDir()
+	var races []sim.RaceInfo
+	for _, r := range svc.Races() {
+		if r.Start.After(time.Now().Add(2 * time.Minute)) {
+			races = append(races, r)
+		}
+	}
+	require.GreaterOrEqual(t, len(races), bets)
+	yaml := "version: 1\nname: crash-card\nlimits: {max_stake_per_bet: 10, max_total_stake: 500, max_bets: 50}\n" +
+		"defaults: {market: Fixed Win, type: Fixed Wager, target_session: \"4417\"}\nbets:\n"
+	for i := range bets {
+		r := races[i]
+		yaml += fmt.Sprintf("  - id: bet-%d\n    race: {venue: %q, code: %s, event_number: %d}\n    selection: %q\n    stake: 2\n",
+			i, r.Venue, r.Code, r.EventNumber, r.Runners[0])
+	}
+	path := filepath.Join(dir, "crash.yaml")
+	require.NoError(t, os.WriteFile(path, []byte(yaml), 0o644))
+	return &crashWorld{t: t, svc: svc, url: srv.URL, dir: dir, plan: path, bets: bets}
+}
+
+// betplan starts the real binary (this test binary in main mode).
+func (w *crashWorld) betplan(crashAt string, args ...string) *exec.Cmd {
+	exe, err := os.Executable()
+	require.NoError(w.t, err)
+	all := append([]string{"run", w.plan, "--no-wait", "--yes", "--ambiguous-grace", "300ms",
+		"--max-rps", "200", "--http-timeout", "2s", "--state-dir", filepath.Join(w.dir, "state"),
+		"--report-dir", filepath.Join(w.dir, "report"), "--base-url", w.url}, args...)
+	cmd := exec.Command(exe, all...)
+	cmd.Env = append(os.Environ(),
+		"BETPLAN_TEST_EXEC_MAIN=1",
+		"BETPLAN_TOKEN="+w.svc.Token(),
+		"BETPLAN_EMAIL=", "BETPLAN_PASSWORD=", "GITHUB_STEP_SUMMARY=",
+		"XDG_CACHE_HOME="+filepath.Join(w.dir, "cache"),
+		crashEnv+"="+crashAt,
+	)
+	return cmd
+}
+
+func killedBySIGKILL(err error) bool {
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) {
+		return false
+	}
+	ws, ok := ee.Sys().(syscall.WaitStatus)
+	return ok && ws.Signaled() && ws.Signal() == syscall.SIGKILL
+}
+
+func (w *crashWorld) assertAtMostOnce(when string) {
+	w.t.Helper()
+	assert.LessOrEqual(w.t, w.svc.NotificationCount(), w.bets, "after %s: more notifications than bets", when)
+}
+
+// finish runs betplan to the end and checks every bet exists exactly once.
+func (w *crashWorld) finish() {
+	w.t.Helper()
+	out, err := w.betplan("").CombinedOutput()
+	require.NoError(w.t, err, "final run: %s", out)
+	assert.Equal(w.t, w.bets, w.svc.NotificationCount(), "every bet created exactly once:\n%s", out)
+	var rep struct {
+		Bets []struct {
+			ID             string `json:"id"`
+			Label          string `json:"label"`
+			NotificationID int64  `json:"notification_id"`
+		} `json:"bets"`
+	}
+	b, err := os.ReadFile(filepath.Join(w.dir, "report", "report.json"))
+	require.NoError(w.t, err)
+	require.NoError(w.t, json.Unmarshal(b, &rep))
+	require.Len(w.t, rep.Bets, w.bets)
+	for _, bet := range rep.Bets {
+		assert.NotZero(w.t, bet.NotificationID, "bet %s was forgotten", bet.ID)
+		assert.Equal(w.t, 1, w.svc.NotificationsWithLabel(bet.Label), "bet %s label %s", bet.ID, bet.Label)
+	}
+}
+
+func TestCrashAtCheckpoints(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts the real binary many times")
+	}
+	w := newCrashWorld(t, 3)
+	// Each run dies at one point; the next run picks up from the journal.
+	for _, at := range []string{"creating:1", "posted:1", "created:1", "posted:1", "creating:1", "posted:2", "created:1"} {
+		out, err := w.betplan(at).CombinedOutput()
+		if !killedBySIGKILL(err) {
+			// Everything was created before the point was reached.
+			require.NoError(t, err, "run crashing at %s: %s", at, out)
+		}
+		w.assertAtMostOnce(at)
+	}
+	w.finish()
+}
+
+func TestCrashAtRandomTimes(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts the real binary many times")
+	}
+	w := newCrashWorld(t, 6)
+	for _, d := range []time.Duration{5, 15, 30, 45, 60, 80, 120} {
+		cmd := w.betplan("")
+		require.NoError(t, cmd.Start())
+		time.Sleep(d * time.Millisecond)
+		cmd.Process.Signal(syscall.SIGKILL)
+		cmd.Wait()
+		w.assertAtMostOnce(fmt.Sprintf("a kill after %dms", d))
+	}
+	w.finish()
+}
