@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -69,6 +70,11 @@ func (r *run) decide(ctx context.Context, in *instance, now time.Time) error {
 	}
 	if !ready {
 		in.reason = fmt.Sprintf("waiting for %q (%s)", in.bet.When.String(), in.bet.When.Explain(env))
+		return nil
+	}
+	if reason := checkRunners(in); reason != "" {
+		in.status, in.final = StatusFailed, true
+		in.reason = reason
 		return nil
 	}
 	amount, err := in.bet.Amount(env)
@@ -181,11 +187,14 @@ func (r *run) confirmSummary() string {
 // request builds the create body of an instance.
 func (r *run) request(in *instance) *apiclient.CreateNotificationRequest {
 	req := &apiclient.CreateNotificationRequest{
-		Type:          in.bet.Type,
-		Sports:        "RACING",
-		Competition:   in.race.Venue(),
-		Code:          in.race.Code,
-		EventNumber:   int(in.race.EventNumber),
+		Type:        in.bet.Type,
+		Sports:      "RACING",
+		Competition: in.race.Venue(),
+		Code:        in.race.Code,
+		EventNumber: int(in.race.EventNumber),
+		// The start time pins the meeting: without it the service takes
+		// the venue's next event with that number.
+		StartTime:     in.race.StartTime.Format(time.RFC3339),
 		Market:        in.bet.Market,
 		Selection:     in.bet.Selection,
 		Label:         in.label,
@@ -386,4 +395,20 @@ func (r *run) lookupOverGrace(ctx context.Context, in *instance, why string) (bo
 func isNotSent(err error) bool {
 	var te *apiclient.TransportError
 	return errors.As(err, &te) && !apiclient.IsAmbiguous(err)
+}
+
+// checkRunners returns why the selection names a runner the race does not
+// have, before any create.
+func checkRunners(in *instance) string {
+	runners := in.race.RunnerNumbers()
+	if len(runners) == 0 {
+		return ""
+	}
+	for _, part := range strings.Split(in.bet.Selection, ",") {
+		num, _, _ := strings.Cut(strings.TrimSpace(part), ":")
+		if !slices.Contains(runners, num) {
+			return fmt.Sprintf("runner %s is not in %s %s R%d (runners %s): not created", num, in.info.Venue, in.info.Code, in.info.EventNumber, strings.Join(runners, ","))
+		}
+	}
+	return ""
 }

@@ -3,7 +3,6 @@ package engine
 import (
 	"context"
 	"fmt"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -60,12 +59,8 @@ func CheckOnline(ctx context.Context, p *plan.Plan, svc Service, clock Clock) (p
 			add(b, plan.SeverityError, "bet %s: %s", b.ID, why)
 			continue
 		}
-		runners := rc.RunnerNumbers()
-		for _, part := range strings.Split(b.Selection, ",") {
-			num, _, _ := strings.Cut(strings.TrimSpace(part), ":")
-			if len(runners) > 0 && !slices.Contains(runners, num) {
-				add(b, plan.SeverityError, "bet %s: runner %s is not in %s %s R%d (runners %s)", b.ID, num, rc.Venue(), rc.Code, rc.EventNumber, strings.Join(runners, ","))
-			}
+		if why := checkRunners(&instance{bet: b, race: rc, info: raceInfo(rc)}); why != "" {
+			add(b, plan.SeverityError, "bet %s: %s", b.ID, strings.TrimSuffix(why, ": not created"))
 		}
 	}
 	return out, nil

@@ -193,7 +193,7 @@ func (r *run) expand() error {
 // (a start time can move).
 func (r *run) refreshRaces(b *plan.Bet) {
 	for _, in := range r.insts {
-		if in.bet != b || in.race == nil {
+		if in.bet != b || in.race == nil || in.status != StatusWaiting || in.notifID != 0 {
 			continue
 		}
 		for i := range r.races {
@@ -235,8 +235,10 @@ func (r *run) addInstance(b *plan.Bet, rc *apiclient.Race, label string) *instan
 		label = Label(r.plan.Name, b.ID, info)
 	}
 	if in, ok := r.byLabel[label]; ok {
-		in.race = rc
-		in.info = info
+		// Once created (or final), a bet stays on the race it was made for.
+		if in.status == StatusWaiting && in.notifID == 0 {
+			in.race, in.info = rc, info
+		}
 		return in
 	}
 	in := &instance{bet: b, race: rc, info: info, label: label, status: StatusWaiting}
