@@ -22,7 +22,8 @@ func (w *world) bigPlan(n int) string {
 	sb.WriteString("defaults: {market: Fixed Win, type: Fixed Wager}\nbets:\n")
 	for i := range n {
 		r := races[i%len(races)]
-		fmt.Fprintf(&sb, "  - id: b%05d\n    race: %s\n    selection: %q\n    stake: 1\n", i, raceYAML(r), r.Runners[i%len(r.Runners)])
+		// Runners 1 to 6 run in every race of the simulated world.
+		fmt.Fprintf(&sb, "  - id: b%05d\n    race: %s\n    selection: \"%d\"\n    stake: 1\n", i, raceYAML(r), 1+i%6)
 	}
 	return sb.String()
 }
