@@ -256,9 +256,3 @@ func levenshtein(a, b string) int {
 	}
 	return prev[len(b)]
 }
-
-func notImplemented(name string) func(context.Context, *sysIO, *pflag.FlagSet, []string) error {
-	return func(context.Context, *sysIO, *pflag.FlagSet, []string) error {
-		return &exitError{code: exitUsage, err: fmt.Errorf("%s: not implemented yet", name)}
-	}
-}

@@ -11,7 +11,6 @@ import (
 	"io"
 	"path/filepath"
 	"sort"
-	"sync"
 	"time"
 
 	"github.com/betplan/betplan/apiclient"
@@ -188,7 +187,6 @@ type run struct {
 	clock   Clock
 	journal *Journal
 
-	mu          sync.Mutex
 	races       []apiclient.Race
 	sessions    []apiclient.Session
 	lastRefresh time.Time

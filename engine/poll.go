@@ -70,9 +70,7 @@ func (r *run) poll(ctx context.Context) error {
 	var rest []*instance
 	for _, p := range probes {
 		if p.notif != nil && p.notif.Resulted() {
-			for _, in := range groups[raceKey(p)][1:] {
-				rest = append(rest, in)
-			}
+			rest = append(rest, groups[raceKey(p)][1:]...)
 		}
 	}
 	return r.fetch(ctx, rest, now)

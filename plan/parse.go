@@ -390,7 +390,7 @@ func (p *parser) checkRaces() {
 		path := "races[" + key + "]"
 		p.validateStruct(&r, path, "race "+key)
 		p.warnVenue(r.Venue, path+".venue")
-		p.plan.Races[key] = RaceRef{Venue: r.Venue, Code: r.Code, EventNumber: r.EventNumber}
+		p.plan.Races[key] = RaceRef(r)
 	}
 }
 

@@ -433,7 +433,7 @@ func TestDeterminism(t *testing.T) {
 		b, _ := json.Marshal(svc.Races())
 		return string(b)
 	}
-	if races(1) != races(1) {
+	if a, b := races(1), races(1); a != b {
 		t.Error("same seed, different worlds")
 	}
 	if races(1) == races(2) {
@@ -447,7 +447,7 @@ func TestDeterminism(t *testing.T) {
 		b, _ := json.Marshal(svc.Races())
 		return string(b)
 	}
-	if result(9) != result(9) {
+	if a, b := result(9), result(9); a != b {
 		t.Error("same seed, different results")
 	}
 }
