@@ -241,7 +241,7 @@ func (r *run) addInstance(b *plan.Bet, rc *apiclient.Race, label string) *instan
 		}
 		return in
 	}
-	in := &instance{bet: b, race: rc, info: info, label: label, status: StatusWaiting}
+	in := &instance{bet: b, race: rc, info: info, label: label, status: StatusWaiting, amount: staticAmount(b)}
 	r.applyJournal(in)
 	r.byLabel[label] = in
 	r.insts = append(r.insts, in)
@@ -299,4 +299,17 @@ func (r *run) followJournal() {
 		r.byLabel[l] = in
 		r.insts = append(r.insts, in)
 	}
+}
+
+// staticAmount is a bet's stake or target profit when it is a plain
+// number (0 for an expression, known only when evaluated).
+func staticAmount(b *plan.Bet) float64 {
+	a := b.Stake
+	if b.AmountField() == "target_profit" {
+		a = b.TargetProfit
+	}
+	if a == nil || a.Expr != nil {
+		return 0
+	}
+	return a.Value
 }

@@ -213,7 +213,7 @@ func newBet(b *engine.BetResult) Bet {
 			Venue:       b.Race.Venue,
 			Code:        b.Race.Code,
 			EventNumber: b.Race.EventNumber,
-			Start:       timePtr(b.Race.Start),
+			Start:       raceTimePtr(b.Race.Start),
 		},
 		Selection:      b.Selection,
 		Type:           b.Type,
@@ -295,6 +295,16 @@ func formatTime(t time.Time) string {
 		return ""
 	}
 	return t.UTC().Format(time.RFC3339)
+}
+
+// raceTimePtr keeps a race's start in the meeting's own offset, as the
+// service gave it: punters read race times in local time.
+func raceTimePtr(t time.Time) *string {
+	if t.IsZero() {
+		return nil
+	}
+	s := t.Format(time.RFC3339)
+	return &s
 }
 
 func timePtr(t time.Time) *string {

@@ -14,6 +14,8 @@ import (
 
 var t0 = time.Date(2025, 3, 1, 0, 30, 0, 0, time.UTC)
 
+var aedt = time.FixedZone("AEDT", 11*3600)
+
 func at(minutes int) time.Time { return t0.Add(time.Duration(minutes) * time.Minute) }
 
 func money(v float64) *float64 { return &v }
@@ -21,7 +23,8 @@ func money(v float64) *float64 { return &v }
 func ptr[T any](v T) *T { return &v }
 
 func race(venue string, n, startMin int) engine.RaceInfo {
-	return engine.RaceInfo{Venue: venue, Code: "Galloping", EventNumber: n, Start: at(startMin)}
+	// The service gives race times in the meeting's offset (AEDT here).
+	return engine.RaceInfo{Venue: venue, Code: "Galloping", EventNumber: n, Start: at(startMin).In(aedt)}
 }
 
 // hostile is a reason that must come out escaped in every format.

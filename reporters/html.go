@@ -260,9 +260,9 @@ func newHTMLChart(r *engine.Result) *htmlChart {
 			c.Dots = append(c.Dots, htmlTick{Pos: x(p.at), Label: strconv.Itoa(y(cum[i]))})
 		}
 	}
-	c.XTicks = []htmlTick{{x(first), first.UTC().Format("15:04")}}
+	c.XTicks = []htmlTick{{x(first), first.Format("15:04")}}
 	if span > 0 {
-		c.XTicks = append(c.XTicks, htmlTick{x(last), last.UTC().Format("15:04")})
+		c.XTicks = append(c.XTicks, htmlTick{x(last), last.Format("15:04")})
 	}
 	c.Last = signedDollars(sum)
 	c.LastClass = toneClass[profitTone(sum)]

@@ -86,12 +86,13 @@ func marketWords(b *engine.BetResult) string {
 	return b.Type
 }
 
-// startClock is a race's start as HH:MM UTC, or "-".
+// startClock is a race's start as HH:MM in the meeting's local time (the
+// offset the service gave), or "-".
 func startClock(t time.Time) string {
 	if t.IsZero() {
 		return "-"
 	}
-	return t.UTC().Format("15:04")
+	return t.Format("15:04")
 }
 
 // stakeWords is what a bet asks for: its stake, or its target profit.
