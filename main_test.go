@@ -2,10 +2,16 @@ package main
 
 import (
 	"context"
+	"net/http/httptest"
 	"os"
+	"path/filepath"
+	"strconv"
 	"testing"
+	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/betplan/betplan/apiclient/sim"
 )
 
 func TestMain(m *testing.M) {
@@ -19,15 +25,170 @@ func TestMain(m *testing.M) {
 }
 
 func TestScripts(t *testing.T) {
+	repo, err := filepath.Abs(".")
+	if err != nil {
+		t.Fatal(err)
+	}
 	testscript.Run(t, testscript.Params{
 		Dir:                 "testdata/script",
 		RequireExplicitExec: true,
 		Setup: func(env *testscript.Env) error {
-			// A developer's own credentials must never leak into a script.
-			for _, k := range []string{"BETPLAN_BASE_URL", "BETPLAN_TOKEN", "BETPLAN_EMAIL", "BETPLAN_PASSWORD"} {
+			// A developer's own credentials must never leak into a script,
+			// nor may a script write a CI summary.
+			for _, k := range []string{"BETPLAN_BASE_URL", "BETPLAN_TOKEN", "BETPLAN_EMAIL", "BETPLAN_PASSWORD", "GITHUB_STEP_SUMMARY", "CI"} {
 				env.Setenv(k, "")
 			}
+			// Locks live in the user's cache dir and cached tokens in the
+			// config dir: keep both inside the script's work dir.
+			env.Setenv("HOME", filepath.Join(env.WorkDir, "home"))
+			env.Setenv("XDG_CACHE_HOME", filepath.Join(env.WorkDir, "home", ".cache"))
+			env.Setenv("XDG_CONFIG_HOME", filepath.Join(env.WorkDir, "home", ".config"))
+			env.Setenv("BETPLAN_REPO", repo)
+			env.Setenv("BETPLAN_EXAMPLES", filepath.Join(repo, "examples"))
+			env.Values[scriptSimKey{}] = &scriptSim{}
 			return nil
 		},
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			"sim":       cmdSim,
+			"simcount":  cmdSimCount,
+			"simrace":   cmdSimRace,
+			"simbots":   cmdSimBots,
+			"expandenv": cmdExpandEnv,
+		},
 	})
+}
+
+// scriptSim holds the simulated service one script started with `sim`.
+type scriptSim struct{ svc *sim.Service }
+
+type scriptSimKey struct{}
+
+// simOf returns the script's simulated service, failing the script when
+// it has not started one.
+func simOf(ts *testscript.TestScript, cmd string) *sim.Service {
+	s := ts.Value(scriptSimKey{}).(*scriptSim)
+	if s.svc == nil {
+		ts.Fatalf("%s: no simulated service: run 'sim' first", cmd)
+	}
+	return s.svc
+}
+
+// cmdSim is `sim [seed]`: it serves a simulated service (real clock) for
+// the rest of the script and points BETPLAN_BASE_URL and BETPLAN_TOKEN
+// at it.
+func cmdSim(ts *testscript.TestScript, neg bool, args []string) {
+	if neg {
+		ts.Fatalf("unsupported: ! sim")
+	}
+	if len(args) > 1 {
+		ts.Fatalf("usage: sim [seed]")
+	}
+	s := ts.Value(scriptSimKey{}).(*scriptSim)
+	if s.svc != nil {
+		ts.Fatalf("sim: a simulated service is already running")
+	}
+	var seed int64 = 1
+	if len(args) == 1 {
+		n, err := strconv.ParseInt(args[0], 10, 64)
+		ts.Check(err)
+		seed = n
+	}
+	svc := sim.New(sim.Options{Seed: seed})
+	srv := httptest.NewServer(svc)
+	ts.Defer(srv.Close)
+	s.svc = svc
+	ts.Setenv("BETPLAN_BASE_URL", srv.URL)
+	ts.Setenv("BETPLAN_TOKEN", svc.Token())
+}
+
+// cmdSimCount is `simcount requests|notifications N`: the simulated
+// service saw exactly N HTTP requests, or holds exactly N notifications.
+func cmdSimCount(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 2 {
+		ts.Fatalf("usage: simcount requests|notifications N")
+	}
+	svc := simOf(ts, "simcount")
+	want, err := strconv.Atoi(args[1])
+	ts.Check(err)
+	var got int
+	switch args[0] {
+	case "requests":
+		got = len(svc.Requests())
+	case "notifications":
+		got = svc.NotificationCount()
+	default:
+		ts.Fatalf("usage: simcount requests|notifications N")
+	}
+	switch {
+	case neg && got == want:
+		ts.Fatalf("simcount: %s is %d, want anything else", args[0], got)
+	case !neg && got != want:
+		ts.Fatalf("simcount: %s is %d, want %d", args[0], got, want)
+	}
+}
+
+// cmdSimRace is `simrace CODE INDEX VAR`: it picks the INDEX-th race (from
+// 0) of CODE that starts at least three minutes from now and sets
+// $VAR_VENUE, $VAR_CODE, $VAR_NUMBER and $VAR_RUNNER (its first runner),
+// so a script can write a plan on real races of its world.
+func cmdSimRace(ts *testscript.TestScript, neg bool, args []string) {
+	if neg {
+		ts.Fatalf("unsupported: ! simrace")
+	}
+	if len(args) != 3 {
+		ts.Fatalf("usage: simrace CODE INDEX VAR")
+	}
+	svc := simOf(ts, "simrace")
+	index, err := strconv.Atoi(args[1])
+	ts.Check(err)
+	soon := time.Now().Add(3 * time.Minute)
+	var found []sim.RaceInfo
+	for _, r := range svc.Races() {
+		if r.Code == args[0] && r.Start.After(soon) {
+			found = append(found, r)
+		}
+	}
+	if index < 0 || index >= len(found) {
+		ts.Fatalf("simrace: %d %s races start after %s, no index %d", len(found), args[0], soon.Format(time.TimeOnly), index)
+	}
+	r := found[index]
+	v := args[2]
+	ts.Setenv(v+"_VENUE", r.Venue)
+	ts.Setenv(v+"_CODE", r.Code)
+	ts.Setenv(v+"_NUMBER", strconv.Itoa(r.EventNumber))
+	ts.Setenv(v+"_RUNNER", r.Runners[0])
+}
+
+// cmdSimBots is `simbots off|on`: it stops or starts the bot of every
+// session of the simulated service.
+func cmdSimBots(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 || (args[0] != "on" && args[0] != "off") {
+		ts.Fatalf("usage: simbots off|on")
+	}
+	svc := simOf(ts, "simbots")
+	for _, s := range svc.Sessions() {
+		svc.SetBotRunning(s.ID, args[0] == "on")
+	}
+}
+
+// cmdExpandEnv is `expandenv SRC DST`: it writes SRC to DST with $VAR and
+// ${VAR} replaced from the script's environment; an unset variable fails
+// the script rather than writing an empty value into a plan.
+func cmdExpandEnv(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: expandenv SRC DST")
+	}
+	src := ts.ReadFile(args[0])
+	var missing []string
+	out := os.Expand(src, func(k string) string {
+		v := ts.Getenv(k)
+		if v == "" {
+			missing = append(missing, k)
+		}
+		return v
+	})
+	if len(missing) > 0 {
+		ts.Fatalf("expandenv: %s: unset variables %v", args[0], missing)
+	}
+	ts.Check(os.WriteFile(ts.MkAbs(args[1]), []byte(out), 0o644))
 }
