@@ -57,7 +57,11 @@ func validateRun(ctx context.Context, sys *sysIO, fs *pflag.FlagSet, args []stri
 			err = plan.WriteText(sys.Stderr, all, src)
 		}
 		if !all.HasErrors() {
-			fmt.Fprintf(sys.Stdout, "%d plans valid", len(args))
+			noun := "plans are"
+			if len(args) == 1 {
+				noun = "plan is"
+			}
+			fmt.Fprintf(sys.Stdout, "%d %s valid", len(args), noun)
 			if n := all.Warnings(); n > 0 {
 				fmt.Fprintf(sys.Stdout, " (%d warnings)", n)
 			}

@@ -121,6 +121,12 @@ func runRun(ctx context.Context, sys *sysIO, fs *pflag.FlagSet, args []string) e
 	}
 	confirm, err := confirmer(sys, yes, simulate)
 	if err != nil {
+		// Refused before any request; the report still says what was planned.
+		opts := engineOptions(fs, sys, planPath, &connection{baseURL: serviceFlagsOf(fs).resolveBaseURL(sys), clock: engine.RealClock()})
+		res := engine.Refused(p, opts, "acting on a real service needs --yes, or an interactive yes on a terminal")
+		if werr := writeReports(sys, fs, f, opts, res); werr != nil {
+			fmt.Fprintf(sys.Stderr, "betplan: writing reports: %v\n", werr)
+		}
 		return err
 	}
 	seed, _ := fs.GetInt64("seed")

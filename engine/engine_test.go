@@ -291,6 +291,8 @@ func TestLockHeldRefuses(t *testing.T) {
 	assert.Contains(t, err.Error(), "pid 4242 on elsewhere")
 	assert.Equal(t, "refused", res.EndReason)
 	assert.Zero(t, w.svc.NotificationCount())
+	require.Len(t, res.Bets, 2, "the report lists the plan's bets even when the run never began")
+	assert.Contains(t, res.Bets[0].Reason, "another run of this plan holds the lock")
 }
 
 func TestNoRunningBotRefuses(t *testing.T) {

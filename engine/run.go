@@ -222,6 +222,9 @@ func (r *run) progress(now time.Time, interval time.Duration) {
 
 // finish writes what the run learnt into res, whatever ended it.
 func (r *run) finish(res *Result, err error) {
+	if len(r.insts) == 0 {
+		r.unstarted(err)
+	}
 	r.fill(res)
 	switch {
 	case err == nil && r.refused != "":
@@ -244,4 +247,30 @@ func (r *run) finish(res *Result, err error) {
 		res.EndReason = "error"
 		res.Error = err.Error()
 	}
+}
+
+// unstarted lists the plan's bets as written when the command ended before
+// it could resolve them (a refusal, the lock, the service unreachable), so
+// the report still says what was planned and why nothing happened.
+func (r *run) unstarted(err error) {
+	why := "not started"
+	if err != nil {
+		why = "not started: " + err.Error()
+	}
+	for _, b := range r.plan.Bets {
+		in := &instance{bet: b, status: StatusWaiting, reason: why, amount: staticAmount(b)}
+		if b.Race != nil {
+			in.info = RaceInfo{Venue: b.Race.Venue, Code: b.Race.Code, EventNumber: b.Race.EventNumber}
+		}
+		r.insts = append(r.insts, in)
+	}
+}
+
+// Refused is the result of a run refused before it began (for example no
+// confirmation): every bet as planned, nothing created, no request made.
+func Refused(p *plan.Plan, opts Options, reason string) *Result {
+	r := newRun(p, opts)
+	res := r.newResult(KindRun, r.clock.Now())
+	r.finish(res, &RefusedError{Reason: reason})
+	return res
 }
