@@ -88,3 +88,49 @@ func BenchmarkRunPerBet(b *testing.B) {
 	b.ReportMetric(float64(calls)/n, "calls/bet")
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*n), "ns/bet")
 }
+
+// BenchmarkPollTick measures one full read of the outcomes of 100 and
+// 1,000 open notifications (betplan status): API calls and allocations per
+// tick.
+func BenchmarkPollTick(b *testing.B) {
+	for _, n := range []int{100, 1000} {
+		b.Run(fmt.Sprint(n), func(b *testing.B) {
+			w := newWorld(b)
+			p := w.plan(w.bigPlan(n))
+			opts := w.options(w.client())
+			opts.NoWait = true
+			if _, err := engine.Run(context.Background(), p, opts); err != nil {
+				b.Fatal(err)
+			}
+			b.ReportAllocs()
+			before := len(w.svc.Requests())
+			for b.Loop() {
+				if _, err := engine.Outcomes(context.Background(), p, opts); err != nil {
+					b.Fatal(err)
+				}
+			}
+			// Each status reads races and sessions once (2 calls) before polling.
+			calls := float64(len(w.svc.Requests())-before)/float64(b.N) - 2
+			b.ReportMetric(calls, "poll-calls/tick")
+		})
+	}
+}
+
+// BenchmarkPlanMemory10000 measures the engine's memory for a 10,000-bet
+// plan: resolving every bet, deciding it and building the result (betplan
+// plan), against the in-process simulated service.
+func BenchmarkPlanMemory10000(b *testing.B) {
+	w := newWorld(b)
+	p := w.plan(w.bigPlan(10000))
+	opts := w.options(w.client())
+	b.ReportAllocs()
+	for b.Loop() {
+		res, _, err := engine.Preview(context.Background(), p, opts)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if len(res.Bets) != 10000 {
+			b.Fatalf("%d bets", len(res.Bets))
+		}
+	}
+}
