@@ -2,8 +2,10 @@ package main
 
 import (
 	"context"
+	"errors"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"testing"
@@ -54,6 +56,7 @@ func TestScripts(t *testing.T) {
 			"simrace":   cmdSimRace,
 			"simbots":   cmdSimBots,
 			"expandenv": cmdExpandEnv,
+			"exits":     cmdExits,
 		},
 	})
 }
@@ -191,4 +194,26 @@ func cmdExpandEnv(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Fatalf("expandenv: %s: unset variables %v", args[0], missing)
 	}
 	ts.Check(os.WriteFile(ts.MkAbs(args[1]), []byte(out), 0o644))
+}
+
+// cmdExits is `exits N PROGRAM [ARGS...]`: like exec, but the program must
+// exit with status N, so a script tells a refusal (3) from a usage error
+// (2) or a failed run (1).
+func cmdExits(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 2 {
+		ts.Fatalf("usage: exits N PROGRAM [ARGS...]")
+	}
+	want, err := strconv.Atoi(args[0])
+	ts.Check(err)
+	got := 0
+	if err := ts.Exec(args[1], args[2:]...); err != nil {
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) {
+			ts.Fatalf("exits: %v", err)
+		}
+		got = ee.ExitCode()
+	}
+	if got != want {
+		ts.Fatalf("exits: %s exited with status %d, want %d", args[1], got, want)
+	}
 }
