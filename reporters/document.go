@@ -55,7 +55,7 @@ type Race struct {
 	Venue       string  `json:"venue" jsonschema_description:"Venue name; empty when the race could not be resolved."`
 	Code        string  `json:"code" jsonschema_description:"Race code (e.g. R for thoroughbreds, H harness, G greyhounds) as the service sends it."`
 	EventNumber int     `json:"event_number" jsonschema_description:"Race number at the meeting; 0 when unresolved."`
-	Start       *string `json:"start" jsonschema:"nullable,format=date-time" jsonschema_description:"Advertised start, RFC 3339 in UTC; null when unresolved."`
+	Start       *string `json:"start" jsonschema:"nullable,format=date-time" jsonschema_description:"Advertised start, RFC 3339 in the meeting's own offset as the service gave it; null when unresolved."`
 }
 
 // Bet is one bet of the plan.

@@ -159,31 +159,6 @@ const (
 	targetProfitNote = "tp: target profit, the stake is sized to win this."
 )
 
-func planLimits(r *engine.Result) [][4]string {
-	l := r.Limits
-	creating := 0
-	for i := range r.Bets {
-		if r.Bets[i].Action == engine.ActionCreate {
-			creating++
-		}
-	}
-	maxTotal, maxPerBet, maxBets := "none", "none", "none"
-	if l.MaxTotalStake != nil {
-		maxTotal = dollars(*l.MaxTotalStake)
-	}
-	if l.MaxStakePerBet != nil {
-		maxPerBet = dollars(*l.MaxStakePerBet)
-	}
-	if l.MaxBets != nil {
-		maxBets = strconv.Itoa(*l.MaxBets)
-	}
-	return [][4]string{
-		{"Total stake", dollars(l.Committed), dollars(l.Committed + l.Planned), maxTotal},
-		{"Bets created", strconv.Itoa(l.CreatedBets), strconv.Itoa(l.CreatedBets + creating), maxBets},
-		{"Stake per bet", "", "", maxPerBet},
-	}
-}
-
 // htmlChart is cumulative profit over race start: one point per settled bet
 // with a known start, in start order.
 type htmlChart struct {
@@ -337,7 +312,7 @@ svg text { font: 12px system-ui, sans-serif; fill: #59636e; }
 {{end}}{{if .Error}}<div class="banner bad"><strong>Error:</strong> {{.Error}}</div>
 {{end}}<div class="cards">{{range .Cards}}<div class="card {{.Class}}"><div class="v {{.Class}}">{{.Value}}</div><div class="l">{{.Label}}</div></div>{{end}}</div>
 <div class="cards counts">{{range .Counts}}<div class="card"><div class="v {{if ne .Value "0"}}{{.Class}}{{else}}dim{{end}}">{{.Value}}</div><div class="l">{{.Label}}</div></div>{{end}}</div>
-{{with .Chart}}<h2>Cumulative profit by race start (UTC)</h2>
+{{with .Chart}}<h2>Cumulative profit by race start (local time)</h2>
 <svg width="{{.Width}}" height="{{.Height}}" viewBox="0 0 {{.Width}} {{.Height}}" role="img" aria-label="Cumulative profit over {{.N}} settled bets, ending at {{.Last}}">
 <rect x="{{.Left}}" y="{{.Top}}" width="660" height="200" fill="#f6f8fa"/>
 <line x1="{{.Left}}" y1="{{.Zero}}" x2="{{.Right}}" y2="{{.Zero}}" stroke="#8c959f" stroke-dasharray="4 3"/>
@@ -345,7 +320,7 @@ svg text { font: 12px system-ui, sans-serif; fill: #59636e; }
 <line x1="{{.Left}}" y1="{{.Base}}" x2="{{.Right}}" y2="{{.Base}}" stroke="#59636e"/>
 {{range .YTicks}}<text x="74" y="{{.Pos}}" text-anchor="end" dominant-baseline="middle">{{.Label}}</text>
 {{end}}{{range .XTicks}}<text x="{{.Pos}}" y="238" text-anchor="middle">{{.Label}}</text>
-{{end}}<text x="410" y="256" text-anchor="middle">race start (UTC)</text>
+{{end}}<text x="410" y="256" text-anchor="middle">race start (local time)</text>
 <polyline fill="none" stroke="#0969da" stroke-width="2" stroke-linejoin="round" points="{{.Points}}"/>
 {{range .Dots}}<circle cx="{{.Pos}}" cy="{{.Label}}" r="3" fill="#0969da"/>
 {{end}}</svg>

@@ -92,7 +92,7 @@ func (m *markdownWriter) run(r *engine.Result) {
 		slices.SortStableFunc(order, func(a, b int) int {
 			return attention(&r.Bets[a]) - attention(&r.Bets[b])
 		})
-		m.table(r, order, []string{"Bet", "Race", "Start (UTC)", "Selection", "Market", "Stake", "Status", "Accepted", "Profit", "Reason"},
+		m.table(r, order, []string{"Bet", "Race", "Start", "Selection", "Market", "Stake", "Status", "Accepted", "Profit", "Reason"},
 			"|---|---|---|---|---|--:|---|--:|--:|---|", func(b *engine.BetResult) []string {
 				status := statusMark(b.Status) + " " + statusWords(b.Status)
 				reason := mdText(truncate(oneLine(b.Reason), markdownReason))
@@ -142,37 +142,18 @@ func (m *markdownWriter) plan(r *engine.Result) {
 	if r.Error != "" {
 		m.printf("> [!CAUTION]\n> **Error:** %s\n\n", mdText(truncate(oneLine(r.Error), 1000)))
 	}
-	n := map[engine.Action]int{}
-	creating := 0
-	for i := range r.Bets {
-		n[r.Bets[i].Action]++
-		if r.Bets[i].Action == engine.ActionCreate {
-			creating++
-		}
-	}
 	m.printf("**%s**", pluralBets(len(r.Bets)))
 	if s := actionCounts(r); s != "" {
 		m.printf(": %s", s)
 	}
 	m.printf("\n\n")
 
-	l := r.Limits
 	m.printf("### Limits\n\n")
 	m.row("", "Already", "After this run", "Limit")
 	m.printf("|---|--:|--:|--:|\n")
-	maxTotal, maxPerBet, maxBets := "none", "none", "none"
-	if l.MaxTotalStake != nil {
-		maxTotal = dollars(*l.MaxTotalStake)
+	for _, row := range planLimits(r) {
+		m.row(row[0], row[1], row[2], row[3])
 	}
-	if l.MaxStakePerBet != nil {
-		maxPerBet = dollars(*l.MaxStakePerBet)
-	}
-	if l.MaxBets != nil {
-		maxBets = strconv.Itoa(*l.MaxBets)
-	}
-	m.row("Total stake", dollars(l.Committed), dollars(l.Committed+l.Planned), maxTotal)
-	m.row("Bets created", strconv.Itoa(l.CreatedBets), strconv.Itoa(l.CreatedBets+creating), maxBets)
-	m.row("Stake per bet", "", "", maxPerBet)
 	m.printf("\n")
 
 	if len(r.Bets) > 0 {
@@ -181,7 +162,7 @@ func (m *markdownWriter) plan(r *engine.Result) {
 		for i := range order {
 			order[i] = i
 		}
-		m.table(r, order, []string{"Bet", "Race", "Start (UTC)", "Selection", "Market", "Stake", "Action", "Reason"},
+		m.table(r, order, []string{"Bet", "Race", "Start", "Selection", "Market", "Stake", "Action", "Reason"},
 			"|---|---|---|---|---|--:|---|---|", func(b *engine.BetResult) []string {
 				return []string{
 					mdCode(truncate(b.ID, markdownCell)),

@@ -413,3 +413,30 @@ func span(r *engine.Result) string {
 	}
 	return s + " UTC"
 }
+
+// planLimits is the limits table of a preview: already committed, after
+// this run, and the limit.
+func planLimits(r *engine.Result) [][4]string {
+	l := r.Limits
+	creating := 0
+	for i := range r.Bets {
+		if r.Bets[i].Action == engine.ActionCreate {
+			creating++
+		}
+	}
+	maxTotal, maxPerBet, maxBets := "none", "none", "none"
+	if l.MaxTotalStake != nil {
+		maxTotal = dollars(*l.MaxTotalStake)
+	}
+	if l.MaxStakePerBet != nil {
+		maxPerBet = dollars(*l.MaxStakePerBet)
+	}
+	if l.MaxBets != nil {
+		maxBets = strconv.Itoa(*l.MaxBets)
+	}
+	return [][4]string{
+		{"Total stake", dollars(l.Committed), dollars(l.Committed + l.Planned), maxTotal},
+		{"Bets created", strconv.Itoa(l.CreatedBets), strconv.Itoa(l.CreatedBets + creating), maxBets},
+		{"Stake per bet", "", "", maxPerBet},
+	}
+}
