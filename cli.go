@@ -6,10 +6,11 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"sort"
 	"strings"
 
 	"github.com/spf13/pflag"
+
+	"github.com/betplan/betplan/plan"
 )
 
 // Exit codes, documented in README.md and `betplan help`.
@@ -219,40 +220,12 @@ func writeCommandUsage(w io.Writer, c *command) {
 
 // suggestCommand returns ` (did you mean "x"?)` for a near miss.
 func suggestCommand(name string) string {
-	var names []string
+	names := []string{"help"}
 	for _, c := range commands() {
 		names = append(names, c.name)
 	}
-	names = append(names, "help")
-	sort.Strings(names)
-	best, bestD := "", 3
-	for _, n := range names {
-		if d := levenshtein(strings.ToLower(name), n); d < bestD {
-			best, bestD = n, d
-		}
+	if best := plan.Suggest(strings.ToLower(name), names); best != "" {
+		return fmt.Sprintf(" (did you mean %q?)", best)
 	}
-	if best == "" {
-		return ""
-	}
-	return fmt.Sprintf(" (did you mean %q?)", best)
-}
-
-func levenshtein(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
+	return ""
 }
