@@ -234,6 +234,9 @@ func liveProgress(w io.Writer) func(engine.Progress) {
 		if !p.NextRace.IsZero() {
 			line += fmt.Sprintf("  next race in %s", p.NextRace.Sub(p.Now).Round(time.Second))
 		}
+		if !p.NextPoll.IsZero() {
+			line += fmt.Sprintf("  next poll %s", p.NextPoll.Format("15:04:05"))
+		}
 		fmt.Fprintf(w, "\r\033[K%s", line)
 	}
 }
