@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -143,9 +144,11 @@ func runRun(ctx context.Context, sys *sysIO, fs *pflag.FlagSet, args []string) e
 	opts.AmbiguousGrace, _ = fs.GetDuration("ambiguous-grace")
 	opts.LockTimeout, _ = fs.GetDuration("lock-timeout")
 	opts.Checkpoint = crashCheckpoint(sys.Getenv(crashEnv))
-	if sys.IsTTY && os.Getenv("CI") == "" {
-		opts.Live = liveProgress(sys.Stderr)
-		opts.Log = nil
+	var live *liveTerminal
+	if sys.IsTTY && sys.Getenv("CI") == "" {
+		live = &liveTerminal{w: sys.Stderr}
+		opts.Live = live.progress
+		opts.Log = live
 	}
 	if conn.simulated {
 		fmt.Fprintf(sys.Stderr, "rehearsing %s on the simulated service at %s (simulated clock)\n", planPath, conn.baseURL)
@@ -157,8 +160,8 @@ func runRun(ctx context.Context, sys *sysIO, fs *pflag.FlagSet, args []string) e
 	} else {
 		res, err = engine.Run(ctx, p, opts)
 	}
-	if opts.Live != nil {
-		fmt.Fprint(sys.Stderr, "\r\033[K")
+	if live != nil {
+		live.clear()
 	}
 	return finishRun(sys, fs, f, opts, res, err)
 }
@@ -221,24 +224,50 @@ func writeReports(sys *sysIO, fs *pflag.FlagSet, f reporters.Format, opts engine
 	return nil
 }
 
-// liveProgress redraws one status line on a terminal.
-func liveProgress(w io.Writer) func(engine.Progress) {
-	return func(p engine.Progress) {
-		var parts []string
-		for _, s := range engine.Statuses() {
-			if n := p.ByStatus[s]; n > 0 {
-				parts = append(parts, fmt.Sprintf("%d %s", n, s))
-			}
-		}
-		line := fmt.Sprintf("%s  %s", p.Now.Format("15:04:05"), strings.Join(parts, ", "))
-		if !p.NextRace.IsZero() {
-			line += fmt.Sprintf("  next race in %s", p.NextRace.Sub(p.Now).Round(time.Second))
-		}
-		if !p.NextPoll.IsZero() {
-			line += fmt.Sprintf("  next poll %s", p.NextPoll.Format("15:04:05"))
-		}
-		fmt.Fprintf(w, "\r\033[K%s", line)
+// liveTerminal keeps one progress line at the bottom of a terminal; event
+// lines print above it.
+type liveTerminal struct {
+	mu   sync.Mutex
+	w    io.Writer
+	last string
+}
+
+// Write prints an event line above the progress line.
+func (l *liveTerminal) Write(b []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	fmt.Fprintf(l.w, "\r\033[K%s", b)
+	if l.last != "" {
+		fmt.Fprint(l.w, l.last)
 	}
+	return len(b), nil
+}
+
+func (l *liveTerminal) progress(p engine.Progress) {
+	var parts []string
+	for _, s := range engine.Statuses() {
+		if n := p.ByStatus[s]; n > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", n, s))
+		}
+	}
+	line := fmt.Sprintf("%s  %s", p.Now.Format("15:04:05"), strings.Join(parts, ", "))
+	if !p.NextRace.IsZero() {
+		line += fmt.Sprintf("  next race in %s", p.NextRace.Sub(p.Now).Round(time.Second))
+	}
+	if !p.NextPoll.IsZero() {
+		line += fmt.Sprintf("  next poll %s", p.NextPoll.Format("15:04:05"))
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.last = line
+	fmt.Fprintf(l.w, "\r\033[K%s", line)
+}
+
+func (l *liveTerminal) clear() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.last = ""
+	fmt.Fprint(l.w, "\r\033[K")
 }
 
 func planRun(ctx context.Context, sys *sysIO, fs *pflag.FlagSet, args []string) error {
