@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -58,10 +59,13 @@ func engineOptions(fs *pflag.FlagSet, sys *sysIO, planFile string, conn *connect
 		StateDir:  stateDir,
 		Log:       sys.Stderr,
 	}
-	if conn.simulated && stateDir == "" {
-		// Rehearsals keep their own journal: a sim world starts afresh on
-		// every run, and its journal must not mix with a real one.
-		opts.StateDir = filepath.Join(filepath.Dir(planFile), ".betplan", "sim")
+	if conn.simulated {
+		// Rehearsals keep their journal in a sim/ folder of their own, so
+		// it never mixes with a real one.
+		if stateDir == "" {
+			stateDir = filepath.Join(filepath.Dir(planFile), ".betplan")
+		}
+		opts.StateDir = filepath.Join(stateDir, "sim")
 	}
 	return opts
 }
@@ -151,6 +155,11 @@ func runRun(ctx context.Context, sys *sysIO, fs *pflag.FlagSet, args []string) e
 		opts.Log = live
 	}
 	if conn.simulated {
+		// Every rehearsal is a new simulated world: an earlier rehearsal's
+		// journal names notifications this world never had.
+		if err := os.Remove(engine.JournalPath(opts.StateDir, p.Name)); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return err
+		}
 		fmt.Fprintf(sys.Stderr, "rehearsing %s on the simulated service at %s (simulated clock)\n", planPath, conn.baseURL)
 	}
 
@@ -293,6 +302,10 @@ func planRun(ctx context.Context, sys *sysIO, fs *pflag.FlagSet, args []string) 
 	defer conn.close()
 	opts := engineOptions(fs, sys, path, conn)
 	opts.Log = nil
+	if conn.simulated {
+		// A preview on a new simulated world has no journal to read.
+		opts.StateDir = filepath.Join(opts.StateDir, "preview-"+strconv.Itoa(os.Getpid()))
+	}
 	res, saved, err := engine.Preview(ctx, p, opts)
 	if err != nil {
 		return &exitError{code: exitFailed, err: err}
