@@ -57,6 +57,7 @@ func TestScripts(t *testing.T) {
 			"simbots":   cmdSimBots,
 			"expandenv": cmdExpandEnv,
 			"exits":     cmdExits,
+			"waitfile":  cmdWaitFile,
 		},
 	})
 }
@@ -216,4 +217,19 @@ func cmdExits(ts *testscript.TestScript, neg bool, args []string) {
 	if got != want {
 		ts.Fatalf("exits: %s exited with status %d, want %d", args[1], got, want)
 	}
+}
+
+// cmdWaitFile is `waitfile PATH`: it waits up to ten seconds for PATH to
+// exist, so a script can act once a background betplan got that far.
+func cmdWaitFile(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: waitfile PATH")
+	}
+	path := ts.MkAbs(args[0])
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if _, err := os.Stat(path); err == nil {
+			return
+		}
+	}
+	ts.Fatalf("waitfile: %s did not appear within 10s", args[0])
 }
