@@ -15,6 +15,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/betplan/betplan/apiclient"
 	"github.com/betplan/betplan/engine"
 	"github.com/betplan/betplan/plan"
 	"github.com/betplan/betplan/reporters"
@@ -385,6 +386,14 @@ func unlockRun(_ context.Context, sys *sysIO, fs *pflag.FlagSet, args []string) 
 	base, _ := fs.GetString("base-url")
 	if base == "" {
 		base = sys.Getenv("BETPLAN_BASE_URL")
+	}
+	if base != "" {
+		// The lock is keyed by the base URL as the client normalises it.
+		c, err := apiclient.New(base, apiclient.WithInsecure(), apiclient.WithTokenCache(""))
+		if err != nil {
+			return usagef("%v", err)
+		}
+		base = c.BaseURL()
 	}
 	force, _ := fs.GetBool("force")
 	lockPath := engine.LockPath(engine.DefaultLockDir(), p.Name, base)
