@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -47,6 +48,12 @@ func TestScripts(t *testing.T) {
 			env.Setenv("XDG_CONFIG_HOME", filepath.Join(env.WorkDir, "home", ".config"))
 			env.Setenv("BETPLAN_REPO", repo)
 			env.Setenv("BETPLAN_EXAMPLES", filepath.Join(repo, "examples"))
+			// Under -race every betplan process would sleep a second at exit
+			// (the race runtime's default atexit_sleep_ms): dozens of execs
+			// would double the suite's time. A race still fails the exec.
+			if gorace := env.Getenv("GORACE"); !strings.Contains(gorace, "atexit_sleep_ms") {
+				env.Setenv("GORACE", strings.TrimSpace(gorace+" atexit_sleep_ms=10"))
+			}
 			env.Values[scriptSimKey{}] = &scriptSim{}
 			return nil
 		},
