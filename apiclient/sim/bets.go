@@ -7,7 +7,54 @@ import (
 	"time"
 )
 
-func (s *Service) recordJSON(r *betRecord) map[string]any {
+// recordView is the wire shape of a bet record, fields in the order the
+// service has always sent them (the keys sorted).
+type recordView struct {
+	Amount                  float64 `json:"amount"`
+	Bookie                  int     `json:"bookie"`
+	BotID                   string  `json:"bot_id"`
+	CreatedAt               any     `json:"created_at"`
+	CurrentOdds             float64 `json:"current_odds"`
+	DisplayName             string  `json:"display_name"`
+	ID                      int     `json:"id"`
+	IsDeleted               bool    `json:"is_deleted"`
+	Label                   string  `json:"label"`
+	Market                  string  `json:"market"`
+	MeetingDate             string  `json:"meeting_date"`
+	Notification            int     `json:"notification"`
+	Notified                bool    `json:"notified"`
+	Owner                   int     `json:"owner"`
+	Profit                  float64 `json:"profit"`
+	ProfitUpdatedAt         any     `json:"profit_updated_at"`
+	ProfitUpdatedBy         string  `json:"profit_updated_by"`
+	ReportingUsage          int     `json:"reporting_usage"`
+	ResultTime              any     `json:"result_time"`
+	Selection               string  `json:"selection"`
+	SettledAt               any     `json:"settled_at"`
+	Sports                  string  `json:"sports"`
+	Status                  string  `json:"status"`
+	SubmitError             string  `json:"submit_error"`
+	SubmitResult            string  `json:"submit_result"`
+	SubmitTime              any     `json:"submit_time"`
+	TransactionID           string  `json:"transaction_id"`
+	TransactionMinCreatedAt any     `json:"transaction_min_created_at"`
+	TransactionResult       string  `json:"transaction_result"`
+	UsedBonus               bool    `json:"used_bonus"`
+	UsedBoost               bool    `json:"used_boost"`
+	UsedSPG                 bool    `json:"used_spg"`
+	UserNotes               string  `json:"user_notes"`
+}
+
+// recordJSON is the encoded record, cached until it is settled. The bytes
+// are shared: never modify them.
+func (s *Service) recordJSON(r *betRecord) []byte {
+	if r.json == nil {
+		r.json = encode(recordViewOf(r))
+	}
+	return r.json
+}
+
+func recordViewOf(r *betRecord) *recordView {
 	n := r.n
 	var submit, resultTime, settled any
 	if r.SubmitResult != "" {
@@ -25,64 +72,82 @@ func (s *Service) recordJSON(r *betRecord) map[string]any {
 	if !r.SettledAt.IsZero() {
 		profitBy, profitAt = "system", settled
 	}
-	return map[string]any{
-		"id":                         r.ID,
-		"display_name":               r.s.DisplayName,
-		"amount":                     r.Amount,
-		"current_odds":               r.Odds,
-		"created_at":                 stamp(r.CreatedAt),
-		"market":                     n.Market,
-		"selection":                  n.Selection,
-		"submit_time":                submit,
-		"result_time":                resultTime,
-		"submit_result":              r.SubmitResult,
-		"submit_error":               r.SubmitError,
-		"profit":                     r.Profit,
-		"used_boost":                 false,
-		"used_spg":                   false,
-		"used_bonus":                 false,
-		"transaction_id":             r.TxID,
-		"bot_id":                     r.s.BotID,
-		"is_deleted":                 false,
-		"notified":                   true,
-		"reporting_usage":            0,
-		"sports":                     n.Sports,
-		"owner":                      n.UserID,
-		"bookie":                     r.s.BookieID,
-		"notification":               n.ID,
-		"transaction_min_created_at": resultTime,
-		"meeting_date":               meeting,
-		"profit_updated_by":          profitBy,
-		"profit_updated_at":          profitAt,
-		"settled_at":                 settled,
-		"transaction_result":         r.TxResult,
-		"status":                     r.Status,
-		"user_notes":                 "",
-		"label":                      n.Label,
+	return &recordView{
+		ID:                      r.ID,
+		DisplayName:             r.s.DisplayName,
+		Amount:                  r.Amount,
+		CurrentOdds:             r.Odds,
+		CreatedAt:               stamp(r.CreatedAt),
+		Market:                  n.Market,
+		Selection:               n.Selection,
+		SubmitTime:              submit,
+		ResultTime:              resultTime,
+		SubmitResult:            r.SubmitResult,
+		SubmitError:             r.SubmitError,
+		Profit:                  r.Profit,
+		TransactionID:           r.TxID,
+		BotID:                   r.s.BotID,
+		Notified:                true,
+		Sports:                  n.Sports,
+		Owner:                   n.UserID,
+		Bookie:                  r.s.BookieID,
+		Notification:            n.ID,
+		TransactionMinCreatedAt: resultTime,
+		MeetingDate:             meeting,
+		ProfitUpdatedBy:         profitBy,
+		ProfitUpdatedAt:         profitAt,
+		SettledAt:               settled,
+		TransactionResult:       r.TxResult,
+		Status:                  r.Status,
+		Label:                   n.Label,
 	}
 }
 
-func (s *Service) userRecords(c *call) []*betRecord {
-	var out []*betRecord
-	for i := len(s.records) - 1; i >= 0; i-- {
-		if s.records[i].n.UserID == c.user.ID {
-			out = append(out, s.records[i])
-		}
-	}
-	return out
-}
+// userRecords lists the user's records, oldest first.
+func (s *Service) userRecords(c *call) []*betRecord { return s.recsByUser[c.user.ID] }
 
 // GET /bet/?page=&page_size=&label=: every record, newest first.
 func (s *Service) listBets(c *call) {
 	q := c.r.URL.Query()
-	label, hasLabel := q.Get("label"), q.Has("label")
-	items := []any{}
-	for _, r := range s.userRecords(c) {
-		if !hasLabel || r.n.Label == label {
-			items = append(items, s.recordJSON(r))
+	list := s.userRecords(c)
+	if q.Has("label") {
+		label := q.Get("label")
+		var keep []*betRecord
+		for _, r := range list {
+			if r.n.Label == label {
+				keep = append(keep, r)
+			}
 		}
+		list = keep
 	}
-	writeJSON(c.w, http.StatusOK, paginate(c, items))
+	writePage(c.w, paginate(c, len(list)), func(i int) []byte {
+		return s.recordJSON(newestFirst(list, i))
+	})
+}
+
+type sessionInfoView struct {
+	Amount      float64 `json:"amount"`
+	Bonus       string  `json:"bonus"`
+	Bookie      string  `json:"bookie"`
+	BotID       string  `json:"bot_id"`
+	DisplayName string  `json:"display_name"`
+	Market      string  `json:"market"`
+	Odds        float64 `json:"odds"`
+	Runner      string  `json:"runner"`
+}
+
+type logView struct {
+	ID  int    `json:"id"`
+	Log string `json:"log"`
+}
+
+type betsOfNotificationView struct {
+	AverageDeductionPercentage string            `json:"average_deduction_percentage"`
+	Bets                       []json.RawMessage `json:"bets"`
+	BotLogs                    []logView         `json:"bot_logs"`
+	IsBetGroup                 int               `json:"is_bet_group"`
+	Logs                       []any             `json:"logs"`
+	SessionInfo                []sessionInfoView `json:"session_info"`
 }
 
 // GET /bet/notification/{id}/: the new doc's object, or the old doc's bare
@@ -92,32 +157,33 @@ func (s *Service) betsOfNotification(c *call) {
 	if n == nil {
 		return
 	}
-	bets := []any{}
-	info := []any{}
+	bets := make([]json.RawMessage, 0, len(n.records))
 	for _, r := range n.records {
 		bets = append(bets, s.recordJSON(r))
-		info = append(info, map[string]any{
-			"bookie": r.s.Bookie, "display_name": r.s.DisplayName, "odds": r.Odds, "market": n.Market,
-			"runner": n.Selection, "amount": r.Amount, "bonus": "Cash", "bot_id": r.s.BotID,
-		})
 	}
 	if s.opts.BareBetArrays {
 		writeJSON(c.w, http.StatusOK, bets)
 		return
 	}
-	logs := []any{}
-	for _, l := range s.botLogs {
-		if l.NotificationID == n.ID {
-			logs = append(logs, map[string]any{"id": l.ID, "log": l.Log})
-		}
+	info := make([]sessionInfoView, 0, len(n.records))
+	for _, r := range n.records {
+		info = append(info, sessionInfoView{
+			Bookie: r.s.Bookie, DisplayName: r.s.DisplayName, Odds: r.Odds, Market: n.Market,
+			Runner: n.Selection, Amount: r.Amount, Bonus: "Cash", BotID: r.s.BotID,
+		})
 	}
-	writeJSON(c.w, http.StatusOK, map[string]any{
-		"is_bet_group":                 0,
-		"bot_logs":                     logs,
-		"logs":                         []any{},
-		"session_info":                 info,
-		"bets":                         bets,
-		"average_deduction_percentage": "0.00",
+	logs := make([]logView, 0, len(n.logs))
+	for _, i := range n.logs {
+		l := s.botLogs[i]
+		logs = append(logs, logView{ID: l.ID, Log: l.Log})
+	}
+	writeJSON(c.w, http.StatusOK, &betsOfNotificationView{
+		IsBetGroup:                 0,
+		BotLogs:                    logs,
+		Logs:                       []any{},
+		SessionInfo:                info,
+		Bets:                       bets,
+		AverageDeductionPercentage: "0.00",
 	})
 }
 
@@ -140,9 +206,10 @@ func (s *Service) searchBets(c *call) {
 	for _, id := range ids {
 		want[id.String()] = true
 	}
-	out := []any{}
-	for _, r := range s.userRecords(c) {
-		if ids == nil || want[strconv.Itoa(r.ID)] {
+	out := []json.RawMessage{}
+	recs := s.userRecords(c)
+	for i := range recs {
+		if r := newestFirst(recs, i); ids == nil || want[strconv.Itoa(r.ID)] {
 			out = append(out, s.recordJSON(r))
 		}
 	}
@@ -178,24 +245,35 @@ func (s *Service) betSummary(c *call) {
 }
 
 // GET /bot/logs/: a bare array, newest first.
-func (s *Service) botLogList(c *call) { s.writeLogs(c, 0) }
+func (s *Service) botLogList(c *call) {
+	s.writeLogs(c, len(s.botLogs), func(i int) botLog { return s.botLogs[i] })
+}
 
 // GET /bot/logs/{notification_id}/
 func (s *Service) botLogsOfNotification(c *call) {
-	if s.notification(c) == nil {
+	n := s.notification(c)
+	if n == nil {
 		return
 	}
-	s.writeLogs(c, c.id)
+	s.writeLogs(c, len(n.logs), func(i int) botLog { return s.botLogs[n.logs[i]] })
 }
 
-func (s *Service) writeLogs(c *call, notificationID int) {
-	out := []any{}
-	for i := len(s.botLogs) - 1; i >= 0; i-- {
-		l := s.botLogs[i]
-		if l.UserID != c.user.ID || (notificationID != 0 && l.NotificationID != notificationID) {
-			continue
+type botLogView struct {
+	BotID        string `json:"bot_id"`
+	CreatedAt    any    `json:"created_at"`
+	ID           int    `json:"id"`
+	Log          string `json:"log"`
+	Notification int    `json:"notification"`
+}
+
+// writeLogs writes the user's bot logs among at(0) … at(count-1) (oldest
+// first), newest first.
+func (s *Service) writeLogs(c *call, count int, at func(i int) botLog) {
+	out := []botLogView{}
+	for i := count - 1; i >= 0; i-- {
+		if l := at(i); l.UserID == c.user.ID {
+			out = append(out, botLogView{ID: l.ID, Notification: l.NotificationID, BotID: l.BotID, Log: l.Log, CreatedAt: stamp(l.At)})
 		}
-		out = append(out, map[string]any{"id": l.ID, "notification": l.NotificationID, "bot_id": l.BotID, "log": l.Log, "created_at": stamp(l.At)})
 	}
 	writeJSON(c.w, http.StatusOK, out)
 }

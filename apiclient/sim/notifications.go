@@ -52,7 +52,13 @@ type notification struct {
 	ReceivedBots           string
 	settled                bool
 	settledAt              time.Time
+	logs                   []int  // indexes into Service.botLogs
+	json                   []byte // encoded, nil when stale: see touch
 }
+
+// touch drops the notification's cached JSON; every change of what
+// notificationJSON shows must call it.
+func (n *notification) touch() { n.json = nil }
 
 type betRecord struct {
 	ID           int
@@ -67,6 +73,7 @@ type betRecord struct {
 	TxResult     string
 	TxID         string
 	SettledAt    time.Time
+	json         []byte // encoded, nil when stale
 }
 
 type botLog struct {
@@ -194,12 +201,12 @@ func (s *Service) createNotification(c *call) {
 	if !n.IsScheduled {
 		s.fire(n, c.now)
 	}
-	s.notifications = append(s.notifications, n)
+	s.addNotification(n)
 	if s.opts.CreateResponse == CreateIDMessage {
 		writeJSON(c.w, http.StatusOK, map[string]string{"id": strconv.Itoa(n.ID), "message": "Notification created"})
 		return
 	}
-	writeJSON(c.w, http.StatusOK, s.notificationJSON(n))
+	writeRaw(c.w, http.StatusOK, s.notificationJSON(n))
 }
 
 // fire broadcasts a notification to the bots: they act TakeUpDelay later.
@@ -207,9 +214,12 @@ func (s *Service) fire(n *notification, now time.Time) {
 	n.TriggeredAt = now.Add(7 * time.Millisecond)
 	n.takeUpAt = now.Add(s.opts.TakeUpDelay)
 	n.pendingTakeUp = true
+	n.touch()
+	s.schedule(event{at: n.takeUpAt, n: n})
 }
 
 func (s *Service) log(n *notification, botID, msg string, at time.Time) {
+	n.logs = append(n.logs, len(s.botLogs))
 	s.botLogs = append(s.botLogs, botLog{ID: len(s.botLogs) + 1, NotificationID: n.ID, UserID: n.UserID, BotID: botID, Log: msg, At: at})
 }
 
@@ -232,6 +242,7 @@ func (n *notification) targets(ss *session) bool {
 // targeted session, if the race is known and has not started.
 func (s *Service) takeUp(n *notification, at time.Time) {
 	n.pendingTakeUp = false
+	n.touch()
 	if n.IsCanceled || n.settled {
 		return
 	}
@@ -291,8 +302,7 @@ func (s *Service) takeUp(n *notification, at time.Time) {
 			ss.StakeToday += amount
 			s.log(n, ss.BotID, fmt.Sprintf("%s: placed $%.2f at %.2f", ss.DisplayName, amount, odds), submitted)
 		}
-		n.records = append(n.records, rec)
-		s.records = append(s.records, rec)
+		s.addRecord(n, rec)
 	}
 	if len(acting) == 0 {
 		s.log(n, "", "No running session matched the notification.", at)
@@ -356,6 +366,7 @@ func parseSelection(n *notification) ([]leg, string) {
 // settle results a notification when its race is resulted.
 func (s *Service) settle(n *notification, at time.Time) {
 	n.settled, n.settledAt = true, at
+	n.touch()
 	legs, _ := parseSelection(n)
 	won := len(legs) > 0
 	for _, l := range legs {
@@ -382,93 +393,170 @@ func (s *Service) settle(n *notification, at time.Time) {
 			r.Profit, r.TxResult = -r.Amount, "LOSS"
 		}
 		r.Status, r.SettledAt = "SETTLED", at
+		r.json = nil
 		r.s.ProfitToday += r.Profit
 	}
 }
 
-func (s *Service) notificationJSON(n *notification) map[string]any {
-	accepted, avg, profit := n.totals()
-	comp := map[string]any{
-		"name":         n.Competition,
-		"code":         n.Code,
-		"event_number": n.EventNumber,
-		"startTime":    nil,
-		"runners":      "",
-		"runner_names": "",
-		"result":       "",
+// notificationView is the wire shape of a notification. Its fields are in
+// the order the service has always sent them (the keys sorted), and the
+// values keep their types: a null stays a null.
+type notificationView struct {
+	AlarmSent           bool    `json:"alarm_sent"`
+	AllowDoubleBets     bool    `json:"allow_double_bets"`
+	AutoTrigger         bool    `json:"auto_trigger"`
+	AverageOdds         float64 `json:"average_odds"`
+	BonusBack           bool    `json:"bonus_back_if_available"`
+	BookiesOverride     string  `json:"bookies_override"`
+	Boost               bool    `json:"boost_if_available"`
+	CheckMaxOdds        bool    `json:"check_max_odds"`
+	CheckOdds           bool    `json:"check_odds"`
+	ChooseBestOdds      int     `json:"choose_best_odds"`
+	ChooseRandom        int     `json:"choose_random_accounts"`
+	CreatedAt           any     `json:"created_at"`
+	Delay               bool    `json:"delay"`
+	EnableGroupBot      bool    `json:"enable_group_bot"`
+	EnableGroupBotDelay int     `json:"enable_group_bot_delay"`
+	EnableGroupPrealert bool    `json:"enable_group_prealert"`
+	EnsureTotalWager    bool    `json:"ensure_total_wager"`
+	ID                  int     `json:"id"`
+	IsCanceled          bool    `json:"is_canceled"`
+	IsDeleted           bool    `json:"is_deleted"`
+	IsDraft             bool    `json:"is_draft"`
+	IsMarketOpen        bool    `json:"is_market_open"`
+	IsScheduled         bool    `json:"is_scheduled"`
+	Label               string  `json:"label"`
+	MaxOdds             float64 `json:"max_odds"`
+	Note                string  `json:"note"`
+	OriginInfo          string  `json:"origin_info"`
+	Profit              float64 `json:"profit"`
+	ReceivedBots        string  `json:"received_bots"`
+	ScheduledAt         int     `json:"scheduled_at"`
+	SPG                 bool    `json:"spg_if_available"`
+	Sports              string  `json:"sports"`
+	Stake               float64 `json:"stake"`
+	TargetBetType       string  `json:"target_bet_type"`
+	TargetBot           string  `json:"target_bot"`
+	TargetMarket        string  `json:"target_market"`
+	TargetProfit        float64 `json:"target_profit"`
+	TargetSession       string  `json:"target_session"`
+	Tip                 tipView `json:"tip"`
+	TotalAccepted       float64 `json:"total_accepted"`
+	TotalWager          float64 `json:"total_wager"`
+	TriggeredAt         any     `json:"triggered_at"`
+	Type                string  `json:"type"`
+	User                int     `json:"user"`
+}
+
+type tipView struct {
+	AmountUnits int             `json:"amount_units"`
+	Competition competitionView `json:"competition"`
+	Creator     creatorView     `json:"creator"`
+	ID          int             `json:"id"`
+	Market      string          `json:"market"`
+	Odds        float64         `json:"odds"`
+	Profit      float64         `json:"profit"`
+	ResultTime  any             `json:"result_time"`
+	Selection   string          `json:"selection"`
+}
+
+type competitionView struct {
+	Code        string `json:"code"`
+	EventNumber int    `json:"event_number"`
+	Name        string `json:"name"`
+	Result      string `json:"result"`
+	RunnerNames string `json:"runner_names"`
+	Runners     string `json:"runners"`
+	StartTime   any    `json:"startTime"`
+}
+
+type creatorView struct {
+	Avatar   string `json:"avatar"`
+	ID       int    `json:"id"`
+	Nickname string `json:"nickname"`
+}
+
+const defaultAvatar = "https://betmatic-bucket.s3.ap-southeast-2.amazonaws.com/avatar/default.png"
+
+// notificationJSON is the encoded notification, cached until its state
+// changes (touch). The bytes are shared: never modify them.
+func (s *Service) notificationJSON(n *notification) []byte {
+	if n.json == nil {
+		n.json = encode(s.notificationView(n))
 	}
+	return n.json
+}
+
+func (s *Service) notificationView(n *notification) *notificationView {
+	accepted, avg, profit := n.totals()
+	comp := competitionView{Name: n.Competition, Code: n.Code, EventNumber: n.EventNumber}
 	var resultTime any
 	tipProfit := 0.0
 	if r := n.race; r != nil {
-		comp["name"] = strings.ToUpper(r.Venue.Names[0])
-		comp["code"] = r.Venue.Code
-		comp["startTime"] = r.local(r.Start).Format(layoutSecond)
-		comp["runners"] = r.runnersCSV()
-		comp["runner_names"] = r.runnerNames("#&#")
+		comp.Name = strings.ToUpper(r.Venue.Names[0])
+		comp.Code = r.Venue.Code
+		comp.StartTime = r.local(r.Start).Format(layoutSecond)
+		comp.Runners = r.runnersCSV()
+		comp.RunnerNames = r.runnerNames("#&#")
 		if n.settled {
-			comp["result"] = r.resultString()
+			comp.Result = r.resultString()
 			resultTime = r.local(n.settledAt).Format(layoutMicro)
 			if accepted > 0 {
 				tipProfit = math.Round(profit/accepted*10000) / 10000
 			}
 		}
 	}
-	selection := n.Selection
-	return map[string]any{
-		"id": n.ID,
-		"tip": map[string]any{
-			"id":           n.TipID,
-			"creator":      map[string]any{"nickname": s.nickname(n.UserID), "avatar": "https://betmatic-bucket.s3.ap-southeast-2.amazonaws.com/avatar/default.png", "id": n.UserID},
-			"competition":  comp,
-			"market":       n.Market,
-			"selection":    selection,
-			"odds":         n.Odds,
-			"profit":       tipProfit,
-			"amount_units": 1,
-			"result_time":  resultTime,
+	return &notificationView{
+		ID: n.ID,
+		Tip: tipView{
+			ID:          n.TipID,
+			Creator:     creatorView{Nickname: s.nickname(n.UserID), Avatar: defaultAvatar, ID: n.UserID},
+			Competition: comp,
+			Market:      n.Market,
+			Selection:   n.Selection,
+			Odds:        n.Odds,
+			Profit:      tipProfit,
+			AmountUnits: 1,
+			ResultTime:  resultTime,
 		},
-		"type":                    n.Type,
-		"stake":                   n.Stake,
-		"target_profit":           n.TargetProfit,
-		"total_wager":             n.TotalWager,
-		"check_odds":              n.CheckOdds,
-		"check_max_odds":          n.CheckMaxOdds,
-		"max_odds":                n.MaxOdds,
-		"boost_if_available":      n.Boost,
-		"spg_if_available":        n.SPG,
-		"bonus_back_if_available": n.BonusBack,
-		"ensure_total_wager":      n.EnsureTotalWager,
-		"allow_double_bets":       n.AllowDouble,
-		"choose_best_odds":        n.ChooseBestOdds,
-		"choose_random_accounts":  n.ChooseRandom,
-		"created_at":              stamp(n.CreatedAt),
-		"target_market":           n.TargetMarket,
-		"target_bet_type":         n.TargetBetType,
-		"total_accepted":          accepted,
-		"average_odds":            avg,
-		"profit":                  profit,
-		"alarm_sent":              false,
-		"delay":                   n.Delay,
-		"is_scheduled":            n.IsScheduled,
-		"is_market_open":          n.IsMarketOpen,
-		"is_draft":                false,
-		"is_canceled":             n.IsCanceled,
-		"auto_trigger":            n.AutoTrigger,
-		"scheduled_at":            n.ScheduledAt,
-		"triggered_at":            stamp(n.TriggeredAt),
-		"bookies_override":        n.BookiesOverride,
-		"target_session":          n.TargetSession,
-		"target_bot":              n.TargetBot,
-		"is_deleted":              false,
-		"received_bots":           n.ReceivedBots,
-		"enable_group_bot":        n.EnableGroupBot,
-		"enable_group_bot_delay":  n.EnableGroupBotDelay,
-		"enable_group_prealert":   false,
-		"origin_info":             n.OriginInfo,
-		"note":                    n.Note,
-		"sports":                  n.Sports,
-		"label":                   n.Label,
-		"user":                    n.UserID,
+		Type:                n.Type,
+		Stake:               n.Stake,
+		TargetProfit:        n.TargetProfit,
+		TotalWager:          n.TotalWager,
+		CheckOdds:           n.CheckOdds,
+		CheckMaxOdds:        n.CheckMaxOdds,
+		MaxOdds:             n.MaxOdds,
+		Boost:               n.Boost,
+		SPG:                 n.SPG,
+		BonusBack:           n.BonusBack,
+		EnsureTotalWager:    n.EnsureTotalWager,
+		AllowDoubleBets:     n.AllowDouble,
+		ChooseBestOdds:      n.ChooseBestOdds,
+		ChooseRandom:        n.ChooseRandom,
+		CreatedAt:           stamp(n.CreatedAt),
+		TargetMarket:        n.TargetMarket,
+		TargetBetType:       n.TargetBetType,
+		TotalAccepted:       accepted,
+		AverageOdds:         avg,
+		Profit:              profit,
+		Delay:               n.Delay,
+		IsScheduled:         n.IsScheduled,
+		IsMarketOpen:        n.IsMarketOpen,
+		IsCanceled:          n.IsCanceled,
+		AutoTrigger:         n.AutoTrigger,
+		ScheduledAt:         n.ScheduledAt,
+		TriggeredAt:         stamp(n.TriggeredAt),
+		BookiesOverride:     n.BookiesOverride,
+		TargetSession:       n.TargetSession,
+		TargetBot:           n.TargetBot,
+		ReceivedBots:        n.ReceivedBots,
+		EnableGroupBot:      n.EnableGroupBot,
+		EnableGroupBotDelay: n.EnableGroupBotDelay,
+		OriginInfo:          n.OriginInfo,
+		Note:                n.Note,
+		Sports:              n.Sports,
+		Label:               n.Label,
+		User:                n.UserID,
 	}
 }
 
@@ -481,54 +569,46 @@ func (s *Service) nickname(userID int) string {
 	return ""
 }
 
-// userNotifications lists a user's notifications, newest first.
-func (s *Service) userNotifications(u *user, keep func(*notification) bool) []*notification {
-	var out []*notification
-	for i := len(s.notifications) - 1; i >= 0; i-- {
-		n := s.notifications[i]
-		if n.UserID == u.ID && (keep == nil || keep(n)) {
-			out = append(out, n)
-		}
-	}
-	return out
-}
-
 func (s *Service) notification(c *call) *notification {
-	for _, n := range s.notifications {
-		if n.ID == c.id && n.UserID == c.user.ID {
-			return n
-		}
+	if n := s.byID[c.id]; n != nil && n.UserID == c.user.ID {
+		return n
 	}
 	writeError(c.w, http.StatusNotFound, "Not found.")
 	return nil
 }
 
+// writeNotifications writes a page of list, newest first.
+func (s *Service) writeNotifications(c *call, list []*notification) {
+	writePage(c.w, paginate(c, len(list)), func(i int) []byte {
+		return s.notificationJSON(newestFirst(list, i))
+	})
+}
+
 // GET /notification/?page=&page_size=&label=
 func (s *Service) listNotifications(c *call) {
 	q := c.r.URL.Query()
-	label, hasLabel := q.Get("label"), q.Has("label")
-	items := []any{}
-	for _, n := range s.userNotifications(c.user, func(n *notification) bool { return !hasLabel || n.Label == label }) {
-		items = append(items, s.notificationJSON(n))
+	list := s.byUser[c.user.ID]
+	if q.Has("label") {
+		list = s.byLabel[labelKey{c.user.ID, q.Get("label")}]
 	}
-	writeJSON(c.w, http.StatusOK, paginate(c, items))
+	s.writeNotifications(c, list)
 }
 
 // GET /notification/scheduled/: scheduled notifications not yet fired.
 func (s *Service) listScheduled(c *call) {
-	items := []any{}
-	for _, n := range s.userNotifications(c.user, func(n *notification) bool {
-		return n.IsScheduled && n.TriggeredAt.IsZero() && !n.IsCanceled
-	}) {
-		items = append(items, s.notificationJSON(n))
+	var list []*notification
+	for _, n := range s.byUser[c.user.ID] {
+		if n.IsScheduled && n.TriggeredAt.IsZero() && !n.IsCanceled {
+			list = append(list, n)
+		}
 	}
-	writeJSON(c.w, http.StatusOK, paginate(c, items))
+	s.writeNotifications(c, list)
 }
 
 // GET /notification/{id}/
 func (s *Service) getNotification(c *call) {
 	if n := s.notification(c); n != nil {
-		writeJSON(c.w, http.StatusOK, s.notificationJSON(n))
+		writeRaw(c.w, http.StatusOK, s.notificationJSON(n))
 	}
 }
 
@@ -575,6 +655,7 @@ func (s *Service) cancelNotification(c *call) {
 		writeError(c.w, http.StatusBadRequest, "The race has already started.")
 	default:
 		n.IsCanceled = true
+		n.touch()
 		msg := "Notification cancelled."
 		if len(n.records) > 0 {
 			msg = "Notification cancelled; bets already placed at bookmakers stay placed."
@@ -650,13 +731,7 @@ func (s *Service) namecodes(c *call) {
 func (s *Service) NotificationsWithLabel(label string) int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	k := 0
-	for _, n := range s.notifications {
-		if n.Label == label {
-			k++
-		}
-	}
-	return k
+	return s.labelCount[label]
 }
 
 // NotificationCount counts stored notifications.

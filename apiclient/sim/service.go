@@ -2,13 +2,13 @@ package sim
 
 import (
 	"bytes"
+	"container/heap"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
-	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -69,6 +69,15 @@ type Service struct {
 	loginTimes    []time.Time
 	limited       map[string][]time.Time // signup, password reset
 	nextID        int
+
+	// Indexes over the slices above, so a request costs the same however
+	// many notifications are stored (see index.go).
+	byID       map[int]*notification
+	byUser     map[int][]*notification      // creation order
+	byLabel    map[labelKey][]*notification // creation order
+	labelCount map[string]int
+	recsByUser map[int][]*betRecord // creation order
+	due        eventQueue           // pending take-ups and resultings
 }
 
 type user struct {
@@ -131,6 +140,12 @@ func New(opts Options) *Service {
 		tokens:  map[string]*token{},
 		limited: map[string][]time.Time{},
 		nextID:  1000,
+
+		byID:       map[int]*notification{},
+		byUser:     map[int][]*notification{},
+		byLabel:    map[labelKey][]*notification{},
+		labelCount: map[string]int{},
+		recsByUser: map[int][]*betRecord{},
 	}
 	s.world = newWorld(opts.Seed, now, opts.Venues)
 	s.users = []*user{
@@ -481,17 +496,40 @@ func (s *Service) authenticate(r *http.Request, now time.Time) (*user, int, stri
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false) // runner names are joined by "#&#", sent as is
-	if err := enc.Encode(v); err != nil {
+	b, err := encodeErr(v)
+	if err != nil {
 		status = http.StatusInternalServerError
-		buf.Reset()
-		buf.WriteString(`{"error": "internal server error"}`)
+		b = []byte(`{"error": "internal server error"}`)
 	}
+	writeRaw(w, status, b)
+}
+
+// writeRaw writes an already encoded JSON body.
+func writeRaw(w http.ResponseWriter, status int, b []byte) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
-	_, _ = w.Write(bytes.TrimSuffix(buf.Bytes(), []byte("\n")))
+	_, _ = w.Write(b)
+}
+
+// encodeErr encodes v as the service does: compact, HTML characters as
+// they are (runner names are joined by "#&#"), no trailing newline.
+func encodeErr(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
+}
+
+// encode is encodeErr for values that always encode (our own structs).
+func encode(v any) []byte {
+	b, err := encodeErr(v)
+	if err != nil {
+		panic(fmt.Sprintf("sim: encode %T: %v", v, err))
+	}
+	return b
 }
 
 func writeError(w http.ResponseWriter, status int, msg string) {
@@ -573,17 +611,16 @@ func boolean(m map[string]json.RawMessage, key string) bool {
 	return false
 }
 
-// page is the pagination envelope, with the service's quirks: count never
-// below 1, an out-of-range page gives page 1.
-type page struct {
-	Count      int     `json:"count"`
-	Next       *string `json:"next"`
-	Previous   *string `json:"previous"`
-	TotalPages int     `json:"total_pages"`
-	Results    []any   `json:"results"`
+// span is one page of a paginated list, with the service's quirks: count
+// never below 1, an out-of-range page gives page 1. Items lo..hi-1 (in
+// list order) are on the page.
+type span struct {
+	count, pages   int
+	lo, hi         int
+	next, previous *string
 }
 
-func paginate(c *call, items []any) page {
+func paginate(c *call, total int) span {
 	q := c.r.URL.Query()
 	size, err := strconv.Atoi(q.Get("page_size"))
 	if err != nil || size <= 0 {
@@ -592,7 +629,7 @@ func paginate(c *call, items []any) page {
 	if size > 100 {
 		size = 100
 	}
-	pages := (len(items) + size - 1) / size
+	pages := (total + size - 1) / size
 	if pages < 1 {
 		pages = 1
 	}
@@ -601,10 +638,10 @@ func paginate(c *call, items []any) page {
 		n = 1
 	}
 	lo, hi := (n-1)*size, n*size
-	if hi > len(items) {
-		hi = len(items)
+	if hi > total {
+		hi = total
 	}
-	p := page{Count: max(len(items), 1), TotalPages: pages, Results: append([]any{}, items[lo:hi]...)}
+	p := span{count: max(total, 1), pages: pages, lo: lo, hi: hi}
 	link := func(k int) *string {
 		scheme := "http"
 		if c.r.TLS != nil {
@@ -616,45 +653,59 @@ func paginate(c *call, items []any) page {
 		return &u
 	}
 	if n < pages {
-		p.Next = link(n + 1)
+		p.next = link(n + 1)
 	}
 	if n > 1 {
-		p.Previous = link(n - 1)
+		p.previous = link(n - 1)
 	}
 	return p
 }
 
+// writePage writes the pagination envelope {"count", "next", "previous",
+// "total_pages", "results"} around the page's items, item(i) giving the
+// encoded JSON of item i of the list.
+func writePage(w http.ResponseWriter, p span, item func(i int) []byte) {
+	buf := make([]byte, 0, 256+(p.hi-p.lo)*2048)
+	buf = append(buf, `{"count":`...)
+	buf = strconv.AppendInt(buf, int64(p.count), 10)
+	buf = append(buf, `,"next":`...)
+	buf = appendLink(buf, p.next)
+	buf = append(buf, `,"previous":`...)
+	buf = appendLink(buf, p.previous)
+	buf = append(buf, `,"total_pages":`...)
+	buf = strconv.AppendInt(buf, int64(p.pages), 10)
+	buf = append(buf, `,"results":[`...)
+	for i := p.lo; i < p.hi; i++ {
+		if i > p.lo {
+			buf = append(buf, ',')
+		}
+		buf = append(buf, item(i)...)
+	}
+	buf = append(buf, "]}"...)
+	writeRaw(w, http.StatusOK, buf)
+}
+
+func appendLink(buf []byte, s *string) []byte {
+	if s == nil {
+		return append(buf, "null"...)
+	}
+	return append(buf, encode(*s)...)
+}
+
 // advance lets the world catch up with now: bots take up due
-// notifications and races get resulted, in time order.
+// notifications and races get resulted, in time order (take-ups before
+// resultings at the same instant, then by notification id). Only the
+// events due are touched, popped from the queue in that order.
 func (s *Service) advance(now time.Time) {
 	s.world.ensure(now)
-	type event struct {
-		at     time.Time
-		settle bool
-		n      *notification
-	}
-	var evs []event
-	for _, n := range s.notifications {
-		if n.pendingTakeUp && !n.takeUpAt.After(now) {
-			evs = append(evs, event{at: n.takeUpAt, n: n})
-		}
-		if n.race != nil && !n.settled && !n.race.resultAt().After(now) {
-			evs = append(evs, event{at: n.race.resultAt(), settle: true, n: n})
-		}
-	}
-	sort.SliceStable(evs, func(i, j int) bool {
-		if !evs[i].at.Equal(evs[j].at) {
-			return evs[i].at.Before(evs[j].at)
-		}
-		if evs[i].settle != evs[j].settle {
-			return !evs[i].settle
-		}
-		return evs[i].n.ID < evs[j].n.ID
-	})
-	for _, e := range evs {
-		if e.settle {
-			s.settle(e.n, e.at)
-		} else {
+	for len(s.due) > 0 && !s.due[0].at.After(now) {
+		e := heap.Pop(&s.due).(event)
+		switch {
+		case e.settle:
+			if !e.n.settled {
+				s.settle(e.n, e.at)
+			}
+		case e.n.pendingTakeUp && e.n.takeUpAt.Equal(e.at):
 			s.takeUp(e.n, e.at)
 		}
 	}
