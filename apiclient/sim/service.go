@@ -358,7 +358,10 @@ type route struct {
 	fn      func(s *Service, c *call)
 }
 
-var routes []route
+var (
+	routes    []route
+	routeSegs [][]string // each route's pattern split at "/", made once
+)
 
 func init() {
 	routes = []route{
@@ -407,12 +410,14 @@ func init() {
 		{"POST", "/pick/tipster/message/", true, false, (*Service).preAlert},
 		{"POST", "/pick/tipster/prealert/", true, false, (*Service).preAlert},
 	}
+	for _, rt := range routes {
+		routeSegs = append(routeSegs, strings.Split(strings.Trim(rt.pattern, "/"), "/"))
+	}
 }
 
-// match reports whether path fits pattern, and the {id} it carries.
-func match(pattern, path string) (int, bool) {
-	ps := strings.Split(strings.Trim(pattern, "/"), "/")
-	xs := strings.Split(strings.Trim(path, "/"), "/")
+// match reports whether the path's segments xs fit the pattern's ps, and
+// the {id} they carry.
+func match(ps, xs []string) (int, bool) {
 	if len(ps) != len(xs) {
 		return 0, false
 	}
@@ -439,8 +444,9 @@ func (s *Service) serve(w http.ResponseWriter, r *http.Request, body []byte) {
 		path += "/" // the old doc writes some paths without the slash
 	}
 	var allowed []string
-	for _, rt := range routes {
-		id, ok := match(rt.pattern, path)
+	xs := strings.Split(strings.Trim(path, "/"), "/")
+	for i, rt := range routes {
+		id, ok := match(routeSegs[i], xs)
 		if !ok {
 			continue
 		}
@@ -665,25 +671,30 @@ func paginate(c *call, total int) span {
 // "total_pages", "results"} around the page's items, item(i) giving the
 // encoded JSON of item i of the list.
 func writePage(w http.ResponseWriter, p span, item func(i int) []byte) {
-	buf := make([]byte, 0, 256+(p.hi-p.lo)*2048)
-	buf = append(buf, `{"count":`...)
-	buf = strconv.AppendInt(buf, int64(p.count), 10)
-	buf = append(buf, `,"next":`...)
-	buf = appendLink(buf, p.next)
-	buf = append(buf, `,"previous":`...)
-	buf = appendLink(buf, p.previous)
-	buf = append(buf, `,"total_pages":`...)
-	buf = strconv.AppendInt(buf, int64(p.pages), 10)
-	buf = append(buf, `,"results":[`...)
+	head := make([]byte, 0, 512)
+	head = append(head, `{"count":`...)
+	head = strconv.AppendInt(head, int64(p.count), 10)
+	head = append(head, `,"next":`...)
+	head = appendLink(head, p.next)
+	head = append(head, `,"previous":`...)
+	head = appendLink(head, p.previous)
+	head = append(head, `,"total_pages":`...)
+	head = strconv.AppendInt(head, int64(p.pages), 10)
+	head = append(head, `,"results":[`...)
+	// Streamed: the items are cached, a page of them is not copied again.
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusOK)
+	_, _ = w.Write(head)
 	for i := p.lo; i < p.hi; i++ {
 		if i > p.lo {
-			buf = append(buf, ',')
+			_, _ = w.Write(comma)
 		}
-		buf = append(buf, item(i)...)
+		_, _ = w.Write(item(i))
 	}
-	buf = append(buf, "]}"...)
-	writeRaw(w, http.StatusOK, buf)
+	_, _ = w.Write(pageEnd)
 }
+
+var comma, pageEnd = []byte(","), []byte("]}")
 
 func appendLink(buf []byte, s *string) []byte {
 	if s == nil {

@@ -306,7 +306,6 @@ func venueMatches(v *Venue, name string) bool {
 // +11:00 during daylight time (first Sunday of October 2am to first Sunday
 // of April 3am) outside Queensland and the Northern Territory.
 func localTime(t time.Time, state string) time.Time {
-	aest := time.FixedZone("AEST", 10*3600)
 	switch strings.ToUpper(state) {
 	case "QLD", "NT", "WA":
 		return t.In(aest)
@@ -317,10 +316,15 @@ func localTime(t time.Time, state string) time.Time {
 	dstEnd := firstSunday(y, time.April).Add(2 * time.Hour) // 3am daylight = 2am standard
 	wall := time.Date(std.Year(), std.Month(), std.Day(), std.Hour(), std.Minute(), std.Second(), std.Nanosecond(), time.UTC)
 	if !wall.Before(dstStart) || wall.Before(dstEnd) {
-		return t.In(time.FixedZone("AEDT", 11*3600))
+		return t.In(aedt)
 	}
 	return std
 }
+
+var (
+	aest = time.FixedZone("AEST", 10*3600)
+	aedt = time.FixedZone("AEDT", 11*3600)
+)
 
 func firstSunday(year int, m time.Month) time.Time {
 	d := time.Date(year, m, 1, 0, 0, 0, 0, time.UTC)
