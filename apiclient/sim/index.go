@@ -33,7 +33,6 @@ func (s *Service) addNotification(n *notification) {
 // addRecord stores a new bet record of n.
 func (s *Service) addRecord(n *notification, r *betRecord) {
 	n.records = append(n.records, r)
-	s.records = append(s.records, r)
 	s.recsByUser[n.UserID] = append(s.recsByUser[n.UserID], r)
 }
 

@@ -62,7 +62,6 @@ type Service struct {
 	tokens        map[string]*token
 	sessions      []*session
 	notifications []*notification
-	records       []*betRecord
 	botLogs       []botLog
 	faults        []*activeFault
 	requests      []*Request
@@ -70,13 +69,13 @@ type Service struct {
 	limited       map[string][]time.Time // signup, password reset
 	nextID        int
 
-	// Indexes over the slices above, so a request costs the same however
-	// many notifications are stored (see index.go).
+	// Indexes over notifications, and the bet records by user, so a
+	// request costs the same however many are stored (see index.go).
 	byID       map[int]*notification
 	byUser     map[int][]*notification      // creation order
 	byLabel    map[labelKey][]*notification // creation order
 	labelCount map[string]int
-	recsByUser map[int][]*betRecord // creation order
+	recsByUser map[int][]*betRecord // every record, creation order
 	due        eventQueue           // pending take-ups and resultings
 }
 
