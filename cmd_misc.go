@@ -63,7 +63,7 @@ func validateRun(ctx context.Context, sys *sysIO, fs *pflag.FlagSet, args []stri
 			}
 			fmt.Fprintf(sys.Stdout, "%d %s valid", len(args), noun)
 			if n := all.Warnings(); n > 0 {
-				fmt.Fprintf(sys.Stdout, " (%d warnings)", n)
+				fmt.Fprintf(sys.Stdout, " (%s)", count(n, "warning"))
 			}
 			fmt.Fprintln(sys.Stdout)
 		}
@@ -72,7 +72,7 @@ func validateRun(ctx context.Context, sys *sysIO, fs *pflag.FlagSet, args []stri
 		return err
 	}
 	if all.HasErrors() {
-		return &exitError{code: exitUsage, err: fmt.Errorf("%d errors, %d warnings", all.Errors(), all.Warnings())}
+		return &exitError{code: exitUsage, err: fmt.Errorf("%s, %s", count(all.Errors(), "error"), count(all.Warnings(), "warning"))}
 	}
 	return nil
 }
@@ -159,4 +159,12 @@ func validateOnline(ctx context.Context, sys *sysIO, fs *pflag.FlagSet, plans []
 		out = append(out, d...)
 	}
 	return out, nil
+}
+
+// count says "1 error" or "3 errors".
+func count(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }

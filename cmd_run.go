@@ -32,7 +32,7 @@ func loadPlan(sys *sysIO, path string) (*plan.Plan, error) {
 		plan.WriteText(sys.Stderr, diags, src)
 	}
 	if diags.HasErrors() || p == nil {
-		return nil, &exitError{code: exitUsage, err: fmt.Errorf("%s is not a valid plan: %d errors", path, diags.Errors())}
+		return nil, &exitError{code: exitUsage, err: fmt.Errorf("%s is not a valid plan: %s", path, count(diags.Errors(), "error"))}
 	}
 	return p, nil
 }
@@ -71,7 +71,9 @@ func engineOptions(fs *pflag.FlagSet, sys *sysIO, planFile string, conn *connect
 	return opts
 }
 
-func reportDir(fs *pflag.FlagSet, opts engine.Options) string {
+// reportDir is --report-dir, or report/<plan name>/ in the state dir, so
+// plans kept side by side never overwrite each other's reports.
+func reportDir(fs *pflag.FlagSet, opts engine.Options, planName string) string {
 	if d, _ := fs.GetString("report-dir"); d != "" {
 		return d
 	}
@@ -79,7 +81,7 @@ func reportDir(fs *pflag.FlagSet, opts engine.Options) string {
 	if dir == "" {
 		dir = filepath.Join(filepath.Dir(opts.PlanFile), ".betplan")
 	}
-	return filepath.Join(dir, "report")
+	return filepath.Join(dir, "report", planName)
 }
 
 // confirmer decides how `run` and `cancel` ask before acting on a real
@@ -218,7 +220,7 @@ func writeReports(sys *sysIO, fs *pflag.FlagSet, f reporters.Format, opts engine
 	if err := reporters.Write(sys.Stdout, f, res, reporters.TextOptions{Color: color}); err != nil {
 		return err
 	}
-	dir := reportDir(fs, opts)
+	dir := reportDir(fs, opts, res.PlanName)
 	paths, err := reporters.WriteDir(dir, res)
 	if err != nil {
 		return err
@@ -318,7 +320,12 @@ func planRun(ctx context.Context, sys *sysIO, fs *pflag.FlagSet, args []string) 
 		if err := engine.WriteSavedPlan(out, saved); err != nil {
 			return err
 		}
-		fmt.Fprintf(sys.Stderr, "saved the plan to %s; 'betplan run %s' applies exactly these %d creates\n", out, out, len(saved.Creates))
+		switch n := len(saved.Creates); n {
+		case 0:
+			fmt.Fprintf(sys.Stderr, "saved the plan to %s; it has nothing to create\n", out)
+		default:
+			fmt.Fprintf(sys.Stderr, "saved the plan to %s; 'betplan run %s' applies exactly its %s\n", out, out, count(n, "create"))
+		}
 	}
 	if detailed, _ := fs.GetBool("detailed-exitcode"); detailed && len(saved.Creates) > 0 {
 		return &exitError{code: exitChanges}

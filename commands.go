@@ -85,7 +85,7 @@ func runCommand() *command {
 			fs.Bool("yes", false, "do not ask for confirmation before creating bets on a real service")
 			fs.Bool("no-wait", false, "create what is ready now, record the rest as waiting, and exit")
 			fs.Bool("sim", false, "run against an in-process simulated service with a fast clock")
-			fs.String("report-dir", "", "directory for reports (default .betplan/report beside the plan)")
+			fs.String("report-dir", "", "directory for reports (default <state-dir>/report/<plan name>; rehearsals: .betplan/sim/report/<plan name>)")
 			fs.String("state-dir", "", "state directory (default .betplan/ beside the plan)")
 			fs.Duration("ambiguous-grace", 60*time.Second, "how long to look a label up after an ambiguous create")
 			fs.Duration("lock-timeout", 0, "how long to wait for another run of the plan to finish")
@@ -104,7 +104,7 @@ func statusCommand() *command {
 		args:    "PLAN",
 		summary: "re-read the outcomes of the plan's bets and rewrite the report",
 		flags: func(fs *pflag.FlagSet) {
-			fs.String("report-dir", "", "directory for reports (default .betplan/report beside the plan)")
+			fs.String("report-dir", "", "directory for reports (default <state-dir>/report/<plan name>; rehearsals: .betplan/sim/report/<plan name>)")
 			fs.String("state-dir", "", "state directory (default .betplan/ beside the plan)")
 			fs.String("format", "text", "report format on stdout: text, json, markdown, junit or html")
 			(&serviceFlags{}).declare(fs)

@@ -63,6 +63,7 @@ func (w *crashWorld) betplan(crashAt string, args ...string) *exec.Cmd {
 	cmd := exec.Command(exe, all...)
 	cmd.Env = append(os.Environ(),
 		"BETPLAN_TEST_EXEC_MAIN=1",
+		"GORACE=atexit_sleep_ms=10", // a -race child otherwise sleeps 1s as it exits
 		"BETPLAN_TOKEN="+w.svc.Token(),
 		"BETPLAN_EMAIL=", "BETPLAN_PASSWORD=", "GITHUB_STEP_SUMMARY=",
 		"XDG_CACHE_HOME="+filepath.Join(w.dir, "cache"),

@@ -181,7 +181,7 @@ func New(baseURL string, opts ...Option) (*Client, error) {
 	case "https":
 	case "http":
 		if !c.insecure && !isLoopback(u.Hostname()) {
-			return nil, fmt.Errorf("base URL %s: plain http:// is only allowed to a loopback host; use https:// (or allow it explicitly with the insecure option)", u.Redacted())
+			return nil, fmt.Errorf("base URL %s: plain http:// is only allowed to a loopback host; use https://, or allow plain http explicitly (betplan --insecure, WithInsecure)", u.Redacted())
 		}
 	default:
 		return nil, fmt.Errorf("base URL %q: want an http:// or https:// URL", u.Redacted())

@@ -60,7 +60,7 @@ func Preview(ctx context.Context, p *plan.Plan, opts Options) (*Result, *SavedPl
 	if c, n := j.Committed(); n > res.Limits.CreatedBets {
 		res.Limits.Committed, res.Limits.CreatedBets = c, n
 	}
-	res.Limits.Planned = roundCents(planned)
+	res.Limits.Planned = roundCents(planned - committed) // what this preview would add
 	res.FinishedAt = r.clock.Now()
 	res.EndReason = "completed"
 	res.ComputeTotals()

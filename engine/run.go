@@ -257,7 +257,25 @@ func (r *run) unstarted(err error) {
 	if err != nil {
 		why = "not started: " + err.Error()
 	}
+	// What earlier runs created stays in the report: the journal says so
+	// even when another run holds it open.
+	if r.journal == nil {
+		if j, jerr := ReadJournal(JournalPath(r.opts.StateDir, r.plan.Name)); jerr == nil {
+			r.journal = j
+		}
+	}
+	r.followJournal()
+	seen := map[string]bool{}
+	for _, in := range r.insts {
+		seen[in.bet.ID] = true
+		if in.notifID != 0 {
+			in.reason = "created by an earlier run; " + why
+		}
+	}
 	for _, b := range r.plan.Bets {
+		if seen[b.ID] {
+			continue
+		}
 		in := &instance{bet: b, status: StatusWaiting, reason: why, amount: staticAmount(b)}
 		if b.Race != nil {
 			in.info = RaceInfo{Venue: b.Race.Venue, Code: b.Race.Code, EventNumber: b.Race.EventNumber}
