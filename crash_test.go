@@ -115,14 +115,22 @@ func TestCrashAtCheckpoints(t *testing.T) {
 	}
 	w := newCrashWorld(t, 3)
 	// Each run dies at one point; the next run picks up from the journal.
+	kills := 0
 	for _, at := range []string{"creating:1", "posted:1", "created:1", "posted:1", "creating:1", "posted:2", "created:1"} {
 		out, err := w.betplan(at).CombinedOutput()
-		if !killedBySIGKILL(err) {
+		if killedBySIGKILL(err) {
+			kills++
+		} else {
 			// Everything was created before the point was reached.
 			require.NoError(t, err, "run crashing at %s: %s", at, out)
 		}
 		w.assertAtMostOnce(at)
 	}
+	// Three bets: the first four runs die at their point (before a POST,
+	// between a POST and its journal entry, after it, and between the last
+	// POST and its entry); after that everything exists and the later
+	// points are never reached.
+	assert.Equal(t, 4, kills, "runs killed at their checkpoint")
 	w.finish()
 }
 
