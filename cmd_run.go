@@ -37,6 +37,20 @@ func loadPlan(sys *sysIO, path string) (*plan.Plan, error) {
 	return p, nil
 }
 
+// planAndFormat reads the one plan argument and --format of run and status.
+func planAndFormat(fs *pflag.FlagSet, args []string) (string, reporters.Format, error) {
+	path, err := onePlanArg(args)
+	if err != nil {
+		return "", "", err
+	}
+	format, _ := fs.GetString("format")
+	f, err := reporters.ParseFormat(format)
+	if err != nil {
+		return "", "", usagef("%v", err)
+	}
+	return path, f, nil
+}
+
 func onePlanArg(args []string) (string, error) {
 	switch len(args) {
 	case 0:
@@ -104,14 +118,9 @@ func confirmer(sys *sysIO, yes, simulated bool) (func(string) (bool, error), err
 }
 
 func runRun(ctx context.Context, sys *sysIO, fs *pflag.FlagSet, args []string) error {
-	path, err := onePlanArg(args)
+	path, f, err := planAndFormat(fs, args)
 	if err != nil {
 		return err
-	}
-	format, _ := fs.GetString("format")
-	f, err := reporters.ParseFormat(format)
-	if err != nil {
-		return usagef("%v", err)
 	}
 	simulate, _ := fs.GetBool("sim")
 	yes, _ := fs.GetBool("yes")
@@ -334,14 +343,9 @@ func planRun(ctx context.Context, sys *sysIO, fs *pflag.FlagSet, args []string) 
 }
 
 func statusRun(ctx context.Context, sys *sysIO, fs *pflag.FlagSet, args []string) error {
-	path, err := onePlanArg(args)
+	path, f, err := planAndFormat(fs, args)
 	if err != nil {
 		return err
-	}
-	format, _ := fs.GetString("format")
-	f, err := reporters.ParseFormat(format)
-	if err != nil {
-		return usagef("%v", err)
 	}
 	p, err := loadPlan(sys, path)
 	if err != nil {

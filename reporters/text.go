@@ -304,33 +304,21 @@ func (t *textWriter) betTable(r *engine.Result) {
 		t.w.WriteByte('\n')
 		return
 	}
-	cols := []column{
-		{title: "BET", flex: true, min: 10},
-		{title: "RACE", flex: true, min: 13},
-		{title: "START", drop: 2},
-		{title: "SELECTION", flex: true, min: 6},
-		{title: "MARKET", flex: true, min: 11, drop: 3},
-		{title: "STAKE", right: true},
-		{title: "STATUS"},
-		{title: "ACCEPTED", right: true, drop: 1},
-		{title: "PROFIT", right: true},
-	}
+	cols := append(betColumns(),
+		column{title: "STATUS"},
+		column{title: "ACCEPTED", right: true, drop: 1},
+		column{title: "PROFIT", right: true},
+	)
 	rows := make([]row, len(r.Bets))
 	anyProvisional := false
 	for i := range r.Bets {
 		b := &r.Bets[i]
 		anyProvisional = anyProvisional || provisional(b)
-		rows[i] = row{cells: []cell{
-			{text: b.ID},
-			raceCell(b.Race),
-			{text: startClock(b.Race.Start)},
-			{text: b.Selection},
-			{text: marketWords(b)},
-			{text: stakeWords(b)},
-			{text: statusWords(b.Status), tone: statusTone(b)},
-			{text: acceptedWords(b)},
-			{text: profitWords(b), tone: profitTone(b.Profit)},
-		}, notes: betNotes(b)}
+		rows[i] = row{cells: append(betCells(b),
+			cell{text: statusWords(b.Status), tone: statusTone(b)},
+			cell{text: acceptedWords(b)},
+			cell{text: profitWords(b), tone: profitTone(b.Profit)},
+		), notes: betNotes(b)}
 	}
 	t.table(cols, rows)
 	if anyProvisional {
@@ -371,35 +359,47 @@ func (t *textWriter) planTable(r *engine.Result) {
 		t.w.WriteByte('\n')
 		return
 	}
-	cols := []column{
-		{title: "BET", flex: true, min: 10},
-		{title: "RACE", flex: true, min: 13},
-		{title: "START", drop: 2},
-		{title: "SELECTION", flex: true, min: 6},
-		{title: "MARKET", flex: true, min: 11, drop: 3},
-		{title: "STAKE", right: true},
-		{title: "ACTION"},
-		{title: "STATUS", drop: 1},
-	}
+	cols := append(betColumns(),
+		column{title: "ACTION"},
+		column{title: "STATUS", drop: 1},
+	)
 	rows := make([]row, len(r.Bets))
 	for i := range r.Bets {
 		b := &r.Bets[i]
-		rows[i] = row{cells: []cell{
-			{text: b.ID},
-			raceCell(b.Race),
-			{text: startClock(b.Race.Start)},
-			{text: b.Selection},
-			{text: marketWords(b)},
-			{text: stakeWords(b)},
-			{text: string(b.Action), tone: actionTone(b.Action)},
-			{text: statusWords(b.Status), tone: statusTone(b)},
-		}, notes: betNotes(b)}
+		rows[i] = row{cells: append(betCells(b),
+			cell{text: string(b.Action), tone: actionTone(b.Action)},
+			cell{text: statusWords(b.Status), tone: statusTone(b)},
+		), notes: betNotes(b)}
 	}
 	t.table(cols, rows)
 	if anyTargetProfit(r) {
 		t.line("tp: target profit, the stake is sized to win this", toneDim)
 	}
 	t.w.WriteByte('\n')
+}
+
+// betColumns are the columns every bet table starts with: what the bet is.
+func betColumns() []column {
+	return []column{
+		{title: "BET", flex: true, min: 10},
+		{title: "RACE", flex: true, min: 13},
+		{title: "START", drop: 2},
+		{title: "SELECTION", flex: true, min: 6},
+		{title: "MARKET", flex: true, min: 11, drop: 3},
+		{title: "STAKE", right: true},
+	}
+}
+
+// betCells fills betColumns for one bet.
+func betCells(b *engine.BetResult) []cell {
+	return []cell{
+		{text: b.ID},
+		raceCell(b.Race),
+		{text: startClock(b.Race.Start)},
+		{text: b.Selection},
+		{text: marketWords(b)},
+		{text: stakeWords(b)},
+	}
 }
 
 func raceCell(r engine.RaceInfo) cell {
