@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"syscall"
 	"testing"
 	"time"
@@ -148,4 +149,43 @@ func TestCrashAtRandomTimes(t *testing.T) {
 		w.assertAtMostOnce(fmt.Sprintf("a kill after %dms", d))
 	}
 	w.finish()
+}
+
+func TestInterruptWritesTheReport(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts the real binary")
+	}
+	w := newCrashWorld(t, 2)
+	// Ready bets are created at once; then the run follows them (races are
+	// minutes away on the real clock) until it is interrupted.
+	cmd := w.betplan("")
+	cmd.Args = slices.DeleteFunc(cmd.Args, func(a string) bool { return a == "--no-wait" })
+	require.NoError(t, cmd.Start())
+	deadline := time.Now().Add(20 * time.Second)
+	for w.svc.NotificationCount() < w.bets && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	require.Equal(t, w.bets, w.svc.NotificationCount(), "both bets created before the interrupt")
+	require.NoError(t, cmd.Process.Signal(os.Interrupt))
+	err := cmd.Wait()
+	var ee *exec.ExitError
+	require.ErrorAs(t, err, &ee)
+	assert.Equal(t, 1, ee.ExitCode(), "an interrupted run has not finished: exit 1")
+
+	var rep struct {
+		EndReason string `json:"end_reason"`
+		Bets      []struct {
+			Status         string `json:"status"`
+			NotificationID int64  `json:"notification_id"`
+		} `json:"bets"`
+	}
+	b, rerr := os.ReadFile(filepath.Join(w.dir, "report", "report.json"))
+	require.NoError(t, rerr, "the report is written on Ctrl-C")
+	require.NoError(t, json.Unmarshal(b, &rep))
+	assert.Equal(t, "interrupted", rep.EndReason)
+	require.Len(t, rep.Bets, w.bets)
+	for _, bet := range rep.Bets {
+		assert.NotZero(t, bet.NotificationID)
+		assert.Contains(t, []string{"created", "placed"}, bet.Status)
+	}
 }

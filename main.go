@@ -10,9 +10,12 @@ import (
 	"syscall"
 )
 
-func main() {
+func main() { os.Exit(mainCode()) }
+
+// mainCode is the whole process: Ctrl-C and SIGTERM cancel the context, so
+// a run stops, writes its report and exits; tests start it as the binary.
+func mainCode() int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	code := run(ctx, os.Args[1:], newSystemIO())
-	stop()
-	os.Exit(code)
+	defer stop()
+	return run(ctx, os.Args[1:], newSystemIO())
 }

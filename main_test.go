@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"net/http/httptest"
 	"os"
@@ -20,10 +19,10 @@ import (
 func TestMain(m *testing.M) {
 	// Crash tests start this test binary as the real betplan process.
 	if os.Getenv("BETPLAN_TEST_EXEC_MAIN") == "1" {
-		os.Exit(run(context.Background(), os.Args[1:], newSystemIO()))
+		os.Exit(mainCode())
 	}
 	testscript.Main(m, map[string]func(){
-		"betplan": func() { os.Exit(run(context.Background(), os.Args[1:], newSystemIO())) },
+		"betplan": func() { os.Exit(mainCode()) },
 	})
 }
 
