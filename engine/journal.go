@@ -90,6 +90,13 @@ func OpenJournal(path string) (*Journal, error) {
 			return nil, fmt.Errorf("journal %s: %w", path, err)
 		}
 	}
+	// A torn last line (a crash mid-write) is cut off before appending, or
+	// the next entry would be glued to it and lost on the next replay.
+	if n := len(data); n > 0 && data[n-1] != '\n' {
+		if err := os.Truncate(path, int64(bytes.LastIndexByte(data, '\n')+1)); err != nil {
+			return nil, fmt.Errorf("repair journal: %w", err)
+		}
+	}
 	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
 		return nil, fmt.Errorf("open journal: %w", err)
