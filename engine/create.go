@@ -111,6 +111,17 @@ func (r *run) guardAndCreate(ctx context.Context, in *instance) error {
 		return nil
 	}
 	if !r.opts.AllowNoBot {
+		// A bot can stop between refreshes: check a fresh view of it.
+		if r.clock.Now().Sub(r.sessionsAt) > sessionsMaxAge {
+			if err := r.refreshSessions(ctx); err != nil {
+				if ctx.Err() != nil {
+					return ctx.Err()
+				}
+				in.err = err.Error()
+				in.reason = "could not read the sessions before creating; will try again"
+				return nil
+			}
+		}
 		if reason := r.checkBot(in); reason != "" {
 			r.refused = reason
 			return &RefusedError{Reason: reason}

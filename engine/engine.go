@@ -189,6 +189,7 @@ type run struct {
 
 	races       []apiclient.Race
 	sessions    []apiclient.Session
+	sessionsAt  time.Time // when sessions were read
 	lastRefresh time.Time
 	insts       []*instance
 	byLabel     map[string]*instance

@@ -639,3 +639,43 @@ bets:
 	assert.Len(t, diags, 4, text)
 	assert.Zero(t, w.svc.NotificationCount())
 }
+
+func TestBotStoppedMidRunRefusesTheNextCreate(t *testing.T) {
+	w := newWorld(t)
+	a, b := w.race("Galloping", 0), w.race("Galloping", 2)
+	require.True(t, b.Start.Sub(a.Start) > 10*time.Minute, "the second race starts later")
+	p := w.plan(fmt.Sprintf(`version: 1
+poll: {interval: 30s, timeout: 12h}
+name: bot-stops
+defaults: {market: Fixed Win, type: Fixed Wager, target_session: "4417"}
+bets:
+  - id: early
+    race: %s
+    selection: "1"
+    stake: 5
+    when: race.minutes_to_start <= 5
+  - id: late
+    race: %s
+    selection: "1"
+    stake: 5
+    when: race.minutes_to_start <= 5
+`, raceYAML(a), raceYAML(b)))
+	opts := w.options(w.client())
+	opts.RefreshEvery = 24 * time.Hour // only the guard's own check can see the bot stop
+	stopped := false
+	opts.Log = logFunc(func(line string) {
+		if !stopped && strings.Contains(line, "created early") {
+			stopped = true
+			w.svc.SetBotRunning(4417, false) // the bot stops after the first create
+		}
+	})
+	res, err := engine.Run(context.Background(), p, opts)
+	require.Error(t, err)
+	assert.True(t, engine.IsRefused(err), "%v", err)
+	assert.Equal(t, 1, w.svc.NotificationCount(), "no create once the bot stopped")
+	require.Len(t, res.Bets, 2)
+}
+
+type logFunc func(string)
+
+func (f logFunc) Write(b []byte) (int, error) { f(string(b)); return len(b), nil }

@@ -12,17 +12,30 @@ import (
 	"github.com/betplan/betplan/plan"
 )
 
+// sessionsMaxAge is how old the view of the sessions may be when the
+// running-bot guard is checked before a create.
+const sessionsMaxAge = time.Minute
+
 // refresh reads the upcoming races and the sessions: one call each.
 func (r *run) refresh(ctx context.Context) error {
 	races, err := r.svc.ListRaces(ctx)
 	if err != nil {
 		return fmt.Errorf("list races: %w", err)
 	}
+	if err := r.refreshSessions(ctx); err != nil {
+		return err
+	}
+	r.races, r.lastRefresh = races, r.clock.Now()
+	return nil
+}
+
+// refreshSessions reads the bookmaker sessions: one call.
+func (r *run) refreshSessions(ctx context.Context) error {
 	sessions, err := r.svc.ListSessions(ctx)
 	if err != nil {
 		return fmt.Errorf("list sessions: %w", err)
 	}
-	r.races, r.sessions, r.lastRefresh = races, sessions, r.clock.Now()
+	r.sessions, r.sessionsAt = sessions, r.clock.Now()
 	return nil
 }
 
