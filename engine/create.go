@@ -23,12 +23,9 @@ func (r *run) decide(ctx context.Context, in *instance, now time.Time) error {
 	// A create announced by an earlier run (or an earlier attempt) may have
 	// landed: settle that before anything else.
 	if s := r.journal.State(in.label); s != nil && s.Pending {
-		found, err := r.lookupOverGrace(ctx, in, "an earlier run announced a create and did not record its outcome")
-		if err != nil {
+		outcome, err := r.lookupOverGrace(ctx, in, "an earlier run announced a create and did not record its outcome")
+		if err != nil || outcome != createAbsent {
 			return err
-		}
-		if found {
-			return nil
 		}
 	}
 	if in.race == nil {
@@ -48,6 +45,10 @@ func (r *run) decide(ctx context.Context, in *instance, now time.Time) error {
 		if !now.Before(start) {
 			in.status, in.final = StatusSkipped, true
 			in.reason = "the race started before the saved plan was applied"
+			return nil
+		}
+		if reason := checkRunners(in); reason != "" {
+			in.status, in.final, in.reason = StatusFailed, true, reason
 			return nil
 		}
 		in.amount = amount
@@ -236,15 +237,15 @@ func (r *run) create(ctx context.Context, in *instance) error {
 			id := res.ID
 			if id == 0 {
 				// The answer carried no id we could read: the label tells.
-				found, lerr := r.lookupOverGrace(ctx, in, "the create answered without an id")
-				if lerr != nil {
+				outcome, lerr := r.lookupOverGrace(ctx, in, "the create answered without an id")
+				if lerr != nil || outcome == createLanded {
 					return lerr
 				}
-				if found {
-					return nil
-				}
-				in.err = "the create was accepted but its notification could not be found by label"
-				return nil
+				// The service said yes, so it is never created again, even
+				// though its notification cannot be found.
+				why := "the service accepted the create (200) but no notification carries its label: not created again"
+				in.status, in.final, in.err = StatusFailed, true, why
+				return r.journal.Record(journalEntry{Op: opFailed, Label: in.label, Error: why})
 			}
 			err := r.markCreated(in, id, opCreated)
 			r.checkpoint("created")
@@ -259,12 +260,9 @@ func (r *run) create(ctx context.Context, in *instance) error {
 		switch {
 		case apiclient.IsAmbiguous(err), apiclient.IsServerError(err):
 			r.logf("create %s: %v; looking the label up", in.bet.ID, err)
-			found, lerr := r.lookupOverGrace(ctx, in, err.Error())
-			if lerr != nil {
+			outcome, lerr := r.lookupOverGrace(ctx, in, err.Error())
+			if lerr != nil || outcome != createAbsent {
 				return lerr
-			}
-			if found {
-				return nil
 			}
 		case apiclient.IsRateLimited(err), apiclient.IsUnauthorized(err):
 			// Refused before it was processed; check the label once anyway.
@@ -372,31 +370,40 @@ func (r *run) lookup(ctx context.Context, in *instance) (bool, error) {
 	return true, r.markCreated(in, int64(pick.ID), op)
 }
 
+// createOutcome is what label look-ups concluded about a create.
+type createOutcome int
+
+const (
+	createLanded  createOutcome = iota // a notification carries the label
+	createAbsent                       // none did over the grace window: it did not land
+	createUnknown                      // the look-ups failed: it may have landed
+)
+
 // lookupOverGrace looks the label up repeatedly over the grace window. Not
-// found by then means the create did not land, and the journal says so.
-func (r *run) lookupOverGrace(ctx context.Context, in *instance, why string) (bool, error) {
+// found by then means the create did not land, and the journal says so;
+// look-ups that kept failing leave the journal pending, so nothing is
+// created until a later look-up can tell.
+func (r *run) lookupOverGrace(ctx context.Context, in *instance, why string) (createOutcome, error) {
 	deadline := r.clock.Now().Add(r.opts.AmbiguousGrace)
 	for {
 		found, err := r.lookup(ctx, in)
 		if err == nil && found {
-			return true, nil
+			return createLanded, nil
 		}
 		if ctx.Err() != nil {
-			return false, ctx.Err()
+			return createUnknown, ctx.Err()
 		}
 		if !r.clock.Now().Before(deadline) {
 			if err != nil {
-				// We could not look: the create may still have landed. Keep
-				// the journal pending and do not create again now.
 				in.err = fmt.Sprintf("could not confirm whether the create landed (%s): %v", why, err)
-				in.reason = "outcome of the create unknown; the next run looks the label up again"
-				return true, nil
+				in.reason = "outcome of the create unknown; it is looked up again before anything is created"
+				return createUnknown, nil
 			}
 			r.logf("label %s not found after %s: the create did not land", in.label, r.opts.AmbiguousGrace)
-			return false, r.journal.Record(journalEntry{Op: opAbsent, Label: in.label, Error: why})
+			return createAbsent, r.journal.Record(journalEntry{Op: opAbsent, Label: in.label, Error: why})
 		}
 		if err := r.clock.Sleep(ctx, r.opts.LookupInterval); err != nil {
-			return false, err
+			return createUnknown, err
 		}
 	}
 }

@@ -3,11 +3,14 @@ package engine_test
 import (
 	"context"
 	"fmt"
+	"io"
+	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -679,3 +682,57 @@ bets:
 type logFunc func(string)
 
 func (f logFunc) Write(b []byte) (int, error) { f(string(b)); return len(b), nil }
+
+// okCreates answers every create with a bare 200 "OK" (one client version
+// saw that body), after passing it to the service when store is set.
+type okCreates struct {
+	svc     http.Handler
+	store   bool
+	creates *atomic.Int64 // creates seen, stored or not
+}
+
+func (h okCreates) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodPost || r.URL.Path != "/notification/create/" {
+		h.svc.ServeHTTP(w, r)
+		return
+	}
+	h.creates.Add(1)
+	if h.store {
+		h.svc.ServeHTTP(httptest.NewRecorder(), r)
+	}
+	w.WriteHeader(http.StatusOK)
+	io.WriteString(w, "OK")
+}
+
+func TestCreateAnsweredWithoutAnID(t *testing.T) {
+	for _, store := range []bool{true, false} {
+		t.Run(fmt.Sprintf("stored=%v", store), func(t *testing.T) {
+			w := newWorld(t)
+			creates := &atomic.Int64{}
+			w.srv.Config.Handler = okCreates{svc: w.svc, store: store, creates: creates}
+			p := w.twoBetPlan("")
+			opts := w.options(w.client())
+			res, err := engine.Run(context.Background(), p, opts)
+			require.NoError(t, err)
+			for _, b := range res.Bets {
+				if store {
+					assert.Equal(t, engine.StatusSettled, b.Status, "found by its label: %s", b.Reason)
+					assert.NotZero(t, b.NotificationID)
+				} else {
+					assert.Equal(t, engine.StatusFailed, b.Status)
+					assert.Contains(t, b.Error, "not created again")
+				}
+			}
+			want := 0
+			if store {
+				want = 2
+			}
+			assert.Equal(t, want, w.svc.NotificationCount())
+			assert.Equal(t, int64(2), creates.Load(), "one create per bet")
+			// The service said yes: a re-run never sends those creates again.
+			_, err = engine.Run(context.Background(), p, opts)
+			require.NoError(t, err)
+			assert.Equal(t, int64(2), creates.Load(), "no create is sent again")
+		})
+	}
+}
