@@ -131,6 +131,9 @@ func runRun(ctx context.Context, sys *sysIO, fs *pflag.FlagSet, args []string) e
 	planPath := path
 	if isSaved {
 		planPath = saved.PlanFile
+		if !filepath.IsAbs(planPath) {
+			planPath = filepath.Join(filepath.Dir(path), planPath)
+		}
 	}
 	p, err := loadPlan(sys, planPath)
 	if err != nil {
@@ -326,6 +329,11 @@ func planRun(ctx context.Context, sys *sysIO, fs *pflag.FlagSet, args []string) 
 		return err
 	}
 	if out, _ := fs.GetString("out"); out != "" {
+		// The plan file is named relative to the saved file, so the saved
+		// plan can be applied from any directory.
+		if rel, err := relativeTo(out, path); err == nil {
+			saved.PlanFile = rel
+		}
 		if err := engine.WriteSavedPlan(out, saved); err != nil {
 			return err
 		}
@@ -418,4 +426,17 @@ func unlockRun(_ context.Context, sys *sysIO, fs *pflag.FlagSet, args []string) 
 	}
 	fmt.Fprintf(sys.Stdout, "removed lock %s (last held by %s)\n", lockPath, owner)
 	return nil
+}
+
+// relativeTo names target relative to the directory of file.
+func relativeTo(file, target string) (string, error) {
+	dir, err := filepath.Abs(filepath.Dir(file))
+	if err != nil {
+		return "", err
+	}
+	abs, err := filepath.Abs(target)
+	if err != nil {
+		return "", err
+	}
+	return filepath.Rel(dir, abs)
 }
