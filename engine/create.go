@@ -20,6 +20,11 @@ func (r *run) decide(ctx context.Context, in *instance, now time.Time) error {
 	if in.status != StatusWaiting {
 		return nil
 	}
+	if r.stopCreating != "" {
+		in.status, in.final = StatusFailed, true
+		in.reason = "not created: " + r.stopCreating
+		return nil
+	}
 	// A create announced by an earlier run (or an earlier attempt) may have
 	// landed: settle that before anything else.
 	if s := r.journal.State(in.label); s != nil && s.Pending {
@@ -124,8 +129,13 @@ func (r *run) guardAndCreate(ctx context.Context, in *instance) error {
 			}
 		}
 		if reason := r.checkBot(in); reason != "" {
-			r.refused = reason
-			return &RefusedError{Reason: reason}
+			// Nothing more is created; what exists is still followed to
+			// the end, and the run ends refused.
+			r.refused, r.stopCreating = reason, reason
+			r.logf("refused: %s", reason)
+			in.status, in.final = StatusFailed, true
+			in.reason = "not created: " + reason
+			return nil
 		}
 	}
 	if !r.confirmed && r.opts.Confirm != nil {

@@ -196,7 +196,9 @@ type run struct {
 
 	confirmed bool
 	refused   string
-	expanded  bool // for_each_race was expanded
+	// stopCreating, once set, says why no more bets are created this run.
+	stopCreating string
+	expanded     bool // for_each_race was expanded
 }
 
 func newRun(p *plan.Plan, opts Options) *run {

@@ -311,6 +311,10 @@ func TestNoRunningBotRefuses(t *testing.T) {
 	assert.Zero(t, w.svc.NotificationCount())
 	require.Len(t, res.Bets, 2, "the report is complete")
 	assert.Equal(t, "refused", res.EndReason)
+	for _, b := range res.Bets {
+		assert.Equal(t, engine.StatusFailed, b.Status)
+		assert.Contains(t, b.Reason, "not created: no targeted session has a running bot")
+	}
 
 	// --allow-no-bot creates anyway; the service accepts and nothing is placed.
 	opts := w.options(w.client())
@@ -677,6 +681,12 @@ bets:
 	assert.True(t, engine.IsRefused(err), "%v", err)
 	assert.Equal(t, 1, w.svc.NotificationCount(), "no create once the bot stopped")
 	require.Len(t, res.Bets, 2)
+	assert.Equal(t, "refused", res.EndReason)
+	early, late := res.Bets[0], res.Bets[1]
+	assert.True(t, early.Final, "the bet created before the refusal is followed to the end: %s %s", early.Status, early.Reason)
+	assert.NotZero(t, early.NotificationID)
+	assert.Equal(t, engine.StatusFailed, late.Status)
+	assert.Contains(t, late.Reason, "not created: no targeted session has a running bot")
 }
 
 type logFunc func(string)

@@ -171,6 +171,9 @@ func (r *run) loop(ctx context.Context) error {
 		}
 		r.progress(now, interval)
 		if r.opts.NoWait || r.done() {
+			if r.stopCreating != "" {
+				return &RefusedError{Reason: r.stopCreating}
+			}
 			return nil
 		}
 		if timeout > 0 && r.clock.Now().Sub(began) >= timeout {
@@ -246,6 +249,12 @@ func (r *run) finish(res *Result, err error) {
 	default:
 		res.EndReason = "error"
 		res.Error = err.Error()
+	}
+	// A safety refusal earlier in the run decides how it ended, whatever
+	// stopped it afterwards.
+	if r.refused != "" && res.EndReason != "refused" {
+		res.Error = fmt.Sprintf("%s (then: %s)", r.refused, res.Error)
+		res.EndReason = "refused"
 	}
 }
 
