@@ -370,11 +370,14 @@ func (r *run) lookup(ctx context.Context, in *instance) (bool, error) {
 	if s := r.journal.State(in.label); s != nil && s.Pending {
 		op = opCreated
 	}
-	if in.amount == 0 {
-		in.amount = float64(pick.Stake)
-		if in.bet.AmountField() == "target_profit" {
-			in.amount = float64(pick.TargetProfit)
-		}
+	// The notification's own amount is what was committed, whatever the
+	// plan says now (it may have been edited since).
+	amount := float64(pick.Stake)
+	if in.bet.AmountField() == "target_profit" {
+		amount = float64(pick.TargetProfit)
+	}
+	if amount > 0 {
+		in.amount = amount
 	}
 	in.notif = pick
 	return true, r.markCreated(in, int64(pick.ID), op)
