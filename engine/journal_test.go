@@ -69,3 +69,23 @@ func TestJournalCorruptionIsAnError(t *testing.T) {
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "line 2")
 }
+
+// FuzzJournalReplay: whatever a crash or a disk leaves in the journal,
+// replaying it gives a journal or an error, never a panic.
+func FuzzJournalReplay(f *testing.F) {
+	f.Add([]byte(`{"serial":1,"lineage":"x","op":"init"}` + "\n" + `{"serial":2,"lineage":"x","op":"creating","label":"a","amount":5}` + "\n"))
+	f.Add([]byte(`{"serial":1,"op":"created","label":"a","id":9}` + "\n" + `{"serial":2,"op":"crea`))
+	f.Add([]byte("\n\n{}\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		j := &Journal{labels: make(map[string]*labelState)}
+		if err := j.replay(data); err != nil {
+			return
+		}
+		j.Committed()
+		for _, l := range j.Labels() {
+			if j.State(l) == nil {
+				t.Fatalf("label %q listed but unknown", l)
+			}
+		}
+	})
+}
