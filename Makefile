@@ -37,6 +37,7 @@ schema:
 fuzz:
 	$(GO) test ./plan -run '^$$' -fuzz FuzzLoad -fuzztime 30s
 	$(GO) test ./apiclient -run '^$$' -fuzz FuzzDecode -fuzztime 30s
+	$(GO) test ./engine -run '^$$' -fuzz FuzzJournalReplay -fuzztime 30s
 
 clean:
 	rm -rf bin
