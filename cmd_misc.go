@@ -119,7 +119,15 @@ func simRun(ctx context.Context, sys *sysIO, fs *pflag.FlagSet, args []string) e
 	if speed != 1 {
 		clock = sim.NewScaledClock(time.Now(), speed)
 	}
+	specs, _ := fs.GetStringArray("fault")
+	faults, err := parseFaults(specs)
+	if err != nil {
+		return err
+	}
 	svc := sim.New(sim.Options{Seed: seed, Clock: clock})
+	for _, f := range faults {
+		svc.InjectFault(f)
+	}
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", addr, err)

@@ -135,6 +135,14 @@ func runRun(ctx context.Context, sys *sysIO, fs *pflag.FlagSet, args []string) e
 			planPath = filepath.Join(filepath.Dir(path), planPath)
 		}
 	}
+	specs, _ := fs.GetStringArray("fault")
+	if len(specs) > 0 && !simulate {
+		return usagef("--fault injects faults into the simulated service: use it with --sim")
+	}
+	faults, err := parseFaults(specs)
+	if err != nil {
+		return err
+	}
 	p, err := loadPlan(sys, planPath)
 	if err != nil {
 		return err
@@ -150,7 +158,7 @@ func runRun(ctx context.Context, sys *sysIO, fs *pflag.FlagSet, args []string) e
 		return err
 	}
 	seed, _ := fs.GetInt64("seed")
-	conn, err := serviceFlagsOf(fs).connect(sys, simulate, seed)
+	conn, err := serviceFlagsOf(fs).connect(sys, simulate, seed, faults...)
 	if err != nil {
 		return err
 	}

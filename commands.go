@@ -16,6 +16,7 @@ type serviceFlags struct {
 	httpTimeout time.Duration
 	maxRPS      float64
 	maxRPSSet   bool
+	timeoutSet  bool
 	insecure    bool
 }
 
@@ -26,6 +27,7 @@ func serviceFlagsOf(fs *pflag.FlagSet) *serviceFlags {
 	s.httpTimeout, _ = fs.GetDuration("http-timeout")
 	s.maxRPS, _ = fs.GetFloat64("max-rps")
 	s.maxRPSSet = fs.Changed("max-rps")
+	s.timeoutSet = fs.Changed("http-timeout")
 	s.insecure, _ = fs.GetBool("insecure")
 	return s
 }
@@ -92,6 +94,7 @@ func runCommand() *command {
 			fs.Bool("allow-no-bot", false, "create even when no targeted session has a running bot")
 			fs.String("format", "text", "report format on stdout: text, json, markdown, junit or html")
 			fs.Int64("seed", 1, "with --sim: seed of the simulated world")
+			fs.StringArray("fault", nil, "with --sim: "+faultHelp)
 			(&serviceFlags{}).declare(fs)
 		},
 		run: runRun,
@@ -157,6 +160,7 @@ func simCommand() *command {
 			fs.String("addr", "127.0.0.1:8787", "listen address (loopback only)")
 			fs.Int64("seed", 1, "seed of the simulated world")
 			fs.Float64("speed", 1, "how fast the simulated clock runs (60 = a minute a second)")
+			fs.StringArray("fault", nil, faultHelp)
 		},
 		run: simRun,
 	}

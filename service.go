@@ -26,9 +26,9 @@ type connection struct {
 // connect builds the client from flags and environment (flag > env >
 // default). With simulate, it serves an in-process simulated service on a
 // loopback port whose clock moves as fast as the engine sleeps.
-func (s *serviceFlags) connect(sys *sysIO, simulate bool, seed int64) (*connection, error) {
+func (s *serviceFlags) connect(sys *sysIO, simulate bool, seed int64, faults ...sim.Fault) (*connection, error) {
 	if simulate {
-		return startSim(s, seed)
+		return startSim(s, seed, faults)
 	}
 	base := s.resolveBaseURL(sys)
 	if base == "" {
@@ -61,9 +61,12 @@ func (s *serviceFlags) connect(sys *sysIO, simulate bool, seed int64) (*connecti
 }
 
 // startSim serves a simulated service on 127.0.0.1 for this process.
-func startSim(s *serviceFlags, seed int64) (*connection, error) {
+func startSim(s *serviceFlags, seed int64, faults []sim.Fault) (*connection, error) {
 	clock := sim.NewManualClock(time.Now())
 	svc := sim.New(sim.Options{Seed: seed, Clock: clock})
+	for _, f := range faults {
+		svc.InjectFault(f)
+	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return nil, fmt.Errorf("start the simulated service: %w", err)
@@ -75,9 +78,13 @@ func startSim(s *serviceFlags, seed int64) (*connection, error) {
 	if !s.maxRPSSet {
 		rps = 0 // our own in-process service: no need to be polite
 	}
+	timeout := s.httpTimeout
+	if !s.timeoutSet {
+		timeout = 5 * time.Second // a rehearsed hanging create gives up soon
+	}
 	c, err := apiclient.New(base,
 		apiclient.WithToken(svc.Token()),
-		apiclient.WithTimeout(s.httpTimeout),
+		apiclient.WithTimeout(timeout),
 		apiclient.WithRateLimit(rps, 1),
 		apiclient.WithTokenCache(""),
 		apiclient.WithNow(clock.Now),
