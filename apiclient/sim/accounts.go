@@ -174,17 +174,27 @@ func runState(on bool) string {
 	return "STOPPED"
 }
 
-// POST /bookieaccount/control/{id}/ {"command": "ON"|"OFF"}
-func (s *Service) controlSession(c *call) {
+// readCommand reads {"command": on|off} (the two control endpoints use
+// different words); a bad command gets the field-level 400.
+func readCommand(c *call, on, off string) (turnOn, ok bool) {
 	m, ok := decodeBody(c)
 	if !ok {
-		return
+		return false, false
 	}
 	cmd, _ := str(m, "command")
-	if cmd != "ON" && cmd != "OFF" {
+	if cmd != on && cmd != off {
 		fe := fieldErrors{}
-		fe.add("command", `"`+cmd+`" is not a valid choice. Use "ON" or "OFF".`)
+		fe.add("command", `"`+cmd+`" is not a valid choice. Use "`+on+`" or "`+off+`".`)
 		writeJSON(c.w, http.StatusBadRequest, fe)
+		return false, false
+	}
+	return cmd == on, true
+}
+
+// POST /bookieaccount/control/{id}/ {"command": "ON"|"OFF"}
+func (s *Service) controlSession(c *call) {
+	turnOn, ok := readCommand(c, "ON", "OFF")
+	if !ok {
 		return
 	}
 	ss := s.session(c.id)
@@ -193,7 +203,7 @@ func (s *Service) controlSession(c *call) {
 		return
 	}
 	prev := ss.BotRunning
-	ss.setRunning(cmd == "ON", c.now)
+	ss.setRunning(turnOn, c.now)
 	writeJSON(c.w, http.StatusOK, map[string]any{
 		"status":          "success",
 		"message":         "Bot " + strings.ToLower(runState(ss.BotRunning)) + " for " + ss.DisplayName,
@@ -211,18 +221,14 @@ func (s *Service) controlSession(c *call) {
 
 // POST /bookieaccount/control/ {"command": "all_on"|"all_off"}
 func (s *Service) controlAll(c *call) {
-	m, ok := decodeBody(c)
+	on, ok := readCommand(c, "all_on", "all_off")
 	if !ok {
 		return
 	}
-	cmd, _ := str(m, "command")
-	if cmd != "all_on" && cmd != "all_off" {
-		fe := fieldErrors{}
-		fe.add("command", `"`+cmd+`" is not a valid choice. Use "all_on" or "all_off".`)
-		writeJSON(c.w, http.StatusBadRequest, fe)
-		return
+	cmd := "all_off"
+	if on {
+		cmd = "all_on"
 	}
-	on := cmd == "all_on"
 	results := []any{}
 	for _, ss := range s.userSessions(c.user) {
 		ss.setRunning(on, c.now)
