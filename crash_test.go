@@ -189,3 +189,29 @@ func TestInterruptWritesTheReport(t *testing.T) {
 		assert.Contains(t, []string{"created", "placed"}, bet.Status)
 	}
 }
+
+func TestDefaultRequestRate(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts the real binary")
+	}
+	w := newCrashWorld(t, 2)
+	cmd := w.betplan("")
+	// Drop the test's --max-rps 200: the default must hold.
+	for i, a := range cmd.Args {
+		if a == "--max-rps" {
+			cmd.Args = slices.Delete(cmd.Args, i, i+2)
+			break
+		}
+	}
+	out, err := cmd.CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	reqs := w.svc.Requests()
+	require.GreaterOrEqual(t, len(reqs), 6, "races, sessions, scan, look-ups and creates")
+	// 4 per second with a burst of 1: every request, of every kind, at
+	// least ~250 ms after the one before (measured where they arrive).
+	for i := 1; i < len(reqs); i++ {
+		gap := reqs[i].Time.Sub(reqs[i-1].Time)
+		assert.GreaterOrEqual(t, gap, 230*time.Millisecond, "%s %s came %v after %s %s",
+			reqs[i].Method, reqs[i].Path, gap, reqs[i-1].Method, reqs[i-1].Path)
+	}
+}
