@@ -20,13 +20,10 @@ type Float float64
 
 // UnmarshalJSON implements json.Unmarshaler.
 func (f *Float) UnmarshalJSON(b []byte) error {
-	s, ok := unquoteScalar(b)
-	if !ok {
-		return fmt.Errorf("apiclient: cannot read %s as a number", truncate(b))
-	}
-	if s == "" {
+	s, err := scalarText(b, "a number")
+	if err != nil || s == "" {
 		*f = 0
-		return nil
+		return err
 	}
 	v, err := strconv.ParseFloat(s, 64)
 	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
@@ -42,13 +39,10 @@ type Int int64
 
 // UnmarshalJSON implements json.Unmarshaler.
 func (n *Int) UnmarshalJSON(b []byte) error {
-	s, ok := unquoteScalar(b)
-	if !ok {
-		return fmt.Errorf("apiclient: cannot read %s as an integer", truncate(b))
-	}
-	if s == "" {
+	s, err := scalarText(b, "an integer")
+	if err != nil || s == "" {
 		*n = 0
-		return nil
+		return err
 	}
 	if v, err := strconv.ParseInt(s, 10, 64); err == nil {
 		*n = Int(v)
@@ -67,9 +61,9 @@ type Bool bool
 
 // UnmarshalJSON implements json.Unmarshaler.
 func (v *Bool) UnmarshalJSON(b []byte) error {
-	s, ok := unquoteScalar(b)
-	if !ok {
-		return fmt.Errorf("apiclient: cannot read %s as a boolean", truncate(b))
+	s, err := scalarText(b, "a boolean")
+	if err != nil {
+		return err
 	}
 	switch strings.ToLower(s) {
 	case "true", "1", "yes":
@@ -120,9 +114,9 @@ func (n *Names) UnmarshalJSON(b []byte) error {
 		*n = out
 		return nil
 	}
-	s, ok := unquoteScalar(b)
-	if !ok {
-		return fmt.Errorf("apiclient: cannot read %s as a name", truncate(b))
+	s, err := scalarText(b, "a name")
+	if err != nil {
+		return err
 	}
 	if s = strings.TrimSpace(s); s == "" {
 		*n = nil
@@ -169,9 +163,9 @@ func ParseTime(s string) (time.Time, error) {
 
 // UnmarshalJSON implements json.Unmarshaler.
 func (t *Time) UnmarshalJSON(b []byte) error {
-	s, ok := unquoteScalar(b)
-	if !ok {
-		return fmt.Errorf("apiclient: cannot read %s as a time", truncate(b))
+	s, err := scalarText(b, "a time")
+	if err != nil {
+		return err
 	}
 	if s == "" {
 		t.Time = time.Time{}
@@ -191,6 +185,16 @@ func (t Time) MarshalJSON() ([]byte, error) {
 		return []byte("null"), nil
 	}
 	return json.Marshal(t.Format(time.RFC3339Nano))
+}
+
+// scalarText is the text of a scalar JSON value ("" for null), or an error
+// naming what was expected when b is an object or array.
+func scalarText(b []byte, what string) (string, error) {
+	s, ok := unquoteScalar(b)
+	if !ok {
+		return "", fmt.Errorf("apiclient: cannot read %s as %s", truncate(b), what)
+	}
+	return s, nil
 }
 
 // unquoteScalar returns the text of a JSON string, number, boolean or null

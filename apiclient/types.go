@@ -128,14 +128,8 @@ type Notification struct {
 
 // UnmarshalJSON keeps the raw object beside the decoded fields.
 func (n *Notification) UnmarshalJSON(b []byte) error {
-	type plain Notification
-	var p plain
-	if err := json.Unmarshal(b, &p); err != nil {
-		return err
-	}
-	*n = Notification(p)
-	n.Raw = append(json.RawMessage(nil), b...)
-	return nil
+	type plain Notification // without this method, so no recursion
+	return decodeKeepingRaw(b, (*plain)(n), &n.Raw)
 }
 
 // Resulted reports whether the race was resulted: only then is Profit final.
@@ -174,13 +168,19 @@ type BetRecord struct {
 
 // UnmarshalJSON keeps the raw object beside the decoded fields.
 func (r *BetRecord) UnmarshalJSON(b []byte) error {
-	type plain BetRecord
-	var p plain
-	if err := json.Unmarshal(b, &p); err != nil {
+	type plain BetRecord // without this method, so no recursion
+	return decodeKeepingRaw(b, (*plain)(r), &r.Raw)
+}
+
+// decodeKeepingRaw decodes b into v and keeps a copy of b in raw, so
+// fields the types do not model stay reachable.
+func decodeKeepingRaw[T any](b []byte, v *T, raw *json.RawMessage) error {
+	var decoded T
+	if err := json.Unmarshal(b, &decoded); err != nil {
 		return err
 	}
-	*r = BetRecord(p)
-	r.Raw = append(json.RawMessage(nil), b...)
+	*v = decoded
+	*raw = append(json.RawMessage(nil), b...)
 	return nil
 }
 
