@@ -1,12 +1,17 @@
 # betplan's build, test and release chores. `make test` is what CI runs.
 GO        ?= go
 STATICCHECK_VERSION := v0.8.2
+ACTIONLINT_VERSION  := v1.7.7
 VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS   := -X main.version=$(VERSION)
 
-.PHONY: all build test lint bench demo schema fuzz clean
+.PHONY: all setup build test lint bench demo schema fuzz clean
 
 all: build
+
+# Everything the tests use beyond Go (xmllint, Chromium, PostgreSQL) and the modules.
+setup:
+	bash .ci/setup
 
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o bin/betplan .
@@ -19,6 +24,7 @@ test:
 
 lint:
 	$(GO) run honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION) ./...
+	$(GO) run github.com/rhysd/actionlint/cmd/actionlint@$(ACTIONLINT_VERSION) examples/ci/.github/workflows/*.yml
 
 # Benchmarks count allocations and bytes; compare runs with benchstat.
 bench:
@@ -32,6 +38,7 @@ demo:
 schema:
 	$(GO) run . schema plan > schema/plan.schema.json
 	$(GO) run . schema report > schema/report.schema.json
+	$(GO) run . schema diff > schema/diff.schema.json
 
 # A short fuzzing pass over what parses untrusted bytes.
 fuzz:

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/spf13/pflag"
+	"golang.org/x/term"
 
 	"github.com/betplan/betplan/plan"
 )
@@ -22,9 +23,6 @@ const (
 	exitChanges = 4 // plan --detailed-exitcode: something to create
 )
 
-// version is set at build time with -ldflags "-X main.version=...".
-var version = "dev"
-
 // sysIO is what a command may touch of the outside world, so tests see
 // exactly what a user would.
 type sysIO struct {
@@ -34,17 +32,29 @@ type sysIO struct {
 	Getenv func(string) string
 	// IsTTY reports whether stdin and stdout are both terminals.
 	IsTTY bool
+	// Interactive reports whether stdin is a terminal, so a prompt can be
+	// answered even when stdout is piped (betplan run plan.yaml | tee log).
+	Interactive bool
+	// NoColor is --no-color.
+	NoColor bool
 }
+
+// color reports whether output may carry ANSI colours: a terminal, and
+// neither NO_COLOR nor --no-color.
+func (sys *sysIO) color() bool { return sys.IsTTY && sys.Getenv("NO_COLOR") == "" && !sys.NoColor }
 
 func newSystemIO() *sysIO {
 	return &sysIO{
-		Stdin:  os.Stdin,
-		Stdout: os.Stdout,
-		Stderr: os.Stderr,
-		Getenv: os.Getenv,
-		IsTTY:  isTerminal(os.Stdin) && isTerminal(os.Stdout),
+		Stdin:       os.Stdin,
+		Stdout:      os.Stdout,
+		Stderr:      os.Stderr,
+		Getenv:      os.Getenv,
+		IsTTY:       isTerminal(os.Stdin) && isTerminal(os.Stdout),
+		Interactive: isTerminal(os.Stdin),
 	}
 }
+
+func isTerminal(f *os.File) bool { return term.IsTerminal(int(f.Fd())) }
 
 // usageError is a mistake in how the command was called: main prints it
 // with a pointer to the usage text and exits 2.
@@ -71,22 +81,63 @@ func (e *exitError) Error() string {
 func (e *exitError) Unwrap() error { return e.err }
 
 // command is one subcommand: its name, one line for `help`, and how to
-// build its flags and run it.
+// bind its flags and act.
 type command struct {
 	name    string
 	args    string // argument synopsis for usage, e.g. "PLAN..."
 	summary string
-	flags   func(fs *pflag.FlagSet) // declares the command's flags
-	run     func(ctx context.Context, sys *sysIO, fs *pflag.FlagSet, args []string) error
+	// exits are the exit codes the command can return, each with what it
+	// means for this command.
+	exits []exitDoc
+	// examples are command lines with a comment each, for help.
+	examples string
+	// colour says the command's output may be coloured, so it takes
+	// --no-color.
+	colour bool
+	// setup binds the command's flags to a fresh options value and returns
+	// what to do with them once parsed.
+	setup func(fs *pflag.FlagSet) action
 }
+
+// exitDoc is one exit code a command can return and what it means there.
+type exitDoc struct {
+	code int
+	text string
+}
+
+// interruptedExits are the codes of a command stopped by a signal.
+var interruptedExits = []exitDoc{{130, "interrupted by Ctrl-C (SIGINT); 143 for SIGTERM"}}
+
+// action runs a command with its parsed options and positional arguments.
+type action func(ctx context.Context, sys *sysIO, args []string) error
+
+// bindTo makes a command's setup from its options type: bind declares the
+// flags on a fresh *O, act runs with it. act is what tests call without
+// flags.
+func bindTo[O any](bind func(*O, *pflag.FlagSet), act func(context.Context, *sysIO, *O, []string) error) func(*pflag.FlagSet) action {
+	return func(fs *pflag.FlagSet) action {
+		o := new(O)
+		if bind != nil {
+			bind(o, fs)
+		}
+		return func(ctx context.Context, sys *sysIO, args []string) error { return act(ctx, sys, o, args) }
+	}
+}
+
+// noFlags is the options of a command that has none.
+type noFlags struct{}
 
 func commands() []*command {
 	return []*command{
 		validateCommand(),
 		planCommand(),
+		diffCommand(),
+		fmtCommand(),
 		runCommand(),
 		statusCommand(),
 		cancelCommand(),
+		stopCommand(),
+		doctorCommand(),
 		unlockCommand(),
 		schemaCommand(),
 		simCommand(),
@@ -103,9 +154,9 @@ func findCommand(name string) *command {
 	return nil
 }
 
-// run is the whole program: it parses args, runs one command and returns
-// the process exit code.
-func run(ctx context.Context, args []string, sys *sysIO) int {
+// execute is the whole program: it parses args, runs one command and
+// returns the process exit code.
+func execute(ctx context.Context, args []string, sys *sysIO) int {
 	if len(args) == 0 {
 		writeHelp(sys.Stderr)
 		return exitUsage
@@ -131,7 +182,10 @@ func run(ctx context.Context, args []string, sys *sysIO) int {
 		fmt.Fprintf(sys.Stderr, "betplan: unknown command %q%s\nRun 'betplan help' for the list of commands.\n", name, suggestCommand(name))
 		return exitUsage
 	}
-	fs := newFlagSet(c)
+	fs, act := newFlagSet(c)
+	if c.colour {
+		fs.BoolVar(&sys.NoColor, "no-color", false, "no colour in terminal output (as NO_COLOR=1 does)")
+	}
 	if err := fs.Parse(args[1:]); err != nil {
 		if errors.Is(err, pflag.ErrHelp) {
 			writeCommandUsage(sys.Stdout, c)
@@ -140,18 +194,27 @@ func run(ctx context.Context, args []string, sys *sysIO) int {
 		fmt.Fprintf(sys.Stderr, "betplan %s: %v\nRun 'betplan %s --help' for usage.\n", c.name, err, c.name)
 		return exitUsage
 	}
-	err := c.run(ctx, sys, fs, fs.Args())
+	err := act(ctx, sys, fs.Args())
+	if sig := interruptedBy(ctx); sig != nil && err != nil {
+		err = &exitError{code: sig.exitCode(), err: errors.New(c.interruptedWords())}
+	}
 	return exitCode(sys.Stderr, c, err)
 }
 
-func newFlagSet(c *command) *pflag.FlagSet {
+// interruptedWords is what a command says when a signal stopped it.
+func (c *command) interruptedWords() string {
+	if c.name == "run" {
+		// The journal announced every create before it was sent.
+		return "interrupted: re-run to resume; nothing will be created twice"
+	}
+	return "interrupted"
+}
+
+func newFlagSet(c *command) (*pflag.FlagSet, action) {
 	fs := pflag.NewFlagSet("betplan "+c.name, pflag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	fs.SortFlags = false
-	if c.flags != nil {
-		c.flags(fs)
-	}
-	return fs
+	return fs, c.setup(fs)
 }
 
 // exitCode reports err on stderr in the command's voice and maps it to an
@@ -180,8 +243,12 @@ const exitCodesHelp = `Exit codes:
   0  success
   1  the run finished but something failed (a bet failed, an API error, an unresolved race)
   2  usage error or invalid plan, before any request
-  3  refused by a safety check (limits, no confirmation, no running bot, lock held)
+  3  refused: a safety check (limits, no confirmation, no running bot, lock
+     held or lost, shared state out of reach), or the service cannot be
+     reached or refuses the credentials
   4  plan --detailed-exitcode: there is something to create
+  130  interrupted by Ctrl-C (SIGINT); 143 for SIGTERM
+Each command's help lists the codes it can return.
 `
 
 const envHelp = `Environment (a flag wins over the environment, which wins over the default):
@@ -189,7 +256,9 @@ const envHelp = `Environment (a flag wins over the environment, which wins over 
   BETPLAN_TOKEN      API token
   BETPLAN_EMAIL      e-mail for login (with BETPLAN_PASSWORD)
   BETPLAN_PASSWORD   password for login
-  NO_COLOR           disable colour in terminal output
+  BETPLAN_STATE      shared state: postgres://user@host/db keeps journals and locks
+                     in PostgreSQL for every machine (run, plan, status, cancel, unlock)
+  NO_COLOR           disable colour in terminal output (or --no-color)
 `
 
 func writeHelp(w io.Writer) {
@@ -206,16 +275,46 @@ func writeHelp(w io.Writer) {
 }
 
 func writeCommandUsage(w io.Writer, c *command) {
-	fmt.Fprintf(w, "%s\n\nUsage:\n  betplan %s [flags]", c.summary, c.name)
+	fmt.Fprintf(w, "%s\n\nUsage:\n  betplan %s [flags]", wrapWords(c.summary, 80, ""), c.name)
 	if c.args != "" {
 		fmt.Fprintf(w, " %s", c.args)
 	}
 	fmt.Fprintln(w)
-	fs := newFlagSet(c)
-	if fs.HasFlags() {
-		fmt.Fprintf(w, "\nFlags:\n%s", fs.FlagUsages())
+	fs, _ := newFlagSet(c)
+	if c.colour {
+		fs.Bool("no-color", false, "no colour in terminal output (as NO_COLOR=1 does)")
 	}
-	fmt.Fprintf(w, "\n%s", exitCodesHelp)
+	if fs.HasFlags() {
+		fmt.Fprintf(w, "\nFlags:\n%s", fs.FlagUsagesWrapped(80))
+	}
+	if c.examples != "" {
+		fmt.Fprintf(w, "\nExamples:\n%s", c.examples)
+	}
+	fmt.Fprintf(w, "\nExit codes:\n")
+	for _, e := range c.exits {
+		fmt.Fprintf(w, "  %-3d %s\n", e.code, wrapWords(e.text, 72, "      "))
+	}
+}
+
+// wrapWords folds text at width columns, later lines indented, so help
+// fits an 80-column terminal.
+func wrapWords(text string, width int, indent string) string {
+	var b strings.Builder
+	n := 0
+	for i, word := range strings.Fields(text) {
+		if i > 0 {
+			if n+1+len(word) > width {
+				b.WriteString("\n" + indent)
+				n = 0
+			} else {
+				b.WriteByte(' ')
+				n++
+			}
+		}
+		b.WriteString(word)
+		n += len(word)
+	}
+	return b.String()
 }
 
 // suggestCommand returns ` (did you mean "x"?)` for a near miss.

@@ -1,14 +1,18 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"net/http"
 	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -28,11 +32,34 @@ type crashWorld struct {
 	dir  string
 	plan string
 	bets int
+
+	mu      sync.Mutex
+	creates []createSeen // every create that reached the service
+}
+
+// createSeen is a create as the service received it.
+type createSeen struct {
+	Label string
+	At    time.Time
 }
 
 func newCrashWorld(t *testing.T, bets int) *crashWorld {
 	svc := sim.New(sim.Options{Seed: 3})
-	srv := httptest.NewServer(svc)
+	w := &crashWorld{t: t, svc: svc}
+	srv := httptest.NewServer(http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodPost && r.URL.Path == "/notification/create/" {
+			b, _ := io.ReadAll(r.Body)
+			r.Body = io.NopCloser(bytes.NewReader(b))
+			var body struct {
+				Label string `json:"label"`
+			}
+			json.Unmarshal(b, &body)
+			w.mu.Lock()
+			w.creates = append(w.creates, createSeen{Label: body.Label, At: time.Now()})
+			w.mu.Unlock()
+		}
+		svc.ServeHTTP(rw, r)
+	}))
 	t.Cleanup(srv.Close)
 	dir := t.TempDir()
 	var races []sim.RaceInfo
@@ -51,7 +78,15 @@ func newCrashWorld(t *testing.T, bets int) *crashWorld {
 	}
 	path := filepath.Join(dir, "crash.yaml")
 	require.NoError(t, os.WriteFile(path, []byte(yaml), 0o644))
-	return &crashWorld{t: t, svc: svc, url: srv.URL, dir: dir, plan: path, bets: bets}
+	w.url, w.dir, w.plan, w.bets = srv.URL, dir, path, bets
+	return w
+}
+
+// createsSeen returns the creates the service received, in order.
+func (w *crashWorld) createsSeen() []createSeen {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return slices.Clone(w.creates)
 }
 
 // betplan starts the real binary (this test binary in main mode).
@@ -170,7 +205,7 @@ func TestInterruptWritesTheReport(t *testing.T) {
 	err := cmd.Wait()
 	var ee *exec.ExitError
 	require.ErrorAs(t, err, &ee)
-	assert.Equal(t, 1, ee.ExitCode(), "an interrupted run has not finished: exit 1")
+	assert.Equal(t, 130, ee.ExitCode(), "a run stopped by Ctrl-C exits 128+SIGINT")
 
 	var rep struct {
 		EndReason string `json:"end_reason"`
@@ -213,5 +248,94 @@ func TestDefaultRequestRate(t *testing.T) {
 		gap := reqs[i].Time.Sub(reqs[i-1].Time)
 		assert.GreaterOrEqual(t, gap, 230*time.Millisecond, "%s %s came %v after %s %s",
 			reqs[i].Method, reqs[i].Path, gap, reqs[i-1].Method, reqs[i-1].Path)
+	}
+}
+
+// The crash hook is wired in by a test file only: a release build of
+// betplan must not know the variable that makes it kill itself.
+func TestReleaseBinaryHasNoCrashHook(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the release binary")
+	}
+	bin := filepath.Join(t.TempDir(), "betplan")
+	out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
+	require.NoError(t, err, "go build: %s", out)
+	b, err := os.ReadFile(bin)
+	require.NoError(t, err)
+	assert.NotContains(t, string(b), crashEnv, "the release binary carries the crash-test hook")
+	assert.NotContains(t, string(b), "crash test: SIGKILL", "the release binary carries the crash-test hook")
+	assert.NotContains(t, string(b), pauseEnv, "the release binary carries the pause hook")
+}
+
+// TestInterruptMidCreateIsInDoubt stops the real binary while a create is
+// on the wire: the bet may have been placed, so the output, the report and
+// `betplan status` must say "in doubt" with its label, never waiting with
+// nothing at stake, and the next run must adopt it rather than create it
+// again.
+func TestInterruptMidCreateIsInDoubt(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts the real binary")
+	}
+	for _, tt := range []struct {
+		sig  syscall.Signal
+		code int
+	}{{syscall.SIGINT, 130}, {syscall.SIGTERM, 143}} {
+		t.Run(tt.sig.String(), func(t *testing.T) {
+			w := newCrashWorld(t, 1)
+			// The create is stored, then its answer never comes in time.
+			w.svc.InjectFault(sim.Fault{Method: "POST", Path: "/notification/create/", Kind: sim.CommitThenTimeout, Latency: time.Minute, Times: 1})
+			cmd := w.betplan("", "--http-timeout", "2m")
+			var stdout, stderr bytes.Buffer
+			cmd.Stdout, cmd.Stderr = &stdout, &stderr
+			require.NoError(t, cmd.Start())
+			journal := filepath.Join(w.dir, "state", "crash-card.journal.jsonl")
+			deadline := time.Now().Add(20 * time.Second)
+			for time.Now().Before(deadline) {
+				if b, _ := os.ReadFile(journal); bytes.Contains(b, []byte(`"op":"creating"`)) && w.svc.NotificationCount() == 1 {
+					break
+				}
+				time.Sleep(20 * time.Millisecond)
+			}
+			require.Equal(t, 1, w.svc.NotificationCount(), "the create landed before the signal")
+			require.NoError(t, cmd.Process.Signal(tt.sig))
+			err := cmd.Wait()
+			var ee *exec.ExitError
+			require.ErrorAs(t, err, &ee, "stdout:\n%s\nstderr:\n%s", &stdout, &stderr)
+			assert.Equal(t, tt.code, ee.ExitCode())
+			assert.Contains(t, stderr.String(), "interrupted: re-run to resume; nothing will be created twice")
+			assert.Contains(t, stdout.String(), "in doubt")
+			assert.NotRegexp(t, `bet-0 .* waiting`, stdout.String())
+
+			var rep struct {
+				EndReason string `json:"end_reason"`
+				Bets      []struct {
+					Label  string   `json:"label"`
+					Status string   `json:"status"`
+					Stake  *float64 `json:"stake"`
+					Reason string   `json:"reason"`
+				} `json:"bets"`
+			}
+			b, rerr := os.ReadFile(filepath.Join(w.dir, "report", "report.json"))
+			require.NoError(t, rerr)
+			require.NoError(t, json.Unmarshal(b, &rep))
+			assert.Equal(t, "interrupted", rep.EndReason)
+			require.Len(t, rep.Bets, 1)
+			bet := rep.Bets[0]
+			assert.Equal(t, "in_doubt", bet.Status)
+			require.NotNil(t, bet.Stake, "the stake at risk is shown")
+			assert.Equal(t, 2.0, *bet.Stake)
+			assert.Contains(t, bet.Reason, bet.Label)
+
+			exe, err := os.Executable()
+			require.NoError(t, err)
+			status := exec.Command(exe, "status", w.plan, "--state-dir", filepath.Join(w.dir, "state"),
+				"--report-dir", filepath.Join(w.dir, "status-report"), "--base-url", w.url)
+			status.Env = w.betplan("").Env
+			out, _ := status.CombinedOutput()
+			assert.Contains(t, string(out), "in doubt", "betplan status:\n%s", out)
+			assert.Contains(t, string(out), bet.Label)
+
+			w.finish()
+		})
 	}
 }

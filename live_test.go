@@ -31,3 +31,15 @@ func TestLiveTerminalKeepsProgressBelowEvents(t *testing.T) {
 		t.Errorf("the event line is printed once")
 	}
 }
+
+func TestLiveLineSaysWhenAndByWhomTheLastBetWasPlaced(t *testing.T) {
+	var buf bytes.Buffer
+	l := &liveTerminal{w: &buf}
+	now := time.Date(2026, 11, 21, 14, 0, 0, 0, time.UTC)
+	l.progress(engine.Progress{Now: now, ByStatus: map[engine.Status]int{engine.StatusPlaced: 2},
+		LastPlaced: &engine.PlacedBet{BetID: "flem4-no3", At: now.Add(-27 * time.Second), By: []string{"Main Sportsbet", "TAB spare"}}})
+	want := "\r\033[K14:00:00  2 placed  last placed flem4-no3 13:59:33 by Main Sportsbet, TAB spare"
+	if got := buf.String(); got != want {
+		t.Errorf("live line\n got %q\nwant %q", got, want)
+	}
+}

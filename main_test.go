@@ -61,6 +61,9 @@ func TestScripts(t *testing.T) {
 			"simcount":  cmdSimCount,
 			"simrace":   cmdSimRace,
 			"simbots":   cmdSimBots,
+			"simstate":  cmdSimState,
+			"simfault":  cmdSimFault,
+			"simwait":   cmdSimWait,
 			"expandenv": cmdExpandEnv,
 			"exits":     cmdExits,
 			"waitfile":  cmdWaitFile,
@@ -85,7 +88,7 @@ func simOf(ts *testscript.TestScript, cmd string) *sim.Service {
 
 // cmdSim is `sim [seed]`: it serves a simulated service (real clock) for
 // the rest of the script and points BETPLAN_BASE_URL and BETPLAN_TOKEN
-// at it.
+// at it; SIM_ADDR is its host:port.
 func cmdSim(ts *testscript.TestScript, neg bool, args []string) {
 	if neg {
 		ts.Fatalf("unsupported: ! sim")
@@ -108,6 +111,7 @@ func cmdSim(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Defer(srv.Close)
 	s.svc = svc
 	ts.Setenv("BETPLAN_BASE_URL", srv.URL)
+	ts.Setenv("SIM_ADDR", srv.Listener.Addr().String())
 	ts.Setenv("BETPLAN_TOKEN", svc.Token())
 }
 
@@ -181,6 +185,65 @@ func cmdSimBots(ts *testscript.TestScript, neg bool, args []string) {
 	}
 }
 
+// cmdSimState puts the simulated service in a state a pre-flight check
+// must notice:
+//
+//	simstate loginerror SESSION-ID MESSAGE...  the session's bot failed to log in
+//	simstate token-expiring DURATION           BETPLAN_TOKEN expires that soon
+//	simstate skew DURATION                     the service's Date header runs that far ahead
+func cmdSimState(ts *testscript.TestScript, neg bool, args []string) {
+	usage := "usage: simstate loginerror ID MESSAGE... | token-expiring DURATION | skew DURATION"
+	if neg || len(args) < 2 {
+		ts.Fatalf("%s", usage)
+	}
+	svc := simOf(ts, "simstate")
+	switch args[0] {
+	case "loginerror":
+		id, err := strconv.Atoi(args[1])
+		ts.Check(err)
+		svc.SetLoginError(id, strings.Join(args[2:], " "))
+	case "token-expiring":
+		d, err := time.ParseDuration(args[1])
+		ts.Check(err)
+		ts.Setenv("BETPLAN_TOKEN", svc.TokenExpiringIn(d))
+	case "skew":
+		d, err := time.ParseDuration(args[1])
+		ts.Check(err)
+		svc.SetDateSkew(d)
+	default:
+		ts.Fatalf("%s", usage)
+	}
+}
+
+// cmdSimFault is `simfault SPEC`: it injects a fault, written as --fault
+// takes it, into the script's simulated service.
+func cmdSimFault(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: simfault SPEC")
+	}
+	f, err := parseFault(args[0])
+	ts.Check(err)
+	simOf(ts, "simfault").InjectFault(f)
+}
+
+// cmdSimWait is `simwait N`: it waits up to ten seconds for the simulated
+// service to hold N notifications, so a script can act once a background
+// run has created that many.
+func cmdSimWait(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: simwait N")
+	}
+	want, err := strconv.Atoi(args[0])
+	ts.Check(err)
+	svc := simOf(ts, "simwait")
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if svc.NotificationCount() >= want {
+			return
+		}
+	}
+	ts.Fatalf("simwait: %d notifications after 10s, want %d", svc.NotificationCount(), want)
+}
+
 // cmdExpandEnv is `expandenv SRC DST`: it writes SRC to DST with $VAR and
 // ${VAR} replaced from the script's environment; an unset variable fails
 // the script rather than writing an empty value into a plan.
@@ -225,17 +288,18 @@ func cmdExits(ts *testscript.TestScript, neg bool, args []string) {
 	}
 }
 
-// cmdWaitFile is `waitfile PATH`: it waits up to ten seconds for PATH to
-// exist, so a script can act once a background betplan got that far.
+// cmdWaitFile is `waitfile PATH [TEXT]`: it waits up to ten seconds for
+// PATH to exist (and hold TEXT), so a script can act once a background
+// betplan got that far.
 func cmdWaitFile(ts *testscript.TestScript, neg bool, args []string) {
-	if neg || len(args) != 1 {
-		ts.Fatalf("usage: waitfile PATH")
+	if neg || len(args) < 1 || len(args) > 2 {
+		ts.Fatalf("usage: waitfile PATH [TEXT]")
 	}
 	path := ts.MkAbs(args[0])
 	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-		if _, err := os.Stat(path); err == nil {
+		if b, err := os.ReadFile(path); err == nil && (len(args) == 1 || strings.Contains(string(b), args[1])) {
 			return
 		}
 	}
-	ts.Fatalf("waitfile: %s did not appear within 10s", args[0])
+	ts.Fatalf("waitfile: %s did not appear (or hold %q) within 10s", args[0], args[1:])
 }

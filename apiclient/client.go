@@ -48,11 +48,13 @@ type Client struct {
 	maxRetries int
 	now        func() time.Time
 	insecure   bool
+	onDate     func(serverDate, received time.Time)
 
 	email, password string
 	cachePath       string
 
 	requests atomic.Int64
+	lastDate atomic.Pointer[serverDate]
 
 	// auth guards the token and serialises logins, so concurrent callers
 	// that meet the same 401 share one re-login.
@@ -142,6 +144,13 @@ func WithMaxRetries(n int) Option {
 	}
 }
 
+// WithDateObserver calls f with the Date header of every answer (the
+// service's clock, to the second) and the local time it arrived, so a
+// caller can follow the service's time.
+func WithDateObserver(f func(serverDate, received time.Time)) Option {
+	return func(c *Client) { c.onDate = f }
+}
+
 // WithNow sets the clock used for token age (tests, the simulator's fast
 // clock).
 func WithNow(now func() time.Time) Option {
@@ -170,7 +179,49 @@ func New(baseURL string, opts ...Option) (*Client, error) {
 	for _, o := range opts {
 		o(c)
 	}
-	u, err := url.Parse(strings.TrimSpace(baseURL))
+	u, err := parseBaseURL(baseURL, c.insecure)
+	if err != nil {
+		return nil, err
+	}
+	c.base = u
+	c.addSecret(c.token)
+	c.addSecret(c.password)
+	c.baseStr = u.String()
+	if c.token != "" {
+		c.tokenInit = true
+	}
+	return c, nil
+}
+
+// NormalizeBaseURL is baseURL in the form every client uses (no query,
+// fragment or trailing slash), the form locks and reports are keyed by. It
+// refuses what New refuses, except that plain http:// is allowed anywhere.
+func NormalizeBaseURL(baseURL string) (string, error) {
+	u, err := parseBaseURL(baseURL, true)
+	if err != nil {
+		return "", err
+	}
+	return u.String(), nil
+}
+
+// ErrPlainHTTP is a plain http:// base URL to a host that is not loopback,
+// refused unless the client was built WithInsecure.
+var ErrPlainHTTP = errors.New("plain http:// is only allowed to a loopback host; use https://")
+
+// ErrNoScheme is a base URL written without http:// or https://.
+var ErrNoScheme = errors.New("no scheme: write it with https:// (or http:// for a service on this machine)")
+
+func parseBaseURL(baseURL string, insecure bool) (*url.URL, error) {
+	baseURL = strings.TrimSpace(baseURL)
+	if !strings.Contains(baseURL, "://") {
+		// "127.0.0.1:8080" would parse as a scheme and an opaque part.
+		shown := baseURL
+		if _, host, ok := strings.Cut(shown, "@"); ok {
+			shown = host // never echo what may be credentials
+		}
+		return nil, fmt.Errorf("base URL %q: %w", shown, ErrNoScheme)
+	}
+	u, err := url.Parse(baseURL)
 	if err != nil {
 		return nil, fmt.Errorf("base URL: %w", stripURLError(err))
 	}
@@ -180,8 +231,8 @@ func New(baseURL string, opts ...Option) (*Client, error) {
 	switch u.Scheme {
 	case "https":
 	case "http":
-		if !c.insecure && !isLoopback(u.Hostname()) {
-			return nil, fmt.Errorf("base URL %s: plain http:// is only allowed to a loopback host; use https://, or allow plain http explicitly (betplan --insecure, WithInsecure)", u.Redacted())
+		if !insecure && !isLoopbackHost(u.Hostname()) {
+			return nil, fmt.Errorf("base URL %s: %w", u.Redacted(), ErrPlainHTTP)
 		}
 	default:
 		return nil, fmt.Errorf("base URL %q: want an http:// or https:// URL", u.Redacted())
@@ -192,14 +243,7 @@ func New(baseURL string, opts ...Option) (*Client, error) {
 	u.RawQuery, u.Fragment = "", ""
 	u.Path = strings.TrimRight(u.Path, "/")
 	u.RawPath = ""
-	c.base = u
-	c.addSecret(c.token)
-	c.addSecret(c.password)
-	c.baseStr = u.String()
-	if c.token != "" {
-		c.tokenInit = true
-	}
-	return c, nil
+	return u, nil
 }
 
 // stripURLError drops *url.Error's text, which may quote the whole URL.
@@ -211,7 +255,17 @@ func stripURLError(err error) error {
 	return err
 }
 
-func isLoopback(host string) bool {
+// IsLoopbackURL reports whether baseURL names a service on this machine,
+// by the rule that allows plain http:// there.
+func IsLoopbackURL(baseURL string) bool {
+	u, err := url.Parse(strings.TrimSpace(baseURL))
+	return err == nil && isLoopbackHost(u.Hostname())
+}
+
+// isLoopbackHost reports whether a base URL's host is this machine, where
+// plain http:// is allowed. Unlike sim.IsLoopbackAddr, which decides where
+// the simulator may listen, it also takes *.localhost names (RFC 6761).
+func isLoopbackHost(host string) bool {
 	if strings.EqualFold(host, "localhost") || strings.HasSuffix(strings.ToLower(host), ".localhost") {
 		return true
 	}
@@ -443,7 +497,13 @@ func (c *Client) attempt(ctx context.Context, req *http.Request, class retryClas
 	}
 	body, rerr := io.ReadAll(io.LimitReader(resp.Body, maxBodyBytes))
 	resp.Body.Close()
+	c.noteDate(resp.Header)
 	res := attemptResult{status: resp.StatusCode, header: resp.Header, sent: true}
+	if c.onDate != nil {
+		if d, err := http.ParseTime(resp.Header.Get("Date")); err == nil {
+			c.onDate(d, time.Now())
+		}
+	}
 	if rerr != nil {
 		// The status arrived but the body did not: treat it as a lost
 		// connection.

@@ -11,16 +11,17 @@ import (
 	"time"
 
 	"github.com/betplan/betplan/apiclient"
+	"github.com/betplan/betplan/plan"
 )
 
 // decide evaluates one waiting instance at now and creates it when ready.
 // It returns a non-nil error only for what must stop the run (a refusal,
 // a cancelled context, a journal that cannot be written).
-func (r *run) decide(ctx context.Context, in *instance, now time.Time) error {
+func (r *tracker) decide(ctx context.Context, in *instance, now time.Time) error {
 	if in.status != StatusWaiting {
 		return nil
 	}
-	if r.stopCreating != "" {
+	if r.stopCreating != "" || r.lockLost() {
 		in.status, in.final = StatusFailed, true
 		in.reason = "not created: " + r.stopCreating
 		return nil
@@ -95,7 +96,7 @@ func (r *run) decide(ctx context.Context, in *instance, now time.Time) error {
 
 // guardAndCreate adopts an existing notification with the label, or checks
 // the safety guards and creates one.
-func (r *run) guardAndCreate(ctx context.Context, in *instance) error {
+func (r *tracker) guardAndCreate(ctx context.Context, in *instance) error {
 	// Before every create: if the label exists, adopt it, never create.
 	found, err := r.lookup(ctx, in)
 	if err != nil {
@@ -145,31 +146,25 @@ func (r *run) guardAndCreate(ctx context.Context, in *instance) error {
 		}
 		if !ok {
 			r.refused = "not confirmed"
-			return &RefusedError{Reason: "the run was not confirmed"}
+			return ErrNotConfirmed
 		}
 	}
 	r.confirmed = true
 	return r.create(ctx, in)
 }
 
-// checkLimits returns why creating in would break the plan's limits.
-func (r *run) checkLimits(in *instance) string {
-	l := r.plan.Limits
-	if err := l.CheckBet(in.amount); err != nil {
-		return err.Error()
-	}
+// checkLimits returns why creating in would break the plan's limits,
+// counting what the plan has committed so far.
+func (r *tracker) checkLimits(in *instance) string {
 	committed, count := r.journal.Committed()
-	if l.MaxTotalStake != nil && committed+in.amount > *l.MaxTotalStake+1e-9 {
-		return fmt.Sprintf("max_total_stake %.2f: %.2f already committed by this plan, this bet adds %.2f", *l.MaxTotalStake, committed, in.amount)
-	}
-	if l.MaxBets != nil && count+1 > *l.MaxBets {
-		return fmt.Sprintf("max_bets %d: this plan has already created %d", *l.MaxBets, count)
-	}
-	return ""
+	return limitRefusal(r.plan.Limits, in.amount, committed, count, "already committed by this plan")
 }
 
+// allowNoBotHint names run's flag: only run creates.
+const allowNoBotHint = " or pass --allow-no-bot"
+
 // checkBot returns why no targeted session would act on in.
-func (r *run) checkBot(in *instance) string {
+func (r *tracker) checkBot(in *instance) string {
 	var targeted []string
 	for _, s := range r.sessions {
 		id := strconv.FormatInt(int64(s.ID), 10)
@@ -187,10 +182,22 @@ func (r *run) checkBot(in *instance) string {
 	if len(targeted) == 0 {
 		return "the account has no bookmaker sessions: nothing would be placed"
 	}
-	return fmt.Sprintf("no targeted session has a running bot (%s): nothing would be placed; start a bot or pass --allow-no-bot", strings.Join(targeted, ", "))
+	return fmt.Sprintf("no targeted session has a running bot (%s): nothing would be placed; start a bot%s", strings.Join(targeted, ", "), allowNoBotHint)
 }
 
-func (r *run) confirmSummary() string {
+func (r *tracker) confirmSummary() string {
+	if only := r.opts.OnlyLabels; only != nil {
+		// A saved plan creates exactly what it holds, nothing more.
+		var total float64
+		for _, amount := range only {
+			total += amount
+		}
+		noun := "bets"
+		if len(only) == 1 {
+			noun = "bet"
+		}
+		return fmt.Sprintf("Saved plan of %q against %s: %d %s will be created, $%.2f in all.", r.plan.Name, r.opts.BaseURL, len(only), noun, total)
+	}
 	var n int
 	var total float64
 	for _, in := range r.insts {
@@ -207,7 +214,7 @@ func (r *run) confirmSummary() string {
 }
 
 // request builds the create body of an instance.
-func (r *run) request(in *instance) *apiclient.CreateNotificationRequest {
+func (r *tracker) request(in *instance) *apiclient.CreateNotificationRequest {
 	req := &apiclient.CreateNotificationRequest{
 		Type:        in.bet.Type,
 		Sports:      "RACING",
@@ -223,7 +230,7 @@ func (r *run) request(in *instance) *apiclient.CreateNotificationRequest {
 		TargetSession: in.bet.TargetSession,
 		Options:       in.bet.Options,
 	}
-	if in.bet.AmountField() == "target_profit" {
+	if in.bet.AmountField() == plan.AmountTargetProfit {
 		req.TargetProfit = in.amount
 	} else {
 		req.Stake = in.amount
@@ -234,13 +241,23 @@ func (r *run) request(in *instance) *apiclient.CreateNotificationRequest {
 // create sends the create at most MaxCreateAttempts times, each announced
 // in the journal first, and after any ambiguous answer looks the label up
 // over the grace window before trying again.
-func (r *run) create(ctx context.Context, in *instance) error {
+func (r *tracker) create(ctx context.Context, in *instance) error {
 	info := in.info
 	for attempt := 1; attempt <= r.opts.MaxCreateAttempts; attempt++ {
+		if err := r.checkStop(); err != nil {
+			in.reason = "not created: " + r.stopCreating
+			return err
+		}
+		r.checkpoint("announce")
 		if err := r.journal.Record(journalEntry{Op: opCreating, Label: in.label, BetID: in.bet.ID, Amount: in.amount, Race: &info, Attempt: attempt}); err != nil {
 			return err
 		}
 		r.checkpoint("creating")
+		if r.lockLost() {
+			// Announced but never sent: whoever holds the lock now looks
+			// the label up before creating it.
+			return r.lease.Err()
+		}
 		res, err := r.svc.CreateNotification(ctx, r.request(in))
 		r.checkpoint("posted")
 		if err == nil {
@@ -322,11 +339,11 @@ func (r *run) create(ctx context.Context, in *instance) error {
 	return nil
 }
 
-func (r *run) markCreated(in *instance, id int64, op string) error {
+func (r *tracker) markCreated(in *instance, id int64, op string) error {
 	info := in.info
-	if err := r.journal.Record(journalEntry{Op: op, Label: in.label, BetID: in.bet.ID, NotificationID: id, Amount: in.amount, Race: &info}); err != nil {
-		return err
-	}
+	// The notification exists whatever the journal says: the run follows
+	// and reports it even when the entry cannot be written (a lost lock).
+	err := r.journal.Record(journalEntry{Op: op, Label: in.label, BetID: in.bet.ID, NotificationID: id, Amount: in.amount, Race: &info})
 	in.notifID = id
 	in.createdAt = r.clock.Now()
 	in.status = StatusCreated
@@ -337,15 +354,20 @@ func (r *run) markCreated(in *instance, id int64, op string) error {
 		verb = "adopted existing"
 	}
 	r.logf("%s %s on %s %s R%d: notification %d (label %s)", verb, in.bet.ID, in.info.Venue, in.info.Code, in.info.EventNumber, id, in.label)
-	return nil
+	return err
 }
 
 // lookup asks the service for the label once; found notifications are
 // adopted into the journal.
-func (r *run) lookup(ctx context.Context, in *instance) (bool, error) {
-	ns, err := r.svc.NotificationsByLabel(ctx, in.label)
-	if err != nil {
-		return false, err
+func (r *tracker) lookup(ctx context.Context, in *instance) (bool, error) {
+	ns, ok := r.labelsSeen[in.label]
+	if ok {
+		delete(r.labelsSeen, in.label) // a check is good for one create
+	} else {
+		var err error
+		if ns, err = r.svc.NotificationsByLabel(ctx, in.label); err != nil {
+			return false, err
+		}
 	}
 	// A label exists only when a notification in results carries it.
 	var ids []int64
@@ -370,17 +392,15 @@ func (r *run) lookup(ctx context.Context, in *instance) (bool, error) {
 	if s := r.journal.State(in.label); s != nil && s.Pending {
 		op = opCreated
 	}
-	// The notification's own amount is what was committed, whatever the
-	// plan says now (it may have been edited since).
-	amount := float64(pick.Stake)
-	if in.bet.AmountField() == "target_profit" {
-		amount = float64(pick.TargetProfit)
-	}
-	if amount > 0 {
+	if amount := notificationAmount(pick, in.bet.AmountField()); amount > 0 {
 		in.amount = amount
 	}
-	in.notif = pick
-	return true, r.markCreated(in, int64(pick.ID), op)
+	if err := r.markCreated(in, int64(pick.ID), op); err != nil {
+		return true, err
+	}
+	// Just read: this tick's poll need not read it again.
+	in.notif, in.lastPolled = pick, r.clock.Now()
+	return true, nil
 }
 
 // createOutcome is what label look-ups concluded about a create.
@@ -396,7 +416,7 @@ const (
 // found by then means the create did not land, and the journal says so;
 // look-ups that kept failing leave the journal pending, so nothing is
 // created until a later look-up can tell.
-func (r *run) lookupOverGrace(ctx context.Context, in *instance, why string) (createOutcome, error) {
+func (r *tracker) lookupOverGrace(ctx context.Context, in *instance, why string) (createOutcome, error) {
 	deadline := r.clock.Now().Add(r.opts.AmbiguousGrace)
 	for {
 		found, err := r.lookup(ctx, in)

@@ -60,12 +60,13 @@ type labelState struct {
 // created reports whether the label has a notification.
 func (s *labelState) created() bool { return s.NotificationID != 0 }
 
-// Journal is a plan's write-ahead log of creates: JSON lines, each fsync'd
-// before the call it announces.
+// Journal is a plan's write-ahead log of creates. What it knows is folded
+// from its entries in memory; where the entries are kept is its log's
+// business (a local file, or the shared state), so replay means the same
+// everywhere.
 type Journal struct {
 	mu      sync.Mutex
-	path    string
-	f       *os.File
+	log     JournalLog // nil: read-only
 	lineage string
 	serial  int64
 	labels  map[string]*labelState
@@ -73,12 +74,75 @@ type Journal struct {
 	fresh   bool     // the journal did not exist before
 }
 
+// JournalLog keeps a journal's entries.
+type JournalLog interface {
+	// Append makes one entry durable before it returns. entry is its JSON
+	// object; serial numbers it within the plan's journal (1, 2, ...).
+	Append(serial int64, entry []byte) error
+	Close() error
+}
+
+func newJournal(log JournalLog) *Journal {
+	return &Journal{log: log, labels: make(map[string]*labelState)}
+}
+
+// ReplayJournal builds a journal from its entries (JSON objects in serial
+// order, as Append received them). With a log it is open for writing: a
+// new journal starts with its init entry. Every entry must read: a store
+// that writes whole rows has no torn last line to forgive.
+func ReplayJournal(entries [][]byte, log JournalLog) (*Journal, error) {
+	j := newJournal(log)
+	j.fresh = len(entries) == 0
+	for i, b := range entries {
+		var e journalEntry
+		if err := json.Unmarshal(b, &e); err != nil {
+			return nil, fmt.Errorf("entry %d: %v", i+1, err)
+		}
+		j.apply(e)
+	}
+	if log != nil {
+		if err := j.begin(); err != nil {
+			return nil, err
+		}
+	}
+	return j, nil
+}
+
+// begin gives a journal with no lineage yet its lineage and init entry.
+func (j *Journal) begin() error {
+	if j.lineage != "" {
+		return nil
+	}
+	var b [8]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return err
+	}
+	j.lineage = hex.EncodeToString(b[:])
+	return j.append(journalEntry{Op: opInit})
+}
+
+// fileLog is a journal's local file: JSON lines, each fsync'd before the
+// call it announces.
+type fileLog struct{ f *os.File }
+
+func (l *fileLog) Append(_ int64, entry []byte) error {
+	if _, err := l.f.Write(append(entry, '\n')); err != nil {
+		return fmt.Errorf("write journal: %w", err)
+	}
+	if err := l.f.Sync(); err != nil {
+		return fmt.Errorf("sync journal: %w", err)
+	}
+	return nil
+}
+
+func (l *fileLog) Close() error { return l.f.Close() }
+
 // OpenJournal opens (or creates) the journal at path and replays it.
 func OpenJournal(path string) (*Journal, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return nil, fmt.Errorf("create state dir: %w", err)
 	}
-	j := &Journal{path: path, labels: make(map[string]*labelState)}
+	j := newJournal(nil)
 	data, err := os.ReadFile(path)
 	switch {
 	case errors.Is(err, os.ErrNotExist):
@@ -101,18 +165,10 @@ func OpenJournal(path string) (*Journal, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open journal: %w", err)
 	}
-	j.f = f
-	if j.lineage == "" {
-		var b [8]byte
-		if _, err := rand.Read(b[:]); err != nil {
-			f.Close()
-			return nil, err
-		}
-		j.lineage = hex.EncodeToString(b[:])
-		if err := j.append(journalEntry{Op: opInit}); err != nil {
-			f.Close()
-			return nil, err
-		}
+	j.log = &fileLog{f: f}
+	if err := j.begin(); err != nil {
+		f.Close()
+		return nil, err
 	}
 	return j, nil
 }
@@ -120,7 +176,7 @@ func OpenJournal(path string) (*Journal, error) {
 // ReadJournal replays a journal without opening it for writing; a missing
 // journal reads as empty.
 func ReadJournal(path string) (*Journal, error) {
-	j := &Journal{path: path, labels: make(map[string]*labelState)}
+	j := newJournal(nil)
 	data, err := os.ReadFile(path)
 	if errors.Is(err, os.ErrNotExist) {
 		j.fresh = true
@@ -206,10 +262,9 @@ func (j *Journal) apply(e journalEntry) {
 	}
 }
 
-// append writes one entry and fsyncs it before returning.
+// append hands one entry to the log and applies it once it is durable.
 func (j *Journal) append(e journalEntry) error {
-	j.serial++
-	e.Serial = j.serial
+	e.Serial = j.serial + 1
 	e.Lineage = j.lineage
 	if e.Time.IsZero() {
 		e.Time = time.Now().UTC()
@@ -218,12 +273,8 @@ func (j *Journal) append(e journalEntry) error {
 	if err != nil {
 		return err
 	}
-	b = append(b, '\n')
-	if _, err := j.f.Write(b); err != nil {
-		return fmt.Errorf("write journal: %w", err)
-	}
-	if err := j.f.Sync(); err != nil {
-		return fmt.Errorf("sync journal: %w", err)
+	if err := j.log.Append(e.Serial, b); err != nil {
+		return err
 	}
 	j.apply(e)
 	return nil
@@ -233,7 +284,7 @@ func (j *Journal) append(e journalEntry) error {
 func (j *Journal) Record(e journalEntry) error {
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	if j.f == nil {
+	if j.log == nil {
 		return errors.New("journal is read-only")
 	}
 	return j.append(e)
@@ -280,13 +331,15 @@ func (j *Journal) Committed() (amount float64, count int) {
 	return roundCents(amount), count
 }
 
-// Close closes the journal file.
+// Close closes the journal's log.
 func (j *Journal) Close() error {
-	if j.f == nil {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if j.log == nil {
 		return nil
 	}
-	err := j.f.Close()
-	j.f = nil
+	err := j.log.Close()
+	j.log = nil
 	return err
 }
 

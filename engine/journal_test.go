@@ -77,7 +77,7 @@ func FuzzJournalReplay(f *testing.F) {
 	f.Add([]byte(`{"serial":1,"op":"created","label":"a","id":9}` + "\n" + `{"serial":2,"op":"crea`))
 	f.Add([]byte("\n\n{}\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		j := &Journal{labels: make(map[string]*labelState)}
+		j := newJournal(nil)
 		if err := j.replay(data); err != nil {
 			return
 		}

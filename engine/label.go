@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/betplan/betplan/plan"
 )
 
 // maxLabelLen keeps labels well inside what the service stores; the spec
@@ -27,7 +29,7 @@ func LabelPrefix(planName string) string {
 func Label(planName, betID string, race RaceInfo) string {
 	h := sha256.New()
 	fmt.Fprintf(h, "%s\x00%s\x00%s\x00%s\x00%d\x00%s", planName, betID,
-		normalizeVenue(race.Venue), strings.ToLower(race.Code), race.EventNumber, meetingDate(race.Start))
+		plan.FoldVenue(race.Venue), strings.ToLower(race.Code), race.EventNumber, meetingDate(race.Start))
 	sum := hex.EncodeToString(h.Sum(nil))[:12]
 	prefix := LabelPrefix(planName)
 	room := maxLabelLen - len(prefix) - 1 - len(sum)
@@ -51,10 +53,4 @@ func shorten(s string, n int) string {
 		return s
 	}
 	return s[:n]
-}
-
-// normalizeVenue folds case and runs of spaces so "The  Meadows" and
-// "THE MEADOWS" match.
-func normalizeVenue(s string) string {
-	return strings.Join(strings.Fields(strings.ToLower(s)), " ")
 }

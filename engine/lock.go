@@ -2,8 +2,6 @@ package engine
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -39,33 +37,22 @@ type Lock struct {
 	path string
 }
 
-// LockPath is where the lock of a plan against a service lives.
-func LockPath(dir, planName, baseURL string) string {
-	h := sha256.Sum256([]byte(planName + "\x00" + baseURL))
-	return filepath.Join(dir, planName+"-"+hex.EncodeToString(h[:])[:12]+".lock")
-}
-
-// DefaultLockDir is the user's cache dir.
-func DefaultLockDir() string {
-	dir, err := os.UserCacheDir()
-	if err != nil {
-		dir = os.TempDir()
-	}
-	return filepath.Join(dir, "betplan", "locks")
-}
-
-// ErrLocked means another run holds the plan's lock.
+// LockedError means another run holds the plan's lock.
 type LockedError struct {
-	Path  string
+	Where string // the lock file, or the lock in the shared state
 	Owner LockOwner
 }
 
 func (e *LockedError) Error() string {
-	return fmt.Sprintf("another run of this plan holds the lock %s: %s", e.Path, e.Owner)
+	return fmt.Sprintf("another run of this plan holds the lock %s: %s", e.Where, e.Owner)
 }
 
 // AcquireLock takes the lock, waiting up to timeout for another run.
 func AcquireLock(ctx context.Context, path string, owner LockOwner, timeout time.Duration) (*Lock, error) {
+	return acquireLock(ctx, path, owner, timeout, nil)
+}
+
+func acquireLock(ctx context.Context, path string, owner LockOwner, timeout time.Duration, waiting func(LockOwner)) (*Lock, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return nil, fmt.Errorf("create lock dir: %w", err)
 	}
@@ -75,6 +62,9 @@ func AcquireLock(ctx context.Context, path string, owner LockOwner, timeout time
 		return nil, fmt.Errorf("lock %s: %w", path, err)
 	}
 	if !ok && timeout > 0 {
+		if waiting != nil {
+			waiting(ReadLockOwner(path))
+		}
 		wctx, cancel := context.WithTimeout(ctx, timeout)
 		ok, err = fl.TryLockContext(wctx, 100*time.Millisecond)
 		cancel()
@@ -86,7 +76,7 @@ func AcquireLock(ctx context.Context, path string, owner LockOwner, timeout time
 		}
 	}
 	if !ok {
-		return nil, &LockedError{Path: path, Owner: ReadLockOwner(path)}
+		return nil, &LockedError{Where: path, Owner: ReadLockOwner(path)}
 	}
 	b, _ := json.Marshal(owner)
 	if f, err := os.OpenFile(path, os.O_WRONLY|os.O_TRUNC, 0o644); err == nil {
@@ -103,6 +93,18 @@ func ReadLockOwner(path string) LockOwner {
 		_ = json.Unmarshal(b, &o)
 	}
 	return o
+}
+
+// stillHeld reports whether the lock file is still the one this lock
+// holds: `unlock --force` removes it, and a run that holds a removed file
+// holds nothing another run respects.
+func (l *Lock) stillHeld() bool {
+	held, err := l.fl.Stat()
+	if err != nil {
+		return false
+	}
+	now, err := os.Stat(l.path)
+	return err == nil && os.SameFile(held, now)
 }
 
 // Release gives the lock up.
@@ -126,7 +128,7 @@ func Unlock(path string, force bool) (LockOwner, error) {
 		return owner, err
 	}
 	if !ok && !force {
-		return owner, &LockedError{Path: path, Owner: owner}
+		return owner, &LockedError{Where: path, Owner: owner}
 	}
 	if ok {
 		defer fl.Unlock()

@@ -12,8 +12,8 @@ import (
 // CheckOnline resolves a plan's races and sessions against the service
 // (read-only: one races call, one sessions call) and reports what would
 // go wrong at run time, at the position of each bet.
-func CheckOnline(ctx context.Context, p *plan.Plan, svc Service, clock Clock) (plan.Diagnostics, error) {
-	r := newRun(p, Options{Service: svc, Clock: clock})
+func CheckOnline(ctx context.Context, p *plan.Plan, svc Backend, clock Clock) (plan.Diagnostics, error) {
+	r := newTracker(p, Options{Backend: svc, Clock: clock})
 	if err := r.refresh(ctx); err != nil {
 		return nil, err
 	}

@@ -3,36 +3,63 @@ package engine
 import (
 	"context"
 	"fmt"
+	"slices"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/betplan/betplan/apiclient"
+	"github.com/betplan/betplan/plan"
 )
-
-// maxScanPages bounds one list scan of GET /notification/.
-const maxScanPages = 50
 
 // labelLookupMax is how many due notifications are polled one label at a
 // time; more are found through list pages (100 a call).
 const labelLookupMax = 10
 
-// slowPollEvery is how often a notification whose race has not started is
-// polled: before the start only the take-up can change.
-const slowPollEvery = 15 * time.Minute
+// Between its sessions' answer and its race's start a notification is
+// polled at least every slowPollEvery: a scratching, a void or a start
+// that moved can result it long before the listed start. Until its
+// sessions answer, and during its first answerWindow, it is polled at the
+// plan's interval, so the user learns at once whether it was placed.
+const (
+	slowPollEvery = 5 * time.Minute
+	answerWindow  = 2 * time.Minute
+	// unansweredFor bounds the fast polls of a notification no session
+	// answers (no bot matched it): after that it is polled like an
+	// answered one, whose answer can still come.
+	unansweredFor = 15 * time.Minute
+)
 
 // unresultedAfter is how long after its start a notification nothing was
 // placed on may stay unresulted before it counts as not taken.
 const unresultedAfter = 2 * time.Hour
 
-// due reports whether an open notification should be polled now: never
-// polled yet, its race has started (the result is coming), or it was last
-// polled a while ago.
+// due reports whether an open notification should be polled now (on a
+// tick of the plan's interval): never polled yet, its race has started
+// (the result is coming), its sessions have not answered yet or it is
+// young, or it was last polled slowPollEvery ago.
 func (in *instance) due(now time.Time) bool {
 	switch {
 	case in.lastPolled.IsZero(), in.info.Start.IsZero(), !now.Before(in.info.Start):
 		return true
+	case now.Sub(in.createdAt) < answerWindow:
+		return true
+	case !in.answered() && now.Sub(in.createdAt) < unansweredFor:
+		return true
 	}
 	return now.Sub(in.lastPolled) >= slowPollEvery
+}
+
+// readThisTick reports whether the notification was read since the tick
+// began (a look-up that adopted it): polling it again would tell nothing.
+func (in *instance) readThisTick(tick time.Time) bool {
+	return !tick.IsZero() && !in.lastPolled.IsZero() && !in.lastPolled.Before(tick)
+}
+
+// answered reports whether the last poll showed the sessions' answer:
+// a bet placed, or bots that received it (a refusal or a review).
+func (in *instance) answered() bool {
+	return in.notif != nil && (in.notif.TotalAccepted > 0 || strings.TrimSpace(in.notif.ReceivedBots) != "")
 }
 
 // poll refreshes the open notifications that are due. Every bet on one
@@ -40,12 +67,12 @@ func (in *instance) due(now time.Time) bool {
 // of it is probed; the others are read once the probe shows a result. A
 // set larger than the list pages needed to cover it is read through list
 // pages (100 a call) instead of one look-up per label.
-func (r *run) poll(ctx context.Context) error {
+func (r *tracker) poll(ctx context.Context) error {
 	now := r.clock.Now()
 	groups := map[string][]*instance{}
 	var keys []string
 	for _, in := range r.insts {
-		if in.notifID == 0 || in.final || in.status == StatusCanceled || !in.due(now) {
+		if in.notifID == 0 || in.final || in.status == StatusCanceled || !in.due(now) || in.readThisTick(r.tickAt) {
 			continue
 		}
 		k := raceKey(in)
@@ -79,7 +106,7 @@ func (r *run) poll(ctx context.Context) error {
 // probing reports whether a race's group can be represented by a probe:
 // the race has started, none of the group is resulted yet and every
 // member was polled before (its take-up is known).
-func (r *run) probing(g []*instance, now time.Time) bool {
+func (r *tracker) probing(g []*instance, now time.Time) bool {
 	for _, in := range g {
 		if in.lastPolled.IsZero() || in.info.Start.IsZero() || now.Before(in.info.Start) || (in.notif != nil && in.notif.Resulted()) {
 			return false
@@ -89,18 +116,21 @@ func (r *run) probing(g []*instance, now time.Time) bool {
 }
 
 func raceKey(in *instance) string {
-	return fmt.Sprintf("%s|%s|%d|%d", normalizeVenue(in.info.Venue), in.info.Code, in.info.EventNumber, in.info.Start.Unix())
+	return fmt.Sprintf("%s|%s|%d|%d", plan.FoldVenue(in.info.Venue), in.info.Code, in.info.EventNumber, in.info.Start.Unix())
 }
 
 // fetch reads the given notifications and applies them.
-func (r *run) fetch(ctx context.Context, open []*instance, now time.Time) error {
+func (r *tracker) fetch(ctx context.Context, open []*instance, now time.Time) error {
 	if len(open) == 0 {
 		return nil
 	}
 	seen := map[int64]*apiclient.Notification{}
 	if len(open) > labelLookupMax && r.pagesToCover(open) < len(open) {
 		if err := r.scanFor(ctx, open, seen); err != nil {
-			return err
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			r.logf("poll: %v", err) // fall back to label look-ups
 		}
 	}
 	for _, in := range open {
@@ -137,7 +167,7 @@ func (r *run) fetch(ctx context.Context, open []*instance, now time.Time) error 
 
 // pagesToCover estimates how many list pages (newest first) reach the
 // oldest of open: at least the plan's own notifications from there on.
-func (r *run) pagesToCover(open []*instance) int {
+func (r *tracker) pagesToCover(open []*instance) int {
 	minID := open[0].notifID
 	for _, in := range open {
 		minID = min(minID, in.notifID)
@@ -151,59 +181,22 @@ func (r *run) pagesToCover(open []*instance) int {
 	return (n + 99) / 100
 }
 
-// scanFor pages through GET /notification/ (newest first) until every open
-// id was seen, the list ends, or the pages are older than the oldest open
-// notification.
-func (r *run) scanFor(ctx context.Context, open []*instance, seen map[int64]*apiclient.Notification) error {
-	want := map[int64]bool{}
-	minID := open[0].notifID
-	for _, in := range open {
-		want[in.notifID] = true
-		minID = min(minID, in.notifID)
-	}
-	firstIDs := map[int64]bool{}
-	for page := 1; page <= maxScanPages && len(want) > 0; page++ {
-		p, err := r.svc.ListNotifications(ctx, apiclient.ListNotificationsOptions{Page: page, PageSize: 100})
-		if err != nil {
-			if ctx.Err() != nil {
-				return ctx.Err()
-			}
-			r.logf("poll: list notifications page %d: %v", page, err)
-			return nil // fall back to label look-ups
-		}
-		if len(p.Results) == 0 {
-			return nil
-		}
-		// An out-of-range page comes back as page 1: stop on a repeat.
-		if firstIDs[int64(p.Results[0].ID)] {
-			return nil
-		}
-		firstIDs[int64(p.Results[0].ID)] = true
-		below := true
-		for i := range p.Results {
-			n := &p.Results[i]
-			id := int64(n.ID)
-			if want[id] {
-				seen[id] = n
-				delete(want, id)
-			}
-			if id >= minID {
-				below = false
-			}
-		}
-		if p.Next == nil || below {
-			return nil
-		}
-	}
-	return nil
-}
-
-// update applies a fresh notification to its instance and, once it is
-// resulted, reads its per-session records (one call, once).
-func (r *run) update(ctx context.Context, in *instance, n *apiclient.Notification) error {
+// update applies a fresh notification to its instance. It reads the
+// per-session records (one call) once it is resulted, and before that
+// when the bots answered and nothing was accepted: a refusal by every
+// session ends the bet then, not at the race.
+func (r *tracker) update(ctx context.Context, in *instance, n *apiclient.Notification) error {
 	in.notif = n
-	if in.info.Start.IsZero() && !n.Tip.Competition.StartTime.IsZero() {
-		in.info.Start = n.Tip.Competition.StartTime.Time
+	if s := n.Tip.Competition.StartTime.Time; !s.IsZero() && !s.Equal(in.info.Start) {
+		if !in.info.Start.IsZero() {
+			r.logf("%s: the service now lists its race at %s (was %s)", in.bet.ID, s.UTC().Format(time.RFC3339), in.info.Start.UTC().Format(time.RFC3339))
+		}
+		in.info.Start = s
+	}
+	if n.TotalAccepted > 0 && in.placedAt.IsZero() {
+		in.placedAt = r.clock.Now()
+		in.placedBy = r.botSessions(in, n.ReceivedBots)
+		r.logf("placed %s: $%.2f accepted by %s", in.bet.ID, float64(n.TotalAccepted), sessionList(in.placedBy))
 	}
 	switch {
 	case bool(n.IsCanceled) && float64(n.TotalAccepted) == 0:
@@ -216,27 +209,98 @@ func (r *run) update(ctx context.Context, in *instance, n *apiclient.Notificatio
 		in.status, in.final = StatusNotTaken, true
 		in.reason = fmt.Sprintf("no session placed it and the service had not resulted it %s after the start", unresultedAfter)
 		return nil
+	case !n.Resulted() && n.TotalAccepted == 0 && in.answered() && in.answeredBy != n.ReceivedBots:
+		// The bots answered and accepted nothing: read what each session
+		// said, once per answer.
+		recs, err := r.records(ctx, in)
+		if err != nil || recs == nil {
+			return err
+		}
+		in.answeredBy = n.ReceivedBots
+		if refused, why := everyRefused(recs); refused {
+			in.status, in.final = StatusFailed, true
+			in.reason = "every session refused it: " + why
+			r.logf("%s %s: %s", in.status, in.bet.ID, in.reason)
+			return nil
+		}
+		in.status = StatusCreated
+		in.reason = "the sessions answered; none has placed it yet"
+		return nil
 	case !n.Resulted():
 		if n.TotalAccepted > 0 {
 			in.status = StatusPlaced
 			in.reason = fmt.Sprintf("$%.2f accepted at average odds %.2f; awaiting the result", float64(n.TotalAccepted), float64(n.AverageOdds))
-		} else {
+		} else if in.status != StatusCreated || in.reason == "" {
 			in.status = StatusCreated
 			in.reason = "no session has placed it yet"
 		}
 		return nil
 	}
+	if n.TotalAccepted > 0 {
+		// Settled: the notification says how it ended. What each session
+		// did is read with other bets' records in one list read (see
+		// completeRecords), not one call per bet.
+		in.final, in.err, in.needRecords = true, "", true
+		in.status = StatusSettled
+		in.reason = settledReason(n)
+		r.logf("%s %s: %s", in.status, in.bet.ID, in.reason)
+		return nil
+	}
+	recs, err := r.records(ctx, in)
+	if err != nil || recs == nil {
+		return err
+	}
+	in.final = true
+	in.err = ""
+	accepted := false
+	for i := range recs {
+		accepted = accepted || recs[i].Accepted()
+	}
+	refused, why := everyRefused(recs)
+	switch {
+	case accepted:
+		in.status = StatusSettled
+		in.reason = settledReason(n)
+	case refused:
+		in.status = StatusFailed
+		in.reason = "every session errored: " + why
+	default:
+		in.status = StatusNotTaken
+		in.reason = "no session placed it before the race"
+		if len(recs) == 0 {
+			in.reason = "no session acted on it by race start (no running bot matched, or the race was not found)"
+		}
+	}
+	r.logf("%s %s: %s", in.status, in.bet.ID, in.reason)
+	return nil
+}
+
+// records reads the notification's per-session records into in; nil
+// records and a nil error mean the read failed and is tried again on the
+// next poll.
+func (r *tracker) records(ctx context.Context, in *instance) ([]apiclient.BetRecord, error) {
 	recs, err := r.svc.BetsByNotification(ctx, in.notifID)
 	if err != nil {
 		if ctx.Err() != nil {
-			return ctx.Err()
+			return nil, ctx.Err()
 		}
 		in.err = fmt.Sprintf("reading bet records: %v", err)
-		return nil // try again next tick
+		return nil, nil
 	}
+	r.applyRecords(in, recs)
+	if recs == nil {
+		recs = []apiclient.BetRecord{}
+	}
+	return recs, nil
+}
+
+// applyRecords keeps a notification's records and what they say of who
+// placed it and when.
+func (r *tracker) applyRecords(in *instance, recs []apiclient.BetRecord) {
+	in.needRecords = false
 	in.records = in.records[:0]
-	var errs []string
-	accepted := false
+	var by []string
+	var first time.Time
 	for i := range recs {
 		rec := &recs[i]
 		in.records = append(in.records, Record{
@@ -249,30 +313,64 @@ func (r *run) update(ctx context.Context, in *instance, n *apiclient.Notificatio
 			Status:       rec.Status,
 			Profit:       float64(rec.Profit),
 		})
-		if rec.Accepted() {
-			accepted = true
-		} else if rec.Failed() {
-			errs = append(errs, fmt.Sprintf("%s: %s", rec.DisplayName, rec.SubmitError))
+		if !rec.Accepted() {
+			continue
+		}
+		by = append(by, rec.DisplayName)
+		if t := rec.CreatedAt.Time; !t.IsZero() && (first.IsZero() || t.Before(first)) {
+			first = t
 		}
 	}
-	in.final = true
-	in.err = ""
-	switch {
-	case accepted || n.TotalAccepted > 0:
-		in.status = StatusSettled
-		in.reason = settledReason(n)
-	case len(errs) > 0 && len(errs) == len(recs):
-		in.status = StatusFailed
-		in.reason = "every session errored: " + strings.Join(errs, "; ")
-	default:
-		in.status = StatusNotTaken
-		in.reason = "no session placed it before the race"
-		if len(recs) == 0 {
-			in.reason = "no session acted on it by race start (no running bot matched, or the race was not found)"
+	// The records say exactly who placed it and when.
+	if len(by) > 0 {
+		in.placedBy = by
+		if !first.IsZero() {
+			in.placedAt = first
+		} else if in.placedAt.IsZero() {
+			in.placedAt = r.clock.Now()
 		}
 	}
-	r.logf("%s %s: %s", in.status, in.bet.ID, in.reason)
-	return nil
+}
+
+// everyRefused reports whether every record failed, and their errors.
+func everyRefused(recs []apiclient.BetRecord) (bool, string) {
+	var errs []string
+	for i := range recs {
+		if !recs[i].Failed() {
+			return false, ""
+		}
+		errs = append(errs, fmt.Sprintf("%s: %s", recs[i].DisplayName, recs[i].SubmitError))
+	}
+	return len(errs) > 0, strings.Join(errs, "; ")
+}
+
+// botSessions names the bet's sessions whose bots received the
+// notification: who placed it, until the bet records say exactly.
+func (r *tracker) botSessions(in *instance, bots string) []string {
+	var names []string
+	for _, b := range strings.Split(bots, ",") {
+		b = strings.TrimSpace(b)
+		if b == "" {
+			continue
+		}
+		for _, s := range r.sessions {
+			if string(s.BotID) != b {
+				continue
+			}
+			if in.bet.TargetSession != "" && !slices.Contains(strings.Split(in.bet.TargetSession, ","), strconv.FormatInt(int64(s.ID), 10)) {
+				continue
+			}
+			names = append(names, s.DisplayName)
+		}
+	}
+	return names
+}
+
+func sessionList(names []string) string {
+	if len(names) == 0 {
+		return "a session"
+	}
+	return strings.Join(names, ", ")
 }
 
 func settledReason(n *apiclient.Notification) string {
@@ -283,6 +381,9 @@ func settledReason(n *apiclient.Notification) string {
 		return fmt.Sprintf("won $%.2f (result %s)", p, result)
 	case p < 0:
 		return fmt.Sprintf("lost $%.2f (result %s)", -p, result)
+	}
+	if result == "" || strings.EqualFold(result, "void") {
+		return "void: the stake was returned"
 	}
 	return fmt.Sprintf("returned the stake (result %s)", result)
 }

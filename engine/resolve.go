@@ -17,7 +17,7 @@ import (
 const sessionsMaxAge = time.Minute
 
 // refresh reads the upcoming races and the sessions: one call each.
-func (r *run) refresh(ctx context.Context) error {
+func (r *tracker) refresh(ctx context.Context) error {
 	races, err := r.svc.ListRaces(ctx)
 	if err != nil {
 		return fmt.Errorf("list races: %w", err)
@@ -30,7 +30,7 @@ func (r *run) refresh(ctx context.Context) error {
 }
 
 // refreshSessions reads the bookmaker sessions: one call.
-func (r *run) refreshSessions(ctx context.Context) error {
+func (r *tracker) refreshSessions(ctx context.Context) error {
 	sessions, err := r.svc.ListSessions(ctx)
 	if err != nil {
 		return fmt.Errorf("list sessions: %w", err)
@@ -44,12 +44,19 @@ func raceInfo(rc *apiclient.Race) RaceInfo {
 	return RaceInfo{Venue: rc.Venue(), Code: rc.Code, EventNumber: int(rc.EventNumber), Start: rc.StartTime.Time}
 }
 
+// notificationRace is the race a notification was created for, as the
+// service echoes it.
+func notificationRace(n *apiclient.Notification) RaceInfo {
+	c := &n.Tip.Competition
+	return RaceInfo{Venue: c.Name.First(), Code: c.Code, EventNumber: int(c.EventNumber), Start: c.StartTime.Time}
+}
+
 // venueMatches compares a plan's venue with every name the entry carries,
 // ignoring case and spacing.
 func venueMatches(want string, rc *apiclient.Race) bool {
-	w := normalizeVenue(want)
+	w := plan.FoldVenue(want)
 	for _, n := range rc.Name {
-		if normalizeVenue(n) == w {
+		if plan.FoldVenue(n) == w {
 			return true
 		}
 	}
@@ -116,7 +123,7 @@ func uniq(s []string) []string {
 }
 
 // env builds the expression environment for a bet on a race at now.
-func (r *run) env(rc *apiclient.Race, now time.Time) *plan.Env {
+func (r *tracker) env(rc *apiclient.Race, now time.Time) *plan.Env {
 	e := &plan.Env{Now: now, Vars: r.plan.Vars, Sessions: r.sessionEnv()}
 	if rc != nil {
 		start := rc.StartTime.Time
@@ -134,7 +141,7 @@ func (r *run) env(rc *apiclient.Race, now time.Time) *plan.Env {
 	return e
 }
 
-func (r *run) sessionEnv() []plan.SessionEnv {
+func (r *tracker) sessionEnv() []plan.SessionEnv {
 	out := make([]plan.SessionEnv, 0, len(r.sessions))
 	for _, s := range r.sessions {
 		out = append(out, plan.SessionEnv{
@@ -155,7 +162,7 @@ func (r *run) sessionEnv() []plan.SessionEnv {
 // Instances already known (by label) are kept; labels the journal knows
 // that no bet produces any more (a for_each_race race that already ran)
 // are followed too.
-func (r *run) expand() error {
+func (r *tracker) expand() error {
 	now := r.clock.Now()
 	first := !r.expanded
 	r.expanded = true
@@ -169,6 +176,9 @@ func (r *run) expand() error {
 			}
 			for i := range r.races {
 				rc := &r.races[i]
+				if r.afterRun(rc, now) {
+					continue
+				}
 				ok, err := b.Matches(r.env(rc, now))
 				if err != nil {
 					return fmt.Errorf("bet %s: for_each_race on %s R%d: %w", b.ID, rc.Venue(), rc.EventNumber, err)
@@ -177,6 +187,13 @@ func (r *run) expand() error {
 					r.addInstance(b, rc, "")
 				}
 			}
+			continue
+		}
+		if !first && r.hasRace(b) {
+			// A bet on a named race is made on the race it resolved to
+			// when the run first found it; once that race has run, the
+			// same race of a later meeting belongs to a later run.
+			r.refreshRaces(b)
 			continue
 		}
 		rc, why := findRace(r.races, *b.Race)
@@ -193,6 +210,9 @@ func (r *run) expand() error {
 			}
 			continue
 		}
+		if r.madeToday(b, rc, now) {
+			continue // today's meeting has it; the same race tomorrow is tomorrow's run
+		}
 		// A race found on a later refresh replaces its unresolved entry.
 		if old, ok := r.byLabel["unresolved:"+b.ID]; ok {
 			r.removeInstance(old, "unresolved:"+b.ID)
@@ -202,16 +222,25 @@ func (r *run) expand() error {
 	return nil
 }
 
+// afterRun reports whether rc starts after this run's poll.timeout has
+// run out: a later meeting listed already (the service lists upcoming
+// races of the coming days too) belongs to a later run, which a plan run
+// from cron will be.
+func (r *tracker) afterRun(rc *apiclient.Race, now time.Time) bool {
+	t := r.plan.Poll.Timeout
+	return t > 0 && rc.StartTime.After(now.Add(t))
+}
+
 // refreshRaces points b's instances at the latest entries of their races
 // (a start time can move).
-func (r *run) refreshRaces(b *plan.Bet) {
+func (r *tracker) refreshRaces(b *plan.Bet) {
 	for _, in := range r.insts {
 		if in.bet != b || in.race == nil || in.status != StatusWaiting || in.notifID != 0 {
 			continue
 		}
 		for i := range r.races {
 			rc := &r.races[i]
-			if rc.Code == in.race.Code && int(rc.EventNumber) == int(in.race.EventNumber) && venueMatches(in.race.Venue(), rc) {
+			if sameRace(in.race, rc) {
 				in.race, in.info = rc, raceInfo(rc)
 				break
 			}
@@ -219,7 +248,52 @@ func (r *run) refreshRaces(b *plan.Bet) {
 	}
 }
 
-func (r *run) journalHasBet(id string) bool {
+// sameRace reports whether two entries are the one race of one meeting:
+// same code, number and venue, and the same meeting date (the same race
+// of the next day's meeting is another race).
+func sameRace(a, b *apiclient.Race) bool {
+	return strings.EqualFold(a.Code, b.Code) && a.EventNumber == b.EventNumber &&
+		venueMatches(a.Venue(), b) && meetingDate(a.StartTime.Time) == meetingDate(b.StartTime.Time)
+}
+
+// hasRace reports whether the run already holds an instance of b on a
+// race (an unresolved entry does not count).
+func (r *tracker) hasRace(b *plan.Bet) bool {
+	for _, in := range r.insts {
+		if in.bet == b && in.race != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// madeToday reports whether b, on a named race, already has its bet of
+// today's meeting (today in rc's own offset), from this run, the journal
+// or the service, while rc, the race's next entry, is a later meeting's:
+// a re-run the same day then follows today's bet instead of reaching for
+// tomorrow's, and a run from cron bets the race once a day.
+func (r *tracker) madeToday(b *plan.Bet, rc *apiclient.Race, now time.Time) bool {
+	today := now.In(rc.StartTime.Location()).Format("2006-01-02")
+	if meetingDate(rc.StartTime.Time) == today {
+		return false
+	}
+	for _, in := range r.insts {
+		if in.bet == b && meetingDate(in.info.Start) == today {
+			return true
+		}
+	}
+	if r.journal == nil {
+		return false
+	}
+	for _, l := range r.journal.Labels() {
+		if s := r.journal.State(l); s != nil && s.BetID == b.ID && meetingDate(s.Race.Start) == today {
+			return true
+		}
+	}
+	return false
+}
+
+func (r *tracker) journalHasBet(id string) bool {
 	if r.journal == nil {
 		return false
 	}
@@ -231,7 +305,7 @@ func (r *run) journalHasBet(id string) bool {
 	return false
 }
 
-func (r *run) removeInstance(in *instance, key string) {
+func (r *tracker) removeInstance(in *instance, key string) {
 	delete(r.byLabel, key)
 	for i, x := range r.insts {
 		if x == in {
@@ -242,7 +316,7 @@ func (r *run) removeInstance(in *instance, key string) {
 }
 
 // addInstance adds (or refreshes the race of) the instance of b on rc.
-func (r *run) addInstance(b *plan.Bet, rc *apiclient.Race, label string) *instance {
+func (r *tracker) addInstance(b *plan.Bet, rc *apiclient.Race, label string) *instance {
 	info := raceInfo(rc)
 	if label == "" {
 		label = Label(r.plan.Name, b.ID, info)
@@ -262,7 +336,7 @@ func (r *run) addInstance(b *plan.Bet, rc *apiclient.Race, label string) *instan
 }
 
 // applyJournal brings what the journal knows of the label into in.
-func (r *run) applyJournal(in *instance) {
+func (r *tracker) applyJournal(in *instance) {
 	if r.journal == nil {
 		return
 	}
@@ -290,7 +364,7 @@ func (r *run) applyJournal(in *instance) {
 
 // followJournal adds instances for labels the journal knows but the plan
 // no longer produces from upcoming races (their race ran or left the list).
-func (r *run) followJournal() {
+func (r *tracker) followJournal() {
 	if r.journal == nil {
 		return
 	}
@@ -318,7 +392,7 @@ func (r *run) followJournal() {
 // number (0 for an expression, known only when evaluated).
 func staticAmount(b *plan.Bet) float64 {
 	a := b.Stake
-	if b.AmountField() == "target_profit" {
+	if b.AmountField() == plan.AmountTargetProfit {
 		a = b.TargetProfit
 	}
 	if a == nil || a.Expr != nil {

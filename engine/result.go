@@ -9,6 +9,7 @@ type Status string
 // The statuses of a bet, in the order a report lists them.
 const (
 	StatusWaiting    Status = "waiting"    // its `when` is not true yet
+	StatusInDoubt    Status = "in_doubt"   // a create was sent and may have landed: the next run looks its label up
 	StatusSkipped    Status = "skipped"    // its condition was never true before the race started
 	StatusUnresolved Status = "unresolved" // its race could not be found
 	StatusCreated    Status = "created"    // the notification exists; no session has acted yet
@@ -16,12 +17,12 @@ const (
 	StatusNotTaken   Status = "not_taken"  // no session acted by race start
 	StatusFailed     Status = "failed"     // every session errored, or creating it failed
 	StatusSettled    Status = "settled"    // resulted, with a signed profit
-	StatusCanceled   Status = "canceled"   // cancelled before it was placed
+	StatusCanceled   Status = "canceled"   // cancelled before it was placed (the JSON value keeps one l)
 )
 
 // Statuses lists every status in report order.
 func Statuses() []Status {
-	return []Status{StatusWaiting, StatusSkipped, StatusUnresolved, StatusCreated, StatusPlaced,
+	return []Status{StatusWaiting, StatusInDoubt, StatusSkipped, StatusUnresolved, StatusCreated, StatusPlaced,
 		StatusNotTaken, StatusFailed, StatusSettled, StatusCanceled}
 }
 
@@ -49,6 +50,20 @@ const (
 	KindPlan   Kind = "plan"
 )
 
+// EndReason says why a command stopped. The strings are part of the
+// report.json contract.
+type EndReason string
+
+// The end reasons of a command.
+const (
+	EndCompleted   EndReason = "completed"   // every bet is final, or the command did all it had to
+	EndNoWait      EndReason = "no-wait"     // --no-wait: what was ready was created
+	EndInterrupted EndReason = "interrupted" // Ctrl-C or SIGTERM
+	EndTimeout     EndReason = "timeout"     // poll.timeout passed with bets still open
+	EndRefused     EndReason = "refused"     // a safety check refused
+	EndError       EndReason = "error"       // an error stopped it
+)
+
 // Result is everything a command learnt about a plan: what reporters render.
 type Result struct {
 	Kind       Kind
@@ -61,9 +76,7 @@ type Result struct {
 	StartedAt  time.Time
 	FinishedAt time.Time
 
-	// EndReason says why the command stopped: "completed", "no-wait",
-	// "interrupted", "timeout", "refused" or "error".
-	EndReason string
+	EndReason EndReason
 	// Error is the fatal error that ended the command, if any.
 	Error string
 
@@ -112,7 +125,15 @@ type BetResult struct {
 
 	NotificationID int64
 	CreatedAt      time.Time
-	Records        []Record
+	// PlacedAt is when the first session placed it (the service's record
+	// time once the bet records are read; before that, the poll that first
+	// saw it placed); zero while nothing is placed.
+	PlacedAt time.Time
+	// PlacedBy names the sessions that placed it: exact once the bet
+	// records are read, before that the targeted sessions whose bots took
+	// it up.
+	PlacedBy []string
+	Records  []Record
 	// AmountAccepted is the dollars the bookmakers accepted over all sessions.
 	AmountAccepted float64
 	// Profit is the notification's signed aggregate profit, in dollars.
@@ -173,15 +194,15 @@ func (r *Result) ComputeTotals() {
 }
 
 // Failed reports whether anything in the result counts as a failure for the
-// exit code: a failed, not-taken or unresolved bet, a bet with a runtime
-// error, or a fatal error.
+// exit code: a failed, not-taken, unresolved or in-doubt bet, a bet with a
+// runtime error, or a fatal error.
 func (r *Result) Failed() bool {
 	if r.Error != "" {
 		return true
 	}
 	for _, b := range r.Bets {
 		switch {
-		case b.Error != "", b.Status == StatusFailed, b.Status == StatusNotTaken, b.Status == StatusUnresolved:
+		case b.Error != "", b.Status == StatusFailed, b.Status == StatusNotTaken, b.Status == StatusUnresolved, b.Status == StatusInDoubt:
 			return true
 		}
 	}

@@ -5,10 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"strings"
+	"sort"
 	"time"
 
-	"github.com/betplan/betplan/apiclient"
 	"github.com/betplan/betplan/plan"
 )
 
@@ -17,7 +16,7 @@ import (
 // NoWait, until what is ready now was created). The result is complete
 // whatever happened; the error says why the run ended early.
 func Run(ctx context.Context, p *plan.Plan, opts Options) (*Result, error) {
-	r := newRun(p, opts)
+	r := newTracker(p, opts)
 	res := r.newResult(KindRun, r.clock.Now())
 	err := r.runLocked(ctx, func() error {
 		if err := r.start(ctx); err != nil {
@@ -29,27 +28,34 @@ func Run(ctx context.Context, p *plan.Plan, opts Options) (*Result, error) {
 	return res, err
 }
 
-// runLocked holds the plan's lock and journal around fn.
-func (r *run) runLocked(ctx context.Context, fn func() error) error {
+// runLocked holds the plan's lock and journal around fn. It comes before
+// any request to the service: a plan whose state is out of reach does
+// nothing.
+func (r *tracker) runLocked(ctx context.Context, fn func() error) error {
 	host, _ := os.Hostname()
-	owner := LockOwner{PID: os.Getpid(), Host: host, PlanFile: r.opts.PlanFile, Command: "betplan run", Since: time.Now().UTC()}
-	lock, err := AcquireLock(ctx, LockPath(r.opts.LockDir, r.plan.Name, r.opts.BaseURL), owner, r.opts.LockTimeout)
+	command := r.command
+	if command == "" {
+		command = "betplan run"
+	}
+	lease, err := r.opts.Store.Lock(ctx, LockRequest{
+		PlanKey: r.planKey(),
+		Owner:   LockOwner{PID: os.Getpid(), Host: host, PlanFile: r.opts.PlanFile, Command: command, Since: time.Now().UTC()},
+		Timeout: r.opts.LockTimeout,
+		Waiting: func(holder LockOwner) {
+			r.logf("waiting up to %s for the plan's lock, held by %s", r.opts.LockTimeout, holder)
+		},
+	})
 	if err != nil {
 		return err
 	}
-	defer lock.Release()
-	j, err := OpenJournal(JournalPath(r.opts.StateDir, r.plan.Name))
-	if err != nil {
-		return err
-	}
-	defer j.Close()
-	r.journal = j
+	defer lease.Release()
+	r.lease, r.journal = lease, lease.Journal()
 	return fn()
 }
 
 // start resolves races and sessions, builds the instances and, when the
 // journal is new, recovers what earlier runs created from the service.
-func (r *run) start(ctx context.Context) error {
+func (r *tracker) start(ctx context.Context) error {
 	if err := r.refresh(ctx); err != nil {
 		return err
 	}
@@ -68,19 +74,15 @@ func (r *run) start(ctx context.Context) error {
 // recover scans the service's recent notifications for the plan's label
 // prefix and adopts them into a new journal: a lost state dir must never
 // lead to a second create, nor to limits that forget earlier bets.
-func (r *run) recover(ctx context.Context) error {
+func (r *tracker) recover(ctx context.Context) error {
 	found, err := r.scanPrefix(ctx)
 	if err != nil {
 		return fmt.Errorf("recover earlier bets of the plan: %w", err)
 	}
 	for _, n := range found {
 		betID := betIDFromLabel(r.plan.Name, n.Label)
-		amount := float64(n.Stake)
-		if strings.EqualFold(n.Type, "Fixed Profit") {
-			amount = float64(n.TargetProfit)
-		}
-		info := RaceInfo{Venue: n.Tip.Competition.Name.First(), Code: n.Tip.Competition.Code,
-			EventNumber: int(n.Tip.Competition.EventNumber), Start: n.Tip.Competition.StartTime.Time}
+		amount := notificationAmount(&n, plan.AmountFieldFor(n.Type))
+		info := notificationRace(&n)
 		if err := r.journal.Record(journalEntry{Op: opAdopted, Label: n.Label, BetID: betID, NotificationID: int64(n.ID), Amount: amount, Race: &info}); err != nil {
 			return err
 		}
@@ -89,60 +91,8 @@ func (r *run) recover(ctx context.Context) error {
 	return nil
 }
 
-// scanPrefix lists the service's notifications carrying the plan's label
-// prefix (bounded pages, newest first), oldest id kept per label.
-func (r *run) scanPrefix(ctx context.Context) ([]apiclient.Notification, error) {
-	prefix := LabelPrefix(r.plan.Name)
-	byLabel := map[string]apiclient.Notification{}
-	var order []string
-	firstIDs := map[int64]bool{}
-	for page := 1; page <= maxScanPages; page++ {
-		p, err := r.svc.ListNotifications(ctx, apiclient.ListNotificationsOptions{Page: page, PageSize: 100})
-		if err != nil {
-			return nil, err
-		}
-		if len(p.Results) == 0 || firstIDs[int64(p.Results[0].ID)] {
-			break
-		}
-		firstIDs[int64(p.Results[0].ID)] = true
-		for _, n := range p.Results {
-			if !strings.HasPrefix(n.Label, prefix) || betIDFromLabel(r.plan.Name, n.Label) == "" {
-				continue
-			}
-			old, ok := byLabel[n.Label]
-			if !ok {
-				order = append(order, n.Label)
-			}
-			if !ok || n.ID < old.ID {
-				byLabel[n.Label] = n
-			}
-		}
-		if p.Next == nil {
-			break
-		}
-	}
-	out := make([]apiclient.Notification, 0, len(order))
-	for _, l := range order {
-		out = append(out, byLabel[l])
-	}
-	return out, nil
-}
-
-// betIDFromLabel finds which bet of the plan a label belongs to.
-func betIDFromLabel(planName, label string) string {
-	rest, ok := strings.CutPrefix(label, LabelPrefix(planName))
-	if !ok {
-		return ""
-	}
-	i := strings.LastIndexByte(rest, ':')
-	if i < 0 {
-		return ""
-	}
-	return rest[:i]
-}
-
 // loop is the tick loop of a run.
-func (r *run) loop(ctx context.Context) error {
+func (r *tracker) loop(ctx context.Context) error {
 	timeout := r.plan.Poll.Timeout
 	interval := r.plan.Poll.Interval
 	if interval <= 0 {
@@ -150,6 +100,11 @@ func (r *run) loop(ctx context.Context) error {
 	}
 	began := r.clock.Now()
 	for {
+		// A stopped plan ends its run at once, so `betplan stop` gets the
+		// lock and cancels with the whole journal in view.
+		if err := r.checkStop(); err != nil {
+			return err
+		}
 		now := r.clock.Now()
 		if r.waiting() > 0 && now.Sub(r.lastRefresh) >= r.opts.RefreshEvery {
 			if err := r.refresh(ctx); err != nil {
@@ -161,25 +116,49 @@ func (r *run) loop(ctx context.Context) error {
 				return err
 			}
 		}
-		for _, in := range r.snapshot() {
+		r.tickAt = r.clock.Now()
+		r.checkLabels(ctx, r.tickAt)
+		for _, in := range r.byStart() {
 			if err := r.decide(ctx, in, r.clock.Now()); err != nil {
-				return err
+				lost, ok := isLockLost(err)
+				if !ok {
+					return err
+				}
+				// What was created is still followed to the end.
+				r.stopForLostLock(lost)
+				if in.status == StatusWaiting && in.notifID == 0 {
+					in.status, in.final = StatusFailed, true
+					in.reason = "not created: " + r.stopCreating
+				}
 			}
 		}
+		r.labelsSeen = nil
 		if err := r.poll(ctx); err != nil {
 			return err
 		}
 		r.progress(now, interval)
 		if r.opts.NoWait || r.done() {
+			if err := r.completeRecords(ctx); err != nil {
+				return err
+			}
 			if r.stopCreating != "" {
 				return &RefusedError{Reason: r.stopCreating}
 			}
 			return nil
 		}
 		if timeout > 0 && r.clock.Now().Sub(began) >= timeout {
+			if err := r.completeRecords(ctx); err != nil {
+				return err
+			}
 			return errTimeout
 		}
-		if err := r.clock.Sleep(ctx, interval); err != nil {
+		// Ticks keep to the interval: the time the tick's calls took is
+		// not added to the wait for the next one.
+		wait := interval - r.clock.Now().Sub(r.tickAt)
+		if wait <= 0 {
+			wait = 0
+		}
+		if err := r.clock.Sleep(ctx, wait); err != nil {
 			return err
 		}
 	}
@@ -187,9 +166,26 @@ func (r *run) loop(ctx context.Context) error {
 
 var errTimeout = errors.New("poll timeout reached before every bet was final")
 
-func (r *run) snapshot() []*instance { return append([]*instance(nil), r.insts...) }
+func (r *tracker) snapshot() []*instance { return append([]*instance(nil), r.insts...) }
 
-func (r *run) waiting() int {
+// byStart is the instances with the soonest race first (plan order among
+// a race's bets): in a burst, the bet whose race jumps first is created
+// first. It also keeps each race's notifications next to each other in the
+// service's list, so the pages that poll the races still to run are the
+// newest ones.
+func (r *tracker) byStart() []*instance {
+	out := r.snapshot()
+	sort.SliceStable(out, func(i, j int) bool {
+		a, b := out[i].info.Start, out[j].info.Start
+		if a.IsZero() || b.IsZero() {
+			return !a.IsZero() && b.IsZero()
+		}
+		return a.Before(b)
+	})
+	return out
+}
+
+func (r *tracker) waiting() int {
 	n := 0
 	for _, in := range r.insts {
 		if in.status == StatusWaiting {
@@ -200,7 +196,7 @@ func (r *run) waiting() int {
 }
 
 // done reports whether every instance is final.
-func (r *run) done() bool {
+func (r *tracker) done() bool {
 	for _, in := range r.insts {
 		if in.open() || (in.notifID != 0 && !in.final) {
 			return false
@@ -209,13 +205,16 @@ func (r *run) done() bool {
 	return true
 }
 
-func (r *run) progress(now time.Time, interval time.Duration) {
+func (r *tracker) progress(now time.Time, interval time.Duration) {
 	if r.opts.Live == nil {
 		return
 	}
 	p := Progress{Now: now, ByStatus: map[Status]int{}, NextPoll: now.Add(interval)}
 	for _, in := range r.insts {
 		p.ByStatus[in.status]++
+		if !in.placedAt.IsZero() && (p.LastPlaced == nil || in.placedAt.After(p.LastPlaced.At)) {
+			p.LastPlaced = &PlacedBet{BetID: in.bet.ID, At: in.placedAt, By: in.placedBy}
+		}
 		if in.open() && !in.info.Start.IsZero() && in.info.Start.After(now) && (p.NextRace.IsZero() || in.info.Start.Before(p.NextRace)) {
 			p.NextRace = in.info.Start
 		}
@@ -224,52 +223,53 @@ func (r *run) progress(now time.Time, interval time.Duration) {
 }
 
 // finish writes what the run learnt into res, whatever ended it.
-func (r *run) finish(res *Result, err error) {
+func (r *tracker) finish(res *Result, err error) {
 	if len(r.insts) == 0 {
 		r.unstarted(err)
 	}
 	r.fill(res)
 	switch {
 	case err == nil && r.refused != "":
-		res.EndReason = "refused"
+		res.EndReason = EndRefused
 		res.Error = r.refused
 	case err == nil && r.opts.NoWait && !r.done():
-		res.EndReason = "no-wait"
+		res.EndReason = EndNoWait
 	case err == nil:
-		res.EndReason = "completed"
+		res.EndReason = EndCompleted
 	case errors.Is(err, errTimeout):
-		res.EndReason = "timeout"
+		res.EndReason = EndTimeout
 		res.Error = err.Error()
 	case errors.Is(err, context.Canceled):
-		res.EndReason = "interrupted"
+		res.EndReason = EndInterrupted
 		res.Error = "interrupted before every bet was final"
 	case IsRefused(err):
-		res.EndReason = "refused"
+		res.EndReason = EndRefused
 		res.Error = err.Error()
 	default:
-		res.EndReason = "error"
+		res.EndReason = EndError
 		res.Error = err.Error()
 	}
 	// A safety refusal earlier in the run decides how it ended, whatever
 	// stopped it afterwards.
-	if r.refused != "" && res.EndReason != "refused" {
+	if r.refused != "" && res.EndReason != EndRefused {
 		res.Error = fmt.Sprintf("%s (then: %s)", r.refused, res.Error)
-		res.EndReason = "refused"
+		res.EndReason = EndRefused
 	}
 }
 
 // unstarted lists the plan's bets as written when the command ended before
 // it could resolve them (a refusal, the lock, the service unreachable), so
 // the report still says what was planned and why nothing happened.
-func (r *run) unstarted(err error) {
+func (r *tracker) unstarted(err error) {
 	why := "not started"
 	if err != nil {
 		why = "not started: " + err.Error()
 	}
 	// What earlier runs created stays in the report: the journal says so
 	// even when another run holds it open.
-	if r.journal == nil {
-		if j, jerr := ReadJournal(JournalPath(r.opts.StateDir, r.plan.Name)); jerr == nil {
+	var unreachable *StateUnavailableError
+	if r.journal == nil && !errors.As(err, &unreachable) {
+		if j, jerr := r.opts.Store.ReadJournal(context.Background(), r.planKey()); jerr == nil {
 			r.journal = j
 		}
 	}
@@ -291,13 +291,4 @@ func (r *run) unstarted(err error) {
 		}
 		r.insts = append(r.insts, in)
 	}
-}
-
-// Refused is the result of a run refused before it began (for example no
-// confirmation): every bet as planned, nothing created, no request made.
-func Refused(p *plan.Plan, opts Options, reason string) *Result {
-	r := newRun(p, opts)
-	res := r.newResult(KindRun, r.clock.Now())
-	r.finish(res, &RefusedError{Reason: reason})
-	return res
 }

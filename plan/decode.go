@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"reflect"
@@ -27,10 +28,13 @@ type decoder struct {
 	diags    Diagnostics
 	pos      map[string]*yaml.Node // field path (bets[0].stake) → its value
 	keys     map[string]*yaml.Node // field path → its key
-	nodes    int
-	bombed   bool
-	alias    *yaml.Node // the outermost alias being expanded
-	aliased  int
+	// failed holds the paths whose value could not be decoded, so the
+	// rules checked afterwards do not report the zero left in its place.
+	failed  map[string]bool
+	nodes   int
+	bombed  bool
+	alias   *yaml.Node // the outermost alias being expanded
+	aliased int
 }
 
 // nodeDecoder is a field type that decodes itself, for fields that take
@@ -54,6 +58,13 @@ func (d *decoder) errorf(n *yaml.Node, format string, args ...any) {
 
 func (d *decoder) warnf(n *yaml.Node, format string, args ...any) {
 	d.add(SeverityWarning, n, format, args...)
+}
+
+func (d *decoder) markFailed(path string) {
+	if d.failed == nil {
+		d.failed = map[string]bool{}
+	}
+	d.failed[path] = true
 }
 
 // nodeEnd is where a one-line scalar ends; other nodes end where they
@@ -205,6 +216,11 @@ func (d *decoder) decode(n *yaml.Node, v reflect.Value, path, what string) {
 	case reflect.Int:
 		i, err := strconv.Atoi(strings.ReplaceAll(n.Value, "_", ""))
 		if n.Kind != yaml.ScalarNode || n.Tag != "!!int" || err != nil {
+			d.markFailed(path)
+			if f, ok := scalarNumber(n); ok && math.Abs(f) >= math.MaxInt64 || errors.Is(err, strconv.ErrRange) {
+				d.errorf(n, "%s %s is out of range: no whole number betplan reads is that large", field, n.Value)
+				return
+			}
 			d.errorf(n, "%s must be a whole number, got %s", field, describe(n))
 			return
 		}
@@ -450,8 +466,6 @@ func (t *durationField) decodeNode(d *decoder, n *yaml.Node, path string) {
 	}
 	t.Value = dur
 }
-
-func parseDuration(s string) (time.Duration, error) { return time.ParseDuration(s) }
 
 // childWhat names what a section holds, for messages.
 func childWhat(key, what string) string {

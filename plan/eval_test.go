@@ -102,8 +102,9 @@ func TestAmount(t *testing.T) {
 	bets := loadEval(t)
 	e := env(3, "The Meadows", "Greyhounds")
 	for _, tt := range []struct {
-		id, field string
-		want      float64
+		id    string
+		field plan.AmountField
+		want  float64
 	}{
 		{"static", "stake", 10},
 		{"units", "stake", 11.66},    // 11.665 rounded down to cents

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"reflect"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -489,7 +490,7 @@ func literalChecks(n ast.Node) []finding {
 				out = append(out, finding{fmt.Sprintf("venue %q is not a venue betplan knows%s", s.Value, didYouMean(s.Value, venues)), s.Location().From})
 			}
 		case "race.code":
-			if !contains(codes, s.Value) {
+			if !slices.Contains(codes, s.Value) {
 				out = append(out, finding{fmt.Sprintf("code %q is not a racing code%s (codes: %s)", s.Value, didYouMean(s.Value, codes), strings.Join(codes, ", ")), s.Location().From})
 			}
 		}
@@ -521,45 +522,156 @@ func literalChecks(n ast.Node) []finding {
 	return out
 }
 
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
+// varsFindings checks what an expression reads from vars against the
+// plan's vars, which are known before the run: a name the plan does not
+// define, a division by a constant zero, and a var whose value has a type
+// the expression cannot use (checked by compiling the expression again
+// with each var replaced by its value).
+func varsFindings(src string, kind exprKind, vars map[string]any) []finding {
+	tree, err := exprparser.Parse(src)
+	if err != nil {
+		return nil
+	}
+	var out []finding
+	names := sortedKeys(vars)
+	known := true
+	ast.Find(tree.Node, func(n ast.Node) bool {
+		name, ok := varName(n)
+		if !ok {
+			return false
+		}
+		if _, has := vars[name]; !has {
+			known = false
+			msg := fmt.Sprintf("unknown name vars.%s: the plan has no vars; add vars: {%s: ...} at the top", name, name)
+			if len(names) > 0 {
+				msg = fmt.Sprintf("unknown name vars.%s%s", name, orList(name, names))
+				msg = strings.Replace(msg, "(fields: ", "(vars: ", 1)
+			}
+			out = append(out, finding{msg, leftmost(n)})
+		}
+		return false
+	})
+	ast.Find(tree.Node, func(n ast.Node) bool {
+		b, ok := n.(*ast.BinaryNode)
+		if !ok || (b.Operator != "/" && b.Operator != "%") {
+			return false
+		}
+		if v, ok := constantValue(b.Right, vars); ok && v == 0 {
+			msg := "divides by zero"
+			if _, literal := number(b.Right); !literal {
+				msg += fmt.Sprintf(": %s is always 0", b.Right.String())
+			}
+			out = append(out, finding{msg, leftmost(b.Right)})
+		}
+		return false
+	})
+	if !known || len(out) > 0 {
+		return out
+	}
+	// The expression printed back must compile as the source did, or a
+	// failure below would be the printer's, not the plan's.
+	opts := append(baseOptions[:len(baseOptions):len(baseOptions)], kind.option())
+	if _, err := expr.Compile(tree.Node.String(), opts...); err != nil {
+		return nil
+	}
+	var used []string
+	ast.Walk(&tree.Node, varPatcher{vars: vars, used: &used})
+	if len(used) == 0 {
+		return nil
+	}
+	if _, err := expr.Compile(tree.Node.String(), opts...); err != nil {
+		var ee *exprError
+		if errors.As(explainCompileError(err, kind), &ee) {
+			out = append(out, finding{fmt.Sprintf("%s (with %s)", ee.msg, strings.Join(used, ", ")), 0})
 		}
 	}
-	return false
+	return out
 }
 
-// offsetPos is the line (from 1) and column (from 0) of a rune offset.
-func offsetPos(src string, from int) (line, col int) {
-	line = 1
-	i := 0
-	for _, r := range src {
-		if i == from {
-			break
-		}
-		if r == '\n' {
-			line++
-			col = 0
-		} else {
-			col++
-		}
-		i++
+// varName is "unit" for vars.unit.
+func varName(n ast.Node) (string, bool) {
+	m, ok := n.(*ast.MemberNode)
+	if !ok || m.Method {
+		return "", false
 	}
-	return line, col
+	id, ok := m.Node.(*ast.IdentifierNode)
+	if !ok || id.Value != "vars" {
+		return "", false
+	}
+	s, ok := m.Property.(*ast.StringNode)
+	if !ok {
+		return "", false
+	}
+	return s.Value, true
 }
 
-// runeOffset is the rune offset in src of a line (from 1) and column (from 0).
-func runeOffset(src string, line, col int) int {
-	off, l := 0, 1
-	for _, r := range src {
-		if l == line {
-			break
+// constantValue is the value of n when it reads nothing but numbers and
+// vars: a literal, a var, or arithmetic on them.
+func constantValue(n ast.Node, vars map[string]any) (float64, bool) {
+	if name, ok := varName(n); ok {
+		switch v := vars[name].(type) {
+		case float64:
+			return v, true
+		case int:
+			return float64(v), true
 		}
-		if r == '\n' {
-			l++
-		}
-		off++
+		return 0, false
 	}
-	return off + col
+	switch x := n.(type) {
+	case *ast.IntegerNode:
+		return float64(x.Value), true
+	case *ast.FloatNode:
+		return x.Value, true
+	case *ast.UnaryNode:
+		v, ok := constantValue(x.Node, vars)
+		switch x.Operator {
+		case "-":
+			return -v, ok
+		case "+":
+			return v, ok
+		}
+	case *ast.BinaryNode:
+		l, lok := constantValue(x.Left, vars)
+		r, rok := constantValue(x.Right, vars)
+		if !lok || !rok {
+			return 0, false
+		}
+		switch x.Operator {
+		case "+":
+			return l + r, true
+		case "-":
+			return l - r, true
+		case "*":
+			return l * r, true
+		}
+	}
+	return 0, false
+}
+
+// varPatcher replaces each vars.X of a scalar value by that value.
+type varPatcher struct {
+	vars map[string]any
+	used *[]string
+}
+
+func (v varPatcher) Visit(node *ast.Node) {
+	name, ok := varName(*node)
+	if !ok {
+		return
+	}
+	var lit ast.Node
+	switch x := v.vars[name].(type) {
+	case string:
+		lit = &ast.StringNode{Value: x}
+	case bool:
+		lit = &ast.BoolNode{Value: x}
+	case float64:
+		lit = &ast.FloatNode{Value: x}
+	case int:
+		lit = &ast.IntegerNode{Value: x}
+	default:
+		return
+	}
+	ast.Patch(node, lit)
+	*v.used = append(*v.used, fmt.Sprintf("vars.%s = %s", name, formatValue(v.vars[name])))
 }

@@ -122,23 +122,14 @@ func (b *Bet) Ready(env *Env) (bool, error) {
 	return b.When.evalBool(env)
 }
 
-// AmountField is the create field the bet's amount goes to: "stake", or
-// "target_profit" for Fixed Profit.
-func (b *Bet) AmountField() string {
-	if b.Type == TypeFixedProfit {
-		return "target_profit"
-	}
-	return "stake"
-}
+// AmountField is the create field the bet's amount goes to, by its type.
+func (b *Bet) AmountField() AmountField { return AmountFieldFor(b.Type) }
 
 // Amount is the bet's stake or target profit in dollars, evaluated when it
 // is an expression, rounded down to whole cents so a computed amount never
 // exceeds what the expression said.
 func (b *Bet) Amount(env *Env) (float64, error) {
-	a := b.Stake
-	if b.Type == TypeFixedProfit {
-		a = b.TargetProfit
-	}
+	a := b.amount()
 	if a == nil {
 		return 0, fmt.Errorf("bet %s has no %s", b.ID, b.AmountField())
 	}
@@ -165,4 +156,11 @@ func money(v float64) string {
 		return fmt.Sprintf("%.0f", v)
 	}
 	return fmt.Sprintf("%.2f", v)
+}
+
+func (b *Bet) amount() *Amount {
+	if b.AmountField() == AmountTargetProfit {
+		return b.TargetProfit
+	}
+	return b.Stake
 }

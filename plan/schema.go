@@ -40,7 +40,7 @@ func optionsSchema() *jsonschema.Schema {
 		Properties:           jsonschema.NewProperties(),
 		AdditionalProperties: jsonschema.FalseSchema,
 	}
-	for _, name := range optionNames() {
+	for _, name := range sortedKeys(options) {
 		o := options[name]
 		p := &jsonschema.Schema{Description: o.help}
 		switch o.kind {

@@ -25,6 +25,27 @@ const (
 	TypeHighOddsFirst = "High Odds First"
 )
 
+// AmountField is a create field that carries a bet's amount, spelt as on
+// the wire. (amountField, unexported, is how a plan writes an amount.)
+type AmountField string
+
+const (
+	AmountStake        AmountField = "stake"
+	AmountTargetProfit AmountField = "target_profit"
+)
+
+// AmountFieldFor is the amount field of a notification type as the service
+// and the plan spell it: target_profit for Fixed Profit, stake for every
+// other type, Serial and unknown names included. Case is ignored, so a
+// type the service writes in other capitals reads the same; a plan's type
+// was already held to the exact spelling by the validator.
+func AmountFieldFor(betType string) AmountField {
+	if strings.EqualFold(betType, TypeFixedProfit) {
+		return AmountTargetProfit
+	}
+	return AmountStake
+}
+
 // MarketSameRaceMulti takes R:P pairs as its selection.
 const MarketSameRaceMulti = "Same Race Multi"
 
@@ -80,162 +101,14 @@ var venues = []string{
 var venueByFold = func() map[string]string {
 	m := make(map[string]string, len(venues))
 	for _, v := range venues {
-		m[foldVenue(v)] = v
+		m[FoldVenue(v)] = v
 	}
 	return m
 }()
 
-// foldVenue compares venue names as the service does: case and runs of
-// spaces do not matter.
-func foldVenue(s string) string { return strings.Join(strings.Fields(strings.ToLower(s)), " ") }
+// FoldVenue is the form in which venue names compare, as the service
+// compares them: case and runs of spaces do not matter. The engine hashes
+// it into every label, so changing it would change every label.
+func FoldVenue(s string) string { return strings.Join(strings.Fields(strings.ToLower(s)), " ") }
 
-func knownVenue(s string) bool { _, ok := venueByFold[foldVenue(s)]; return ok }
-
-// optionKind is the JSON type a notification option takes on the wire.
-type optionKind int
-
-const (
-	optBool optionKind = iota
-	optNumber
-	optInt
-	optString
-)
-
-func (k optionKind) String() string {
-	return [...]string{"true or false", "a number", "a whole number", "a string"}[k]
-}
-
-// options are the notification options of the service's create call that a
-// plan may set (service facts §2.1), with their wire types. Amounts and the
-// fields a bet has of its own (stake, market, target_session, ...) are not
-// options: they go through the bet so that limits and validation see them.
-var options = map[string]struct {
-	kind optionKind
-	help string
-}{
-	"odds":                         {optNumber, "minimum odds; enforced only with check_odds: true"},
-	"check_odds":                   {optBool, "enforce odds as the minimum"},
-	"max_odds":                     {optNumber, "maximum odds; enforced only with check_max_odds: true"},
-	"check_max_odds":               {optBool, "enforce max_odds as the maximum"},
-	"take_sp":                      {optBool, "take the starting price"},
-	"boost_if_available":           {optBool, "use a bookmaker's odds boost when offered"},
-	"spg_if_available":             {optBool, "use a bookmaker's starting price guarantee when offered"},
-	"bonus_back_if_available":      {optBool, "use a bookmaker's bonus back when offered"},
-	"use_bonus":                    {optBool, "bet with bonus funds instead of cash"},
-	"allow_double_bets":            {optBool, "allow a second bet on the same selection"},
-	"ensure_total_wager":           {optBool, "with Fixed Wager, the stake is the total across sessions, not per session"},
-	"choose_best_odds":             {optBool, "bet only with the bookmakers offering the best odds"},
-	"choose_random_accounts":       {optBool, "pick accounts at random"},
-	"choose_random_bots":           {optBool, "pick bots at random"},
-	"choose_random_bot_delay_mode": {optBool, "random delay between bots"},
-	"enable_group_bot":             {optBool, "use group bots"},
-	"enable_group_bot_delay":       {optBool, "delay between group bots"},
-	"one_account_per_bookie":       {optBool, "at most one account per bookmaker"},
-	"is_scheduled":                 {optBool, "schedule the notification"},
-	"is_market_open":               {optBool, "wait for the market to open"},
-	"auto_trigger":                 {optBool, "trigger automatically"},
-	"accept_better_line":           {optBool, "accept a better line"},
-	"handicap":                     {optNumber, "line number for the selection"},
-	"only_place_bet_if_bet_return": {optNumber, "place only if the bet returns at least this"},
-	"delay":                        {optInt, "delay before betting"},
-	"session_delay":                {optInt, "delay between sessions"},
-	"bot_delay":                    {optInt, "delay between bots"},
-	"bot_delay_min_time":           {optInt, "minimum random bot delay"},
-	"bot_delay_max_time":           {optInt, "maximum random bot delay"},
-	"delay_between_attempts":       {optInt, "delay between attempts"},
-	"max_attempts":                 {optInt, "attempts per bookmaker"},
-	"bookies":                      {optString, "bookmaker ids joined by '&', e.g. \"1&8\""},
-	"bookies_override":             {optString, "bookmaker override"},
-	"target_bot":                   {optString, "the one bot to use"},
-	"custom_stake_option":          {optString, "custom stake option"},
-	"source_type":                  {optString, "source type"},
-	"target_bet_type":              {optString, "target bet type"},
-	"start_time":                   {optString, "ISO 8601 start of the meeting to use when not the next one, e.g. 2024-10-28T13:53:00+10:00"},
-	"scheduled_at":                 {optString, "when a scheduled notification fires"},
-}
-
-// betFieldsNotOptions are create fields a plan sets as bet fields.
-var betFieldsNotOptions = map[string]string{
-	"type": "type", "market": "market", "selection": "selection", "stake": "stake",
-	"target_profit": "target_profit", "target_session": "target_session",
-	"competition": "race", "code": "race", "event_number": "race", "sports": "",
-	"label": "", "total_wager": "",
-}
-
-func optionNames() []string {
-	out := make([]string, 0, len(options))
-	for k := range options {
-		out = append(out, k)
-	}
-	slices.Sort(out)
-	return out
-}
-
-// Suggest returns the candidate nearest to word, or "" when none is near
-// enough to be a likely typo. Case and spacing differences count as near.
-func Suggest(word string, candidates []string) string {
-	if word == "" {
-		return ""
-	}
-	fw := foldVenue(word)
-	best, bestD := "", -1
-	for _, c := range candidates {
-		fc := foldVenue(c)
-		if fc == fw {
-			return c
-		}
-		d := distance(fw, fc)
-		if bestD < 0 || d < bestD {
-			best, bestD = c, d
-		}
-	}
-	// Allow about one edit in three characters, at least one.
-	limit := max(1, (len([]rune(fw))+2)/3)
-	if bestD < 0 || bestD > limit {
-		return ""
-	}
-	return best
-}
-
-// distance is the optimal string alignment distance (Levenshtein plus
-// transpositions), on runes.
-func distance(a, b string) int {
-	ra, rb := []rune(a), []rune(b)
-	if len(ra) == 0 {
-		return len(rb)
-	}
-	if len(rb) == 0 {
-		return len(ra)
-	}
-	prev2 := make([]int, len(rb)+1)
-	prev := make([]int, len(rb)+1)
-	cur := make([]int, len(rb)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(ra); i++ {
-		cur[0] = i
-		for j := 1; j <= len(rb); j++ {
-			cost := 1
-			if ra[i-1] == rb[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-			if i > 1 && j > 1 && ra[i-1] == rb[j-2] && ra[i-2] == rb[j-1] {
-				cur[j] = min(cur[j], prev2[j-2]+1)
-			}
-		}
-		prev2, prev, cur = prev, cur, prev2
-	}
-	return prev[len(rb)]
-}
-
-// didYouMean formats a suggestion as a sentence tail, or "".
-func didYouMean(word string, candidates []string) string {
-	if s := Suggest(word, candidates); s != "" {
-		return "; did you mean " + quote(s) + "?"
-	}
-	return ""
-}
-
-func quote(s string) string { return `"` + s + `"` }
+func knownVenue(s string) bool { _, ok := venueByFold[FoldVenue(s)]; return ok }

@@ -68,11 +68,13 @@ type Bet struct {
 	Market         string   `json:"market" jsonschema_description:"Market as sent to the service."`
 	Stake          *float64 `json:"stake" jsonschema:"nullable" jsonschema_description:"Requested stake in dollars; null when the bet type does not use it or it is not evaluated yet."`
 	TargetProfit   *float64 `json:"target_profit" jsonschema:"nullable" jsonschema_description:"Requested target profit in dollars; null when the bet type does not use it."`
-	Status         string   `json:"status" jsonschema:"enum=waiting,enum=skipped,enum=unresolved,enum=created,enum=placed,enum=not_taken,enum=failed,enum=settled,enum=canceled" jsonschema_description:"Where the bet stands, lower case."`
+	Status         string   `json:"status" jsonschema:"enum=waiting,enum=in_doubt,enum=skipped,enum=unresolved,enum=created,enum=placed,enum=not_taken,enum=failed,enum=settled,enum=canceled" jsonschema_description:"Where the bet stands, lower case."`
 	Action         string   `json:"action,omitempty" jsonschema:"enum=create,enum=wait,enum=skip,enum=adopt,enum=none,enum=unresolved,enum=refuse" jsonschema_description:"Plan reports only: what run would do with the bet now."`
 	Reason         string   `json:"reason" jsonschema_description:"Why the bet has its status, in words; may be empty."`
 	NotificationID *int64   `json:"notification_id" jsonschema:"nullable" jsonschema_description:"The service's notification id; null when no notification was created."`
 	CreatedAt      *string  `json:"created_at" jsonschema:"nullable,format=date-time" jsonschema_description:"When the notification was created, RFC 3339 in UTC; null when not created."`
+	PlacedAt       *string  `json:"placed_at" jsonschema:"nullable,format=date-time" jsonschema_description:"When the first session placed the bet, RFC 3339 in UTC: the bet record's time once the records are read, before that the poll that first saw it placed; null while nothing is placed."`
+	PlacedBy       []string `json:"placed_by" jsonschema_description:"Display names of the sessions that placed the bet: exact once the bet records are read, before that the targeted sessions whose bots took it up; empty while nothing is placed."`
 	Records        []Record `json:"records" jsonschema_description:"What each bookmaker session did with the bet; empty until a session acts."`
 	AmountAccepted float64  `json:"amount_accepted" jsonschema_description:"Dollars the bookmakers accepted over all sessions."`
 	Profit         float64  `json:"profit" jsonschema_description:"The notification's signed aggregate profit in dollars; 0 when none."`
@@ -107,6 +109,7 @@ type Totals struct {
 // map so every status is present and the order is fixed.
 type ByStatus struct {
 	Waiting    int `json:"waiting"`
+	InDoubt    int `json:"in_doubt"`
 	Skipped    int `json:"skipped"`
 	Unresolved int `json:"unresolved"`
 	Created    int `json:"created"`
@@ -132,6 +135,8 @@ func (c *ByStatus) add(s engine.Status) bool {
 	switch s {
 	case engine.StatusWaiting:
 		c.Waiting++
+	case engine.StatusInDoubt:
+		c.InDoubt++
 	case engine.StatusSkipped:
 		c.Skipped++
 	case engine.StatusUnresolved:
@@ -185,7 +190,7 @@ func NewDocument(r *engine.Result) *Document {
 		Simulated:      r.Simulated,
 		StartedAt:      timePtr(r.StartedAt),
 		FinishedAt:     timePtr(r.FinishedAt),
-		EndReason:      r.EndReason,
+		EndReason:      string(r.EndReason),
 		Error:          r.Error,
 		Failed:         r.Failed(),
 		Limits: Limits{
@@ -224,6 +229,8 @@ func newBet(b *engine.BetResult) Bet {
 		Action:         string(b.Action),
 		Reason:         b.Reason,
 		CreatedAt:      timePtr(b.CreatedAt),
+		PlacedAt:       timePtr(b.PlacedAt),
+		PlacedBy:       append([]string{}, b.PlacedBy...),
 		Records:        make([]Record, len(b.Records)),
 		AmountAccepted: cents(b.AmountAccepted),
 		Profit:         cents(b.Profit),

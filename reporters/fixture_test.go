@@ -54,7 +54,7 @@ func runResult() *engine.Result {
 				ID: "early-fav", Label: "betplan saturday-card early-fav R3",
 				Race: race("Flemington", 3, 40), Selection: "4 Pride Of Jenni", Type: "Fixed Wager", Market: "Fixed Win",
 				Stake: money(10), Status: engine.StatusSettled, Reason: "won",
-				NotificationID: 90211, CreatedAt: at(5),
+				NotificationID: 90211, CreatedAt: at(5), PlacedAt: at(5).Add(3 * time.Second), PlacedBy: []string{"Main"},
 				Records: []engine.Record{
 					{Bookie: "bet365", DisplayName: "Main", Amount: 10, Odds: 3.2, SubmitResult: "Success", Status: "SETTLED", Profit: 22},
 				},
@@ -85,7 +85,7 @@ func runResult() *engine.Result {
 				ID: "late-money", Label: "betplan saturday-card late-money R6",
 				Race: race("Flemington", 6, 145), Selection: "1 Anamoe", Type: "Fixed Wager", Market: "Fixed Win",
 				TargetProfit: money(30), Status: engine.StatusSettled, Reason: "won, result provisional",
-				NotificationID: 90214, CreatedAt: at(120),
+				NotificationID: 90214, CreatedAt: at(120), PlacedAt: at(121), PlacedBy: []string{"Main", "Sportsbet 2"},
 				Records: []engine.Record{
 					{Bookie: "bet365", DisplayName: "Main", Amount: 12.5, Odds: 3.4, SubmitResult: "Success", Status: "SETTLED", Profit: 17.5},
 					{Bookie: "sportsbet", DisplayName: "Sportsbet 2", Amount: 12.5, Odds: 3.3, SubmitResult: "Success", Status: "SETTLED", Profit: 16.25},

@@ -49,6 +49,7 @@ type htmlBet struct {
 	ID, Label, Race, Code, Start, Selection, Type, Market, Stake string
 	Status, StatusClass, Action, ActionClass                     string
 	Reason, Error, Notification, Accepted, Profit                string
+	Placed                                                       string
 	ProfitClass                                                  string
 	Open                                                         bool // show the sessions without a click
 	Records                                                      []htmlRecord
@@ -71,7 +72,7 @@ func newHTMLPage(r *engine.Result) *htmlPage {
 	}
 	for _, f := range [][2]string{
 		{"Plan file", r.PlanFile}, {"Plan hash", r.PlanHash}, {"betplan", r.Version},
-		{"Service", r.BaseURL}, {"Time", span(r)}, {"Ended", r.EndReason},
+		{"Service", r.BaseURL}, {"Time", span(r)}, {"Ended", string(r.EndReason)},
 	} {
 		if f[1] != "" {
 			p.Facts = append(p.Facts, f)
@@ -117,7 +118,7 @@ func newHTMLPage(r *engine.Result) *htmlPage {
 			Selection: b.Selection, Type: b.Type, Market: b.Market, Stake: stakeWords(b),
 			Status: statusWords(b.Status), StatusClass: toneClass[statusTone(b)],
 			Action: string(b.Action), ActionClass: toneClass[actionTone(b.Action)],
-			Reason: b.Reason, Error: b.Error,
+			Reason: b.Reason, Error: b.Error, Placed: placedWords(b),
 			Accepted: acceptedWords(b), Profit: profitWords(b), ProfitClass: toneClass[profitTone(b.Profit)],
 		}
 		hb.Open = attention(b) == 0 && len(b.Records) > 0
@@ -337,7 +338,7 @@ svg text { font: 12px system-ui, sans-serif; fill: #59636e; }
 <thead><tr><th>Bet</th><th>Race</th><th>Start</th><th>Selection</th><th>Market</th><th class="n">Stake</th>{{if .Plan}}<th>Action</th>{{end}}<th>Status</th>{{if not .Plan}}<th class="n">Accepted</th><th class="n">Profit</th>{{end}}</tr></thead>
 <tbody>{{$plan := .Plan}}{{range .Bets}}
 <tr class="bet" id="bet-{{.ID}}"><td class="id">{{.ID}}</td><td class="race">{{.Race}}</td><td>{{.Start}}</td><td>{{.Selection}}</td><td class="nw">{{.Market}}</td><td class="n">{{.Stake}}</td>{{if $plan}}<td><span class="badge {{.ActionClass}}">{{.Action}}</span></td>{{end}}<td><span class="badge {{.StatusClass}}">{{.Status}}</span></td>{{if not $plan}}<td class="n">{{.Accepted}}</td><td class="n {{.ProfitClass}}">{{.Profit}}</td>{{end}}</tr>
-<tr class="detail"><td></td><td colspan="{{if $plan}}7{{else}}8{{end}}">{{if .Reason}}<div class="why">{{.Reason}}</div>{{end}}{{if .Error}}<div class="err"><strong>error:</strong> {{.Error}}</div>{{end}}<details{{if .Open}} open="open"{{end}}><summary>label, notification{{if .Records}}, {{len .Records}} session{{if ne (len .Records) 1}}s{{end}}{{end}}</summary>
+<tr class="detail"><td></td><td colspan="{{if $plan}}7{{else}}8{{end}}">{{if .Reason}}<div class="why">{{.Reason}}</div>{{end}}{{if .Placed}}<div class="why">{{.Placed}}</div>{{end}}{{if .Error}}<div class="err"><strong>error:</strong> {{.Error}}</div>{{end}}<details{{if .Open}} open="open"{{end}}><summary>label, notification{{if .Records}}, {{len .Records}} session{{if ne (len .Records) 1}}s{{end}}{{end}}</summary>
 <dl><dt>label</dt><dd><code>{{.Label}}</code></dd><dt>bet type</dt><dd>{{.Type}}</dd><dt>race code</dt><dd>{{.Code}}</dd><dt>notification</dt><dd>{{if .Notification}}{{.Notification}}{{else}}none{{end}}</dd></dl>
 {{if .Records}}<table class="records">
 <thead><tr><th>Session</th><th>Result</th><th class="n">Amount</th><th class="n">Odds</th><th>Status</th><th class="n">Profit</th></tr></thead>

@@ -87,7 +87,7 @@ func WriteJUnit(w io.Writer, r *engine.Result) error {
 			{"betplan_version", r.Version},
 			{"base_url", r.BaseURL},
 			{"simulated", strconv.FormatBool(r.Simulated)},
-			{"end_reason", r.EndReason},
+			{"end_reason", string(r.EndReason)},
 		},
 		Cases: make([]junitCase, 0, len(r.Bets)+1),
 	}
@@ -158,7 +158,7 @@ func junitBet(r *engine.Result, b *engine.BetResult) junitCase {
 		}
 	default:
 		switch b.Status {
-		case engine.StatusFailed, engine.StatusNotTaken, engine.StatusUnresolved:
+		case engine.StatusFailed, engine.StatusNotTaken, engine.StatusUnresolved, engine.StatusInDoubt:
 			c.Failure = &junitOutcome{Type: string(b.Status), Message: message}
 		case engine.StatusSkipped, engine.StatusWaiting, engine.StatusCanceled:
 			c.Skipped = &junitOutcome{Type: string(b.Status), Message: message}
@@ -194,6 +194,9 @@ func junitDetail(b *engine.BetResult) string {
 	fmt.Fprintf(&s, "stake: %s\n", stakeWords(b))
 	if b.Reason != "" {
 		fmt.Fprintf(&s, "reason: %s\n", b.Reason)
+	}
+	if p := placedWords(b); p != "" {
+		fmt.Fprintf(&s, "%s\n", p)
 	}
 	if b.NotificationID != 0 {
 		fmt.Fprintf(&s, "notification: %d\n", b.NotificationID)

@@ -63,7 +63,7 @@ func (m *markdownWriter) run(r *engine.Result) {
 	m.printf("**%s** · requested **%s** · accepted **%s** · profit **%s** (return %s)",
 		pluralBets(d.Bets), dollars(d.StakeRequested), dollars(d.AmountAccepted), signedDollars(d.Profit), percent(d.ReturnOnStake))
 	if r.EndReason != "" {
-		m.printf(" · ended: %s", mdText(r.EndReason))
+		m.printf(" · ended: %s", mdText(string(r.EndReason)))
 	}
 	m.printf("\n\n")
 
@@ -85,10 +85,7 @@ func (m *markdownWriter) run(r *engine.Result) {
 
 	if len(r.Bets) > 0 {
 		m.printf("### Bets\n\n")
-		order := make([]int, len(r.Bets))
-		for i := range order {
-			order[i] = i
-		}
+		order := betOrder(r)
 		slices.SortStableFunc(order, func(a, b int) int {
 			return attention(&r.Bets[a]) - attention(&r.Bets[b])
 		})
@@ -96,6 +93,9 @@ func (m *markdownWriter) run(r *engine.Result) {
 			"|---|---|---|---|---|--:|---|--:|--:|---|", func(b *engine.BetResult) []string {
 				status := statusMark(b.Status) + " " + statusWords(b.Status)
 				reason := mdText(truncate(oneLine(b.Reason), markdownReason))
+				if p := placedWords(b); p != "" {
+					reason = strings.TrimPrefix(reason+"<br>"+mdText(truncate(oneLine(p), markdownReason)), "<br>")
+				}
 				if b.Error != "" {
 					reason = strings.TrimPrefix(reason+"<br>**error:** "+mdText(truncate(oneLine(b.Error), markdownReason)), "<br>")
 				}
@@ -158,10 +158,7 @@ func (m *markdownWriter) plan(r *engine.Result) {
 
 	if len(r.Bets) > 0 {
 		m.printf("### Bets\n\n")
-		order := make([]int, len(r.Bets))
-		for i := range order {
-			order[i] = i
-		}
+		order := betOrder(r)
 		m.table(r, order, []string{"Bet", "Race", "Start", "Selection", "Market", "Stake", "Action", "Reason"},
 			"|---|---|---|---|---|--:|---|---|", func(b *engine.BetResult) []string {
 				return []string{
@@ -177,6 +174,15 @@ func (m *markdownWriter) plan(r *engine.Result) {
 			})
 		m.printf("\n")
 	}
+}
+
+// betOrder is the indexes of r's bets as the result lists them.
+func betOrder(r *engine.Result) []int {
+	order := make([]int, len(r.Bets))
+	for i := range order {
+		order[i] = i
+	}
+	return order
 }
 
 // table writes the bets in order, one row each, until the row or byte
@@ -221,7 +227,7 @@ func (m *markdownWriter) details(r *engine.Result) {
 	item("betplan", mdCode(r.Version))
 	item("Service", mdCode(r.BaseURL))
 	item("Time", span(r))
-	item("Ended", mdText(r.EndReason))
+	item("Ended", mdText(string(r.EndReason)))
 	m.printf("\nThe full report, with every bet and session, is report.json.\n\n</details>\n")
 }
 

@@ -98,7 +98,7 @@ func (t *textWriter) header(r *engine.Result) {
 	t.fact("service", r.BaseURL, tonePlain)
 	when := span(r)
 	if r.EndReason != "" {
-		when += ", ended: " + r.EndReason
+		when += ", ended: " + string(r.EndReason)
 	}
 	t.fact("time", strings.TrimPrefix(when, ", "), tonePlain)
 	t.fact("error", oneLine(r.Error), toneBad)
@@ -115,10 +115,16 @@ func (t *textWriter) fact(name, value string, tn tone) {
 // continuing lines with indent; each word keeps its own tone.
 func (t *textWriter) wrap(words []cell, sep, indent string) {
 	n := 0
+	trail := len(strings.TrimRight(sep, " "))
 	for i, w := range words {
 		text := truncate(w.text, t.opts.Width-len(indent))
 		if i > 0 {
-			if n+len(sep)+utf8.RuneCountInString(text) > t.opts.Width {
+			// Leave room for the separator a line ends with when it breaks.
+			room := t.opts.Width
+			if i < len(words)-1 {
+				room -= trail
+			}
+			if n+len(sep)+utf8.RuneCountInString(text) > room {
 				t.w.WriteString(strings.TrimRight(sep, " ") + "\n" + indent)
 				n = len(indent)
 			} else {
@@ -299,30 +305,42 @@ func pad(s string, w int, right, last bool) string {
 }
 
 func (t *textWriter) betTable(r *engine.Result) {
+	anyProvisional := false
+	t.bets(r, []column{
+		{title: "STATUS"},
+		{title: "ACCEPTED", right: true, drop: 1},
+		{title: "PROFIT", right: true},
+	}, func(b *engine.BetResult) []cell {
+		anyProvisional = anyProvisional || provisional(b)
+		return []cell{
+			{text: statusWords(b.Status), tone: statusTone(b)},
+			{text: acceptedWords(b)},
+			{text: profitWords(b), tone: profitTone(b.Profit)},
+		}
+	}, func() {
+		if anyProvisional {
+			t.line("* provisional: the race is not finally resulted yet", toneDim)
+		}
+	})
+}
+
+// bets writes one table of r's bets: the columns every bet table starts
+// with, then extra, whose cells more gives; footnotes come under it.
+func (t *textWriter) bets(r *engine.Result, extra []column, more func(*engine.BetResult) []cell, footnotes func()) {
 	if len(r.Bets) == 0 {
 		t.line("No bets.", tonePlain)
 		t.w.WriteByte('\n')
 		return
 	}
-	cols := append(betColumns(),
-		column{title: "STATUS"},
-		column{title: "ACCEPTED", right: true, drop: 1},
-		column{title: "PROFIT", right: true},
-	)
+	cols := append(betColumns(), extra...)
 	rows := make([]row, len(r.Bets))
-	anyProvisional := false
 	for i := range r.Bets {
 		b := &r.Bets[i]
-		anyProvisional = anyProvisional || provisional(b)
-		rows[i] = row{cells: append(betCells(b),
-			cell{text: statusWords(b.Status), tone: statusTone(b)},
-			cell{text: acceptedWords(b)},
-			cell{text: profitWords(b), tone: profitTone(b.Profit)},
-		), notes: betNotes(b)}
+		rows[i] = row{cells: append(betCells(b), more(b)...), notes: betNotes(b)}
 	}
 	t.table(cols, rows)
-	if anyProvisional {
-		t.line("* provisional: the race is not finally resulted yet", toneDim)
+	if footnotes != nil {
+		footnotes()
 	}
 	if anyTargetProfit(r) {
 		t.line("tp: target profit, the stake is sized to win this", toneDim)
@@ -336,6 +354,9 @@ func betNotes(b *engine.BetResult) []cell {
 	var notes []cell
 	if b.Reason != "" {
 		notes = append(notes, cell{text: "↳ " + oneLine(b.Reason)})
+	}
+	if p := placedWords(b); p != "" {
+		notes = append(notes, cell{text: oneLine(p), tone: toneDim})
 	}
 	if b.Error != "" {
 		notes = append(notes, cell{text: "error: " + oneLine(b.Error), tone: toneBad})
@@ -354,28 +375,15 @@ func betNotes(b *engine.BetResult) []cell {
 }
 
 func (t *textWriter) planTable(r *engine.Result) {
-	if len(r.Bets) == 0 {
-		t.line("No bets.", tonePlain)
-		t.w.WriteByte('\n')
-		return
-	}
-	cols := append(betColumns(),
-		column{title: "ACTION"},
-		column{title: "STATUS", drop: 1},
-	)
-	rows := make([]row, len(r.Bets))
-	for i := range r.Bets {
-		b := &r.Bets[i]
-		rows[i] = row{cells: append(betCells(b),
-			cell{text: string(b.Action), tone: actionTone(b.Action)},
-			cell{text: statusWords(b.Status), tone: statusTone(b)},
-		), notes: betNotes(b)}
-	}
-	t.table(cols, rows)
-	if anyTargetProfit(r) {
-		t.line("tp: target profit, the stake is sized to win this", toneDim)
-	}
-	t.w.WriteByte('\n')
+	t.bets(r, []column{
+		{title: "ACTION"},
+		{title: "STATUS", drop: 1},
+	}, func(b *engine.BetResult) []cell {
+		return []cell{
+			{text: string(b.Action), tone: actionTone(b.Action)},
+			{text: statusWords(b.Status), tone: statusTone(b)},
+		}
+	}, nil)
 }
 
 // betColumns are the columns every bet table starts with: what the bet is.

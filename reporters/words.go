@@ -139,8 +139,13 @@ func acceptedWords(b *engine.BetResult) string {
 
 // statusWords is the status as a punter reads it.
 func statusWords(s engine.Status) string {
-	if s == engine.StatusNotTaken {
+	switch s {
+	case engine.StatusNotTaken:
 		return "not taken"
+	case engine.StatusInDoubt:
+		return "in doubt"
+	case engine.StatusCanceled:
+		return "cancelled"
 	}
 	return string(s)
 }
@@ -162,7 +167,7 @@ func statusTone(b *engine.BetResult) tone {
 	switch b.Status {
 	case engine.StatusSettled:
 		return profitTone(b.Profit)
-	case engine.StatusFailed, engine.StatusNotTaken, engine.StatusUnresolved:
+	case engine.StatusFailed, engine.StatusNotTaken, engine.StatusUnresolved, engine.StatusInDoubt:
 		return toneBad
 	case engine.StatusWaiting:
 		return toneWarn
@@ -207,7 +212,7 @@ func attention(b *engine.BetResult) int {
 		return 0
 	}
 	switch b.Status {
-	case engine.StatusFailed, engine.StatusNotTaken, engine.StatusUnresolved:
+	case engine.StatusFailed, engine.StatusNotTaken, engine.StatusUnresolved, engine.StatusInDoubt:
 		return 0
 	case engine.StatusWaiting, engine.StatusCreated, engine.StatusPlaced:
 		return 1
@@ -439,4 +444,21 @@ func planLimits(r *engine.Result) [][4]string {
 		{"Bets created", strconv.Itoa(l.CreatedBets), strconv.Itoa(l.CreatedBets + creating), maxBets},
 		{"Stake per bet", "", "", maxPerBet},
 	}
+}
+
+// placedWords says when a bet was placed and by which sessions, in the
+// race's own clock like its start; "" while nothing is placed.
+func placedWords(b *engine.BetResult) string {
+	if b.PlacedAt.IsZero() {
+		return ""
+	}
+	t := b.PlacedAt
+	if !b.Race.Start.IsZero() {
+		t = t.In(b.Race.Start.Location())
+	}
+	s := "placed " + t.Format("15:04:05")
+	if len(b.PlacedBy) > 0 {
+		s += " by " + strings.Join(b.PlacedBy, ", ")
+	}
+	return s
 }

@@ -21,6 +21,7 @@ type session struct {
 	BotIP        string
 	UpdateTime   time.Time
 	Started      time.Time
+	LoginError   string // the last login error; "" when none
 
 	// today's performance
 	BetsToday, OKToday, FailedToday int
@@ -35,38 +36,6 @@ func defaultSessions(userID int, now time.Time) []*session {
 			BotRunning: true, BotID: "bot-7f3a", BotIP: "203.0.113.17", UpdateTime: now, Started: now.Add(-90 * time.Minute)},
 		{ID: 4419, UserID: userID, Bookie: "TAB", BookieID: 41, DisplayName: "TAB spare", Balance: 250, BonusBalance: 10,
 			BotRunning: false, BotID: "bot-91c2", BotIP: "198.51.100.4", UpdateTime: now},
-	}
-}
-
-// SessionInfo describes a bookmaker session, for tests.
-type SessionInfo struct {
-	ID          int
-	Bookie      string
-	DisplayName string
-	Balance     float64
-	BotRunning  bool
-}
-
-// Sessions returns the default user's sessions.
-func (s *Service) Sessions() []SessionInfo {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.advance(s.clock.Now())
-	out := make([]SessionInfo, 0, len(s.sessions))
-	for _, ss := range s.sessions {
-		out = append(out, SessionInfo{ID: ss.ID, Bookie: ss.Bookie, DisplayName: ss.DisplayName, Balance: ss.Balance, BotRunning: ss.BotRunning})
-	}
-	return out
-}
-
-// SetBotRunning starts or stops the bot of a session.
-func (s *Service) SetBotRunning(sessionID int, running bool) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	now := s.clock.Now()
-	s.advance(now)
-	if ss := s.session(sessionID); ss != nil {
-		ss.setRunning(running, now)
 	}
 }
 
@@ -88,6 +57,9 @@ func (s *Service) session(id int) *session {
 }
 
 func (ss *session) loginStatus() string {
+	if ss.LoginError != "" {
+		return "LOGIN_FAILED"
+	}
 	if ss.BotRunning {
 		return "LOGGED_IN"
 	}
@@ -96,6 +68,10 @@ func (ss *session) loginStatus() string {
 
 func (ss *session) json() map[string]any {
 	active := 0
+	var loginError any
+	if ss.LoginError != "" {
+		loginError = ss.LoginError
+	}
 	var started any
 	if ss.BotRunning {
 		active = 1
@@ -114,7 +90,7 @@ func (ss *session) json() map[string]any {
 		"running_sessions":   active,
 		"login_status":       ss.loginStatus(),
 		"last_login_attempt": stamp(ss.Started),
-		"login_error":        nil,
+		"login_error":        loginError,
 		"session_details": map[string]any{
 			"active_sessions":    active,
 			"session_start_time": started,
@@ -183,9 +159,7 @@ func readCommand(c *call, on, off string) (turnOn, ok bool) {
 	}
 	cmd, _ := str(m, "command")
 	if cmd != on && cmd != off {
-		fe := fieldErrors{}
-		fe.add("command", `"`+cmd+`" is not a valid choice. Use "`+on+`" or "`+off+`".`)
-		writeJSON(c.w, http.StatusBadRequest, fe)
+		writeFieldError(c.w, "command", `"`+cmd+`" is not a valid choice. Use "`+on+`" or "`+off+`".`)
 		return false, false
 	}
 	return cmd == on, true
@@ -245,186 +219,24 @@ func (s *Service) controlAll(c *call) {
 	})
 }
 
-func boolInt(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
-}
-
-// rateLimited applies a sliding one-minute window of sim time; it answers
-// 429 with Retry-After and reports true when the limit is reached.
-func rateLimited(c *call, times *[]time.Time, limit int) bool {
-	kept := (*times)[:0]
-	for _, t := range *times {
-		if c.now.Sub(t) < time.Minute && !t.After(c.now) {
-			kept = append(kept, t)
-		}
-	}
-	*times = kept
-	if len(kept) >= limit {
-		wait := kept[0].Add(time.Minute).Sub(c.now)
-		secs := int((wait + time.Second - 1) / time.Second)
-		if secs < 1 {
-			secs = 1
-		}
-		c.w.Header().Set("Retry-After", strconv.Itoa(secs))
-		writeError(c.w, http.StatusTooManyRequests, "Request was throttled. Expected available in "+strconv.Itoa(secs)+" seconds.")
-		return true
-	}
-	*times = append(*times, c.now)
-	return false
-}
-
-// POST /account/login/ {"email", "password"} → {"token"}
-func (s *Service) login(c *call) {
-	if rateLimited(c, &s.loginTimes, loginLimit) {
-		return
-	}
-	m, ok := decodeBody(c)
-	if !ok {
-		return
-	}
-	email, _ := str(m, "email")
-	password, _ := str(m, "password")
-	fe := fieldErrors{}
-	if email == "" {
-		fe.add("email", "This field is required.")
-	}
-	if password == "" {
-		fe.add("password", "This field is required.")
-	}
-	if len(fe) > 0 {
-		writeJSON(c.w, http.StatusBadRequest, fe)
-		return
-	}
-	for _, u := range s.users {
-		if strings.EqualFold(u.Email, email) && u.Password == password {
-			writeJSON(c.w, http.StatusOK, map[string]string{"token": s.issueToken(u, c.now, time.Time{})})
-			return
-		}
-	}
-	writeError(c.w, http.StatusUnauthorized, "Unable to log in with provided credentials.")
-}
-
-// POST /account/refresh_token/ {"token"} → {"token"}, only within 7 days
-// of the original login; the new token keeps that login time.
-func (s *Service) refreshToken(c *call) {
-	m, ok := decodeBody(c)
-	if !ok {
-		return
-	}
-	tok, _ := str(m, "token")
-	if tok == "" {
-		if scheme, t, ok := strings.Cut(c.r.Header.Get("Authorization"), " "); ok && scheme == "Token" {
-			tok = strings.TrimSpace(t)
-		}
-	}
-	if tok == "" {
-		fe := fieldErrors{}
-		fe.add("token", "This field is required.")
-		writeJSON(c.w, http.StatusBadRequest, fe)
-		return
-	}
-	t := s.tokens[tok]
-	switch {
-	case t == nil:
-		writeError(c.w, http.StatusUnauthorized, "Invalid token.")
-	case t.Expired || !c.now.Before(t.IssuedAt.Add(tokenLifetime)):
-		writeError(c.w, http.StatusUnauthorized, "Token has expired.")
-	case !c.now.Before(t.OrigIat.Add(refreshWindow)):
-		writeError(c.w, http.StatusUnauthorized, "refresh window expired: log in again")
-	default:
-		writeJSON(c.w, http.StatusOK, map[string]string{"token": s.issueToken(t.User, c.now, t.OrigIat)})
-	}
-}
-
-// POST /account/signup/ {"email", "password"}
-func (s *Service) signup(c *call) {
-	times := s.limited["signup"]
-	defer func() { s.limited["signup"] = times }()
-	if rateLimited(c, &times, otherLimit) {
-		return
-	}
-	m, ok := decodeBody(c)
-	if !ok {
-		return
-	}
-	email, _ := str(m, "email")
-	password, _ := str(m, "password")
-	fe := fieldErrors{}
-	if !strings.Contains(email, "@") {
-		fe.add("email", "Enter a valid email address.")
-	}
-	if len(password) < 8 {
-		fe.add("password", "This password is too short. It must contain at least 8 characters.")
-	}
-	for _, u := range s.users {
-		if strings.EqualFold(u.Email, email) {
-			fe.add("email", "A user with that email already exists.")
-		}
-	}
-	if len(fe) > 0 {
-		writeJSON(c.w, http.StatusBadRequest, fe)
-		return
-	}
-	// A new user has no subscription yet.
-	u := &user{ID: s.newID(), Email: email, Password: password, Nickname: strings.Split(email, "@")[0]}
-	s.users = append(s.users, u)
-	writeJSON(c.w, http.StatusCreated, map[string]any{"id": u.ID, "email": u.Email})
-}
-
-// POST /account/forgot_password/ {"email"}: always the same answer, so it
-// does not reveal who has an account.
-func (s *Service) forgotPassword(c *call) {
-	times := s.limited["forgot"]
-	defer func() { s.limited["forgot"] = times }()
-	if rateLimited(c, &times, otherLimit) {
-		return
-	}
-	if _, ok := decodeBody(c); !ok {
-		return
-	}
-	writeJSON(c.w, http.StatusOK, map[string]string{"status": "success", "message": "If the address has an account, a reset e-mail was sent."})
-}
-
-// POST /account/reset_password/ {"token", "password"}: the sim sends no
-// e-mails, so every reset token is invalid.
-func (s *Service) resetPassword(c *call) {
-	times := s.limited["reset"]
-	defer func() { s.limited["reset"] = times }()
-	if rateLimited(c, &times, otherLimit) {
-		return
-	}
-	if _, ok := decodeBody(c); !ok {
-		return
-	}
-	writeError(c.w, http.StatusBadRequest, "Invalid or expired reset token.")
-}
-
-// POST /account/logout/: disconnects the bot sessions; the token stays
-// valid (it is a JWT in the real service and cannot be revoked).
-func (s *Service) logout(c *call) {
-	for _, ss := range s.userSessions(c.user) {
-		ss.setRunning(false, c.now)
-	}
-	writeJSON(c.w, http.StatusOK, map[string]string{"status": "success", "message": "Bot sessions disconnected."})
-}
-
 // GET /account/readiness/: our shape, the spec shows none.
 func (s *Service) readiness(c *call) {
 	sessions := []any{}
 	running := 0
 	bots := map[string]bool{}
 	for _, ss := range s.userSessions(c.user) {
-		if ss.BotRunning {
+		var loginError any
+		if ss.LoginError != "" {
+			loginError = ss.LoginError
+		}
+		if ss.BotRunning && ss.LoginError == "" {
 			running++
 			bots[ss.BotID] = true
 		}
 		sessions = append(sessions, map[string]any{
 			"id": ss.ID, "display_name": ss.DisplayName, "bookie": ss.Bookie,
 			"bot_id": ss.BotID, "bot_running": ss.BotRunning, "login_status": ss.loginStatus(),
-			"balance": cents(ss.Balance),
+			"login_error": loginError, "balance": cents(ss.Balance),
 		})
 	}
 	writeJSON(c.w, http.StatusOK, map[string]any{

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"net/http/httptest"
 	"runtime"
 	"testing"
 	"time"
@@ -57,15 +56,7 @@ func newBenchService(b *testing.B, n int) *benchService {
 }
 
 func (bs *benchService) do(b *testing.B, method, path string, body any) []byte {
-	var rd *bytes.Reader
-	if body != nil {
-		buf, _ := json.Marshal(body)
-		rd = bytes.NewReader(buf)
-	} else {
-		rd = bytes.NewReader(nil)
-	}
-	req := httptest.NewRequest(method, path, rd)
-	req.Header.Set("Authorization", "Token "+bs.token)
+	req := serverRequest(method, path, bs.token, body)
 	w := &sink{header: http.Header{}, keep: body != nil}
 	bs.svc.ServeHTTP(w, req)
 	if w.code != 200 {

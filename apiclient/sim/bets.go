@@ -7,100 +7,31 @@ import (
 	"time"
 )
 
-// recordView is the wire shape of a bet record, fields in the order the
-// service has always sent them (the keys sorted).
-type recordView struct {
-	Amount                  float64 `json:"amount"`
-	Bookie                  int     `json:"bookie"`
-	BotID                   string  `json:"bot_id"`
-	CreatedAt               any     `json:"created_at"`
-	CurrentOdds             float64 `json:"current_odds"`
-	DisplayName             string  `json:"display_name"`
-	ID                      int     `json:"id"`
-	IsDeleted               bool    `json:"is_deleted"`
-	Label                   string  `json:"label"`
-	Market                  string  `json:"market"`
-	MeetingDate             string  `json:"meeting_date"`
-	Notification            int     `json:"notification"`
-	Notified                bool    `json:"notified"`
-	Owner                   int     `json:"owner"`
-	Profit                  float64 `json:"profit"`
-	ProfitUpdatedAt         any     `json:"profit_updated_at"`
-	ProfitUpdatedBy         string  `json:"profit_updated_by"`
-	ReportingUsage          int     `json:"reporting_usage"`
-	ResultTime              any     `json:"result_time"`
-	Selection               string  `json:"selection"`
-	SettledAt               any     `json:"settled_at"`
-	Sports                  string  `json:"sports"`
-	Status                  string  `json:"status"`
-	SubmitError             string  `json:"submit_error"`
-	SubmitResult            string  `json:"submit_result"`
-	SubmitTime              any     `json:"submit_time"`
-	TransactionID           string  `json:"transaction_id"`
-	TransactionMinCreatedAt any     `json:"transaction_min_created_at"`
-	TransactionResult       string  `json:"transaction_result"`
-	UsedBonus               bool    `json:"used_bonus"`
-	UsedBoost               bool    `json:"used_boost"`
-	UsedSPG                 bool    `json:"used_spg"`
-	UserNotes               string  `json:"user_notes"`
+// betRecord is one session's attempt at a notification.
+type betRecord struct {
+	ID           int
+	n            *notification
+	s            *session
+	Amount, Odds float64
+	CreatedAt    time.Time
+	SubmitResult string
+	SubmitError  string
+	Profit       float64
+	Status       string
+	TxResult     string
+	TxID         string
+	SettledAt    time.Time
+	json         []byte // encoded, nil when stale
 }
 
-// recordJSON is the encoded record, cached until it is settled. The bytes
-// are shared: never modify them.
-func (s *Service) recordJSON(r *betRecord) []byte {
-	if r.json == nil {
-		r.json = encode(recordViewOf(r))
-	}
-	return r.json
-}
-
-func recordViewOf(r *betRecord) *recordView {
-	n := r.n
-	var submit, resultTime, settled any
-	if r.SubmitResult != "" {
-		submit = stamp(r.CreatedAt.Add(-400 * time.Millisecond))
-		resultTime = stamp(r.CreatedAt)
-	}
-	if !r.SettledAt.IsZero() {
-		settled = stamp(r.SettledAt)
-	}
-	meeting := ""
-	if n.race != nil {
-		meeting = n.race.local(n.race.Start).Format("2006-01-02")
-	}
-	profitBy, profitAt := "", any(nil)
-	if !r.SettledAt.IsZero() {
-		profitBy, profitAt = "system", settled
-	}
-	return &recordView{
-		ID:                      r.ID,
-		DisplayName:             r.s.DisplayName,
-		Amount:                  r.Amount,
-		CurrentOdds:             r.Odds,
-		CreatedAt:               stamp(r.CreatedAt),
-		Market:                  n.Market,
-		Selection:               n.Selection,
-		SubmitTime:              submit,
-		ResultTime:              resultTime,
-		SubmitResult:            r.SubmitResult,
-		SubmitError:             r.SubmitError,
-		Profit:                  r.Profit,
-		TransactionID:           r.TxID,
-		BotID:                   r.s.BotID,
-		Notified:                true,
-		Sports:                  n.Sports,
-		Owner:                   n.UserID,
-		Bookie:                  r.s.BookieID,
-		Notification:            n.ID,
-		TransactionMinCreatedAt: resultTime,
-		MeetingDate:             meeting,
-		ProfitUpdatedBy:         profitBy,
-		ProfitUpdatedAt:         profitAt,
-		SettledAt:               settled,
-		TransactionResult:       r.TxResult,
-		Status:                  r.Status,
-		Label:                   n.Label,
-	}
+// botLog is a line a bot writes about a notification (GET /bot/logs/).
+type botLog struct {
+	ID             int
+	NotificationID int
+	UserID         int
+	BotID          string
+	Log            string
+	At             time.Time
 }
 
 // userRecords lists the user's records, oldest first.
@@ -123,31 +54,6 @@ func (s *Service) listBets(c *call) {
 	writePage(c.w, paginate(c, len(list)), func(i int) []byte {
 		return s.recordJSON(newestFirst(list, i))
 	})
-}
-
-type sessionInfoView struct {
-	Amount      float64 `json:"amount"`
-	Bonus       string  `json:"bonus"`
-	Bookie      string  `json:"bookie"`
-	BotID       string  `json:"bot_id"`
-	DisplayName string  `json:"display_name"`
-	Market      string  `json:"market"`
-	Odds        float64 `json:"odds"`
-	Runner      string  `json:"runner"`
-}
-
-type logView struct {
-	ID  int    `json:"id"`
-	Log string `json:"log"`
-}
-
-type betsOfNotificationView struct {
-	AverageDeductionPercentage string            `json:"average_deduction_percentage"`
-	Bets                       []json.RawMessage `json:"bets"`
-	BotLogs                    []logView         `json:"bot_logs"`
-	IsBetGroup                 int               `json:"is_bet_group"`
-	Logs                       []any             `json:"logs"`
-	SessionInfo                []sessionInfoView `json:"session_info"`
 }
 
 // GET /bet/notification/{id}/: the new doc's object, or the old doc's bare
@@ -196,9 +102,7 @@ func (s *Service) searchBets(c *call) {
 	var ids []json.Number
 	if raw, has := m["ids"]; has {
 		if err := json.Unmarshal(raw, &ids); err != nil {
-			fe := fieldErrors{}
-			fe.add("ids", "Expected a list of integers.")
-			writeJSON(c.w, http.StatusBadRequest, fe)
+			writeFieldError(c.w, "ids", "Expected a list of integers.")
 			return
 		}
 	}
@@ -256,14 +160,6 @@ func (s *Service) botLogsOfNotification(c *call) {
 		return
 	}
 	s.writeLogs(c, len(n.logs), func(i int) botLog { return s.botLogs[n.logs[i]] })
-}
-
-type botLogView struct {
-	BotID        string `json:"bot_id"`
-	CreatedAt    any    `json:"created_at"`
-	ID           int    `json:"id"`
-	Log          string `json:"log"`
-	Notification int    `json:"notification"`
 }
 
 // writeLogs writes the user's bot logs among at(0) … at(count-1) (oldest

@@ -8,6 +8,27 @@ import (
 	"time"
 )
 
+// GET /competition/namecodes/: a bare array of the races not yet started.
+func (s *Service) namecodes(c *call) {
+	out := []any{}
+	for _, r := range s.world.races {
+		if !r.Start.After(c.now) {
+			continue
+		}
+		out = append(out, map[string]any{
+			"code":         r.Venue.Code,
+			"name":         r.Venue.Names,
+			"event_number": r.EventNumber,
+			"starttime":    r.local(r.Start).Format(layoutSecond),
+			"runners":      r.runnersCSV(),
+			"runner_names": r.runnerNames(","),
+			"country":      "AUS",
+			"scrape_date":  r.local(r.ScrapeDate).Format(layoutMicro),
+		})
+	}
+	writeJSON(c.w, http.StatusOK, out)
+}
+
 type bookmaker struct {
 	ID    int
 	Title string
@@ -133,9 +154,7 @@ func (s *Service) publishTips(c *call) {
 	}
 	key, _ := str(m, "apikey")
 	if key == "" {
-		fe := fieldErrors{}
-		fe.add("apikey", "This field is required.")
-		writeJSON(c.w, http.StatusBadRequest, fe)
+		writeFieldError(c.w, "apikey", "This field is required.")
 		return
 	}
 	if key != s.opts.TipsterAPIKey {
@@ -144,9 +163,7 @@ func (s *Service) publishTips(c *call) {
 	}
 	var tips []map[string]any
 	if raw, has := m["tips"]; !has || json.Unmarshal(raw, &tips) != nil || len(tips) == 0 {
-		fe := fieldErrors{}
-		fe.add("tips", "A non-empty list of tips is required.")
-		writeJSON(c.w, http.StatusBadRequest, fe)
+		writeFieldError(c.w, "tips", "A non-empty list of tips is required.")
 		return
 	}
 	for _, t := range tips {

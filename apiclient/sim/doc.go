@@ -1,15 +1,23 @@
 // Package sim is an in-memory simulation of the Betting Automation Service,
-// served over real HTTP, for tests, the README demo and rehearsals. It
-// speaks the wire format on its own (it imports nothing of ours), so it
-// checks the client independently.
+// served over real HTTP (Serve, on loopback only), for tests, the README
+// demo and rehearsals. It speaks the wire format on its own (it imports
+// nothing of ours), so it checks the client independently.
 //
-// The world is fixed by Options.Seed: meetings at seven venues, every four
-// hours of sim time a new round of eight races each, runners with win odds
+// The world is fixed by Options.Seed: a meeting a day at each venue (the
+// first starting minutes after the simulator), eight races each, runners with win odds
 // and a finishing order drawn with probability ~ 1/odds. It moves lazily:
 // each request first lets it catch up with the clock. Bots of running
 // sessions take a notification up Options.TakeUpDelay after creation (or
-// trigger) if its race has not started; races are resulted two minutes
-// after their start.
+// trigger) if its race has not started (or, for the share Options.SlowBots
+// of notifications the seed picks, after 85 to 95 s); races are resulted
+// Options.ResultDelay (two minutes) after their start.
+//
+// A racing day that does not go to the card is made with MoveStart (the
+// start moves, listings follow), RunAt (the race runs at another time than
+// listed, as race data in the wrong time zone), and Scratch (a runner is
+// withdrawn: bets on it are resulted void at once, with competition result
+// "VOID" and records status "VOID", and bots refuse new ones). Each acts
+// on every notification of the race, whoever created it.
 //
 // Quirks kept from the spec: no duplicate detection on create; a create
 // that reaches no bot (or names an unknown race) is a 200; pagination
@@ -35,6 +43,7 @@
 //   - POST .../cancel/ and .../trigger/: {"status": "success", "message"}.
 //   - A refused bet record has submit_result "Error", amount 0, profit 0,
 //     status "FAILED"; an accepted one is "PENDING" until settled, then
-//     "SETTLED" with transaction_result "WIN" or "LOSS".
+//     "SETTLED" with transaction_result "WIN" or "LOSS", or "VOID" (both)
+//     when its runner was scratched.
 //   - A notification for a race the world does not have is never resulted.
 package sim

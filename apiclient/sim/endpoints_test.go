@@ -34,8 +34,11 @@ func TestNamecodes(t *testing.T) {
 		}
 		_, off := st.Zone()
 		wantOff := 11 * 3600 // March: daylight time in the south
-		if r.Name[0] == "Eagle Farm" || r.Name[0] == "Albion Park" {
+		switch r.Name[0] {
+		case "Eagle Farm", "Albion Park":
 			wantOff = 10 * 3600 // Queensland has none
+		case "Gloucester Park":
+			wantOff = 8 * 3600 // nor has Western Australia, three hours behind
 		}
 		if off != wantOff {
 			t.Errorf("%s: offset %d", r.StartTime, off)
@@ -45,7 +48,7 @@ func TestNamecodes(t *testing.T) {
 			t.Errorf("race %+v", r)
 		}
 	}
-	if len(codes) != 3 || venues["Flemington"] < 8 || venues["The Meadows"] < 8 {
+	if len(codes) != 3 || venues["Flemington"] < 8 || venues["The Meadows"] < 8 || venues["Gloucester Park"] < 8 {
 		t.Fatalf("codes %v venues %v", codes, venues)
 	}
 	// Only upcoming races: after the first start, that race is gone.

@@ -28,15 +28,7 @@ type goldenRecorder struct {
 
 func (g *goldenRecorder) do(method, path string, body any) []byte {
 	g.t.Helper()
-	var rd *bytes.Reader
-	if body != nil {
-		buf, _ := json.Marshal(body)
-		rd = bytes.NewReader(buf)
-	} else {
-		rd = bytes.NewReader(nil)
-	}
-	req := httptest.NewRequest(method, path, rd)
-	req.Header.Set("Authorization", "Token "+g.token)
+	req := serverRequest(method, path, g.token, body)
 	w := httptest.NewRecorder()
 	g.svc.ServeHTTP(w, req)
 	fmt.Fprintf(&g.log, "%s %s %d\n%s\n\n", method, path, w.Code, w.Body.Bytes())

@@ -33,6 +33,18 @@ func setup(t *testing.T, opts sim.Options) *env {
 	return &env{t: t, svc: svc, clock: clock, srv: srv, token: svc.Token()}
 }
 
+// serverRequest is an incoming request for calling ServeHTTP directly,
+// body (if any) sent as JSON.
+func serverRequest(method, path, token string, body any) *http.Request {
+	var buf []byte
+	if body != nil {
+		buf, _ = json.Marshal(body)
+	}
+	req := httptest.NewRequest(method, path, bytes.NewReader(buf))
+	req.Header.Set("Authorization", "Token "+token)
+	return req
+}
+
 type resp struct {
 	Status int
 	Header http.Header

@@ -30,7 +30,6 @@ func (s *Service) addNotification(n *notification) {
 	}
 }
 
-// addRecord stores a new bet record of n.
 func (s *Service) addRecord(n *notification, r *betRecord) {
 	n.records = append(n.records, r)
 	s.recsByUser[n.UserID] = append(s.recsByUser[n.UserID], r)
@@ -41,6 +40,7 @@ func (s *Service) addRecord(n *notification, r *betRecord) {
 type event struct {
 	at     time.Time
 	settle bool
+	void   bool // a settle that voids the bet (a scratched selection)
 	n      *notification
 }
 

@@ -31,16 +31,26 @@ var DefaultVenues = []Venue{
 	{Names: []string{"Eagle Farm", "EAGLE FARM"}, Code: "Galloping", State: "QLD"},
 	{Names: []string{"Albion Park", "ALBION PARK"}, Code: "Harness", State: "QLD"},
 	{Names: []string{"Wentworth Park", "WENTWORTH PARK"}, Code: "Greyhounds", State: "NSW"},
+	// Meetings that race on some days only in the real calendar race every
+	// day here, so a plan naming them rehearses whatever day it is.
+	{Names: []string{"Moonee Valley", "MOONEE VALLEY"}, Code: "Galloping", State: "VIC"},
+	{Names: []string{"Caulfield", "CAULFIELD"}, Code: "Galloping", State: "VIC"},
+	{Names: []string{"Gloucester Park", "GLOUCESTER PARK"}, Code: "Harness", State: "WA"},
+	{Names: []string{"Sandown Park", "SANDOWN PARK"}, Code: "Greyhounds", State: "VIC"},
 }
 
-// A meeting round covers four hours of sim time; the world adds the next
-// round's races as time moves on, so a long rehearsal never runs dry.
+// A meeting round is one meeting day: each venue races once a day, as in
+// the real calendar, so a race (venue, code, number) has one entry per
+// meeting date. The first card starts a few minutes after the simulator,
+// so a rehearsal plays a card whatever the time of day; the world adds the
+// next day's meeting as time moves on, so a long rehearsal never runs dry.
 const (
-	roundLength    = 4 * time.Hour
+	roundLength    = 24 * time.Hour
 	raceGap        = 30 * time.Minute
 	firstRaceAfter = 5 * time.Minute
 	venueStagger   = 4 * time.Minute
-	resultDelay    = 2 * time.Minute
+	// defaultResultDelay is how long after the off a race is resulted.
+	defaultResultDelay = 2 * time.Minute
 )
 
 type runner struct {
@@ -58,9 +68,23 @@ type race struct {
 	Runners     []runner
 	Order       []int // finishing order (runner numbers), drawn when the race is made, shown once resulted
 	ScrapeDate  time.Time
+	// ranAt, when set, is when the race really runs while the service
+	// still lists Start (race data in the wrong time zone).
+	ranAt     time.Time
+	scratched []int         // runner numbers withdrawn: bets on them are void
+	resultIn  time.Duration // after the off, when it is resulted
 }
 
-func (r *race) resultAt() time.Time { return r.Start.Add(resultDelay) }
+// off is when the race really starts: bots stop taking bets on it then,
+// and it is resulted resultIn later.
+func (r *race) off() time.Time {
+	if !r.ranAt.IsZero() {
+		return r.ranAt
+	}
+	return r.Start
+}
+
+func (r *race) resultAt() time.Time { return r.off().Add(r.resultIn) }
 
 func (r *race) runner(num int) (runner, bool) {
 	for _, rn := range r.Runners {
@@ -109,15 +133,16 @@ func (r *race) local(t time.Time) time.Time { return localTime(t, r.Venue.State)
 
 // world holds the races, generated round by round from the seed.
 type world struct {
-	seed   int64
-	start  time.Time
-	venues []Venue
-	races  []*race
-	rounds int
+	seed        int64
+	resultDelay time.Duration
+	start       time.Time
+	venues      []Venue
+	races       []*race
+	rounds      int
 }
 
-func newWorld(seed int64, start time.Time, venues []Venue) *world {
-	w := &world{seed: seed, start: start, venues: venues}
+func newWorld(seed int64, start time.Time, venues []Venue, resultDelay time.Duration) *world {
+	w := &world{seed: seed, start: start, venues: venues, resultDelay: resultDelay}
 	w.ensure(start)
 	return w
 }
@@ -154,6 +179,7 @@ func (w *world) makeRound(round int) {
 				EventNumber: i + 1,
 				Start:       start,
 				ScrapeDate:  base,
+				resultIn:    w.resultDelay,
 			}
 			rc.Runners = makeRunners(rng, v.Code)
 			rc.Order = drawOrder(rng, rc.Runners)
@@ -302,12 +328,15 @@ func venueMatches(v *Venue, name string) bool {
 	return false
 }
 
-// localTime shows t as an Australian clock at a venue in state: +10:00, or
-// +11:00 during daylight time (first Sunday of October 2am to first Sunday
-// of April 3am) outside Queensland and the Northern Territory.
+// localTime shows t as an Australian clock at a venue in state: +08:00 in
+// Western Australia, +10:00, or +11:00 during daylight time (first Sunday of
+// October 2am to first Sunday of April 3am) outside Queensland and the
+// Northern Territory.
 func localTime(t time.Time, state string) time.Time {
 	switch strings.ToUpper(state) {
-	case "QLD", "NT", "WA":
+	case "WA":
+		return t.In(awst)
+	case "QLD", "NT":
 		return t.In(aest)
 	}
 	std := t.In(aest)
@@ -324,6 +353,7 @@ func localTime(t time.Time, state string) time.Time {
 var (
 	aest = time.FixedZone("AEST", 10*3600)
 	aedt = time.FixedZone("AEDT", 11*3600)
+	awst = time.FixedZone("AWST", 8*3600)
 )
 
 func firstSunday(year int, m time.Month) time.Time {

@@ -1,0 +1,119 @@
+package main
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/spf13/pflag"
+
+	"github.com/betplan/betplan/engine"
+	"github.com/betplan/betplan/reporters"
+)
+
+// planOptions are the flags of `betplan plan`.
+type planOptions struct {
+	Out              string
+	DetailedExitcode bool
+	Format           string
+	rehearsal        rehearsalOptions
+	state            stateOptions
+	service          serviceOptions
+}
+
+func planCommand() *command {
+	return &command{
+		name:    "plan",
+		args:    "PLAN",
+		summary: "show what run would do now, without creating anything",
+		exits: append([]exitDoc{
+			{exitOK, "the preview was shown (with --detailed-exitcode: nothing to create)"},
+			{exitFailed, "the preview could not be made (an API error)"},
+			{exitUsage, "usage error or invalid plan, before any request"},
+			{exitRefused, "the service cannot be reached or refuses the credentials"},
+			{exitChanges, "with --detailed-exitcode: there is something to create"},
+		}, interruptedExits...),
+		examples: `  # what would run do now, on the embedded simulated service
+  betplan plan --sim examples/saturday-card.yaml
+  # save exactly what it would create, for review; run applies it later
+  betplan plan --out saturday.plan.json plans/saturday.yaml
+  betplan run saturday.plan.json
+`,
+		colour: true,
+		setup:  bindTo((*planOptions).bind, previewPlan),
+	}
+}
+
+func (o *planOptions) bind(fs *pflag.FlagSet) {
+	fs.StringVar(&o.Out, "out", "", "save the plan to FILE; 'betplan run FILE' then applies exactly that")
+	fs.BoolVar(&o.DetailedExitcode, "detailed-exitcode", false, "exit 0 when nothing would be created, 4 when something would")
+	fs.StringVar(&o.Format, "format", "text", "output format: text, json or markdown")
+	fs.BoolVar(&o.rehearsal.Sim, "sim", false, "resolve against an in-process simulated service")
+	o.rehearsal.bindWorld(fs)
+	o.state.bind(fs)
+	o.service.bind(fs)
+	o.service.rehearsable = true
+}
+
+// previewPlan is `betplan plan PLAN`.
+func previewPlan(ctx context.Context, sys *sysIO, o *planOptions, args []string) error {
+	path, err := onePlanArg(args)
+	if err != nil {
+		return err
+	}
+	f, err := reporters.ParseFormat(o.Format)
+	if err != nil || (f != "text" && f != "json" && f != "markdown") {
+		return usagef("--format for plan is text, json or markdown, not %q", o.Format)
+	}
+	p, err := loadPlan(sys, path)
+	if err != nil {
+		return err
+	}
+	conn, err := o.service.connectOrRehearse(sys, o.rehearsal.Sim, o.rehearsal.World)
+	if err != nil {
+		return err
+	}
+	defer conn.close()
+	opts, err := engineOptions(sys, path, o.state, conn)
+	if err != nil {
+		return err
+	}
+	opts.Log = nil
+	if conn.simulated {
+		// A preview on a new simulated world has no journal to read.
+		opts.State = opts.State.Scratch()
+	}
+	res, saved, err := engine.Preview(ctx, p, opts)
+	if err != nil {
+		if why := serviceProblem(opts.BaseURL, err); why != nil {
+			return &exitError{code: exitRefused, err: why}
+		}
+		code := exitFailed
+		if engine.IsRefused(err) { // the shared state out of reach
+			code = exitRefused
+		}
+		return &exitError{code: code, err: err}
+	}
+	if err := reporters.Write(sys.Stdout, f, res, reporters.TextOptions{Color: sys.color()}); err != nil {
+		return err
+	}
+	if o.Out != "" {
+		// The plan file is named relative to the saved file, so the saved
+		// plan can be applied from any directory.
+		if rel, err := relativeTo(o.Out, path); err == nil {
+			saved.PlanFile = rel
+		}
+		if err := engine.WriteSavedPlan(o.Out, saved); err != nil {
+			return err
+		}
+		switch n := len(saved.Creates); n {
+		case 0:
+			fmt.Fprintf(sys.Stderr, "saved the plan to %s; it has nothing to create\n", o.Out)
+		default:
+			fmt.Fprintf(sys.Stderr, "saved the plan to %s; 'betplan run %s' applies exactly its %s\n", o.Out, o.Out, count(n, "create"))
+		}
+	}
+	if o.DetailedExitcode && len(saved.Creates) > 0 {
+		return &exitError{code: exitChanges}
+	}
+	return nil
+}

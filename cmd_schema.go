@@ -1,0 +1,53 @@
+package main
+
+import (
+	"context"
+
+	"github.com/betplan/betplan/plan"
+	"github.com/betplan/betplan/reporters"
+)
+
+func schemaCommand() *command {
+	return &command{
+		name:    "schema",
+		args:    "[plan|report|diff]",
+		summary: "print the JSON Schema of plan files (or of report.json, or of diff --format json)",
+		exits: []exitDoc{
+			{exitOK, "the schema was printed"},
+			{exitUsage, "usage error"},
+		},
+		examples: `  betplan schema plan > plan.schema.json
+  betplan schema report
+  betplan schema diff
+`,
+		setup: bindTo(nil, printSchema),
+	}
+}
+
+// printSchema is `betplan schema [plan|report|diff]`.
+func printSchema(_ context.Context, sys *sysIO, _ *noFlags, args []string) error {
+	which := "plan"
+	if len(args) > 1 {
+		return usagef("schema takes at most one argument: plan, report or diff")
+	}
+	if len(args) == 1 {
+		which = args[0]
+	}
+	var b []byte
+	var err error
+	switch which {
+	case "plan":
+		b, err = plan.JSONSchema()
+	case "report":
+		b, err = reporters.JSONSchema()
+	case "diff":
+		b, err = plan.DiffJSONSchema()
+	default:
+		return usagef("unknown schema %q: plan, report or diff", which)
+	}
+	if err != nil {
+		return err
+	}
+	_, err = sys.Stdout.Write(b)
+	return err
+}

@@ -1,0 +1,65 @@
+package main
+
+import (
+	"context"
+
+	"github.com/spf13/pflag"
+
+	"github.com/betplan/betplan/engine"
+)
+
+// statusOptions are the flags of `betplan status`.
+type statusOptions struct {
+	report  reportOptions
+	state   stateOptions
+	service serviceOptions
+}
+
+func statusCommand() *command {
+	return &command{
+		name:    "status",
+		args:    "PLAN",
+		summary: "re-read the outcomes of the plan's bets and rewrite the report",
+		exits: append([]exitDoc{
+			{exitOK, "the report was rewritten and nothing failed"},
+			{exitFailed, "a bet failed, was not taken, is in doubt or unresolved, or an API error"},
+			{exitUsage, "usage error or invalid plan, before any request"},
+			{exitRefused, "the service cannot be reached or refuses the credentials"},
+		}, interruptedExits...),
+		examples: `  betplan status plans/saturday.yaml
+  betplan status --format json plans/saturday.yaml | jq .totals
+`,
+		colour: true,
+		setup:  bindTo((*statusOptions).bind, showStatus),
+	}
+}
+
+func (o *statusOptions) bind(fs *pflag.FlagSet) {
+	o.report.bind(fs)
+	o.state.bind(fs)
+	o.report.bindFormat(fs)
+	o.service.bind(fs)
+}
+
+// showStatus is `betplan status PLAN`.
+func showStatus(ctx context.Context, sys *sysIO, o *statusOptions, args []string) error {
+	path, f, err := o.report.planAndFormat(args)
+	if err != nil {
+		return err
+	}
+	p, err := loadPlan(sys, path)
+	if err != nil {
+		return err
+	}
+	conn, err := o.service.connect(sys)
+	if err != nil {
+		return err
+	}
+	defer conn.close()
+	opts, err := engineOptions(sys, path, o.state, conn)
+	if err != nil {
+		return err
+	}
+	res, err := engine.ReadStatus(ctx, p, opts)
+	return finishRun(sys, o.report, f, opts, res, err)
+}

@@ -1,0 +1,203 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/pflag"
+
+	"github.com/betplan/betplan/engine"
+	"github.com/betplan/betplan/plan"
+)
+
+// validateOptions are the flags of `betplan validate`.
+type validateOptions struct {
+	Format  string
+	Online  bool
+	service serviceOptions
+}
+
+func validateCommand() *command {
+	return &command{
+		name:    "validate",
+		args:    "PLAN|DIR|GLOB...",
+		summary: "check plans offline and report every problem with its position",
+		exits: append([]exitDoc{
+			{exitOK, "every plan is valid (warnings allowed)"},
+			{exitFailed, "with --online: the check against the service failed (an API error)"},
+			{exitUsage, "a plan has errors, or a usage error"},
+			{exitRefused, "with --online: the service cannot be reached or refuses the credentials"},
+		}, interruptedExits...),
+		examples: `  betplan validate plans/saturday.yaml
+  # every plan under a directory, as CI annotations
+  betplan validate --format github plans/
+  betplan validate 'plans/*.yaml'
+`,
+		setup: bindTo((*validateOptions).bind, validatePlans),
+	}
+}
+
+func (o *validateOptions) bind(fs *pflag.FlagSet) {
+	fs.StringVar(&o.Format, "format", "text", "output format: text, json or github")
+	fs.BoolVar(&o.Online, "online", false, "also resolve races and sessions against the service (read-only)")
+	o.service.bind(fs)
+}
+
+// validatePlans is `betplan validate PLAN...`.
+func validatePlans(ctx context.Context, sys *sysIO, o *validateOptions, args []string) error {
+	if len(args) == 0 {
+		return usagef("missing the plan files to validate")
+	}
+	switch o.Format {
+	case "text", "json", "github":
+	default:
+		return usagef("--format is text, json or github, not %q", o.Format)
+	}
+	files, err := planFiles(args)
+	if err != nil {
+		return err
+	}
+	var all plan.Diagnostics
+	src := map[string][]byte{}
+	var plans []*plan.Plan
+	for _, path := range files {
+		p, diags := plan.Load(path)
+		all = append(all, diags...)
+		if b, err := os.ReadFile(path); err == nil {
+			src[path] = b
+		}
+		if p != nil {
+			plans = append(plans, p)
+		}
+	}
+	if o.Online && !all.HasErrors() {
+		diags, err := validateOnline(ctx, sys, &o.service, plans)
+		if err != nil {
+			return err
+		}
+		all = append(all, diags...)
+	}
+	switch o.Format {
+	case "json":
+		err = plan.WriteJSON(sys.Stdout, all)
+	case "github":
+		err = plan.WriteGitHub(sys.Stdout, all)
+	default:
+		if len(all) > 0 {
+			err = plan.WriteText(sys.Stderr, all, src)
+		}
+		if !all.HasErrors() {
+			noun := "plans are"
+			if len(files) == 1 {
+				noun = "plan is"
+			}
+			fmt.Fprintf(sys.Stdout, "%d %s valid", len(files), noun)
+			if n := all.Warnings(); n > 0 {
+				fmt.Fprintf(sys.Stdout, " (%s)", count(n, "warning"))
+			}
+			fmt.Fprintln(sys.Stdout)
+		}
+	}
+	if err != nil {
+		return err
+	}
+	if all.HasErrors() {
+		summary := fmt.Sprintf("%s, %s", count(all.Errors(), "error"), count(all.Warnings(), "warning"))
+		if len(files) > 1 {
+			bad := map[string]bool{}
+			for _, d := range all {
+				if d.Severity == plan.SeverityError {
+					bad[d.Filename] = true
+				}
+			}
+			summary += fmt.Sprintf(" in %d of %d plans", len(bad), len(files))
+		}
+		return &exitError{code: exitUsage, err: errors.New(summary)}
+	}
+	return nil
+}
+
+// planFiles expands validate's arguments: a file as given, a directory to
+// the .yaml and .yml files under it (hidden files and folders such as
+// .betplan, .github and .gitlab-ci.yml skipped: they are not plans), and a
+// glob the shell did not expand to its
+// matches. Something that names no plan file is a usage error.
+func planFiles(args []string) ([]string, error) {
+	var files []string
+	for _, arg := range args {
+		info, err := os.Stat(arg)
+		switch {
+		case err == nil && info.IsDir():
+			found, err := plansUnder(arg)
+			if err != nil {
+				return nil, err
+			}
+			if len(found) == 0 {
+				return nil, usagef("no plan files (.yaml, .yml) under %s", arg)
+			}
+			files = append(files, found...)
+		case err != nil && strings.ContainsAny(arg, "*?["):
+			matches, gerr := filepath.Glob(arg)
+			if gerr != nil {
+				return nil, usagef("bad pattern %q: %v", arg, gerr)
+			}
+			if len(matches) == 0 {
+				return nil, usagef("no files match %s", arg)
+			}
+			files = append(files, matches...)
+		default:
+			files = append(files, arg) // a missing file is reported by Load
+		}
+	}
+	return files, nil
+}
+
+func plansUnder(dir string) ([]string, error) {
+	var out []string
+	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if path != dir && strings.HasPrefix(d.Name(), ".") {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if strings.HasPrefix(d.Name(), ".") {
+			return nil
+		}
+		if ext := filepath.Ext(path); ext == ".yaml" || ext == ".yml" {
+			out = append(out, path)
+		}
+		return nil
+	})
+	return out, err
+}
+
+// validateOnline resolves each plan's races and sessions against the
+// service with read-only calls.
+func validateOnline(ctx context.Context, sys *sysIO, so *serviceOptions, plans []*plan.Plan) (plan.Diagnostics, error) {
+	conn, err := so.connect(sys)
+	if err != nil {
+		return nil, err
+	}
+	defer conn.close()
+	var out plan.Diagnostics
+	for _, p := range plans {
+		d, err := engine.CheckOnline(ctx, p, conn.client, conn.clock)
+		if err != nil {
+			if why := serviceProblem(conn.baseURL, err); why != nil {
+				return nil, &exitError{code: exitRefused, err: why}
+			}
+			return nil, &exitError{code: exitFailed, err: err}
+		}
+		out = append(out, d...)
+	}
+	return out, nil
+}

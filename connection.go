@@ -1,0 +1,130 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/betplan/betplan/apiclient"
+	"github.com/betplan/betplan/apiclient/sim"
+	"github.com/betplan/betplan/engine"
+)
+
+// connection is a client to the service (real or simulated) and the clock
+// the engine should follow.
+type connection struct {
+	client    *apiclient.Client
+	clock     engine.Clock
+	baseURL   string
+	simulated bool
+	insecure  bool // --insecure: plain text allowed off loopback
+	close     func()
+}
+
+// rawBaseURL is the base URL as configured: flag > environment.
+func (s *serviceOptions) rawBaseURL(sys *sysIO) string {
+	if s.BaseURL != "" {
+		return s.BaseURL
+	}
+	return sys.Getenv("BETPLAN_BASE_URL")
+}
+
+// baseURL is the configured base URL in the client's normal form, the one
+// locks and reports are keyed by.
+func (s *serviceOptions) baseURL(sys *sysIO) (string, error) {
+	raw := s.rawBaseURL(sys)
+	if raw == "" {
+		return "", nil
+	}
+	base, err := apiclient.NormalizeBaseURL(raw)
+	if err != nil {
+		return "", baseURLError(err)
+	}
+	return base, nil
+}
+
+// connectOrRehearse is connect, or with simulate an in-process simulated
+// service on a loopback port whose clock moves as fast as the engine
+// sleeps.
+func (s *serviceOptions) connectOrRehearse(sys *sysIO, simulate bool, world simWorld, faults ...sim.Fault) (*connection, error) {
+	if simulate {
+		return s.startSim(world, faults)
+	}
+	return s.connect(sys)
+}
+
+// connect builds the client from flags and environment (flag > env >
+// default).
+func (s *serviceOptions) connect(sys *sysIO) (*connection, error) {
+	base := s.rawBaseURL(sys)
+	if base == "" {
+		if s.rehearsable {
+			return nil, usagef("no service to talk to: set --base-url or BETPLAN_BASE_URL (or rehearse with --sim)")
+		}
+		return nil, usagef("no service to talk to: set --base-url or BETPLAN_BASE_URL")
+	}
+	clock := newServiceClock(apiclient.IsLoopbackURL(base))
+	opts := []apiclient.Option{
+		apiclient.WithDateObserver(clock.observe),
+		apiclient.WithTimeout(s.HTTPTimeout.Value),
+		apiclient.WithRateLimit(s.MaxRPS.Value, 1),
+		apiclient.WithUserAgent("betplan/" + version),
+	}
+	if s.Insecure {
+		opts = append(opts, apiclient.WithInsecure())
+	}
+	token := sys.Getenv("BETPLAN_TOKEN")
+	email, password := sys.Getenv("BETPLAN_EMAIL"), sys.Getenv("BETPLAN_PASSWORD")
+	if token != "" {
+		opts = append(opts, apiclient.WithToken(token))
+	}
+	if email != "" && password != "" {
+		opts = append(opts, apiclient.WithCredentials(email, password))
+	}
+	if token == "" && (email == "" || password == "") {
+		return nil, usagef("no credentials: set BETPLAN_TOKEN, or BETPLAN_EMAIL and BETPLAN_PASSWORD")
+	}
+	c, err := apiclient.New(base, opts...)
+	if err != nil {
+		return nil, baseURLError(err)
+	}
+	return &connection{client: c, clock: clock, baseURL: c.BaseURL(), insecure: s.Insecure, close: func() {}}, nil
+}
+
+// startSim serves a simulated service on 127.0.0.1 for this process.
+func (s *serviceOptions) startSim(world simWorld, faults []sim.Fault) (*connection, error) {
+	clock := sim.NewManualClock(world.Start.or(time.Now()))
+	svc := sim.New(sim.Options{Seed: world.Seed, Clock: clock})
+	for _, f := range faults {
+		svc.InjectFault(f)
+	}
+	srv, err := sim.Serve(svc, "127.0.0.1:0")
+	if err != nil {
+		return nil, fmt.Errorf("start the simulated service: %w", err)
+	}
+	rps := s.MaxRPS.Value
+	if !s.MaxRPS.IsSet {
+		rps = 0 // our own in-process service: no need to be polite
+	}
+	timeout := s.HTTPTimeout.Value
+	if !s.HTTPTimeout.IsSet {
+		timeout = 5 * time.Second // a rehearsed hanging create gives up soon
+	}
+	c, err := apiclient.New(srv.URL,
+		apiclient.WithToken(svc.Token()),
+		apiclient.WithTimeout(timeout),
+		apiclient.WithRateLimit(rps, 1),
+		apiclient.WithTokenCache(""),
+		apiclient.WithNow(clock.Now),
+		apiclient.WithUserAgent("betplan/"+version),
+	)
+	if err != nil {
+		srv.Close()
+		return nil, err
+	}
+	return &connection{client: c, clock: clock, baseURL: srv.URL, simulated: true, close: func() {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		defer cancel()
+		srv.Shutdown(ctx)
+	}}, nil
+}

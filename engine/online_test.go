@@ -1,0 +1,63 @@
+package engine_test
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/betplan/betplan/engine"
+)
+
+func TestCheckOnline(t *testing.T) {
+	w := newWorld(t)
+	a := w.race("Galloping", 0)
+	w.svc.SetBotRunning(4418, false)
+	p := w.plan(fmt.Sprintf(`version: 1
+name: online
+defaults: {market: Fixed Win, type: Fixed Wager}
+limits: {max_stake_per_bet: 10, max_total_stake: 50, max_bets: 5}
+bets:
+  - id: fine
+    race: %[1]s
+    selection: %[2]q
+    stake: 5
+  - id: no-such-runner
+    race: %[1]s
+    selection: "31"
+    stake: 5
+  - id: no-such-race
+    race: {venue: %[3]q, code: Galloping, event_number: 77}
+    selection: "1"
+    stake: 5
+  - id: stranger
+    race: %[1]s
+    selection: %[2]q
+    stake: 5
+    target_session: "999"
+  - id: sleeping
+    race: %[1]s
+    selection: %[2]q
+    stake: 5
+    target_session: "4418"
+`, raceYAML(a), a.Runners[0], a.Venue))
+	before := len(w.svc.Requests())
+	diags, err := engine.CheckOnline(context.Background(), p, w.client(), w.clock)
+	require.NoError(t, err)
+	assert.Equal(t, 2, len(w.svc.Requests())-before, "one races call, one sessions call")
+	var got []string
+	for _, d := range diags {
+		got = append(got, fmt.Sprintf("%s line %d: %s", d.Severity, d.Line, d.Summary))
+	}
+	text := strings.Join(got, "\n")
+	assert.Contains(t, text, "bet no-such-runner: runner 31 is not in "+a.Venue)
+	assert.Contains(t, text, "bet no-such-race: no upcoming race "+a.Venue+" Galloping R77; upcoming at "+a.Venue)
+	assert.Contains(t, text, "error line 18: bet stranger: target_session 999 is not one of the account's sessions")
+	assert.Contains(t, text, "warning line 23: bet sleeping: session 4418 has no running bot")
+	assert.NotContains(t, text, "bet fine")
+	assert.Len(t, diags, 4, text)
+	assert.Zero(t, w.svc.NotificationCount())
+}

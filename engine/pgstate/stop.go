@@ -1,0 +1,86 @@
+package pgstate
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/betplan/betplan/engine"
+)
+
+// SetStop sets (or, with a nil mark, clears) the plan's stop mark. Every
+// machine's run of the plan reads it through its lock's connection.
+func (s *Store) SetStop(ctx context.Context, k engine.PlanKey, mark *engine.StopMark) error {
+	conn, err := s.connect(ctx, false)
+	if err != nil {
+		return err
+	}
+	defer closeConn(conn)
+	id, err := s.planID(ctx, conn, k)
+	if err != nil {
+		return s.unavailable(err)
+	}
+	var b []byte
+	if mark != nil {
+		if b, err = json.Marshal(mark); err != nil {
+			return err
+		}
+	}
+	if _, err := conn.Exec(ctx, "UPDATE "+s.table("plans")+" SET stop_mark = $2 WHERE id = $1", id, b); err != nil {
+		return s.unavailable(err)
+	}
+	return nil
+}
+
+// ReadStop reads the plan's stop mark; a database betplan never wrote to
+// has none.
+func (s *Store) ReadStop(ctx context.Context, k engine.PlanKey) (*engine.StopMark, error) {
+	conn, err := s.connect(ctx, true)
+	if errors.Is(err, errNoSchema) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer closeConn(conn)
+	var b []byte
+	err = conn.QueryRow(ctx, "SELECT stop_mark FROM "+s.table("plans")+" WHERE name = $1 AND base_url = $2", k.Name, k.BaseURL).Scan(&b)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, s.unavailable(err)
+	}
+	return decodeStop(b)
+}
+
+// Stopped reads the stop mark on the connection that holds the lock.
+func (l *lease) Stopped() (*engine.StopMark, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.err != nil {
+		return nil, l.err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), writeTimeout)
+	defer cancel()
+	var b []byte
+	if err := l.conn.QueryRow(ctx, "SELECT stop_mark FROM "+l.store.table("plans")+" WHERE id = $1", l.plan).Scan(&b); err != nil {
+		return nil, l.loseLocked(fmt.Sprintf("the connection that holds it failed (%v)", l.store.cfg.redact(err)))
+	}
+	return decodeStop(b)
+}
+
+func decodeStop(b []byte) (*engine.StopMark, error) {
+	if len(b) == 0 || string(b) == "null" {
+		return nil, nil
+	}
+	var m engine.StopMark
+	if err := json.Unmarshal(b, &m); err != nil {
+		// A mark this betplan cannot read still stops: it was meant to.
+		return &engine.StopMark{By: engine.LockOwner{Command: "an unreadable stop mark"}}, nil
+	}
+	return &m, nil
+}

@@ -1,0 +1,308 @@
+package pgstate
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/betplan/betplan/engine"
+)
+
+// Store is the shared state in one schema of one PostgreSQL database. It
+// holds no connection between calls: a run's lock opens its own.
+type Store struct {
+	cfg *Config
+	// WatchEvery is how often a held lock's connection is checked
+	// (default 1s); a lock found lost stops the run's creates.
+	WatchEvery time.Duration
+	// Retry is the pause between tries while waiting for a lock.
+	Retry time.Duration
+}
+
+// New is the store a checked URL names.
+func New(cfg *Config) *Store { return &Store{cfg: cfg} }
+
+var _ engine.Store = (*Store)(nil)
+
+func (s *Store) String() string { return s.cfg.String() }
+
+func (s *Store) quotedSchema() string { return pgx.Identifier{s.cfg.schema}.Sanitize() }
+
+func (s *Store) table(name string) string { return pgx.Identifier{s.cfg.schema, name}.Sanitize() }
+
+// key is an advisory lock key: the schema is part of it, so two schemas in
+// one database never share a lock.
+func (s *Store) key(parts ...string) int64 {
+	h := sha256.New()
+	h.Write([]byte("betplan\x00" + s.cfg.schema))
+	for _, p := range parts {
+		h.Write([]byte("\x00" + p))
+	}
+	return int64(binary.BigEndian.Uint64(h.Sum(nil)))
+}
+
+func (s *Store) lockKey(k engine.PlanKey) int64 { return s.key("plan", k.Name, k.BaseURL) }
+
+func (s *Store) lockName(k engine.PlanKey) string {
+	return fmt.Sprintf("of plan %s on %s in %s", k.Name, k.BaseURL, s)
+}
+
+// unavailable wraps what went wrong reaching or using the database, with
+// the password removed.
+func (s *Store) unavailable(err error) error {
+	return &engine.StateUnavailableError{Store: s.String(), Err: s.cfg.redact(err)}
+}
+
+// connect opens one connection and brings the schema up to date (or, with
+// readOnly, only checks it; errNoSchema then means nothing was ever kept).
+func (s *Store) connect(ctx context.Context, readOnly bool) (*pgx.Conn, error) {
+	cc, err := pgx.ParseConfig(s.cfg.url.String())
+	if err != nil {
+		return nil, s.unavailable(err)
+	}
+	// A machine that vanishes (a preempted runner) leaves no RST behind:
+	// without keepalives its session, and the plan's lock, would outlive
+	// it by the system's two hours. With these the server ends it within
+	// about a minute; the URL may say otherwise.
+	for k, v := range map[string]string{
+		"application_name":        "betplan",
+		"tcp_keepalives_idle":     "30",
+		"tcp_keepalives_interval": "10",
+		"tcp_keepalives_count":    "3",
+	} {
+		if _, ok := cc.RuntimeParams[k]; !ok {
+			cc.RuntimeParams[k] = v
+		}
+	}
+	conn, err := pgx.ConnectConfig(ctx, cc)
+	if err != nil {
+		return nil, s.unavailable(err)
+	}
+	if readOnly {
+		v, err := s.version(ctx, conn)
+		if err == nil {
+			err = s.checkVersion(v)
+		}
+		if err != nil {
+			closeConn(conn)
+			if errors.Is(err, errNoSchema) {
+				return nil, err
+			}
+			return nil, s.unavailable(err)
+		}
+		return conn, nil
+	}
+	if err := s.migrate(ctx, conn); err != nil {
+		closeConn(conn)
+		return nil, s.unavailable(err)
+	}
+	return conn, nil
+}
+
+func closeConn(conn *pgx.Conn) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	conn.Close(ctx)
+}
+
+// planID returns the plan's row, made on first use.
+func (s *Store) planID(ctx context.Context, conn *pgx.Conn, k engine.PlanKey) (int64, error) {
+	var id int64
+	err := conn.QueryRow(ctx, "INSERT INTO "+s.table("plans")+" (name, base_url) VALUES ($1, $2)"+
+		" ON CONFLICT (name, base_url) DO UPDATE SET name = EXCLUDED.name RETURNING id", k.Name, k.BaseURL).Scan(&id)
+	return id, err
+}
+
+// holder reads who last took the plan's lock.
+func (s *Store) holder(ctx context.Context, conn *pgx.Conn, k engine.PlanKey) (engine.LockOwner, error) {
+	var o engine.LockOwner
+	var pid *int32
+	var host, command, planFile *string
+	var since *time.Time
+	err := conn.QueryRow(ctx, "SELECT holder_pid, holder_host, holder_command, holder_plan_file, holder_since FROM "+
+		s.table("plans")+" WHERE name = $1 AND base_url = $2", k.Name, k.BaseURL).Scan(&pid, &host, &command, &planFile, &since)
+	if err != nil {
+		return o, err
+	}
+	if pid != nil {
+		o.PID = int(*pid)
+	}
+	o.Host, o.Command, o.PlanFile = deref(host), deref(command), deref(planFile)
+	if since != nil {
+		o.Since = since.UTC()
+	}
+	return o, nil
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}
+
+// Lock takes the plan's session advisory lock on a connection of its own,
+// held until Release, and bumps the plan's epoch: the run's fencing token.
+func (s *Store) Lock(ctx context.Context, req engine.LockRequest) (engine.Lease, error) {
+	conn, err := s.connect(ctx, false)
+	if err != nil {
+		return nil, err
+	}
+	lease, err := s.lock(ctx, conn, req)
+	if err != nil {
+		closeConn(conn)
+		return nil, err
+	}
+	return lease, nil
+}
+
+func (s *Store) lock(ctx context.Context, conn *pgx.Conn, req engine.LockRequest) (*lease, error) {
+	id, err := s.planID(ctx, conn, req.PlanKey)
+	if err != nil {
+		return nil, s.unavailable(err)
+	}
+	key := s.lockKey(req.PlanKey)
+	deadline := time.Now().Add(req.Timeout)
+	retry := s.Retry
+	if retry <= 0 {
+		retry = 250 * time.Millisecond
+	}
+	for waited := false; ; waited = true {
+		var ok bool
+		if err := conn.QueryRow(ctx, "SELECT pg_try_advisory_lock($1)", key).Scan(&ok); err != nil {
+			return nil, s.unavailable(err)
+		}
+		if ok {
+			break
+		}
+		if !time.Now().Before(deadline) {
+			owner, _ := s.holder(ctx, conn, req.PlanKey)
+			return nil, &engine.LockedError{Where: s.lockName(req.PlanKey), Owner: owner}
+		}
+		if !waited && req.Waiting != nil {
+			owner, _ := s.holder(ctx, conn, req.PlanKey)
+			req.Waiting(owner)
+		}
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(min(retry, time.Until(deadline))):
+		}
+	}
+	o := req.Owner
+	var epoch int64
+	err = conn.QueryRow(ctx, "UPDATE "+s.table("plans")+" SET epoch = epoch + 1, holder_pid = $2, holder_host = $3,"+
+		" holder_command = $4, holder_plan_file = $5, holder_since = $6, holder_backend = pg_backend_pid()"+
+		" WHERE id = $1 RETURNING epoch", id, o.PID, o.Host, o.Command, o.PlanFile, o.Since).Scan(&epoch)
+	if err != nil {
+		return nil, s.unavailable(err)
+	}
+	entries, err := s.entries(ctx, conn, id)
+	if err != nil {
+		return nil, s.unavailable(err)
+	}
+	l := &lease{store: s, conn: conn, plan: id, epoch: epoch, lost: make(chan struct{}), stop: make(chan struct{}), done: make(chan struct{})}
+	j, err := engine.ReplayJournal(entries, journalRows{l})
+	if err != nil {
+		return nil, s.unavailable(fmt.Errorf("journal of plan %s: %w", req.Name, err))
+	}
+	l.journal = j
+	go l.watch(s.WatchEvery)
+	return l, nil
+}
+
+// entries reads a plan's journal, in order.
+func (s *Store) entries(ctx context.Context, conn *pgx.Conn, plan int64) ([][]byte, error) {
+	rows, err := conn.Query(ctx, "SELECT entry FROM "+s.table("journal")+" WHERE plan_id = $1 ORDER BY serial", plan)
+	if err != nil {
+		return nil, err
+	}
+	return pgx.CollectRows(rows, func(row pgx.CollectableRow) ([]byte, error) {
+		var b []byte
+		err := row.Scan(&b)
+		return b, err
+	})
+}
+
+// ReadJournal reads the plan's journal without the lock (status, plan).
+// It writes nothing: a database where betplan never ran reads as empty.
+func (s *Store) ReadJournal(ctx context.Context, k engine.PlanKey) (*engine.Journal, error) {
+	conn, err := s.connect(ctx, true)
+	if errors.Is(err, errNoSchema) {
+		return engine.ReplayJournal(nil, nil)
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer closeConn(conn)
+	var entries [][]byte
+	var id int64
+	err = conn.QueryRow(ctx, "SELECT id FROM "+s.table("plans")+" WHERE name = $1 AND base_url = $2", k.Name, k.BaseURL).Scan(&id)
+	switch {
+	case errors.Is(err, pgx.ErrNoRows):
+	case err != nil:
+		return nil, s.unavailable(err)
+	default:
+		if entries, err = s.entries(ctx, conn, id); err != nil {
+			return nil, s.unavailable(err)
+		}
+	}
+	j, err := engine.ReplayJournal(entries, nil)
+	if err != nil {
+		return nil, s.unavailable(fmt.Errorf("journal of plan %s: %w", k.Name, err))
+	}
+	return j, nil
+}
+
+// Unlock shows who holds the plan's lock. The lock of a run that ended is
+// released with its session, so there is nothing stale to remove; a live
+// holder (or one whose machine vanished and whose session lingers) is
+// fenced off with force: the epoch moves on, so none of its journal
+// writes can land, and its session is terminated, which frees the lock.
+func (s *Store) Unlock(ctx context.Context, k engine.PlanKey, force bool) (engine.LockOwner, error) {
+	conn, err := s.connect(ctx, true)
+	if errors.Is(err, errNoSchema) {
+		return engine.LockOwner{}, fmt.Errorf("no run of plan %s has used %s", k.Name, s)
+	}
+	if err != nil {
+		return engine.LockOwner{}, err
+	}
+	defer closeConn(conn)
+	owner, err := s.holder(ctx, conn, k)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return owner, fmt.Errorf("no run of plan %s on %s has used %s", k.Name, k.BaseURL, s)
+	}
+	if err != nil {
+		return owner, s.unavailable(err)
+	}
+	key := s.lockKey(k)
+	var free bool
+	if err := conn.QueryRow(ctx, "SELECT pg_try_advisory_lock($1)", key).Scan(&free); err != nil {
+		return owner, s.unavailable(err)
+	}
+	if free {
+		return owner, fmt.Errorf("no run holds the lock %s (last held by %s): nothing to unlock", s.lockName(k), owner)
+	}
+	if !force {
+		return owner, &engine.LockedError{Where: s.lockName(k), Owner: owner}
+	}
+	// Fence first, then stop: from the moment the epoch moves on, no write
+	// of the holder lands, even if its session outlives the terminate.
+	if _, err := conn.Exec(ctx, "UPDATE "+s.table("plans")+" SET epoch = epoch + 1 WHERE name = $1 AND base_url = $2", k.Name, k.BaseURL); err != nil {
+		return owner, s.unavailable(err)
+	}
+	// The holder's session, whatever machine it came from.
+	_, err = conn.Exec(ctx, `SELECT pg_terminate_backend(pid) FROM pg_locks
+		WHERE locktype = 'advisory' AND granted AND objsubid = 1
+		  AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
+		  AND classid::bigint = ($1::bigint >> 32) & 4294967295 AND objid::bigint = $1::bigint & 4294967295`, key)
+	if err != nil {
+		return owner, s.unavailable(err)
+	}
+	return owner, nil
+}

@@ -1,0 +1,221 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/betplan/betplan/plan"
+)
+
+// StopMark is a plan's kill switch: while it is set, no run of the plan
+// creates anything. It lives beside the plan's lock (the lock dir, or the
+// shared state), so every run that could take the lock sees it, whatever
+// its state dir. A run that holds the lock reads it before every create
+// and once per tick, and ends when it finds it; `betplan stop --resume`
+// clears it.
+type StopMark struct {
+	At time.Time `json:"at"`
+	By LockOwner `json:"by"`
+}
+
+func (m StopMark) String() string {
+	return fmt.Sprintf("stopped by %s at %s", m.By.Command, m.At.UTC().Format(time.RFC3339))
+}
+
+// StoppedError ends a run whose plan was stopped: it creates nothing more.
+type StoppedError struct{ Mark StopMark }
+
+func (e *StoppedError) Error() string {
+	return e.Mark.String() + ": nothing more is created until `betplan stop --resume`"
+}
+
+// checkStop reads the plan's stop mark through the lock the tracker holds;
+// once found, nothing more is created and the run ends with StoppedError.
+func (r *tracker) checkStop() error {
+	if r.lease == nil || r.command == commandStop {
+		return nil
+	}
+	mark, err := r.lease.Stopped()
+	if err != nil {
+		return err
+	}
+	if mark == nil {
+		return nil
+	}
+	why := mark.String()
+	if r.stopCreating == "" {
+		r.logf("%s: creating nothing more", why)
+	}
+	r.refused, r.stopCreating = why, why
+	// They stay waiting: a resumed plan creates them.
+	for _, in := range r.insts {
+		if in.status == StatusWaiting && in.notifID == 0 {
+			in.reason = "not created: " + why
+		}
+	}
+	return &StoppedError{Mark: *mark}
+}
+
+const commandStop = "betplan stop"
+
+// Stop is `betplan stop PLAN`: it sets the plan's stop mark, takes the
+// plan's lock (a running run sees the mark at its next tick or create,
+// ends and lets it go; opts.LockTimeout bounds the wait), finds every
+// notification of the plan (the journal, and the service by label prefix
+// for any the journal lacks) and cancels those not final yet. It returns
+// the plan's status afterwards, notification by notification.
+func Stop(ctx context.Context, p *plan.Plan, opts Options) (*Result, error) {
+	r := newTracker(p, opts)
+	r.command = commandStop
+	res := r.newResult(KindStatus, r.clock.Now())
+	host, _ := os.Hostname()
+	mark := &StopMark{At: r.clock.Now().UTC(), By: LockOwner{PID: os.Getpid(), Host: host, PlanFile: opts.PlanFile, Command: commandStop, Since: time.Now().UTC()}}
+	err := r.opts.Store.SetStop(ctx, r.planKey(), mark)
+	if err == nil {
+		r.logf("plan %s: stop mark set; no run of it creates anything more until `betplan stop --resume`", p.Name)
+		err = r.runLocked(ctx, func() error {
+			if err := r.adoptUnjournalled(ctx); err != nil {
+				return err
+			}
+			if err := r.status(ctx); err != nil {
+				return err
+			}
+			return r.cancelOpen(ctx, nil, false)
+		})
+	}
+	r.finish(res, err)
+	return res, err
+}
+
+// Resume clears the plan's stop mark, so runs create again. It reports
+// whether there was one.
+func Resume(ctx context.Context, p *plan.Plan, opts Options) (bool, error) {
+	r := newTracker(p, opts)
+	mark, err := r.opts.Store.ReadStop(ctx, r.planKey())
+	if err != nil || mark == nil {
+		return false, err
+	}
+	return true, r.opts.Store.SetStop(ctx, r.planKey(), nil)
+}
+
+// adoptUnjournalled records in the journal every notification of the plan
+// the service has (by label prefix) and the journal does not know as
+// created: a run with another state dir, or a create whose outcome was
+// never recorded. Stop must cancel what exists, not what one journal saw.
+func (r *tracker) adoptUnjournalled(ctx context.Context) error {
+	found, err := r.scanPrefix(ctx)
+	if err != nil {
+		return fmt.Errorf("find the plan's notifications on the service: %w", err)
+	}
+	for _, n := range found {
+		if s := r.journal.State(n.Label); s != nil && s.created() {
+			continue
+		}
+		betID := betIDFromLabel(r.plan.Name, n.Label)
+		amount := notificationAmount(&n, plan.AmountFieldFor(n.Type))
+		info := notificationRace(&n)
+		if err := r.journal.Record(journalEntry{Op: opAdopted, Label: n.Label, BetID: betID, NotificationID: int64(n.ID), Amount: amount, Race: &info}); err != nil {
+			return err
+		}
+		r.logf("found %s: notification %d (label %s) on the service", betID, n.ID, n.Label)
+	}
+	return nil
+}
+
+// cancelOpen cancels the notifications of the tracked instances that are
+// not final yet (only those of the bets in want, when given), journals
+// each cancel, and reads the outcomes again.
+func (r *tracker) cancelOpen(ctx context.Context, want map[string]bool, confirm bool) error {
+	var targets []*instance
+	for _, in := range r.insts {
+		if in.notifID == 0 || in.final || in.status == StatusCanceled || (len(want) > 0 && !want[in.bet.ID]) {
+			continue
+		}
+		targets = append(targets, in)
+	}
+	if len(targets) == 0 {
+		r.logf("nothing to cancel")
+		return nil
+	}
+	if confirm && r.opts.Confirm != nil {
+		ok, err := r.opts.Confirm(fmt.Sprintf("Cancel %d notifications of plan %q on %s?", len(targets), r.plan.Name, r.opts.BaseURL))
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return &RefusedError{Reason: "cancel was not confirmed"}
+		}
+	}
+	for _, in := range targets {
+		if err := r.svc.CancelNotification(ctx, in.notifID); err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			in.err = fmt.Sprintf("cancel: %v", err)
+			r.logf("could not cancel %s: notification %d: %v", in.bet.ID, in.notifID, err)
+			continue
+		}
+		if err := r.journal.Record(journalEntry{Op: opCanceled, Label: in.label, NotificationID: in.notifID}); err != nil {
+			return err
+		}
+		in.reason = "cancel requested"
+		in.lastPolled = time.Time{} // read it again below
+		r.logf("cancelled %s: notification %d", in.bet.ID, in.notifID)
+	}
+	return r.poll(ctx)
+}
+
+// StopPath is the plan's stop mark beside its lock.
+func (l Layout) StopPath(planName, baseURL string) string {
+	lock := l.LockPath(planName, baseURL)
+	return lock[:len(lock)-len(filepath.Ext(lock))] + ".stop"
+}
+
+// SetStop writes (or, with a nil mark, removes) the stop mark file.
+func (s LocalStore) SetStop(_ context.Context, key PlanKey, mark *StopMark) error {
+	path := s.Layout.withDefaults("").StopPath(key.Name, key.BaseURL)
+	if mark == nil {
+		if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return err
+		}
+		return nil
+	}
+	b, err := json.Marshal(mark)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	tmp := fmt.Sprintf("%s.%d.tmp", path, os.Getpid())
+	if err := os.WriteFile(tmp, b, 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
+}
+
+// ReadStop reads the stop mark file; nil when there is none.
+func (s LocalStore) ReadStop(_ context.Context, key PlanKey) (*StopMark, error) {
+	return readStopFile(s.Layout.withDefaults("").StopPath(key.Name, key.BaseURL))
+}
+
+func readStopFile(path string) (*StopMark, error) {
+	b, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var m StopMark
+	if err := json.Unmarshal(b, &m); err != nil {
+		// A mark betplan cannot read still stops: it was meant to.
+		return &StopMark{By: LockOwner{Command: "an unreadable stop mark " + path}}, nil
+	}
+	return &m, nil
+}

@@ -1,0 +1,416 @@
+package engine_test
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/betplan/betplan/engine"
+	"github.com/betplan/betplan/engine/pgstate"
+	"github.com/betplan/betplan/engine/pgstate/pgtest"
+)
+
+// The one suite every Store passes: the local files and the shared
+// PostgreSQL state behave the same to the engine.
+func TestStores(t *testing.T) {
+	t.Run("local", func(t *testing.T) {
+		t.Parallel()
+		storeSuite(t, func(t *testing.T) engine.Store {
+			dir := t.TempDir()
+			return engine.LocalStore{Layout: engine.Layout{Dir: filepath.Join(dir, "state"), LockDir: filepath.Join(dir, "locks")}}
+		})
+	})
+	t.Run("postgres", func(t *testing.T) {
+		t.Parallel()
+		pgtest.ServerURL(t)
+		storeSuite(t, func(t *testing.T) engine.Store {
+			url, _ := pgtest.Schema(t)
+			cfg, err := pgstate.ParseURL(url, "", false)
+			require.NoError(t, err)
+			s := pgstate.New(cfg)
+			s.Retry = 20 * time.Millisecond
+			return s
+		})
+	})
+}
+
+var (
+	cardKey = engine.PlanKey{Name: "card", BaseURL: "https://betting.example.com/api"}
+	holderA = engine.LockOwner{PID: 101, Host: "runner-a", PlanFile: "card.yaml", Command: "betplan run", Since: time.Date(2026, 11, 21, 1, 2, 3, 0, time.UTC)}
+	holderB = engine.LockOwner{PID: 202, Host: "runner-b", PlanFile: "card.yaml", Command: "betplan run", Since: time.Date(2026, 11, 21, 1, 2, 4, 0, time.UTC)}
+)
+
+func storeSuite(t *testing.T, newStore func(t *testing.T) engine.Store) {
+	ctx := context.Background()
+	lock := func(t *testing.T, s engine.Store, owner engine.LockOwner) engine.Lease {
+		t.Helper()
+		l, err := s.Lock(ctx, engine.LockRequest{PlanKey: cardKey, Owner: owner})
+		require.NoError(t, err)
+		return l
+	}
+
+	// The stop mark: set by one process, seen by the lock holder before
+	// its next create, kept until cleared, and readable without the lock.
+	t.Run("stop mark", func(t *testing.T) {
+		t.Parallel()
+		s := newStore(t)
+		m, err := s.ReadStop(ctx, cardKey)
+		require.NoError(t, err)
+		assert.Nil(t, m, "no mark on a plan never stopped")
+		l := lock(t, s, holderA)
+		defer l.Release()
+		m, err = l.Stopped()
+		require.NoError(t, err)
+		assert.Nil(t, m)
+
+		mark := &engine.StopMark{At: time.Date(2026, 11, 21, 2, 0, 0, 0, time.UTC), By: holderB}
+		require.NoError(t, s.SetStop(ctx, cardKey, mark))
+		m, err = l.Stopped()
+		require.NoError(t, err)
+		require.NotNil(t, m, "the holder sees a mark set while it holds the lock")
+		assert.True(t, mark.At.Equal(m.At))
+		assert.Equal(t, holderB.Host, m.By.Host)
+		other, err := s.ReadStop(ctx, engine.PlanKey{Name: "other", BaseURL: cardKey.BaseURL})
+		require.NoError(t, err)
+		assert.Nil(t, other, "a mark stops its own plan only")
+
+		require.NoError(t, s.SetStop(ctx, cardKey, nil))
+		m, err = l.Stopped()
+		require.NoError(t, err)
+		assert.Nil(t, m, "cleared")
+		m, err = s.ReadStop(ctx, cardKey)
+		require.NoError(t, err)
+		assert.Nil(t, m)
+	})
+
+	t.Run("replay", func(t *testing.T) {
+		t.Parallel()
+		s := newStore(t)
+		j, err := s.ReadJournal(ctx, cardKey)
+		require.NoError(t, err)
+		assert.True(t, j.Fresh(), "no journal yet")
+		assert.Empty(t, j.Labels())
+
+		l := lock(t, s, holderA)
+		j = l.Journal()
+		assert.True(t, j.Fresh())
+		race := &engine.RaceInfo{Venue: "Flemington", Code: "Galloping", EventNumber: 4}
+		for _, e := range []engine.JournalEntry{
+			{Op: engine.OpCreating, Label: "a", BetID: "bet-a", Amount: 10, Race: race},
+			{Op: engine.OpCreated, Label: "a", NotificationID: 501},
+			{Op: engine.OpCreating, Label: "b", BetID: "bet-b", Amount: 5},
+			{Op: engine.OpCreating, Label: "c", BetID: "bet-c", Amount: 7},
+			{Op: engine.OpAbsent, Label: "c"},
+			{Op: engine.OpCreating, Label: "d", BetID: "bet-d", Amount: 3},
+			{Op: engine.OpCreated, Label: "d", NotificationID: 503},
+			{Op: engine.OpCanceled, Label: "d", NotificationID: 503},
+		} {
+			require.NoError(t, j.Record(e))
+		}
+		lineage, serial := j.Lineage(), j.Serial()
+		assert.NotEmpty(t, lineage)
+		assert.Equal(t, int64(9), serial, "the init entry and eight more")
+		require.NoError(t, l.Release())
+
+		check := func(t *testing.T, j *engine.Journal) {
+			t.Helper()
+			assert.False(t, j.Fresh())
+			assert.Equal(t, lineage, j.Lineage(), "the lineage survives")
+			assert.Equal(t, serial, j.Serial())
+			a := j.State("a")
+			require.NotNil(t, a)
+			assert.Equal(t, int64(501), a.NotificationID)
+			assert.False(t, a.Pending)
+			assert.Equal(t, *race, a.Race)
+			assert.Equal(t, "bet-a", a.BetID)
+			assert.True(t, j.State("b").Pending, "a creating with no outcome is a pending create")
+			assert.False(t, j.State("c").Pending, "absent settles it")
+			assert.True(t, j.State("d").Canceled)
+			assert.Nil(t, j.State("e"))
+			amount, count := j.Committed()
+			assert.Equal(t, 15.0, amount, "created and pending count; absent and canceled do not")
+			assert.Equal(t, 2, count)
+			assert.Equal(t, []string{"a", "b", "c", "d"}, j.Labels())
+		}
+		t.Run("read", func(t *testing.T) {
+			j, err := s.ReadJournal(ctx, cardKey)
+			require.NoError(t, err)
+			check(t, j)
+			assert.Error(t, j.Record(engine.JournalEntry{Op: engine.OpCreating, Label: "x"}), "a read journal is read-only")
+		})
+		t.Run("locked again", func(t *testing.T) {
+			l := lock(t, s, holderB)
+			defer l.Release()
+			check(t, l.Journal())
+			require.NoError(t, l.Journal().Record(engine.JournalEntry{Op: engine.OpCreated, Label: "b", NotificationID: 502}))
+			assert.Equal(t, serial+1, l.Journal().Serial())
+		})
+		j, err = s.ReadJournal(ctx, cardKey)
+		require.NoError(t, err)
+		assert.Equal(t, int64(502), j.State("b").NotificationID)
+		assert.Equal(t, lineage, j.Lineage())
+	})
+
+	t.Run("exclusion", func(t *testing.T) {
+		t.Parallel()
+		s := newStore(t)
+		a := lock(t, s, holderA)
+		_, err := s.Lock(ctx, engine.LockRequest{PlanKey: cardKey, Owner: holderB})
+		var locked *engine.LockedError
+		require.ErrorAs(t, err, &locked)
+		assert.Equal(t, holderA.PID, locked.Owner.PID, "the refusal names the holder")
+		assert.Equal(t, holderA.Host, locked.Owner.Host)
+		assert.Equal(t, holderA.Command, locked.Owner.Command)
+		assert.True(t, holderA.Since.Equal(locked.Owner.Since), "since %v", locked.Owner.Since)
+		assert.True(t, engine.IsRefused(err))
+
+		// Another plan, or the same plan against another service, is
+		// another lock.
+		other, err := s.Lock(ctx, engine.LockRequest{PlanKey: engine.PlanKey{Name: "card", BaseURL: "https://other.example.com"}, Owner: holderB})
+		require.NoError(t, err)
+		require.NoError(t, other.Release())
+
+		// A run that waits is told who holds the lock, and gets it once
+		// the holder lets go.
+		var told atomic.Value
+		released := make(chan struct{})
+		go func() {
+			time.Sleep(150 * time.Millisecond)
+			a.Release()
+			close(released)
+		}()
+		b, err := s.Lock(ctx, engine.LockRequest{PlanKey: cardKey, Owner: holderB, Timeout: 10 * time.Second,
+			Waiting: func(h engine.LockOwner) { told.Store(h) }})
+		require.NoError(t, err)
+		<-released
+		defer b.Release()
+		h, _ := told.Load().(engine.LockOwner)
+		assert.Equal(t, holderA.Host, h.Host, "the waiting run was told the holder")
+
+		// Unlock refuses a live lock without force.
+		_, err = s.Unlock(ctx, cardKey, false)
+		require.ErrorAs(t, err, &locked)
+		assert.Equal(t, holderB.Host, locked.Owner.Host)
+	})
+
+	t.Run("fencing", func(t *testing.T) {
+		t.Parallel()
+		s := newStore(t)
+		a := lock(t, s, holderA)
+		defer a.Release()
+		require.NoError(t, a.Journal().Record(engine.JournalEntry{Op: engine.OpCreating, Label: "a", Amount: 2}))
+
+		owner, err := s.Unlock(ctx, cardKey, true)
+		require.NoError(t, err)
+		assert.Equal(t, holderA.Host, owner.Host)
+
+		b := lock(t, s, holderB)
+		defer b.Release()
+		err = a.Journal().Record(engine.JournalEntry{Op: engine.OpCreating, Label: "fenced", Amount: 2})
+		var lost *engine.LockLostError
+		require.ErrorAs(t, err, &lost, "a fenced-off run writes nothing")
+		assert.True(t, engine.IsRefused(err))
+		select {
+		case <-a.Lost():
+		case <-time.After(5 * time.Second):
+			t.Fatal("the lease does not say it is lost")
+		}
+		require.ErrorAs(t, a.Err(), &lost)
+
+		require.NoError(t, b.Journal().Record(engine.JournalEntry{Op: engine.OpCreated, Label: "a", NotificationID: 9}))
+		j, err := s.ReadJournal(ctx, cardKey)
+		require.NoError(t, err)
+		assert.Nil(t, j.State("fenced"), "the fenced write did not land")
+		assert.Equal(t, int64(9), j.State("a").NotificationID, "the new holder's did")
+	})
+
+	t.Run("unlock a free lock", func(t *testing.T) {
+		t.Parallel()
+		s := newStore(t)
+		_, err := s.Unlock(ctx, cardKey, false)
+		require.Error(t, err, "nothing to unlock")
+		var locked *engine.LockedError
+		assert.NotErrorAs(t, err, &locked)
+	})
+}
+
+// A run fenced off by the epoch alone (its session still alive) writes
+// nothing: the check is in the write itself.
+func TestPostgresWriteChecksTheEpoch(t *testing.T) {
+	t.Parallel()
+	url, schema := pgtest.Schema(t)
+	server := pgtest.ServerURL(t)
+	cfg, err := pgstate.ParseURL(url, "", false)
+	require.NoError(t, err)
+	s := pgstate.New(cfg)
+	s.WatchEvery = time.Hour // only the write can notice
+	l, err := s.Lock(context.Background(), engine.LockRequest{PlanKey: cardKey})
+	require.NoError(t, err)
+	defer l.Release()
+	require.NoError(t, l.Journal().Record(engine.JournalEntry{Op: engine.OpCreating, Label: "a"}))
+	pgtest.Exec(t, server, fmt.Sprintf("UPDATE %s.plans SET epoch = epoch + 1", schema))
+
+	err = l.Journal().Record(engine.JournalEntry{Op: engine.OpCreating, Label: "b"})
+	var lost *engine.LockLostError
+	require.ErrorAs(t, err, &lost)
+	assert.Contains(t, err.Error(), "another run took it over")
+	var rows int
+	pgtest.Query(t, server, fmt.Sprintf("SELECT count(*) FROM %s.journal WHERE entry->>'label' = 'b'", schema), nil, &rows)
+	assert.Zero(t, rows)
+	<-l.Lost()
+}
+
+// pgStore is a store in a fresh schema, optionally reached through a
+// proxy that counts the client's messages.
+func pgStore(t testing.TB, via *countingProxy) *pgstate.Store {
+	url, _ := pgtest.Schema(t)
+	if via != nil {
+		url = strings.Replace(url, "127.0.0.1:5432", via.addr(), 1)
+	}
+	cfg, err := pgstate.ParseURL(url, "", false)
+	require.NoError(t, err)
+	s := pgstate.New(cfg)
+	s.WatchEvery = time.Hour // only the journal's own traffic is measured
+	return s
+}
+
+// The shared state changes nothing of what the service sees.
+func TestSharedStateSameCalls(t *testing.T) {
+	pgtest.ServerURL(t)
+	calls := map[string]int{}
+	for _, store := range []string{"local", "postgres"} {
+		w := newWorld(t)
+		p := w.plan(w.bigPlan(20))
+		opts := w.options(w.client())
+		if store == "postgres" {
+			opts.Store = pgStore(t, nil)
+		}
+		res, err := engine.Run(context.Background(), p, opts)
+		require.NoError(t, err)
+		assert.Equal(t, 20, w.svc.NotificationCount())
+		assertOnePerLabel(t, w.svc, res)
+		calls[store] = len(w.svc.Requests())
+	}
+	assert.Equal(t, calls["local"], calls["postgres"], "API calls for 20 bets")
+}
+
+// BenchmarkRunPerBetShared is BenchmarkRunPerBet with the journal and the
+// lock in the shared state: the engine's cost per bet and API calls per
+// bet (the same as with the local files).
+func BenchmarkRunPerBetShared(b *testing.B) {
+	pgtest.ServerURL(b)
+	const n = 200
+	b.ReportAllocs()
+	var calls int
+	for b.Loop() {
+		b.StopTimer()
+		w := newWorld(b)
+		p := w.plan(w.bigPlan(n))
+		opts := w.options(w.client())
+		opts.Store = pgStore(b, nil)
+		b.StartTimer()
+		if _, err := engine.Run(context.Background(), p, opts); err != nil {
+			b.Fatal(err)
+		}
+		calls = len(w.svc.Requests())
+	}
+	b.ReportMetric(float64(calls)/n, "calls/bet")
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*n), "ns/bet")
+}
+
+// BenchmarkJournalRecord is the cost of one journal record (a `creating`
+// before every create, a `created` after): the fsync'd local file, and the
+// shared state on loopback, whose round trips per record are counted.
+func BenchmarkJournalRecord(b *testing.B) {
+	record := func(b *testing.B, s engine.Store, sent func() int64) {
+		l, err := s.Lock(context.Background(), engine.LockRequest{PlanKey: cardKey})
+		require.NoError(b, err)
+		defer l.Release()
+		j := l.Journal()
+		// The first write prepares the statement; measure the steady state.
+		require.NoError(b, j.Record(engine.JournalEntry{Op: engine.OpCreating, Label: "warm-up", Amount: 1}))
+		race := &engine.RaceInfo{Venue: "Flemington", Code: "Galloping", EventNumber: 4}
+		before := sent()
+		b.ReportAllocs()
+		b.ResetTimer()
+		for i := 0; b.Loop(); i++ {
+			if err := j.Record(engine.JournalEntry{Op: engine.OpCreating, Label: fmt.Sprintf("bp:card:b%d:0123456789ab", i), BetID: "b", Amount: 5, Race: race, Attempt: 1}); err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.StopTimer()
+		if n := sent() - before; n > 0 {
+			b.ReportMetric(float64(n)/float64(b.N), "roundtrips/record")
+		}
+	}
+	b.Run("local", func(b *testing.B) {
+		dir := b.TempDir()
+		record(b, engine.LocalStore{Layout: engine.Layout{Dir: filepath.Join(dir, "state"), LockDir: filepath.Join(dir, "locks")}}, func() int64 { return 0 })
+	})
+	b.Run("postgres", func(b *testing.B) {
+		pgtest.ServerURL(b)
+		proxy := newCountingProxy(b, "127.0.0.1:5432")
+		record(b, pgStore(b, proxy), proxy.sent.Load)
+	})
+	b.Run("postgres-direct", func(b *testing.B) {
+		pgtest.ServerURL(b)
+		record(b, pgStore(b, nil), func() int64 { return 0 })
+	})
+}
+
+// countingProxy forwards TCP to the database and counts what the client
+// sends in one go: pgx sends a statement's messages in one write and waits
+// for the answer, so on loopback each is one round trip.
+type countingProxy struct {
+	ln   net.Listener
+	sent atomic.Int64
+}
+
+func newCountingProxy(t testing.TB, target string) *countingProxy {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	p := &countingProxy{ln: ln}
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			up, err := net.Dial("tcp", target)
+			if err != nil {
+				c.Close()
+				continue
+			}
+			go func() {
+				defer up.Close()
+				buf := make([]byte, 64<<10)
+				for {
+					n, err := c.Read(buf)
+					if n > 0 {
+						p.sent.Add(1)
+						if _, err := up.Write(buf[:n]); err != nil {
+							return
+						}
+					}
+					if err != nil {
+						return
+					}
+				}
+			}()
+			go func() { io.Copy(c, up); c.Close() }()
+		}
+	}()
+	return p
+}
+
+func (p *countingProxy) addr() string { return p.ln.Addr().String() }

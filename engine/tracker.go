@@ -1,0 +1,239 @@
+package engine
+
+import (
+	"fmt"
+	"sort"
+	"time"
+
+	"github.com/betplan/betplan/apiclient"
+	"github.com/betplan/betplan/plan"
+)
+
+// instance is one bet of the plan on one race.
+type instance struct {
+	bet   *plan.Bet
+	race  *apiclient.Race // nil when unresolved or known only from the journal
+	info  RaceInfo
+	label string
+
+	status Status
+	reason string
+	err    string
+	amount float64 // the evaluated stake or target profit, once known
+
+	notifID    int64
+	createdAt  time.Time
+	lastPolled time.Time
+	notif      *apiclient.Notification
+	records    []Record
+	final      bool
+	// placedAt and placedBy say when the service first showed the bet
+	// placed and by which sessions (from the bet records once read).
+	placedAt time.Time
+	placedBy []string
+	// answeredBy is the received_bots whose answer was read from the
+	// records, so an unplaced answer is read once.
+	answeredBy string
+	// needRecords marks a settled bet whose per-session records are still
+	// to be read (in bulk, see completeRecords).
+	needRecords bool
+}
+
+// open reports whether the instance still needs attention.
+func (in *instance) open() bool {
+	switch in.status {
+	case StatusWaiting, StatusCreated, StatusPlaced:
+		return true
+	}
+	return false
+}
+
+// tracker is the state of one engine command: the plan's instances and
+// what the journal and the service said of each.
+type tracker struct {
+	opts    Options
+	plan    *plan.Plan
+	svc     Backend
+	clock   Clock
+	journal *Journal
+	lease   Lease  // the plan's lock, while a run or cancel holds it
+	command string // who takes the lock: "betplan run" unless set
+
+	races       []apiclient.Race
+	sessions    []apiclient.Session
+	sessionsAt  time.Time // when sessions were read
+	lastRefresh time.Time
+	insts       []*instance
+	byLabel     map[string]*instance
+
+	confirmed bool
+	refused   string
+	// stopCreating, once set, says why no more bets are created this run.
+	stopCreating string
+	lostLock     bool // the plan's lock was lost: nothing more is created
+	expanded     bool // for_each_race was expanded
+	// labelsSeen is this tick's batched label check (checkLabels): the
+	// notifications carrying each checked label, nil for none.
+	labelsSeen map[string][]apiclient.Notification
+	tickAt     time.Time // when the run's current tick began
+}
+
+func newTracker(p *plan.Plan, opts Options) *tracker {
+	opts.withDefaults()
+	return &tracker{opts: opts, plan: p, svc: opts.Backend, clock: opts.Clock, byLabel: make(map[string]*instance)}
+}
+
+func (r *tracker) planKey() PlanKey { return PlanKey{Name: r.plan.Name, BaseURL: r.opts.BaseURL} }
+
+// lockLost reports whether the plan's lock is gone; the first time, it
+// stops every create of the run for that reason.
+func (r *tracker) lockLost() bool {
+	if r.lease == nil {
+		return false
+	}
+	select {
+	case <-r.lease.Lost():
+		r.stopForLostLock(r.lease.Err())
+		return true
+	default:
+		return false
+	}
+}
+
+// stopForLostLock stops creating: a run that lost its lock may be fenced
+// off while another run creates, so only following is left to it.
+func (r *tracker) stopForLostLock(err error) {
+	if r.lostLock {
+		return
+	}
+	why := "stopped creating: " + err.Error()
+	r.lostLock, r.refused, r.stopCreating = true, why, why
+	r.logf("%s", why)
+}
+
+func (r *tracker) checkpoint(point string) {
+	if r.opts.Checkpoint != nil {
+		r.opts.Checkpoint(point)
+	}
+}
+
+func (r *tracker) logf(format string, args ...any) {
+	if r.opts.Log == nil {
+		return
+	}
+	fmt.Fprintf(r.opts.Log, "%s %s\n", r.clock.Now().UTC().Format("2006-01-02T15:04:05Z"), fmt.Sprintf(format, args...))
+}
+
+func (r *tracker) newResult(kind Kind, started time.Time) *Result {
+	res := &Result{
+		Kind:      kind,
+		PlanName:  r.plan.Name,
+		PlanFile:  r.opts.PlanFile,
+		PlanHash:  r.plan.Hash,
+		Version:   r.opts.Version,
+		BaseURL:   r.opts.BaseURL,
+		Simulated: r.opts.Simulated,
+		StartedAt: started,
+		Limits: LimitsSummary{
+			MaxStakePerBet: r.plan.Limits.MaxStakePerBet,
+			MaxTotalStake:  r.plan.Limits.MaxTotalStake,
+			MaxBets:        r.plan.Limits.MaxBets,
+		},
+	}
+	return res
+}
+
+// fill writes the instances into res and computes totals.
+func (r *tracker) fill(res *Result) {
+	r.sortInstances()
+	res.Bets = res.Bets[:0]
+	for _, in := range r.insts {
+		r.markInDoubt(in)
+		res.Bets = append(res.Bets, in.result())
+	}
+	if r.journal != nil {
+		res.Limits.Committed, res.Limits.CreatedBets = r.journal.Committed()
+	}
+	res.FinishedAt = r.clock.Now()
+	res.ComputeTotals()
+}
+
+// markInDoubt shows a bet whose create was announced in the journal but
+// whose outcome is unknown (interrupted mid-create, or look-ups that kept
+// failing) as in doubt: it may have placed money, so it must never read as
+// waiting with nothing at stake.
+func (r *tracker) markInDoubt(in *instance) {
+	if in.status != StatusWaiting || in.notifID != 0 || r.journal == nil {
+		return
+	}
+	s := r.journal.State(in.label)
+	if s == nil || !s.Pending {
+		return
+	}
+	in.status = StatusInDoubt
+	if s.Amount > 0 && in.amount == 0 {
+		in.amount = s.Amount
+	}
+	in.reason = fmt.Sprintf("a create was sent and may have landed (label %s): re-run to resume; the label is looked up before anything is created", in.label)
+}
+
+// sortInstances orders bets as the plan lists them, then by race start:
+// the same order whichever way the instances were found.
+func (r *tracker) sortInstances() {
+	index := make(map[*plan.Bet]int, len(r.plan.Bets))
+	for i, b := range r.plan.Bets {
+		index[b] = i
+	}
+	sort.SliceStable(r.insts, func(i, j int) bool {
+		a, b := r.insts[i], r.insts[j]
+		if index[a.bet] != index[b.bet] {
+			return index[a.bet] < index[b.bet]
+		}
+		if !a.info.Start.Equal(b.info.Start) {
+			return a.info.Start.Before(b.info.Start)
+		}
+		return a.label < b.label
+	})
+}
+
+// notificationAmount is what a notification committed in amount field f:
+// its own amount, whatever the plan says now (it may have been edited).
+func notificationAmount(n *apiclient.Notification, f plan.AmountField) float64 {
+	if f == plan.AmountTargetProfit {
+		return float64(n.TargetProfit)
+	}
+	return float64(n.Stake)
+}
+
+func (in *instance) result() BetResult {
+	b := BetResult{
+		ID:             in.bet.ID,
+		Label:          in.label,
+		Race:           in.info,
+		Selection:      in.bet.Selection,
+		Type:           in.bet.Type,
+		Market:         in.bet.Market,
+		Status:         in.status,
+		Reason:         in.reason,
+		NotificationID: in.notifID,
+		CreatedAt:      in.createdAt,
+		PlacedAt:       in.placedAt,
+		PlacedBy:       in.placedBy,
+		Records:        in.records,
+		Final:          in.final,
+		Error:          in.err,
+	}
+	if in.amount > 0 {
+		a := in.amount
+		if in.bet.AmountField() == plan.AmountTargetProfit {
+			b.TargetProfit = &a
+		} else {
+			b.Stake = &a
+		}
+	}
+	if in.notif != nil {
+		b.AmountAccepted = float64(in.notif.TotalAccepted)
+		b.Profit = roundCents(float64(in.notif.Profit))
+	}
+	return b
+}

@@ -1,0 +1,140 @@
+package engine_test
+
+import (
+	"fmt"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/betplan/betplan/apiclient"
+	"github.com/betplan/betplan/apiclient/sim"
+	"github.com/betplan/betplan/engine"
+	"github.com/betplan/betplan/plan"
+)
+
+var simStart = time.Date(2026, 11, 21, 11, 0, 0, 0, time.FixedZone("AEDT", 11*3600))
+
+// world is a simulated service over loopback HTTP, a client to it and the
+// options a test run starts from.
+type world struct {
+	t     testing.TB
+	svc   *sim.Service
+	clock *sim.ManualClock
+	srv   *httptest.Server
+	dir   string
+}
+
+func newWorld(t testing.TB) *world {
+	t.Helper()
+	return newWorldWith(t, sim.Options{})
+}
+
+// newWorldWith is newWorld with a simulated service configured by opts
+// (seed and clock are the world's own).
+func newWorldWith(t testing.TB, opts sim.Options) *world {
+	t.Helper()
+	clock := sim.NewManualClock(simStart)
+	opts.Seed, opts.Clock = 7, clock
+	svc := sim.New(opts)
+	srv := httptest.NewServer(svc)
+	t.Cleanup(srv.Close)
+	return &world{t: t, svc: svc, clock: clock, srv: srv, dir: t.TempDir()}
+}
+
+func (w *world) client(opts ...apiclient.Option) *apiclient.Client {
+	w.t.Helper()
+	base := []apiclient.Option{
+		apiclient.WithToken(w.svc.Token()),
+		apiclient.WithRateLimit(0, 1),
+		apiclient.WithTimeout(2 * time.Second),
+		apiclient.WithTokenCache(""),
+		apiclient.WithNow(w.clock.Now),
+	}
+	c, err := apiclient.New(w.srv.URL, append(base, opts...)...)
+	require.NoError(w.t, err)
+	return c
+}
+
+func (w *world) options(c *apiclient.Client) engine.Options {
+	return engine.Options{
+		Backend:        c,
+		Clock:          w.clock,
+		BaseURL:        w.srv.URL,
+		PlanFile:       filepath.Join(w.dir, "plan.yaml"),
+		State:          engine.Layout{Dir: filepath.Join(w.dir, "state"), LockDir: filepath.Join(w.dir, "locks")},
+		AmbiguousGrace: 30 * time.Second,
+		LookupInterval: 5 * time.Second,
+		Simulated:      true,
+	}
+}
+
+// race returns the n-th upcoming race of the given code.
+func (w *world) race(code string, n int) sim.RaceInfo {
+	w.t.Helper()
+	var got []sim.RaceInfo
+	for _, r := range w.svc.Races() {
+		if r.Code == code && r.Start.After(w.clock.Now().Add(10*time.Minute)) {
+			got = append(got, r)
+		}
+	}
+	require.Greater(w.t, len(got), n, "the simulated world has too few %s races", code)
+	return got[n]
+}
+
+func (w *world) plan(yaml string) *plan.Plan {
+	w.t.Helper()
+	path := filepath.Join(w.dir, "plan.yaml")
+	require.NoError(w.t, os.WriteFile(path, []byte(yaml), 0o644))
+	p, diags := plan.Load(path)
+	require.False(w.t, diags.HasErrors(), "plan invalid: %v\n%s", diags, yaml)
+	return p
+}
+
+func raceYAML(r sim.RaceInfo) string {
+	return fmt.Sprintf("{venue: %q, code: %s, event_number: %d}", r.Venue, r.Code, r.EventNumber)
+}
+
+// twoBetPlan bets on two races, each 10 minutes before the start.
+func (w *world) twoBetPlan(extra string) *plan.Plan {
+	a, b := w.race("Galloping", 0), w.race("Greyhounds", 1)
+	return w.plan(fmt.Sprintf(`version: 1
+poll: {interval: 30s, timeout: 12h}
+name: test-card
+limits: {max_stake_per_bet: 20, max_total_stake: 100, max_bets: 10}
+defaults: {market: Fixed Win, type: Fixed Wager, target_session: "4417"}
+%s
+bets:
+  - id: first
+    race: %s
+    selection: %q
+    stake: 10
+    when: race.minutes_to_start <= 10
+  - id: second
+    race: %s
+    selection: %q
+    stake: 5
+    when: race.minutes_to_start <= 10
+`, extra, raceYAML(a), a.Runners[0], raceYAML(b), b.Runners[1]))
+}
+
+func assertOnePerLabel(t *testing.T, svc *sim.Service, res *engine.Result) {
+	t.Helper()
+	for _, b := range res.Bets {
+		if b.Label == "" {
+			continue
+		}
+		assert.LessOrEqual(t, svc.NotificationsWithLabel(b.Label), 1, "bet %s label %s created more than once", b.ID, b.Label)
+		if b.NotificationID != 0 {
+			assert.Equal(t, 1, svc.NotificationsWithLabel(b.Label), "bet %s: label %s", b.ID, b.Label)
+		}
+	}
+}
+
+type logFunc func(string)
+
+func (f logFunc) Write(b []byte) (int, error) { f(string(b)); return len(b), nil }

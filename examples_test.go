@@ -1,0 +1,85 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+// TestExamplesRehearse plays every plan in examples/ on the simulated
+// service, as the README tells a newcomer to: each must exit 0 with every
+// bet final, so an example can never rot unnoticed. A newcomer runs them
+// at any hour, so each plays at now and at times spread over a day (in
+// Sydney: late at night, past midnight, morning, the afternoon card, the
+// evening), and across the night summer time ends.
+func TestExamplesRehearse(t *testing.T) {
+	files, err := filepath.Glob("examples/*.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(files) == 0 {
+		t.Fatal("no examples found")
+	}
+	starts := []string{""} // now
+	day := time.Date(2026, 11, 28, 0, 42, 0, 0, time.UTC)
+	for h := 0; h < 24; h += 3 {
+		starts = append(starts, day.Add(time.Duration(h)*time.Hour).Format(time.RFC3339))
+	}
+	starts = append(starts, "2026-04-05T01:30:00+11:00") // summer time ends at 03:00
+	for _, file := range files {
+		for _, start := range starts {
+			name := filepath.Base(file)
+			if start != "" {
+				name += "@" + start
+			}
+			t.Run(name, func(t *testing.T) {
+				t.Parallel()
+				rehearseExample(t, file, start)
+			})
+		}
+	}
+}
+
+func rehearseExample(t *testing.T, file, start string) {
+	t.Helper()
+	dir := t.TempDir()
+	var stdout, stderr bytes.Buffer
+	sys := &sysIO{Stdin: &bytes.Buffer{}, Stdout: &stdout, Stderr: &stderr, Getenv: func(string) string { return "" }}
+	args := []string{"run", "--sim", "--state-dir", filepath.Join(dir, "state"), "--report-dir", filepath.Join(dir, "report"), file}
+	if start != "" {
+		args = append(args, "--sim-start", start)
+	}
+	if code := execute(context.Background(), args, sys); code != exitOK {
+		t.Fatalf("betplan %v: exit %d\n%s\n%s", args, code, stderr.String(), stdout.String())
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "report", "report.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var report struct {
+		EndReason string `json:"end_reason"`
+		Bets      []struct {
+			ID     string `json:"id"`
+			Status string `json:"status"`
+			Final  bool   `json:"final"`
+		} `json:"bets"`
+	}
+	if err := json.Unmarshal(b, &report); err != nil {
+		t.Fatal(err)
+	}
+	if report.EndReason != "completed" {
+		t.Errorf("ended %s, want completed", report.EndReason)
+	}
+	if len(report.Bets) == 0 {
+		t.Error("the report lists no bets")
+	}
+	for _, bet := range report.Bets {
+		if !bet.Final {
+			t.Errorf("bet %s is %s, not final", bet.ID, bet.Status)
+		}
+	}
+}

@@ -1,0 +1,135 @@
+package main
+
+import (
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/spf13/pflag"
+)
+
+// serviceOptions are the connection flags of every command that talks to
+// the service.
+type serviceOptions struct {
+	BaseURL     string
+	HTTPTimeout optional[time.Duration]
+	MaxRPS      optional[float64]
+	Insecure    bool
+	// rehearsable says the command has --sim, so hints may offer it.
+	rehearsable bool
+}
+
+func (s *serviceOptions) bind(fs *pflag.FlagSet) {
+	fs.StringVar(&s.BaseURL, "base-url", "", "service base URL (default $BETPLAN_BASE_URL)")
+	s.HTTPTimeout = optional[time.Duration]{Value: 30 * time.Second, parse: time.ParseDuration, typ: "duration"}
+	fs.Var(&s.HTTPTimeout, "http-timeout", "bound on one HTTP call")
+	s.MaxRPS = optional[float64]{Value: 4, parse: func(v string) (float64, error) { return strconv.ParseFloat(v, 64) }, typ: "float64"}
+	fs.Var(&s.MaxRPS, "max-rps", "global request rate to the service, requests per second")
+	fs.BoolVar(&s.Insecure, "insecure", false, "allow a plain http:// base URL, or a --state with sslmode=disable, that is not loopback")
+}
+
+// stateOptions say where a plan's state lives: the local state dir, or a
+// PostgreSQL database shared by every machine that runs the plan.
+type stateOptions struct {
+	StateDir string
+	URL      string
+	Schema   string
+}
+
+func (s *stateOptions) bind(fs *pflag.FlagSet) {
+	fs.StringVar(&s.StateDir, "state-dir", "", "state directory (default .betplan/ beside the plan)")
+	s.bindShared(fs)
+}
+
+func (s *stateOptions) bindShared(fs *pflag.FlagSet) {
+	fs.StringVar(&s.URL, "state", "", "keep the journal and the lock in this PostgreSQL database, shared by every machine: postgres://user@host/db (default $BETPLAN_STATE)")
+	fs.StringVar(&s.Schema, "state-schema", "", "schema of the shared state (default the URL's search_path, or betplan)")
+}
+
+// reportOptions say where and how a command reports.
+type reportOptions struct {
+	Dir    string
+	Format string
+}
+
+func (r *reportOptions) bind(fs *pflag.FlagSet) {
+	fs.StringVar(&r.Dir, "report-dir", "", "directory for reports (default <state-dir>/report/<plan name>; rehearsals: .betplan/sim/report/<plan name>)")
+}
+
+func (r *reportOptions) bindFormat(fs *pflag.FlagSet) {
+	fs.StringVar(&r.Format, "format", "text", "report format on stdout: text, json, markdown, junit or html")
+}
+
+// rehearsalOptions are the flags of a command that can run on an
+// in-process simulated service.
+type rehearsalOptions struct {
+	Sim    bool
+	World  simWorld
+	Faults []string
+}
+
+func (r *rehearsalOptions) bindWorld(fs *pflag.FlagSet) {
+	r.World.bind(fs, "with --sim: ")
+}
+
+// simWorld is the simulated world a rehearsal or `betplan sim` serves.
+type simWorld struct {
+	Seed  int64
+	Start startTime
+}
+
+func (w *simWorld) bind(fs *pflag.FlagSet, prefix string) {
+	fs.Int64Var(&w.Seed, "seed", 1, prefix+"seed of the simulated world")
+	fs.Var(&w.Start, "sim-start", prefix+"the simulated clock's start, RFC 3339 (e.g. 2026-11-28T23:30:00+11:00; default now): rehearse a plan as a run at that time would go")
+}
+
+// startTime is an RFC 3339 time flag; zero means now.
+type startTime struct{ time.Time }
+
+func (t *startTime) String() string {
+	if t.IsZero() {
+		return ""
+	}
+	return t.Format(time.RFC3339)
+}
+
+func (t *startTime) Set(s string) error {
+	v, err := time.Parse(time.RFC3339, s)
+	if err != nil {
+		return fmt.Errorf("want an RFC 3339 time such as 2026-11-28T23:30:00+11:00")
+	}
+	t.Time = v
+	return nil
+}
+
+func (t *startTime) Type() string { return "time" }
+
+// or is the start, or now when none was given.
+func (t startTime) or(now time.Time) time.Time {
+	if t.IsZero() {
+		return now
+	}
+	return t.Time
+}
+
+// optional is a flag value that remembers whether it was set, for a
+// default that depends on where the command goes (a rehearsal has its own).
+type optional[T any] struct {
+	Value T
+	IsSet bool
+	parse func(string) (T, error)
+	typ   string
+}
+
+func (o *optional[T]) String() string { return fmt.Sprint(o.Value) }
+
+func (o *optional[T]) Set(s string) error {
+	v, err := o.parse(s)
+	if err != nil {
+		return err
+	}
+	o.Value, o.IsSet = v, true
+	return nil
+}
+
+func (o *optional[T]) Type() string { return o.typ }

@@ -1,0 +1,419 @@
+package plan
+
+import (
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+	"unicode"
+
+	"github.com/invopop/jsonschema"
+)
+
+// A PlanDiff is what a change to a plan does, taken from the two decoded
+// plans, never from their text: a reviewer sees bets appear, disappear and
+// change, and how the worst case moves.
+type PlanDiff struct {
+	Old      string      `json:"old"`
+	New      string      `json:"new"`
+	Plan     []Change    `json:"plan"`
+	Bets     []BetChange `json:"bets"`
+	Before   WorstCase   `json:"worst_case_before"`
+	After    WorstCase   `json:"worst_case_after"`
+	Warnings []string    `json:"warnings"`
+}
+
+// A Change is one field that differs. An empty Old means the field was not
+// set before; an empty New that it is not set now.
+type Change struct {
+	Field string `json:"field"`
+	Old   string `json:"old,omitempty"`
+	New   string `json:"new,omitempty"`
+}
+
+// Kinds of BetChange.
+const (
+	BetAdded   = "added"
+	BetRemoved = "removed"
+	BetChanged = "changed"
+)
+
+// A BetChange is one bet added, removed or changed, its fields with the
+// defaults applied. NewLabel says the change alters the bet's label, so
+// for exactly-once the bet is a new one: a bet already created under the
+// old label is not recognised and the new one is created as well.
+type BetChange struct {
+	ID       string   `json:"id"`
+	Kind     string   `json:"kind"`
+	Changes  []Change `json:"changes"`
+	NewLabel string   `json:"new_label,omitempty"` // why the label changes; empty when it does not
+}
+
+// WorstCase is what a plan can stake at most, as far as it is known
+// offline: bets on a named race count once with their static amounts;
+// for_each_race bets and expression amounts are known only when run, and
+// there the limits are what bounds the plan.
+type WorstCase struct {
+	Bets        int          `json:"bets"`          // bets on one named race
+	PerRaceBets int          `json:"per_race_bets"` // for_each_race bets: one per matching race
+	StaticTotal float64      `json:"static_total"`  // sum of the static amounts of Bets
+	MaxStatic   float64      `json:"max_static"`    // the largest static amount of any bet
+	ExprAmounts int          `json:"expr_amounts"`  // bets whose amount is an expression
+	Limits      []LimitCheck `json:"limits"`
+}
+
+// A LimitCheck says whether one limit binds: the worst case reaches it, or
+// part of the worst case is unknown offline so only the limit bounds it.
+type LimitCheck struct {
+	Limit string `json:"limit"`
+	Value string `json:"value"`
+	Binds bool   `json:"binds"`
+	Why   string `json:"why,omitempty"`
+}
+
+// Changed reports whether the plans differ in anything the diff shows.
+func (d *PlanDiff) Changed() bool { return len(d.Plan) > 0 || len(d.Bets) > 0 }
+
+// Count is the number of bets of each kind of change.
+func (d *PlanDiff) Count(kind string) int {
+	n := 0
+	for _, b := range d.Bets {
+		if b.Kind == kind {
+			n++
+		}
+	}
+	return n
+}
+
+// Diff compares two checked plans.
+func Diff(old, new *Plan) *PlanDiff {
+	d := &PlanDiff{Old: old.Filename, New: new.Filename, Plan: []Change{}, Bets: []BetChange{}, Warnings: []string{}}
+	add := func(field, o, n string) {
+		if o != n {
+			d.Plan = append(d.Plan, Change{Field: field, Old: o, New: n})
+		}
+	}
+	add("version", fmt.Sprint(old.Version), fmt.Sprint(new.Version))
+	add("name", old.Name, new.Name)
+	if old.Name != new.Name {
+		d.Warnings = append(d.Warnings, fmt.Sprintf("the plan is renamed from %s to %s: every bet's label changes, so every bet is a new one for exactly-once (bets already created under %s are not recognised and would be created again)", old.Name, new.Name, old.Name))
+	}
+	add("description", old.Description, new.Description)
+	d.Plan = append(d.Plan, mapChanges("vars", old.Vars, new.Vars)...)
+	d.Plan = append(d.Plan, structChanges("limits", old.Limits, new.Limits)...)
+	d.Plan = append(d.Plan, structChanges("defaults", old.Defaults, new.Defaults)...)
+	d.Plan = append(d.Plan, raceChanges(old.Races, new.Races)...)
+	d.Plan = append(d.Plan, structChanges("poll", withPollDefaults(old.Poll), withPollDefaults(new.Poll))...)
+
+	oldBets := map[string]*Bet{}
+	for _, b := range old.Bets {
+		oldBets[b.ID] = b
+	}
+	newIDs := map[string]bool{}
+	for _, b := range new.Bets {
+		newIDs[b.ID] = true
+		ob, ok := oldBets[b.ID]
+		if !ok {
+			d.Bets = append(d.Bets, BetChange{ID: b.ID, Kind: BetAdded, Changes: structChanges("", Bet{}, *b)})
+			continue
+		}
+		ch := structChanges("", *ob, *b)
+		why := labelChange(old.Name, new.Name, ob, b)
+		if len(ch) > 0 || why != "" {
+			d.Bets = append(d.Bets, BetChange{ID: b.ID, Kind: BetChanged, Changes: ch, NewLabel: why})
+		}
+	}
+	for _, b := range old.Bets {
+		if !newIDs[b.ID] {
+			d.Bets = append(d.Bets, BetChange{ID: b.ID, Kind: BetRemoved, Changes: structChanges("", *b, Bet{})})
+		}
+	}
+	d.Before, d.After = worstCase(old), worstCase(new)
+	return d
+}
+
+// labelChange says why a bet's label differs between the plans: the label
+// covers the plan name, the bet id and the race's identity (venue, code,
+// event number), so a change to any of them makes the bet a new one.
+func labelChange(oldName, newName string, o, n *Bet) string {
+	if oldName != newName {
+		return "the plan name is part of the label"
+	}
+	if (o.ForEachRace == nil) != (n.ForEachRace == nil) {
+		return "the bet moves between a named race and for_each_race"
+	}
+	if o.Race != nil && n.Race != nil {
+		if FoldVenue(o.Race.Venue) != FoldVenue(n.Race.Venue) || !strings.EqualFold(o.Race.Code, n.Race.Code) || o.Race.EventNumber != n.Race.EventNumber {
+			return "the race (venue, code, event number) is part of the label"
+		}
+	}
+	return ""
+}
+
+func withPollDefaults(p Poll) Poll {
+	if p.Interval == 0 {
+		p.Interval = DefaultPollInterval
+	}
+	if p.Timeout == 0 {
+		p.Timeout = DefaultPollTimeout
+	}
+	return p
+}
+
+func raceChanges(o, n map[string]RaceRef) []Change {
+	var out []Change
+	for _, k := range unionKeys(o, n) {
+		var os, ns string
+		if r, ok := o[k]; ok {
+			os = r.String()
+		}
+		if r, ok := n[k]; ok {
+			ns = r.String()
+		}
+		if os != ns {
+			out = append(out, Change{Field: "races." + k, Old: os, New: ns})
+		}
+	}
+	return out
+}
+
+func mapChanges(prefix string, o, n map[string]any) []Change {
+	var out []Change
+	for _, k := range unionKeys(o, n) {
+		os, ns := "", ""
+		if v, ok := o[k]; ok {
+			os = display(reflect.ValueOf(v))
+		}
+		if v, ok := n[k]; ok {
+			ns = display(reflect.ValueOf(v))
+		}
+		if os != ns {
+			out = append(out, Change{Field: prefix + "." + k, Old: os, New: ns})
+		}
+	}
+	return out
+}
+
+func unionKeys[V any](o, n map[string]V) []string {
+	var keys []string
+	for k := range o {
+		keys = append(keys, k)
+	}
+	for k := range n {
+		if _, ok := o[k]; !ok {
+			keys = append(keys, k)
+		}
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// structChanges compares two values of one struct type field by field, in
+// declaration order, naming each field as the plan file does. It walks
+// the struct rather than listing fields, so a field added to the model
+// shows up in the diff without code here.
+func structChanges(prefix string, o, n any) []Change {
+	ov, nv := reflect.ValueOf(o), reflect.ValueOf(n)
+	t := ov.Type()
+	out := []Change{}
+	for i := range t.NumField() {
+		f := t.Field(i)
+		switch f.Name {
+		case "ID", "Line", "Column", "RaceKey":
+			continue // the id names the bet; positions are not content; the key is shown with the race
+		}
+		name := snake(f.Name)
+		if prefix != "" {
+			name = prefix + "." + name
+		}
+		var os, ns string
+		if f.Name == "Race" {
+			os, ns = raceText(ov), raceText(nv)
+		} else {
+			os, ns = display(ov.Field(i)), display(nv.Field(i))
+		}
+		if os != ns {
+			out = append(out, Change{Field: name, Old: os, New: ns})
+		}
+	}
+	return out
+}
+
+// raceText shows a bet's race as "KEY: Venue (Code) Rn", or the race alone
+// when inline.
+func raceText(v reflect.Value) string {
+	r := display(v.FieldByName("Race"))
+	if k := v.FieldByName("RaceKey"); k.IsValid() && k.String() != "" && r != "" {
+		return k.String() + ": " + r
+	}
+	return r
+}
+
+var durationType = reflect.TypeFor[time.Duration]()
+
+// display is how a value of the model reads in a diff; "" is unset.
+func display(v reflect.Value) string {
+	if !v.IsValid() {
+		return ""
+	}
+	if v.Type() == durationType {
+		if v.Int() == 0 {
+			return ""
+		}
+		// 6h reads better than Go's 6h0m0s.
+		d := time.Duration(v.Int()).String()
+		if strings.HasSuffix(d, "m0s") {
+			d = strings.TrimSuffix(d, "0s")
+		}
+		if strings.HasSuffix(d, "h0m") {
+			d = strings.TrimSuffix(d, "0m")
+		}
+		return d
+	}
+	switch x := v.Interface().(type) {
+	case *Expr:
+		if x == nil {
+			return ""
+		}
+		return x.Source
+	case *Amount:
+		if x == nil {
+			return ""
+		}
+		return x.String()
+	case *RaceRef:
+		if x == nil {
+			return ""
+		}
+		return x.String()
+	case float64:
+		return money(x)
+	}
+	switch v.Kind() {
+	case reflect.Pointer, reflect.Interface:
+		if v.IsNil() {
+			return ""
+		}
+		return display(v.Elem())
+	case reflect.Map, reflect.Slice:
+		if v.Len() == 0 {
+			return ""
+		}
+		b, err := json.Marshal(v.Interface()) // sorted keys: a stable, compact form
+		if err != nil {
+			return fmt.Sprint(v.Interface())
+		}
+		return string(b)
+	case reflect.String:
+		return v.String()
+	}
+	return fmt.Sprint(v.Interface())
+}
+
+// snake turns a Go field name into the plan file's key: MaxStakePerBet is
+// max_stake_per_bet.
+func snake(s string) string {
+	var b strings.Builder
+	for i, r := range s {
+		if unicode.IsUpper(r) {
+			if i > 0 {
+				b.WriteByte('_')
+			}
+			r = unicode.ToLower(r)
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+func worstCase(p *Plan) WorstCase {
+	var w WorstCase
+	for _, b := range p.Bets {
+		a := b.amount()
+		if b.ForEachRace != nil {
+			w.PerRaceBets++
+		} else {
+			w.Bets++
+		}
+		if a == nil {
+			continue
+		}
+		if a.Expr != nil {
+			w.ExprAmounts++
+			continue
+		}
+		w.MaxStatic = max(w.MaxStatic, a.Value)
+		if b.ForEachRace == nil {
+			w.StaticTotal += a.Value
+		}
+	}
+	l := p.Limits
+	unknownCount := w.PerRaceBets > 0
+	unknownAmount := w.ExprAmounts > 0
+	if l.MaxStakePerBet != nil {
+		c := LimitCheck{Limit: "max_stake_per_bet", Value: "$" + money(*l.MaxStakePerBet)}
+		switch {
+		case w.MaxStatic >= *l.MaxStakePerBet:
+			c.Binds, c.Why = true, "a static amount reaches it"
+		case unknownAmount:
+			c.Binds, c.Why = true, "expression amounts are bounded only by it"
+		}
+		w.Limits = append(w.Limits, c)
+	}
+	if l.MaxTotalStake != nil {
+		c := LimitCheck{Limit: "max_total_stake", Value: "$" + money(*l.MaxTotalStake)}
+		switch {
+		case w.StaticTotal >= *l.MaxTotalStake:
+			c.Binds, c.Why = true, "the static total reaches it"
+		case unknownCount || unknownAmount:
+			c.Binds, c.Why = true, "for_each_race bets or expression amounts are bounded only by it"
+		}
+		w.Limits = append(w.Limits, c)
+	}
+	if l.MaxBets != nil {
+		c := LimitCheck{Limit: "max_bets", Value: fmt.Sprint(*l.MaxBets)}
+		switch {
+		case w.Bets >= *l.MaxBets:
+			c.Binds, c.Why = true, "the named-race bets reach it"
+		case unknownCount:
+			c.Binds, c.Why = true, "for_each_race bets are bounded only by it"
+		}
+		w.Limits = append(w.Limits, c)
+	}
+	if w.Limits == nil {
+		w.Limits = []LimitCheck{}
+	}
+	return w
+}
+
+// binding lists the limits that bind.
+func (w WorstCase) binding() []string {
+	var out []string
+	for _, c := range w.Limits {
+		if c.Binds {
+			out = append(out, c.Limit)
+		}
+	}
+	return slices.Clip(out)
+}
+
+// DiffSchemaID is the $id of the JSON Schema of `betplan diff --format json`.
+const DiffSchemaID = "https://github.com/betplan/betplan/schema/diff.schema.json"
+
+// DiffJSONSchema is the JSON Schema of `betplan diff --format json`,
+// generated from PlanDiff so the two cannot drift apart.
+func DiffJSONSchema() ([]byte, error) {
+	r := &jsonschema.Reflector{}
+	s := r.Reflect(&PlanDiff{})
+	s.ID = DiffSchemaID
+	s.Title = "betplan diff"
+	s.Description = "What a change to a plan does: `betplan diff --format json`."
+	b, err := json.MarshalIndent(s, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	return append(b, '\n'), nil
+}

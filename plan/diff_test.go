@@ -1,0 +1,118 @@
+package plan_test
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/betplan/betplan/plan"
+)
+
+const diffSchemaPath = "../schema/diff.schema.json"
+
+func TestDiffSchemaIsUpToDate(t *testing.T) {
+	got, err := plan.DiffJSONSchema()
+	must(t, err)
+	if *update {
+		must(t, os.WriteFile(diffSchemaPath, got, 0o644))
+	}
+	want, err := os.ReadFile(diffSchemaPath)
+	must(t, err)
+	if !bytes.Equal(got, want) {
+		t.Fatalf("%s is stale: run `make schema` (or go test ./plan -update)", diffSchemaPath)
+	}
+}
+
+func loadDiffPlan(t *testing.T, name string) *plan.Plan {
+	t.Helper()
+	p, diags := plan.Load(filepath.Join("../testdata/diff", name))
+	if diags.HasErrors() {
+		t.Fatalf("%s: %s", name, diags.Error())
+	}
+	return p
+}
+
+// TestDiffGolden renders each pair in every format; the goldens are the
+// review a person reads, so a change to them is a change to the product.
+func TestDiffGolden(t *testing.T) {
+	sch, err := jsonschema.NewCompiler().Compile(diffSchemaPath)
+	must(t, err)
+	old := loadDiffPlan(t, "old.yaml")
+	for _, name := range []string{"new", "renamed", "defaults", "old"} {
+		d := plan.Diff(old, loadDiffPlan(t, name+".yaml"))
+		for _, format := range []string{"txt", "color.txt", "md", "json"} {
+			t.Run(name+"."+format, func(t *testing.T) {
+				var b bytes.Buffer
+				switch format {
+				case "txt":
+					must(t, plan.WriteDiffText(&b, d, false))
+				case "color.txt":
+					must(t, plan.WriteDiffText(&b, d, true))
+				case "md":
+					must(t, plan.WriteDiffMarkdown(&b, d))
+				case "json":
+					must(t, plan.WriteDiffJSON(&b, d))
+					inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(b.Bytes()))
+					must(t, err)
+					if err := sch.Validate(inst); err != nil {
+						t.Errorf("the JSON does not match %s: %v", diffSchemaPath, err)
+					}
+				}
+				golden := filepath.Join("../testdata/diff/golden", name+"."+format)
+				if *update {
+					must(t, os.MkdirAll(filepath.Dir(golden), 0o755))
+					must(t, os.WriteFile(golden, b.Bytes(), 0o644))
+				}
+				want, err := os.ReadFile(golden)
+				must(t, err)
+				if !bytes.Equal(want, b.Bytes()) {
+					t.Errorf("%s differs (go test ./plan -run TestDiffGolden -update):\n%s", golden, b.String())
+				}
+			})
+		}
+	}
+}
+
+// TestDiffFindsEachKindOfChange checks the diff's model, not its text:
+// each edit in new.yaml must be found where a reviewer looks for it.
+func TestDiffFindsEachKindOfChange(t *testing.T) {
+	old := loadDiffPlan(t, "old.yaml")
+	d := plan.Diff(old, loadDiffPlan(t, "new.yaml"))
+	fields := map[string]plan.Change{}
+	for _, c := range d.Plan {
+		fields[c.Field] = c
+	}
+	equal(t, plan.Change{Field: "vars.bank", New: "500"}, fields["vars.bank"], "a var added")
+	equal(t, plan.Change{Field: "limits.max_total_stake", Old: "100", New: "80"}, fields["limits.max_total_stake"], "a limit changed")
+	equal(t, plan.Change{Field: "poll.timeout", Old: "6h", New: "5h"}, fields["poll.timeout"], "poll changed")
+	bets := map[string]plan.BetChange{}
+	for _, b := range d.Bets {
+		bets[b.ID] = b
+	}
+	equal(t, plan.BetAdded, bets["meadows-every-box1"].Kind, "added")
+	equal(t, plan.BetRemoved, bets["menangle3-no4"].Kind, "removed")
+	equal(t, plan.BetChanged, bets["rand6-no7"].Kind, "changed")
+	equal(t, "", bets["rand6-no7"].NewLabel, "a stake and selection change keeps the label")
+	check(t, bets["meadows8-box2"].NewLabel != "", "a race's event number is part of the label")
+	_, untouched := bets["flem4-no3"] // its own when overrides the changed default
+	check(t, !untouched, "flem4-no3 did not change, yet the diff lists it")
+	stake := bets["rand6-no7"].Changes
+	check(t, len(stake) == 3 && stake[1] == plan.Change{Field: "stake", Old: "15", New: "vars.unit * 2"}, "expression stake: %v", stake)
+	equal(t, 70.0, d.Before.StaticTotal, "static total before")
+	equal(t, 45.0, d.After.StaticTotal, "static total after")
+	equal(t, 1, d.After.PerRaceBets, "for_each_race bets after")
+
+	same := plan.Diff(old, loadDiffPlan(t, "old.yaml"))
+	check(t, !same.Changed(), "a plan compared with itself changed: %+v", same)
+
+	renamed := plan.Diff(old, loadDiffPlan(t, "renamed.yaml"))
+	equal(t, len(old.Bets), renamed.Count(plan.BetChanged), "a rename changes every bet")
+	for _, b := range renamed.Bets {
+		check(t, strings.Contains(b.NewLabel, "plan name"), "bet %s: want a new label, got %q", b.ID, b.NewLabel)
+	}
+	check(t, len(renamed.Warnings) == 1, "a rename is a warning")
+}

@@ -1,0 +1,215 @@
+package plan
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+)
+
+// ANSI colours of the text diff, as terraform plan shows them.
+const (
+	ansiGreen  = "\x1b[32m"
+	ansiRed    = "\x1b[31m"
+	ansiYellow = "\x1b[33m"
+	ansiBold   = "\x1b[1m"
+	ansiReset  = "\x1b[0m"
+)
+
+var diffSign = map[string]string{BetAdded: "+", BetRemoved: "-", BetChanged: "~"}
+
+// WriteDiffText writes the diff for a terminal, coloured when color is set.
+func WriteDiffText(w io.Writer, d *PlanDiff, color bool) error {
+	paint := func(c, s string) string {
+		if !color {
+			return s
+		}
+		return c + s + ansiReset
+	}
+	signColor := map[string]string{"+": ansiGreen, "-": ansiRed, "~": ansiYellow}
+	var b strings.Builder
+	fmt.Fprintf(&b, "betplan diff %s %s\n", d.Old, d.New)
+	if !d.Changed() {
+		b.WriteString("\nNo changes: the plans create the same bets.\n")
+		_, err := io.WriteString(w, b.String())
+		return err
+	}
+	for _, warn := range d.Warnings {
+		fmt.Fprintf(&b, "\n%s %s\n", paint(ansiYellow+ansiBold, "Warning:"), warn)
+	}
+	if len(d.Plan) > 0 {
+		fmt.Fprintf(&b, "\n%s\n", paint(ansiBold, "Plan"))
+		for _, c := range d.Plan {
+			s := changeSign(c)
+			fmt.Fprintf(&b, "  %s %s: %s\n", paint(signColor[s], s), c.Field, changeText(c))
+		}
+	}
+	if len(d.Bets) > 0 {
+		fmt.Fprintf(&b, "\n%s\n", paint(ansiBold, "Bets"))
+		for _, bc := range d.Bets {
+			s := diffSign[bc.Kind]
+			fmt.Fprintf(&b, "  %s bet %s (%s)\n", paint(signColor[s], s), bc.ID, bc.Kind)
+			if bc.NewLabel != "" {
+				fmt.Fprintf(&b, "      %s %s\n", paint(ansiYellow+ansiBold, "! new label:"), bc.NewLabel+"; exactly-once treats it as a new bet")
+			}
+			for _, c := range bc.Changes {
+				switch bc.Kind {
+				case BetAdded:
+					fmt.Fprintf(&b, "      %s: %s\n", c.Field, c.New)
+				case BetRemoved:
+					fmt.Fprintf(&b, "      %s: %s\n", c.Field, c.Old)
+				default:
+					s := changeSign(c)
+					fmt.Fprintf(&b, "      %s %s: %s\n", paint(signColor[s], s), c.Field, changeText(c))
+				}
+			}
+		}
+	}
+	fmt.Fprintf(&b, "\n%s\n", paint(ansiBold, "Worst case"))
+	for _, row := range worstRows(d) {
+		fmt.Fprintf(&b, "  %-26s %14s %s %s\n", row[0], row[1], "→", row[2])
+	}
+	fmt.Fprintf(&b, "\n%s\n", summary(d))
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// WriteDiffMarkdown writes the diff as a pull-request comment.
+func WriteDiffMarkdown(w io.Writer, d *PlanDiff) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "### betplan diff `%s`\n\n", d.New)
+	if !d.Changed() {
+		b.WriteString("No changes: the plans create the same bets.\n")
+		_, err := io.WriteString(w, b.String())
+		return err
+	}
+	fmt.Fprintf(&b, "**%s**\n\n", summary(d))
+	for _, warn := range d.Warnings {
+		fmt.Fprintf(&b, "> [!WARNING]\n> %s\n\n", mdEscape(warn))
+	}
+	if len(d.Plan) > 0 {
+		b.WriteString("#### Plan\n\n| | Field | Before | After |\n|---|---|---|---|\n")
+		for _, c := range d.Plan {
+			fmt.Fprintf(&b, "| %s | `%s` | %s | %s |\n", changeSign(c), c.Field, mdCode(c.Old), mdCode(c.New))
+		}
+		b.WriteString("\n")
+	}
+	if len(d.Bets) > 0 {
+		b.WriteString("#### Bets\n\n")
+		for _, bc := range d.Bets {
+			fmt.Fprintf(&b, "- **%s** `%s` %s\n", diffSign[bc.Kind], bc.ID, bc.Kind)
+			if bc.NewLabel != "" {
+				fmt.Fprintf(&b, "  - :warning: **new label**: %s; exactly-once treats it as a new bet\n", mdEscape(bc.NewLabel))
+			}
+			for _, c := range bc.Changes {
+				switch bc.Kind {
+				case BetAdded:
+					fmt.Fprintf(&b, "  - `%s`: %s\n", c.Field, mdCode(c.New))
+				case BetRemoved:
+					fmt.Fprintf(&b, "  - `%s`: %s\n", c.Field, mdCode(c.Old))
+				default:
+					fmt.Fprintf(&b, "  - `%s`: %s → %s\n", c.Field, mdCode(c.Old), mdCode(c.New))
+				}
+			}
+		}
+		b.WriteString("\n")
+	}
+	b.WriteString("#### Worst case\n\n| | Before | After |\n|---|---:|---:|\n")
+	for _, row := range worstRows(d) {
+		fmt.Fprintf(&b, "| %s | %s | %s |\n", row[0], mdEscape(row[1]), mdEscape(row[2]))
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// WriteDiffJSON writes the diff as JSON (schema/diff.schema.json).
+func WriteDiffJSON(w io.Writer, d *PlanDiff) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false) // expressions read "<=", not "\u003c="
+	return enc.Encode(d)
+}
+
+func changeSign(c Change) string {
+	switch {
+	case c.Old == "":
+		return "+"
+	case c.New == "":
+		return "-"
+	}
+	return "~"
+}
+
+func changeText(c Change) string {
+	return orUnset(c.Old) + " → " + orUnset(c.New)
+}
+
+func orUnset(s string) string {
+	if s == "" {
+		return "(unset)"
+	}
+	return s
+}
+
+func worstRows(d *PlanDiff) [][3]string {
+	rows := [][3]string{
+		{"bets on named races", fmt.Sprint(d.Before.Bets), fmt.Sprint(d.After.Bets)},
+		{"for_each_race bets", fmt.Sprint(d.Before.PerRaceBets), fmt.Sprint(d.After.PerRaceBets)},
+		{"static total", "$" + money(d.Before.StaticTotal), "$" + money(d.After.StaticTotal)},
+		{"largest static amount", "$" + money(d.Before.MaxStatic), "$" + money(d.After.MaxStatic)},
+		{"expression amounts", fmt.Sprint(d.Before.ExprAmounts), fmt.Sprint(d.After.ExprAmounts)},
+	}
+	limit := func(w WorstCase, name string) string {
+		for _, c := range w.Limits {
+			if c.Limit == name {
+				if c.Binds {
+					return c.Value + " (binds)"
+				}
+				return c.Value
+			}
+		}
+		return "(unset)"
+	}
+	for _, name := range limitNames(d) {
+		rows = append(rows, [3]string{"limits." + name, limit(d.Before, name), limit(d.After, name)})
+	}
+	return rows
+}
+
+func limitNames(d *PlanDiff) []string {
+	var names []string
+	seen := map[string]bool{}
+	for _, w := range []WorstCase{d.Before, d.After} {
+		for _, c := range w.Limits {
+			if !seen[c.Limit] {
+				seen[c.Limit] = true
+				names = append(names, c.Limit)
+			}
+		}
+	}
+	return names
+}
+
+func summary(d *PlanDiff) string {
+	s := fmt.Sprintf("%d to add, %d to change, %d to remove; %d plan-level %s", d.Count(BetAdded), d.Count(BetChanged), d.Count(BetRemoved), len(d.Plan), plural(len(d.Plan), "change"))
+	if b := d.After.binding(); len(b) > 0 {
+		s += "; binding limits: " + strings.Join(b, ", ")
+	}
+	return s + "."
+}
+
+func plural(n int, noun string) string {
+	if n == 1 {
+		return noun
+	}
+	return noun + "s"
+}
+
+func mdCode(s string) string {
+	if s == "" {
+		return "_unset_"
+	}
+	return "`" + strings.ReplaceAll(strings.ReplaceAll(s, "`", "'"), "|", "\\|") + "`"
+}
+
+func mdEscape(s string) string { return strings.ReplaceAll(s, "|", "\\|") }

@@ -1,0 +1,178 @@
+package plan
+
+import (
+	"bytes"
+	"reflect"
+	"slices"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+)
+
+// Format lays a plan out the one canonical way: keys in the documented
+// order (the order of the plan's reference), 2-space indentation, quotes
+// only where YAML needs them, one blank line between bets. Comments stay,
+// and so do the blank lines a person put between top-level sections. A
+// plan with errors is not formatted: its diagnostics come back instead.
+func Format(filename string, src []byte) ([]byte, Diagnostics) {
+	if _, diags := Parse(filename, src); diags.HasErrors() {
+		return nil, diags
+	}
+	var doc yaml.Node
+	if err := yaml.Unmarshal(src, &doc); err != nil || doc.Kind != yaml.DocumentNode || len(doc.Content) != 1 {
+		return src, nil // Parse accepted it, so this cannot happen; leave the file alone
+	}
+	root := doc.Content[0]
+	srcLines := strings.Split(string(src), "\n")
+	spaced := map[string]bool{} // top-level keys a blank line came before
+	for i := 2; i < len(root.Content); i += 2 {
+		if start := startLine(root.Content[i], nil); start >= 2 && strings.TrimSpace(srcLines[start-2]) == "" {
+			spaced[root.Content[i].Value] = true
+		}
+	}
+	// The comment heading the file's first key heads the file (its
+	// modeline, its description), not that key: it stays on top.
+	var header string
+	if len(root.Content) > 0 {
+		header, root.Content[0].HeadComment = root.Content[0].HeadComment, ""
+	}
+	canonical(root, reflect.TypeFor[planDoc]())
+	if len(root.Content) > 0 && header != "" {
+		first := root.Content[0]
+		first.HeadComment = strings.TrimSuffix(header+"\n"+first.HeadComment, "\n")
+	}
+
+	var out bytes.Buffer
+	enc := yaml.NewEncoder(&out)
+	enc.SetIndent(2)
+	if err := enc.Encode(&doc); err != nil {
+		return src, nil
+	}
+	enc.Close()
+	return spaceOut(out.Bytes(), spaced), nil
+}
+
+// canonical orders the keys of a mapping as the fields of t are declared
+// and lets the encoder choose quoting, recursing into the plan's parts.
+func canonical(n *yaml.Node, t reflect.Type) {
+	for t.Kind() == reflect.Pointer || t.Kind() == reflect.Slice {
+		t = t.Elem()
+	}
+	switch n.Kind {
+	case yaml.ScalarNode:
+		// Quoting is the encoder's job: it keeps quotes where a plain
+		// scalar would read as another type ("3" stays a string).
+		if n.Style&(yaml.SingleQuotedStyle|yaml.DoubleQuotedStyle) != 0 && n.Tag == "!!str" {
+			n.Style &^= yaml.SingleQuotedStyle | yaml.DoubleQuotedStyle
+		}
+		return
+	case yaml.SequenceNode:
+		for _, c := range n.Content {
+			canonical(c, t)
+		}
+		return
+	case yaml.MappingNode:
+	default:
+		return
+	}
+	if t.Kind() == reflect.Map {
+		for i := 1; i < len(n.Content); i += 2 {
+			canonical(n.Content[i], t.Elem())
+		}
+		return
+	}
+	if t.Kind() != reflect.Struct {
+		for i := 1; i < len(n.Content); i += 2 {
+			canonical(n.Content[i], reflect.TypeFor[any]())
+		}
+		return
+	}
+	order := map[string]int{}
+	fields := map[string]reflect.Type{}
+	for i := range t.NumField() {
+		f := t.Field(i)
+		name, _, _ := strings.Cut(f.Tag.Get("yaml"), ",")
+		order[name], fields[name] = i, f.Type
+	}
+	type pair struct{ k, v *yaml.Node }
+	pairs := make([]pair, 0, len(n.Content)/2)
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		pairs = append(pairs, pair{n.Content[i], n.Content[i+1]})
+	}
+	rank := func(p pair) int {
+		if r, ok := order[p.k.Value]; ok {
+			return r
+		}
+		return len(order) // unknown keys cannot pass Parse; keep them last
+	}
+	slices.SortStableFunc(pairs, func(a, b pair) int { return rank(a) - rank(b) })
+	n.Content = n.Content[:0]
+	for _, p := range pairs {
+		n.Content = append(n.Content, p.k, p.v)
+		if ft, ok := fields[p.k.Value]; ok {
+			canonical(p.v, fieldType(ft))
+		}
+	}
+}
+
+// fieldType is the document type a field's value is laid out as: the
+// YAML-shaped wrappers (raceField, amountField...) hold scalars or a race.
+func fieldType(t reflect.Type) reflect.Type {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if t == reflect.TypeFor[raceField]() {
+		return reflect.TypeFor[raceDoc]()
+	}
+	return t
+}
+
+// startLine is the first line of a node with its head comment: a blank
+// line put before a section goes above the comment that heads it.
+func startLine(n *yaml.Node, value *yaml.Node) int {
+	line := n.Line
+	for _, c := range []*yaml.Node{n, value} {
+		if c != nil && c.HeadComment != "" {
+			line = min(line, c.Line-strings.Count(c.HeadComment, "\n")-1)
+		}
+	}
+	return line
+}
+
+// spaceOut puts the blank lines into the encoder's output: before each
+// bet but the first, and before each top-level key a person spaced.
+func spaceOut(out []byte, spaced map[string]bool) []byte {
+	var doc yaml.Node
+	if yaml.Unmarshal(out, &doc) != nil || len(doc.Content) != 1 {
+		return out
+	}
+	root := doc.Content[0]
+	before := map[int]bool{}
+	for i := 0; i+1 < len(root.Content); i += 2 {
+		k, v := root.Content[i], root.Content[i+1]
+		if i > 0 && spaced[k.Value] {
+			before[startLine(k, nil)] = true
+		}
+		if k.Value == "bets" && v.Kind == yaml.SequenceNode && v.Style&yaml.FlowStyle == 0 {
+			for j, bet := range v.Content {
+				if j == 0 {
+					continue
+				}
+				var first *yaml.Node
+				if bet.Kind == yaml.MappingNode && len(bet.Content) > 0 {
+					first = bet.Content[0]
+				}
+				before[startLine(bet, first)] = true
+			}
+		}
+	}
+	lines := strings.SplitAfter(string(out), "\n")
+	var b strings.Builder
+	for i, l := range lines {
+		if before[i+1] && i > 0 && strings.TrimSpace(lines[i-1]) != "" {
+			b.WriteString("\n")
+		}
+		b.WriteString(l)
+	}
+	return []byte(b.String())
+}

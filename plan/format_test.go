@@ -1,0 +1,123 @@
+package plan_test
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/betplan/betplan/plan"
+)
+
+func formattable(t *testing.T) (valid, invalid []string) {
+	t.Helper()
+	for _, g := range []string{"../examples/*.yaml", "../testdata/plans/warnings/*.yaml", "../testdata/diff/*.yaml"} {
+		m, err := filepath.Glob(g)
+		must(t, err)
+		valid = append(valid, m...)
+	}
+	invalid, err := filepath.Glob("../testdata/plans/invalid/*.yaml")
+	must(t, err)
+	check(t, len(valid) > 15 && len(invalid) > 20, "too few plans found: %d valid, %d invalid", len(valid), len(invalid))
+	return valid, invalid
+}
+
+var commentRE = regexp.MustCompile(`#.*$`)
+
+// TestFormatKeepsEveryPlan formats every example and golden plan: the
+// decoded plan must not change, comments must survive, and formatting
+// the result again must change nothing.
+func TestFormatKeepsEveryPlan(t *testing.T) {
+	valid, invalid := formattable(t)
+	for _, f := range valid {
+		if strings.HasSuffix(f, "invalid.yaml") {
+			continue
+		}
+		t.Run(f, func(t *testing.T) {
+			src, err := os.ReadFile(f)
+			must(t, err)
+			before, diags := plan.Parse(f, src)
+			if diags.HasErrors() {
+				t.Fatal(diags.Error())
+			}
+			out, diags := plan.Format(f, src)
+			check(t, !diags.HasErrors(), "diagnostics: %s", diags.Error())
+			after, diags := plan.Parse(f, out)
+			if diags.HasErrors() {
+				t.Fatalf("the formatted plan is invalid: %s\n%s", diags.Error(), out)
+			}
+			if d := plan.Diff(before, after); d.Changed() {
+				t.Errorf("formatting changed the plan: %+v\n%s", d, out)
+			}
+			ids := func(p *plan.Plan) (s []string) {
+				for _, b := range p.Bets {
+					s = append(s, b.ID)
+				}
+				return s
+			}
+			equal(t, ids(before), ids(after), "bet order")
+			for _, line := range strings.Split(string(src), "\n") {
+				// A comment is kept word for word; only the spaces before it may change.
+				if c := commentRE.FindString(line); c != "" && !strings.Contains(line, `"#`) {
+					check(t, strings.Contains(string(out), c), "comment %q lost:\n%s", c, out)
+				}
+			}
+			again, _ := plan.Format(f, out)
+			check(t, string(again) == string(out), "not idempotent:\nfirst:\n%s\nsecond:\n%s", out, again)
+		})
+	}
+	for _, f := range invalid {
+		src, err := os.ReadFile(f)
+		must(t, err)
+		out, diags := plan.Format(f, src)
+		check(t, diags.HasErrors() && out == nil, "%s: an invalid plan must come back as errors, not formatted", f)
+	}
+}
+
+func TestFormatCanonicalLayout(t *testing.T) {
+	src := `# a plan written by hand
+bets:
+    - stake: 5
+      selection: '3'
+      id: a   # the first
+      race: {event_number: 1, code: Galloping, venue: Flemington}
+    # the second bet
+    - id: "b"
+      race: {venue: Flemington, code: Galloping, event_number: 2}
+      selection: "1"
+      stake: 5
+      target_session: "4417"
+name: "hand"
+version: 1
+
+limits: {max_bets: 2, max_total_stake: 10}
+defaults:
+    market: Fixed Win
+    type: Fixed Wager
+`
+	want := `# a plan written by hand
+version: 1
+name: hand
+
+limits: {max_total_stake: 10, max_bets: 2}
+defaults:
+  type: Fixed Wager
+  market: Fixed Win
+bets:
+  - id: a # the first
+    race: {venue: Flemington, code: Galloping, event_number: 1}
+    selection: "3"
+    stake: 5
+
+  # the second bet
+  - id: b
+    race: {venue: Flemington, code: Galloping, event_number: 2}
+    selection: "1"
+    target_session: "4417"
+    stake: 5
+`
+	out, diags := plan.Format("hand.yaml", []byte(src))
+	check(t, !diags.HasErrors(), "%s", diags.Error())
+	equal(t, want, string(out))
+}

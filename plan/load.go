@@ -1,0 +1,107 @@
+package plan
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"reflect"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+)
+
+// MaxFileSize is the largest plan Load and Parse accept.
+const MaxFileSize = 4 << 20
+
+// Load reads a plan file, refusing one over MaxFileSize, and parses it.
+func Load(path string) (*Plan, Diagnostics) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, Diagnostics{{Severity: SeverityError, Filename: path, Summary: "cannot read the plan: " + errors.Unwrap(err).Error()}}
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, MaxFileSize+1))
+	if err != nil {
+		return nil, Diagnostics{{Severity: SeverityError, Filename: path, Summary: "cannot read the plan: " + err.Error()}}
+	}
+	return Parse(path, data)
+}
+
+// Parse decodes and checks a plan. The plan is nil when the diagnostics
+// hold an error; warnings come with a plan.
+func Parse(filename string, data []byte) (*Plan, Diagnostics) {
+	if len(data) > MaxFileSize {
+		return nil, Diagnostics{{Severity: SeverityError, Filename: filename, Line: 1, Column: 1,
+			Summary: fmt.Sprintf("the plan is larger than %d MiB: refusing to read it (is this the right file?)", MaxFileSize>>20)}}
+	}
+	p := &parser{
+		d:    decoder{filename: filename, pos: map[string]*yaml.Node{}, keys: map[string]*yaml.Node{}},
+		c:    newCompiler(),
+		src:  data,
+		plan: &Plan{Filename: filename},
+	}
+	sum := sha256.Sum256(data)
+	p.plan.Hash = "sha256:" + hex.EncodeToString(sum[:])
+	p.parse()
+	diags := p.d.diags
+	sortDiagnostics(diags)
+	diags = slices.Compact(diags) // a default's problem is found once per bet
+	if diags.HasErrors() {
+		return nil, diags
+	}
+	return p.plan, diags
+}
+
+// parser carries one Parse through its stages; each stage is one file of
+// the package (validate, check, resolve, merge, options, position).
+type parser struct {
+	d     decoder
+	c     *compiler
+	src   []byte
+	lines [][]byte
+	doc   planDoc
+	root  *yaml.Node
+	plan  *Plan
+}
+
+var yamlErrLine = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
+
+func (p *parser) parse() {
+	var doc yaml.Node
+	dec := yaml.NewDecoder(bytes.NewReader(p.src))
+	if err := dec.Decode(&doc); err != nil {
+		if err == io.EOF {
+			p.d.diags = append(p.d.diags, Diagnostic{Severity: SeverityError, Filename: p.d.filename, Line: 1, Column: 1, Summary: "the plan is empty"})
+			return
+		}
+		line, msg := 1, err.Error()
+		if m := yamlErrLine.FindStringSubmatch(msg); m != nil {
+			line, _ = strconv.Atoi(m[1])
+			msg = m[2]
+		}
+		msg = strings.TrimPrefix(msg, "yaml: ")
+		p.d.diags = append(p.d.diags, Diagnostic{Severity: SeverityError, Filename: p.d.filename, Line: line, Column: 1, Summary: "invalid YAML: " + msg})
+		return
+	}
+	var extra yaml.Node
+	if err := dec.Decode(&extra); err == nil {
+		p.d.errorf(&extra, "the file holds more than one YAML document: a plan is one document")
+	}
+	p.root = &doc
+	if len(doc.Content) == 0 {
+		p.d.errorf(&doc, "the plan is empty")
+		return
+	}
+	p.d.decode(doc.Content[0], reflect.ValueOf(&p.doc).Elem(), "", "plan")
+	if p.d.bombed {
+		return
+	}
+	p.check()
+}

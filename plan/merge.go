@@ -1,0 +1,139 @@
+package plan
+
+import (
+	"slices"
+	"strings"
+)
+
+// checkBet merges the defaults into one bet and checks the result.
+func (p *parser) checkBet(doc *betDoc, path string, def resolvedBet) *Bet {
+	n := p.at(path)
+	before := p.d.diags.Errors()
+	p.validateStruct(doc, path, "bet")
+	own := p.resolveBet(doc, path)
+	if doc.ID == "" && p.d.pos[path+".id"] == nil {
+		p.d.errorf(n, "bet is missing id")
+	}
+	b := &Bet{ID: doc.ID, Line: n.Line, Column: n.Column}
+	name := "bet " + doc.ID
+	if doc.ID == "" {
+		name = "bet"
+	}
+
+	// Race: the bet's own race or for_each_race wins over the defaults'.
+	race := own
+	if !own.raceSet && !own.forEachSet {
+		race = def
+	}
+	switch {
+	case race.raceSet && race.forEachSet:
+		p.d.errorf(p.keyAt(race.forEachPath), "%s has both race and for_each_race: use one", name)
+	case race.raceSet:
+		b.RaceKey, b.Race = race.raceKey, race.race
+	case race.forEachSet:
+		b.ForEachRace = race.forEach
+	default:
+		p.d.errorf(n, "%s has no race: set race (a key of races or {venue, code, event_number}) or for_each_race", name)
+	}
+
+	pick := func(a, b *string) *string {
+		if a != nil {
+			return a
+		}
+		return b
+	}
+	sel := pick(own.selection, def.selection)
+	typ := pick(own.typ, def.typ)
+	market := pick(own.market, def.market)
+	b.Selection, b.Type, b.Market = deref(sel), deref(typ), deref(market)
+	b.TargetSession = deref(pick(own.targetSession, def.targetSession))
+	b.When = own.when
+	if b.When == nil && doc.When == nil {
+		b.When = def.when
+	}
+	b.Options = mergeOptions(def.options, own.options)
+	if b.Options != nil {
+		p.checkOptionPairs(b.Options, func(k string) string {
+			if _, ok := own.options[k]; ok {
+				return own.optionsPath + "." + k
+			}
+			return def.optionsPath + "." + k
+		})
+	}
+
+	written := func(field string) bool { return p.d.pos[path+"."+field] != nil }
+	if typ == nil && !written("type") {
+		p.d.errorf(n, "%s has no type: set type (%s) here or in defaults", name, strings.Join(types, ", "))
+	}
+	if market == nil && !written("market") {
+		p.d.errorf(n, "%s has no market: set market (e.g. Fixed Win) here or in defaults", name)
+	}
+	if sel == nil && !written("selection") {
+		p.d.errorf(n, "%s has no selection: set the runner number, e.g. selection: \"3\"", name)
+	} else if sel != nil && market != nil && selRe.MatchString(*sel) {
+		selPath := own.selectionPath
+		if own.selection == nil {
+			selPath = def.selectionPath
+		}
+		if *market == MarketSameRaceMulti && !srmRe.MatchString(*sel) {
+			p.d.errorf(p.at(selPath), `selection %q must be R:P pairs such as "2:1,6:3" for Same Race Multi`, *sel)
+		} else if *market != MarketSameRaceMulti && !runnerRe.MatchString(*sel) {
+			p.d.errorf(p.at(selPath), `selection %q must be one runner number such as "3" (R:P pairs are for Same Race Multi only)`, *sel)
+		}
+	}
+
+	// Amounts: the field the type uses is required, the other refused.
+	stake, stakePath := own.stake, own.stakePath
+	if doc.Stake == nil {
+		stake, stakePath = def.stake, def.stakePath
+	}
+	profit, profitPath := own.profit, own.profitPath
+	if doc.TargetProfit == nil {
+		profit, profitPath = def.profit, def.profitPath
+	}
+	if typ != nil && slices.Contains(types, *typ) {
+		if AmountFieldFor(*typ) == AmountTargetProfit {
+			if doc.Stake != nil {
+				p.d.errorf(p.keyAt(path+".stake"), "%s is Fixed Profit, which takes target_profit, not stake", name)
+			}
+			if profit == nil && doc.TargetProfit == nil {
+				p.d.errorf(n, "%s is Fixed Profit and needs target_profit (dollars of profit)", name)
+			}
+			b.TargetProfit = profit
+		} else {
+			if doc.TargetProfit != nil {
+				p.d.errorf(p.keyAt(path+".target_profit"), "%s is %s, which takes stake, not target_profit", name, *typ)
+			}
+			if stake == nil && doc.Stake == nil {
+				p.d.errorf(n, "%s is %s and needs stake (dollars per session)", name, *typ)
+			}
+			b.Stake = stake
+		}
+	}
+	if a, ap := b.amount(), stakePath; a != nil && a.Expr == nil {
+		if b.AmountField() == AmountTargetProfit {
+			ap = profitPath
+		}
+		if err := p.plan.Limits.CheckBet(a.Value); err != nil && a.Value > 0 {
+			p.d.errorf(p.at(ap), "%s: %s %s is above limits.max_stake_per_bet (%s)", name, b.AmountField(), money(a.Value), money(*p.plan.Limits.MaxStakePerBet))
+		}
+	}
+	if p.d.diags.Errors() > before {
+		return nil
+	}
+	return b
+}
+
+func mergeOptions(def, own map[string]any) map[string]any {
+	if def == nil && own == nil {
+		return nil
+	}
+	out := make(map[string]any, len(def)+len(own))
+	for k, v := range def {
+		out[k] = v
+	}
+	for k, v := range own {
+		out[k] = v
+	}
+	return out
+}

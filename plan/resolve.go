@@ -1,0 +1,188 @@
+package plan
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/expr-lang/expr/ast"
+	"gopkg.in/yaml.v3"
+)
+
+// resolvedBet is a bet's or the defaults' fields after compiling, each
+// with the path it came from so merged values keep their own positions.
+type resolvedBet struct {
+	raceKey       string
+	race          *RaceRef
+	raceSet       bool
+	forEach       *Expr
+	forEachSet    bool
+	selection     *string
+	typ           *string
+	market        *string
+	targetSession *string
+	stake         *Amount
+	stakePath     string
+	profit        *Amount
+	profitPath    string
+	when          *Expr
+	options       map[string]any
+	optionsPath   string
+	racePath      string
+	forEachPath   string
+	selectionPath string
+	typePath      string
+	marketPath    string
+}
+
+func (r resolvedBet) display() BetDefaults {
+	return BetDefaults{RaceKey: r.raceKey, Race: r.race, ForEachRace: r.forEach, Selection: deref(r.selection),
+		Type: deref(r.typ), Market: deref(r.market), TargetSession: deref(r.targetSession),
+		Stake: r.stake, TargetProfit: r.profit, When: r.when, Options: r.options}
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}
+
+// resolveBet compiles a bet's (or the defaults') own fields.
+func (p *parser) resolveBet(b *betDoc, path string) resolvedBet {
+	var r resolvedBet
+	if b.Race != nil && b.Race.node != nil {
+		r.raceSet, r.racePath = true, path+".race"
+		switch {
+		case b.Race.Inline != nil:
+			inline := *b.Race.Inline
+			p.validateStruct(&inline, path+".race", "race")
+			p.warnVenue(inline.Venue, path+".race.venue")
+			r.race = &RaceRef{Venue: inline.Venue, Code: inline.Code, EventNumber: inline.EventNumber}
+		case b.Race.Key != "":
+			ref, ok := p.plan.Races[b.Race.Key]
+			if !ok {
+				keys := sortedKeys(p.plan.Races)
+				hint := didYouMean(b.Race.Key, keys)
+				if hint == "" && len(keys) > 0 {
+					hint = " (races: " + strings.Join(keys, ", ") + ")"
+				} else if len(keys) == 0 {
+					hint = ": the plan has no races; write the race inline as {venue, code, event_number}"
+				}
+				p.d.errorf(b.Race.node, "unknown race %q%s", b.Race.Key, hint)
+			} else {
+				r.raceKey, r.race = b.Race.Key, &ref
+			}
+		}
+	}
+	if b.ForEachRace != nil && b.ForEachRace.node != nil {
+		r.forEachSet, r.forEachPath = true, path+".for_each_race"
+		if tree := p.compileField(b.ForEachRace.node, "for_each_race", kindBool, &r.forEach); tree != nil {
+			for _, f := range literalChecks(tree) {
+				p.warnAt(b.ForEachRace.node, f)
+			}
+			if f, ok := neverTrue(tree); ok {
+				f.msg = strings.Replace(f.msg, "the bet would never be created", "no race would ever match", 1)
+				p.warnAt(b.ForEachRace.node, f)
+			}
+		}
+	}
+	if b.When != nil && b.When.node != nil {
+		if tree := p.compileField(b.When.node, "when", kindBool, &r.when); tree != nil {
+			for _, f := range literalChecks(tree) {
+				p.warnAt(b.When.node, f)
+			}
+			if f, ok := neverTrue(tree); ok {
+				p.warnAt(b.When.node, f)
+			}
+		}
+	}
+	r.selection, r.selectionPath = b.Selection, path+".selection"
+	r.typ, r.typePath = b.Type, path+".type"
+	r.market, r.marketPath = b.Market, path+".market"
+	r.targetSession = b.TargetSession
+	r.stake, r.stakePath = p.amount(b.Stake, AmountStake), path+".stake"
+	r.profit, r.profitPath = p.amount(b.TargetProfit, AmountTargetProfit), path+".target_profit"
+	if b.Options != nil {
+		r.options, r.optionsPath = b.Options, path+".options"
+		p.checkOptions(b.Options, path+".options")
+	}
+	return r
+}
+
+func (p *parser) amount(f *amountField, field AmountField) *Amount {
+	if f == nil || f.node == nil {
+		return nil
+	}
+	if f.Source == "" {
+		switch {
+		case f.Value <= 0:
+			p.d.errorf(f.node, "%s must be more than 0, got %s", field, f.node.Value)
+		case f.Value >= maxAmount:
+			p.d.errorf(f.node, "%s %s is out of range: %s", field, f.node.Value, amountRange)
+		case !isCents(f.Value):
+			p.d.errorf(f.node, "%s %s has more than two decimals: amounts are dollars and cents", field, f.node.Value)
+		}
+		return &Amount{Value: f.Value}
+	}
+	var e *Expr
+	if p.compileField(f.node, string(field), kindNumber, &e) == nil {
+		return nil
+	}
+	return &Amount{Expr: e}
+}
+
+// compileField compiles an expression written at n, reporting an error at
+// the position inside the expression.
+func (p *parser) compileField(n *yaml.Node, field string, kind exprKind, out **Expr) ast.Node {
+	e, tree, err := p.c.compile(n.Value, kind)
+	if err != nil {
+		var ee *exprError
+		if !errors.As(err, &ee) {
+			ee = &exprError{msg: err.Error()}
+		}
+		what := "expression"
+		if kind == kindNumber {
+			what = "amount"
+		}
+		msg := fmt.Sprintf("%s: invalid %s %q: %s", field, what, n.Value, ee.msg)
+		if strings.Contains(strings.TrimSpace(n.Value), "\n") {
+			msg = fmt.Sprintf("%s: invalid %s: %s", field, what, ee.msg)
+		}
+		if kind == kindNumber && strings.HasPrefix(ee.msg, "unknown name ") {
+			msg = fmt.Sprintf("%s must be a number or an expression giving one; %q is neither: %s", field, n.Value, ee.msg)
+		}
+		if ee.hasPos {
+			line, col := p.exprPos(n, ee.line, ee.column)
+			p.d.diags = append(p.d.diags, Diagnostic{Severity: SeverityError, Summary: msg, Filename: p.d.filename, Line: line, Column: col, EndLine: line, EndColumn: col + 1})
+		} else {
+			p.d.errorf(n, "%s", msg)
+		}
+		return nil
+	}
+	if fs := varsFindings(n.Value, kind, p.plan.Vars); len(fs) > 0 {
+		what := "expression"
+		if kind == kindNumber {
+			what = "amount"
+		}
+		for _, f := range fs {
+			f.msg = fmt.Sprintf("%s: invalid %s: %s", field, what, f.msg)
+			p.errAt(n, f)
+		}
+		return nil
+	}
+	*out = e
+	return tree
+}
+
+func (p *parser) errAt(n *yaml.Node, f finding) {
+	l, c := offsetPos(n.Value, f.from)
+	line, col := p.exprPos(n, l, c)
+	p.d.diags = append(p.d.diags, Diagnostic{Severity: SeverityError, Summary: f.msg, Filename: p.d.filename, Line: line, Column: col, EndLine: line, EndColumn: col + 1})
+}
+
+func (p *parser) warnAt(n *yaml.Node, f finding) {
+	l, c := offsetPos(n.Value, f.from)
+	line, col := p.exprPos(n, l, c)
+	p.d.diags = append(p.d.diags, Diagnostic{Severity: SeverityWarning, Summary: f.msg, Filename: p.d.filename, Line: line, Column: col, EndLine: line, EndColumn: col + 1})
+}

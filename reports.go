@@ -1,0 +1,98 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/betplan/betplan/engine"
+	"github.com/betplan/betplan/reporters"
+)
+
+// finishRun writes every report, whatever happened, and maps the outcome
+// to an exit code.
+func finishRun(sys *sysIO, ro reportOptions, f reporters.Format, opts engine.Options, res *engine.Result, runErr error) error {
+	var locked *engine.LockedError
+	if errors.As(runErr, &locked) {
+		// Nothing was done: the reports stay as the run holding the lock
+		// writes them.
+		return &exitError{code: exitRefused, err: fmt.Errorf("refused: %v: wait for that run to end and try again", locked)}
+	}
+	if errors.Is(runErr, engine.ErrNotConfirmed) {
+		// The user said no: nothing changed, so no report changes either.
+		return &exitError{code: exitRefused, err: runErr}
+	}
+	if res != nil {
+		if werr := writeReports(sys, ro, f, opts, res); werr != nil {
+			fmt.Fprintf(sys.Stderr, "betplan: writing reports: %v\n", werr)
+			if runErr == nil {
+				runErr = werr
+			}
+		}
+	}
+	switch {
+	case runErr != nil && engine.IsRefused(runErr):
+		return &exitError{code: exitRefused, err: runErr}
+	case res != nil && res.EndReason == engine.EndRefused:
+		return &exitError{code: exitRefused, err: fmt.Errorf("refused: %s", res.Error)}
+	case runErr != nil && serviceProblem(opts.BaseURL, runErr) != nil:
+		return &exitError{code: exitRefused, err: serviceProblem(opts.BaseURL, runErr)}
+	case runErr != nil:
+		return &exitError{code: exitFailed, err: runErr}
+	case res != nil && res.Failed():
+		return &exitError{code: exitFailed, err: errors.New(failureSummary(res))}
+	}
+	return nil
+}
+
+func failureSummary(res *engine.Result) string {
+	var parts []string
+	for _, s := range []engine.Status{engine.StatusInDoubt, engine.StatusFailed, engine.StatusNotTaken, engine.StatusUnresolved} {
+		if n := res.Totals.ByStatus[s]; n > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", n, strings.ReplaceAll(string(s), "_", " ")))
+		}
+	}
+	if len(parts) == 0 {
+		return "something failed; see the report"
+	}
+	return "finished with " + strings.Join(parts, ", ")
+}
+
+// writeReports prints the report on stdout in format f and writes every
+// format into the report dir (--report-dir, or the layout's).
+func writeReports(sys *sysIO, ro reportOptions, f reporters.Format, opts engine.Options, res *engine.Result) error {
+	if err := reporters.Write(sys.Stdout, f, res, reporters.TextOptions{Color: sys.color()}); err != nil {
+		return err
+	}
+	dir := ro.Dir
+	if dir == "" {
+		dir = opts.State.ReportDir(res.PlanName)
+	}
+	paths, err := reporters.WriteDir(dir, res)
+	if err != nil {
+		return err
+	}
+	if len(paths) > 0 {
+		fmt.Fprintf(sys.Stderr, "reports written to %s\n", dir)
+	}
+	if summary := sys.Getenv("GITHUB_STEP_SUMMARY"); summary != "" {
+		if err := reporters.AppendStepSummary(summary, res); err != nil {
+			return fmt.Errorf("GitHub step summary: %w", err)
+		}
+	}
+	return nil
+}
+
+// planAndFormat reads the one plan argument and --format of a command
+// that reports a result.
+func (ro *reportOptions) planAndFormat(args []string) (string, reporters.Format, error) {
+	path, err := onePlanArg(args)
+	if err != nil {
+		return "", "", err
+	}
+	f, err := reporters.ParseFormat(ro.Format)
+	if err != nil {
+		return "", "", usagef("%v", err)
+	}
+	return path, f, nil
+}

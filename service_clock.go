@@ -1,0 +1,101 @@
+package main
+
+import (
+	"context"
+	"math"
+	"sync"
+	"time"
+)
+
+// serviceClock is the engine's clock against a real service: the time the
+// service's Date headers tell, running at the rate they advance. Against a
+// real service that is the wall clock give or take the machine's skew;
+// against `betplan sim --speed 60` it runs sixty times faster, so race
+// times, conditions and polls follow the rehearsal.
+type serviceClock struct {
+	mu sync.Mutex
+	// first and last are Date samples (the service's time, and the local
+	// time it arrived); anchor is what Now extrapolates from.
+	first, anchor sample
+	rate          float64
+	now           func() time.Time
+	// scaled allows a rate other than 1: only a service on this machine
+	// (betplan sim --speed) runs fast; a real service whose Date jumps
+	// (servers with skewed clocks behind one name) must never make time
+	// race ahead.
+	scaled bool
+}
+
+type sample struct {
+	service, local time.Time
+}
+
+// rateWindow is how much local time two Date samples must span before
+// their difference says the service's clock runs at the wall clock's
+// rate: Date has whole seconds only. A clock that gained more than
+// rounding can explain is measured sooner, before the engine's first
+// sleep.
+const (
+	rateWindow = 10 * time.Second
+	fastWindow = 100 * time.Millisecond
+	rounding   = 2 * time.Second
+)
+
+func newServiceClock(scaled bool) *serviceClock {
+	return &serviceClock{rate: 1, now: time.Now, scaled: scaled}
+}
+
+// observe takes one Date header and when it arrived.
+func (c *serviceClock) observe(serverDate, received time.Time) {
+	// Date is truncated to the second: its middle is the best guess.
+	s := sample{service: serverDate.Add(500 * time.Millisecond), local: received}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.first.local.IsZero() {
+		c.first, c.anchor = s, s
+		return
+	}
+	span, gained := s.local.Sub(c.first.local), s.service.Sub(c.first.service)
+	if c.scaled && (span >= rateWindow || (span >= fastWindow && gained-span > rounding)) {
+		r := float64(gained) / float64(span)
+		if math.Abs(r-1) < 0.25 {
+			r = 1 // a real service: the difference is the Date's rounding
+		}
+		if r > 0 {
+			c.rate = r
+		}
+	}
+	// Re-anchor only when the sample disagrees with the extrapolation by
+	// more than Date's rounding and the trip, so time does not jitter.
+	predicted := c.anchor.service.Add(time.Duration(float64(s.local.Sub(c.anchor.local)) * c.rate))
+	slack := rounding + time.Duration(float64(100*time.Millisecond)*c.rate)
+	if d := s.service.Sub(predicted); d > slack || -d > slack {
+		c.anchor = s
+	}
+}
+
+// Now is the service's time now: the wall clock until a Date is seen.
+func (c *serviceClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	local := c.now()
+	if c.anchor.local.IsZero() {
+		return local
+	}
+	return c.anchor.service.Add(time.Duration(float64(local.Sub(c.anchor.local)) * c.rate))
+}
+
+// Sleep waits d of the service's time.
+func (c *serviceClock) Sleep(ctx context.Context, d time.Duration) error {
+	c.mu.Lock()
+	rate := c.rate
+	c.mu.Unlock()
+	t := time.NewTimer(time.Duration(float64(d) / rate))
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}

@@ -1,0 +1,498 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/betplan/betplan/engine/pgstate"
+	"github.com/betplan/betplan/engine/pgstate/pgtest"
+)
+
+// Two machines are two betplan processes with nothing local in common:
+// their own HOME, XDG dirs (so no OS lock is shared), state dir and
+// report dir. Only --state, a schema of the test database, is shared.
+
+// machineRun is one betplan process on one machine.
+type machineRun struct {
+	w      *crashWorld
+	name   string
+	cmd    *exec.Cmd
+	stdout bytes.Buffer
+	stderr bytes.Buffer
+	pause  string // the pause dir, when asked to stop at a checkpoint
+}
+
+// onMachine prepares `betplan ARGS...` on machine name with --state.
+func (w *crashWorld) onMachine(name, state string, args ...string) *machineRun {
+	exe, err := os.Executable()
+	require.NoError(w.t, err)
+	home := filepath.Join(w.dir, name)
+	all := append(slices.Clone(args), "--base-url", w.url, "--state", state)
+	if args[0] != "unlock" {
+		all = append(all, "--state-dir", filepath.Join(home, "state"), "--max-rps", "200", "--http-timeout", "2s")
+	}
+	if args[0] == "run" || args[0] == "status" {
+		all = append(all, "--report-dir", filepath.Join(home, "report"))
+	}
+	if args[0] == "run" {
+		all = append(all, "--yes", "--ambiguous-grace", "300ms")
+	}
+	m := &machineRun{w: w, name: name}
+	m.cmd = exec.Command(exe, all...)
+	m.cmd.Env = append(os.Environ(),
+		"BETPLAN_TEST_EXEC_MAIN=1",
+		"GORACE=atexit_sleep_ms=10",
+		"BETPLAN_TOKEN="+w.svc.Token(),
+		"BETPLAN_EMAIL=", "BETPLAN_PASSWORD=", "GITHUB_STEP_SUMMARY=", "BETPLAN_STATE=", "BETPLAN_BASE_URL=",
+		"HOME="+home,
+		"XDG_CACHE_HOME="+filepath.Join(home, "cache"),
+		"XDG_CONFIG_HOME="+filepath.Join(home, "config"),
+	)
+	m.cmd.Stdout, m.cmd.Stderr = &m.stdout, &m.stderr
+	return m
+}
+
+// pauseAt makes the run stop at a checkpoint until resume.
+func (m *machineRun) pauseAt(point string) *machineRun {
+	m.pause = m.w.t.TempDir()
+	m.cmd.Env = append(m.cmd.Env, pauseEnv+"="+point, pauseDirEnv+"="+m.pause)
+	return m
+}
+
+func (m *machineRun) start() *machineRun {
+	require.NoError(m.w.t, m.cmd.Start())
+	return m
+}
+
+// waitPaused waits until the run stands at its checkpoint.
+func (m *machineRun) waitPaused() {
+	m.w.t.Helper()
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		if _, err := os.Stat(filepath.Join(m.pause, "paused")); err == nil {
+			return
+		}
+	}
+	m.w.t.Fatalf("%s never reached its checkpoint:\n%s", m.name, m.stderr.String())
+}
+
+func (m *machineRun) resume() {
+	require.NoError(m.w.t, os.WriteFile(filepath.Join(m.pause, "resume"), nil, 0o644))
+}
+
+// wait returns the exit code.
+func (m *machineRun) wait() int {
+	m.w.t.Helper()
+	err := m.cmd.Wait()
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		return ee.ExitCode()
+	}
+	require.NoError(m.w.t, err)
+	return 0
+}
+
+func (m *machineRun) run() int { m.start(); return m.wait() }
+
+func (m *machineRun) output() string { return m.stdout.String() + m.stderr.String() }
+
+type sharedReport struct {
+	EndReason string `json:"end_reason"`
+	Error     string `json:"error"`
+	Bets      []struct {
+		ID             string `json:"id"`
+		Label          string `json:"label"`
+		Status         string `json:"status"`
+		Reason         string `json:"reason"`
+		NotificationID int64  `json:"notification_id"`
+	} `json:"bets"`
+}
+
+func (m *machineRun) report() sharedReport {
+	m.w.t.Helper()
+	var rep sharedReport
+	b, err := os.ReadFile(filepath.Join(m.w.dir, m.name, "report", "report.json"))
+	require.NoError(m.w.t, err, "%s wrote no report:\n%s", m.name, m.output())
+	require.NoError(m.w.t, json.Unmarshal(b, &rep))
+	return rep
+}
+
+// assertComplete checks a report lists every bet with its notification.
+func (m *machineRun) assertComplete() {
+	m.w.t.Helper()
+	rep := m.report()
+	require.Len(m.w.t, rep.Bets, m.w.bets, "%s's report", m.name)
+	for _, b := range rep.Bets {
+		assert.NotZero(m.w.t, b.NotificationID, "%s's report forgets bet %s (%s: %s)", m.name, b.ID, b.Status, b.Reason)
+	}
+}
+
+// assertOnePerLabel checks the service holds exactly one notification for
+// each bet of the plan, and received exactly one create for each.
+func (w *crashWorld) assertOnePerLabel(labels []string) {
+	w.t.Helper()
+	require.Len(w.t, labels, w.bets)
+	creates := map[string]int{}
+	for _, c := range w.createsSeen() {
+		creates[c.Label]++
+	}
+	for _, l := range labels {
+		assert.Equal(w.t, 1, w.svc.NotificationsWithLabel(l), "notifications with label %s", l)
+		assert.Equal(w.t, 1, creates[l], "creates sent for label %s", l)
+	}
+	assert.Equal(w.t, w.bets, w.svc.NotificationCount())
+}
+
+func (r sharedReport) labels() []string {
+	var ls []string
+	for _, b := range r.Bets {
+		ls = append(ls, b.Label)
+	}
+	return ls
+}
+
+// sharedState is a fresh schema of the test database as a --state URL.
+func sharedState(t *testing.T) (state, schema string) {
+	t.Helper()
+	state, schema = pgtest.Schema(t)
+	return state, schema
+}
+
+func heavy(t *testing.T) bool {
+	return testing.Short() && os.Getenv("CI") != "true"
+}
+
+func TestSharedStateSimultaneousStarts(t *testing.T) {
+	t.Parallel()
+	state, _ := sharedState(t)
+	rounds := 20
+	if heavy(t) {
+		rounds = 3
+	}
+	for i := range rounds {
+		w := newCrashWorld(t, 3)
+		a := w.onMachine("a", state, "run", w.plan, "--no-wait")
+		b := w.onMachine("b", state, "run", w.plan, "--no-wait")
+		a.start()
+		b.start()
+		codes := map[*machineRun]int{a: a.wait(), b: b.wait()}
+		var labels []string
+		for m, code := range codes {
+			require.Contains(t, []int{0, 3}, code, "round %d, machine %s:\n%s", i, m.name, m.output())
+			if code == 0 {
+				m.assertComplete()
+				labels = m.report().labels()
+			} else {
+				assert.Contains(t, m.stderr.String(), "another run of this plan holds the lock of plan crash-card on "+w.url)
+			}
+		}
+		require.NotEmpty(t, labels, "round %d: neither run finished:\n%s\n%s", i, a.output(), b.output())
+		w.assertOnePerLabel(labels)
+	}
+}
+
+func TestSharedStateRandomKills(t *testing.T) {
+	t.Parallel()
+	state, _ := sharedState(t)
+	w := newCrashWorld(t, 6)
+	rng := rand.New(rand.NewPCG(14, uint64(time.Now().UnixNano())))
+	for i := range 10 {
+		machine := []string{"a", "b"}[i%2]
+		m := w.onMachine(machine, state, "run", w.plan, "--no-wait").start()
+		d := time.Duration(20+rng.IntN(300)) * time.Millisecond
+		time.Sleep(d)
+		m.cmd.Process.Signal(syscall.SIGKILL)
+		m.cmd.Wait()
+		assert.LessOrEqual(t, w.svc.NotificationCount(), w.bets, "after kill %d (%v)", i, d)
+	}
+	final := w.onMachine("c", state, "run", w.plan, "--no-wait")
+	require.Equal(t, 0, final.run(), "%s", final.output())
+	final.assertComplete()
+	labels := final.report().labels()
+	for _, l := range labels {
+		assert.Equal(t, 1, w.svc.NotificationsWithLabel(l), "label %s", l)
+	}
+	assert.Equal(t, w.bets, w.svc.NotificationCount(), "none lost, none twice")
+}
+
+// Fencing: run A holds the lock and stands between two creates when its
+// lock connection is killed from the database side; run B takes over and
+// finishes; A, resumed, sends no create after that moment.
+func TestSharedStateFencing(t *testing.T) {
+	t.Parallel()
+	for _, point := range []string{
+		"announce:2", // its look-up found nothing, about to announce the create
+		"creating:2", // announced, not yet sent
+	} {
+		t.Run(point, func(t *testing.T) {
+			t.Parallel()
+			state, schema := sharedState(t)
+			server := pgtest.ServerURL(t)
+			w := newCrashWorld(t, 3)
+			a := w.onMachine("a", state, "run", w.plan, "--no-wait").pauseAt(point).start()
+			a.waitPaused()
+
+			var backend int
+			pgtest.Query(t, server, fmt.Sprintf("SELECT holder_backend FROM %s.plans WHERE name = 'crash-card'", schema), nil, &backend)
+			pgtest.Exec(t, server, "SELECT pg_terminate_backend($1)", backend)
+			killed := time.Now()
+
+			b := w.onMachine("b", state, "run", w.plan, "--no-wait", "--lock-timeout", "10s")
+			require.Equal(t, 0, b.run(), "%s", b.output())
+			bDone := time.Now()
+			b.assertComplete()
+			// A's engine stands still, its lock watcher does not: give it
+			// the time of one check (every second) to notice.
+			time.Sleep(time.Until(killed.Add(1500 * time.Millisecond)))
+
+			a.resume()
+			require.Equal(t, 3, a.wait(), "A lost its lock: exit 3\n%s", a.output())
+			assert.Contains(t, a.stderr.String(), "lost the plan's lock")
+			rep := a.report()
+			assert.Equal(t, "refused", rep.EndReason)
+			assert.Contains(t, rep.Error, "lost the plan's lock")
+			require.Len(t, rep.Bets, 3, "A's report lists every bet")
+			assert.NotZero(t, rep.Bets[0].NotificationID, "A still reports what it created")
+
+			for _, c := range w.createsSeen() {
+				assert.False(t, c.At.After(bDone), "a create for %s reached the service after B finished: A sent it", c.Label)
+				if c.At.After(killed) {
+					assert.NotEqual(t, rep.Bets[0].Label, c.Label, "created before the kill, never after")
+				}
+			}
+			w.assertOnePerLabel(b.report().labels())
+		})
+	}
+}
+
+// cutProxy forwards TCP to the database until cut, as if the database
+// went away (the shared server itself keeps running for everyone else).
+type cutProxy struct {
+	ln    net.Listener
+	mu    sync.Mutex
+	conns []net.Conn
+	cut_  bool
+}
+
+func newCutProxy(t *testing.T, target string) *cutProxy {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	p := &cutProxy{ln: ln}
+	t.Cleanup(p.cut)
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			up, err := net.Dial("tcp", target)
+			if err != nil {
+				c.Close()
+				continue
+			}
+			p.mu.Lock()
+			if p.cut_ {
+				p.mu.Unlock()
+				c.Close()
+				up.Close()
+				return
+			}
+			p.conns = append(p.conns, c, up)
+			p.mu.Unlock()
+			go func() { io.Copy(up, c); up.Close() }()
+			go func() { io.Copy(c, up); c.Close() }()
+		}
+	}()
+	return p
+}
+
+func (p *cutProxy) addr() string { return p.ln.Addr().String() }
+
+func (p *cutProxy) cut() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.cut_ = true
+	p.ln.Close()
+	for _, c := range p.conns {
+		c.Close()
+	}
+}
+
+// proxiedState is the test schema's URL through a proxy, with a password
+// (trust authentication ignores it) that must never be printed.
+func proxiedState(t *testing.T, state string, p *cutProxy) string {
+	t.Helper()
+	state = strings.Replace(state, "postgres://postgres@127.0.0.1:5432/", "postgres://postgres:Hunter2sekrit@"+p.addr()+"/", 1)
+	require.Contains(t, state, p.addr(), "the test database is not the default one: cannot proxy it")
+	return state
+}
+
+// assertNoPassword checks outputs and every report file.
+func (m *machineRun) assertNoPassword() {
+	m.w.t.Helper()
+	assert.NotContains(m.w.t, m.output(), "Hunter2sekrit")
+	dir := filepath.Join(m.w.dir, m.name, "report")
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		b, err := os.ReadFile(filepath.Join(dir, e.Name()))
+		require.NoError(m.w.t, err)
+		assert.NotContains(m.w.t, string(b), "Hunter2sekrit", "report %s", e.Name())
+	}
+}
+
+func TestSharedStateDatabaseDown(t *testing.T) {
+	t.Parallel()
+	if u := os.Getenv(pgtest.EnvURL); u != "" && u != pgtest.DefaultURL {
+		t.Skip("proxies the default test database only")
+	}
+	t.Run("before the run", func(t *testing.T) {
+		t.Parallel()
+		state, _ := sharedState(t)
+		p := newCutProxy(t, "127.0.0.1:5432")
+		state = proxiedState(t, state, p)
+		p.cut()
+		w := newCrashWorld(t, 3)
+		for _, args := range [][]string{
+			{"run", w.plan, "--no-wait"},
+			{"status", w.plan},
+			{"plan", w.plan},
+			{"cancel", w.plan, "--yes"},
+		} {
+			m := w.onMachine("a", state, args...)
+			require.Equal(t, 3, m.run(), "%v: the shared state out of reach is a refusal\n%s", args, m.output())
+			assert.Contains(t, m.stderr.String(), "the shared state postgres://postgres:xxxxx@"+p.addr())
+			m.assertNoPassword()
+			assert.Empty(t, w.svc.Requests(), "%v: no request to the service", args)
+			if args[0] == "run" {
+				rep := m.report()
+				assert.Equal(t, "refused", rep.EndReason)
+				assert.Len(t, rep.Bets, 3, "the report still lists every bet")
+			}
+		}
+	})
+	t.Run("mid-run", func(t *testing.T) {
+		t.Parallel()
+		state, schema := sharedState(t)
+		p := newCutProxy(t, "127.0.0.1:5432")
+		w := newCrashWorld(t, 3)
+		a := w.onMachine("a", proxiedState(t, state, p), "run", w.plan, "--no-wait").pauseAt("created:1").start()
+		a.waitPaused()
+		p.cut()
+		a.resume()
+		require.Equal(t, 3, a.wait(), "%s", a.output())
+		assert.Contains(t, a.stderr.String(), "lost the plan's lock")
+		a.assertNoPassword()
+		rep := a.report()
+		assert.Equal(t, "refused", rep.EndReason)
+		require.Len(t, rep.Bets, 3, "a complete report")
+		created := 0
+		for _, b := range rep.Bets {
+			if b.NotificationID != 0 {
+				created++
+				continue
+			}
+			assert.Equal(t, "failed", b.Status)
+			assert.Contains(t, b.Reason, "not created: stopped creating: lost the plan's lock")
+		}
+		assert.Equal(t, 1, created)
+		assert.Equal(t, 1, w.svc.NotificationCount(), "nothing created once the database was gone")
+		// Every create that reached the service had its committed row.
+		server := pgtest.ServerURL(t)
+		for _, c := range w.createsSeen() {
+			var n int
+			pgtest.Query(t, server, fmt.Sprintf("SELECT count(*) FROM %s.journal WHERE entry->>'op' = 'creating' AND entry->>'label' = $1", schema), []any{c.Label}, &n)
+			assert.Equal(t, 1, n, "label %s was created without a committed creating row", c.Label)
+		}
+		// Back up: a run from another machine finishes the plan.
+		b := w.onMachine("b", state, "run", w.plan, "--no-wait")
+		require.Equal(t, 0, b.run(), "%s", b.output())
+		b.assertComplete()
+		w.assertOnePerLabel(b.report().labels())
+	})
+}
+
+// Two machines migrating a fresh schema at once: both go on, each version
+// is applied once. A schema newer than the binary is refused.
+func TestSharedStateMigration(t *testing.T) {
+	t.Parallel()
+	state, schema := sharedState(t)
+	server := pgtest.ServerURL(t)
+	w := newCrashWorld(t, 2)
+	a := w.onMachine("a", state, "run", w.plan, "--no-wait", "--lock-timeout", "20s")
+	b := w.onMachine("b", state, "run", w.plan, "--no-wait", "--lock-timeout", "20s")
+	a.start()
+	b.start()
+	require.Equal(t, 0, a.wait(), "%s", a.output())
+	require.Equal(t, 0, b.wait(), "%s", b.output())
+	var versions int
+	pgtest.Query(t, server, fmt.Sprintf("SELECT count(*) FROM %s.schema_version", schema), nil, &versions)
+	assert.Equal(t, pgstate.SchemaVersion, versions)
+	w.assertOnePerLabel(a.report().labels())
+
+	// A third machine, with no local state at all, reads the shared
+	// journal.
+	st := w.onMachine("d", state, "status", w.plan)
+	require.Equal(t, 0, st.run(), "%s", st.output())
+	st.assertComplete()
+
+	pgtest.Exec(t, server, fmt.Sprintf("INSERT INTO %s.schema_version (version) VALUES ($1)", schema), pgstate.SchemaVersion+1)
+	before := len(w.svc.Requests())
+	c := w.onMachine("c", state, "run", w.plan, "--no-wait")
+	require.Equal(t, 3, c.run(), "%s", c.output())
+	assert.Contains(t, c.stderr.String(), fmt.Sprintf("schema %s is at version %d, newer than this betplan knows (%d): upgrade betplan", schema, pgstate.SchemaVersion+1, pgstate.SchemaVersion))
+	assert.Len(t, w.svc.Requests(), before, "no request to the service")
+}
+
+// unlock shows the holder of a shared lock, refuses a live one, and with
+// --force fences it off; a waiting run says who it waits for.
+func TestSharedStateUnlock(t *testing.T) {
+	t.Parallel()
+	state, _ := sharedState(t)
+	w := newCrashWorld(t, 2)
+	a := w.onMachine("a", state, "run", w.plan, "--no-wait").pauseAt("announce:1").start()
+	a.waitPaused()
+
+	waiting := w.onMachine("b", state, "run", w.plan, "--no-wait", "--lock-timeout", "300ms")
+	require.Equal(t, 3, waiting.run(), "%s", waiting.output())
+	holder := fmt.Sprintf(`pid %d on \S+ \(betplan run %s, since \S+\)`, a.cmd.Process.Pid, regexp.QuoteMeta(w.plan))
+	assert.Regexp(t, "waiting up to 300ms for the plan's lock, held by "+holder, waiting.stderr.String())
+	assert.Regexp(t, "another run of this plan holds the lock of plan crash-card on "+regexp.QuoteMeta(w.url)+" in postgres://\\S+ \\(schema bp_test_\\w+\\): "+holder, waiting.stderr.String())
+
+	u := w.onMachine("b", state, "unlock", w.plan)
+	require.Equal(t, 3, u.run(), "%s", u.output())
+	assert.Regexp(t, holder+"; it is live: stop that run, or pass --force", u.stderr.String())
+
+	u = w.onMachine("b", state, "unlock", w.plan, "--force")
+	require.Equal(t, 0, u.run(), "%s", u.output())
+	assert.Regexp(t, "fenced off and stopped the run holding the lock of plan crash-card on .*: "+holder, u.stdout.String())
+
+	a.resume()
+	require.Equal(t, 3, a.wait(), "%s", a.output())
+	assert.Contains(t, a.stderr.String(), "lost the plan's lock")
+	assert.Zero(t, w.svc.NotificationCount(), "the fenced run created nothing")
+
+	b := w.onMachine("b", state, "run", w.plan, "--no-wait")
+	require.Equal(t, 0, b.run(), "%s", b.output())
+	w.assertOnePerLabel(b.report().labels())
+
+	u = w.onMachine("b", state, "unlock", w.plan)
+	require.Equal(t, 1, u.run(), "%s", u.output())
+	assert.Contains(t, u.stderr.String(), "no run holds the lock of plan crash-card")
+}

@@ -1,0 +1,47 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/betplan/betplan/engine"
+	"github.com/betplan/betplan/engine/pgstate"
+)
+
+// rawURL is the shared state's URL as configured: flag > environment.
+func (s *stateOptions) rawURL(sys *sysIO) string {
+	if s.URL != "" {
+		return s.URL
+	}
+	return sys.Getenv("BETPLAN_STATE")
+}
+
+// sharedStore is the one place that chooses where a plan's journal and
+// lock live: the database --state names, or (nil) the local files. A URL
+// betplan cannot use is a usage error that never shows its password.
+func (s *stateOptions) sharedStore(sys *sysIO, insecure bool) (engine.Store, error) {
+	raw := s.rawURL(sys)
+	if raw == "" {
+		if s.Schema != "" {
+			return nil, usagef("--state-schema needs --state (or BETPLAN_STATE)")
+		}
+		return nil, nil
+	}
+	cfg, err := pgstate.ParseURL(raw, s.Schema, insecure)
+	if err != nil {
+		var ue *pgstate.URLError
+		if errors.As(err, &ue) {
+			return nil, usagef("%v", ue)
+		}
+		return nil, err
+	}
+	return pgstate.New(cfg), nil
+}
+
+// rehearsalNote says, once, that a rehearsal keeps its state to itself
+// even though a shared state is configured.
+func (s *stateOptions) rehearsalNote(sys *sysIO) {
+	if s.rawURL(sys) != "" {
+		fmt.Fprintf(sys.Stderr, "rehearsal: the shared state is not used; the simulated world keeps its own\n")
+	}
+}
