@@ -87,7 +87,12 @@ func (p *parser) parse() {
 			msg = m[2]
 		}
 		msg = strings.TrimPrefix(msg, "yaml: ")
-		p.d.diags = append(p.d.diags, Diagnostic{Severity: SeverityError, Filename: p.d.filename, Line: line, Column: 1, Summary: "invalid YAML: " + msg})
+		d := Diagnostic{Severity: SeverityError, Filename: p.d.filename, Line: line, Column: 1, Summary: "invalid YAML: " + msg}
+		if f, ok := locateYAMLFault(p.src); ok {
+			d.Line, d.Column = f.line, f.col
+			d.Summary, d.Detail = "invalid YAML: "+f.summary, f.hint
+		}
+		p.d.diags = append(p.d.diags, d)
 		return
 	}
 	var extra yaml.Node
