@@ -355,3 +355,35 @@ bets:
 	assert.Equal(t, engine.StatusFailed, late.Status)
 	assert.Contains(t, late.Reason, "not created: no targeted session has a running bot")
 }
+
+// A bet on a named race is made once per meeting day: a re-run the same
+// day follows today's bet (TestRerunNeverCreatesTwice), and a run the next
+// day bets the next day's meeting of the race, as a plan run from cron
+// expects, each once.
+func TestNamedRaceBetsEachMeetingDay(t *testing.T) {
+	w := newWorld(t)
+	p := w.twoBetPlan("")
+	opts := w.options(w.client())
+	day1, err := engine.Run(context.Background(), p, opts)
+	require.NoError(t, err)
+	require.Equal(t, 2, w.svc.NotificationCount())
+
+	w.clock.Set(simStart.Add(24 * time.Hour))
+	day2, err := engine.Run(context.Background(), p, opts)
+	require.NoError(t, err)
+	assert.Equal(t, 4, w.svc.NotificationCount(), "one bet per race per meeting day")
+	assertOnePerLabel(t, w.svc, day2)
+	labels := map[string]bool{}
+	for _, b := range day1.Bets {
+		labels[b.Label] = true
+	}
+	fresh := 0
+	for _, b := range day2.Bets {
+		assert.Equal(t, engine.StatusSettled, b.Status, b.ID)
+		if !labels[b.Label] {
+			fresh++
+			assert.Equal(t, simStart.Add(24*time.Hour).Format("2006-01-02"), b.Race.Start.Format("2006-01-02"), "bet %s is on the next day's meeting", b.ID)
+		}
+	}
+	assert.Equal(t, 2, fresh, "the second day's run made its own two bets")
+}
