@@ -12,6 +12,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/betplan/betplan/plan"
+	"github.com/betplan/betplan/reporters"
 )
 
 // Exit codes, documented in README.md and `betplan help`.
@@ -37,6 +38,27 @@ type sysIO struct {
 	Interactive bool
 	// NoColor is --no-color.
 	NoColor bool
+	// Width is the terminal's width in columns when stdout is one; 0 when
+	// it is piped, so nothing is cut.
+	Width int
+}
+
+// textOptions shape a text report for this output: tables fit a
+// terminal, and piped output is never cut.
+func (sys *sysIO) textOptions() reporters.TextOptions {
+	return reporters.TextOptions{Color: sys.color(), Width: sys.Width}
+}
+
+// terminalWidth is stdout's width when it is a terminal (80 when the size
+// cannot be read), else 0.
+func terminalWidth(f *os.File) int {
+	if !isTerminal(f) {
+		return 0
+	}
+	if w, _, err := term.GetSize(int(f.Fd())); err == nil && w > 0 {
+		return w
+	}
+	return 80
 }
 
 // color reports whether output may carry ANSI colours: a terminal, and
@@ -51,6 +73,7 @@ func newSystemIO() *sysIO {
 		Getenv:      os.Getenv,
 		IsTTY:       isTerminal(os.Stdin) && isTerminal(os.Stdout),
 		Interactive: isTerminal(os.Stdin),
+		Width:       terminalWidth(os.Stdout),
 	}
 }
 

@@ -93,7 +93,7 @@ func previewPlan(ctx context.Context, sys *sysIO, o *planOptions, args []string)
 		}
 		return &exitError{code: code, err: err}
 	}
-	if err := reporters.Write(sys.Stdout, f, res, reporters.TextOptions{Color: sys.color()}); err != nil {
+	if err := reporters.Write(sys.Stdout, f, res, sys.textOptions()); err != nil {
 		return err
 	}
 	if o.Out != "" {

@@ -61,7 +61,7 @@ func failureSummary(res *engine.Result) string {
 // writeReports prints the report on stdout in format f and writes every
 // format into the report dir (--report-dir, or the layout's).
 func writeReports(sys *sysIO, ro reportOptions, f reporters.Format, opts engine.Options, res *engine.Result) error {
-	if err := reporters.Write(sys.Stdout, f, res, reporters.TextOptions{Color: sys.color()}); err != nil {
+	if err := reporters.Write(sys.Stdout, f, res, sys.textOptions()); err != nil {
 		return err
 	}
 	dir := ro.Dir

@@ -37,6 +37,8 @@ type htmlPage struct {
 	Chart     *htmlChart
 	Bets      []htmlBet
 	Sessions  []session
+	Venues    []group
+	Days      []group
 	Limits    [][4]string
 	Notes     []string
 }
@@ -46,13 +48,14 @@ type htmlCard struct {
 }
 
 type htmlBet struct {
-	ID, Label, Race, Code, Start, Selection, Type, Market, Stake string
-	Status, StatusClass, Action, ActionClass                     string
-	Reason, Error, Notification, Accepted, Profit                string
-	Placed                                                       string
-	ProfitClass                                                  string
-	Open                                                         bool // show the sessions without a click
-	Records                                                      []htmlRecord
+	ID, Label, Race, Code, Start, Day, Selection, Type, Market, Stake string
+	Odds, Return                                                      string
+	Status, StatusClass, Action, ActionClass                          string
+	Reason, Error, Notification, Accepted, Profit                     string
+	Placed                                                            string
+	ProfitClass                                                       string
+	Open                                                              bool // show the sessions without a click
+	Records                                                           []htmlRecord
 }
 
 type htmlRecord struct {
@@ -100,23 +103,39 @@ func newHTMLPage(r *engine.Result) *htmlPage {
 		for i := range r.Bets {
 			n[r.Bets[i].Status]++
 		}
-		for _, s := range engine.Statuses() {
-			b := engine.BetResult{Status: s}
-			class := toneClass[statusTone(&b)]
-			if s == engine.StatusSettled {
-				class = "good"
+		// A tile per outcome that occurs, in words: a 0 says nothing.
+		seen := map[string]int{}
+		var order []string
+		tones := map[string]tone{}
+		for i := range r.Bets {
+			o := outcome(&r.Bets[i])
+			if seen[o] == 0 {
+				order = append(order, o)
+				tones[o] = outcomeTone(&r.Bets[i])
 			}
-			p.Counts = append(p.Counts, htmlCard{Label: statusWords(s), Value: strconv.Itoa(n[s]), Class: class})
+			seen[o]++
+		}
+		slices.SortStableFunc(order, func(a, b string) int { return outcomeRank(a) - outcomeRank(b) })
+		for _, o := range order {
+			p.Counts = append(p.Counts, htmlCard{Label: o, Value: strconv.Itoa(seen[o]), Class: toneClass[tones[o]]})
 		}
 		p.Chart = newHTMLChart(r)
 		p.Sessions = sessions(r)
+		if v := byVenue(r); len(v) > 1 {
+			p.Venues = v
+		}
+		if d := byDay(r); len(d) > 1 {
+			p.Days = d
+		}
 	}
 	for i := range r.Bets {
 		b := &r.Bets[i]
 		hb := htmlBet{
 			ID: b.ID, Label: b.Label, Race: raceName(b.Race), Code: b.Race.Code, Start: startClock(b.Race.Start),
+			Day:       meetingDay(b.Race.Start),
 			Selection: b.Selection, Type: b.Type, Market: b.Market, Stake: stakeWords(b),
-			Status: statusWords(b.Status), StatusClass: toneClass[statusTone(b)],
+			Status: outcome(b), StatusClass: toneClass[outcomeTone(b)],
+			Odds: oddsWords(b), Return: returnWords(b),
 			Action: string(b.Action), ActionClass: toneClass[actionTone(b.Action)],
 			Reason: b.Reason, Error: b.Error, Placed: placedWords(b),
 			Accepted: acceptedWords(b), Profit: profitWords(b), ProfitClass: toneClass[profitTone(b.Profit)],
@@ -176,8 +195,9 @@ type htmlChart struct {
 }
 
 type htmlTick struct {
-	Pos   int
-	Label string
+	Pos    int
+	Label  string
+	Anchor string // text-anchor of an axis label: start, middle or end
 }
 
 func newHTMLChart(r *engine.Result) *htmlChart {
@@ -227,18 +247,19 @@ func newHTMLChart(r *engine.Result) *htmlChart {
 	}
 	c.Points = b.String()
 	c.Zero = y(0)
-	c.YTicks = []htmlTick{{y(hi), signedDollars(hi)}, {y(lo), signedDollars(lo)}}
+	c.YTicks = []htmlTick{{Pos: y(hi), Label: signedDollars(hi)}, {Pos: y(lo), Label: signedDollars(lo)}}
 	if lo < 0 && hi > 0 && c.Zero-y(hi) > 14 && y(lo)-c.Zero > 14 {
-		c.YTicks = append(c.YTicks, htmlTick{c.Zero, "$0.00"})
+		c.YTicks = append(c.YTicks, htmlTick{Pos: c.Zero, Label: "$0.00"})
 	}
 	if len(pts) <= 200 {
 		for i, p := range pts {
 			c.Dots = append(c.Dots, htmlTick{Pos: x(p.at), Label: strconv.Itoa(y(cum[i]))})
 		}
 	}
-	c.XTicks = []htmlTick{{x(first), first.Format("15:04")}}
+	c.XTicks = []htmlTick{{x(first), startClock(first), "middle"}}
 	if span > 0 {
-		c.XTicks = append(c.XTicks, htmlTick{x(last), last.Format("15:04")})
+		c.XTicks[0].Anchor = "start"
+		c.XTicks = append(c.XTicks, htmlTick{x(last), startClock(last), "end"})
 	}
 	c.Last = signedDollars(sum)
 	c.LastClass = toneClass[profitTone(sum)]
@@ -312,7 +333,8 @@ svg text { font: 12px system-ui, sans-serif; fill: #59636e; }
 {{if .Simulated}}<div class="banner note">Simulated service: no real money moved.</div>
 {{end}}{{if .Error}}<div class="banner bad"><strong>Error:</strong> {{.Error}}</div>
 {{end}}<div class="cards">{{range .Cards}}<div class="card {{.Class}}"><div class="v {{.Class}}">{{.Value}}</div><div class="l">{{.Label}}</div></div>{{end}}</div>
-<div class="cards counts">{{range .Counts}}<div class="card"><div class="v {{if ne .Value "0"}}{{.Class}}{{else}}dim{{end}}">{{.Value}}</div><div class="l">{{.Label}}</div></div>{{end}}</div>
+{{if .Counts}}<div class="cards counts">{{range .Counts}}<div class="card"><div class="v {{.Class}}">{{.Value}}</div><div class="l">{{.Label}}</div></div>{{end}}</div>
+{{end}}
 {{with .Chart}}<h2>Cumulative profit by race start (local time)</h2>
 <svg width="{{.Width}}" height="{{.Height}}" viewBox="0 0 {{.Width}} {{.Height}}" role="img" aria-label="Cumulative profit over {{.N}} settled bets, ending at {{.Last}}">
 <rect x="{{.Left}}" y="{{.Top}}" width="660" height="200" fill="#f6f8fa"/>
@@ -320,8 +342,9 @@ svg text { font: 12px system-ui, sans-serif; fill: #59636e; }
 <line x1="{{.Left}}" y1="{{.Top}}" x2="{{.Left}}" y2="{{.Base}}" stroke="#59636e"/>
 <line x1="{{.Left}}" y1="{{.Base}}" x2="{{.Right}}" y2="{{.Base}}" stroke="#59636e"/>
 {{range .YTicks}}<text x="74" y="{{.Pos}}" text-anchor="end" dominant-baseline="middle">{{.Label}}</text>
-{{end}}{{range .XTicks}}<text x="{{.Pos}}" y="238" text-anchor="middle">{{.Label}}</text>
-{{end}}<text x="410" y="256" text-anchor="middle">race start (local time)</text>
+{{end}}{{range .XTicks}}<text x="{{.Pos}}" y="238" text-anchor="{{.Anchor}}">{{.Label}}</text>
+{{end}}<text x="410" y="256" text-anchor="middle">race start (meeting's local time)</text>
+<text x="14" y="120" text-anchor="middle" transform="rotate(-90 14 120)">cumulative profit ($)</text>
 <polyline fill="none" stroke="#0969da" stroke-width="2" stroke-linejoin="round" points="{{.Points}}"/>
 {{range .Dots}}<circle cx="{{.Pos}}" cy="{{.Label}}" r="3" fill="#0969da"/>
 {{end}}</svg>
@@ -335,10 +358,10 @@ svg text { font: 12px system-ui, sans-serif; fill: #59636e; }
 </table>
 {{end}}<h2>Bets</h2>
 {{if .Bets}}<table>
-<thead><tr><th>Bet</th><th>Race</th><th>Start</th><th>Selection</th><th>Market</th><th class="n">Stake</th>{{if .Plan}}<th>Action</th>{{end}}<th>Status</th>{{if not .Plan}}<th class="n">Accepted</th><th class="n">Profit</th>{{end}}</tr></thead>
+<thead><tr><th>Bet</th><th>Race</th><th>Start</th><th>Selection</th><th>Market</th><th class="n">Stake</th>{{if .Plan}}<th>Action</th>{{end}}<th>Status</th>{{if not .Plan}}<th class="n">Odds</th><th class="n">Accepted</th><th class="n">Return</th><th class="n">Profit</th>{{end}}</tr></thead>
 <tbody>{{$plan := .Plan}}{{range .Bets}}
-<tr class="bet" id="bet-{{.ID}}"><td class="id">{{.ID}}</td><td class="race">{{.Race}}</td><td>{{.Start}}</td><td>{{.Selection}}</td><td class="nw">{{.Market}}</td><td class="n">{{.Stake}}</td>{{if $plan}}<td><span class="badge {{.ActionClass}}">{{.Action}}</span></td>{{end}}<td><span class="badge {{.StatusClass}}">{{.Status}}</span></td>{{if not $plan}}<td class="n">{{.Accepted}}</td><td class="n {{.ProfitClass}}">{{.Profit}}</td>{{end}}</tr>
-<tr class="detail"><td></td><td colspan="{{if $plan}}7{{else}}8{{end}}">{{if .Reason}}<div class="why">{{.Reason}}</div>{{end}}{{if .Placed}}<div class="why">{{.Placed}}</div>{{end}}{{if .Error}}<div class="err"><strong>error:</strong> {{.Error}}</div>{{end}}<details{{if .Open}} open="open"{{end}}><summary>label, notification{{if .Records}}, {{len .Records}} session{{if ne (len .Records) 1}}s{{end}}{{end}}</summary>
+<tr class="bet" id="bet-{{.ID}}"><td class="id">{{.ID}}</td><td class="race">{{.Race}}<div class="why">{{.Day}}</div></td><td class="nw">{{.Start}}</td><td>{{.Selection}}</td><td class="nw">{{.Market}}</td><td class="n">{{.Stake}}</td>{{if $plan}}<td><span class="badge {{.ActionClass}}">{{.Action}}</span></td>{{end}}<td><span class="badge {{.StatusClass}}">{{.Status}}</span></td>{{if not $plan}}<td class="n">{{.Odds}}</td><td class="n">{{.Accepted}}</td><td class="n">{{.Return}}</td><td class="n {{.ProfitClass}}">{{.Profit}}</td>{{end}}</tr>
+<tr class="detail"><td></td><td colspan="{{if $plan}}7{{else}}10{{end}}">{{if .Reason}}<div class="why">{{.Reason}}</div>{{end}}{{if .Placed}}<div class="why">{{.Placed}}</div>{{end}}{{if .Error}}<div class="err"><strong>error:</strong> {{.Error}}</div>{{end}}<details{{if .Open}} open="open"{{end}}><summary>label, notification{{if .Records}}, {{len .Records}} session{{if ne (len .Records) 1}}s{{end}}{{end}}</summary>
 <dl><dt>label</dt><dd><code>{{.Label}}</code></dd><dt>bet type</dt><dd>{{.Type}}</dd><dt>race code</dt><dd>{{.Code}}</dd><dt>notification</dt><dd>{{if .Notification}}{{.Notification}}{{else}}none{{end}}</dd></dl>
 {{if .Records}}<table class="records">
 <thead><tr><th>Session</th><th>Result</th><th class="n">Amount</th><th class="n">Odds</th><th>Status</th><th class="n">Profit</th></tr></thead>
@@ -358,8 +381,16 @@ svg text { font: 12px system-ui, sans-serif; fill: #59636e; }
 <tr><td>{{sessionName .Bookie .Name}}</td><td class="n">{{.Bets}}</td><td class="n">{{.Accepted}}</td><td class="n{{if .Errors}} bad{{end}}">{{.Errors}}</td><td class="n">{{.InReview}}</td><td class="n">{{dollars .Amount}}</td><td class="n {{profitClass .Profit}}">{{signed .Profit}}</td></tr>{{end}}
 </tbody>
 </table>
-{{end}}<h2>Details</h2>
+{{end}}{{if .Venues}}<h2>By venue</h2>
+{{template "groups" .Venues}}{{end}}{{if .Days}}<h2>By meeting day</h2>
+{{template "groups" .Days}}{{end}}<h2>Details</h2>
 <dl>{{range .Facts}}<dt>{{index . 0}}</dt><dd>{{index . 1}}</dd>{{end}}</dl>
 </body>
 </html>
-`))
+{{define "groups"}}<table class="limits">
+<thead><tr><th></th><th class="n">Bets</th><th class="n">Accepted</th><th class="n">Profit</th></tr></thead>
+<tbody>{{range .}}
+<tr><td>{{.Name}}</td><td class="n">{{.Bets}}</td><td class="n">{{dollars .Accepted}}</td><td class="n {{profitClass .Profit}}">{{signed .Profit}}</td></tr>{{end}}
+</tbody>
+</table>
+{{end}}`))

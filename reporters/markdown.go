@@ -49,11 +49,11 @@ func (m *markdownWriter) printf(format string, args ...any) {
 
 func (m *markdownWriter) run(r *engine.Result) {
 	d := newTotals(r)
-	mark := "✅"
+	mark := ""
 	if r.Failed() {
-		mark = "❌"
+		mark = "❌ " // ✅ is kept for winning bets
 	}
-	m.printf("## %s betplan %s: %s\n\n", mark, kindTitle(r), mdText(r.PlanName))
+	m.printf("## %sbetplan %s: %s\n\n", mark, kindTitle(r), mdText(r.PlanName))
 	if r.Simulated {
 		m.printf("> [!NOTE]\n> Simulated service: no real money moved.\n\n")
 	}
@@ -67,21 +67,9 @@ func (m *markdownWriter) run(r *engine.Result) {
 	}
 	m.printf("\n\n")
 
-	statuses := engine.Statuses()
-	counts := make([]string, len(statuses))
-	n := map[engine.Status]int{}
-	for i := range r.Bets {
-		n[r.Bets[i].Status]++
+	if s := outcomeCounts(r); s != "" {
+		m.printf("%s\n\n", s)
 	}
-	titles := make([]string, len(statuses))
-	for i, s := range statuses {
-		titles[i] = statusMark(s) + " " + statusWords(s)
-		counts[i] = strconv.Itoa(n[s])
-	}
-	m.row(titles...)
-	m.row(slices.Repeat([]string{"--:"}, len(statuses))...)
-	m.row(counts...)
-	m.printf("\n")
 
 	if len(r.Bets) > 0 {
 		m.printf("### Bets\n\n")
@@ -89,9 +77,12 @@ func (m *markdownWriter) run(r *engine.Result) {
 		slices.SortStableFunc(order, func(a, b int) int {
 			return attention(&r.Bets[a]) - attention(&r.Bets[b])
 		})
-		m.table(r, order, []string{"Bet", "Race", "Start", "Selection", "Market", "Stake", "Status", "Accepted", "Profit", "Reason"},
-			"|---|---|---|---|---|--:|---|--:|--:|---|", func(b *engine.BetResult) []string {
-				status := statusMark(b.Status) + " " + statusWords(b.Status)
+		m.table(r, order, []string{"Bet", "Race", "Date", "Start", "Selection", "Market", "Stake", "Status", "Odds", "Accepted", "Return", "Profit", "Reason"},
+			"|---|---|---|---|---|---|--:|---|--:|--:|--:|--:|---|", func(b *engine.BetResult) []string {
+				status := outcome(b)
+				if status == "won" {
+					status = "✅ won"
+				}
 				reason := mdText(truncate(oneLine(b.Reason), markdownReason))
 				if p := placedWords(b); p != "" {
 					reason = strings.TrimPrefix(reason+"<br>"+mdText(truncate(oneLine(p), markdownReason)), "<br>")
@@ -100,14 +91,17 @@ func (m *markdownWriter) run(r *engine.Result) {
 					reason = strings.TrimPrefix(reason+"<br>**error:** "+mdText(truncate(oneLine(b.Error), markdownReason)), "<br>")
 				}
 				return []string{
-					mdCode(truncate(b.ID, markdownCell)),
+					mdCode(b.ID),
 					mdText(truncate(raceName(b.Race), markdownCell)),
+					meetingDay(b.Race.Start),
 					startClock(b.Race.Start),
 					mdText(truncate(b.Selection, markdownCell)),
 					mdText(truncate(marketWords(b), markdownCell)),
 					stakeWords(b),
 					status,
+					oddsWords(b),
 					acceptedWords(b),
+					returnWords(b),
 					strings.ReplaceAll(profitWords(b), "*", `\*`),
 					reason,
 				}
@@ -135,6 +129,22 @@ func (m *markdownWriter) run(r *engine.Result) {
 		}
 		m.printf("\n")
 	}
+	m.groups("By venue", byVenue(r))
+	m.groups("By meeting day", byDay(r))
+}
+
+// groups writes per-venue or per-day totals when there is more than one.
+func (m *markdownWriter) groups(title string, gs []group) {
+	if len(gs) < 2 {
+		return
+	}
+	m.printf("### %s\n\n", title)
+	m.row("", "Bets", "Accepted", "Profit")
+	m.printf("|---|--:|--:|--:|\n")
+	for _, g := range gs {
+		m.row(mdText(g.Name), strconv.Itoa(g.Bets), dollars(g.Accepted), signedDollars(g.Profit))
+	}
+	m.printf("\n")
 }
 
 func (m *markdownWriter) plan(r *engine.Result) {
@@ -162,7 +172,7 @@ func (m *markdownWriter) plan(r *engine.Result) {
 		m.table(r, order, []string{"Bet", "Race", "Start", "Selection", "Market", "Stake", "Action", "Reason"},
 			"|---|---|---|---|---|--:|---|---|", func(b *engine.BetResult) []string {
 				return []string{
-					mdCode(truncate(b.ID, markdownCell)),
+					mdCode(b.ID),
 					mdText(truncate(raceName(b.Race), markdownCell)),
 					startClock(b.Race.Start),
 					mdText(truncate(b.Selection, markdownCell)),
@@ -236,22 +246,6 @@ func pluralBets(n int) string {
 		return "1 bet"
 	}
 	return strconv.Itoa(n) + " bets"
-}
-
-func statusMark(s engine.Status) string {
-	switch s {
-	case engine.StatusSettled:
-		return "✅"
-	case engine.StatusFailed, engine.StatusNotTaken, engine.StatusUnresolved:
-		return "❌"
-	case engine.StatusWaiting, engine.StatusCreated, engine.StatusPlaced:
-		return "⏳"
-	case engine.StatusSkipped:
-		return "⏭️"
-	case engine.StatusCanceled:
-		return "🚫"
-	}
-	return "❔"
 }
 
 func actionMark(a engine.Action) string {

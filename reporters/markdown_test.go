@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/betplan/betplan/engine"
 	"github.com/betplan/betplan/reporters"
 )
 
@@ -21,8 +22,11 @@ func TestMarkdownStaysUnderGitHubLimit(t *testing.T) {
 	// The rows kept are those needing attention: no settled and final bet
 	// may come before a failed one.
 	_, bets, _ := strings.Cut(out, "### Bets")
-	firstSettled := strings.Index(bets, "✅ settled")
-	lastFailed := strings.LastIndex(bets, "❌ failed")
+	firstSettled := strings.Index(bets, "| ✅ won |")
+	if i := strings.Index(bets, "| lost |"); i >= 0 && (firstSettled < 0 || i < firstSettled) {
+		firstSettled = i
+	}
+	lastFailed := strings.LastIndex(bets, "| not placed |")
 	if lastFailed < 0 || (firstSettled >= 0 && firstSettled < lastFailed) {
 		t.Error("Markdown lists settled bets before failed ones")
 	}
@@ -56,6 +60,30 @@ func TestMarkdownEscapesCells(t *testing.T) {
 			cols = n
 		} else if n != cols {
 			t.Errorf("table row has %d cells, its header %d: %s", n, cols, line)
+		}
+	}
+}
+
+// Status is said in words; ✅ marks winners only, never a loser or the
+// run itself.
+func TestMarkdownMarksOnlyWinners(t *testing.T) {
+	r := runResult()
+	out := string(render(t, reporters.FormatMarkdown, r, reporters.TextOptions{}))
+	won := 0
+	for _, b := range r.Bets {
+		if b.Status == engine.StatusSettled && b.Profit > 0 {
+			won++
+		}
+	}
+	if won == 0 {
+		t.Fatal("the fixture has no winner")
+	}
+	if got := strings.Count(out, "✅"); got != won {
+		t.Errorf("%d ✅ in the Markdown, want %d, one per winner:\n%s", got, won, out)
+	}
+	for _, w := range []string{"| lost |", "| not placed |", "### By venue", "AEDT"} {
+		if !strings.Contains(out, w) {
+			t.Errorf("Markdown lacks %q", w)
 		}
 	}
 }

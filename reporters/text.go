@@ -17,18 +17,20 @@ type TextOptions struct {
 	// Color turns on ANSI colours. The caller decides, from whether the
 	// output is a terminal and NO_COLOR.
 	Color bool
-	// Width is the most columns a line may take; 100 when 0.
+	// Width is the most columns a line may take, a terminal's width; 0
+	// is no limit (a file or a pipe: nothing is ever cut).
 	Width int
 }
 
-const defaultWidth = 100
+// unlimited is the width of output that is not a terminal.
+const unlimited = 1 << 20
 
 // WriteText writes the terminal report: a header, one row per bet (with the
 // reason and any session that did not succeed under it), the sessions, and
 // the totals last, every line at most opts.Width columns.
 func WriteText(w io.Writer, r *engine.Result, opts TextOptions) error {
 	if opts.Width <= 0 {
-		opts.Width = defaultWidth
+		opts.Width = unlimited
 	}
 	t := &textWriter{w: bufio.NewWriter(w), opts: opts}
 	t.header(r)
@@ -148,6 +150,9 @@ type column struct {
 	// drop orders the columns a narrow terminal leaves out, 1 first; 0
 	// columns always stay.
 	drop int
+	// wrap keeps cells whole: the column is at most wrap wide, and a
+	// longer cell goes on a line of its own above its row.
+	wrap int
 }
 
 type cell struct {
@@ -180,7 +185,10 @@ type row struct {
 const gap = "  "
 
 func (t *textWriter) table(cols []column, rows []row) {
-	for !t.fits(cols, rows) {
+	// Too wide for the terminal: long ids go on lines of their own
+	// first, then the less important columns go.
+	wrap := !t.fits(cols, rows, false)
+	for !t.fits(cols, rows, wrap) {
 		d := -1
 		for i, c := range cols {
 			if c.drop > 0 && (d < 0 || c.drop < cols[d].drop) {
@@ -195,15 +203,7 @@ func (t *textWriter) table(cols []column, rows []row) {
 			rows[i].cells = slices.Delete(slices.Clone(rows[i].cells), d, d+1)
 		}
 	}
-	widths := make([]int, len(cols))
-	for i, c := range cols {
-		widths[i] = utf8.RuneCountInString(c.title)
-	}
-	for _, r := range rows {
-		for i, c := range r.cells {
-			widths[i] = max(widths[i], utf8.RuneCountInString(c.text))
-		}
-	}
+	widths := naturalWidths(cols, rows, wrap)
 	room := t.opts.Width - len(gap)*(len(cols)-1)
 	if !fitWidths(cols, widths, room, false) {
 		fitWidths(cols, widths, room, true)
@@ -222,6 +222,10 @@ func (t *textWriter) table(cols []column, rows []row) {
 		plain.Reset()
 		for i, c := range r.cells {
 			last := i == len(cols)-1
+			if wrap && cols[i].wrap > 0 && utf8.RuneCountInString(c.text) > widths[i] {
+				t.w.WriteString(t.paint(c.text, c.tone) + "\n")
+				c.text = ""
+			}
 			text := pad(c.fit(widths[i]), widths[i], cols[i].right, last)
 			b.WriteString(t.paint(text, c.tone))
 			plain.WriteString(text)
@@ -245,17 +249,27 @@ func (t *textWriter) table(cols []column, rows []row) {
 
 // fits reports whether the columns fit the width with every flexible column
 // at its minimum or narrower.
-func (t *textWriter) fits(cols []column, rows []row) bool {
+func (t *textWriter) fits(cols []column, rows []row, wrap bool) bool {
+	return fitWidths(cols, naturalWidths(cols, rows, wrap), t.opts.Width-len(gap)*(len(cols)-1), false)
+}
+
+// naturalWidths are the columns' widths with nothing cut; with wrap, a
+// wrapping column's cells wider than its cap go on lines of their own.
+func naturalWidths(cols []column, rows []row, wrap bool) []int {
 	widths := make([]int, len(cols))
 	for i, c := range cols {
 		widths[i] = utf8.RuneCountInString(c.title)
 	}
 	for _, r := range rows {
 		for i, c := range r.cells {
-			widths[i] = max(widths[i], utf8.RuneCountInString(c.text))
+			n := utf8.RuneCountInString(c.text)
+			if wrap && cols[i].wrap > 0 && n > cols[i].wrap {
+				continue
+			}
+			widths[i] = max(widths[i], n)
 		}
 	}
-	return fitWidths(cols, widths, t.opts.Width-len(gap)*(len(cols)-1), false)
+	return widths
 }
 
 // fitWidths narrows flexible columns one column at a time, always the one
@@ -313,7 +327,7 @@ func (t *textWriter) betTable(r *engine.Result) {
 	}, func(b *engine.BetResult) []cell {
 		anyProvisional = anyProvisional || provisional(b)
 		return []cell{
-			{text: statusWords(b.Status), tone: statusTone(b)},
+			{text: outcome(b), tone: outcomeTone(b)},
 			{text: acceptedWords(b)},
 			{text: profitWords(b), tone: profitTone(b.Profit)},
 		}
@@ -389,7 +403,7 @@ func (t *textWriter) planTable(r *engine.Result) {
 // betColumns are the columns every bet table starts with: what the bet is.
 func betColumns() []column {
 	return []column{
-		{title: "BET", flex: true, min: 10},
+		{title: "BET", wrap: 24}, // never cut: it is what cancel takes
 		{title: "RACE", flex: true, min: 13},
 		{title: "START", drop: 2},
 		{title: "SELECTION", flex: true, min: 6},

@@ -9,19 +9,29 @@ import (
 	"github.com/betplan/betplan/reporters"
 )
 
+// On a terminal, tables fit its width by dropping and narrowing the less
+// important columns, but a bet id, what cancel takes, is never cut; piped
+// (width 0), nothing is cut at all.
 func TestTextFitsTheWidth(t *testing.T) {
 	results := map[string]*engine.Result{"run": runResult(), "plan": planResult(), "big": bigResult(200), "empty": emptyResult()}
 	for name, r := range results {
-		for _, width := range []int{0, 100, 80, 60, 40} {
+		for _, width := range []int{100, 80, 60} {
 			out := string(render(t, reporters.FormatText, r, reporters.TextOptions{Width: width}))
-			limit := width
-			if limit == 0 {
-				limit = 100
-			}
 			for i, line := range strings.Split(out, "\n") {
-				if n := utf8.RuneCountInString(line); n > limit {
+				if n := utf8.RuneCountInString(line); n > width {
 					t.Errorf("%s at width %d: line %d has %d columns:\n%s", name, width, i+1, n, line)
 				}
+			}
+			for _, b := range r.Bets {
+				if !strings.Contains(out, "\n"+b.ID+" ") && !strings.Contains(out, "\n"+b.ID+"\n") {
+					t.Errorf("%s at width %d: bet id %s is not shown whole", name, width, b.ID)
+				}
+			}
+		}
+		piped := string(render(t, reporters.FormatText, r, reporters.TextOptions{}))
+		for _, b := range r.Bets {
+			if b.Reason != "" && !strings.Contains(piped, strings.Join(strings.Fields(b.Reason), " ")) {
+				t.Errorf("%s piped: the reason of %s is cut: %q", name, b.ID, b.Reason)
 			}
 		}
 	}
@@ -34,9 +44,9 @@ func TestTextColour(t *testing.T) {
 	}
 	colour := string(render(t, reporters.FormatText, runResult(), reporters.TextOptions{Color: true}))
 	for _, want := range []string{
-		"\x1b[32msettled", // a winning settled bet is green
-		"\x1b[31msettled", // a losing one red
-		"\x1b[31mfailed",
+		"\x1b[32mwon", // a winner is green, and says so in words
+		"\x1b[31mlost",
+		"\x1b[31mnot placed",
 		"\x1b[32mprofit +$30.25",
 		"\x1b[33mwaiting",
 	} {

@@ -3,6 +3,7 @@ package reporters
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -87,12 +88,195 @@ func marketWords(b *engine.BetResult) string {
 }
 
 // startClock is a race's start as HH:MM in the meeting's local time (the
-// offset the service gave), or "-".
+// offset the service gave) with its zone, "14:35 AEDT", or "-": the one
+// rule for race times in every report.
 func startClock(t time.Time) string {
 	if t.IsZero() {
 		return "-"
 	}
-	return t.Format("15:04")
+	return t.Format("15:04") + " " + zoneName(t)
+}
+
+// zoneName names the offset a meeting's time carries as Australians do
+// (AEDT, AEST, ACDT, ACST, AWST), else as UTC+hh:mm.
+func zoneName(t time.Time) string {
+	_, off := t.Zone()
+	switch off {
+	case 11 * 3600:
+		return "AEDT"
+	case 10 * 3600:
+		return "AEST"
+	case 10*3600 + 1800:
+		return "ACDT"
+	case 9*3600 + 1800:
+		return "ACST"
+	case 8 * 3600:
+		return "AWST"
+	case 0:
+		return "UTC"
+	}
+	return "UTC" + t.Format("-07:00")
+}
+
+// meetingDay is the race's meeting date in its own time zone, "Sat 28 Nov
+// 2026", or "-".
+func meetingDay(t time.Time) string {
+	if t.IsZero() {
+		return "-"
+	}
+	return t.Format("Mon 2 Jan 2006")
+}
+
+// outcome is where a bet stands in a punter's words: won, lost, void, not
+// placed or in doubt, else the status's own words.
+func outcome(b *engine.BetResult) string {
+	switch b.Status {
+	case engine.StatusSettled:
+		switch {
+		case isVoid(b):
+			return "void"
+		case cents(b.Profit) > 0:
+			return "won"
+		case cents(b.Profit) < 0:
+			return "lost"
+		}
+		return "settled"
+	case engine.StatusNotTaken, engine.StatusFailed:
+		return "not placed"
+	}
+	return statusWords(b.Status)
+}
+
+// outcomeCounts lists "2 won · 5 lost" for the outcomes that occur.
+func outcomeCounts(r *engine.Result) string {
+	n := map[string]int{}
+	var order []string
+	for i := range r.Bets {
+		o := outcome(&r.Bets[i])
+		if n[o] == 0 {
+			order = append(order, o)
+		}
+		n[o]++
+	}
+	slices.SortStableFunc(order, func(a, b string) int { return outcomeRank(a) - outcomeRank(b) })
+	parts := make([]string, len(order))
+	for i, o := range order {
+		parts[i] = strconv.Itoa(n[o]) + " " + o
+	}
+	return strings.Join(parts, " · ")
+}
+
+// outcomeRank orders outcome tiles: results first, then what needs eyes,
+// then what is still going on.
+func outcomeRank(o string) int {
+	for i, w := range []string{"won", "lost", "void", "settled", "not placed", "in doubt", "failed", "unresolved", "placed", "created", "waiting", "skipped", "cancelled"} {
+		if o == w {
+			return i
+		}
+	}
+	return 100
+}
+
+// isVoid reports whether the service resulted the bet void (a scratching,
+// an abandoned race): the stake comes back.
+func isVoid(b *engine.BetResult) bool {
+	if len(b.Records) == 0 {
+		return strings.HasPrefix(strings.ToLower(b.Reason), "void")
+	}
+	for _, rec := range b.Records {
+		switch strings.ToUpper(rec.Status) {
+		case "VOID", "REFUNDED", "SCRATCHED":
+		default:
+			if rec.Amount > 0 {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// outcomeTone colours an outcome; the word always says it first.
+func outcomeTone(b *engine.BetResult) tone {
+	switch outcome(b) {
+	case "won":
+		return toneGood
+	case "lost", "not placed":
+		return toneBad
+	case "void":
+		return toneDim
+	}
+	return statusTone(b)
+}
+
+// oddsWords is the odds taken, averaged over the sessions by amount
+// placed, "4.20", or "-" before any session placed it.
+func oddsWords(b *engine.BetResult) string {
+	var amount, weighted float64
+	for _, rec := range b.Records {
+		if rec.Amount > 0 && rec.Odds > 0 {
+			amount += rec.Amount
+			weighted += rec.Amount * rec.Odds
+		}
+	}
+	if amount == 0 {
+		return "-"
+	}
+	return strconv.FormatFloat(weighted/amount, 'f', 2, 64)
+}
+
+// returnWords is the money a settled bet brought back (stake plus profit:
+// $0.00 on a loser, the stake on a void), or "-" before it is settled.
+func returnWords(b *engine.BetResult) string {
+	if b.Status != engine.StatusSettled || !hasOutcome(b) {
+		return "-"
+	}
+	return dollars(max(0, b.AmountAccepted+b.Profit))
+}
+
+// group sums the bets of one venue or one meeting day.
+type group struct {
+	Name     string
+	Bets     int
+	Accepted float64
+	Profit   float64
+}
+
+// groupBets sums r's bets by key, in order of first appearance; bets
+// with an empty key are left out.
+func groupBets(r *engine.Result, key func(*engine.BetResult) string) []group {
+	var out []group
+	at := map[string]int{}
+	for i := range r.Bets {
+		b := &r.Bets[i]
+		name := key(b)
+		if name == "" {
+			continue
+		}
+		k := strings.ToLower(strings.Join(strings.Fields(name), " ")) // FLEMINGTON is Flemington
+		j, ok := at[k]
+		if !ok {
+			j = len(out)
+			at[k] = j
+			out = append(out, group{Name: name})
+		}
+		out[j].Bets++
+		out[j].Accepted += b.AmountAccepted
+		out[j].Profit += b.Profit
+	}
+	return out
+}
+
+func byVenue(r *engine.Result) []group {
+	return groupBets(r, func(b *engine.BetResult) string { return b.Race.Venue })
+}
+
+func byDay(r *engine.Result) []group {
+	return groupBets(r, func(b *engine.BetResult) string {
+		if b.Race.Start.IsZero() {
+			return ""
+		}
+		return meetingDay(b.Race.Start)
+	})
 }
 
 // stakeWords is what a bet asks for: its stake, or its target profit.
