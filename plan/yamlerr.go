@@ -139,8 +139,9 @@ func yamlCandidates(lines [][]byte) []yamlFault {
 	return out
 }
 
-// stripYAMLComment cuts a trailing " #" comment outside quotes.
-func stripYAMLComment(s string) string {
+// unquoted calls fn with each byte of s outside quoted text, in order,
+// until fn returns false.
+func unquoted(s string, fn func(i int, ch byte) bool) {
 	var quote byte
 	for i := 0; i < len(s); i++ {
 		ch := s[i]
@@ -151,33 +152,40 @@ func stripYAMLComment(s string) string {
 			}
 		case ch == '"' || ch == '\'':
 			quote = ch
-		case ch == '#' && (i == 0 || s[i-1] == ' '):
-			return strings.TrimRight(s[:i], " ")
+		default:
+			if !fn(i, ch) {
+				return
+			}
 		}
 	}
-	return strings.TrimRight(s, " ")
+}
+
+// stripYAMLComment cuts a trailing " #" comment outside quotes.
+func stripYAMLComment(s string) string {
+	end := len(s)
+	unquoted(s, func(i int, ch byte) bool {
+		if ch == '#' && (i == 0 || s[i-1] == ' ') {
+			end = i
+			return false
+		}
+		return true
+	})
+	return strings.TrimRight(s[:end], " ")
 }
 
 // unclosedFlow is the index of the first { or [ of s (outside quotes) that
 // is not closed by the end of s, or -1.
 func unclosedFlow(s string) int {
 	var stack []int
-	var quote byte
-	for i := 0; i < len(s); i++ {
-		ch := s[i]
+	unquoted(s, func(i int, ch byte) bool {
 		switch {
-		case quote != 0:
-			if ch == quote {
-				quote = 0
-			}
-		case ch == '"' || ch == '\'':
-			quote = ch
 		case ch == '{' || ch == '[':
 			stack = append(stack, i)
 		case (ch == '}' || ch == ']') && len(stack) > 0:
 			stack = stack[:len(stack)-1]
 		}
-	}
+		return true
+	})
 	if len(stack) == 0 {
 		return -1
 	}
