@@ -23,9 +23,12 @@ func (p *parser) check() {
 	if len(doc.Bets) == 0 {
 		if n := p.d.pos["bets"]; n != nil && n.Kind == yaml.SequenceNode {
 			p.d.errorf(n, "the plan has no bets")
-		} else if n == nil {
-			p.d.errorf(p.rootNode(), "the plan is missing bets")
+		} else if n == nil && p.d.pos["tips"] == nil {
+			p.d.errorf(p.rootNode(), "the plan is missing bets (or tips)")
 		}
+	}
+	if n := p.d.pos["tips"]; n != nil && n.Kind == yaml.SequenceNode && len(doc.Tips) == 0 {
+		p.d.errorf(n, "the plan has no tips")
 	}
 	pl.Version, pl.Name, pl.Description, pl.Vars = doc.Version, doc.Name, doc.Description, doc.Vars
 	if pl.Vars == nil {
@@ -34,6 +37,8 @@ func (p *parser) check() {
 	p.checkLimits()
 	p.checkPoll()
 	p.checkRaces()
+	p.checkPrealert()
+	p.checkTips()
 
 	var defaults resolvedBet
 	if doc.Defaults != nil {
@@ -81,6 +86,9 @@ func (p *parser) check() {
 
 func (p *parser) checkLimits() {
 	doc := p.doc.Limits
+	if doc == nil && len(p.doc.Bets) == 0 && p.d.pos["tips"] != nil {
+		return // tips stake nothing of the tipster's
+	}
 	if doc == nil {
 		p.d.warnf(p.at("name"), "the plan has no limits: add limits (max_stake_per_bet, max_total_stake, max_bets) so a mistake cannot spend more than you mean")
 		return

@@ -348,7 +348,8 @@ func structFields(t reflect.Type) []structField {
 }
 
 func init() {
-	for _, t := range []reflect.Type{reflect.TypeFor[planDoc](), reflect.TypeFor[limitsDoc](), reflect.TypeFor[raceDoc](), reflect.TypeFor[betDoc](), reflect.TypeFor[pollDoc]()} {
+	for _, t := range []reflect.Type{reflect.TypeFor[planDoc](), reflect.TypeFor[limitsDoc](), reflect.TypeFor[raceDoc](), reflect.TypeFor[betDoc](), reflect.TypeFor[pollDoc](),
+		reflect.TypeFor[tipDoc](), reflect.TypeFor[prealertDoc]()} {
 		structFields(t) // fill the cache before any concurrent Parse
 	}
 }
@@ -474,6 +475,10 @@ func childWhat(key, what string) string {
 		return "bet"
 	case "races":
 		return "race"
+	case "tips":
+		return "tip"
+	case "prealert":
+		return key
 	case "defaults", "limits", "poll", "options":
 		return key
 	}

@@ -140,7 +140,7 @@ func startLine(n *yaml.Node, value *yaml.Node) int {
 }
 
 // spaceOut puts the blank lines into the encoder's output: before each
-// bet but the first, and before each top-level key a person spaced.
+// bet and each tip but the first, and before each top-level key a person spaced.
 func spaceOut(out []byte, spaced map[string]bool) []byte {
 	var doc yaml.Node
 	if yaml.Unmarshal(out, &doc) != nil || len(doc.Content) != 1 {
@@ -153,7 +153,7 @@ func spaceOut(out []byte, spaced map[string]bool) []byte {
 		if i > 0 && spaced[k.Value] {
 			before[startLine(k, nil)] = true
 		}
-		if k.Value == "bets" && v.Kind == yaml.SequenceNode && v.Style&yaml.FlowStyle == 0 {
+		if (k.Value == "bets" || k.Value == "tips") && v.Kind == yaml.SequenceNode && v.Style&yaml.FlowStyle == 0 {
 			for j, bet := range v.Content {
 				if j == 0 {
 					continue

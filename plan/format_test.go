@@ -121,3 +121,48 @@ bets:
 	check(t, !diags.HasErrors(), "%s", diags.Error())
 	equal(t, want, string(out))
 }
+
+// TestFormatTipsLayout lays tips out in the documented key order, a blank
+// line between them, with the pre-alert before them.
+func TestFormatTipsLayout(t *testing.T) {
+	src := `tips:
+  - analysis: Drawn to lead.
+    confidence: High
+    when: race.minutes_to_start <= 15
+    use_bonus: false
+    bookies: '41&42'
+    max_odds: 5
+    odds: 3.5
+    amount_units: 2
+    selection: '3'
+    market: Fixed Win
+    race: {event_number: 4, code: Galloping, venue: Flemington}
+    id: flem4-no3
+  - {id: flem5-no1, race: {venue: Flemington, code: Galloping, event_number: 5}, market: Fixed Win, selection: "1", amount_units: 1, odds: 2.4, max_odds: 3, bookies: "41"}
+prealert: {before: 20m}
+name: tipster
+version: 1
+`
+	want := `version: 1
+name: tipster
+prealert: {before: 20m}
+tips:
+  - id: flem4-no3
+    race: {venue: Flemington, code: Galloping, event_number: 4}
+    market: Fixed Win
+    selection: "3"
+    amount_units: 2
+    odds: 3.5
+    max_odds: 5
+    bookies: 41&42
+    use_bonus: false
+    when: race.minutes_to_start <= 15
+    confidence: High
+    analysis: Drawn to lead.
+
+  - {id: flem5-no1, race: {venue: Flemington, code: Galloping, event_number: 5}, market: Fixed Win, selection: "1", amount_units: 1, odds: 2.4, max_odds: 3, bookies: "41"}
+`
+	out, diags := plan.Format("tipster.yaml", []byte(src))
+	check(t, !diags.HasErrors(), "%s", diags.Error())
+	equal(t, want, string(out))
+}

@@ -20,6 +20,8 @@ type Plan struct {
 	Races       map[string]RaceRef
 	Bets        []*Bet // in file order
 	Poll        Poll
+	Tips        []*Tip    // in file order
+	Prealert    *Prealert // nil: no pre-alerts
 }
 
 // Limits are checked before any bet is created. A nil limit is unset.

@@ -12,7 +12,9 @@ type planDoc struct {
 	Limits      *limitsDoc         `yaml:"limits" jsonschema_description:"Hard limits, checked before any bet is created. Static amounts are checked by validate; expression amounts when evaluated."`
 	Defaults    *betDoc            `yaml:"defaults" jsonschema_description:"Values for any bet field except id; a bet's own value wins."`
 	Races       map[string]raceDoc `yaml:"races" jsonschema_description:"Named races that bets refer to by key (race: KEY)."`
-	Bets        []betDoc           `yaml:"bets" jsonschema:"required,minItems=1" jsonschema_description:"The bets, each created at most once per race."`
+	Bets        []betDoc           `yaml:"bets" jsonschema:"minItems=1" jsonschema_description:"The bets, each created at most once per race. A plan has bets, tips, or both."`
+	Prealert    *prealertDoc       `yaml:"prealert" jsonschema_description:"Send the tip package's pre-alert, which wakes subscribers' bots, this long before the first tip of each race."`
+	Tips        []tipDoc           `yaml:"tips" jsonschema:"minItems=1" jsonschema_description:"Picks published to the subscribers of a tip package (the package API key comes from BETPLAN_TIPSTER_APIKEY), each at most once per race. A plan has bets, tips, or both."`
 	Poll        *pollDoc           `yaml:"poll" jsonschema_description:"How outcomes are followed after creation."`
 }
 
