@@ -75,10 +75,8 @@ func (p *parser) checkBet(doc *betDoc, path string, def resolvedBet) *Bet {
 		if own.selection == nil {
 			selPath = def.selectionPath
 		}
-		if *market == MarketSameRaceMulti && !srmRe.MatchString(*sel) {
-			p.d.errorf(p.at(selPath), `selection %q must be R:P pairs such as "2:1,6:3" for Same Race Multi`, *sel)
-		} else if *market != MarketSameRaceMulti && !runnerRe.MatchString(*sel) {
-			p.d.errorf(p.at(selPath), `selection %q must be one runner number such as "3" (R:P pairs are for Same Race Multi only)`, *sel)
+		if msg := selectionProblem(*market, *sel); msg != "" {
+			p.d.errorf(p.at(selPath), "%s", msg)
 		}
 	}
 
