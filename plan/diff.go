@@ -21,6 +21,7 @@ type PlanDiff struct {
 	New      string      `json:"new"`
 	Plan     []Change    `json:"plan"`
 	Bets     []BetChange `json:"bets"`
+	Tips     []BetChange `json:"tips"`
 	Before   WorstCase   `json:"worst_case_before"`
 	After    WorstCase   `json:"worst_case_after"`
 	Warnings []string    `json:"warnings"`
@@ -75,7 +76,7 @@ type LimitCheck struct {
 }
 
 // Changed reports whether the plans differ in anything the diff shows.
-func (d *PlanDiff) Changed() bool { return len(d.Plan) > 0 || len(d.Bets) > 0 }
+func (d *PlanDiff) Changed() bool { return len(d.Plan) > 0 || len(d.Bets) > 0 || len(d.Tips) > 0 }
 
 // Count is the number of bets of each kind of change.
 func (d *PlanDiff) Count(kind string) int {
@@ -90,7 +91,7 @@ func (d *PlanDiff) Count(kind string) int {
 
 // Diff compares two checked plans.
 func Diff(old, new *Plan) *PlanDiff {
-	d := &PlanDiff{Old: old.Filename, New: new.Filename, Plan: []Change{}, Bets: []BetChange{}, Warnings: []string{}}
+	d := &PlanDiff{Old: old.Filename, New: new.Filename, Plan: []Change{}, Bets: []BetChange{}, Tips: []BetChange{}, Warnings: []string{}}
 	add := func(field, o, n string) {
 		if o != n {
 			d.Plan = append(d.Plan, Change{Field: field, Old: o, New: n})
@@ -131,6 +132,7 @@ func Diff(old, new *Plan) *PlanDiff {
 			d.Bets = append(d.Bets, BetChange{ID: b.ID, Kind: BetRemoved, Changes: structChanges("", *b, Bet{})})
 		}
 	}
+	d.diffTips(old, new)
 	d.Before, d.After = worstCase(old), worstCase(new)
 	return d
 }

@@ -116,3 +116,49 @@ func TestDiffFindsEachKindOfChange(t *testing.T) {
 	}
 	check(t, len(renamed.Warnings) == 1, "a rename is a warning")
 }
+
+// TestDiffTips checks that tips are added, removed and changed like bets,
+// with the changes that make a tip new to the journal called out.
+func TestDiffTips(t *testing.T) {
+	d := plan.Diff(loadDiffPlan(t, "tips-old.yaml"), loadDiffPlan(t, "tips-new.yaml"))
+	tips := map[string]plan.BetChange{}
+	for _, c := range d.Tips {
+		tips[c.ID] = c
+	}
+	equal(t, 4, len(d.Tips), "tips changed")
+	equal(t, plan.BetAdded, tips["sandown-box2"].Kind, "added")
+	equal(t, plan.BetRemoved, tips["meadows-box1"].Kind, "removed")
+	equal(t, plan.BetChanged, tips["flem4-no3"].Kind, "changed")
+	equal(t, "", tips["flem4-no3"].NewLabel, "new odds keep the tip's journal key")
+	check(t, strings.Contains(tips["flem5-no1"].NewLabel, "race"), "a race change makes the tip new: %q", tips["flem5-no1"].NewLabel)
+	equal(t, []plan.Change{
+		{Field: "amount_units", Old: "2", New: "3"},
+		{Field: "odds", Old: "3.50", New: "3.80"},
+		{Field: "confidence", New: "High"},
+	}, tips["flem4-no3"].Changes, "flem4-no3's changes")
+	fields := map[string]plan.Change{}
+	for _, c := range d.Plan {
+		fields[c.Field] = c
+	}
+	equal(t, plan.Change{Field: "prealert.before", New: "20m"}, fields["prealert.before"], "a pre-alert added")
+	check(t, d.Changed(), "the diff must count tips as changes")
+	check(t, !plan.Diff(loadDiffPlan(t, "tips-old.yaml"), loadDiffPlan(t, "tips-old.yaml")).Changed(), "a plan compared with itself changed")
+
+	for _, format := range []string{"txt", "md"} {
+		var b bytes.Buffer
+		if format == "txt" {
+			must(t, plan.WriteDiffText(&b, d, false))
+		} else {
+			must(t, plan.WriteDiffMarkdown(&b, d))
+		}
+		golden := filepath.Join("../testdata/diff/golden", "tips."+format)
+		if *update {
+			must(t, os.WriteFile(golden, b.Bytes(), 0o644))
+		}
+		want, err := os.ReadFile(golden)
+		must(t, err)
+		if !bytes.Equal(want, b.Bytes()) {
+			t.Errorf("%s differs (go test ./plan -run TestDiffTips -update):\n%s", golden, b.String())
+		}
+	}
+}

@@ -30,7 +30,7 @@ func WriteDiffText(w io.Writer, d *PlanDiff, color bool) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "betplan diff %s %s\n", d.Old, d.New)
 	if !d.Changed() {
-		b.WriteString("\nNo changes: the plans create the same bets.\n")
+		b.WriteString("\nNo changes: the plans create the same bets and publish the same tips.\n")
 		_, err := io.WriteString(w, b.String())
 		return err
 	}
@@ -44,13 +44,13 @@ func WriteDiffText(w io.Writer, d *PlanDiff, color bool) error {
 			fmt.Fprintf(&b, "  %s %s: %s\n", paint(signColor[s], s), c.Field, changeText(c))
 		}
 	}
-	if len(d.Bets) > 0 {
-		fmt.Fprintf(&b, "\n%s\n", paint(ansiBold, "Bets"))
-		for _, bc := range d.Bets {
+	for _, sec := range diffSections(d) {
+		fmt.Fprintf(&b, "\n%s\n", paint(ansiBold, sec.title))
+		for _, bc := range sec.changes {
 			s := diffSign[bc.Kind]
-			fmt.Fprintf(&b, "  %s bet %s (%s)\n", paint(signColor[s], s), bc.ID, bc.Kind)
+			fmt.Fprintf(&b, "  %s %s %s (%s)\n", paint(signColor[s], s), sec.noun, bc.ID, bc.Kind)
 			if bc.NewLabel != "" {
-				fmt.Fprintf(&b, "      %s %s\n", paint(ansiYellow+ansiBold, "! new label:"), bc.NewLabel+"; exactly-once treats it as a new bet")
+				fmt.Fprintf(&b, "      %s %s\n", paint(ansiYellow+ansiBold, "! "+sec.newKey+":"), bc.NewLabel+"; "+sec.consequence)
 			}
 			for _, c := range bc.Changes {
 				switch bc.Kind {
@@ -79,7 +79,7 @@ func WriteDiffMarkdown(w io.Writer, d *PlanDiff) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "### betplan diff `%s`\n\n", d.New)
 	if !d.Changed() {
-		b.WriteString("No changes: the plans create the same bets.\n")
+		b.WriteString("No changes: the plans create the same bets and publish the same tips.\n")
 		_, err := io.WriteString(w, b.String())
 		return err
 	}
@@ -94,12 +94,12 @@ func WriteDiffMarkdown(w io.Writer, d *PlanDiff) error {
 		}
 		b.WriteString("\n")
 	}
-	if len(d.Bets) > 0 {
-		b.WriteString("#### Bets\n\n")
-		for _, bc := range d.Bets {
+	for _, sec := range diffSections(d) {
+		fmt.Fprintf(&b, "#### %s\n\n", sec.title)
+		for _, bc := range sec.changes {
 			fmt.Fprintf(&b, "- **%s** `%s` %s\n", diffSign[bc.Kind], bc.ID, bc.Kind)
 			if bc.NewLabel != "" {
-				fmt.Fprintf(&b, "  - :warning: **new label**: %s; exactly-once treats it as a new bet\n", mdEscape(bc.NewLabel))
+				fmt.Fprintf(&b, "  - :warning: **%s**: %s; %s\n", sec.newKey, mdEscape(bc.NewLabel), sec.consequence)
 			}
 			for _, c := range bc.Changes {
 				switch bc.Kind {
@@ -128,6 +128,26 @@ func WriteDiffJSON(w io.Writer, d *PlanDiff) error {
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false) // expressions read "<=", not "\u003c="
 	return enc.Encode(d)
+}
+
+// diffSection is the bets or the tips of a diff, with the words that
+// name them.
+type diffSection struct {
+	title, noun string
+	newKey      string // what a change of identity changes
+	consequence string
+	changes     []BetChange
+}
+
+func diffSections(d *PlanDiff) []diffSection {
+	var out []diffSection
+	if len(d.Bets) > 0 {
+		out = append(out, diffSection{"Bets", "bet", "new label", "exactly-once treats it as a new bet", d.Bets})
+	}
+	if len(d.Tips) > 0 {
+		out = append(out, diffSection{"Tips", "tip", "new journal key", "the journal treats it as a new tip, published again", d.Tips})
+	}
+	return out
 }
 
 func changeSign(c Change) string {
@@ -192,6 +212,13 @@ func limitNames(d *PlanDiff) []string {
 
 func summary(d *PlanDiff) string {
 	s := fmt.Sprintf("%d to add, %d to change, %d to remove; %d plan-level %s", d.Count(BetAdded), d.Count(BetChanged), d.Count(BetRemoved), len(d.Plan), plural(len(d.Plan), "change"))
+	if len(d.Tips) > 0 {
+		n := map[string]int{}
+		for _, t := range d.Tips {
+			n[t.Kind]++
+		}
+		s += fmt.Sprintf("; tips: %d to add, %d to change, %d to remove", n[BetAdded], n[BetChanged], n[BetRemoved])
+	}
 	if b := d.After.binding(); len(b) > 0 {
 		s += "; binding limits: " + strings.Join(b, ", ")
 	}

@@ -2,6 +2,7 @@ package plan
 
 import (
 	"fmt"
+	"reflect"
 	"regexp"
 	"slices"
 	"strconv"
@@ -238,5 +239,53 @@ func (tipDoc) JSONSchemaExtend(s *jsonschema.Schema) {
 	if p, ok := s.Properties.Get("selection"); ok {
 		p.Type = "string"
 		p.Pattern = selRe.String()
+	}
+}
+
+// diffTips adds the tips added, removed and changed, and the pre-alert.
+func (d *PlanDiff) diffTips(old, new *Plan) {
+	var ob, nb string
+	if old.Prealert != nil {
+		ob = display(reflect.ValueOf(old.Prealert.Before))
+	}
+	if new.Prealert != nil {
+		nb = display(reflect.ValueOf(new.Prealert.Before))
+	}
+	if ob != nb {
+		d.Plan = append(d.Plan, Change{Field: "prealert.before", Old: ob, New: nb})
+	}
+	if old.Name != new.Name && len(old.Tips) > 0 && len(new.Tips) > 0 {
+		d.Warnings = append(d.Warnings, fmt.Sprintf("the plan is renamed from %s to %s: its journal, the only record of which tips were published, starts afresh, so every tip would be published again", old.Name, new.Name))
+	}
+	oldTips := map[string]*Tip{}
+	for _, t := range old.Tips {
+		oldTips[t.ID] = t
+	}
+	newIDs := map[string]bool{}
+	for _, t := range new.Tips {
+		newIDs[t.ID] = true
+		ot, ok := oldTips[t.ID]
+		if !ok {
+			d.Tips = append(d.Tips, BetChange{ID: t.ID, Kind: BetAdded, Changes: structChanges("", Tip{}, *t)})
+			continue
+		}
+		ch := structChanges("", *ot, *t)
+		why := ""
+		switch {
+		case old.Name != new.Name:
+			why = "the plan name keys the journal"
+		case (ot.ForEachRace == nil) != (t.ForEachRace == nil):
+			why = "the tip moves between a named race and for_each_race"
+		case ot.Race != nil && t.Race != nil && (FoldVenue(ot.Race.Venue) != FoldVenue(t.Race.Venue) || !strings.EqualFold(ot.Race.Code, t.Race.Code) || ot.Race.EventNumber != t.Race.EventNumber):
+			why = "the race (venue, code, event number) is part of the tip's journal key"
+		}
+		if len(ch) > 0 || why != "" {
+			d.Tips = append(d.Tips, BetChange{ID: t.ID, Kind: BetChanged, Changes: ch, NewLabel: why})
+		}
+	}
+	for _, t := range old.Tips {
+		if !newIDs[t.ID] {
+			d.Tips = append(d.Tips, BetChange{ID: t.ID, Kind: BetRemoved, Changes: structChanges("", *t, Tip{})})
+		}
 	}
 }
