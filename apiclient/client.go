@@ -68,6 +68,8 @@ type Client struct {
 
 	secretsMu sync.Mutex
 	secrets   []string // tokens and password, redacted from errors and logs
+
+	prealertPath atomic.Pointer[string] // the pre-alert path that answered, once one did
 }
 
 // Option configures a Client.

@@ -226,15 +226,19 @@ func TestContractEveryEndpoint(t *testing.T) {
 	})
 
 	t.Run("tipster", func(t *testing.T) {
-		err := w.c.PublishTips(ctx, "SIMPACKAGEKEY001", []apiclient.PublishTip{{
+		_, err := w.c.PublishTips(ctx, "SIMPACKAGEKEY001", []apiclient.PublishTip{{
 			Competition: "SAMPLE PARK", Code: "Greyhounds", Market: "Fixed Win", EventNumber: 1,
 			Selection: "1", AmountUnits: 1, Odds: 2, MaxOdds: 3, Bookies: "1&8",
 		}})
-		if err != nil && !apiclient.IsNotFound(err) {
-			t.Errorf("publish: %v", err) // 404 = race unknown to the sim's catalogue
-		}
-		must(t, w.c.SendTipsterMessage(ctx, "SIMPACKAGEKEY001"))
-		err = w.c.SendTipsterMessage(ctx, "WRONG")
+		eq(t, "unknown race IsNotFound", apiclient.IsNotFound(err), true) // 404 = competition unavailable
+		_, err = w.c.PublishTips(ctx, "WRONG", nil)
+		eq(t, "bad apikey IsForbidden", apiclient.IsForbidden(err), true)
+		eq(t, "the key is redacted", strings.Contains(err.Error(), "WRONG"), false)
+		a, err := w.c.SendPrealert(ctx, "SIMPACKAGEKEY001")
+		must(t, err)
+		eq(t, "pre-alert path", a.Path, apiclient.PrealertMessagePath)
+		eq(t, "pre-alert status", a.Status, "Success")
+		_, err = w.c.SendPrealert(ctx, "WRONGKEY")
 		eq(t, "bad apikey IsNotFound", apiclient.IsNotFound(err), true)
 	})
 

@@ -265,28 +265,3 @@ func (c *Client) ListEvents(ctx context.Context) (json.RawMessage, error) {
 func (c *Client) GetEvent(ctx context.Context, id int64) (json.RawMessage, error) {
 	return c.raw(ctx, http.MethodGet, idPath("/event/%s/", id), nil)
 }
-
-// ---- tipster ----
-
-// PublishTips publishes picks to the tip package identified by apikey.
-// POST /pick/tipster/publish/
-func (c *Client) PublishTips(ctx context.Context, apikey string, tips []PublishTip) error {
-	if tips == nil {
-		tips = []PublishTip{}
-	}
-	c.addSecret(apikey)
-	_, _, err := c.call(ctx, http.MethodPost, "/pick/tipster/publish/", struct {
-		APIKey string       `json:"apikey"`
-		Tips   []PublishTip `json:"tips"`
-	}{apikey, tips})
-	return err
-}
-
-// SendTipsterMessage sends a pre-alert to the package's subscribers, which
-// wakes their bots.
-// POST /pick/tipster/message/
-func (c *Client) SendTipsterMessage(ctx context.Context, apikey string) error {
-	c.addSecret(apikey)
-	_, _, err := c.call(ctx, http.MethodPost, "/pick/tipster/message/", map[string]string{"apikey": apikey})
-	return err
-}

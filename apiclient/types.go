@@ -355,18 +355,3 @@ type Bookmaker struct {
 	SupportManualLogin Bool   `json:"support_manual_login"`
 	Note               string `json:"note"`
 }
-
-// PublishTip is one pick of POST /pick/tipster/publish/ (the flat variant
-// of the docs, which matches the spec).
-type PublishTip struct {
-	Competition string  `json:"competition"`
-	Code        string  `json:"code"`
-	Market      string  `json:"market"`
-	EventNumber int     `json:"event_number"`
-	Selection   string  `json:"selection"`
-	AmountUnits float64 `json:"amount_units"`
-	Odds        float64 `json:"odds"`
-	MaxOdds     float64 `json:"max_odds"`
-	Bookies     string  `json:"bookies"` // bookmaker ids joined by "&"
-	UseBonus    bool    `json:"use_bonus"`
-}
