@@ -1,9 +1,7 @@
 package sim
 
 import (
-	"encoding/json"
 	"net/http"
-	"slices"
 	"strings"
 	"time"
 )
@@ -142,56 +140,4 @@ func (s *Service) eventDetail(c *call) {
 		}
 	}
 	writeError(c.w, http.StatusNotFound, "Not found.")
-}
-
-// POST /pick/tipster/publish/ {"apikey", "tips": [...]} (flat variant).
-// Publishing is checked and acknowledged; the sim has no subscribers to
-// broadcast to.
-func (s *Service) publishTips(c *call) {
-	m, ok := decodeBody(c)
-	if !ok {
-		return
-	}
-	key, _ := str(m, "apikey")
-	if key == "" {
-		writeFieldError(c.w, "apikey", "This field is required.")
-		return
-	}
-	if key != s.opts.TipsterAPIKey {
-		writeError(c.w, http.StatusForbidden, "Invalid package API key.")
-		return
-	}
-	var tips []map[string]any
-	if raw, has := m["tips"]; !has || json.Unmarshal(raw, &tips) != nil || len(tips) == 0 {
-		writeFieldError(c.w, "tips", "A non-empty list of tips is required.")
-		return
-	}
-	for _, t := range tips {
-		comp, _ := t["competition"].(string)
-		code, _ := t["code"].(string)
-		market, _ := t["market"].(string)
-		en, _ := t["event_number"].(float64)
-		if comp == "" || code == "" || market == "" || en == 0 {
-			writeError(c.w, http.StatusBadRequest, "Each tip needs competition, code, event_number, market and selection.")
-			return
-		}
-		if !slices.Contains(Markets, market) || s.world.findRace(c.now, comp, code, int(en), "") == nil {
-			writeError(c.w, http.StatusNotFound, "Competition or market unavailable.")
-			return
-		}
-	}
-	writeJSON(c.w, http.StatusOK, map[string]string{"status": "Success"})
-}
-
-// POST /pick/tipster/message/ and /pick/tipster/prealert/ {"apikey"}.
-func (s *Service) preAlert(c *call) {
-	m, ok := decodeBody(c)
-	if !ok {
-		return
-	}
-	if key, _ := str(m, "apikey"); key != s.opts.TipsterAPIKey {
-		writeError(c.w, http.StatusNotFound, "API key not valid.")
-		return
-	}
-	writeJSON(c.w, http.StatusOK, map[string]string{"status": "Success"})
 }

@@ -46,4 +46,14 @@
 //     "SETTLED" with transaction_result "WIN" or "LOSS", or "VOID" (both)
 //     when its runner was scratched.
 //   - A notification for a race the world does not have is never resulted.
+//   - POST /pick/tipster/publish/: the flat variant, every field required
+//     (400 naming tips[i].field), 403 on a wrong package key, 404 when a
+//     tip's race is unknown or started or its market unknown, 406 when a
+//     selection is not runner syntax; all or nothing, then {"status":
+//     "Success"}. Each tip fans out as a "Serial" notification to every
+//     subscriber of the one package: the default user (the tipster
+//     follows their own package) and subscriber@example.com.
+//   - POST /pick/tipster/message/ and /pick/tipster/prealert/: both
+//     served (Options.PrealertDocsOnly leaves only the docs' path), 404 on
+//     a wrong key, {"status": "Success"}.
 package sim

@@ -35,8 +35,11 @@ type Options struct {
 	// bare array of records instead of the new doc's object.
 	BareBetArrays bool
 	// TipsterAPIKey is the package key /pick/tipster/* accept; default
-	// "SIMPACKAGEKEY001".
+	// DefaultTipsterAPIKey.
 	TipsterAPIKey string
+	// PrealertDocsOnly serves the pre-alert at the docs' path only: the
+	// spec's /pick/tipster/message/ answers 404.
+	PrealertDocsOnly bool
 	// TakeUpDelay is how long after creation (or trigger) the bots act;
 	// default 3s of sim time.
 	TakeUpDelay time.Duration
@@ -77,6 +80,8 @@ type Service struct {
 	due        eventQueue           // pending take-ups and resultings
 
 	dateSkew atomic.Int64 // added to the Date header: a service clock that is off
+
+	tipster tipsterState // the tip package (tipster.go)
 }
 
 type user struct {
@@ -113,7 +118,7 @@ func New(opts Options) *Service {
 	}
 	opts.Venues = venues
 	if opts.TipsterAPIKey == "" {
-		opts.TipsterAPIKey = "SIMPACKAGEKEY001"
+		opts.TipsterAPIKey = DefaultTipsterAPIKey
 	}
 	if opts.ResultDelay <= 0 {
 		opts.ResultDelay = defaultResultDelay
@@ -139,6 +144,7 @@ func New(opts Options) *Service {
 	s.users = []*user{
 		{ID: 612, Email: opts.Email, Password: opts.Password, Nickname: "punter", Active: true},
 		{ID: 613, Email: "lapsed@example.com", Password: opts.Password, Nickname: "lapsed", Active: false},
+		{ID: subscriberUserID, Email: "subscriber@example.com", Password: opts.Password, Nickname: "subscriber", Active: true},
 	}
 	s.sessions = defaultSessions(612, now)
 	return s

@@ -58,7 +58,7 @@ type notificationView struct {
 }
 
 type tipView struct {
-	AmountUnits int             `json:"amount_units"`
+	AmountUnits float64         `json:"amount_units"`
 	Competition competitionView `json:"competition"`
 	Creator     creatorView     `json:"creator"`
 	ID          int             `json:"id"`
@@ -118,17 +118,18 @@ func (s *Service) notificationView(n *notification) *notificationView {
 			}
 		}
 	}
+	units, creator := s.tipOf(n)
 	return &notificationView{
 		ID: n.ID,
 		Tip: tipView{
 			ID:          n.TipID,
-			Creator:     creatorView{Nickname: s.nickname(n.UserID), Avatar: defaultAvatar, ID: n.UserID},
+			Creator:     creatorView{Nickname: s.nickname(creator), Avatar: defaultAvatar, ID: creator},
 			Competition: comp,
 			Market:      n.Market,
 			Selection:   n.Selection,
 			Odds:        n.Odds,
 			Profit:      tipProfit,
-			AmountUnits: 1,
+			AmountUnits: units,
 			ResultTime:  resultTime,
 		},
 		Type:                n.Type,
