@@ -279,6 +279,8 @@ const envHelp = `Environment (a flag wins over the environment, which wins over 
   BETPLAN_TOKEN      API token
   BETPLAN_EMAIL      e-mail for login (with BETPLAN_PASSWORD)
   BETPLAN_PASSWORD   password for login
+  BETPLAN_TIPSTER_APIKEY
+                     the tip package's API key, for plans with tips (never printed)
   BETPLAN_STATE      shared state: postgres://user@host/db keeps journals and locks
                      in PostgreSQL for every machine (run, plan, status, cancel, unlock)
   NO_COLOR           disable colour in terminal output (or --no-color)

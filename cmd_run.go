@@ -4,12 +4,16 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"path/filepath"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/spf13/pflag"
 
 	"github.com/betplan/betplan/engine"
+	"github.com/betplan/betplan/plan"
 )
 
 // runOptions are the flags of `betplan run`.
@@ -19,6 +23,7 @@ type runOptions struct {
 	AmbiguousGrace time.Duration
 	LockTimeout    time.Duration
 	AllowNoBot     bool
+	Republish      []string
 	rehearsal      rehearsalOptions
 	report         reportOptions
 	state          stateOptions
@@ -43,6 +48,9 @@ func runCommand() *command {
   betplan run plans/saturday.yaml
   # from cron: create what is ready now and exit
   betplan run --yes --no-wait plans/greyhounds.yaml
+  # a tipster plan: publish each tip once; send again one whose outcome is unknown
+  export BETPLAN_TIPSTER_APIKEY=...
+  betplan run --republish flem4-no3 plans/tips.yaml
 `,
 		colour: true,
 		setup:  bindTo((*runOptions).bind, runPlan),
@@ -58,6 +66,7 @@ func (o *runOptions) bind(fs *pflag.FlagSet) {
 	fs.DurationVar(&o.AmbiguousGrace, "ambiguous-grace", 60*time.Second, "how long to look a label up after an ambiguous create")
 	fs.DurationVar(&o.LockTimeout, "lock-timeout", 0, "how long to wait for another run of the plan to finish")
 	fs.BoolVar(&o.AllowNoBot, "allow-no-bot", false, "create even when no targeted session has a running bot")
+	fs.StringArrayVar(&o.Republish, "republish", nil, "send again the tip `TIP-ID` whose publish has an unknown outcome (it may have reached subscribers, so only this flag sends it again); repeatable")
 	o.report.bindFormat(fs)
 	o.rehearsal.bindWorld(fs)
 	fs.StringArrayVar(&o.rehearsal.Faults, "fault", nil, "with --sim: "+faultHelp)
@@ -98,6 +107,9 @@ func runPlan(ctx context.Context, sys *sysIO, o *runOptions, args []string) erro
 	if err != nil {
 		return err
 	}
+	if err := checkTipster(sys, p, o.Republish, simulate); err != nil {
+		return err
+	}
 	// Refused before any request, and before any report is written: the
 	// reports of the plan's last run stay as that run wrote them.
 	confirm, err := confirmer(sys, o.Yes, simulate)
@@ -120,6 +132,7 @@ func runPlan(ctx context.Context, sys *sysIO, o *runOptions, args []string) erro
 	opts.AmbiguousGrace = o.AmbiguousGrace
 	opts.LockTimeout = o.LockTimeout
 	opts.Checkpoint = checkpointHook(sys)
+	opts.Republish = o.Republish
 	var live *liveTerminal
 	if sys.IsTTY && sys.Getenv("CI") == "" {
 		live = &liveTerminal{w: sys.Stderr}
@@ -147,4 +160,25 @@ func runPlan(ctx context.Context, sys *sysIO, o *runOptions, args []string) erro
 		return &exitError{code: exitRefused, err: fmt.Errorf("refused: %v: wait for that run to end, or pass --lock-timeout 30m to wait for it", locked)}
 	}
 	return finishRun(sys, o.report, f, opts, res, err)
+}
+
+// checkTipster refuses, before any request, a run of a plan with tips but
+// no package key, and a --republish naming no tip of the plan.
+func checkTipster(sys *sysIO, p *plan.Plan, republish []string, simulate bool) error {
+	ids := map[string]bool{}
+	for _, t := range p.Tips {
+		ids[t.ID] = true
+	}
+	for _, id := range republish {
+		if !ids[id] {
+			if len(ids) == 0 {
+				return usagef("--republish %s: the plan has no tips", id)
+			}
+			return usagef("--republish %s: the plan has no tip %q (tips: %s)", id, id, strings.Join(slices.Sorted(maps.Keys(ids)), ", "))
+		}
+	}
+	if len(p.Tips) > 0 && !simulate && sys.Getenv(tipsterKeyEnv) == "" {
+		return usagef("the plan has tips: set %s to the tip package's API key (shown in the tipster dashboard)", tipsterKeyEnv)
+	}
+	return nil
 }

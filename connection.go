@@ -10,6 +10,9 @@ import (
 	"github.com/betplan/betplan/engine"
 )
 
+// tipsterKeyEnv holds the tip package's API key for plans with tips.
+const tipsterKeyEnv = "BETPLAN_TIPSTER_APIKEY"
+
 // connection is a client to the service (real or simulated) and the clock
 // the engine should follow.
 type connection struct {
@@ -19,6 +22,9 @@ type connection struct {
 	simulated bool
 	insecure  bool // --insecure: plain text allowed off loopback
 	close     func()
+	// tipsterKey is the tip package's API key: BETPLAN_TIPSTER_APIKEY,
+	// or the simulated service's own in a rehearsal. Never printed.
+	tipsterKey string
 }
 
 // rawBaseURL is the base URL as configured: flag > environment.
@@ -88,7 +94,7 @@ func (s *serviceOptions) connect(sys *sysIO) (*connection, error) {
 	if err != nil {
 		return nil, baseURLError(err)
 	}
-	return &connection{client: c, clock: clock, baseURL: c.BaseURL(), insecure: s.Insecure, close: func() {}}, nil
+	return &connection{client: c, clock: clock, baseURL: c.BaseURL(), insecure: s.Insecure, close: func() {}, tipsterKey: sys.Getenv(tipsterKeyEnv)}, nil
 }
 
 // startSim serves a simulated service on 127.0.0.1 for this process.
@@ -122,7 +128,7 @@ func (s *serviceOptions) startSim(world simWorld, faults []sim.Fault) (*connecti
 		srv.Close()
 		return nil, err
 	}
-	return &connection{client: c, clock: clock, baseURL: srv.URL, simulated: true, close: func() {
+	return &connection{client: c, clock: clock, baseURL: srv.URL, simulated: true, tipsterKey: sim.DefaultTipsterAPIKey, close: func() {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 		defer cancel()
 		srv.Shutdown(ctx)

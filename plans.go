@@ -51,6 +51,8 @@ func engineOptions(sys *sysIO, planFile string, state stateOptions, conn *connec
 		PlanFile:  planFile,
 		State:     engine.NewLayout(state.StateDir, planFile, conn.simulated),
 		Log:       sys.Stderr,
+
+		TipsterAPIKey: conn.tipsterKey,
 	}
 	if conn.simulated {
 		state.rehearsalNote(sys)

@@ -98,6 +98,13 @@ type Options struct {
 	// OnlyLabels, when set, limits creates to these labels with these
 	// amounts (a saved plan applied by run).
 	OnlyLabels map[string]float64
+
+	// TipsterAPIKey is the tip package's key, sent with every publish and
+	// pre-alert; never logged, journalled or reported.
+	TipsterAPIKey string
+	// Republish names tips whose publish has an unknown outcome to send
+	// again, deliberately (run --republish).
+	Republish []string
 }
 
 // Progress is a snapshot for live display.

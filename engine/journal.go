@@ -41,6 +41,9 @@ type journalEntry struct {
 	Race           *RaceInfo `json:"race,omitempty"`
 	Attempt        int       `json:"attempt,omitempty"`
 	Error          string    `json:"error,omitempty"`
+	// Tips are the tips (or the race of a pre-alert) a publication entry
+	// is about: one publish call, all of them at once (tips.go).
+	Tips []journalTip `json:"tips,omitempty"`
 }
 
 // labelState is what the journal knows of one label.
@@ -70,8 +73,10 @@ type Journal struct {
 	lineage string
 	serial  int64
 	labels  map[string]*labelState
-	order   []string // labels in first-seen order
-	fresh   bool     // the journal did not exist before
+	order   []string             // labels in first-seen order
+	fresh   bool                 // the journal did not exist before
+	pubs    map[string]*pubState // tips and pre-alerts by key (tips.go)
+	pubKeys []string             // their keys in first-seen order
 }
 
 // JournalLog keeps a journal's entries.
@@ -225,6 +230,10 @@ func (j *Journal) apply(e journalEntry) {
 	}
 	if e.Serial > j.serial {
 		j.serial = e.Serial
+	}
+	if len(e.Tips) > 0 {
+		j.applyPub(e)
+		return
 	}
 	if e.Label == "" {
 		return

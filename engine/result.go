@@ -83,6 +83,14 @@ type Result struct {
 	Limits LimitsSummary
 	Bets   []BetResult
 	Totals Totals
+
+	// Tips are the plan's tips (one per race for for_each_race tips), in
+	// plan order; Prealerts the pre-alerts, one per race with tips.
+	Tips      []TipResult
+	Prealerts []PrealertResult
+	// Assumptions say what was assumed where the service's shapes are
+	// not known.
+	Assumptions []string
 }
 
 // LimitsSummary is the plan's limits and how much of them is used.
@@ -195,7 +203,8 @@ func (r *Result) ComputeTotals() {
 
 // Failed reports whether anything in the result counts as a failure for the
 // exit code: a failed, not-taken, unresolved or in-doubt bet, a bet with a
-// runtime error, or a fatal error.
+// runtime error, a tip failed, unresolved or of unknown outcome, or a
+// fatal error.
 func (r *Result) Failed() bool {
 	if r.Error != "" {
 		return true
@@ -203,6 +212,12 @@ func (r *Result) Failed() bool {
 	for _, b := range r.Bets {
 		switch {
 		case b.Error != "", b.Status == StatusFailed, b.Status == StatusNotTaken, b.Status == StatusUnresolved, b.Status == StatusInDoubt:
+			return true
+		}
+	}
+	for _, t := range r.Tips {
+		switch t.Status {
+		case TipFailed, TipUnknown, TipUnresolved:
 			return true
 		}
 	}
@@ -214,4 +229,42 @@ func roundCents(v float64) float64 {
 		return -roundCents(-v)
 	}
 	return float64(int64(v*100+0.5)) / 100
+}
+
+// TipResult is one tip of the plan on one race: the tipster's record.
+type TipResult struct {
+	ID          string
+	Key         string // the journal's key; "" when unresolved
+	Race        RaceInfo
+	Market      string
+	Selection   string
+	AmountUnits float64
+	Odds        float64 // the odds it was given at
+	MaxOdds     float64
+	Bookies     string
+	UseBonus    bool
+	Confidence  string
+
+	Status      TipStatus
+	Reason      string
+	PublishedAt time.Time // zero until the service took it
+	Attempts    int       // publish calls announced for it, ever
+	Answer      string    // what the service answered
+	// Result is the race's finishing order as the service gave it; Outcome
+	// won, lost or void; Units the units won (+) or lost (-) at Odds, nil
+	// until resulted.
+	Result  string
+	Outcome string
+	Units   *float64
+	Final   bool
+	Error   string
+}
+
+// PrealertResult is the pre-alert of one race.
+type PrealertResult struct {
+	Race   RaceInfo
+	Status string // waiting, sent, unknown, failed
+	Reason string
+	SentAt time.Time
+	Path   string // the path that answered
 }

@@ -68,6 +68,10 @@ func (r *tracker) start(ctx context.Context) error {
 		return err
 	}
 	r.followJournal()
+	if err := r.expandTips(); err != nil {
+		return err
+	}
+	r.followTipJournal()
 	return nil
 }
 
@@ -106,13 +110,15 @@ func (r *tracker) loop(ctx context.Context) error {
 			return err
 		}
 		now := r.clock.Now()
-		if r.waiting() > 0 && now.Sub(r.lastRefresh) >= r.opts.RefreshEvery {
+		if r.waiting()+r.tipsWaiting() > 0 && now.Sub(r.lastRefresh) >= r.opts.RefreshEvery {
 			if err := r.refresh(ctx); err != nil {
 				if ctx.Err() != nil {
 					return ctx.Err()
 				}
 				r.logf("refresh: %v", err)
 			} else if err := r.expand(); err != nil {
+				return err
+			} else if err := r.expandTips(); err != nil {
 				return err
 			}
 		}
@@ -133,6 +139,13 @@ func (r *tracker) loop(ctx context.Context) error {
 			}
 		}
 		r.labelsSeen = nil
+		if err := r.tipsTick(ctx, r.clock.Now()); err != nil {
+			if lost, ok := isLockLost(err); ok {
+				r.stopForLostLock(lost)
+			} else {
+				return err
+			}
+		}
 		if err := r.poll(ctx); err != nil {
 			return err
 		}
@@ -202,7 +215,7 @@ func (r *tracker) done() bool {
 			return false
 		}
 	}
-	return true
+	return r.tipsDone()
 }
 
 func (r *tracker) progress(now time.Time, interval time.Duration) {
@@ -226,6 +239,9 @@ func (r *tracker) progress(now time.Time, interval time.Duration) {
 func (r *tracker) finish(res *Result, err error) {
 	if len(r.insts) == 0 {
 		r.unstarted(err)
+	}
+	if len(r.tips.insts) == 0 {
+		r.unstartedTips(err)
 	}
 	r.fill(res)
 	switch {

@@ -76,6 +76,8 @@ type tracker struct {
 	// notifications carrying each checked label, nil for none.
 	labelsSeen map[string][]apiclient.Notification
 	tickAt     time.Time // when the run's current tick began
+
+	tips tipRun // the plan's tips (tips.go)
 }
 
 func newTracker(p *plan.Plan, opts Options) *tracker {
@@ -154,6 +156,7 @@ func (r *tracker) fill(res *Result) {
 	if r.journal != nil {
 		res.Limits.Committed, res.Limits.CreatedBets = r.journal.Committed()
 	}
+	r.fillTips(res)
 	res.FinishedAt = r.clock.Now()
 	res.ComputeTotals()
 }
