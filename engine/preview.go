@@ -60,6 +60,10 @@ func Preview(ctx context.Context, p *plan.Plan, opts Options) (*Result, *SavedPl
 		res.Limits.Committed, res.Limits.CreatedBets = c, n
 	}
 	res.Limits.Planned = roundCents(planned - committed) // what this preview would add
+	if err := r.previewTips(res, now); err != nil {
+		r.finish(res, err)
+		return res, nil, err
+	}
 	res.FinishedAt = r.clock.Now()
 	res.EndReason = EndCompleted
 	res.ComputeTotals()

@@ -246,6 +246,7 @@ type TipResult struct {
 	Confidence  string
 
 	Status      TipStatus
+	Action      Action // set in plan previews only: publish, wait, skip, none or unresolved
 	Reason      string
 	PublishedAt time.Time // zero until the service took it
 	Attempts    int       // publish calls announced for it, ever

@@ -76,5 +76,8 @@ func (r *tracker) status(ctx context.Context) error {
 	if err := r.poll(ctx); err != nil {
 		return err
 	}
+	if err := r.statusTips(ctx); err != nil {
+		return err
+	}
 	return r.completeRecords(ctx)
 }

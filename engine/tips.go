@@ -188,6 +188,8 @@ type tipInstance struct {
 	answer      string // what the service said
 	republish   bool   // --republish names it and its outcome is unknown
 
+	action Action // plan previews: what run would do now
+
 	result  string   // the race's result, runner numbers joined by "/"
 	outcome string   // won, lost, void; "" until known
 	units   *float64 // units won (+) or lost (-) at the tipped odds
@@ -1077,7 +1079,7 @@ func (r *tracker) fillTips(res *Result) {
 		tr := TipResult{
 			ID: t.ID, Key: in.key, Race: in.info, Market: t.Market, Selection: t.Selection,
 			AmountUnits: t.AmountUnits, Odds: t.Odds, MaxOdds: t.MaxOdds, Bookies: t.Bookies, UseBonus: t.UseBonus,
-			Confidence: t.Confidence, Status: in.status, Reason: in.reason, PublishedAt: in.publishedAt,
+			Confidence: t.Confidence, Status: in.status, Action: in.action, Reason: in.reason, PublishedAt: in.publishedAt,
 			Attempts: in.attempts, Answer: in.answer, Result: in.result, Outcome: in.outcome, Final: in.final, Error: in.err,
 		}
 		if strings.HasPrefix(in.key, "unresolved:") {
@@ -1121,4 +1123,72 @@ func (r *tracker) tipAssumptions() []string {
 		out = append(out, fmt.Sprintf("Pre-alert: POST %s (the spec), then %s (the docs) when the first answers 404; %s. Body {\"apikey\"} only: the pre-alert is for the package, so betplan sends one per race, %s before the race's first tip.", apiclient.PrealertMessagePath, apiclient.PrealertDocPath, path, r.plan.Prealert.Before))
 	}
 	return out
+}
+
+// ActionPublish is a preview's tip that is ready: run would publish it now.
+const ActionPublish Action = "publish"
+
+// previewTips says for each tip what run would do now (betplan plan).
+func (r *tracker) previewTips(res *Result, now time.Time) error {
+	if !r.hasTips() {
+		return nil
+	}
+	if err := r.expandTips(); err != nil {
+		return err
+	}
+	r.followTipJournal()
+	for _, in := range r.tips.insts {
+		switch {
+		case in.status == TipUnresolved:
+			in.action = ActionUnresolved
+		case in.status == TipPublished:
+			in.action, in.reason = ActionNone, "published by an earlier run at "+in.publishedAt.UTC().Format(time.RFC3339)
+		case in.status == TipUnknown:
+			in.action = ActionNone
+		case in.race == nil || !now.Before(in.race.StartTime.Time):
+			in.action, in.status, in.reason = ActionSkip, TipSkipped, "the race has started"
+		default:
+			env := r.env(in.race, now)
+			ready, err := in.tip.Ready(env)
+			switch {
+			case err != nil:
+				in.action, in.status, in.reason = ActionSkip, TipFailed, fmt.Sprintf("evaluating when: %v", err)
+			case !ready:
+				in.action, in.reason = ActionWait, fmt.Sprintf("waiting for %q (%s)", in.tip.When.String(), in.tip.When.Explain(env))
+			default:
+				in.action, in.reason = ActionPublish, "ready: run would publish it now"
+			}
+		}
+	}
+	r.fillTips(res)
+	return nil
+}
+
+// statusTips re-reads what the journal knows of the tips and the results
+// of their races (betplan status).
+func (r *tracker) statusTips(ctx context.Context) error {
+	if !r.hasTips() {
+		return nil
+	}
+	if err := r.expandTips(); err != nil {
+		return err
+	}
+	r.followTipJournal()
+	now := r.clock.Now()
+	for _, in := range r.tips.insts {
+		if in.status != TipWaiting {
+			continue
+		}
+		if in.race == nil || !now.Before(in.race.StartTime.Time) {
+			in.status, in.final, in.reason = TipSkipped, true, "not published before its race started"
+		} else if in.reason == "" {
+			in.reason = "not published yet"
+		}
+	}
+	for _, in := range r.tips.insts {
+		if in.status != TipUnresolved && r.plan.Prealert != nil {
+			r.alert(prealertKey(r.plan.Name, in.info), in.info)
+		}
+	}
+	return r.followResults(ctx, now)
 }

@@ -410,3 +410,33 @@ func TestTipsWithoutKeyAreNotPublished(t *testing.T) {
 		assert.Contains(t, tip.Reason, "BETPLAN_TIPSTER_APIKEY")
 	}
 }
+
+// TestTipsInPreviewAndStatus: plan says what run would do with each tip;
+// status reads back what the journal knows, with the races' results.
+func TestTipsInPreviewAndStatus(t *testing.T) {
+	w := newWorld(t)
+	p, _, _ := w.tipPlan()
+	opts := w.tipsterOptions(w.client())
+	res, _, err := engine.Preview(context.Background(), p, opts)
+	require.NoError(t, err)
+	byID := tipsByID(res)
+	assert.Equal(t, engine.ActionPublish, byID["dog"].Action, byID["dog"].Reason)
+	assert.Equal(t, engine.ActionWait, byID["gallop-a"].Action)
+	assert.Contains(t, byID["gallop-a"].Reason, "race.minutes_to_start <= 15")
+	assert.Empty(t, w.svc.Publishes(), "a preview publishes nothing")
+
+	_, err = engine.Run(context.Background(), p, opts)
+	require.NoError(t, err)
+	res, err = engine.ReadStatus(context.Background(), p, opts)
+	require.NoError(t, err)
+	require.Len(t, res.Tips, 3)
+	for _, tip := range res.Tips {
+		assert.Equal(t, engine.TipPublished, tip.Status, tip.ID)
+		assert.NotEmpty(t, tip.Result, "tip %s: the result is read back", tip.ID)
+		assert.NotNil(t, tip.Units)
+	}
+	assert.Len(t, res.Prealerts, 2)
+	for _, pa := range res.Prealerts {
+		assert.Equal(t, engine.AlertSent, pa.Status)
+	}
+}
