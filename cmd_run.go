@@ -48,7 +48,7 @@ func runCommand() *command {
   betplan run plans/saturday.yaml
   # from cron: create what is ready now and exit
   betplan run --yes --no-wait plans/greyhounds.yaml
-  # a tipster plan: publish each tip once; send again one whose outcome is unknown
+  # a tipster plan; --republish sends again a tip whose outcome is unknown
   export BETPLAN_TIPSTER_APIKEY=...
   betplan run --republish flem4-no3 plans/tips.yaml
 `,

@@ -27,10 +27,15 @@ type Document struct {
 	FinishedAt     *string  `json:"finished_at" jsonschema:"nullable,format=date-time" jsonschema_description:"When the command finished, RFC 3339 in UTC; null if it never did."`
 	EndReason      string   `json:"end_reason" jsonschema_description:"Why the command stopped: completed, no-wait, interrupted, timeout, refused or error."`
 	Error          string   `json:"error" jsonschema_description:"The fatal error that ended the command; empty when none."`
-	Failed         bool     `json:"failed" jsonschema_description:"True when something counts as a failure (exit code 1): a failed, not-taken or unresolved bet, a bet with an error, or a fatal error."`
+	Failed         bool     `json:"failed" jsonschema_description:"True when something counts as a failure (exit code 1): a failed, not-taken or unresolved bet, a bet with an error, a tip failed, unresolved or of unknown outcome, or a fatal error."`
 	Limits         Limits   `json:"limits" jsonschema_description:"The plan's limits and how much of them is used."`
 	Bets           []Bet    `json:"bets" jsonschema_description:"Every bet of the plan, in plan order (one per race for for_each_race bets)."`
 	Totals         Totals   `json:"totals" jsonschema_description:"Sums over bets."`
+
+	Tips        []Tip      `json:"tips" jsonschema_description:"Every tip of the plan, in plan order (one per race for for_each_race tips); empty for plans without tips."`
+	Prealerts   []Prealert `json:"prealerts" jsonschema_description:"The pre-alerts, one per race with tips, when the plan asks for them."`
+	TipTotals   TipTotals  `json:"tip_totals" jsonschema_description:"The tipster's record over tips."`
+	Assumptions []string   `json:"assumptions" jsonschema_description:"What betplan assumed where the service's shapes are not known (tipster endpoints); empty when nothing was."`
 }
 
 // PlanInfo names the plan a report is about.
@@ -207,6 +212,8 @@ func NewDocument(r *engine.Result) *Document {
 		d.Bets[i] = newBet(&r.Bets[i])
 	}
 	d.Totals = newTotals(r)
+	d.Tips, d.Prealerts, d.TipTotals = newTips(r), newPrealerts(r), newTipTotals(r)
+	d.Assumptions = append([]string{}, r.Assumptions...)
 	return d
 }
 

@@ -37,6 +37,13 @@ var goldenCases = []struct {
 	{"plan.html", planResult, reporters.FormatHTML, reporters.TextOptions{}},
 	{"empty.txt", emptyResult, reporters.FormatText, reporters.TextOptions{}},
 	{"empty.md", emptyResult, reporters.FormatMarkdown, reporters.TextOptions{}},
+	{"tips.json", tipsResult, reporters.FormatJSON, reporters.TextOptions{}},
+	{"tips.txt", tipsResult, reporters.FormatText, reporters.TextOptions{}},
+	{"tips.md", tipsResult, reporters.FormatMarkdown, reporters.TextOptions{}},
+	{"tips.xml", tipsResult, reporters.FormatJUnit, reporters.TextOptions{}},
+	{"tips.html", tipsResult, reporters.FormatHTML, reporters.TextOptions{}},
+	{"tips-plan.txt", tipsPlanResult, reporters.FormatText, reporters.TextOptions{}},
+	{"tips-plan.json", tipsPlanResult, reporters.FormatJSON, reporters.TextOptions{}},
 }
 
 func emptyResult() *engine.Result {

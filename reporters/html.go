@@ -41,6 +41,12 @@ type htmlPage struct {
 	Days      []group
 	Limits    [][4]string
 	Notes     []string
+
+	Tips        []htmlTip
+	TipCounts   string
+	TipRecord   string
+	Prealerts   []string
+	Assumptions []string
 }
 
 type htmlCard struct {
@@ -135,7 +141,7 @@ func newHTMLPage(r *engine.Result) *htmlPage {
 			Day:       meetingDay(b.Race.Start),
 			Selection: b.Selection, Type: b.Type, Market: b.Market, Stake: stakeWords(b),
 			Status: outcome(b), StatusClass: toneClass[outcomeTone(b)],
-			Odds: oddsWords(b), Return: returnWords(b),
+			Odds: takenOdds(b), Return: returnWords(b),
 			Action: string(b.Action), ActionClass: toneClass[actionTone(b.Action)],
 			Reason: b.Reason, Error: b.Error, Placed: placedWords(b),
 			Accepted: acceptedWords(b), Profit: profitWords(b), ProfitClass: toneClass[profitTone(b.Profit)],
@@ -170,6 +176,10 @@ func newHTMLPage(r *engine.Result) *htmlPage {
 			hb.Records = append(hb.Records, hr)
 		}
 		p.Bets = append(p.Bets, hb)
+	}
+	if len(r.Tips) > 0 {
+		p.Tips, p.TipCounts, p.TipRecord = newHTMLTips(r), tipCounts(r), tipRecordWords(r)
+		p.Prealerts, p.Assumptions = newHTMLPrealerts(r), r.Assumptions
 	}
 	return p
 }
@@ -356,7 +366,7 @@ svg text { font: 12px system-ui, sans-serif; fill: #59636e; }
 <tr><td>{{index . 0}}</td><td class="n">{{index . 1}}</td><td class="n">{{index . 2}}</td><td class="n">{{index . 3}}</td></tr>{{end}}
 </tbody>
 </table>
-{{end}}<h2>Bets</h2>
+{{end}}{{if or .Bets (not .Tips)}}<h2>Bets</h2>
 {{if .Bets}}<table>
 <thead><tr><th>Bet</th><th>Race</th><th>Start</th><th>Selection</th><th>Market</th><th class="n">Stake</th>{{if .Plan}}<th>Action</th>{{end}}<th>Status</th>{{if not .Plan}}<th class="n">Odds</th><th class="n">Accepted</th><th class="n">Return</th><th class="n">Profit</th>{{end}}</tr></thead>
 <tbody>{{$plan := .Plan}}{{range .Bets}}
@@ -374,14 +384,27 @@ svg text { font: 12px system-ui, sans-serif; fill: #59636e; }
 </table>
 {{range .Notes}}<p class="notes">{{.}}</p>
 {{end}}{{else}}<p>No bets.</p>
-{{end}}{{if .Sessions}}<h2>Sessions</h2>
+{{end}}{{end}}{{if .Sessions}}<h2>Sessions</h2>
 <table>
 <thead><tr><th>Session</th><th class="n">Bets</th><th class="n">Accepted</th><th class="n">Errors</th><th class="n">In review</th><th class="n">Amount</th><th class="n">Profit</th></tr></thead>
 <tbody>{{range .Sessions}}
 <tr><td>{{sessionName .Bookie .Name}}</td><td class="n">{{.Bets}}</td><td class="n">{{.Accepted}}</td><td class="n{{if .Errors}} bad{{end}}">{{.Errors}}</td><td class="n">{{.InReview}}</td><td class="n">{{dollars .Amount}}</td><td class="n {{profitClass .Profit}}">{{signed .Profit}}</td></tr>{{end}}
 </tbody>
 </table>
-{{end}}{{if .Venues}}<h2>By venue</h2>
+{{end}}{{if .Tips}}<h2>Tips</h2>
+<p>{{.TipCounts}}{{if .TipRecord}}; {{.TipRecord}}{{end}}</p>
+<table>
+<thead><tr><th>Tip</th><th>Race</th><th>Start</th><th>Selection</th><th>Market</th><th class="n">Units</th><th class="n">Odds</th>{{if .Plan}}<th>Action</th>{{end}}<th>Status</th>{{if not .Plan}}<th>Published</th><th class="n">Result</th>{{end}}</tr></thead>
+<tbody>{{$plan := .Plan}}{{range .Tips}}
+<tr class="bet" id="tip-{{.ID}}"><td class="id">{{.ID}}</td><td class="race">{{.Race}}</td><td>{{.Start}}</td><td>{{.Selection}}</td><td class="nw">{{.Market}}</td><td class="n">{{.Units}}</td><td class="n">{{.Odds}}</td>{{if $plan}}<td><span class="badge {{.ActionClass}}">{{.Action}}</span></td>{{end}}<td><span class="badge {{.StatusClass}}">{{.Status}}</span></td>{{if not $plan}}<td>{{.Published}}</td><td class="n {{.ResultClass}}">{{.Result}}</td>{{end}}</tr>
+{{if or .Reason .Error}}<tr class="detail"><td></td><td colspan="{{if $plan}}8{{else}}9{{end}}">{{if .Reason}}<div class="why">{{.Reason}}</div>{{end}}{{if .Error}}<div class="err"><strong>error:</strong> {{.Error}}</div>{{end}}</td></tr>
+{{end}}{{end}}</tbody>
+</table>
+{{if .Prealerts}}<h2>Pre-alerts</h2>
+<ul>{{range .Prealerts}}<li>{{.}}</li>{{end}}</ul>
+{{end}}{{if .Assumptions}}<h2>What was assumed</h2>
+<ul class="notes">{{range .Assumptions}}<li>{{.}}</li>{{end}}</ul>
+{{end}}{{end}}{{if .Venues}}<h2>By venue</h2>
 {{template "groups" .Venues}}{{end}}{{if .Days}}<h2>By meeting day</h2>
 {{template "groups" .Days}}{{end}}<h2>Details</h2>
 <dl>{{range .Facts}}<dt>{{index . 0}}</dt><dd>{{index . 1}}</dd>{{end}}</dl>

@@ -60,7 +60,7 @@ func compileSchema(t testing.TB) *jsonschema.Schema {
 
 func TestJSONValidatesAgainstSchema(t *testing.T) {
 	s := compileSchema(t)
-	for name, r := range map[string]*engine.Result{"run": runResult(), "plan": planResult(), "empty": emptyResult(), "big": bigResult(50)} {
+	for name, r := range map[string]*engine.Result{"run": runResult(), "plan": planResult(), "empty": emptyResult(), "big": bigResult(50), "tips": tipsResult(), "tips-plan": tipsPlanResult()} {
 		t.Run(name, func(t *testing.T) {
 			v, err := jsonschema.UnmarshalJSON(bytes.NewReader(render(t, reporters.FormatJSON, r, reporters.TextOptions{})))
 			if err != nil {

@@ -121,6 +121,11 @@ func WriteJUnit(w io.Writer, r *engine.Result) error {
 		Time:     suite.Time,
 		Suites:   []junitSuite{suite},
 	}
+	if tips := junitTips(r); tips != nil {
+		doc.Tests += tips.Tests
+		doc.Failures += tips.Failures
+		doc.Suites = append(doc.Suites, *tips)
+	}
 	bw := bufio.NewWriter(w)
 	bw.WriteString(xml.Header)
 	enc := xml.NewEncoder(bw)

@@ -24,7 +24,7 @@ func TestJUnitValidatesAgainstXSD(t *testing.T) {
 	if _, err := os.Stat(junitXSD); err != nil {
 		t.Skipf("no JUnit XSD: %v", err)
 	}
-	for name, r := range map[string]*engine.Result{"run": runResult(), "plan": planResult(), "empty": emptyResult()} {
+	for name, r := range map[string]*engine.Result{"run": runResult(), "plan": planResult(), "empty": emptyResult(), "tips": tipsResult(), "tips-plan": tipsPlanResult()} {
 		t.Run(name, func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "report.xml")
 			if err := os.WriteFile(path, render(t, reporters.FormatJUnit, r, reporters.TextOptions{}), 0o644); err != nil {

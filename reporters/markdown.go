@@ -33,6 +33,7 @@ func WriteMarkdown(w io.Writer, r *engine.Result) error {
 	} else {
 		m.run(r)
 	}
+	m.tips(r)
 	m.details(r)
 	bw := bufio.NewWriter(w)
 	bw.Write(buf.Bytes())
@@ -59,6 +60,9 @@ func (m *markdownWriter) run(r *engine.Result) {
 	}
 	if r.Error != "" {
 		m.printf("> [!CAUTION]\n> **Error:** %s\n\n", mdText(truncate(oneLine(r.Error), 1000)))
+	}
+	if len(r.Bets) == 0 && len(r.Tips) > 0 {
+		return // a tipster's plan: the tips section says it all
 	}
 	m.printf("**%s** · requested **%s** · accepted **%s** · profit **%s** (return %s)",
 		pluralBets(d.Bets), dollars(d.StakeRequested), dollars(d.AmountAccepted), signedDollars(d.Profit), percent(d.ReturnOnStake))
@@ -99,7 +103,7 @@ func (m *markdownWriter) run(r *engine.Result) {
 					mdText(truncate(marketWords(b), markdownCell)),
 					stakeWords(b),
 					status,
-					oddsWords(b),
+					takenOdds(b),
 					acceptedWords(b),
 					returnWords(b),
 					strings.ReplaceAll(profitWords(b), "*", `\*`),
@@ -252,6 +256,8 @@ func actionMark(a engine.Action) string {
 	switch a {
 	case engine.ActionCreate:
 		return "➕"
+	case engine.ActionPublish:
+		return "📣"
 	case engine.ActionAdopt:
 		return "🔗"
 	case engine.ActionWait:

@@ -36,11 +36,14 @@ func WriteText(w io.Writer, r *engine.Result, opts TextOptions) error {
 	t.header(r)
 	if r.Kind == engine.KindPlan {
 		t.planTable(r)
-		t.limits(r)
+		if len(r.Bets) > 0 || len(r.Tips) == 0 {
+			t.limits(r)
+		}
 	} else {
 		t.betTable(r)
 		t.sessions(r)
 	}
+	t.tipTable(r)
 	t.totals(r)
 	return t.w.Flush()
 }
@@ -342,6 +345,9 @@ func (t *textWriter) betTable(r *engine.Result) {
 // with, then extra, whose cells more gives; footnotes come under it.
 func (t *textWriter) bets(r *engine.Result, extra []column, more func(*engine.BetResult) []cell, footnotes func()) {
 	if len(r.Bets) == 0 {
+		if len(r.Tips) > 0 {
+			return // a tipster's plan
+		}
 		t.line("No bets.", tonePlain)
 		t.w.WriteByte('\n')
 		return
@@ -512,6 +518,10 @@ func (t *textWriter) limits(r *engine.Result) {
 func (t *textWriter) totals(r *engine.Result) {
 	d := newTotals(r)
 	t.w.WriteString(t.bold("TOTALS") + "\n")
+	t.tipTotals(r)
+	if len(r.Bets) == 0 && len(r.Tips) > 0 {
+		return
+	}
 	if r.Kind == engine.KindPlan {
 		t.wrap(countWords(d.Bets, actionCounts(r)), ", ", "  ")
 		return

@@ -208,9 +208,17 @@ func outcomeTone(b *engine.BetResult) tone {
 	return statusTone(b)
 }
 
-// oddsWords is the odds taken, averaged over the sessions by amount
-// placed, "4.20", or "-" before any session placed it.
-func oddsWords(b *engine.BetResult) string {
+// oddsWords writes odds as "4.20", or "-" for none.
+func oddsWords(v float64) string {
+	if v == 0 {
+		return "-"
+	}
+	return strconv.FormatFloat(v, 'f', 2, 64)
+}
+
+// takenOdds is the odds a bet was placed at, averaged over the sessions
+// by amount placed, or "-" before any session placed it.
+func takenOdds(b *engine.BetResult) string {
 	var amount, weighted float64
 	for _, rec := range b.Records {
 		if rec.Amount > 0 && rec.Odds > 0 {
@@ -221,7 +229,7 @@ func oddsWords(b *engine.BetResult) string {
 	if amount == 0 {
 		return "-"
 	}
-	return strconv.FormatFloat(weighted/amount, 'f', 2, 64)
+	return oddsWords(weighted / amount)
 }
 
 // returnWords is the money a settled bet brought back (stake plus profit:
@@ -365,7 +373,7 @@ func statusTone(b *engine.BetResult) tone {
 
 func actionTone(a engine.Action) tone {
 	switch a {
-	case engine.ActionCreate:
+	case engine.ActionCreate, engine.ActionPublish:
 		return toneGood
 	case engine.ActionRefuse, engine.ActionUnresolved:
 		return toneBad
