@@ -67,6 +67,11 @@ func rehearseExample(t *testing.T, file, start string) {
 			Status string `json:"status"`
 			Final  bool   `json:"final"`
 		} `json:"bets"`
+		Tips []struct {
+			ID     string `json:"id"`
+			Status string `json:"status"`
+			Final  bool   `json:"final"`
+		} `json:"tips"`
 	}
 	if err := json.Unmarshal(b, &report); err != nil {
 		t.Fatal(err)
@@ -74,12 +79,19 @@ func rehearseExample(t *testing.T, file, start string) {
 	if report.EndReason != "completed" {
 		t.Errorf("ended %s, want completed", report.EndReason)
 	}
-	if len(report.Bets) == 0 {
-		t.Error("the report lists no bets")
+	if len(report.Bets)+len(report.Tips) == 0 {
+		t.Error("the report lists no bets and no tips")
 	}
 	for _, bet := range report.Bets {
 		if !bet.Final {
 			t.Errorf("bet %s is %s, not final", bet.ID, bet.Status)
+		}
+	}
+	// A rehearsed tip is published and resulted: the sim's own package key
+	// is set for the rehearsal, and its tipster follows the package.
+	for _, tip := range report.Tips {
+		if tip.Status != "published" || !tip.Final {
+			t.Errorf("tip %s is %s (final %v), want published and resulted", tip.ID, tip.Status, tip.Final)
 		}
 	}
 }

@@ -115,11 +115,12 @@ func cmdSim(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Setenv("BETPLAN_TOKEN", svc.Token())
 }
 
-// cmdSimCount is `simcount requests|notifications N`: the simulated
-// service saw exactly N HTTP requests, or holds exactly N notifications.
+// cmdSimCount is `simcount requests|notifications|tips|prealerts N`: the
+// simulated service saw exactly N HTTP requests, holds exactly N
+// notifications, took N tips (over every publish call) or N pre-alerts.
 func cmdSimCount(ts *testscript.TestScript, neg bool, args []string) {
 	if len(args) != 2 {
-		ts.Fatalf("usage: simcount requests|notifications N")
+		ts.Fatalf("usage: simcount requests|notifications|tips|prealerts N")
 	}
 	svc := simOf(ts, "simcount")
 	want, err := strconv.Atoi(args[1])
@@ -130,8 +131,12 @@ func cmdSimCount(ts *testscript.TestScript, neg bool, args []string) {
 		got = len(svc.Requests())
 	case "notifications":
 		got = svc.NotificationCount()
+	case "tips":
+		got = len(svc.PublishedTips())
+	case "prealerts":
+		got = len(svc.Prealerts())
 	default:
-		ts.Fatalf("usage: simcount requests|notifications N")
+		ts.Fatalf("usage: simcount requests|notifications|tips|prealerts N")
 	}
 	switch {
 	case neg && got == want:

@@ -55,6 +55,7 @@ type journalTip struct {
 	Race  *RaceInfo `json:"race,omitempty"`
 	Odds  float64   `json:"odds,omitempty"`
 	Units float64   `json:"units,omitempty"`
+	Path  string    `json:"path,omitempty"` // the path that answered a pre-alert
 }
 
 // pubState is what the journal knows of one tip or pre-alert.
@@ -71,6 +72,7 @@ type pubState struct {
 	Attempts  int
 	Unknown   string // why the outcome is unknown, when it is known to be
 	Failed    string // the service refused it: not published
+	Path      string // the path that answered a pre-alert
 }
 
 func (j *Journal) applyPub(e journalEntry) {
@@ -92,6 +94,9 @@ func (j *Journal) applyPub(e journalEntry) {
 		}
 		if t.Odds != 0 {
 			s.Odds, s.Units = t.Odds, t.Units
+		}
+		if t.Path != "" {
+			s.Path = t.Path
 		}
 		switch e.Op {
 		case opPublishing, opPrealerting:
@@ -491,6 +496,12 @@ func (r *tracker) tipsTick(ctx context.Context, now time.Time) error {
 			in.reason = fmt.Sprintf("waiting for %q (%s)", in.tip.When.String(), in.tip.When.Explain(env))
 			continue
 		}
+		// The bets' runner check, on the tip's selection.
+		if reason := checkRunners(&instance{bet: &plan.Bet{Selection: in.tip.Selection}, race: in.race, info: in.info}); reason != "" {
+			in.status, in.final = TipFailed, true
+			in.reason = strings.Replace(reason, "not created", "not published", 1)
+			continue
+		}
 		due = append(due, in)
 	}
 	if r.tips.stop != "" {
@@ -765,7 +776,10 @@ func (r *tracker) alert(key string, info RaceInfo) *alertInstance {
 		if s := r.journal.Pub(key); s != nil {
 			switch {
 			case s.Published:
-				a.status, a.sentAt = AlertSent, s.At
+				a.status, a.sentAt, a.path = AlertSent, s.At, s.Path
+				if r.tips.path == "" {
+					r.tips.path = s.Path
+				}
 			case s.Pending:
 				a.status, a.reason = AlertUnknown, "a pre-alert was sent and its outcome is unknown: not sent again"
 			}
@@ -844,6 +858,7 @@ func (r *tracker) sendPrealert(ctx context.Context, a *alertInstance, late bool)
 			a.reason = "sent just before the race's first tip: it was ready before the pre-alert was due"
 		}
 		r.logf("pre-alert for %s sent (%s)", race, ans.Path)
+		entry[0].Path = ans.Path
 		return record(opPrealerted, "")
 	case ctx.Err() != nil:
 		a.status, a.reason = AlertUnknown, "interrupted while the service was answering"
@@ -1120,7 +1135,7 @@ func (r *tracker) tipAssumptions() []string {
 		if r.tips.path != "" {
 			path = r.tips.path + " answered"
 		}
-		out = append(out, fmt.Sprintf("Pre-alert: POST %s (the spec), then %s (the docs) when the first answers 404; %s. Body {\"apikey\"} only: the pre-alert is for the package, so betplan sends one per race, %s before the race's first tip.", apiclient.PrealertMessagePath, apiclient.PrealertDocPath, path, r.plan.Prealert.Before))
+		out = append(out, fmt.Sprintf("Pre-alert: POST %s (the spec), then %s (the docs) when the first answers 404; %s. Body {\"apikey\"} only: the pre-alert is for the package, so betplan sends one per race, %s before the race's first tip.", apiclient.PrealertMessagePath, apiclient.PrealertDocPath, path, shortDuration(r.plan.Prealert.Before)))
 	}
 	return out
 }
@@ -1191,4 +1206,16 @@ func (r *tracker) statusTips(ctx context.Context) error {
 		}
 	}
 	return r.followResults(ctx, now)
+}
+
+// shortDuration is 20m rather than Go's 20m0s.
+func shortDuration(d time.Duration) string {
+	s := d.String()
+	if strings.HasSuffix(s, "m0s") {
+		s = strings.TrimSuffix(s, "0s")
+	}
+	if strings.HasSuffix(s, "h0m") {
+		s = strings.TrimSuffix(s, "0m")
+	}
+	return s
 }

@@ -45,7 +45,7 @@ func TestExamplesAreValidAndClean(t *testing.T) {
 			p, diags := plan.Load(f)
 			check(t, len(diags) == 0, "want no diagnostics:\n%s", diags.Error())
 			check(t, p != nil, "want a plan")
-			check(t, p != nil && len(p.Bets) > 0, "want bets")
+			check(t, p != nil && len(p.Bets)+len(p.Tips) > 0, "want bets or tips")
 			src, err := os.ReadFile(f)
 			must(t, err)
 			check(t, strings.HasPrefix(string(src), "# yaml-language-server: $schema=../schema/plan.schema.json\n"), "the modeline must be the first line")
