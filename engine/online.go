@@ -63,5 +63,5 @@ func CheckOnline(ctx context.Context, p *plan.Plan, svc Backend, clock Clock) (p
 			add(b, plan.SeverityError, "bet %s: %s", b.ID, strings.TrimSuffix(why, ": not created"))
 		}
 	}
-	return out, nil
+	return append(out, r.checkTipsOnline(now)...), nil
 }

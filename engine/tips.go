@@ -1219,3 +1219,42 @@ func shortDuration(d time.Duration) string {
 	}
 	return s
 }
+
+// checkTipsOnline is validate --online for the tips: each tip's race found
+// and its runner in it, each for_each_race matching some race, with the
+// races CheckOnline read (no call of its own).
+func (r *tracker) checkTipsOnline(now time.Time) plan.Diagnostics {
+	var out plan.Diagnostics
+	add := func(t *plan.Tip, sev plan.Severity, format string, args ...any) {
+		out = append(out, plan.Diagnostic{Severity: sev, Summary: fmt.Sprintf(format, args...),
+			Filename: r.plan.Filename, Line: t.Line, Column: t.Column})
+	}
+	for _, t := range r.plan.Tips {
+		if t.ForEachRace != nil {
+			n := 0
+			for i := range r.races {
+				ok, err := t.Matches(r.env(&r.races[i], now))
+				if err != nil {
+					add(t, plan.SeverityError, "tip %s: for_each_race: %v", t.ID, err)
+					break
+				}
+				if ok {
+					n++
+				}
+			}
+			if n == 0 {
+				add(t, plan.SeverityWarning, "tip %s: for_each_race matches none of the %d upcoming races", t.ID, len(r.races))
+			}
+			continue
+		}
+		rc, why := findRace(r.races, *t.Race)
+		if rc == nil {
+			add(t, plan.SeverityError, "tip %s: %s", t.ID, why)
+			continue
+		}
+		if why := checkRunners(&instance{bet: &plan.Bet{Selection: t.Selection}, race: rc, info: raceInfo(rc)}); why != "" {
+			add(t, plan.SeverityError, "tip %s: %s", t.ID, strings.TrimSuffix(why, ": not created"))
+		}
+	}
+	return out
+}

@@ -440,3 +440,32 @@ func TestTipsInPreviewAndStatus(t *testing.T) {
 		assert.Equal(t, engine.AlertSent, pa.Status)
 	}
 }
+
+// TestCheckOnlineTips: validate --online finds a tip's race and runner
+// with the same two read-only calls.
+func TestCheckOnlineTips(t *testing.T) {
+	w := newWorld(t)
+	a := w.race("Galloping", 0)
+	p := w.plan(fmt.Sprintf(`version: 1
+name: online-tips
+tips:
+  - {id: fine, race: %[1]s, market: Fixed Win, selection: %[2]q, amount_units: 1, odds: 3, max_odds: 5, bookies: "41"}
+  - {id: no-such-runner, race: %[1]s, market: Fixed Win, selection: "31", amount_units: 1, odds: 3, max_odds: 5, bookies: "41"}
+  - {id: no-such-race, race: {venue: %[3]q, code: Galloping, event_number: 77}, market: Fixed Win, selection: "1", amount_units: 1, odds: 3, max_odds: 5, bookies: "41"}
+  - {id: nowhere, for_each_race: race.venue == "Nowhere", market: Fixed Win, selection: "1", amount_units: 1, odds: 3, max_odds: 5, bookies: "41"}
+`, raceYAML(a), a.Runners[0], a.Venue))
+	before := len(w.svc.Requests())
+	diags, err := engine.CheckOnline(context.Background(), p, w.client(), w.clock)
+	require.NoError(t, err)
+	assert.Equal(t, 2, len(w.svc.Requests())-before, "one races call, one sessions call")
+	var got []string
+	for _, d := range diags {
+		got = append(got, fmt.Sprintf("%s line %d: %s", d.Severity, d.Line, d.Summary))
+	}
+	text := strings.Join(got, "\n")
+	assert.Contains(t, text, "error line 5: tip no-such-runner: runner 31 is not in "+a.Venue)
+	assert.Contains(t, text, "error line 6: tip no-such-race: no upcoming race "+a.Venue+" Galloping R77")
+	assert.Contains(t, text, "warning line 7: tip nowhere: for_each_race matches none")
+	assert.Len(t, diags, 3, text)
+	assert.Empty(t, w.svc.Publishes())
+}
