@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -14,6 +15,8 @@ import (
 	"github.com/betplan/betplan/apiclient"
 	"github.com/betplan/betplan/apiclient/sim"
 	"github.com/betplan/betplan/engine"
+	"github.com/betplan/betplan/engine/pgstate"
+	"github.com/betplan/betplan/engine/pgstate/pgtest"
 	"github.com/betplan/betplan/plan"
 )
 
@@ -468,4 +471,40 @@ tips:
 	assert.Contains(t, text, "warning line 7: tip nowhere: for_each_race matches none")
 	assert.Len(t, diags, 3, text)
 	assert.Empty(t, w.svc.Publishes())
+}
+
+// TestTipsOnSharedState: the journal in PostgreSQL guards tips the same
+// way: a second machine (another state dir) neither publishes a tip again
+// nor re-sends one of unknown outcome.
+func TestTipsOnSharedState(t *testing.T) {
+	url, _ := pgtest.Schema(t)
+	cfg, err := pgstate.ParseURL(url, "", false)
+	require.NoError(t, err)
+	w := newWorld(t)
+	r := w.race("Galloping", 0)
+	p := w.plan(fmt.Sprintf(`version: 1
+name: tipster
+poll: {interval: 30s, timeout: 12h}
+tips:
+  - {id: one, race: %s, market: Fixed Win, selection: %q, amount_units: 1, odds: 3, max_odds: 60, bookies: "41"}
+  - {id: two, race: %s, market: Fixed Win, selection: %q, amount_units: 1, odds: 5, max_odds: 60, bookies: "41", when: race.minutes_to_start <= 5}
+`, raceYAML(r), r.Runners[0], raceYAML(r), r.Runners[1]))
+	w.svc.InjectFault(sim.Fault{Method: "POST", Path: "/pick/tipster/publish/", Kind: sim.CommitThenStatus, Status: 502, Times: 1})
+	machine := func(dir string) engine.Options {
+		opts := w.tipsterOptions(w.client())
+		opts.State.Dir = filepath.Join(w.dir, dir)
+		opts.Store = pgstate.New(cfg)
+		return opts
+	}
+	res, err := engine.Run(context.Background(), p, machine("a"))
+	require.NoError(t, err)
+	byID := tipsByID(res)
+	assert.Equal(t, engine.TipUnknown, byID["one"].Status)
+	assert.Equal(t, engine.TipPublished, byID["two"].Status)
+	res, err = engine.Run(context.Background(), p, machine("b"))
+	require.NoError(t, err)
+	byID = tipsByID(res)
+	assert.Equal(t, engine.TipUnknown, byID["one"].Status, "machine b sees machine a's unknown publish")
+	assert.Equal(t, engine.TipPublished, byID["two"].Status)
+	assert.Len(t, w.svc.PublishedTips(), 2, "nothing was published twice")
 }
