@@ -76,6 +76,8 @@ func FuzzJournalReplay(f *testing.F) {
 	f.Add([]byte(`{"serial":1,"lineage":"x","op":"init"}` + "\n" + `{"serial":2,"lineage":"x","op":"creating","label":"a","amount":5}` + "\n"))
 	f.Add([]byte(`{"serial":1,"op":"created","label":"a","id":9}` + "\n" + `{"serial":2,"op":"crea`))
 	f.Add([]byte("\n\n{}\n"))
+	f.Add([]byte(`{"serial":1,"op":"publishing","tips":[{"key":"tip:p:a:1","tip":"a","odds":3,"units":1},{"key":"tip:p:b:2"}]}` + "\n" +
+		`{"serial":2,"op":"published","tips":[{"key":"tip:p:a:1"}]}` + "\n" + `{"serial":3,"op":"prealert_unknown","tips":[{"key":"prealert:p:1","path":"/x/"}],"error":"e"}` + "\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		j := newJournal(nil)
 		if err := j.replay(data); err != nil {
@@ -85,6 +87,11 @@ func FuzzJournalReplay(f *testing.F) {
 		for _, l := range j.Labels() {
 			if j.State(l) == nil {
 				t.Fatalf("label %q listed but unknown", l)
+			}
+		}
+		for _, k := range j.PubKeys() {
+			if j.Pub(k) == nil {
+				t.Fatalf("publication %q listed but unknown", k)
 			}
 		}
 	})
