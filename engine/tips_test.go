@@ -508,3 +508,36 @@ tips:
 	assert.Equal(t, engine.TipPublished, byID["two"].Status)
 	assert.Len(t, w.svc.PublishedTips(), 2, "nothing was published twice")
 }
+
+// TestTipOutcome: units won or lost at the tipped odds, market by market.
+func TestTipOutcome(t *testing.T) {
+	for _, tt := range []struct {
+		market, selection string
+		units, odds       float64
+		result            string
+		outcome           string
+		want              float64
+		unknown           bool
+	}{
+		{"Fixed Win", "3", 2, 3.5, "3/7/1/5", engine.TipWon, 5, false},
+		{"Fixed Win", "7", 2, 3.5, "3/7/1/5", engine.TipLost, -2, false},
+		{"Fixed Place", "1", 1, 1.8, "3/7/1/5", engine.TipWon, 0.8, false},
+		{"Tote Place", "5", 1, 1.8, "3/7/1/5", engine.TipLost, -1, false},
+		{"Same Race Multi", "3:1,1:3", 1, 8, "3/7/1/5", engine.TipWon, 7, false},
+		{"Same Race Multi", "3:1,5:3", 1, 8, "3/7/1/5", engine.TipLost, -1, false},
+		{"Lay Win", "7", 2, 4, "3/7/1/5", engine.TipWon, 2, false},
+		{"Lay Win", "3", 2, 4, "3/7/1/5", engine.TipLost, -6, false},
+		{"Fixed Win", "3", 1, 3, "VOID", engine.TipVoid, 0, false},
+		{"Fixed Place", "9", 1, 1.8, "3", "", 0, true}, // too few placings listed to tell
+	} {
+		name := tt.market + " " + tt.selection + " on " + tt.result
+		outcome, units := engine.TipOutcome(&plan.Tip{Market: tt.market, Selection: tt.selection, AmountUnits: tt.units, Odds: tt.odds}, tt.result)
+		assert.Equal(t, tt.outcome, outcome, name)
+		if tt.unknown {
+			assert.Nil(t, units, name)
+			continue
+		}
+		require.NotNil(t, units, name)
+		assert.InDelta(t, tt.want, *units, 1e-9, name)
+	}
+}
