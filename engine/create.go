@@ -210,6 +210,7 @@ func (r *tracker) confirmSummary() string {
 	if m := r.plan.Limits.MaxTotalStake; m != nil {
 		s += fmt.Sprintf(" Total stake is limited to $%.2f.", *m)
 	}
+	s += r.tipsSummary()
 	return s
 }
 

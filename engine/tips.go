@@ -522,13 +522,17 @@ func (r *tracker) tipsTick(ctx context.Context, now time.Time) error {
 }
 
 // confirmTips asks, once per run, before the first publication of a real
-// run: a published tip cannot be taken back.
-func (r *tracker) confirmTips(n int) error {
+// run (a published tip cannot be taken back), as a create does.
+func (r *tracker) confirmTips() error {
 	if r.confirmed || r.opts.Confirm == nil {
 		r.confirmed = true
 		return nil
 	}
-	ok, err := r.opts.Confirm(fmt.Sprintf("Plan %q against %s: %d %s will be published to the package's subscribers now.", r.plan.Name, r.opts.BaseURL, n, plural(n, "tip", "tips")))
+	summary := fmt.Sprintf("Plan %q against %s:%s", r.plan.Name, r.opts.BaseURL, r.tipsSummary())
+	if n := r.waiting(); n > 0 {
+		summary += fmt.Sprintf(" Up to %d %s may be created.", n, plural(n, "bet", "bets"))
+	}
+	ok, err := r.opts.Confirm(summary)
 	if err != nil {
 		return err
 	}
@@ -538,6 +542,21 @@ func (r *tracker) confirmTips(n int) error {
 	}
 	r.confirmed = true
 	return nil
+}
+
+// tipsSummary is what the confirmation says of the tips: " Up to N tips
+// will be published to the package's subscribers." ("" without tips).
+func (r *tracker) tipsSummary() string {
+	n := 0
+	for _, in := range r.tips.insts {
+		if (in.status == TipWaiting && !in.final) || in.republish {
+			n++
+		}
+	}
+	if n == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" Up to %d %s will be published to the tip package's subscribers.", n, plural(n, "tip", "tips"))
 }
 
 func plural(n int, one, many string) string {
@@ -586,7 +605,7 @@ func (r *tracker) publish(ctx context.Context, batch []*tipInstance) error {
 	if err != nil {
 		return err
 	}
-	if err := r.confirmTips(len(batch)); err != nil {
+	if err := r.confirmTips(); err != nil {
 		return err
 	}
 	refused, err := r.publishOnce(ctx, tb, batch)
@@ -832,7 +851,7 @@ func (r *tracker) sendPrealert(ctx context.Context, a *alertInstance, late bool)
 	if err != nil {
 		return err
 	}
-	if err := r.confirmTips(0); err != nil {
+	if err := r.confirmTips(); err != nil {
 		return err
 	}
 	if err := r.checkStop(); err != nil {

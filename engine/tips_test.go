@@ -541,3 +541,26 @@ func TestTipOutcome(t *testing.T) {
 		assert.InDelta(t, tt.want, *units, 1e-9, name)
 	}
 }
+
+// TestTipsAskBeforeTheFirstPublication: a real run asks once, before the
+// first pre-alert or tip, saying what will go out; a no publishes nothing.
+func TestTipsAskBeforeTheFirstPublication(t *testing.T) {
+	w := newWorld(t)
+	p, _, _ := w.tipPlan()
+	opts := w.tipsterOptions(w.client())
+	var asked []string
+	opts.Confirm = func(summary string) (bool, error) { asked = append(asked, summary); return false, nil }
+	_, err := engine.Run(context.Background(), p, opts)
+	require.ErrorIs(t, err, engine.ErrNotConfirmed)
+	require.Len(t, asked, 1)
+	assert.Contains(t, asked[0], "Up to 3 tips will be published to the tip package's subscribers.")
+	assert.Empty(t, w.svc.Prealerts())
+	assert.Empty(t, w.svc.Publishes())
+
+	asked = nil
+	opts.Confirm = func(summary string) (bool, error) { asked = append(asked, summary); return true, nil }
+	_, err = engine.Run(context.Background(), p, opts)
+	require.NoError(t, err)
+	assert.Len(t, asked, 1, "asked once per run")
+	assert.Len(t, w.svc.PublishedTips(), 3)
+}
