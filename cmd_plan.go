@@ -45,7 +45,7 @@ func planCommand() *command {
 
 func (o *planOptions) bind(fs *pflag.FlagSet) {
 	fs.StringVar(&o.Out, "out", "", "save the plan to FILE; 'betplan run FILE' then applies exactly that")
-	fs.BoolVar(&o.DetailedExitcode, "detailed-exitcode", false, "exit 0 when nothing would be created, 4 when something would")
+	fs.BoolVar(&o.DetailedExitcode, "detailed-exitcode", false, "exit 0 when nothing would be created or published, 4 when something would")
 	fs.StringVar(&o.Format, "format", "text", "output format: text, json or markdown")
 	fs.BoolVar(&o.rehearsal.Sim, "sim", false, "resolve against an in-process simulated service")
 	o.rehearsal.bindWorld(fs)
@@ -112,8 +112,18 @@ func previewPlan(ctx context.Context, sys *sysIO, o *planOptions, args []string)
 			fmt.Fprintf(sys.Stderr, "saved the plan to %s; 'betplan run %s' applies exactly its %s\n", o.Out, o.Out, count(n, "create"))
 		}
 	}
-	if o.DetailedExitcode && len(saved.Creates) > 0 {
+	if o.DetailedExitcode && (len(saved.Creates) > 0 || publishesNow(res)) {
 		return &exitError{code: exitChanges}
 	}
 	return nil
+}
+
+// publishesNow reports whether run would publish a tip now.
+func publishesNow(res *engine.Result) bool {
+	for _, t := range res.Tips {
+		if t.Action == engine.ActionPublish {
+			return true
+		}
+	}
+	return false
 }
