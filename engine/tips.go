@@ -238,6 +238,7 @@ type tipRun struct {
 	// resultsAt is when the last results scan ran.
 	resultsAt time.Time
 	warned    bool // the saved-plan notice was logged
+	noted     bool // --republish was checked against the journal
 }
 
 func (r *tracker) hasTips() bool { return len(r.plan.Tips) > 0 }
@@ -465,8 +466,13 @@ func (r *tracker) tipsTick(ctx context.Context, now time.Time) error {
 	if r.stopCreating != "" || r.lockLost() {
 		r.stopPublishing(r.stopCreating)
 	}
+	r.noteRepublish()
 	var due []*tipInstance
 	for _, in := range r.tipsByStart() {
+		if in.race == nil && in.republish {
+			in.republish = false
+			in.reason = "--republish: its race is no longer upcoming, so it is not sent again; " + in.reason
+		}
 		if in.race == nil || in.final || (in.status != TipWaiting && !(in.status == TipUnknown && in.republish)) {
 			continue
 		}
@@ -519,6 +525,24 @@ func (r *tracker) tipsTick(ctx context.Context, now time.Time) error {
 		}
 	}
 	return r.followResults(ctx, now)
+}
+
+// noteRepublish says, once, which tips --republish names that have no
+// publish of unknown outcome to send again.
+func (r *tracker) noteRepublish() {
+	if r.tips.noted {
+		return
+	}
+	r.tips.noted = true
+	for _, id := range r.opts.Republish {
+		found := false
+		for _, in := range r.tips.insts {
+			found = found || (in.tip.ID == id && in.republish)
+		}
+		if !found {
+			r.logf("--republish %s: no publish of it has an unknown outcome; nothing is sent again", id)
+		}
+	}
 }
 
 // confirmTips asks, once per run, before the first publication of a real
