@@ -851,11 +851,16 @@ func (r *tracker) readyWithin(tips []*tipInstance, now time.Time, before time.Du
 		if in.status != TipWaiting || in.final {
 			continue
 		}
+		// One environment, moved along the minutes: only the time changes.
+		env := r.env(in.race, now)
+		start := in.race.StartTime.Time
 		for d := time.Duration(0); ; d += time.Minute {
 			if d > before {
 				d = before
 			}
-			if ok, err := in.tip.Ready(r.env(in.race, now.Add(d))); err == nil && ok {
+			env.Now = now.Add(d)
+			env.Race.MinutesToStart = start.Sub(env.Now).Minutes()
+			if ok, err := in.tip.Ready(env); err == nil && ok {
 				return true
 			}
 			if d == before {
