@@ -195,6 +195,8 @@ type tipInstance struct {
 
 	action Action // plan previews: what run would do now
 
+	alertKey string // the key of its race's pre-alert, once needed
+
 	result  string   // the race's result, runner numbers joined by "/"
 	outcome string   // won, lost, void; "" until known
 	units   *float64 // units won (+) or lost (-) at the tipped odds
@@ -776,7 +778,10 @@ func (r *tracker) prealerts(ctx context.Context, now time.Time, due []*tipInstan
 		if in.race == nil {
 			continue
 		}
-		k := prealertKey(r.plan.Name, in.info)
+		if in.alertKey == "" {
+			in.alertKey = prealertKey(r.plan.Name, in.info)
+		}
+		k := in.alertKey
 		if _, ok := byRace[k]; !ok {
 			keys = append(keys, k)
 		}
