@@ -439,11 +439,17 @@ func (r *tracker) tipsByStart() []*tipInstance {
 	return out
 }
 
-// stopPublishing makes every waiting tip final with why.
+// stopPublishing publishes nothing more this run: every tip still
+// waiting is final with why, so the run need not wait for its race.
 func (r *tracker) stopPublishing(why string) {
 	if r.tips.stop == "" {
 		r.tips.stop = why
 		r.logf("publishing nothing more: %s", why)
+	}
+	for _, in := range r.tips.insts {
+		if in.status == TipWaiting && !in.final {
+			in.status, in.final, in.reason = TipFailed, true, "not published: "+why
+		}
 	}
 }
 
