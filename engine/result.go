@@ -264,7 +264,7 @@ type TipResult struct {
 // PrealertResult is the pre-alert of one race.
 type PrealertResult struct {
 	Race   RaceInfo
-	Status string // waiting, sent, unknown, failed
+	Status string // waiting, sent, unknown, failed, skipped
 	Reason string
 	SentAt time.Time
 	Path   string // the path that answered

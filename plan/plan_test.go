@@ -79,11 +79,21 @@ func TestSchemaRejectsWhatTheValidatorRejects(t *testing.T) {
 	c := jsonschema.NewCompiler()
 	sch, err := c.Compile(schemaPath)
 	must(t, err)
+	// The schema must accept a tips-only plan, or the rows below prove nothing.
+	ok, err := jsonschema.UnmarshalJSON(strings.NewReader(`{"version": 1, "name": "x", "prealert": {"before": "20m"}, "tips": [{"id": "a", "race": "r", "market": "Fixed Win", "selection": "1", "amount_units": 1, "odds": 3, "max_odds": 4, "bookies": "41&42", "confidence": "High"}]}`))
+	must(t, err)
+	must(t, sch.Validate(ok))
 	for _, doc := range []string{
 		`{"version": 1, "name": "x", "bets": [{"id": "a", "stak": 1}]}`,
 		`{"version": 1, "name": "Bad Name", "bets": [{"id": "a"}]}`,
 		`{"version": 1, "name": "x", "bets": [{"id": "a", "market": "Fixed Wn"}]}`,
 		`{"version": 1, "name": "x", "bets": [{"id": "a", "options": {"oods": 2}}]}`,
+		`{"version": 1, "name": "x"}`,
+		`{"version": 1, "name": "x", "tips": []}`,
+		`{"version": 1, "name": "x", "tips": [{"id": "a", "market": "Fixed Win", "selection": "1", "amount_units": 1, "odds": 3, "max_odds": 4, "bookies": "41", "confidence": "high"}]}`,
+		`{"version": 1, "name": "x", "tips": [{"id": "a", "market": "Fixed Win", "selection": "1", "amount_units": 1, "odds": 3, "max_odds": 4, "bookies": "TAB"}]}`,
+		`{"version": 1, "name": "x", "tips": [{"id": "a", "market": "Fixed Win", "selection": "1", "amount_units": 1, "odds": 3, "bookies": "41"}]}`,
+		`{"version": 1, "name": "x", "prealert": {}, "tips": [{"id": "a", "market": "Fixed Win", "selection": "1", "amount_units": 1, "odds": 3, "max_odds": 4, "bookies": "41"}]}`,
 	} {
 		inst, err := jsonschema.UnmarshalJSON(strings.NewReader(doc))
 		must(t, err)
