@@ -564,3 +564,29 @@ func TestTipsAskBeforeTheFirstPublication(t *testing.T) {
 	assert.Len(t, asked, 1, "asked once per run")
 	assert.Len(t, w.svc.PublishedTips(), 3)
 }
+
+// TestBetsAndTipsTogether: a plan that bets and tips runs both to the end
+// in one run, each once.
+func TestBetsAndTipsTogether(t *testing.T) {
+	w := newWorld(t)
+	r := w.race("Galloping", 0)
+	p := w.plan(fmt.Sprintf(`version: 1
+name: both
+poll: {interval: 30s, timeout: 12h}
+limits: {max_stake_per_bet: 10, max_total_stake: 10, max_bets: 1}
+bets:
+  - {id: bet, race: %[1]s, type: Fixed Wager, market: Fixed Win, selection: %[2]q, stake: 5, target_session: "4417", when: race.minutes_to_start <= 10}
+tips:
+  - {id: tip, race: %[1]s, market: Fixed Win, selection: %[2]q, amount_units: 1, odds: 3, max_odds: 60, bookies: "41", when: race.minutes_to_start <= 10}
+`, raceYAML(r), r.Runners[0]))
+	res, err := engine.Run(context.Background(), p, w.tipsterOptions(w.client()))
+	require.NoError(t, err)
+	require.Len(t, res.Bets, 1)
+	require.Len(t, res.Tips, 1)
+	assert.Equal(t, engine.StatusSettled, res.Bets[0].Status, res.Bets[0].Reason)
+	assert.Equal(t, engine.TipPublished, res.Tips[0].Status, res.Tips[0].Reason)
+	assert.NotEmpty(t, res.Tips[0].Result)
+	assert.Len(t, w.svc.PublishedTips(), 1)
+	assert.Equal(t, 1, w.svc.NotificationsWithLabel(res.Bets[0].Label))
+	assert.InDelta(t, 5.0, res.Limits.Committed, 0.001, "a tip commits nothing against the limits")
+}
