@@ -5,8 +5,8 @@
 //
 // # Expressions
 //
-// when, for_each_race and expression amounts (stake, target_profit) are
-// written in expr (github.com/expr-lang/expr) and checked when the plan is
+// when, for_each_race (of bets and of tips) and expression amounts
+// (stake, target_profit) are written in expr (github.com/expr-lang/expr) and checked when the plan is
 // loaded: when and for_each_race must give true or false, amounts a number.
 // They see:
 //
