@@ -377,14 +377,14 @@ func (m *markdownWriter) tips(r *engine.Result) {
 		}
 		reason := mdText(truncate(oneLine(tip.Reason), markdownReason))
 		cells := []string{
-			mdCode(truncate(tip.ID, markdownCell)), mdText(truncate(raceName(tip.Race), markdownCell)), startClock(tip.Race.Start),
+			mdCode(tip.ID), mdText(truncate(raceName(tip.Race), markdownCell)), startClock(tip.Race.Start),
 			mdText(truncate(tip.Selection, markdownCell)), mdText(truncate(tip.Market, markdownCell)),
 			strconv.FormatFloat(tip.AmountUnits, 'f', -1, 64), oddsWords(tip.Odds),
 		}
 		if plan {
 			cells = append(cells, actionMark(tip.Action)+" "+string(tip.Action), reason)
 		} else {
-			cells = append(cells, tipMark(tip)+" "+string(tip.Status), publishedWords(tip), tipResultWords(tip), reason)
+			cells = append(cells, strings.TrimSpace(tipMark(tip)+" "+string(tip.Status)), publishedWords(tip), tipResultWords(tip), reason)
 		}
 		m.row(cells...)
 	}
@@ -408,7 +408,10 @@ func (m *markdownWriter) tips(r *engine.Result) {
 func tipMark(t *engine.TipResult) string {
 	switch t.Status {
 	case engine.TipPublished:
-		return "✅"
+		if t.Units != nil && *t.Units > 0 {
+			return "✅" // only a winner is ticked
+		}
+		return ""
 	case engine.TipUnknown:
 		return "❓"
 	case engine.TipFailed, engine.TipUnresolved:
