@@ -43,7 +43,7 @@ func validateCommand() *command {
 }
 
 func (o *validateOptions) bind(fs *pflag.FlagSet) {
-	fs.StringVar(&o.Format, "format", "text", "output format: text, json or github")
+	fs.StringVar(&o.Format, "format", "text", "output format: text, json, github (workflow annotations) or sarif (SARIF 2.1.0, for code scanning)")
 	fs.BoolVar(&o.Online, "online", false, "also resolve races and sessions against the service (read-only)")
 	o.service.bind(fs)
 }
@@ -54,9 +54,9 @@ func validatePlans(ctx context.Context, sys *sysIO, o *validateOptions, args []s
 		return usagef("missing the plan files to validate")
 	}
 	switch o.Format {
-	case "text", "json", "github":
+	case "text", "json", "github", "sarif":
 	default:
-		return usagef("--format is text, json or github, not %q", o.Format)
+		return usagef("--format is text, json, github or sarif, not %q", o.Format)
 	}
 	files, err := planFiles(args)
 	if err != nil {
@@ -87,6 +87,8 @@ func validatePlans(ctx context.Context, sys *sysIO, o *validateOptions, args []s
 		err = plan.WriteJSON(sys.Stdout, all)
 	case "github":
 		err = plan.WriteGitHub(sys.Stdout, all)
+	case "sarif":
+		err = plan.WriteSARIF(sys.Stdout, all, version)
 	default:
 		if len(all) > 0 {
 			err = plan.WriteText(sys.Stderr, all, src)

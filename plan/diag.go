@@ -213,7 +213,8 @@ func WriteGitHub(w io.Writer, diags Diagnostics) error {
 		if d.Detail != "" {
 			msg += "\n" + d.Detail
 		}
-		fmt.Fprintf(&b, "::%s\n", escapeData(msg))
+		rule := d.RuleOf()
+		fmt.Fprintf(&b, ",title=%s::%s\n", escapeProperty(rule.ID+" "+rule.Name), escapeData(msg))
 	}
 	_, err := w.Write(b.Bytes())
 	return err

@@ -198,8 +198,8 @@ func TestWriteGitHub(t *testing.T) {
 	}
 	var buf bytes.Buffer
 	must(t, plan.WriteGitHub(&buf, diags))
-	equal(t, "::error file=plans/a%2Cb%3Ac.yaml,line=3,col=5::100%25 wrong:%0Asecond line\n"+
-		"::warning file=p.yaml,line=1,col=1,endLine=1,endColumn=4::careful\n", buf.String())
+	equal(t, "::error file=plans/a%2Cb%3Ac.yaml,line=3,col=5,title=BP010 invalid-value::100%25 wrong:%0Asecond line\n"+
+		"::warning file=p.yaml,line=1,col=1,endLine=1,endColumn=4,title=BP010 invalid-value::careful\n", buf.String())
 }
 
 func TestWriteText(t *testing.T) {
