@@ -139,13 +139,17 @@ func Diff(old, new *Plan) *PlanDiff {
 
 // labelChange says why a bet's label differs between the plans: the label
 // covers the plan name, the bet id and the race's identity (venue, code,
-// event number), so a change to any of them makes the bet a new one.
+// event number), so a change to any of them makes the bet a new one; a
+// changed for_each_race changes the set of races, and so of labels.
 func labelChange(oldName, newName string, o, n *Bet) string {
 	if oldName != newName {
 		return "the plan name is part of the label"
 	}
 	if (o.ForEachRace == nil) != (n.ForEachRace == nil) {
 		return "the bet moves between a named race and for_each_race"
+	}
+	if o.ForEachRace != nil && n.ForEachRace != nil && strings.Join(strings.Fields(o.ForEachRace.Source), " ") != strings.Join(strings.Fields(n.ForEachRace.Source), " ") {
+		return "for_each_race changes which races the bet is made on, and each race is a label: a race it newly matches is a new bet; a bet already created on a race it still matches is recognised"
 	}
 	if o.Race != nil && n.Race != nil {
 		if FoldVenue(o.Race.Venue) != FoldVenue(n.Race.Venue) || !strings.EqualFold(o.Race.Code, n.Race.Code) || o.Race.EventNumber != n.Race.EventNumber {

@@ -162,3 +162,35 @@ func TestDiffTips(t *testing.T) {
 		}
 	}
 }
+
+// A changed for_each_race changes which races, and so which labels, the
+// bet is made on: the diff calls it out like any label change; the same
+// expression spaced differently is no change.
+func TestDiffForEachRaceChangesLabels(t *testing.T) {
+	src := func(expr string) *plan.Plan {
+		p, diags := plan.Parse("p.yaml", []byte(`version: 1
+name: cron
+limits: {max_stake_per_bet: 5, max_total_stake: 50, max_bets: 10}
+defaults: {type: Fixed Wager, market: Fixed Win}
+bets:
+  - id: box1
+    for_each_race: `+expr+`
+    selection: "1"
+    stake: 2
+`))
+		if diags.HasErrors() {
+			t.Fatal(diags)
+		}
+		return p
+	}
+	d := plan.Diff(src(`race.code == "Greyhounds"`), src(`race.code == "Greyhounds" && race.venue == "The Meadows"`))
+	if len(d.Bets) != 1 || !strings.Contains(d.Bets[0].NewLabel, "for_each_race") {
+		t.Fatalf("diff = %+v, want box1 flagged: its for_each_race changes its labels", d.Bets)
+	}
+	same := plan.Diff(src(`race.code == "Greyhounds"`), src(`race.code  ==  "Greyhounds"`))
+	for _, b := range same.Bets {
+		if b.NewLabel != "" {
+			t.Errorf("respacing the expression flags a label change: %+v", b)
+		}
+	}
+}
