@@ -49,7 +49,67 @@ func Format(filename string, src []byte) ([]byte, Diagnostics) {
 		return src, nil
 	}
 	enc.Close()
-	return spaceOut(out.Bytes(), spaced), nil
+	return alignComments(spaceOut(out.Bytes(), spaced), srcLines), nil
+}
+
+// alignComments keeps a person's alignment of end-of-line comments: where
+// the source had two or more consecutive lines whose comments started in
+// one column, the same lines of the output have them in one column again
+// (the source's column when the code still fits before it).
+func alignComments(out []byte, srcLines []string) []byte {
+	// Comments that were aligned in the source, with their column.
+	aligned := map[string]int{}
+	for i := 0; i < len(srcLines); {
+		j, col := i, eolComment(srcLines[i])
+		for col > 0 && j+1 < len(srcLines) && eolComment(srcLines[j+1]) == col {
+			j++
+		}
+		if j > i {
+			for k := i; k <= j; k++ {
+				aligned[strings.TrimSpace(srcLines[k][col:])] = col
+			}
+		}
+		i = j + 1
+	}
+	if len(aligned) == 0 {
+		return out
+	}
+	lines := strings.Split(string(out), "\n")
+	for i := 0; i < len(lines); {
+		j, width, col := i, 0, 0
+		for ; j < len(lines); j++ {
+			c := eolComment(lines[j])
+			want, ok := aligned[strings.TrimSpace(lines[j][max(c, 0):])]
+			if c <= 0 || !ok {
+				break
+			}
+			width, col = max(width, len(strings.TrimRight(lines[j][:c], " "))), max(col, want)
+		}
+		if j-i >= 2 {
+			col = max(col, width+1)
+			for k := i; k < j; k++ {
+				c := eolComment(lines[k])
+				code := strings.TrimRight(lines[k][:c], " ")
+				lines[k] = code + strings.Repeat(" ", col-len(code)) + lines[k][c:]
+			}
+		}
+		i = max(j, i+1)
+	}
+	return []byte(strings.Join(lines, "\n"))
+}
+
+// eolComment is the byte column of a line's end-of-line comment (a "#"
+// after code and a space, outside quotes), or -1.
+func eolComment(line string) int {
+	at := -1
+	unquoted(line, func(i int, ch byte) bool {
+		if ch == '#' && i > 0 && line[i-1] == ' ' && strings.TrimSpace(line[:i]) != "" {
+			at = i
+			return false
+		}
+		return true
+	})
+	return at
 }
 
 // canonical orders the keys of a mapping as the fields of t are declared

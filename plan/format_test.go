@@ -166,3 +166,38 @@ tips:
 	check(t, !diags.HasErrors(), "%s", diags.Error())
 	equal(t, want, string(out))
 }
+
+// A block of end-of-line comments a person lined up stays lined up, at
+// their column when the code fits, and formatting it again changes
+// nothing; a lone comment keeps one space.
+func TestFormatKeepsAlignedComments(t *testing.T) {
+	src := `version: 1
+name: t   # the plan
+limits: {max_stake_per_bet: 5, max_total_stake: 50, max_bets: 10}
+defaults: {type: Fixed Wager, market: Fixed Win}
+bets:
+  - id: a
+    race: {venue: Flemington, code: Galloping, event_number: 1}
+    selection: "1"     # the favourite
+    stake: 2           # two dollars
+    when: race.minutes_to_start <= 5 # late
+`
+	out, diags := plan.Format("p.yaml", []byte(src))
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	for _, want := range []string{
+		"    selection: \"1\"     # the favourite\n",
+		"    stake: 2           # two dollars\n",
+		"name: t # the plan\n",
+		"    when: race.minutes_to_start <= 5 # late\n",
+	} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("formatted plan lacks %q:\n%s", want, out)
+		}
+	}
+	again, _ := plan.Format("p.yaml", out)
+	if string(again) != string(out) {
+		t.Errorf("formatting twice changes the plan:\n%s\nthen\n%s", out, again)
+	}
+}
