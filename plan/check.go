@@ -12,7 +12,9 @@ import (
 func (p *parser) check() {
 	doc := &p.doc
 	pl := p.plan
-	p.validateStruct(doc, "", "the plan")
+	top := *doc
+	top.Defaults = nil // checked below, whose market and selection may serve event bets
+	p.validateStruct(&top, "", "the plan")
 
 	switch {
 	case p.d.pos["version"] == nil:
@@ -42,7 +44,7 @@ func (p *parser) check() {
 
 	var defaults resolvedBet
 	if doc.Defaults != nil {
-		p.validateStruct(doc.Defaults, "defaults", "defaults")
+		p.validateStruct(ruleDoc(doc.Defaults, true), "defaults", "defaults") // market and selection: see raceDefaults
 		if doc.Defaults.ID != "" {
 			p.d.errorf(p.keyAt("defaults.id"), "defaults cannot set id: every bet has its own")
 		}

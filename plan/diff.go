@@ -145,6 +145,9 @@ func labelChange(oldName, newName string, o, n *Bet) string {
 	if oldName != newName {
 		return "the plan name is part of the label"
 	}
+	if why := eventLabelChange(o, n); why != "" {
+		return why
+	}
 	if (o.ForEachRace == nil) != (n.ForEachRace == nil) {
 		return "the bet moves between a named race and for_each_race"
 	}

@@ -7,10 +7,12 @@ import (
 	"time"
 )
 
-// Env is what expressions see: the race being considered, the time, the
-// plan's vars and the account's bookmaker sessions.
+// Env is what expressions see: the race (or, for an event bet, the sports
+// event) being considered, the time, the plan's vars and the account's
+// bookmaker sessions.
 type Env struct {
 	Race     RaceEnv        `expr:"race"`
+	Event    EventEnv       `expr:"event"`
 	Now      time.Time      `expr:"now"`
 	Vars     map[string]any `expr:"vars"`
 	Sessions []SessionEnv   `expr:"sessions"`
@@ -26,6 +28,35 @@ type RaceEnv struct {
 	Country        string    `expr:"country"`
 	Runners        []string  `expr:"runners"`
 	RunnerNames    []string  `expr:"runner_names"`
+}
+
+// EventEnv is a sports event as expressions see it: the event of an event
+// bet, with the markets the service lists for it and the bet's own
+// selection.
+type EventEnv struct {
+	ID             string       `expr:"id"`
+	Name           string       `expr:"name"`
+	Sport          string       `expr:"sport"`
+	Competition    string       `expr:"competition"`
+	Start          time.Time    `expr:"start"`
+	MinutesToStart float64      `expr:"minutes_to_start"`
+	Markets        []MarketEnv  `expr:"markets"`
+	Selection      SelectionEnv `expr:"selection"` // the bet's own market and selection
+}
+
+// MarketEnv is one market of a sports event.
+type MarketEnv struct {
+	Name       string         `expr:"name"`
+	Selections []SelectionEnv `expr:"selections"`
+}
+
+// SelectionEnv is one selection of a market: its price and, on line
+// markets, its handicap (0 when the market has no line).
+type SelectionEnv struct {
+	Name     string  `expr:"name"`
+	Market   string  `expr:"market"`
+	Odds     float64 `expr:"odds"`
+	Handicap float64 `expr:"handicap"`
 }
 
 // SessionEnv is one bookmaker session of the account.
@@ -53,6 +84,9 @@ func envNames(t reflect.Type) []string {
 var (
 	topNames     = append(envNames(reflect.TypeFor[Env]()), helperNames...)
 	raceNames    = envNames(reflect.TypeFor[RaceEnv]())
+	eventNames   = envNames(reflect.TypeFor[EventEnv]())
+	marketNames  = envNames(reflect.TypeFor[MarketEnv]())
+	pickNames    = envNames(reflect.TypeFor[SelectionEnv]())
 	sessionNames = envNames(reflect.TypeFor[SessionEnv]())
 )
 

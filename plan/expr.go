@@ -145,7 +145,7 @@ func explainCompileError(err error, kind exprKind) error {
 	switch {
 	case strings.HasPrefix(msg, "unknown name "):
 		name := strings.TrimPrefix(msg, "unknown name ")
-		msg = fmt.Sprintf("unknown name %s%s (names are race, now, vars, sessions and the functions %s)",
+		msg = fmt.Sprintf("unknown name %s%s (names are race, event, now, vars, sessions and the functions %s)",
 			name, didYouMean(name, topNames), strings.Join(helperNames, ", "))
 	case strings.HasPrefix(msg, "type plan.RaceEnv has no field "):
 		name := strings.TrimPrefix(msg, "type plan.RaceEnv has no field ")
@@ -153,7 +153,19 @@ func explainCompileError(err error, kind exprKind) error {
 	case strings.HasPrefix(msg, "type plan.SessionEnv has no field "):
 		name := strings.TrimPrefix(msg, "type plan.SessionEnv has no field ")
 		msg = fmt.Sprintf("a session has no field %s%s", name, orList(name, sessionNames))
+	case strings.HasPrefix(msg, "type plan.EventEnv has no field "):
+		name := strings.TrimPrefix(msg, "type plan.EventEnv has no field ")
+		msg = fmt.Sprintf("event has no field %s%s", name, orList(name, eventNames))
+	case strings.HasPrefix(msg, "type plan.MarketEnv has no field "):
+		name := strings.TrimPrefix(msg, "type plan.MarketEnv has no field ")
+		msg = fmt.Sprintf("a market has no field %s%s", name, orList(name, marketNames))
+	case strings.HasPrefix(msg, "type plan.SelectionEnv has no field "):
+		name := strings.TrimPrefix(msg, "type plan.SelectionEnv has no field ")
+		msg = fmt.Sprintf("a selection has no field %s%s", name, orList(name, pickNames))
 	}
+	msg = strings.ReplaceAll(msg, "plan.EventEnv", "event")
+	msg = strings.ReplaceAll(msg, "plan.MarketEnv", "market")
+	msg = strings.ReplaceAll(msg, "plan.SelectionEnv", "selection")
 	msg = strings.ReplaceAll(msg, "plan.RaceEnv", "race")
 	msg = strings.ReplaceAll(msg, "plan.SessionEnv", "session")
 	msg = strings.ReplaceAll(msg, "plan.Env", "environment")
@@ -261,6 +273,8 @@ func formatValue(v any) string {
 		return "[" + strings.Join(x, ",") + "]"
 	case []SessionEnv:
 		return fmt.Sprintf("%d sessions", len(x))
+	case []MarketEnv:
+		return fmt.Sprintf("%d markets", len(x))
 	}
 	if rv := reflect.ValueOf(v); rv.Kind() == reflect.Slice {
 		return fmt.Sprintf("%d items", rv.Len())
@@ -323,7 +337,7 @@ func memberPath(n ast.Node) string {
 	switch x := n.(type) {
 	case *ast.IdentifierNode:
 		switch x.Value {
-		case "race", "now", "vars", "sessions":
+		case "race", "event", "now", "vars", "sessions":
 			return x.Value
 		}
 	case *ast.MemberNode:
@@ -331,7 +345,7 @@ func memberPath(n ast.Node) string {
 		if !ok || x.Method {
 			return ""
 		}
-		if base := memberPath(x.Node); base != "" && base != "sessions" {
+		if base := memberPath(x.Node); base != "" && base != "sessions" && base != "event.markets" {
 			return base + "." + s.Value
 		}
 	case *ast.ChainNode:
@@ -492,6 +506,10 @@ func literalChecks(n ast.Node) []finding {
 		case "race.code":
 			if !slices.Contains(codes, s.Value) {
 				out = append(out, finding{fmt.Sprintf("code %q is not a racing code%s (codes: %s)", s.Value, didYouMean(s.Value, codes), strings.Join(codes, ", ")), s.Location().From})
+			}
+		case "event.sport":
+			if msg := sportWarning(s.Value); msg != "" {
+				out = append(out, finding{msg, s.Location().From})
 			}
 		}
 	}

@@ -184,6 +184,9 @@ func fieldType(t reflect.Type) reflect.Type {
 	if t == reflect.TypeFor[raceField]() {
 		return reflect.TypeFor[raceDoc]()
 	}
+	if t == reflect.TypeFor[eventField]() {
+		return reflect.TypeFor[eventDoc]()
+	}
 	return t
 }
 

@@ -9,7 +9,11 @@ import (
 func (p *parser) checkBet(doc *betDoc, path string, def resolvedBet) *Bet {
 	n := p.at(path)
 	before := p.d.diags.Errors()
-	p.validateStruct(doc, path, "bet")
+	event := isEventBet(doc, def)
+	p.validateStruct(ruleDoc(doc, event), path, "bet")
+	if !event {
+		p.raceDefaults(doc)
+	}
 	own := p.resolveBet(doc, path)
 	if doc.ID == "" && p.d.pos[path+".id"] == nil {
 		p.d.errorf(n, "bet is missing id")
@@ -22,10 +26,12 @@ func (p *parser) checkBet(doc *betDoc, path string, def resolvedBet) *Bet {
 
 	// Race: the bet's own race or for_each_race wins over the defaults'.
 	race := own
-	if !own.raceSet && !own.forEachSet {
+	if !own.raceSet && !own.forEachSet && !own.eventSet {
 		race = def
 	}
 	switch {
+	case race.eventSet:
+		p.eventBet(b, race, name)
 	case race.raceSet && race.forEachSet:
 		p.d.errorf(p.keyAt(race.forEachPath), "%s has both race and for_each_race: use one", name)
 	case race.raceSet:
@@ -33,8 +39,9 @@ func (p *parser) checkBet(doc *betDoc, path string, def resolvedBet) *Bet {
 	case race.forEachSet:
 		b.ForEachRace = race.forEach
 	default:
-		p.d.errorf(n, "%s has no race: set race (a key of races or {venue, code, event_number}) or for_each_race", name)
+		p.d.errorf(n, "%s has no race: set race (a key of races or {venue, code, event_number}) or for_each_race, or event for a sports event", name)
 	}
+	p.checkHandicap(b, own, def, name, event)
 
 	pick := func(a, b *string) *string {
 		if a != nil {
@@ -65,10 +72,19 @@ func (p *parser) checkBet(doc *betDoc, path string, def resolvedBet) *Bet {
 	if typ == nil && !written("type") {
 		p.d.errorf(n, "%s has no type: set type (%s) here or in defaults", name, strings.Join(types, ", "))
 	}
-	if market == nil && !written("market") {
+	if market == nil && !written("market") && !event {
 		p.d.errorf(n, "%s has no market: set market (e.g. Fixed Win) here or in defaults", name)
 	}
-	if sel == nil && !written("selection") {
+	if event {
+		marketPath, selPath := own.marketPath, own.selectionPath
+		if own.market == nil {
+			marketPath = def.marketPath
+		}
+		if own.selection == nil {
+			selPath = def.selectionPath
+		}
+		p.checkEventPick(n, name, market, sel, marketPath, selPath, written)
+	} else if sel == nil && !written("selection") {
 		p.d.errorf(n, "%s has no selection: set the runner number, e.g. selection: \"3\"", name)
 	} else if sel != nil && market != nil && selRe.MatchString(*sel) {
 		selPath := own.selectionPath
@@ -116,6 +132,7 @@ func (p *parser) checkBet(doc *betDoc, path string, def resolvedBet) *Bet {
 			p.d.errorf(p.at(ap), "%s: %s %s is above limits.max_stake_per_bet (%s)", name, b.AmountField(), money(a.Value), money(*p.plan.Limits.MaxStakePerBet))
 		}
 	}
+	p.checkTargetNames(b, doc, name, event)
 	if p.d.diags.Errors() > before {
 		return nil
 	}

@@ -46,7 +46,6 @@ var options = map[string]struct {
 	"is_market_open":               {optBool, "wait for the market to open"},
 	"auto_trigger":                 {optBool, "trigger automatically"},
 	"accept_better_line":           {optBool, "accept a better line"},
-	"handicap":                     {optNumber, "line number for the selection"},
 	"only_place_bet_if_bet_return": {optNumber, "place only if the bet returns at least this"},
 	"delay":                        {optInt, "delay before betting"},
 	"session_delay":                {optInt, "delay between sessions"},
@@ -71,6 +70,7 @@ var betFieldsNotOptions = map[string]string{
 	"target_profit": "target_profit", "target_session": "target_session",
 	"competition": "race", "code": "race", "event_number": "race", "sports": "",
 	"label": "", "total_wager": "",
+	"event_id": "event", "sports_market": "market", "sports_selection": "selection", "handicap": "handicap",
 }
 
 func (p *parser) checkOptions(opts map[string]any, path string) {

@@ -66,7 +66,9 @@ type BetDefaults struct {
 	RaceKey       string
 	Race          *RaceRef
 	ForEachRace   *Expr
+	Event         *EventRef
 	Selection     string
+	Handicap      *Handicap
 	Type          string
 	Market        string
 	TargetSession string
@@ -80,9 +82,11 @@ type BetDefaults struct {
 type Bet struct {
 	ID            string
 	RaceKey       string   // the key in races; "" when inline or for_each_race
-	Race          *RaceRef // nil when ForEachRace is set
+	Race          *RaceRef // nil when ForEachRace or Event is set
 	ForEachRace   *Expr
+	Event         *EventRef // a sports event instead of a race (see event.go)
 	Selection     string
+	Handicap      *Handicap // the line, on an event bet; nil: the line the event lists
 	Type          string
 	Market        string
 	TargetSession string

@@ -17,6 +17,11 @@ type resolvedBet struct {
 	raceSet       bool
 	forEach       *Expr
 	forEachSet    bool
+	event         *EventRef // see event.go
+	eventSet      bool
+	eventPath     string
+	handicap      *Handicap
+	handicapPath  string
 	selection     *string
 	typ           *string
 	market        *string
@@ -36,7 +41,7 @@ type resolvedBet struct {
 }
 
 func (r resolvedBet) display() BetDefaults {
-	return BetDefaults{RaceKey: r.raceKey, Race: r.race, ForEachRace: r.forEach, Selection: deref(r.selection),
+	return BetDefaults{RaceKey: r.raceKey, Race: r.race, ForEachRace: r.forEach, Event: r.event, Handicap: r.handicap, Selection: deref(r.selection),
 		Type: deref(r.typ), Market: deref(r.market), TargetSession: deref(r.targetSession),
 		Stake: r.stake, TargetProfit: r.profit, When: r.when, Options: r.options}
 }
@@ -107,6 +112,7 @@ func (p *parser) resolveBet(b *betDoc, path string) resolvedBet {
 		r.options, r.optionsPath = b.Options, path+".options"
 		p.checkOptions(b.Options, path+".options")
 	}
+	p.resolveEvent(b, path, &r)
 	return r
 }
 
