@@ -254,14 +254,14 @@ func (c *Client) BetMarkets(ctx context.Context) ([]string, error) {
 	return c.names(ctx, "/bet/markets/", "results", "markets", "data")
 }
 
-// ListEvents lists sports events.
+// ListEvents lists the sports events (shapes: see events.go).
 // GET /event/list/
-func (c *Client) ListEvents(ctx context.Context) (json.RawMessage, error) {
-	return c.raw(ctx, http.MethodGet, "/event/list/", nil)
+func (c *Client) ListEvents(ctx context.Context) ([]Event, error) {
+	return c.events(ctx)
 }
 
 // GetEvent returns one sports event with its markets and selections.
 // GET /event/{id}/
-func (c *Client) GetEvent(ctx context.Context, id int64) (json.RawMessage, error) {
-	return c.raw(ctx, http.MethodGet, idPath("/event/%s/", id), nil)
+func (c *Client) GetEvent(ctx context.Context, id string) (*Event, error) {
+	return c.event(ctx, id)
 }

@@ -77,6 +77,8 @@ func fuzzBody(t *testing.T, body []byte) {
 			c.BookieNames(ctx)
 			c.ControlAllSessions(ctx, true)
 			c.ScheduledNotifications(ctx)
+			c.ListEvents(ctx)
+			c.GetEvent(ctx, "1")
 			res, err := c.CreateNotification(ctx, createReq())
 			if status == 200 && (err != nil || res == nil) {
 				t.Fatalf("create with a 2xx answer: %v", err)

@@ -120,6 +120,12 @@ type Notification struct {
 	Note            string `json:"note"`
 	OriginInfo      string `json:"origin_info"`
 	User            Int    `json:"user"`
+	// A sports notification's event, market and selection ids and line,
+	// as the create call sent them, when the service echoes them.
+	EventID         String `json:"event_id,omitempty"`
+	SportsMarket    String `json:"sports_market,omitempty"`
+	SportsSelection String `json:"sports_selection,omitempty"`
+	Handicap        *Float `json:"handicap,omitempty"`
 
 	// Raw is the whole object as received, so fields not modelled here stay
 	// reachable.
@@ -226,6 +232,14 @@ type CreateNotificationRequest struct {
 	TargetProfit  float64 `json:"target_profit,omitempty"`
 	Label         string  `json:"label,omitempty"`
 	TargetSession string  `json:"target_session,omitempty"`
+
+	// A sports bet names the event, market and selection by the ids the
+	// event endpoints list (events.go), and the line on line markets (0
+	// is a line: nil sends none).
+	EventID         SportsID `json:"event_id,omitempty"`
+	SportsMarket    SportsID `json:"sports_market,omitempty"`
+	SportsSelection SportsID `json:"sports_selection,omitempty"`
+	Handicap        *float64 `json:"handicap,omitempty"`
 
 	Options map[string]any `json:"-"`
 }
