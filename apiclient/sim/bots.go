@@ -20,7 +20,7 @@ func (s *Service) advance(now time.Time) {
 		switch {
 		case e.settle:
 			// A race whose time moved leaves events at its old time.
-			if !e.n.settled && (e.void || e.at.Equal(e.n.race.resultAt())) {
+			if !e.n.settled && (e.void || e.at.Equal(e.n.resultAt())) {
 				s.settle(e.n, e.at, e.void)
 			}
 		case e.n.pendingTakeUp && e.n.takeUpAt.Equal(e.at):
@@ -60,14 +60,15 @@ func (n *notification) targets(ss *session) bool {
 }
 
 // takeUp is the bots acting on a notification: one record per running,
-// targeted session, if the race is known and has not started.
+// targeted session, if the race (or sports event) is known and has not
+// started.
 func (s *Service) takeUp(n *notification, at time.Time) {
 	n.pendingTakeUp = false
 	n.touch()
 	if n.IsCanceled || n.settled {
 		return
 	}
-	if n.race == nil || !at.Before(n.race.off()) {
+	if off, ok := n.off(); !ok || !at.Before(off) {
 		return
 	}
 	var acting []*session
@@ -139,6 +140,11 @@ func (s *Service) log(n *notification, botID, msg string, at time.Time) {
 // price gives the odds a bookmaker offers for the notification's market and
 // selection, or the error a bot would meet placing it.
 func (s *Service) price(n *notification) (float64, string) {
+	if b := n.sports; b != nil {
+		odds, line, err := b.price()
+		b.placedAt = line
+		return odds, err
+	}
 	legs, err := parseSelection(n)
 	if err != "" {
 		return 0, err
@@ -192,9 +198,14 @@ func parseSelection(n *notification) ([]leg, string) {
 	return legs, ""
 }
 
-// settle results a notification when its race is resulted, or at once as
-// void when its selection was scratched (every stake returned).
+// settle results a notification when its race (or sports event) is
+// resulted, or at once as void when its selection was scratched (every
+// stake returned).
 func (s *Service) settle(n *notification, at time.Time, void bool) {
+	won, lay := false, false
+	if n.sports != nil && !void {
+		won, void = n.sports.outcome()
+	}
 	n.settled, n.settledAt, n.void = true, at, void
 	n.touch()
 	if void {
@@ -208,14 +219,16 @@ func (s *Service) settle(n *notification, at time.Time, void bool) {
 		}
 		return
 	}
-	legs, _ := parseSelection(n)
-	won := len(legs) > 0
-	for _, l := range legs {
-		if p := n.race.position(l.runner); p == 0 || p > l.top {
-			won = false
+	if n.sports == nil {
+		legs, _ := parseSelection(n)
+		won = len(legs) > 0
+		for _, l := range legs {
+			if p := n.race.position(l.runner); p == 0 || p > l.top {
+				won = false
+			}
 		}
+		lay = strings.HasPrefix(n.Market, "Lay")
 	}
-	lay := strings.HasPrefix(n.Market, "Lay")
 	for _, r := range n.records {
 		if r.SubmitResult != "Success" {
 			continue

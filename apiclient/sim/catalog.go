@@ -3,7 +3,6 @@ package sim
 import (
 	"net/http"
 	"strings"
-	"time"
 )
 
 // GET /competition/namecodes/: a bare array of the races not yet started.
@@ -77,67 +76,19 @@ func (s *Service) bookieDetail(c *call) {
 	writeError(c.w, http.StatusNotFound, "Not found.")
 }
 
-var sportsMarkets = map[string][]string{
-	"AFL": {"Head To Head", "Line", "Total Points"},
-	"NBA": {"Head To Head", "Line", "Total Points"},
-	"NRL": {"Head To Head", "Line"},
-}
-
 // GET /bookie/markets/: sports → market names.
 func (s *Service) bookieMarkets(c *call) { writeJSON(c.w, http.StatusOK, sportsMarkets) }
 
-type sportsEvent struct {
-	ID           int
-	Sports, Name string
-	Competition  string
-	Home, Away   string
-}
+// GET /event/list/: a bare array of the sports events not started yet
+// (events.go).
+func (s *Service) eventList(c *call) { writeJSON(c.w, http.StatusOK, s.world.eventList(c.now)) }
 
-var sportsEvents = []sportsEvent{
-	{9001, "AFL", "Collingwood v Carlton", "AFL Premiership", "Collingwood", "Carlton"},
-	{9002, "NBA", "Lakers v Celtics", "NBA Regular Season", "Lakers", "Celtics"},
-	{9003, "NRL", "Storm v Panthers", "NRL Telstra Premiership", "Storm", "Panthers"},
-}
-
-func (s *Service) eventJSON(c *call, e sportsEvent, detail bool) map[string]any {
-	start := s.world.start.Add(26*time.Hour + time.Duration(e.ID-9000)*time.Hour)
-	m := map[string]any{
-		"id": e.ID, "sports": e.Sports, "name": e.Name, "competition": e.Competition,
-		"start_time": localTime(start, "VIC").Format(layoutSecond),
-	}
-	if detail {
-		markets := []any{}
-		for i, mk := range sportsMarkets[e.Sports] {
-			mid := e.ID*10 + i
-			markets = append(markets, map[string]any{
-				"id": mid, "name": mk,
-				"selections": []any{
-					map[string]any{"id": mid*10 + 1, "name": e.Home, "odds": 1.85},
-					map[string]any{"id": mid*10 + 2, "name": e.Away, "odds": 1.95},
-				},
-			})
-		}
-		m["markets"] = markets
-	}
-	return m
-}
-
-// GET /event/list/: a bare array of sports events.
-func (s *Service) eventList(c *call) {
-	out := []any{}
-	for _, e := range sportsEvents {
-		out = append(out, s.eventJSON(c, e, false))
-	}
-	writeJSON(c.w, http.StatusOK, out)
-}
-
-// GET /event/{id}/: the event with its markets and selections.
+// GET /event/{id}/: the event with its markets and selections, and its
+// score once resulted; any event of the world, started or not.
 func (s *Service) eventDetail(c *call) {
-	for _, e := range sportsEvents {
-		if e.ID == c.id {
-			writeJSON(c.w, http.StatusOK, s.eventJSON(c, e, true))
-			return
-		}
+	if e := s.world.event(c.id); e != nil {
+		writeJSON(c.w, http.StatusOK, e.detailJSON(c.now))
+		return
 	}
 	writeError(c.w, http.StatusNotFound, "Not found.")
 }

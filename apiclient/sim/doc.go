@@ -37,6 +37,23 @@
 //   - GET /account/connect_activity/, /bot/logs/, /bot/logs/{id}/,
 //     /bet/codes/, /bet/markets/, /bookie/names/, /event/list/: bare arrays.
 //   - GET /bookie/markets/: an object, sport → market names.
+//   - Sports (events.go): AFL, NBA and Tennis fixtures play every day, the
+//     first minutes after the simulator starts. GET /event/list/ lists the
+//     events not started: {"id", "sports", "name", "competition", "home",
+//     "away", "start_time", "status"}; GET /event/{id}/ any event, with
+//     "markets": [{"id", "name", "selections": [{"id", "name", "odds",
+//     "handicap"}]}] (Head To Head; Line or Games Handicap; Total Points or
+//     Total Games, whose Over and Under carry the total as handicap) and
+//     "result", the score once resulted. A create with sports other than
+//     RACING and event_id, sports_market, sports_selection (numbers or
+//     numeric strings; one that names nothing is a 400 on its field) is
+//     placed at the selection's odds, unless a handicap was asked that is
+//     not the listed line (with accept_better_line, a listed line better
+//     for the punter is taken); without the ids it is a 200 never placed.
+//     It echoes event_id, sports_market, sports_selection and handicap, its
+//     tip names the event, market and selection, and it is resulted
+//     ResultDelay after the event's end: won or lost by the score, void on
+//     a drawn head to head.
 //   - GET /notification/{id}/race/detail/: {"notification", "competition",
 //     "status": "OPEN"|"CLOSED"|"RESULTED", "runners": [{"number", "name",
 //     "odds", "position"}]}.

@@ -25,8 +25,8 @@ func (s *Service) addNotification(n *notification) {
 	k := labelKey{n.UserID, n.Label}
 	s.byLabel[k] = append(s.byLabel[k], n)
 	s.labelCount[n.Label]++
-	if n.race != nil {
-		s.schedule(event{at: n.race.resultAt(), settle: true, n: n})
+	if at := n.resultAt(); !at.IsZero() {
+		s.schedule(event{at: at, settle: true, n: n})
 	}
 }
 

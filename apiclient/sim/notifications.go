@@ -52,9 +52,10 @@ type notification struct {
 	ReceivedBots           string
 	settled                bool
 	settledAt              time.Time
-	void                   bool   // resulted void: its selection was scratched
-	logs                   []int  // indexes into Service.botLogs
-	json                   []byte // encoded, nil when stale: see touch
+	void                   bool       // resulted void: its selection was scratched (or a sports bet pushed)
+	sports                 *sportsBet // a sports notification's event and selection (events.go)
+	logs                   []int      // indexes into Service.botLogs
+	json                   []byte     // encoded, nil when stale: see touch
 }
 
 // touch drops the notification's cached JSON; every change of what
@@ -161,6 +162,9 @@ func (s *Service) createNotification(c *call) {
 	n.OriginInfo = "API"
 	n.TargetMarket, _ = str(m, "target_market")
 	n.TargetBetType, _ = str(m, "target_bet_type")
+	if n.Sports != "RACING" {
+		s.readSports(n, m, fe)
+	}
 	if len(fe) > 0 {
 		writeJSON(c.w, http.StatusBadRequest, fe)
 		return
@@ -234,7 +238,8 @@ func (s *Service) notificationTypes(c *call) {
 }
 
 func (n *notification) started(now time.Time) bool {
-	return n.race != nil && !now.Before(n.race.off())
+	off, ok := n.off()
+	return ok && !now.Before(off)
 }
 
 // POST /notification/{id}/trigger/: fires a scheduled notification.

@@ -28,6 +28,8 @@ type notificationView struct {
 	EnableGroupBotDelay int     `json:"enable_group_bot_delay"`
 	EnableGroupPrealert bool    `json:"enable_group_prealert"`
 	EnsureTotalWager    bool    `json:"ensure_total_wager"`
+	EventID             any     `json:"event_id,omitempty"` // a sports notification's (events.go), omitted on racing ones
+	Handicap            any     `json:"handicap,omitempty"`
 	ID                  int     `json:"id"`
 	IsCanceled          bool    `json:"is_canceled"`
 	IsDeleted           bool    `json:"is_deleted"`
@@ -43,6 +45,8 @@ type notificationView struct {
 	ScheduledAt         int     `json:"scheduled_at"`
 	SPG                 bool    `json:"spg_if_available"`
 	Sports              string  `json:"sports"`
+	SportsMarket        any     `json:"sports_market,omitempty"`
+	SportsSelection     any     `json:"sports_selection,omitempty"`
 	Stake               float64 `json:"stake"`
 	TargetBetType       string  `json:"target_bet_type"`
 	TargetBot           string  `json:"target_bot"`
@@ -101,6 +105,17 @@ func (s *Service) notificationView(n *notification) *notificationView {
 	comp := competitionView{Name: n.Competition, Code: n.Code, EventNumber: n.EventNumber}
 	var resultTime any
 	tipProfit := 0.0
+	if b := n.sports; b != nil {
+		e := b.event
+		comp.Name, comp.StartTime = e.name(), e.local(e.Start).Format(layoutSecond)
+		if n.settled {
+			comp.Result = e.score()
+			resultTime = e.local(n.settledAt).Format(layoutMicro)
+			if accepted > 0 {
+				tipProfit = math.Round(profit/accepted*10000) / 10000
+			}
+		}
+	}
 	if r := n.race; r != nil {
 		comp.Name = strings.ToUpper(r.Venue.Names[0])
 		comp.Code = r.Venue.Code
@@ -170,6 +185,10 @@ func (s *Service) notificationView(n *notification) *notificationView {
 		Sports:              n.Sports,
 		Label:               n.Label,
 		User:                n.UserID,
+		EventID:             n.sports.eventID(),
+		Handicap:            n.sports.handicap(),
+		SportsMarket:        n.sports.marketID(),
+		SportsSelection:     n.sports.selectionID(),
 	}
 }
 
@@ -242,6 +261,9 @@ func recordViewOf(r *betRecord) *recordView {
 	meeting := ""
 	if n.race != nil {
 		meeting = n.race.local(n.race.Start).Format("2006-01-02")
+	}
+	if b := n.sports; b != nil {
+		meeting = b.event.local(b.event.Start).Format("2006-01-02")
 	}
 	profitBy, profitAt := "", any(nil)
 	if !r.SettledAt.IsZero() {

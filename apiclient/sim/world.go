@@ -138,6 +138,7 @@ type world struct {
 	start       time.Time
 	venues      []Venue
 	races       []*race
+	events      []*sportEvent // events.go
 	rounds      int
 }
 
@@ -155,6 +156,7 @@ func (w *world) ensure(now time.Time) {
 	}
 	for w.rounds < want {
 		w.makeRound(w.rounds)
+		w.makeEvents(w.rounds, w.start.Add(time.Duration(w.rounds)*roundLength))
 		w.rounds++
 	}
 }
