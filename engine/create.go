@@ -34,15 +34,15 @@ func (r *tracker) decide(ctx context.Context, in *instance, now time.Time) error
 			return err
 		}
 	}
-	if in.race == nil {
+	if !in.resolved() {
 		// Known only from the journal and its race has left the list: a
 		// create that never landed cannot be retried.
 		in.status, in.final = StatusFailed, true
-		in.reason = "an earlier create did not land and the race is no longer upcoming"
+		in.reason = "an earlier create did not land and the " + in.what() + " is no longer upcoming"
 		return nil
 	}
-	start := in.race.StartTime.Time
-	env := r.env(in.race, now)
+	start := in.start()
+	env := r.instanceEnv(in, now)
 	if only := r.opts.OnlyLabels; only != nil {
 		amount, ok := only[in.label]
 		if !ok {
@@ -50,7 +50,7 @@ func (r *tracker) decide(ctx context.Context, in *instance, now time.Time) error
 		}
 		if !now.Before(start) {
 			in.status, in.final = StatusSkipped, true
-			in.reason = "the race started before the saved plan was applied"
+			in.reason = "the " + in.what() + " started before the saved plan was applied"
 			return nil
 		}
 		if reason := checkRunners(in); reason != "" {
@@ -63,9 +63,9 @@ func (r *tracker) decide(ctx context.Context, in *instance, now time.Time) error
 	if !now.Before(start) {
 		in.status, in.final = StatusSkipped, true
 		if in.bet.When != nil {
-			in.reason = fmt.Sprintf("the race started before %q was true (%s)", in.bet.When.String(), in.bet.When.Explain(env))
+			in.reason = fmt.Sprintf("the %s started before %q was true (%s)", in.what(), in.bet.When.String(), in.bet.When.Explain(env))
 		} else {
-			in.reason = "the race started before the bet could be created"
+			in.reason = "the " + in.what() + " started before the bet could be created"
 		}
 		return nil
 	}
@@ -214,22 +214,24 @@ func (r *tracker) confirmSummary() string {
 	return s
 }
 
-// request builds the create body of an instance.
+// request builds the create body of an instance: a race's, or a sports
+// event's (its sport, ids and line instead of the racing fields).
 func (r *tracker) request(in *instance) *apiclient.CreateNotificationRequest {
 	req := &apiclient.CreateNotificationRequest{
-		Type:        in.bet.Type,
-		Sports:      "RACING",
-		Competition: in.race.Venue(),
-		Code:        in.race.Code,
-		EventNumber: int(in.race.EventNumber),
-		// The start time pins the meeting: without it the service takes
-		// the venue's next event with that number.
-		StartTime:     in.race.StartTime.Format(time.RFC3339),
-		Market:        in.bet.Market,
-		Selection:     in.bet.Selection,
+		Type:          in.bet.Type,
 		Label:         in.label,
 		TargetSession: in.bet.TargetSession,
 		Options:       in.bet.Options,
+	}
+	if e := in.info.Event; e != nil {
+		eventRequest(req, e)
+	} else {
+		req.Sports = "RACING"
+		req.Competition, req.Code, req.EventNumber = in.race.Venue(), in.race.Code, int(in.race.EventNumber)
+		// The start time pins the meeting: without it the service takes
+		// the venue's next event with that number.
+		req.StartTime = in.race.StartTime.Format(time.RFC3339)
+		req.Market, req.Selection = in.bet.Market, in.bet.Selection
 	}
 	if in.bet.AmountField() == plan.AmountTargetProfit {
 		req.TargetProfit = in.amount
@@ -354,7 +356,7 @@ func (r *tracker) markCreated(in *instance, id int64, op string) error {
 	if op == opAdopted {
 		verb = "adopted existing"
 	}
-	r.logf("%s %s on %s %s R%d: notification %d (label %s)", verb, in.bet.ID, in.info.Venue, in.info.Code, in.info.EventNumber, id, in.label)
+	r.logf("%s %s on %s: notification %d (label %s)", verb, in.bet.ID, in.info.describe(), id, in.label)
 	return err
 }
 
@@ -452,6 +454,9 @@ func isNotSent(err error) bool {
 // checkRunners returns why the selection names a runner the race does not
 // have, before any create.
 func checkRunners(in *instance) string {
+	if in.race == nil {
+		return "" // an event bet: its selection was found when it resolved
+	}
 	runners := in.race.RunnerNumbers()
 	if len(runners) == 0 {
 		return ""

@@ -17,6 +17,8 @@ import (
 // satisfies it.
 type Backend interface {
 	ListRaces(ctx context.Context) ([]apiclient.Race, error)
+	ListEvents(ctx context.Context) ([]apiclient.Event, error)
+	GetEvent(ctx context.Context, id string) (*apiclient.Event, error)
 	ListSessions(ctx context.Context) ([]apiclient.Session, error)
 	NotificationsByLabel(ctx context.Context, label string) ([]apiclient.Notification, error)
 	ListNotifications(ctx context.Context, opts apiclient.ListNotificationsOptions) (*apiclient.Page[apiclient.Notification], error)

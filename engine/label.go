@@ -26,10 +26,18 @@ func LabelPrefix(planName string) string {
 // race). It reads "bp:<plan>:<bet>:<hash>", where the hash covers the full
 // plan name, bet id, venue, code, event number and meeting date, so
 // shortening the readable parts never makes two labels equal.
+//
+// For a bet on a sports event (race.Event set) the hash covers the plan
+// name, bet id, the event's id and its date instead: the event's id is
+// its identity on the service.
 func Label(planName, betID string, race RaceInfo) string {
 	h := sha256.New()
-	fmt.Fprintf(h, "%s\x00%s\x00%s\x00%s\x00%d\x00%s", planName, betID,
-		plan.FoldVenue(race.Venue), strings.ToLower(race.Code), race.EventNumber, meetingDate(race.Start))
+	if e := race.Event; e != nil {
+		fmt.Fprintf(h, "%s\x00%s\x00event\x00%s\x00%s", planName, betID, e.ID, meetingDate(race.Start))
+	} else {
+		fmt.Fprintf(h, "%s\x00%s\x00%s\x00%s\x00%d\x00%s", planName, betID,
+			plan.FoldVenue(race.Venue), strings.ToLower(race.Code), race.EventNumber, meetingDate(race.Start))
+	}
 	sum := hex.EncodeToString(h.Sum(nil))[:12]
 	prefix := LabelPrefix(planName)
 	room := maxLabelLen - len(prefix) - 1 - len(sum)

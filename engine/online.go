@@ -54,6 +54,12 @@ func CheckOnline(ctx context.Context, p *plan.Plan, svc Backend, clock Clock) (p
 			}
 			continue
 		}
+		if b.Event != nil {
+			if _, _, why := r.resolveEvent(b); why != "" {
+				add(b, plan.SeverityError, "bet %s: %s", b.ID, why)
+			}
+			continue
+		}
 		rc, why := findRace(r.races, *b.Race)
 		if rc == nil {
 			add(b, plan.SeverityError, "bet %s: %s", b.ID, why)

@@ -116,6 +116,9 @@ func (r *tracker) probing(g []*instance, now time.Time) bool {
 }
 
 func raceKey(in *instance) string {
+	if e := in.info.Event; e != nil {
+		return "event|" + e.ID
+	}
 	return fmt.Sprintf("%s|%s|%d|%d", plan.FoldVenue(in.info.Venue), in.info.Code, in.info.EventNumber, in.info.Start.Unix())
 }
 

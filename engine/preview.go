@@ -97,13 +97,13 @@ func (r *tracker) previewOne(in *instance, now time.Time, exists map[string]int6
 		b.Reason = "an earlier create may have landed: run looks the label up over the grace window first"
 		return b
 	}
-	if in.race == nil || !now.Before(in.race.StartTime.Time) {
+	if !in.resolved() || !now.Before(in.start()) {
 		b := in.result()
 		b.Action, b.Status = ActionSkip, StatusSkipped
-		b.Reason = "the race has started"
+		b.Reason = "the " + in.what() + " has started"
 		return b
 	}
-	env := r.env(in.race, now)
+	env := r.instanceEnv(in, now)
 	if amount, err := in.bet.Amount(env); err == nil {
 		in.amount = amount
 	}

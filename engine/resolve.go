@@ -25,6 +25,9 @@ func (r *tracker) refresh(ctx context.Context) error {
 	if err := r.refreshSessions(ctx); err != nil {
 		return err
 	}
+	if err := r.refreshEvents(ctx); err != nil {
+		return err
+	}
 	r.races, r.lastRefresh = races, r.clock.Now()
 	return nil
 }
@@ -47,6 +50,9 @@ func raceInfo(rc *apiclient.Race) RaceInfo {
 // notificationRace is the race a notification was created for, as the
 // service echoes it.
 func notificationRace(n *apiclient.Notification) RaceInfo {
+	if isSportsNotification(n) {
+		return notificationEvent(n)
+	}
 	c := &n.Tip.Competition
 	return RaceInfo{Venue: c.Name.First(), Code: c.Code, EventNumber: int(c.EventNumber), Start: c.StartTime.Time}
 }
@@ -167,6 +173,10 @@ func (r *tracker) expand() error {
 	first := !r.expanded
 	r.expanded = true
 	for _, b := range r.plan.Bets {
+		if b.Event != nil {
+			r.expandEvent(b)
+			continue
+		}
 		if b.ForEachRace != nil {
 			if !first {
 				// A run follows the races that matched when it started;
@@ -210,7 +220,7 @@ func (r *tracker) expand() error {
 			}
 			continue
 		}
-		if r.madeToday(b, rc, now) {
+		if r.madeToday(b, rc.StartTime.Time, now) {
 			continue // today's meeting has it; the same race tomorrow is tomorrow's run
 		}
 		// A race found on a later refresh replaces its unresolved entry.
@@ -267,14 +277,15 @@ func (r *tracker) hasRace(b *plan.Bet) bool {
 	return false
 }
 
-// madeToday reports whether b, on a named race, already has its bet of
-// today's meeting (today in rc's own offset), from this run, the journal
-// or the service, while rc, the race's next entry, is a later meeting's:
-// a re-run the same day then follows today's bet instead of reaching for
-// tomorrow's, and a run from cron bets the race once a day.
-func (r *tracker) madeToday(b *plan.Bet, rc *apiclient.Race, now time.Time) bool {
-	today := now.In(rc.StartTime.Location()).Format("2006-01-02")
-	if meetingDate(rc.StartTime.Time) == today {
+// madeToday reports whether b, on a named race (or event), already has
+// its bet of today's meeting (today in the offset of start, the race's
+// next entry's), from this run, the journal or the service, while that
+// entry is a later meeting's: a re-run the same day then follows today's
+// bet instead of reaching for tomorrow's, and a run from cron bets the
+// race once a day.
+func (r *tracker) madeToday(b *plan.Bet, start, now time.Time) bool {
+	today := now.In(start.Location()).Format("2006-01-02")
+	if meetingDate(start) == today {
 		return false
 	}
 	for _, in := range r.insts {
@@ -317,18 +328,26 @@ func (r *tracker) removeInstance(in *instance, key string) {
 
 // addInstance adds (or refreshes the race of) the instance of b on rc.
 func (r *tracker) addInstance(b *plan.Bet, rc *apiclient.Race, label string) *instance {
-	info := raceInfo(rc)
+	return r.track(b, raceInfo(rc), label, func(in *instance) { in.race = rc })
+}
+
+// track adds the instance of b on the race or event info describes (label
+// "" is Label's), or points a waiting one at info's latest listing; attach
+// sets what it is on.
+func (r *tracker) track(b *plan.Bet, info RaceInfo, label string, attach func(*instance)) *instance {
 	if label == "" {
 		label = Label(r.plan.Name, b.ID, info)
 	}
 	if in, ok := r.byLabel[label]; ok {
 		// Once created (or final), a bet stays on the race it was made for.
 		if in.status == StatusWaiting && in.notifID == 0 {
-			in.race, in.info = rc, info
+			attach(in)
+			in.info = info
 		}
 		return in
 	}
-	in := &instance{bet: b, race: rc, info: info, label: label, status: StatusWaiting, amount: staticAmount(b)}
+	in := &instance{bet: b, info: info, label: label, status: StatusWaiting, amount: staticAmount(b)}
+	attach(in)
 	r.applyJournal(in)
 	r.byLabel[label] = in
 	r.insts = append(r.insts, in)

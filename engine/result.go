@@ -106,12 +106,14 @@ type LimitsSummary struct {
 	CreatedBets int
 }
 
-// RaceInfo is the race a bet is for, as the service names it.
+// RaceInfo is the race a bet is for, as the service names it; for a bet
+// on a sports event, Event says which (and Start is the event's).
 type RaceInfo struct {
 	Venue       string
 	Code        string
 	EventNumber int
 	Start       time.Time
+	Event       *EventInfo `json:",omitempty"` // sports.go
 }
 
 // BetResult is one bet of the plan (one per race for for_each_race bets).

@@ -305,6 +305,9 @@ func (r *tracker) unstarted(err error) {
 		if b.Race != nil {
 			in.info = RaceInfo{Venue: b.Race.Venue, Code: b.Race.Code, EventNumber: b.Race.EventNumber}
 		}
+		if b.Event != nil {
+			in.info = plannedEvent(b)
+		}
 		r.insts = append(r.insts, in)
 	}
 }

@@ -173,7 +173,7 @@ func (r *tracker) checkLabels(ctx context.Context, now time.Time) {
 // wouldCreate reports, without side effects, whether decide would look
 // in's label up to create it now.
 func (r *tracker) wouldCreate(in *instance, now time.Time) bool {
-	if in.status != StatusWaiting || r.stopCreating != "" || in.race == nil || !now.Before(in.race.StartTime.Time) {
+	if in.status != StatusWaiting || r.stopCreating != "" || !in.resolved() || !now.Before(in.start()) {
 		return false
 	}
 	if s := r.journal.State(in.label); s != nil {
@@ -183,7 +183,7 @@ func (r *tracker) wouldCreate(in *instance, now time.Time) bool {
 		_, ok := only[in.label]
 		return ok
 	}
-	ready, err := in.bet.Ready(r.env(in.race, now))
+	ready, err := in.bet.Ready(r.instanceEnv(in, now))
 	return err == nil && ready
 }
 

@@ -65,9 +65,9 @@ func (r *tracker) status(ctx context.Context) error {
 		if in.status == StatusWaiting && in.notifID == 0 {
 			if s := j.State(in.label); s != nil && s.Pending {
 				in.reason = "an earlier create may have landed; the next run looks the label up"
-			} else if in.race == nil || !now.Before(in.race.StartTime.Time) {
+			} else if !in.resolved() || !now.Before(in.start()) {
 				in.status, in.final = StatusSkipped, true
-				in.reason = "not created before its race started"
+				in.reason = "not created before its " + in.what() + " started"
 			} else {
 				in.reason = "not created yet"
 			}

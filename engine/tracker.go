@@ -12,7 +12,8 @@ import (
 // instance is one bet of the plan on one race.
 type instance struct {
 	bet   *plan.Bet
-	race  *apiclient.Race // nil when unresolved or known only from the journal
+	race  *apiclient.Race  // nil when unresolved or known only from the journal
+	event *apiclient.Event // an event bet's event, with its markets (sports.go)
 	info  RaceInfo
 	label string
 
@@ -60,6 +61,7 @@ type tracker struct {
 	command string // who takes the lock: "betplan run" unless set
 
 	races       []apiclient.Race
+	sports      eventsState // the events of the plan's event bets (sports.go)
 	sessions    []apiclient.Session
 	sessionsAt  time.Time // when sessions were read
 	lastRefresh time.Time
@@ -225,6 +227,9 @@ func (in *instance) result() BetResult {
 		Records:        in.records,
 		Final:          in.final,
 		Error:          in.err,
+	}
+	if e := in.info.Event; e != nil {
+		b.Market, b.Selection = e.Market, e.pickWords()
 	}
 	if in.amount > 0 {
 		a := in.amount

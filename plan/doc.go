@@ -12,6 +12,11 @@
 //
 //	race      the race: venue, code, event_number, start, minutes_to_start,
 //	          country, runners, runner_names
+//	event     on a bet on a sports event (event: instead of race:) the
+//	          event: id, name, sport, competition, start, minutes_to_start,
+//	          markets (each a name and selections: name, market, odds,
+//	          handicap) and selection, the bet's own (name, market, odds,
+//	          handicap)
 //	now       the current time
 //	vars      the plan's vars (vars.unit)
 //	sessions  the account's bookmaker sessions: id, bookie, display_name,

@@ -68,6 +68,7 @@ type Bet struct {
 	ID             string   `json:"id" jsonschema_description:"The bet's id as written in the plan (for for_each_race bets, one bet per race shares the id)."`
 	Label          string   `json:"label" jsonschema_description:"The notification label, exactly as sent to the service."`
 	Race           Race     `json:"race"`
+	Event          *Event   `json:"event,omitempty" jsonschema_description:"A bet on a sports event: the event and what of it the bet backs (race is then empty). Absent on racing bets."`
 	Selection      string   `json:"selection" jsonschema_description:"The runner or selection backed."`
 	Type           string   `json:"type" jsonschema_description:"Bet type as sent to the service."`
 	Market         string   `json:"market" jsonschema_description:"Market as sent to the service."`
@@ -243,6 +244,9 @@ func newBet(b *engine.BetResult) Bet {
 		Profit:         cents(b.Profit),
 		Final:          b.Final,
 		Error:          b.Error,
+	}
+	if e := b.Race.Event; e != nil {
+		out.Race, out.Event = Race{}, newEvent(e, b.Race.Start)
 	}
 	if b.NotificationID != 0 {
 		id := b.NotificationID

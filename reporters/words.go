@@ -68,6 +68,9 @@ func percent(f float64) string {
 // raceName names a race as punters do: "Flemington R3". The race code
 // (Galloping, Harness, Greyhounds) is in report.json; the venue says it.
 func raceName(r engine.RaceInfo) string {
+	if e := r.Event; e != nil {
+		return eventName(e)
+	}
 	if r.Venue == "" && r.EventNumber == 0 {
 		return "-"
 	}

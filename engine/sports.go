@@ -1,0 +1,473 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/betplan/betplan/apiclient"
+	"github.com/betplan/betplan/plan"
+)
+
+// EventInfo is the sports event an event bet is on, and what of it the bet
+// backs, as the service names them: the ids are what the create sends.
+type EventInfo struct {
+	ID          string
+	Sport       string
+	Name        string
+	Competition string `json:",omitempty"`
+	Market      string
+	MarketID    string `json:",omitempty"`
+	Selection   string
+	SelectionID string `json:",omitempty"`
+	// Handicap is the line sent: the plan's, else the one the event
+	// listed for the selection; nil on markets without lines.
+	Handicap *float64 `json:",omitempty"`
+}
+
+// eventsState is what a run knows of the sports events its event bets
+// name: the service's list and the detail (markets) of each event wanted.
+type eventsState struct {
+	list    []apiclient.Event
+	details map[string]*apiclient.Event // by id; nil: the service has no such event (404)
+}
+
+func (s *eventsState) detail(id string) (*apiclient.Event, bool) {
+	e, ok := s.details[id]
+	return e, ok
+}
+
+func (r *tracker) hasEventBets() bool {
+	for _, b := range r.plan.Bets {
+		if b.Event != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// refreshEvents reads the sports events when the plan has event bets: the
+// list (one call) and the detail of each event a bet names or resolved
+// to and has not created yet (one call each). A plan without event bets
+// makes no call.
+func (r *tracker) refreshEvents(ctx context.Context) error {
+	if !r.hasEventBets() {
+		return nil
+	}
+	list, err := r.svc.ListEvents(ctx)
+	if err != nil {
+		return fmt.Errorf("list events: %w", err)
+	}
+	want := map[string]bool{}
+	var ids []string
+	add := func(id string) {
+		if id != "" && !want[id] {
+			want[id] = true
+			ids = append(ids, id)
+		}
+	}
+	for _, b := range r.plan.Bets {
+		if b.Event == nil {
+			continue
+		}
+		if in := r.eventInstance(b); in != nil {
+			if in.status == StatusWaiting && in.notifID == 0 {
+				add(in.info.Event.ID)
+			}
+			continue
+		}
+		if b.Event.ID != "" {
+			add(b.Event.ID)
+		} else if e := findEvent(list, *b.Event); e != nil {
+			add(string(e.ID))
+		}
+	}
+	details := make(map[string]*apiclient.Event, len(ids))
+	for _, id := range ids {
+		e, err := r.svc.GetEvent(ctx, id)
+		if apiclient.IsNotFound(err) {
+			details[id] = nil
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("read event %s: %w", id, err)
+		}
+		details[id] = e
+	}
+	r.sports = eventsState{list: list, details: details}
+	return nil
+}
+
+// eventInstance is the run's instance of an event bet on its event, nil
+// while unresolved.
+func (r *tracker) eventInstance(b *plan.Bet) *instance {
+	for _, in := range r.insts {
+		if in.bet == b && in.info.Event != nil && in.label != "" {
+			return in
+		}
+	}
+	return nil
+}
+
+// findEvent returns the soonest listed event of the sport whose name
+// matches ref's (plan.FoldEvent), or nil.
+func findEvent(list []apiclient.Event, ref plan.EventRef) *apiclient.Event {
+	var best *apiclient.Event
+	for i := range list {
+		e := &list[i]
+		if !strings.EqualFold(e.Sport, ref.Sport) || plan.FoldEvent(e.Name) != plan.FoldEvent(ref.Name) {
+			continue
+		}
+		if best == nil || e.StartTime.Before(best.StartTime.Time) {
+			best = e
+		}
+	}
+	return best
+}
+
+// nearestEvents explains an event bet that names no listed event: events
+// of the same sport spelt alike, or the sports listed.
+func nearestEvents(list []apiclient.Event, ref plan.EventRef) string {
+	what := fmt.Sprintf("no upcoming %s event %q is listed", ref.Sport, ref.Name)
+	if ref.ID != "" {
+		what = fmt.Sprintf("the service has no event %s", ref.ID)
+	}
+	var names, sports []string
+	seenSport := map[string]bool{}
+	for i := range list {
+		e := &list[i]
+		if !seenSport[strings.ToLower(e.Sport)] {
+			seenSport[strings.ToLower(e.Sport)] = true
+			sports = append(sports, e.Sport)
+		}
+		if ref.Sport == "" || strings.EqualFold(e.Sport, ref.Sport) {
+			names = append(names, e.Name)
+		}
+	}
+	sort.Strings(sports)
+	if ref.Sport != "" && len(names) == 0 {
+		if s := plan.Suggest(ref.Sport, sports); s != "" {
+			return fmt.Sprintf("%s: no %s events are listed; did you mean %s?", what, ref.Sport, s)
+		}
+		return fmt.Sprintf("%s: no %s events are listed (sports listed: %s)", what, ref.Sport, listOrNone(sports))
+	}
+	names = uniq(sortedCopy(names))
+	if ref.Name != "" {
+		if s := suggestEvent(ref.Name, names); s != "" {
+			return fmt.Sprintf("%s; did you mean %q?", what, s)
+		}
+	}
+	if len(names) > 8 {
+		names = append(names[:8], "...")
+	}
+	sport := ref.Sport
+	if sport == "" {
+		sport = "sports"
+	}
+	return fmt.Sprintf("%s (upcoming %s events: %s)", what, sport, listOrNone(names))
+}
+
+// suggestEvent is the listed name nearest to name, compared folded.
+func suggestEvent(name string, names []string) string {
+	folded := make([]string, len(names))
+	for i, n := range names {
+		folded[i] = plan.FoldEvent(n)
+	}
+	s := plan.Suggest(plan.FoldEvent(name), folded)
+	for i, f := range folded {
+		if s != "" && f == s {
+			return names[i]
+		}
+	}
+	return ""
+}
+
+func sortedCopy(s []string) []string {
+	out := append([]string(nil), s...)
+	sort.Strings(out)
+	return out
+}
+
+func listOrNone(s []string) string {
+	if len(s) == 0 {
+		return "none"
+	}
+	return strings.Join(s, ", ")
+}
+
+// pickSelection finds the bet's market and selection in the event's
+// detail, by name (case and spacing ignored); where a market lists a name
+// more than once (alternate lines), the plan's handicap picks the line.
+// It returns why not when they are not there, with the nearest names.
+func pickSelection(e *apiclient.Event, b *plan.Bet) (*apiclient.EventMarket, *apiclient.EventSelection, string) {
+	var market *apiclient.EventMarket
+	var names []string
+	for i := range e.Markets {
+		m := &e.Markets[i]
+		names = append(names, m.Name)
+		if market == nil && plan.FoldVenue(m.Name) == plan.FoldVenue(b.Market) {
+			market = m
+		}
+	}
+	if market == nil {
+		what := fmt.Sprintf("%s has no market %q", e.Name, b.Market)
+		if len(names) == 0 {
+			return nil, nil, what + ": the service lists no markets for it yet"
+		}
+		if s := plan.Suggest(b.Market, names); s != "" {
+			return nil, nil, fmt.Sprintf("%s; did you mean %q?", what, s)
+		}
+		return nil, nil, fmt.Sprintf("%s (markets: %s)", what, strings.Join(names, ", "))
+	}
+	var same []*apiclient.EventSelection
+	names = names[:0]
+	for i := range market.Selections {
+		s := &market.Selections[i]
+		names = append(names, s.Name)
+		if plan.FoldVenue(s.Name) == plan.FoldVenue(b.Selection) {
+			same = append(same, s)
+		}
+	}
+	if len(same) == 0 {
+		what := fmt.Sprintf("%s %s has no selection %q", e.Name, market.Name, b.Selection)
+		if s := plan.Suggest(b.Selection, names); s != "" {
+			return nil, nil, fmt.Sprintf("%s; did you mean %q?", what, s)
+		}
+		return nil, nil, fmt.Sprintf("%s (selections: %s)", what, listOrNone(names))
+	}
+	if len(same) == 1 || b.Handicap == nil {
+		return market, same[0], ""
+	}
+	var lines []string
+	for _, s := range same {
+		if s.HasHandicap && float64(s.Handicap) == float64(*b.Handicap) {
+			return market, s, ""
+		}
+		lines = append(lines, strconv.FormatFloat(float64(s.Handicap), 'f', -1, 64))
+	}
+	return nil, nil, fmt.Sprintf("%s %s lists %s at lines %s, not %s", e.Name, market.Name, same[0].Name, strings.Join(lines, ", "), b.Handicap)
+}
+
+// eventInfo describes the bet's pick of the event: the line sent is the
+// plan's, else the selection's listed line.
+func eventInfo(e *apiclient.Event, m *apiclient.EventMarket, s *apiclient.EventSelection, b *plan.Bet) RaceInfo {
+	info := &EventInfo{ID: string(e.ID), Sport: e.Sport, Name: e.Name, Competition: e.Competition,
+		Market: m.Name, MarketID: string(m.ID), Selection: s.Name, SelectionID: string(s.ID)}
+	switch {
+	case b.Handicap != nil:
+		h := float64(*b.Handicap)
+		info.Handicap = &h
+	case s.HasHandicap:
+		h := float64(s.Handicap)
+		info.Handicap = &h
+	}
+	return RaceInfo{Start: e.StartTime.Time, Event: info}
+}
+
+// plannedEvent is an event bet's event as the plan names it, before (or
+// without) resolving it.
+func plannedEvent(b *plan.Bet) RaceInfo {
+	return RaceInfo{Event: &EventInfo{ID: b.Event.ID, Sport: b.Event.Sport, Name: b.Event.Name, Market: b.Market, Selection: b.Selection}}
+}
+
+// resolveEvent finds the event, market and selection of an event bet, or
+// says why not.
+func (r *tracker) resolveEvent(b *plan.Bet) (*apiclient.Event, RaceInfo, string) {
+	ref := *b.Event
+	id := ref.ID
+	if id == "" {
+		e := findEvent(r.sports.list, ref)
+		if e == nil {
+			return nil, RaceInfo{}, nearestEvents(r.sports.list, ref)
+		}
+		id = string(e.ID)
+	}
+	e, ok := r.sports.detail(id)
+	switch {
+	case !ok:
+		return nil, RaceInfo{}, fmt.Sprintf("event %s was not read", id) // the next refresh reads it
+	case e == nil:
+		return nil, RaceInfo{}, nearestEvents(r.sports.list, ref)
+	case ref.ID != "" && ((ref.Sport != "" && !strings.EqualFold(ref.Sport, e.Sport)) || (ref.Name != "" && plan.FoldEvent(ref.Name) != plan.FoldEvent(e.Name))):
+		return nil, RaceInfo{}, fmt.Sprintf("event %s is %s (%s), not %s: check the id", id, e.Name, e.Sport, ref)
+	}
+	if e.ID == "" {
+		e.ID = apiclient.String(id) // a detail that does not repeat its id
+	}
+	m, s, why := pickSelection(e, b)
+	if why != "" {
+		return nil, RaceInfo{}, why
+	}
+	return e, eventInfo(e, m, s, b), ""
+}
+
+// expandEvent builds an event bet's instance. Like a bet on a named race,
+// it is made on the event it resolved to when the run first found it; an
+// event bet not resolved yet is unresolved, with the nearest names, until
+// a refresh finds it.
+func (r *tracker) expandEvent(b *plan.Bet) {
+	if in := r.eventInstance(b); in != nil {
+		if in.status == StatusWaiting && in.notifID == 0 {
+			// A start that moved, new prices: the latest detail.
+			if e, ok := r.sports.detail(in.info.Event.ID); ok && e != nil {
+				if m, s, why := pickSelection(e, b); why == "" {
+					in.event, in.info = e, eventInfo(e, m, s, b)
+				}
+			}
+		}
+		return
+	}
+	key := "unresolved:" + b.ID
+	e, info, why := r.resolveEvent(b)
+	if e == nil {
+		if r.journalHasBet(b.ID) {
+			return // its event ran already; the journal's instance follows it
+		}
+		if old, ok := r.byLabel[key]; ok {
+			old.reason = why
+			return
+		}
+		in := &instance{bet: b, info: plannedEvent(b), status: StatusUnresolved, reason: why, final: true}
+		r.byLabel[key] = in
+		r.insts = append(r.insts, in)
+		return
+	}
+	if r.madeToday(b, info.Start, r.clock.Now()) {
+		return // today's game has it; the same fixture tomorrow is tomorrow's run
+	}
+	if old, ok := r.byLabel[key]; ok {
+		r.removeInstance(old, key)
+	}
+	r.track(b, info, r.eventLabel(b, info), func(in *instance) { in.event = e })
+}
+
+// eventLabel is the label of b on info's event: the one the journal
+// already holds for this bet and event, if any (so an event whose date
+// the service moved is still the bet made), else Label.
+func (r *tracker) eventLabel(b *plan.Bet, info RaceInfo) string {
+	if r.journal != nil {
+		for _, l := range r.journal.Labels() {
+			if s := r.journal.State(l); s != nil && s.BetID == b.ID && s.Race.Event != nil && s.Race.Event.ID == info.Event.ID {
+				return l
+			}
+		}
+	}
+	return Label(r.plan.Name, b.ID, info)
+}
+
+// eventEnv is the environment of an event bet at now.
+func (r *tracker) eventEnv(in *instance, now time.Time) *plan.Env {
+	env := r.env(nil, now)
+	e, info := in.event, in.info.Event
+	env.Event = plan.EventEnv{
+		ID: info.ID, Name: info.Name, Sport: info.Sport, Competition: info.Competition,
+		Start: in.info.Start, MinutesToStart: in.info.Start.Sub(now).Minutes(),
+		Selection: plan.SelectionEnv{Name: info.Selection, Market: info.Market},
+	}
+	if info.Handicap != nil {
+		env.Event.Selection.Handicap = *info.Handicap
+	}
+	if e == nil {
+		return env
+	}
+	for _, m := range e.Markets {
+		me := plan.MarketEnv{Name: m.Name}
+		for _, s := range m.Selections {
+			se := plan.SelectionEnv{Name: s.Name, Market: m.Name, Odds: float64(s.Odds), Handicap: float64(s.Handicap)}
+			me.Selections = append(me.Selections, se)
+			if string(m.ID) == info.MarketID && string(s.ID) == info.SelectionID {
+				env.Event.Selection.Odds = se.Odds
+			}
+		}
+		env.Event.Markets = append(env.Event.Markets, me)
+	}
+	return env
+}
+
+// instanceEnv is the environment of an instance at now: its race's, or
+// its event's.
+func (r *tracker) instanceEnv(in *instance, now time.Time) *plan.Env {
+	if in.info.Event != nil {
+		return r.eventEnv(in, now)
+	}
+	return r.env(in.race, now)
+}
+
+// resolved reports whether the instance is on a race or event the
+// service lists now (not known only from the journal).
+func (in *instance) resolved() bool { return in.race != nil || in.event != nil }
+
+// start is when the race or event starts.
+func (in *instance) start() time.Time {
+	if in.race != nil {
+		return in.race.StartTime.Time
+	}
+	return in.info.Start
+}
+
+// what names what the bet is on, for messages.
+func (in *instance) what() string {
+	if in.info.Event != nil {
+		return "event"
+	}
+	return "race"
+}
+
+// describe names a race ("Flemington Galloping R4") or an event
+// ("Collingwood v Carlton (AFL)") in log lines.
+func (ri RaceInfo) describe() string {
+	if e := ri.Event; e != nil {
+		return fmt.Sprintf("%s (%s)", e.Name, e.Sport)
+	}
+	return fmt.Sprintf("%s %s R%d", ri.Venue, ri.Code, ri.EventNumber)
+}
+
+// eventRequest fills the create body's sports fields: the sport, the ids
+// and the line.
+func eventRequest(req *apiclient.CreateNotificationRequest, e *EventInfo) {
+	req.Sports = e.Sport
+	req.EventID = apiclient.SportsID(e.ID)
+	req.SportsMarket = apiclient.SportsID(e.MarketID)
+	req.SportsSelection = apiclient.SportsID(e.SelectionID)
+	if e.Handicap != nil {
+		h := *e.Handicap
+		req.Handicap = &h
+	}
+}
+
+// isSportsNotification reports whether a notification is a sports bet.
+func isSportsNotification(n *apiclient.Notification) bool {
+	s := strings.TrimSpace(n.Sports)
+	return (s != "" && !strings.EqualFold(s, "RACING")) || n.EventID != ""
+}
+
+// notificationEvent is the event a sports notification was created for,
+// as the service echoes it.
+func notificationEvent(n *apiclient.Notification) RaceInfo {
+	c := &n.Tip.Competition
+	e := &EventInfo{ID: string(n.EventID), Sport: n.Sports, Name: c.Name.First(), Market: n.Tip.Market,
+		MarketID: string(n.SportsMarket), Selection: string(n.Tip.Selection), SelectionID: string(n.SportsSelection)}
+	if n.Handicap != nil {
+		h := float64(*n.Handicap)
+		e.Handicap = &h
+	}
+	return RaceInfo{Start: c.StartTime.Time, Event: e}
+}
+
+// pickWords is the selection with its line, as punters write it:
+// "Collingwood -12.5", "Carlton +12.5", "Over 165.5".
+func (e *EventInfo) pickWords() string {
+	if e.Handicap == nil {
+		return e.Selection
+	}
+	h := strconv.FormatFloat(*e.Handicap, 'f', -1, 64)
+	switch {
+	case strings.EqualFold(e.Selection, "over"), strings.EqualFold(e.Selection, "under"):
+	case *e.Handicap > 0:
+		h = "+" + h
+	}
+	return e.Selection + " " + h
+}
