@@ -292,7 +292,8 @@ func (r *tracker) resolveEvent(b *plan.Bet) (*apiclient.Event, RaceInfo, string)
 	case e == nil:
 		return nil, RaceInfo{}, nearestEvents(r.sports.list, ref)
 	case ref.ID != "" && ((ref.Sport != "" && !strings.EqualFold(ref.Sport, e.Sport)) || (ref.Name != "" && plan.FoldEvent(ref.Name) != plan.FoldEvent(e.Name))):
-		return nil, RaceInfo{}, fmt.Sprintf("event %s is %s (%s), not %s: check the id", id, e.Name, e.Sport, ref)
+		wrote := plan.EventRef{Sport: ref.Sport, Name: ref.Name}
+		return nil, RaceInfo{}, fmt.Sprintf("event %s is %s (%s), not %s: check the id", id, e.Name, e.Sport, wrote)
 	}
 	if e.ID == "" {
 		e.ID = apiclient.String(id) // a detail that does not repeat its id
