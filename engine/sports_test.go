@@ -346,6 +346,16 @@ func TestEventBetsRehearsed(t *testing.T) {
 	assert.Equal(t, wantStake, *byID["blues-line"].Stake, "the amount saw event.selection.odds")
 	assert.Contains(t, log.String(), "created pies-h2h on Collingwood v Carlton (AFL): notification ")
 
+	// status reads the same outcomes back, events and all.
+	st, err := engine.ReadStatus(context.Background(), p, opts)
+	require.NoError(t, err)
+	require.Len(t, st.Bets, 3)
+	for _, b := range st.Bets {
+		assert.Equal(t, engine.StatusSettled, b.Status, b.ID)
+		assert.Equal(t, byID[b.ID].Race.Event.ID, b.Race.Event.ID, b.ID)
+		assert.Equal(t, byID[b.ID].Profit, b.Profit, b.ID)
+	}
+
 	// Again with the journal, and again with the state dir lost: nothing
 	// is created twice, and the event is recovered from the service.
 	_, err = engine.Run(context.Background(), p, opts)
