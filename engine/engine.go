@@ -77,7 +77,7 @@ type Options struct {
 	LookupInterval time.Duration
 	// MaxCreateAttempts bounds the creates sent for one label (default 3).
 	MaxCreateAttempts int
-	// RefreshEvery is how often races and sessions are read again while
+	// RefreshEvery is how often races, sessions (and events) are read again while
 	// bets wait (default 5m).
 	RefreshEvery time.Duration
 

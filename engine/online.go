@@ -10,8 +10,9 @@ import (
 )
 
 // CheckOnline resolves a plan's races and sessions against the service
-// (read-only: one races call, one sessions call) and reports what would
-// go wrong at run time, at the position of each bet.
+// (read-only: one races call, one sessions call, and for a plan with
+// event bets the event list and each event's detail) and reports what
+// would go wrong at run time, at the position of each bet.
 func CheckOnline(ctx context.Context, p *plan.Plan, svc Backend, clock Clock) (plan.Diagnostics, error) {
 	r := newTracker(p, Options{Backend: svc, Clock: clock})
 	if err := r.refresh(ctx); err != nil {
