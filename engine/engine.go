@@ -77,8 +77,8 @@ type Options struct {
 	LookupInterval time.Duration
 	// MaxCreateAttempts bounds the creates sent for one label (default 3).
 	MaxCreateAttempts int
-	// RefreshEvery is how often races, sessions (and events) are read again while
-	// bets wait (default 5m).
+	// RefreshEvery is how often races, sessions and events are read again
+	// while bets wait (default 5m).
 	RefreshEvery time.Duration
 
 	AllowNoBot bool
