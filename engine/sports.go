@@ -295,12 +295,38 @@ func (r *tracker) resolveEvent(b *plan.Bet) (*apiclient.Event, RaceInfo, string)
 		wrote := plan.EventRef{Sport: ref.Sport, Name: ref.Name}
 		return nil, RaceInfo{}, fmt.Sprintf("event %s is %s (%s), not %s: check the id", id, e.Name, e.Sport, wrote)
 	}
+	// A detail that leaves out what the list said is completed from it.
 	if e.ID == "" {
-		e.ID = apiclient.String(id) // a detail that does not repeat its id
+		e.ID = apiclient.String(id)
+	}
+	for i := range r.sports.list {
+		if l := &r.sports.list[i]; string(l.ID) == id {
+			if e.StartTime.IsZero() {
+				e.StartTime = l.StartTime
+			}
+			if e.Sport == "" {
+				e.Sport = l.Sport
+			}
+			if e.Name == "" {
+				e.Name = l.Name
+			}
+		}
+	}
+	if e.Sport == "" {
+		e.Sport = ref.Sport
+	}
+	switch {
+	case e.StartTime.IsZero():
+		return nil, RaceInfo{}, fmt.Sprintf("the service lists no start time for event %s: betplan cannot tell when it starts", id)
+	case e.Sport == "":
+		return nil, RaceInfo{}, fmt.Sprintf("the service lists no sport for event %s: name it in the plan, event: {id: %s, sport: ...}", id, id)
 	}
 	m, s, why := pickSelection(e, b)
-	if why != "" {
+	switch {
+	case why != "":
 		return nil, RaceInfo{}, why
+	case m.ID == "" || s.ID == "":
+		return nil, RaceInfo{}, fmt.Sprintf("%s %s lists no id for %s: the create could not name it", e.Name, m.Name, s.Name)
 	}
 	return e, eventInfo(e, m, s, b), ""
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -463,4 +464,93 @@ func TestEventBetKeepsItsJournalLabel(t *testing.T) {
 	assert.Equal(t, made.ID, res.Bets[0].NotificationID)
 	assert.Equal(t, engine.StatusSettled, res.Bets[0].Status, res.Bets[0].Reason)
 	assert.Equal(t, 1, w.svc.NotificationCount(), "not created again under another label")
+}
+
+// eventRewrite serves the sim with the event endpoints' answers edited:
+// the service's shapes are unknown, so betplan must cope with less.
+type eventRewrite struct {
+	svc  http.Handler
+	edit func(path string, v any)
+}
+
+func (h eventRewrite) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if !strings.HasPrefix(r.URL.Path, "/event/") {
+		h.svc.ServeHTTP(w, r)
+		return
+	}
+	rec := httptest.NewRecorder()
+	h.svc.ServeHTTP(rec, r)
+	var v any
+	if err := json.Unmarshal(rec.Body.Bytes(), &v); err != nil {
+		panic(err)
+	}
+	h.edit(r.URL.Path, v)
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(rec.Code)
+	json.NewEncoder(w).Encode(v)
+}
+
+// deleteKeys removes keys from every object in v, recursively.
+func deleteKeys(v any, keys ...string) {
+	switch x := v.(type) {
+	case map[string]any:
+		for _, k := range keys {
+			delete(x, k)
+		}
+		for _, c := range x {
+			deleteKeys(c, keys...)
+		}
+	case []any:
+		for _, c := range x {
+			deleteKeys(c, keys...)
+		}
+	}
+}
+
+// TestEventShapesWithGaps: a detail that leaves out the start or the
+// sport is completed from the list; with no start anywhere, or no ids to
+// send, the bet is unresolved rather than guessed.
+func TestEventShapesWithGaps(t *testing.T) {
+	bet := `  - id: pies
+    event: {sport: AFL, name: Collingwood v Carlton}
+    market: Line
+    selection: Collingwood
+`
+	tests := []struct {
+		name   string
+		edit   func(path string, v any)
+		status engine.Status
+		reason string
+	}{
+		{"no start or sport in the detail", func(path string, v any) {
+			if path != "/event/list/" {
+				deleteKeys(v, "start_time", "sports")
+			}
+		}, engine.StatusWaiting, ""},
+		{"no start anywhere", func(path string, v any) { deleteKeys(v, "start_time") }, engine.StatusUnresolved,
+			"the service lists no start time for event "},
+		{"no ids for the selections", func(path string, v any) {
+			if path != "/event/list/" {
+				for _, m := range v.(map[string]any)["markets"].([]any) {
+					deleteKeys(m.(map[string]any)["selections"], "id")
+				}
+			}
+		}, engine.StatusUnresolved, "Collingwood v Carlton Line lists no id for Collingwood"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			w := newWorld(t)
+			w.srv.Config.Handler = eventRewrite{svc: w.svc, edit: tt.edit}
+			afl := w.sportsEvent("AFL", 0)
+			res, _, err := engine.Preview(context.Background(), w.plan(sportsHead+bet), w.options(w.client()))
+			require.NoError(t, err)
+			b := res.Bets[0]
+			assert.Equal(t, tt.status, b.Status, b.Reason)
+			assert.Contains(t, b.Reason, tt.reason)
+			if tt.status == engine.StatusWaiting {
+				assert.Equal(t, "AFL", b.Race.Event.Sport)
+				assert.True(t, b.Race.Start.Equal(afl.Start), "start %s from the list, want %s", b.Race.Start, afl.Start)
+			}
+		})
+	}
 }
