@@ -312,9 +312,9 @@ func (p *parser) checkTargetNames(b *Bet, doc *betDoc, name string, event bool) 
 			}
 			var msg string
 			if wrong == "race" {
-				msg = fmt.Sprintf("%s is on an event, not a race: race is never set for it; use event (%s)", name, strings.Join(eventNames, ", "))
+				msg = fmt.Sprintf("the expression reads race, but %s is on an event, not a race: race is never set for it; use event (%s)", name, strings.Join(eventNames, ", "))
 			} else {
-				msg = fmt.Sprintf("%s is on a race: event is set only for bets on a sports event (event:); use race", name)
+				msg = fmt.Sprintf("the expression reads event, but %s is on a race: event is set only for bets on a sports event (event:); use race", name)
 			}
 			p.errAt(n, finding{msg, id.Location().From})
 			return true

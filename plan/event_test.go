@@ -235,3 +235,13 @@ func TestDiffEvents(t *testing.T) {
 		}
 	}
 }
+
+// TestEventRules: the sport warning is an unknown name for code scanning,
+// like a venue's.
+func TestEventRules(t *testing.T) {
+	_, diags := plan.Load("../testdata/plans/warnings/event-unknown-sport.yaml")
+	check(t, len(diags) == 2, "want 2 warnings, got %d", len(diags))
+	for _, d := range diags {
+		equal(t, "unknown-name", d.RuleOf().Name, d.Summary)
+	}
+}

@@ -22,7 +22,7 @@ var Rules = []Rule{
 	{"BP003", "duplicate", "Bet and tip ids, and keys of a mapping, must be unique: an id is part of each bet's label, which makes it exactly-once.",
 		regexp.MustCompile(`^duplicate `)},
 	{"BP004", "unknown-name", "A race code, market, bet type, option, race key or confidence the service does not know: the message lists what it takes.",
-		regexp.MustCompile(`^unknown (code|market|type|option|race|confidence|sport|event)|is not a venue betplan knows`)},
+		regexp.MustCompile(`^unknown (code|market|type|option|race|confidence|sport|event)|is not a (venue|sport) betplan knows`)},
 	{"BP005", "out-of-range", "A number too large (or small) for what it means.",
 		regexp.MustCompile(`out of range`)},
 	{"BP006", "limit", "A limit is invalid, or the plan's own bets already break one.",

@@ -138,7 +138,7 @@ func TestRulesAreSpecific(t *testing.T) {
 		"bad-yaml": "yaml-syntax", "unknown-key": "unknown-field", "duplicate-id": "duplicate",
 		"unknown-market": "unknown-name", "missing-stake": "missing", "undefined-var": "expression",
 		"limit-exceeded": "limit", "out-of-range": "out-of-range", "missing-version": "missing",
-		"negative-stake": "invalid-value",
+		"negative-stake": "invalid-value", "event-expressions": "expression", "event-pick": "invalid-value",
 	}
 	for file, want := range cases {
 		_, diags := plan.Load(filepath.Join("..", "testdata", "plans", "invalid", file+".yaml"))
