@@ -346,6 +346,7 @@ func TestEventBetsRehearsed(t *testing.T) {
 	}
 	assert.Equal(t, wantStake, *byID["blues-line"].Stake, "the amount saw event.selection.odds")
 	assert.Contains(t, log.String(), "created pies-h2h on Collingwood v Carlton (AFL): notification ")
+	assert.Equal(t, apiclient.EventAssumptions, res.Assumptions, "the report says what was assumed of the event endpoints")
 
 	// status reads the same outcomes back, events and all.
 	st, err := engine.ReadStatus(context.Background(), p, opts)

@@ -159,6 +159,9 @@ func (r *tracker) fill(res *Result) {
 		res.Limits.Committed, res.Limits.CreatedBets = r.journal.Committed()
 	}
 	r.fillTips(res)
+	if r.hasEventBets() {
+		res.Assumptions = append(res.Assumptions, apiclient.EventAssumptions...)
+	}
 	res.FinishedAt = r.clock.Now()
 	res.ComputeTotals()
 }

@@ -35,7 +35,7 @@ type Document struct {
 	Tips        []Tip      `json:"tips" jsonschema_description:"Every tip of the plan, in plan order (one per race for for_each_race tips); empty for plans without tips."`
 	Prealerts   []Prealert `json:"prealerts" jsonschema_description:"The pre-alerts, one per race with tips, when the plan asks for them."`
 	TipTotals   TipTotals  `json:"tip_totals" jsonschema_description:"The tipster's record over tips."`
-	Assumptions []string   `json:"assumptions" jsonschema_description:"What betplan assumed where the service's shapes are not known (tipster endpoints); empty when nothing was."`
+	Assumptions []string   `json:"assumptions" jsonschema_description:"What betplan assumed where the service's shapes are not known (tipster and sports event endpoints); empty when nothing was."`
 }
 
 // PlanInfo names the plan a report is about.
