@@ -37,9 +37,14 @@ const unresultedAfter = 2 * time.Hour
 // due reports whether an open notification should be polled now (on a
 // tick of the plan's interval): never polled yet, its race has started
 // (the result is coming), its sessions have not answered yet or it is
-// young, or it was last polled slowPollEvery ago.
+// young, or it was last polled slowPollEvery ago. A sports event that has
+// started is polled every slowPollEvery: it runs for hours.
 func (in *instance) due(now time.Time) bool {
 	switch {
+	case in.info.Event != nil && !in.lastPolled.IsZero() && !now.Before(in.info.Start):
+		// A sports event runs for hours and the service gives no end: while
+		// it runs it is polled at the slow pace, not on every tick.
+		return now.Sub(in.lastPolled) >= slowPollEvery
 	case in.lastPolled.IsZero(), in.info.Start.IsZero(), !now.Before(in.info.Start):
 		return true
 	case now.Sub(in.createdAt) < answerWindow:

@@ -555,3 +555,29 @@ func TestEventShapesWithGaps(t *testing.T) {
 		})
 	}
 }
+
+// TestEventPolledAtTheSlowPaceInPlay: a game runs for hours, so while it
+// runs its bet is polled every five minutes, not on every tick; the
+// result is still seen within five minutes.
+func TestEventPolledAtTheSlowPaceInPlay(t *testing.T) {
+	w := newWorld(t)
+	afl := w.sportsEvent("AFL", 0)
+	p := w.plan(sportsHead + `  - id: pies
+    event: {sport: AFL, name: Collingwood v Carlton}
+    market: Head To Head
+    selection: Collingwood
+`)
+	res, err := engine.Run(context.Background(), p, w.options(w.client()))
+	require.NoError(t, err)
+	require.Equal(t, engine.StatusSettled, res.Bets[0].Status, res.Bets[0].Reason)
+	inPlay := 0
+	for _, r := range w.svc.Requests() {
+		if r.Path == "/notification/" && !r.SimTime.Before(afl.Start) && r.SimTime.Before(afl.End) {
+			inPlay++
+		}
+	}
+	most := int(afl.End.Sub(afl.Start)/(5*time.Minute)) + 1
+	assert.LessOrEqual(t, inPlay, most, "polls while the game ran (%s, 30s ticks)", afl.End.Sub(afl.Start))
+	assert.Positive(t, inPlay)
+	assert.WithinDuration(t, afl.End.Add(2*time.Minute), res.FinishedAt, 6*time.Minute, "the result is seen within a slow poll of it")
+}
