@@ -113,12 +113,13 @@ func (r *tracker) eventInstance(b *plan.Bet) *instance {
 }
 
 // findEvent returns the soonest listed event of the sport whose name
-// matches ref's (plan.FoldEvent), or nil.
+// matches ref's (plan.FoldEvent), or nil. An entry that names no sport
+// matches by its name alone.
 func findEvent(list []apiclient.Event, ref plan.EventRef) *apiclient.Event {
 	var best *apiclient.Event
 	for i := range list {
 		e := &list[i]
-		if !strings.EqualFold(e.Sport, ref.Sport) || plan.FoldEvent(e.Name) != plan.FoldEvent(ref.Name) {
+		if (e.Sport != "" && !strings.EqualFold(e.Sport, ref.Sport)) || plan.FoldEvent(e.Name) != plan.FoldEvent(ref.Name) {
 			continue
 		}
 		if best == nil || e.StartTime.Before(best.StartTime.Time) {

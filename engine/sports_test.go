@@ -528,6 +528,7 @@ func TestEventShapesWithGaps(t *testing.T) {
 				deleteKeys(v, "start_time", "sports")
 			}
 		}, engine.StatusWaiting, ""},
+		{"no sport anywhere: the plan's", func(path string, v any) { deleteKeys(v, "sports") }, engine.StatusWaiting, ""},
 		{"no start anywhere", func(path string, v any) { deleteKeys(v, "start_time") }, engine.StatusUnresolved,
 			"the service lists no start time for event "},
 		{"no ids for the selections", func(path string, v any) {
