@@ -582,3 +582,50 @@ func TestEventPolledAtTheSlowPaceInPlay(t *testing.T) {
 	assert.Positive(t, inPlay)
 	assert.WithinDuration(t, afl.End.Add(2*time.Minute), res.FinishedAt, 6*time.Minute, "the result is seen within a slow poll of it")
 }
+
+// TestEventAlternateLines: where a market lists a selection at several
+// lines, the plan's handicap picks one; a line it does not list is
+// unresolved with the lines it does.
+func TestEventAlternateLines(t *testing.T) {
+	w := newWorld(t)
+	afl := w.sportsEvent("AFL", 0)
+	home := marketOf(afl, "Line").Selections[0]
+	alt := home.Line - 6
+	w.srv.Config.Handler = eventRewrite{svc: w.svc, edit: func(path string, v any) {
+		if path == "/event/list/" {
+			return
+		}
+		for _, m := range v.(map[string]any)["markets"].([]any) {
+			if m := m.(map[string]any); m["name"] == "Line" {
+				m["selections"] = append(m["selections"].([]any), map[string]any{"id": 77, "name": "Collingwood", "odds": 2.6, "handicap": alt})
+			}
+		}
+	}}
+	tests := []struct {
+		handicap string
+		status   engine.Status
+		want     string
+	}{
+		{"", engine.StatusWaiting, fmt.Sprint(home.ID)},
+		{fmt.Sprint(home.Line), engine.StatusWaiting, fmt.Sprint(home.ID)},
+		{fmt.Sprint(alt), engine.StatusWaiting, "77"},
+		{"-99.5", engine.StatusUnresolved, fmt.Sprintf("Collingwood v Carlton Line lists Collingwood at lines %v, %v, not -99.5", home.Line, alt)},
+	}
+	for _, tt := range tests {
+		t.Run("handicap "+tt.handicap, func(t *testing.T) {
+			bet := "  - {id: pies, event: {sport: AFL, name: Collingwood v Carlton}, market: Line, selection: Collingwood"
+			if tt.handicap != "" {
+				bet += ", handicap: " + tt.handicap
+			}
+			res, _, err := engine.Preview(context.Background(), w.plan(sportsHead+bet+"}\n"), w.options(w.client()))
+			require.NoError(t, err)
+			b := res.Bets[0]
+			require.Equal(t, tt.status, b.Status, b.Reason)
+			if tt.status == engine.StatusUnresolved {
+				assert.Equal(t, tt.want, b.Reason)
+				return
+			}
+			assert.Equal(t, tt.want, b.Race.Event.SelectionID)
+		})
+	}
+}
