@@ -52,8 +52,6 @@ func (p *parser) check() {
 		pl.Defaults = defaults.display()
 	}
 	seen := map[string]*yaml.Node{}
-	var staticTotal float64
-	staticCount := 0
 	for i := range doc.Bets {
 		path := "bets[" + strconv.Itoa(i) + "]"
 		b := p.checkBet(&doc.Bets[i], path, defaults)
@@ -69,23 +67,19 @@ func (p *parser) check() {
 		if b == nil {
 			continue
 		}
-		if b.ForEachRace == nil {
-			staticCount++
-			if a := b.amount(); a != nil && a.Expr == nil {
-				staticTotal += a.Value
-			}
-		}
 		pl.Bets = append(pl.Bets, b)
 	}
-	l := pl.Limits
-	if l.MaxTotalStake != nil && staticTotal > *l.MaxTotalStake+1e-9 {
-		p.d.warnf(p.at("limits.max_total_stake"), "the fixed amounts of the bets add up to $%s, above max_total_stake $%s: the bets past the limit will be refused", money(staticTotal), money(*l.MaxTotalStake))
+	ids := make(map[string]bool, len(seen))
+	for id := range seen {
+		ids[id] = true
 	}
-	if l.MaxBets != nil && staticCount > *l.MaxBets {
-		p.d.warnf(p.at("limits.max_bets"), "the plan has %d bets on named races, above max_bets %d: the bets past the limit will be refused", staticCount, *l.MaxBets)
-	}
+	p.checkBetReads(ids)
+	p.checkStaticLimits()
 }
 
+// checkLimits reads limits. A limit that is not a positive amount, or a
+// period betplan does not know, is an error with a hint; limits that
+// leave a static bet no room are errors too (checkStaticLimits).
 func (p *parser) checkLimits() {
 	doc := p.doc.Limits
 	if doc == nil && len(p.doc.Bets) == 0 && p.d.pos["tips"] != nil {
@@ -97,10 +91,26 @@ func (p *parser) checkLimits() {
 	}
 	before := p.d.diags.Errors()
 	p.validateStruct(doc, "limits", "limits")
+	period := PeriodPlan
+	if doc.Period != nil {
+		period = Period(*doc.Period)
+		if !slices.Contains(Periods(), period) {
+			names := make([]string, 0, 3)
+			for _, x := range Periods() {
+				names = append(names, string(x))
+			}
+			p.d.errorf(p.at("limits.period"), "unknown period %q%s (periods: %s): the total limits count within the race's meeting day, its week, or the whole plan",
+				*doc.Period, didYouMean(*doc.Period, names), strings.Join(names, ", "))
+		}
+	}
 	if p.d.diags.Errors() > before {
 		return // an invalid limit would only add confusing errors to bets
 	}
-	p.plan.Limits = Limits{MaxStakePerBet: doc.MaxStakePerBet, MaxTotalStake: doc.MaxTotalStake, MaxBets: doc.MaxBets}
+	p.plan.Limits = Limits{
+		Period: period, MaxStakePerBet: doc.MaxStakePerBet, MaxTotalStake: doc.MaxTotalStake, MaxBets: doc.MaxBets,
+		MaxLoss: doc.MaxLoss, TakeProfit: doc.TakeProfit, MaxOpenStake: doc.MaxOpenStake,
+		MaxStakePerRace: doc.MaxStakePerRace, MaxBetsPerRace: doc.MaxBetsPerRace,
+	}
 	var missing []string
 	if doc.MaxStakePerBet == nil {
 		missing = append(missing, "max_stake_per_bet")
@@ -116,6 +126,100 @@ func (p *parser) checkLimits() {
 	}
 	if doc.MaxStakePerBet != nil && doc.MaxTotalStake != nil && *doc.MaxStakePerBet > *doc.MaxTotalStake {
 		p.d.warnf(p.at("limits.max_stake_per_bet"), "max_stake_per_bet $%s is above max_total_stake $%s", money(*doc.MaxStakePerBet), money(*doc.MaxTotalStake))
+	}
+}
+
+// checkStaticLimits holds the bets' static amounts to the limits, counting
+// each at its least: one session (the run counts every session that can
+// place it). A bet certain to be created (a named race, no when, a static
+// amount) that the limits leave no room for is an error: run would refuse
+// the plan before creating anything. Bets with a when may never all be
+// created, so their sum over a limit is a warning.
+func (p *parser) checkStaticLimits() {
+	l := p.plan.Limits
+	var largest float64
+	var largestBet string
+	var certainTotal, staticTotal float64
+	var certain, named []string
+	certainCount, namedCount := 0, 0
+	type raceUse struct {
+		stake float64
+		bets  []string
+	}
+	perRace := map[string]*raceUse{}
+	var raceOrder []string
+	for _, b := range p.plan.Bets {
+		a, static := b.StaticAmount()
+		if static && a > largest {
+			largest, largestBet = a, b.ID
+		}
+		if b.ForEachRace != nil {
+			continue
+		}
+		namedCount++
+		named = append(named, b.ID)
+		if static {
+			staticTotal += a
+		}
+		if !b.Certain() {
+			continue
+		}
+		certainCount++
+		certain = append(certain, b.ID)
+		certainTotal += a
+		key := FoldVenue(b.Race.Venue) + "|" + strings.ToLower(b.Race.Code) + "|" + strconv.Itoa(b.Race.EventNumber)
+		u := perRace[key]
+		if u == nil {
+			u = &raceUse{}
+			perRace[key] = u
+			raceOrder = append(raceOrder, key)
+		}
+		u.stake += a
+		u.bets = append(u.bets, b.ID)
+	}
+	certainWords := func(ids []string) string {
+		return "the bets certain to be created (a named race, no when, a static amount: " + strings.Join(ids, ", ") + ")"
+	}
+	const refuse = "run would refuse the plan before creating any bet"
+	if l.MaxOpenStake != nil && largest > *l.MaxOpenStake+1e-9 {
+		p.d.errorf(p.at("limits.max_open_stake"), "max_open_stake $%s is below bet %s's amount $%s: that bet could never be created; raise the limit to at least $%s",
+			money(*l.MaxOpenStake), largestBet, money(largest), money(largest))
+	}
+	if l.MaxStakePerRace != nil && largest > *l.MaxStakePerRace+1e-9 {
+		p.d.errorf(p.at("limits.max_stake_per_race"), "max_stake_per_race $%s is below bet %s's amount $%s: that bet could never be created; raise the limit to at least $%s",
+			money(*l.MaxStakePerRace), largestBet, money(largest), money(largest))
+	}
+	switch {
+	case l.MaxTotalStake != nil && certainTotal > *l.MaxTotalStake+1e-9:
+		p.d.errorf(p.at("limits.max_total_stake"), "%s stake $%s at least, above max_total_stake $%s: %s; raise the limit or remove a bet",
+			certainWords(certain), money(certainTotal), money(*l.MaxTotalStake), refuse)
+	case l.MaxTotalStake != nil && staticTotal > *l.MaxTotalStake+1e-9:
+		p.d.warnf(p.at("limits.max_total_stake"), "the fixed amounts of the bets add up to $%s, above max_total_stake $%s: the bets past the limit will be refused", money(staticTotal), money(*l.MaxTotalStake))
+	}
+	if l.MaxOpenStake != nil && certainTotal > *l.MaxOpenStake+1e-9 && largest <= *l.MaxOpenStake+1e-9 {
+		p.d.errorf(p.at("limits.max_open_stake"), "%s are open together and stake $%s at least, above max_open_stake $%s: %s; raise the limit or remove a bet",
+			certainWords(certain), money(certainTotal), money(*l.MaxOpenStake), refuse)
+	}
+	switch {
+	case l.MaxBets != nil && certainCount > *l.MaxBets:
+		p.d.errorf(p.at("limits.max_bets"), "%s are %d, above max_bets %d: %s; raise the limit or remove a bet",
+			certainWords(certain), certainCount, *l.MaxBets, refuse)
+	case l.MaxBets != nil && namedCount > *l.MaxBets:
+		p.d.warnf(p.at("limits.max_bets"), "the plan has %d bets on named races, above max_bets %d: the bets past the limit will be refused", namedCount, *l.MaxBets)
+	}
+	for _, key := range raceOrder {
+		u := perRace[key]
+		if len(u.bets) < 2 {
+			continue
+		}
+		if l.MaxStakePerRace != nil && u.stake > *l.MaxStakePerRace+1e-9 && largest <= *l.MaxStakePerRace+1e-9 {
+			p.d.errorf(p.at("limits.max_stake_per_race"), "%s are on one race and stake $%s at least, above max_stake_per_race $%s: %s; raise the limit or remove a bet",
+				certainWords(u.bets), money(u.stake), money(*l.MaxStakePerRace), refuse)
+		}
+		if l.MaxBetsPerRace != nil && len(u.bets) > *l.MaxBetsPerRace {
+			p.d.errorf(p.at("limits.max_bets_per_race"), "%s are %d on one race, above max_bets_per_race %d: %s; raise the limit or remove a bet",
+				certainWords(u.bets), len(u.bets), *l.MaxBetsPerRace, refuse)
+		}
 	}
 }
 

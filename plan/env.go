@@ -8,14 +8,47 @@ import (
 )
 
 // Env is what expressions see: the race (or, for an event bet, the sports
-// event) being considered, the time, the plan's vars and the account's
-// bookmaker sessions.
+// event) being considered, the time, the plan's vars, the account's
+// bookmaker sessions, and what the plan's bets did so far (its period
+// totals, and its other bets by id).
 type Env struct {
 	Race     RaceEnv        `expr:"race"`
 	Event    EventEnv       `expr:"event"`
 	Now      time.Time      `expr:"now"`
 	Vars     map[string]any `expr:"vars"`
 	Sessions []SessionEnv   `expr:"sessions"`
+	Plan     PlanEnv        `expr:"plan"`
+	// Bets holds every other bet of the plan by id: a BetEnv for a bet on
+	// one race, a []BetEnv (its instances) for a for_each_race bet.
+	Bets map[string]any `expr:"bets"`
+}
+
+// PlanEnv is the plan's totals in the current period of its limits
+// (limits.period: the race's meeting day, its week, or all time), across
+// every run of the plan. Amounts are dollars at risk: what the sessions
+// accepted, or may still place.
+type PlanEnv struct {
+	Staked    float64 `expr:"staked"`     // at risk over the period's bets
+	OpenStake float64 `expr:"open_stake"` // at risk on bets not resulted yet
+	Profit    float64 `expr:"profit"`     // settled profit, signed
+	Bets      int     `expr:"bets"`       // bets created
+	Settled   int     `expr:"settled"`    // bets resulted
+	Won       int     `expr:"won"`        // settled with a profit
+	Lost      int     `expr:"lost"`       // settled with a loss
+}
+
+// BetEnv is one bet of the plan on one race, as another bet's expressions
+// see it.
+type BetEnv struct {
+	Status      string  `expr:"status"`       // as in the report: waiting, created, placed, settled, failed, ...
+	Amount      float64 `expr:"amount"`       // the requested stake or target profit; 0 until known
+	Accepted    float64 `expr:"accepted"`     // dollars the sessions accepted
+	AverageOdds float64 `expr:"average_odds"` // over what was accepted
+	Profit      float64 `expr:"profit"`       // signed; final once settled
+	Won         bool    `expr:"won"`          // settled with a profit
+	Lost        bool    `expr:"lost"`         // settled with a loss
+	Result      string  `expr:"result"`       // the race's finishing order, e.g. "4/1/7", once resulted
+	Race        RaceEnv `expr:"race"`
 }
 
 // RaceEnv is a race as expressions see it.
@@ -88,6 +121,8 @@ var (
 	marketNames  = envNames(reflect.TypeFor[MarketEnv]())
 	pickNames    = envNames(reflect.TypeFor[SelectionEnv]())
 	sessionNames = envNames(reflect.TypeFor[SessionEnv]())
+	planNames    = envNames(reflect.TypeFor[PlanEnv]())
+	betNames     = envNames(reflect.TypeFor[BetEnv]())
 )
 
 // Helper functions of expressions, beyond expr's builtins (len, abs, min,

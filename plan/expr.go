@@ -145,7 +145,7 @@ func explainCompileError(err error, kind exprKind) error {
 	switch {
 	case strings.HasPrefix(msg, "unknown name "):
 		name := strings.TrimPrefix(msg, "unknown name ")
-		msg = fmt.Sprintf("unknown name %s%s (names are race, event, now, vars, sessions and the functions %s)",
+		msg = fmt.Sprintf("unknown name %s%s (names are race, event, now, vars, sessions, plan, bets and the functions %s)",
 			name, didYouMean(name, topNames), strings.Join(helperNames, ", "))
 	case strings.HasPrefix(msg, "type plan.RaceEnv has no field "):
 		name := strings.TrimPrefix(msg, "type plan.RaceEnv has no field ")
@@ -162,12 +162,16 @@ func explainCompileError(err error, kind exprKind) error {
 	case strings.HasPrefix(msg, "type plan.SelectionEnv has no field "):
 		name := strings.TrimPrefix(msg, "type plan.SelectionEnv has no field ")
 		msg = fmt.Sprintf("a selection has no field %s%s", name, orList(name, pickNames))
+	case strings.HasPrefix(msg, "type plan.PlanEnv has no field "):
+		name := strings.TrimPrefix(msg, "type plan.PlanEnv has no field ")
+		msg = fmt.Sprintf("plan has no field %s%s", name, orList(name, planNames))
 	}
 	msg = strings.ReplaceAll(msg, "plan.EventEnv", "event")
 	msg = strings.ReplaceAll(msg, "plan.MarketEnv", "market")
 	msg = strings.ReplaceAll(msg, "plan.SelectionEnv", "selection")
 	msg = strings.ReplaceAll(msg, "plan.RaceEnv", "race")
 	msg = strings.ReplaceAll(msg, "plan.SessionEnv", "session")
+	msg = strings.ReplaceAll(msg, "plan.PlanEnv", "plan")
 	msg = strings.ReplaceAll(msg, "plan.Env", "environment")
 	return &exprError{msg: msg, line: fe.Line, column: fe.Column, hasPos: fe.Line > 0}
 }
@@ -275,6 +279,10 @@ func formatValue(v any) string {
 		return fmt.Sprintf("%d sessions", len(x))
 	case []MarketEnv:
 		return fmt.Sprintf("%d markets", len(x))
+	case []BetEnv:
+		return fmt.Sprintf("%d bets", len(x))
+	case BetEnv:
+		return "a bet " + x.Status
 	}
 	if rv := reflect.ValueOf(v); rv.Kind() == reflect.Slice {
 		return fmt.Sprintf("%d items", rv.Len())
@@ -337,7 +345,7 @@ func memberPath(n ast.Node) string {
 	switch x := n.(type) {
 	case *ast.IdentifierNode:
 		switch x.Value {
-		case "race", "event", "now", "vars", "sessions":
+		case "race", "event", "now", "vars", "sessions", "plan", "bets":
 			return x.Value
 		}
 	case *ast.MemberNode:

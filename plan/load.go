@@ -69,6 +69,9 @@ type parser struct {
 	doc   planDoc
 	root  *yaml.Node
 	plan  *Plan
+	// betExprs lists, bet by bet, where the expressions each bet runs were
+	// written (its own or the defaults').
+	betExprs []betExprs
 }
 
 var yamlErrLine = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)

@@ -55,8 +55,9 @@ func (p *parser) checkBet(doc *betDoc, path string, def resolvedBet) *Bet {
 	b.Selection, b.Type, b.Market = deref(sel), deref(typ), deref(market)
 	b.TargetSession = deref(pick(own.targetSession, def.targetSession))
 	b.When = own.when
+	whenPath := own.whenPath
 	if b.When == nil && doc.When == nil {
-		b.When = def.when
+		b.When, whenPath = def.when, def.whenPath
 	}
 	b.Options = mergeOptions(def.options, own.options)
 	if b.Options != nil {
@@ -133,6 +134,33 @@ func (p *parser) checkBet(doc *betDoc, path string, def resolvedBet) *Bet {
 		}
 	}
 	p.checkTargetNames(b, doc, name, event)
+	if typ != nil && *typ != TypeFixedWager {
+		if on, _ := b.Options[OptionEnsureTotalWager].(bool); on {
+			at := own.optionsPath + "." + OptionEnsureTotalWager
+			if _, ok := own.options[OptionEnsureTotalWager]; !ok {
+				at = def.optionsPath + "." + OptionEnsureTotalWager
+			}
+			p.d.errorf(p.keyAt(at), "%s is %s: option %s makes a Fixed Wager stake the total across sessions and the service documents it for Fixed Wager only; remove it or make the bet Fixed Wager", name, *typ, OptionEnsureTotalWager)
+		}
+	}
+
+	// The expressions the bet runs, wherever they were written, for the
+	// checks of what they read of other bets (checkBetReads).
+	uses := betExprs{id: doc.ID, forEach: race.forEachSet && !race.raceSet}
+	if race.forEachSet {
+		uses.paths = append(uses.paths, race.forEachPath)
+	}
+	if whenPath != "" {
+		uses.paths = append(uses.paths, whenPath)
+	}
+	if stake != nil && stake.Expr != nil && b.AmountField() == AmountStake {
+		uses.paths = append(uses.paths, stakePath)
+	}
+	if profit != nil && profit.Expr != nil && b.AmountField() == AmountTargetProfit {
+		uses.paths = append(uses.paths, profitPath)
+	}
+	p.betExprs = append(p.betExprs, uses)
+
 	if p.d.diags.Errors() > before {
 		return nil
 	}

@@ -16,6 +16,10 @@ func (k optionKind) String() string {
 	return [...]string{"true or false", "a number", "a whole number", "a string"}[k]
 }
 
+// OptionEnsureTotalWager makes a Fixed Wager stake the total across the
+// sessions that place it, split between them (service facts §2.1, §2.4).
+const OptionEnsureTotalWager = "ensure_total_wager"
+
 // options are the notification options of the service's create call that a
 // plan may set (service facts §2.1), with their wire types. Amounts and the
 // fields a bet has of its own (stake, market, target_session, ...) are not
@@ -34,7 +38,7 @@ var options = map[string]struct {
 	"bonus_back_if_available":      {optBool, "use a bookmaker's bonus back when offered"},
 	"use_bonus":                    {optBool, "bet with bonus funds instead of cash"},
 	"allow_double_bets":            {optBool, "allow a second bet on the same selection"},
-	"ensure_total_wager":           {optBool, "with Fixed Wager, the stake is the total across sessions, not per session"},
+	OptionEnsureTotalWager:         {optBool, "with Fixed Wager, the stake is the total across the sessions that place it, split between them, not what each places"},
 	"choose_best_odds":             {optBool, "bet only with the bookmakers offering the best odds"},
 	"choose_random_accounts":       {optBool, "pick accounts at random"},
 	"choose_random_bots":           {optBool, "pick bots at random"},

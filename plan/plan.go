@@ -22,21 +22,51 @@ type Plan struct {
 	Poll        Poll
 	Tips        []*Tip    // in file order
 	Prealert    *Prealert // nil: no pre-alerts
+	// ReadsOutcomes is true when an expression reads plan or bets: the
+	// engine then fills them in before it evaluates one.
+	ReadsOutcomes bool
 }
 
-// Limits are checked before any bet is created. A nil limit is unset.
+// Limits are checked before every bet is created, against the money the
+// bet puts at risk. The total limits count within Period. A nil limit is
+// unset.
 type Limits struct {
-	MaxStakePerBet *float64
-	MaxTotalStake  *float64
-	MaxBets        *int
+	Period          Period
+	MaxStakePerBet  *float64
+	MaxTotalStake   *float64
+	MaxBets         *int
+	MaxLoss         *float64
+	TakeProfit      *float64
+	MaxOpenStake    *float64
+	MaxStakePerRace *float64
+	MaxBetsPerRace  *int
 }
+
+// Period is what a plan's total limits count within.
+type Period string
+
+// The periods of limits.period.
+const (
+	PeriodDay  Period = "day"  // the race's meeting day, in its own time zone
+	PeriodWeek Period = "week" // Monday to Sunday of meeting days
+	PeriodPlan Period = "plan" // all time: everything the plan ever created
+)
+
+// Periods returns the values limits.period takes.
+func Periods() []Period { return []Period{PeriodDay, PeriodWeek, PeriodPlan} }
 
 // CheckBet checks one bet's amount against max_stake_per_bet.
 func (l Limits) CheckBet(amount float64) error {
-	if l.MaxStakePerBet != nil && amount > *l.MaxStakePerBet {
+	if l.MaxStakePerBet != nil && amount > *l.MaxStakePerBet+1e-9 {
 		return fmt.Errorf("amount $%s is above limits.max_stake_per_bet ($%s)", money(amount), money(*l.MaxStakePerBet))
 	}
 	return nil
+}
+
+// Any reports whether the plan sets any limit.
+func (l Limits) Any() bool {
+	return l.MaxStakePerBet != nil || l.MaxTotalStake != nil || l.MaxBets != nil || l.MaxLoss != nil ||
+		l.TakeProfit != nil || l.MaxOpenStake != nil || l.MaxStakePerRace != nil || l.MaxBetsPerRace != nil
 }
 
 // Poll says how often and how long outcomes are followed.
@@ -162,6 +192,31 @@ func money(v float64) string {
 		return fmt.Sprintf("%.0f", v)
 	}
 	return fmt.Sprintf("%.2f", v)
+}
+
+// StaticAmount is the bet's amount when it is a plain number; ok is false
+// for an expression, known only when evaluated.
+func (b *Bet) StaticAmount() (amount float64, ok bool) {
+	a := b.amount()
+	if a == nil || a.Expr != nil {
+		return 0, false
+	}
+	return a.Value, true
+}
+
+// Certain reports whether the bet is sure to be created once its race is
+// found: a named race, no when and a static amount.
+func (b *Bet) Certain() bool {
+	_, static := b.StaticAmount()
+	return b.Race != nil && b.ForEachRace == nil && b.When == nil && static
+}
+
+// StakeIsTotal reports whether the bet's stake is the total across the
+// sessions that place it (options.ensure_total_wager on a Fixed Wager)
+// rather than what each of them places.
+func (b *Bet) StakeIsTotal() bool {
+	on, _ := b.Options[OptionEnsureTotalWager].(bool)
+	return on && b.Type == TypeFixedWager
 }
 
 func (b *Bet) amount() *Amount {

@@ -31,6 +31,7 @@ type resolvedBet struct {
 	profit        *Amount
 	profitPath    string
 	when          *Expr
+	whenPath      string
 	options       map[string]any
 	optionsPath   string
 	racePath      string
@@ -93,6 +94,7 @@ func (p *parser) resolveBet(b *betDoc, path string) resolvedBet {
 		}
 	}
 	if b.When != nil && b.When.node != nil {
+		r.whenPath = path + ".when"
 		if tree := p.compileField(b.When.node, "when", kindBool, &r.when); tree != nil {
 			for _, f := range literalChecks(tree) {
 				p.warnAt(b.When.node, f)

@@ -9,7 +9,7 @@ type planDoc struct {
 	Name        string             `yaml:"name" validate:"required,max=40,planname" jsonschema:"required,pattern=^[a-z0-9]+(-[a-z0-9]+)*$,maxLength=40" jsonschema_description:"The plan's name: lowercase letters, digits and '-'. It is part of the label of every bet the plan creates, so renaming a plan makes its bets new."`
 	Description string             `yaml:"description" jsonschema_description:"Free text for people reading the plan."`
 	Vars        map[string]any     `yaml:"vars" jsonschema_description:"Free values, readable in expressions as vars.NAME (e.g. vars.unit * 2)."`
-	Limits      *limitsDoc         `yaml:"limits" jsonschema_description:"Hard limits, checked before any bet is created. Static amounts are checked by validate; expression amounts when evaluated."`
+	Limits      *limitsDoc         `yaml:"limits" jsonschema_description:"Hard limits, checked before every bet is created against the money at risk (stake times the sessions that can place it). Total limits count within limits.period. Static amounts are checked by validate; expression amounts when evaluated."`
 	Defaults    *betDoc            `yaml:"defaults" jsonschema_description:"Values for any bet field except id; a bet's own value wins."`
 	Races       map[string]raceDoc `yaml:"races" jsonschema_description:"Named races that bets refer to by key (race: KEY)."`
 	Bets        []betDoc           `yaml:"bets" jsonschema:"minItems=1" jsonschema_description:"The bets, each created at most once per race. A plan has bets, tips, or both."`
@@ -19,9 +19,15 @@ type planDoc struct {
 }
 
 type limitsDoc struct {
-	MaxStakePerBet *float64 `yaml:"max_stake_per_bet" validate:"omitempty,gt=0,cents" jsonschema:"exclusiveMinimum=0" jsonschema_description:"The largest amount (stake, or target_profit for Fixed Profit) of one bet, in dollars."`
-	MaxTotalStake  *float64 `yaml:"max_total_stake" validate:"omitempty,gt=0,cents" jsonschema:"exclusiveMinimum=0" jsonschema_description:"The largest sum of the amounts of all bets the run creates, in dollars."`
-	MaxBets        *int     `yaml:"max_bets" validate:"omitempty,gt=0" jsonschema:"minimum=1" jsonschema_description:"The most bets the run creates (each for_each_race match counts)."`
+	Period          *string  `yaml:"period" validate:"-" jsonschema:"enum=day,enum=week,enum=plan" jsonschema_description:"What the total limits count within: day (the race's meeting day, in the race's own time zone), week (Monday to Sunday of meeting days) or plan (all time, the default)."`
+	MaxStakePerBet  *float64 `yaml:"max_stake_per_bet" validate:"omitempty,gt=0,cents" jsonschema:"exclusiveMinimum=0" jsonschema_description:"The most one bet may put at risk, in dollars: its stake times the sessions that can place it (or the total, with ensure_total_wager)."`
+	MaxTotalStake   *float64 `yaml:"max_total_stake" validate:"omitempty,gt=0,cents" jsonschema:"exclusiveMinimum=0" jsonschema_description:"The most the plan's bets of the period may put at risk together, in dollars: what the sessions accepted, or may still place."`
+	MaxBets         *int     `yaml:"max_bets" validate:"omitempty,gt=0" jsonschema:"minimum=1" jsonschema_description:"The most bets the plan creates in the period (each for_each_race match counts)."`
+	MaxLoss         *float64 `yaml:"max_loss" validate:"omitempty,gt=0,cents" jsonschema:"exclusiveMinimum=0" jsonschema_description:"A stop-loss, in dollars: once the period's settled profit is at or below minus this, no new bet is created."`
+	TakeProfit      *float64 `yaml:"take_profit" validate:"omitempty,gt=0,cents" jsonschema:"exclusiveMinimum=0" jsonschema_description:"Once the period's settled profit reaches this many dollars, no new bet is created."`
+	MaxOpenStake    *float64 `yaml:"max_open_stake" validate:"omitempty,gt=0,cents" jsonschema:"exclusiveMinimum=0" jsonschema_description:"Exposure, in dollars: what the period's bets not yet resulted have at risk, plus the new bet, may not exceed it."`
+	MaxStakePerRace *float64 `yaml:"max_stake_per_race" validate:"omitempty,gt=0,cents" jsonschema:"exclusiveMinimum=0" jsonschema_description:"The most the plan's bets on one race may put at risk together, in dollars."`
+	MaxBetsPerRace  *int     `yaml:"max_bets_per_race" validate:"omitempty,gt=0" jsonschema:"minimum=1" jsonschema_description:"The most bets the plan creates on one race."`
 }
 
 type raceDoc struct {
@@ -40,7 +46,7 @@ type betDoc struct {
 	Type          *string        `yaml:"type" validate:"omitempty,bettype" jsonschema:"enum=Fixed Wager,enum=Fixed Profit,enum=High Odds First" jsonschema_description:"Fixed Wager and High Odds First take stake; Fixed Profit takes target_profit."`
 	Market        *string        `yaml:"market" validate:"omitempty,market" jsonschema_description:"The market, as the service names it: a racing market (Fixed Win, ...), or on an event bet one of the event's markets (Head To Head, Line, Total Points)."`
 	TargetSession *string        `yaml:"target_session" jsonschema_description:"Restrict the bet to this one bookmaker session (its id, as a string)."`
-	Stake         *amountField   `yaml:"stake" validate:"-" jsonschema_description:"Dollars per session (Fixed Wager, High Odds First): a positive number with at most two decimals, or an expression giving a number, e.g. vars.unit * 2. Rounded down to cents."`
+	Stake         *amountField   `yaml:"stake" validate:"-" jsonschema_description:"Dollars each session places (Fixed Wager, High Odds First): every running session the bet reaches stakes it, unless options.ensure_total_wager makes it the total across sessions. A positive number with at most two decimals, or an expression giving a number, e.g. vars.unit * 2. Rounded down to cents."`
 	TargetProfit  *amountField   `yaml:"target_profit" validate:"-" jsonschema_description:"Dollars of profit per session (Fixed Profit): a positive number with at most two decimals, or an expression giving a number."`
 	When          *exprField     `yaml:"when" validate:"-" jsonschema_description:"An expression (true or false) that must hold before the bet is created, e.g. race.minutes_to_start <= 10. Absent: create at once."`
 	Options       map[string]any `yaml:"options" jsonschema_description:"Notification options of the service, e.g. {check_odds: true, odds: 2.5}."`
