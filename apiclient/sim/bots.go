@@ -3,6 +3,7 @@ package sim
 import (
 	"container/heap"
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -92,11 +93,13 @@ func (s *Service) takeUp(n *notification, at time.Time) {
 			if odds > 1 {
 				amount = cents(n.TargetProfit / (odds - 1))
 			}
-		default:
+		case "Fixed Wager":
 			amount = n.Stake
 			if n.EnsureTotalWager {
-				amount = cents(n.Stake / float64(len(acting)))
+				amount = shareOf(n.Stake, len(acting), i)
 			}
+		default:
+			amount = n.Stake
 		}
 		switch {
 		case errMsg != "":
@@ -130,6 +133,19 @@ func (s *Service) takeUp(n *notification, at time.Time) {
 		s.log(n, "", "No running session matched the notification.", at)
 	}
 	n.ReceivedBots = strings.Join(bots, ",")
+}
+
+// shareOf is session i's part of a Fixed Wager stake that is the total
+// across n sessions (ensure_total_wager, service facts §2.4): whole cents,
+// the odd cents to the first sessions, so the parts add up to the total
+// exactly and never to more.
+func shareOf(total float64, n, i int) float64 {
+	all := int64(math.Round(total * 100))
+	part := all / int64(n)
+	if int64(i) < all%int64(n) {
+		part++
+	}
+	return float64(part) / 100
 }
 
 func (s *Service) log(n *notification, botID, msg string, at time.Time) {

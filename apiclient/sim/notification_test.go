@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"net/url"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -301,6 +302,59 @@ func TestBetAmounts(t *testing.T) {
 			b := bets[0]
 			if (b.SubmitResult == "Success") != tt.wantOK || b.Amount != tt.wantAmt || !strings.Contains(b.SubmitError, tt.wantError) {
 				t.Fatalf("got %+v", b)
+			}
+		})
+	}
+}
+
+// TestStakePerSession checks what the facts file says of a Fixed Wager
+// stake (§2.1, §2.4): each running session places it, and with
+// ensure_total_wager it is the total across them, split into whole cents
+// that add up to it exactly. Other types keep the stake per session.
+func TestStakePerSession(t *testing.T) {
+	tests := []struct {
+		name    string
+		running []int
+		typ     string
+		total   bool
+		want    []float64 // each session's amount, by session id
+	}{
+		{"one session", []int{4417}, "Fixed Wager", false, []float64{10}},
+		{"two sessions", []int{4417, 4418}, "Fixed Wager", false, []float64{10, 10}},
+		{"three sessions", []int{4417, 4418, 4419}, "Fixed Wager", false, []float64{10, 10, 10}},
+		{"one session, total", []int{4417}, "Fixed Wager", true, []float64{10}},
+		{"two sessions, total", []int{4417, 4418}, "Fixed Wager", true, []float64{5, 5}},
+		{"three sessions, total", []int{4417, 4418, 4419}, "Fixed Wager", true, []float64{3.34, 3.33, 3.33}},
+		{"high odds first ignores the total", []int{4417, 4418}, "High Odds First", true, []float64{10, 10}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e := setup(t, sim.Options{Seed: 5})
+			for _, id := range []int{4417, 4418, 4419} {
+				e.svc.SetBotRunning(id, slices.Contains(tt.running, id))
+			}
+			r := e.firstRace("Flemington")
+			body := createBody(r, "1", "per-session")
+			body["type"] = tt.typ
+			if tt.total {
+				body["ensure_total_wager"] = true
+			}
+			n := e.create(body)
+			e.clock.Advance(10 * time.Second)
+			var got []float64
+			sum := 0.0
+			for _, b := range e.bets(n.ID) {
+				if b.SubmitResult != "Success" {
+					t.Fatalf("a session refused (%s): pick another seed", b.SubmitError)
+				}
+				got = append(got, b.Amount)
+				sum += b.Amount
+			}
+			if !slices.Equal(got, tt.want) {
+				t.Fatalf("amounts %v, want %v", got, tt.want)
+			}
+			if acc := e.notification(n.ID).TotalAccepted; math.Abs(acc-sum) > 1e-9 {
+				t.Fatalf("total_accepted %v, records add up to %v", acc, sum)
 			}
 		})
 	}
