@@ -91,35 +91,38 @@ type Tip struct {
 // Notification is one bet instruction, with the result rolled up over all
 // sessions (GET /notification/).
 type Notification struct {
-	ID              Int    `json:"id"`
-	Tip             Tip    `json:"tip"`
-	Type            string `json:"type"`
-	Label           string `json:"label"`
-	Sports          string `json:"sports"`
-	Stake           Float  `json:"stake"`
-	TargetProfit    Float  `json:"target_profit"`
-	TotalWager      Float  `json:"total_wager"`
-	TotalAccepted   Float  `json:"total_accepted"`
-	AverageOdds     Float  `json:"average_odds"`
-	Profit          Float  `json:"profit"` // signed, dollars, aggregate over sessions
-	CheckOdds       Bool   `json:"check_odds"`
-	CheckMaxOdds    Bool   `json:"check_max_odds"`
-	IsDraft         Bool   `json:"is_draft"`
-	IsScheduled     Bool   `json:"is_scheduled"`
-	IsCanceled      Bool   `json:"is_canceled"`
-	IsDeleted       Bool   `json:"is_deleted"`
-	IsMarketOpen    Bool   `json:"is_market_open"`
-	CreatedAt       Time   `json:"created_at"`
-	TriggeredAt     Time   `json:"triggered_at"`
-	TargetMarket    string `json:"target_market"`
-	TargetBetType   string `json:"target_bet_type"`
-	TargetSession   String `json:"target_session"`
-	TargetBot       String `json:"target_bot"`
-	ReceivedBots    string `json:"received_bots"`
-	BookiesOverride string `json:"bookies_override"`
-	Note            string `json:"note"`
-	OriginInfo      string `json:"origin_info"`
-	User            Int    `json:"user"`
+	ID            Int    `json:"id"`
+	Tip           Tip    `json:"tip"`
+	Type          string `json:"type"`
+	Label         string `json:"label"`
+	Sports        string `json:"sports"`
+	Stake         Float  `json:"stake"`
+	TargetProfit  Float  `json:"target_profit"`
+	TotalWager    Float  `json:"total_wager"`
+	TotalAccepted Float  `json:"total_accepted"`
+	AverageOdds   Float  `json:"average_odds"`
+	Profit        Float  `json:"profit"` // signed, dollars, aggregate over sessions
+	CheckOdds     Bool   `json:"check_odds"`
+	CheckMaxOdds  Bool   `json:"check_max_odds"`
+	// EnsureTotalWager makes a Fixed Wager stake the total across the
+	// sessions that place it (service facts §2.1).
+	EnsureTotalWager Bool   `json:"ensure_total_wager"`
+	IsDraft          Bool   `json:"is_draft"`
+	IsScheduled      Bool   `json:"is_scheduled"`
+	IsCanceled       Bool   `json:"is_canceled"`
+	IsDeleted        Bool   `json:"is_deleted"`
+	IsMarketOpen     Bool   `json:"is_market_open"`
+	CreatedAt        Time   `json:"created_at"`
+	TriggeredAt      Time   `json:"triggered_at"`
+	TargetMarket     string `json:"target_market"`
+	TargetBetType    string `json:"target_bet_type"`
+	TargetSession    String `json:"target_session"`
+	TargetBot        String `json:"target_bot"`
+	ReceivedBots     string `json:"received_bots"`
+	BookiesOverride  string `json:"bookies_override"`
+	Note             string `json:"note"`
+	OriginInfo       string `json:"origin_info"`
+	User             Int    `json:"user"`
 	// A sports notification's event, market and selection ids and line,
 	// as the create call sent them, when the service echoes them.
 	EventID         String `json:"event_id,omitempty"`

@@ -110,25 +110,29 @@ func (r *tracker) guardAndCreate(ctx context.Context, in *instance) error {
 	if found {
 		return nil
 	}
-	if reason := r.checkLimits(in); reason != "" {
+	// A bot can start or stop between refreshes: what the bet puts at
+	// risk, and whether any bot takes it, are worked out on a fresh view.
+	if r.clock.Now().Sub(r.sessionsAt) > sessionsMaxAge {
+		if err := r.refreshSessions(ctx); err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			in.err = err.Error()
+			in.reason = "could not read the sessions before creating; will try again"
+			return nil
+		}
+	}
+	in.risk = r.exposure(in)
+	if reason := r.checkLimits(in, in.risk); reason != "" {
 		in.status, in.final = StatusFailed, true
 		in.reason = "refused by a limit: " + reason
-		r.refused = in.reason
+		if r.refused == "" { // the first refusal names the run's end; each bet says its own
+			r.refused = fmt.Sprintf("bet %s refused by a limit: %s", in.bet.ID, reason)
+		}
 		r.logf("refused %s: %s", in.bet.ID, reason)
 		return nil
 	}
 	if !r.opts.AllowNoBot {
-		// A bot can stop between refreshes: check a fresh view of it.
-		if r.clock.Now().Sub(r.sessionsAt) > sessionsMaxAge {
-			if err := r.refreshSessions(ctx); err != nil {
-				if ctx.Err() != nil {
-					return ctx.Err()
-				}
-				in.err = err.Error()
-				in.reason = "could not read the sessions before creating; will try again"
-				return nil
-			}
-		}
 		if reason := r.checkBot(in); reason != "" {
 			// Nothing more is created; what exists is still followed to
 			// the end, and the run ends refused.
@@ -151,13 +155,6 @@ func (r *tracker) guardAndCreate(ctx context.Context, in *instance) error {
 	}
 	r.confirmed = true
 	return r.create(ctx, in)
-}
-
-// checkLimits returns why creating in would break the plan's limits,
-// counting what the plan has committed so far.
-func (r *tracker) checkLimits(in *instance) string {
-	committed, count := r.journal.Committed()
-	return limitRefusal(r.plan.Limits, in.amount, committed, count, "already committed by this plan")
 }
 
 // allowNoBotHint names run's flag: only run creates.
@@ -185,33 +182,66 @@ func (r *tracker) checkBot(in *instance) string {
 	return fmt.Sprintf("no targeted session has a running bot (%s): nothing would be placed; start a bot%s", strings.Join(targeted, ", "), allowNoBotHint)
 }
 
+// confirmSummary is what the prompt shows before the first create: each
+// bet that may be created, its requested amount and what it puts at risk
+// (and how that was worked out), and the limits of its period.
 func (r *tracker) confirmSummary() string {
-	if only := r.opts.OnlyLabels; only != nil {
-		// A saved plan creates exactly what it holds, nothing more.
-		var total float64
-		for _, amount := range only {
-			total += amount
+	var rows []*instance
+	only := r.opts.OnlyLabels
+	for _, in := range r.byStart() {
+		if in.status != StatusWaiting || in.notifID != 0 {
+			continue
 		}
-		noun := "bets"
-		if len(only) == 1 {
-			noun = "bet"
+		if only != nil {
+			if _, ok := only[in.label]; !ok {
+				continue
+			}
 		}
-		return fmt.Sprintf("Saved plan of %q against %s: %d %s will be created, $%.2f in all.", r.plan.Name, r.opts.BaseURL, len(only), noun, total)
+		rows = append(rows, in)
 	}
-	var n int
-	var total float64
-	for _, in := range r.insts {
-		if in.status == StatusWaiting {
-			n++
-			total += in.amount
+	var requested, atRisk float64
+	unknown := 0
+	lines := make([]string, 0, len(rows))
+	for _, in := range rows {
+		if in.amount <= 0 {
+			unknown++
+			continue
+		}
+		e := r.exposure(in)
+		requested += in.amount
+		atRisk += e.Amount
+		lines = append(lines, fmt.Sprintf("  %s on %s R%d: %s %s requested, %s at risk (%s)",
+			in.bet.ID, in.info.Venue, in.info.EventNumber, usd(in.amount), in.bet.AmountField(), usd(e.Amount), e.Basis))
+	}
+	var b strings.Builder
+	noun := plural(len(rows), "bet", "bets")
+	if only != nil {
+		fmt.Fprintf(&b, "Saved plan of %q against %s: %d %s will be created, %s requested, %s at risk.", r.plan.Name, r.opts.BaseURL, len(rows), noun, usd(requested), usd(atRisk))
+	} else {
+		fmt.Fprintf(&b, "Plan %q against %s: up to %d %s may be created, %s requested, %s at risk", r.plan.Name, r.opts.BaseURL, len(rows), noun, usd(requested), usd(atRisk))
+		if unknown > 0 {
+			fmt.Fprintf(&b, " before %d more whose amounts are known when their conditions hold", unknown)
+		}
+		b.WriteString(".")
+		b.WriteString(r.tipsSummary())
+	}
+	if len(lines) > 0 {
+		b.WriteString("\nA Fixed Wager stake is placed by each session the bet reaches: at risk is the stake times those sessions, unless it is a total (ensure_total_wager).")
+	}
+	const most = 10
+	for i, l := range lines {
+		if i == most {
+			fmt.Fprintf(&b, "\n  ... and %d more", len(lines)-most)
+			break
+		}
+		b.WriteString("\n" + l)
+	}
+	if len(rows) > 0 {
+		if w := limitsWords(r.plan.Limits, r.usageFor(rows[0].info)); w != "" {
+			b.WriteString("\n" + w)
 		}
 	}
-	s := fmt.Sprintf("Plan %q against %s: up to %d bets may be created.", r.plan.Name, r.opts.BaseURL, n)
-	if m := r.plan.Limits.MaxTotalStake; m != nil {
-		s += fmt.Sprintf(" Total stake is limited to $%.2f.", *m)
-	}
-	s += r.tipsSummary()
-	return s
+	return b.String()
 }
 
 // request builds the create body of an instance: a race's, or a sports
@@ -252,7 +282,7 @@ func (r *tracker) create(ctx context.Context, in *instance) error {
 			return err
 		}
 		r.checkpoint("announce")
-		if err := r.journal.Record(journalEntry{Op: opCreating, Label: in.label, BetID: in.bet.ID, Amount: in.amount, Race: &info, Attempt: attempt}); err != nil {
+		if err := r.journal.Record(journalEntry{Op: opCreating, Label: in.label, BetID: in.bet.ID, Amount: in.amount, AtRisk: in.risk.Amount, Basis: in.risk.Basis, Race: &info, Attempt: attempt}); err != nil {
 			return err
 		}
 		r.checkpoint("creating")
@@ -346,7 +376,7 @@ func (r *tracker) markCreated(in *instance, id int64, op string) error {
 	info := in.info
 	// The notification exists whatever the journal says: the run follows
 	// and reports it even when the entry cannot be written (a lost lock).
-	err := r.journal.Record(journalEntry{Op: op, Label: in.label, BetID: in.bet.ID, NotificationID: id, Amount: in.amount, Race: &info})
+	err := r.journal.Record(journalEntry{Op: op, Label: in.label, BetID: in.bet.ID, NotificationID: id, Amount: in.amount, AtRisk: in.risk.Amount, Basis: in.risk.Basis, Race: &info})
 	in.notifID = id
 	in.createdAt = r.clock.Now()
 	in.status = StatusCreated
@@ -397,6 +427,11 @@ func (r *tracker) lookup(ctx context.Context, in *instance) (bool, error) {
 	}
 	if amount := notificationAmount(pick, in.bet.AmountField()); amount > 0 {
 		in.amount = amount
+	}
+	if s := r.journal.State(in.label); s != nil && s.Pending && s.AtRisk > 0 {
+		in.risk = exposure{Amount: s.AtRisk, Basis: s.Basis} // ours: what it was announced with
+	} else {
+		in.risk = r.notificationExposure(pick)
 	}
 	if err := r.markCreated(in, int64(pick.ID), op); err != nil {
 		return true, err

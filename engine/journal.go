@@ -38,6 +38,11 @@ type journalEntry struct {
 	BetID          string    `json:"bet,omitempty"`
 	NotificationID int64     `json:"id,omitempty"`
 	Amount         float64   `json:"amount,omitempty"`
+	// AtRisk is what the bet was worked out to put at risk when it was
+	// announced (its amount times the sessions that could place it), and
+	// Basis how; limits count it until the sessions' answer is read.
+	AtRisk float64   `json:"at_risk,omitempty"`
+	Basis  string    `json:"basis,omitempty"`
 	Race           *RaceInfo `json:"race,omitempty"`
 	Attempt        int       `json:"attempt,omitempty"`
 	Error          string    `json:"error,omitempty"`
@@ -51,6 +56,8 @@ type labelState struct {
 	BetID          string
 	Race           RaceInfo
 	Amount         float64
+	AtRisk         float64
+	Basis          string
 	NotificationID int64
 	// Pending is true when the last entry is `creating`: the create may
 	// have landed.
@@ -252,6 +259,9 @@ func (j *Journal) apply(e journalEntry) {
 	}
 	if e.Amount != 0 {
 		s.Amount = e.Amount
+	}
+	if e.AtRisk != 0 {
+		s.AtRisk, s.Basis = e.AtRisk, e.Basis
 	}
 	switch e.Op {
 	case opCreating:

@@ -2,22 +2,140 @@ package engine
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/betplan/betplan/plan"
 )
 
-// limitRefusal returns why one more bet of amount would break the plan's
-// limits, given the amount and count of bets already used (usedWords says
-// what those are: committed, or committed and planned), or "".
-func limitRefusal(l plan.Limits, amount, used float64, count int, usedWords string) string {
-	if err := l.CheckBet(amount); err != nil {
-		return err.Error()
+// limitRefusal returns why one more bet would break the plan's limits, or
+// "". risk is what the bet puts at risk; u is what the stakes of its
+// period and of its race add up to already (usedWords says what those
+// are: committed, or committed and planned). Every limit counts money at
+// risk: what the sessions accepted, or may still place.
+func limitRefusal(l plan.Limits, risk exposure, race RaceInfo, u usage, usedWords string) string {
+	in := ""
+	if u.period != "" {
+		in = " in " + periodWords(l.Period, u.period)
 	}
-	if l.MaxTotalStake != nil && used+amount > *l.MaxTotalStake+1e-9 {
-		return fmt.Sprintf("max_total_stake %.2f: %.2f %s, this bet adds %.2f", *l.MaxTotalStake, used, usedWords, amount)
+	t := u.totals
+	if l.MaxLoss != nil && t.Profit <= -*l.MaxLoss+1e-9 {
+		return fmt.Sprintf("max_loss %s: the settled profit%s is %s, at or below -%s; no new bet is created", usd(*l.MaxLoss), in, signedUSD(t.Profit), usd(*l.MaxLoss))
 	}
-	if l.MaxBets != nil && count+1 > *l.MaxBets {
-		return fmt.Sprintf("max_bets %d: %d bets %s", *l.MaxBets, count, usedWords)
+	if l.TakeProfit != nil && t.Profit >= *l.TakeProfit-1e-9 {
+		return fmt.Sprintf("take_profit %s: the settled profit%s is %s, at or above it; no new bet is created", usd(*l.TakeProfit), in, signedUSD(t.Profit))
+	}
+	if l.MaxStakePerBet != nil && risk.Amount > *l.MaxStakePerBet+1e-9 {
+		return fmt.Sprintf("max_stake_per_bet %s: this bet puts %s at risk (%s)", usd(*l.MaxStakePerBet), usd(risk.Amount), risk.Basis)
+	}
+	raceWords := fmt.Sprintf("%s R%d", race.Venue, race.EventNumber)
+	if d := meetingDate(race.Start); d != "" {
+		raceWords += " of " + d
+	}
+	if l.MaxStakePerRace != nil && u.raceStake+risk.Amount > *l.MaxStakePerRace+1e-9 {
+		return fmt.Sprintf("max_stake_per_race %s on %s: %s at risk on it %s, this bet adds %s (%s)", usd(*l.MaxStakePerRace), raceWords, usd(u.raceStake), usedWords, usd(risk.Amount), risk.Basis)
+	}
+	if l.MaxBetsPerRace != nil && u.raceBets+1 > *l.MaxBetsPerRace {
+		return fmt.Sprintf("max_bets_per_race %d on %s: %d %s on it %s", *l.MaxBetsPerRace, raceWords, u.raceBets, plural(u.raceBets, "bet", "bets"), usedWords)
+	}
+	if l.MaxTotalStake != nil && t.Staked+risk.Amount > *l.MaxTotalStake+1e-9 {
+		return fmt.Sprintf("max_total_stake %s%s: %s at risk %s, this bet adds %s (%s)", usd(*l.MaxTotalStake), in, usd(t.Staked), usedWords, usd(risk.Amount), risk.Basis)
+	}
+	if l.MaxOpenStake != nil && t.OpenStake+risk.Amount > *l.MaxOpenStake+1e-9 {
+		return fmt.Sprintf("max_open_stake %s%s: %s at risk on bets not resulted yet, this bet adds %s (%s)", usd(*l.MaxOpenStake), in, usd(t.OpenStake), usd(risk.Amount), risk.Basis)
+	}
+	if l.MaxBets != nil && t.Bets+1 > *l.MaxBets {
+		return fmt.Sprintf("max_bets %d%s: %d %s %s", *l.MaxBets, in, t.Bets, plural(t.Bets, "bet", "bets"), usedWords)
 	}
 	return ""
+}
+
+func signedUSD(v float64) string {
+	if v < 0 {
+		return "-" + usd(-v)
+	}
+	return usd(v)
+}
+
+// checkLimits returns why creating in would break the plan's limits,
+// counting what the plan has committed in its period so far.
+func (r *tracker) checkLimits(in *instance, risk exposure) string {
+	return limitRefusal(r.plan.Limits, risk, in.info, r.usageFor(in.info), "already committed by this plan")
+}
+
+// certainRefusal returns why the bets certain to be created now (a named
+// race, no when, a static amount, not created yet) cannot all be created
+// within the limits, with what the plan committed before, or "". Run then
+// refuses before creating any of them rather than some.
+func (r *tracker) certainRefusal() (string, []*instance) {
+	now := r.clock.Now()
+	var certain []*instance
+	for _, in := range r.byStart() {
+		if in.status != StatusWaiting || in.notifID != 0 || in.race == nil || !in.bet.Certain() || !now.Before(in.race.StartTime.Time) {
+			continue
+		}
+		if r.journal != nil && r.journal.State(in.label) != nil {
+			continue // tried before: decide settles it on its own
+		}
+		if only := r.opts.OnlyLabels; only != nil {
+			if _, ok := only[in.label]; !ok {
+				continue
+			}
+		}
+		certain = append(certain, in)
+	}
+	if len(certain) == 0 {
+		return "", nil
+	}
+	saved := r.planned
+	defer func() { r.planned = saved }()
+	for _, in := range certain {
+		risk := r.exposure(in)
+		if reason := limitRefusal(r.plan.Limits, risk, in.info, r.usageFor(in.info), "committed by this plan and by the certain bets before it"); reason != "" {
+			ids := make([]string, len(certain))
+			for i, c := range certain {
+				ids[i] = c.bet.ID
+			}
+			return fmt.Sprintf("the bets certain to be created (%s: a named race, no when, a static amount) break a limit together, with what the plan committed before: at bet %s, %s",
+				strings.Join(ids, ", "), in.bet.ID, reason), certain
+		}
+		r.planned = append(r.planned, stake{label: in.label, betID: in.bet.ID, race: in.info, requested: in.amount, risk: risk, open: true, planned: true})
+	}
+	return "", nil
+}
+
+
+// limitsWords says the plan's limits and what is used of each in the
+// period of u, in one line: "Limits for day 2026-11-21: max_total_stake
+// $100.00 ($20.00 used), ...".
+func limitsWords(l plan.Limits, u usage) string {
+	t := u.totals
+	var parts []string
+	if l.MaxStakePerBet != nil {
+		parts = append(parts, "max_stake_per_bet "+usd(*l.MaxStakePerBet))
+	}
+	if l.MaxTotalStake != nil {
+		parts = append(parts, fmt.Sprintf("max_total_stake %s (%s used)", usd(*l.MaxTotalStake), usd(t.Staked)))
+	}
+	if l.MaxOpenStake != nil {
+		parts = append(parts, fmt.Sprintf("max_open_stake %s (%s open)", usd(*l.MaxOpenStake), usd(t.OpenStake)))
+	}
+	if l.MaxBets != nil {
+		parts = append(parts, fmt.Sprintf("max_bets %d (%d used)", *l.MaxBets, t.Bets))
+	}
+	if l.MaxLoss != nil {
+		parts = append(parts, fmt.Sprintf("max_loss %s (settled profit %s)", usd(*l.MaxLoss), signedUSD(t.Profit)))
+	}
+	if l.TakeProfit != nil {
+		parts = append(parts, fmt.Sprintf("take_profit %s (settled profit %s)", usd(*l.TakeProfit), signedUSD(t.Profit)))
+	}
+	if l.MaxStakePerRace != nil {
+		parts = append(parts, "max_stake_per_race "+usd(*l.MaxStakePerRace))
+	}
+	if l.MaxBetsPerRace != nil {
+		parts = append(parts, fmt.Sprintf("max_bets_per_race %d", *l.MaxBetsPerRace))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("Limits for %s: %s.", periodWords(l.Period, u.period), strings.Join(parts, ", "))
 }

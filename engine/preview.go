@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/betplan/betplan/apiclient"
 	"github.com/betplan/betplan/plan"
 )
 
@@ -30,8 +31,11 @@ func Preview(ctx context.Context, p *plan.Plan, opts Options) (*Result, *SavedPl
 		return res, nil, err
 	}
 	exists := map[string]int64{}
-	for _, n := range existing {
+	r.known = map[string]*apiclient.Notification{}
+	for i := range existing {
+		n := &existing[i]
 		exists[n.Label] = int64(n.ID)
+		r.known[n.Label] = n
 	}
 	if err := r.expand(); err != nil {
 		r.finish(res, err)
@@ -40,8 +44,13 @@ func Preview(ctx context.Context, p *plan.Plan, opts Options) (*Result, *SavedPl
 	r.followJournal()
 
 	now := r.clock.Now()
-	committed, count := j.Committed()
+	committed, _ := j.Committed()
 	planned := committed
+	certainWhy, certain := r.certainRefusal()
+	refuseAll := map[*instance]bool{}
+	for _, in := range certain {
+		refuseAll[in] = true
+	}
 	saved := &SavedPlan{
 		Format: savedPlanFormat, PlanFile: r.opts.PlanFile, PlanHash: p.Hash, PlanName: p.Name,
 		BaseURL: r.opts.BaseURL, JournalLineage: j.Lineage(), JournalSerial: j.Serial(), CreatedAt: now.UTC(),
@@ -49,7 +58,14 @@ func Preview(ctx context.Context, p *plan.Plan, opts Options) (*Result, *SavedPl
 	res.Bets = res.Bets[:0]
 	r.sortInstances()
 	for _, in := range r.insts {
-		b := r.previewOne(in, now, exists, &planned, &count)
+		var b BetResult
+		if refuseAll[in] {
+			b = r.result(in)
+			b.Action = ActionRefuse
+			b.Reason = "run would refuse the plan before creating any bet: " + certainWhy
+		} else {
+			b = r.previewOne(in, now, exists, &planned)
+		}
 		res.Bets = append(res.Bets, b)
 		if b.Action == ActionCreate {
 			saved.Creates = append(saved.Creates, SavedCreate{Label: b.Label, BetID: b.ID, Amount: in.amount})
@@ -64,6 +80,10 @@ func Preview(ctx context.Context, p *plan.Plan, opts Options) (*Result, *SavedPl
 		r.finish(res, err)
 		return res, nil, err
 	}
+	res.Limits.Periods = r.periodUsages()
+	if certainWhy != "" {
+		res.Error = "run would refuse: " + certainWhy
+	}
 	res.FinishedAt = r.clock.Now()
 	res.EndReason = EndCompleted
 	res.ComputeTotals()
@@ -71,18 +91,18 @@ func Preview(ctx context.Context, p *plan.Plan, opts Options) (*Result, *SavedPl
 }
 
 // previewOne decides what run would do with one instance now.
-func (r *tracker) previewOne(in *instance, now time.Time, exists map[string]int64, planned *float64, count *int) BetResult {
+func (r *tracker) previewOne(in *instance, now time.Time, exists map[string]int64, planned *float64) BetResult {
 	if in.status == StatusWaiting && in.notifID == 0 {
 		if id, ok := exists[in.label]; ok {
 			in.notifID = id
-			b := in.result()
+			b := r.result(in)
 			b.Action, b.Status = ActionAdopt, StatusCreated
 			b.Reason = fmt.Sprintf("notification %d already carries this label: run adopts it, never creates", id)
 			return b
 		}
 	}
 	if in.status != StatusWaiting {
-		b := in.result()
+		b := r.result(in)
 		b.Action = ActionNone
 		if in.status == StatusUnresolved {
 			b.Action = ActionUnresolved
@@ -92,13 +112,13 @@ func (r *tracker) previewOne(in *instance, now time.Time, exists map[string]int6
 		return b
 	}
 	if s := r.journal.State(in.label); s != nil && s.Pending {
-		b := in.result()
+		b := r.result(in)
 		b.Action = ActionAdopt
 		b.Reason = "an earlier create may have landed: run looks the label up over the grace window first"
 		return b
 	}
 	if !in.resolved() || !now.Before(in.start()) {
-		b := in.result()
+		b := r.result(in)
 		b.Action, b.Status = ActionSkip, StatusSkipped
 		b.Reason = "the " + in.what() + " has started"
 		return b
@@ -108,7 +128,7 @@ func (r *tracker) previewOne(in *instance, now time.Time, exists map[string]int6
 		in.amount = amount
 	}
 	ready, err := in.bet.Ready(env)
-	b := in.result()
+	b := r.result(in)
 	switch {
 	case err != nil:
 		b.Action, b.Status = ActionSkip, StatusFailed
@@ -118,7 +138,8 @@ func (r *tracker) previewOne(in *instance, now time.Time, exists map[string]int6
 		b.Reason = fmt.Sprintf("waiting for %q (%s)", in.bet.When.String(), in.bet.When.Explain(env))
 	default:
 		in.status = StatusWaiting
-		if reason := limitRefusal(r.plan.Limits, in.amount, *planned, *count, "committed or planned before this bet"); reason != "" {
+		in.risk = r.exposure(in)
+		if reason := limitRefusal(r.plan.Limits, in.risk, in.info, r.usageFor(in.info), "committed or planned before this bet"); reason != "" {
 			b.Action = ActionRefuse
 			b.Reason = "run would refuse: " + reason
 			return b
@@ -135,7 +156,7 @@ func (r *tracker) previewOne(in *instance, now time.Time, exists map[string]int6
 		b.Action = ActionCreate
 		b.Reason = "ready: run would create it now"
 		*planned += in.amount
-		*count++
+		r.planned = append(r.planned, stake{label: in.label, betID: in.bet.ID, race: in.info, requested: in.amount, risk: in.risk, open: true, planned: true})
 	}
 	return b
 }

@@ -143,8 +143,19 @@ func (r *tracker) env(rc *apiclient.Race, now time.Time) *plan.Env {
 			Runners:        rc.RunnerNumbers(),
 			RunnerNames:    rc.RunnerNameList(),
 		}
+		r.outcomeEnv(e, raceInfo(rc), now)
 	}
 	return e
+}
+
+// outcomeEnv fills in what the plan's bets did (plan, bets) as a bet on
+// info reads it: only plans that read them pay for them, both walk every
+// bet.
+func (r *tracker) outcomeEnv(e *plan.Env, info RaceInfo, now time.Time) {
+	if r.plan.ReadsOutcomes {
+		e.Plan = r.usageFor(info).totals
+		e.Bets = r.betEnvs(info, now)
+	}
 }
 
 func (r *tracker) sessionEnv() []plan.SessionEnv {
@@ -410,12 +421,6 @@ func (r *tracker) followJournal() {
 // staticAmount is a bet's stake or target profit when it is a plain
 // number (0 for an expression, known only when evaluated).
 func staticAmount(b *plan.Bet) float64 {
-	a := b.Stake
-	if b.AmountField() == plan.AmountTargetProfit {
-		a = b.TargetProfit
-	}
-	if a == nil || a.Expr != nil {
-		return 0
-	}
-	return a.Value
+	a, _ := b.StaticAmount()
+	return a
 }

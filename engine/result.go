@@ -1,6 +1,10 @@
 package engine
 
-import "time"
+import (
+	"time"
+
+	"github.com/betplan/betplan/plan"
+)
 
 // Status is where one bet of a plan stands. The strings are part of the
 // report.json contract.
@@ -95,15 +99,16 @@ type Result struct {
 
 // LimitsSummary is the plan's limits and how much of them is used.
 type LimitsSummary struct {
-	MaxStakePerBet *float64
-	MaxTotalStake  *float64
-	MaxBets        *int
-	// Committed is the amount of bets this plan already created (in this
-	// and earlier runs); Planned adds what a preview would create now.
+	plan.Limits
+	// Committed is the amount the plan's bets requested (in this and
+	// earlier runs); Planned adds what a preview would create now.
 	Committed float64
 	Planned   float64
 	// CreatedBets counts notifications this plan has created, ever.
 	CreatedBets int
+	// Periods are what the bets of each period of the limits the result
+	// covers add up to, counted as the limits count them (money at risk).
+	Periods []PeriodUsage
 }
 
 // RaceInfo is the race a bet is for, as the service names it; for a bet
@@ -128,6 +133,12 @@ type BetResult struct {
 	// type does not use the field or it is not evaluated yet.
 	Stake        *float64
 	TargetProfit *float64
+	// AtRisk is the money the bet puts at risk: before it is created, its
+	// amount times the sessions that can place it; after, what the
+	// sessions accepted, or may still place. AtRiskBasis says how it was
+	// worked out.
+	AtRisk      float64
+	AtRiskBasis string
 
 	Status Status
 	Action Action // set in plan previews only
@@ -173,6 +184,7 @@ type Totals struct {
 	Bets           int
 	ByStatus       map[Status]int
 	StakeRequested float64 // requested amounts of created bets
+	AtRisk         float64 // at risk over created bets
 	AmountAccepted float64
 	Profit         float64
 	// ReturnOnStake is Profit / AmountAccepted (0 when nothing was accepted).
@@ -190,11 +202,13 @@ func (r *Result) ComputeTotals() {
 			} else if b.TargetProfit != nil {
 				t.StakeRequested += *b.TargetProfit
 			}
+			t.AtRisk += b.AtRisk
 		}
 		t.AmountAccepted += b.AmountAccepted
 		t.Profit += b.Profit
 	}
 	t.StakeRequested = roundCents(t.StakeRequested)
+	t.AtRisk = roundCents(t.AtRisk)
 	t.AmountAccepted = roundCents(t.AmountAccepted)
 	t.Profit = roundCents(t.Profit)
 	if t.AmountAccepted > 0 {

@@ -8,6 +8,7 @@ import (
 	"sort"
 	"time"
 
+	"github.com/betplan/betplan/apiclient"
 	"github.com/betplan/betplan/plan"
 )
 
@@ -72,7 +73,29 @@ func (r *tracker) start(ctx context.Context) error {
 		return err
 	}
 	r.followTipJournal()
+	if r.readsOutcomes() {
+		// The first decisions need what earlier runs' bets did: read them
+		// now rather than after the first tick's creates.
+		if err := r.poll(ctx); err != nil {
+			return err
+		}
+	}
+	if why, certain := r.certainRefusal(); why != "" {
+		for _, in := range certain {
+			in.status, in.final = StatusFailed, true
+			in.reason = "not created: the run refused before any create: " + why
+		}
+		return &RefusedError{Reason: why}
+	}
 	return nil
+}
+
+// readsOutcomes reports whether the plan's decisions depend on how its
+// bets went: expressions reading plan or bets, or limits on profit or
+// exposure.
+func (r *tracker) readsOutcomes() bool {
+	l := r.plan.Limits
+	return r.plan.ReadsOutcomes || l.MaxLoss != nil || l.TakeProfit != nil || l.MaxOpenStake != nil
 }
 
 // recover scans the service's recent notifications for the plan's label
@@ -83,13 +106,21 @@ func (r *tracker) recover(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("recover earlier bets of the plan: %w", err)
 	}
-	for _, n := range found {
+	if r.known == nil {
+		r.known = map[string]*apiclient.Notification{}
+	}
+	for i := range found {
+		n := &found[i]
 		betID := betIDFromLabel(r.plan.Name, n.Label)
-		amount := notificationAmount(&n, plan.AmountFieldFor(n.Type))
-		info := notificationRace(&n)
-		if err := r.journal.Record(journalEntry{Op: opAdopted, Label: n.Label, BetID: betID, NotificationID: int64(n.ID), Amount: amount, Race: &info}); err != nil {
+		amount := notificationAmount(n, plan.AmountFieldFor(n.Type))
+		info := notificationRace(n)
+		risk := r.notificationExposure(n)
+		if err := r.journal.Record(journalEntry{Op: opAdopted, Label: n.Label, BetID: betID, NotificationID: int64(n.ID), Amount: amount, AtRisk: risk.Amount, Basis: risk.Basis, Race: &info}); err != nil {
 			return err
 		}
+		// Its outcome so far counts at once (a stop-loss, exposure), before
+		// any poll.
+		r.known[n.Label] = n
 		r.logf("recovered %s: notification %d (label %s) from the service", betID, n.ID, n.Label)
 	}
 	return nil

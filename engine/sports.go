@@ -389,6 +389,7 @@ func (r *tracker) eventLabel(b *plan.Bet, info RaceInfo) string {
 // eventEnv is the environment of an event bet at now.
 func (r *tracker) eventEnv(in *instance, now time.Time) *plan.Env {
 	env := r.env(nil, now)
+	r.outcomeEnv(env, in.info, now)
 	e, info := in.event, in.info.Event
 	env.Event = plan.EventEnv{
 		ID: info.ID, Name: info.Name, Sport: info.Sport, Competition: info.Competition,

@@ -21,6 +21,9 @@ type instance struct {
 	reason string
 	err    string
 	amount float64 // the evaluated stake or target profit, once known
+	// risk is what the bet was worked out to put at risk when it was
+	// created (or last evaluated).
+	risk exposure
 
 	notifID    int64
 	createdAt  time.Time
@@ -80,6 +83,13 @@ type tracker struct {
 	tickAt     time.Time // when the run's current tick began
 
 	tips tipRun // the plan's tips (tips.go)
+	// known holds notifications of the plan read from the service by
+	// label prefix (a preview's scan, a lost journal's recovery), so the
+	// ledger knows their outcomes before any poll.
+	known map[string]*apiclient.Notification
+	// planned are a preview's creates, counted by the limits like
+	// committed ones.
+	planned []stake
 }
 
 func newTracker(p *plan.Plan, opts Options) *tracker {
@@ -138,11 +148,10 @@ func (r *tracker) newResult(kind Kind, started time.Time) *Result {
 		BaseURL:   r.opts.BaseURL,
 		Simulated: r.opts.Simulated,
 		StartedAt: started,
-		Limits: LimitsSummary{
-			MaxStakePerBet: r.plan.Limits.MaxStakePerBet,
-			MaxTotalStake:  r.plan.Limits.MaxTotalStake,
-			MaxBets:        r.plan.Limits.MaxBets,
-		},
+		Limits:    LimitsSummary{Limits: r.plan.Limits},
+	}
+	if res.Limits.Period == "" {
+		res.Limits.Period = plan.PeriodPlan
 	}
 	return res
 }
@@ -153,7 +162,7 @@ func (r *tracker) fill(res *Result) {
 	res.Bets = res.Bets[:0]
 	for _, in := range r.insts {
 		r.markInDoubt(in)
-		res.Bets = append(res.Bets, in.result())
+		res.Bets = append(res.Bets, r.result(in))
 	}
 	if r.journal != nil {
 		res.Limits.Committed, res.Limits.CreatedBets = r.journal.Committed()
@@ -162,6 +171,7 @@ func (r *tracker) fill(res *Result) {
 	if r.hasEventBets() {
 		res.Assumptions = append(res.Assumptions, apiclient.EventAssumptions...)
 	}
+	res.Limits.Periods = r.periodUsages()
 	res.FinishedAt = r.clock.Now()
 	res.ComputeTotals()
 }
@@ -211,6 +221,34 @@ func notificationAmount(n *apiclient.Notification, f plan.AmountField) float64 {
 		return float64(n.TargetProfit)
 	}
 	return float64(n.Stake)
+}
+
+// result is in as the report shows it, with what it puts at risk.
+func (r *tracker) result(in *instance) BetResult {
+	b := in.result()
+	var js *labelState
+	if r.journal != nil {
+		js = r.journal.State(in.label)
+	}
+	switch {
+	case in.notifID != 0 || (js != nil && js.Pending):
+		st := stake{label: in.label, race: in.info, risk: in.risk, open: true}
+		if st.risk.Amount == 0 && js != nil && js.AtRisk > 0 {
+			st.risk = exposure{Amount: js.AtRisk, Basis: js.Basis}
+		}
+		if st.risk.Amount == 0 && in.notif != nil {
+			st.risk = r.notificationExposure(in.notif)
+		}
+		if r.outcome(&st, r.clock.Now()) {
+			b.AtRisk, b.AtRiskBasis = st.risk.Amount, st.risk.Basis
+		} else {
+			b.AtRiskBasis = "cancelled before anything was placed"
+		}
+	case in.status == StatusWaiting && in.amount > 0:
+		e := r.exposure(in)
+		b.AtRisk, b.AtRiskBasis = e.Amount, e.Basis
+	}
+	return b
 }
 
 func (in *instance) result() BetResult {

@@ -46,13 +46,37 @@ type PlanInfo struct {
 }
 
 // Limits is the plan's limits and their use. A null maximum means no limit.
+// Every limit counts money at risk: a bet's stake times the sessions that
+// can place it, then what the sessions accepted.
 type Limits struct {
-	MaxStakePerBet *float64 `json:"max_stake_per_bet" jsonschema:"nullable" jsonschema_description:"Largest stake one bet may request, in dollars; null when unlimited."`
-	MaxTotalStake  *float64 `json:"max_total_stake" jsonschema:"nullable" jsonschema_description:"Largest total the plan may commit, in dollars; null when unlimited."`
-	MaxBets        *int     `json:"max_bets" jsonschema:"nullable" jsonschema_description:"Most notifications the plan may create, ever; null when unlimited."`
-	Committed      float64  `json:"committed" jsonschema_description:"Dollars of bets this plan already created, in this and earlier runs."`
-	Planned        float64  `json:"planned" jsonschema_description:"Dollars a preview would create now (plan reports; 0 otherwise)."`
-	CreatedBets    int      `json:"created_bets" jsonschema_description:"Notifications this plan has created, ever."`
+	Period          string       `json:"period" jsonschema:"enum=day,enum=week,enum=plan" jsonschema_description:"What the total limits count within: day (the race's meeting day, in its own time zone), week, or plan (all time)."`
+	MaxStakePerBet  *float64     `json:"max_stake_per_bet" jsonschema:"nullable" jsonschema_description:"Most one bet may put at risk, in dollars; null when unlimited."`
+	MaxTotalStake   *float64     `json:"max_total_stake" jsonschema:"nullable" jsonschema_description:"Most the bets of a period may put at risk together, in dollars; null when unlimited."`
+	MaxBets         *int         `json:"max_bets" jsonschema:"nullable" jsonschema_description:"Most notifications the plan may create in a period; null when unlimited."`
+	MaxLoss         *float64     `json:"max_loss" jsonschema:"nullable" jsonschema_description:"Stop-loss: no new bet once a period's settled profit is at or below minus this; null when unset."`
+	TakeProfit      *float64     `json:"take_profit" jsonschema:"nullable" jsonschema_description:"No new bet once a period's settled profit reaches this; null when unset."`
+	MaxOpenStake    *float64     `json:"max_open_stake" jsonschema:"nullable" jsonschema_description:"Most the bets of a period not resulted yet may have at risk, in dollars; null when unlimited."`
+	MaxStakePerRace *float64     `json:"max_stake_per_race" jsonschema:"nullable" jsonschema_description:"Most the bets on one race may put at risk together, in dollars; null when unlimited."`
+	MaxBetsPerRace  *int         `json:"max_bets_per_race" jsonschema:"nullable" jsonschema_description:"Most bets the plan creates on one race; null when unlimited."`
+	Committed       float64      `json:"committed" jsonschema_description:"Dollars the plan's created bets requested (stake or target profit), in this and earlier runs."`
+	Planned         float64      `json:"planned" jsonschema_description:"Dollars a preview's creates would request now (plan reports; 0 otherwise)."`
+	CreatedBets     int          `json:"created_bets" jsonschema_description:"Notifications this plan has created, ever."`
+	Periods         []PeriodUsed `json:"periods" jsonschema_description:"What the limits count in each period the report's bets are in, oldest first."`
+}
+
+// PeriodUsed is what the plan's bets of one period add up to, across runs,
+// as the limits count it.
+type PeriodUsed struct {
+	Period      string  `json:"period" jsonschema_description:"The period: a meeting day (2026-11-21, in the races' own time zone), an ISO week (2026-W47), or empty for the whole plan."`
+	Staked      float64 `json:"staked" jsonschema_description:"Dollars at risk over the period's bets: accepted by the sessions, or what they may still place."`
+	OpenStake   float64 `json:"open_stake" jsonschema_description:"Dollars at risk on the period's bets not resulted yet."`
+	Profit      float64 `json:"profit" jsonschema_description:"Settled profit of the period, signed."`
+	Bets        int     `json:"bets" jsonschema_description:"Bets created in the period (with a preview's planned ones)."`
+	Settled     int     `json:"settled" jsonschema_description:"Bets resulted."`
+	Won         int     `json:"won" jsonschema_description:"Bets settled with a profit."`
+	Lost        int     `json:"lost" jsonschema_description:"Bets settled with a loss."`
+	Planned     float64 `json:"planned" jsonschema_description:"Of staked, what a preview's creates would add (plan reports; 0 otherwise)."`
+	PlannedBets int     `json:"planned_bets" jsonschema_description:"Of bets, how many a preview would create (plan reports; 0 otherwise)."`
 }
 
 // Race is the race a bet is for, as the service names it.
@@ -74,6 +98,8 @@ type Bet struct {
 	Market         string   `json:"market" jsonschema_description:"Market as sent to the service."`
 	Stake          *float64 `json:"stake" jsonschema:"nullable" jsonschema_description:"Requested stake in dollars; null when the bet type does not use it or it is not evaluated yet."`
 	TargetProfit   *float64 `json:"target_profit" jsonschema:"nullable" jsonschema_description:"Requested target profit in dollars; null when the bet type does not use it."`
+	AtRisk         float64  `json:"at_risk" jsonschema_description:"Dollars the bet puts at risk: before it is created, its stake times the sessions that can place it (or the total, with ensure_total_wager); after, what the sessions accepted, or may still place. 0 while its amount is not known."`
+	AtRiskBasis    string   `json:"at_risk_basis" jsonschema_description:"How at_risk was worked out, in words; empty when at_risk is not known."`
 	Status         string   `json:"status" jsonschema:"enum=waiting,enum=in_doubt,enum=skipped,enum=unresolved,enum=created,enum=placed,enum=not_taken,enum=failed,enum=settled,enum=canceled" jsonschema_description:"Where the bet stands, lower case."`
 	Action         string   `json:"action,omitempty" jsonschema:"enum=create,enum=wait,enum=skip,enum=adopt,enum=none,enum=unresolved,enum=refuse" jsonschema_description:"Plan reports only: what run would do with the bet now."`
 	Reason         string   `json:"reason" jsonschema_description:"Why the bet has its status, in words; may be empty."`
@@ -106,6 +132,7 @@ type Totals struct {
 	ByStatus       ByStatus  `json:"by_status" jsonschema_description:"Number of bets in each status; every status is present."`
 	ByAction       *ByAction `json:"by_action,omitempty" jsonschema_description:"Plan reports only: number of bets per action; every action is present."`
 	StakeRequested float64   `json:"stake_requested" jsonschema_description:"Dollars requested by created bets (stake, or target profit when the type has no stake)."`
+	AtRisk         float64   `json:"at_risk" jsonschema_description:"Dollars created bets put at risk (see bets[].at_risk)."`
 	AmountAccepted float64   `json:"amount_accepted" jsonschema_description:"Dollars the bookmakers accepted."`
 	Profit         float64   `json:"profit" jsonschema_description:"Sum of the bets' profits in dollars."`
 	ReturnOnStake  float64   `json:"return_on_stake" jsonschema_description:"profit / amount_accepted, as a fraction rounded to 4 places (0.125 is 12.5%); 0 when nothing was accepted."`
@@ -199,15 +226,8 @@ func NewDocument(r *engine.Result) *Document {
 		EndReason:      string(r.EndReason),
 		Error:          r.Error,
 		Failed:         r.Failed(),
-		Limits: Limits{
-			MaxStakePerBet: centsPtr(r.Limits.MaxStakePerBet),
-			MaxTotalStake:  centsPtr(r.Limits.MaxTotalStake),
-			MaxBets:        r.Limits.MaxBets,
-			Committed:      cents(r.Limits.Committed),
-			Planned:        cents(r.Limits.Planned),
-			CreatedBets:    r.Limits.CreatedBets,
-		},
-		Bets: make([]Bet, len(r.Bets)),
+		Limits:         newLimits(&r.Limits),
+		Bets:           make([]Bet, len(r.Bets)),
 	}
 	for i := range r.Bets {
 		d.Bets[i] = newBet(&r.Bets[i])
@@ -216,6 +236,34 @@ func NewDocument(r *engine.Result) *Document {
 	d.Tips, d.Prealerts, d.TipTotals = newTips(r), newPrealerts(r), newTipTotals(r)
 	d.Assumptions = append([]string{}, r.Assumptions...)
 	return d
+}
+
+func newLimits(l *engine.LimitsSummary) Limits {
+	out := Limits{
+		Period:          string(l.Period),
+		MaxStakePerBet:  centsPtr(l.MaxStakePerBet),
+		MaxTotalStake:   centsPtr(l.MaxTotalStake),
+		MaxBets:         l.MaxBets,
+		MaxLoss:         centsPtr(l.MaxLoss),
+		TakeProfit:      centsPtr(l.TakeProfit),
+		MaxOpenStake:    centsPtr(l.MaxOpenStake),
+		MaxStakePerRace: centsPtr(l.MaxStakePerRace),
+		MaxBetsPerRace:  l.MaxBetsPerRace,
+		Committed:       cents(l.Committed),
+		Planned:         cents(l.Planned),
+		CreatedBets:     l.CreatedBets,
+		Periods:         make([]PeriodUsed, len(l.Periods)),
+	}
+	if out.Period == "" {
+		out.Period = "plan"
+	}
+	for i, p := range l.Periods {
+		out.Periods[i] = PeriodUsed{
+			Period: p.Period, Staked: cents(p.Staked), OpenStake: cents(p.OpenStake), Profit: cents(p.Profit),
+			Bets: p.Bets, Settled: p.Settled, Won: p.Won, Lost: p.Lost, Planned: cents(p.Planned), PlannedBets: p.PlannedBets,
+		}
+	}
+	return out
 }
 
 func newBet(b *engine.BetResult) Bet {
@@ -233,6 +281,8 @@ func newBet(b *engine.BetResult) Bet {
 		Market:         b.Market,
 		Stake:          centsPtr(b.Stake),
 		TargetProfit:   centsPtr(b.TargetProfit),
+		AtRisk:         cents(b.AtRisk),
+		AtRiskBasis:    b.AtRiskBasis,
 		Status:         string(b.Status),
 		Action:         string(b.Action),
 		Reason:         b.Reason,
@@ -275,6 +325,7 @@ func newTotals(r *engine.Result) Totals {
 	t := Totals{
 		Bets:           c.Totals.Bets,
 		StakeRequested: cents(c.Totals.StakeRequested),
+		AtRisk:         cents(c.Totals.AtRisk),
 		AmountAccepted: cents(c.Totals.AmountAccepted),
 		Profit:         cents(c.Totals.Profit),
 		ReturnOnStake:  math.Round(c.Totals.ReturnOnStake*10000) / 10000,

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/betplan/betplan/engine"
+	"github.com/betplan/betplan/plan"
 )
 
 // The results the goldens are made from. Times are fixed so goldens are
@@ -43,17 +44,23 @@ func runResult() *engine.Result {
 		EndReason:  "error",
 		Error:      "poll notifications: GET /bet/notification/: 502 Bad Gateway",
 		Limits: engine.LimitsSummary{
-			MaxStakePerBet: money(50),
-			MaxTotalStake:  money(400),
-			MaxBets:        ptr(20),
-			Committed:      175.5,
-			CreatedBets:    10,
+			Limits: plan.Limits{
+				Period:         plan.PeriodDay,
+				MaxStakePerBet: money(50),
+				MaxTotalStake:  money(400),
+				MaxBets:        ptr(20),
+				MaxLoss:        money(100),
+			},
+			Committed:   175.5,
+			CreatedBets: 10,
+			Periods: []engine.PeriodUsage{{Period: "2025-03-01", Words: "day 2025-03-01",
+				PlanEnv: plan.PlanEnv{Staked: 125.5, OpenStake: 45, Profit: 29.75, Bets: 10, Settled: 4, Won: 2, Lost: 2}}},
 		},
 		Bets: []engine.BetResult{
 			{
 				ID: "early-fav", Label: "betplan saturday-card early-fav R3",
 				Race: race("Flemington", 3, 40), Selection: "4 Pride Of Jenni", Type: "Fixed Wager", Market: "Fixed Win",
-				Stake: money(10), Status: engine.StatusSettled, Reason: "won",
+				Stake: money(10), AtRisk: 10, AtRiskBasis: "accepted by the sessions", Status: engine.StatusSettled, Reason: "won",
 				NotificationID: 90211, CreatedAt: at(5), PlacedAt: at(5).Add(3 * time.Second), PlacedBy: []string{"Main"},
 				Records: []engine.Record{
 					{Bookie: "bet365", DisplayName: "Main", Amount: 10, Odds: 3.2, SubmitResult: "Success", Status: "SETTLED", Profit: 22},
@@ -107,12 +114,14 @@ func runResult() *engine.Result {
 				ID: "market-mover", Label: "betplan saturday-card market-mover R8",
 				Race: race("Randwick", 8, 215), Selection: "9 Nature Strip", Type: "Fixed Wager", Market: "Fixed Win",
 				Stake: money(10), Status: engine.StatusCreated, Reason: "no session has acted yet",
+				AtRisk: 20, AtRiskBasis: "$10.00 × 2: 2 sessions with a running bot (Main, Sportsbet 2)",
 				NotificationID: 90216, CreatedAt: at(200),
 			},
 			{
 				ID: "drifter", Label: "betplan saturday-card drifter R9",
 				Race: race("Randwick", 9, 250), Selection: "5 I Wish I Win", Type: "Fixed Wager", Market: "Fixed Win",
 				Stake: money(10), Status: engine.StatusWaiting, Reason: "when: odds 4.60 > 3.50 (max)",
+				AtRisk: 10, AtRiskBasis: "$10.00 in all, split across the sessions (ensure_total_wager)",
 			},
 			{
 				ID: "rain-check", Label: "betplan saturday-card rain-check R2",
@@ -181,19 +190,29 @@ func planResult() *engine.Result {
 		FinishedAt: at(0).Add(1500 * time.Millisecond),
 		EndReason:  "completed",
 		Limits: engine.LimitsSummary{
-			MaxStakePerBet: money(50),
-			MaxTotalStake:  money(100),
-			MaxBets:        ptr(5),
-			Committed:      30,
-			Planned:        45,
-			CreatedBets:    2,
+			Limits: plan.Limits{
+				Period:          plan.PeriodPlan,
+				MaxStakePerBet:  money(50),
+				MaxTotalStake:   money(100),
+				MaxBets:         ptr(5),
+				MaxOpenStake:    money(60),
+				MaxStakePerRace: money(40),
+				MaxBetsPerRace:  ptr(2),
+			},
+			Committed:   30,
+			Planned:     45,
+			CreatedBets: 2,
+			Periods: []engine.PeriodUsage{{Words: "the plan (all time)",
+				PlanEnv: plan.PlanEnv{Staked: 95, OpenStake: 75, Bets: 4}, Planned: 65, PlannedBets: 2}},
 		},
 		Bets: []engine.BetResult{
 			{ID: "early-fav", Label: "betplan saturday-card early-fav R3", Race: race("Flemington", 3, 40),
 				Selection: "4 Pride Of Jenni", Type: "Fixed Wager", Market: "Fixed Win", Stake: money(10),
+				AtRisk: 20, AtRiskBasis: "$10.00 × 2: 2 sessions with a running bot (Main, Sportsbet 2)",
 				Status: engine.StatusWaiting, Action: engine.ActionCreate, Reason: "ready"},
 			{ID: "late-money", Label: "betplan saturday-card late-money R6", Race: race("Flemington", 6, 145),
 				Selection: "1 Anamoe", Type: "Fixed Wager", Market: "Fixed Win", TargetProfit: money(35),
+				AtRisk: 45, AtRiskBasis: "$22.50 a session at most ($35.00 profit at odds of at least 2.5) × 2: 2 sessions with a running bot (Main, Sportsbet 2)",
 				Status: engine.StatusWaiting, Action: engine.ActionCreate},
 			{ID: "drifter", Label: "betplan saturday-card drifter R9", Race: race("Randwick", 9, 250),
 				Selection: "5 I Wish I Win", Type: "Fixed Wager", Market: "Fixed Win", Stake: money(10),

@@ -39,7 +39,8 @@ type htmlPage struct {
 	Sessions  []session
 	Venues    []group
 	Days      []group
-	Limits    [][4]string
+	Limits    []limitRow
+	Period    string // what the total limits count within
 	Notes     []string
 
 	Tips        []htmlTip
@@ -55,6 +56,7 @@ type htmlCard struct {
 
 type htmlBet struct {
 	ID, Label, Race, Code, Start, Day, Selection, Type, Market, Stake string
+	AtRisk, AtRiskNote                                                string
 	Odds, Return                                                      string
 	Status, StatusClass, Action, ActionClass                          string
 	Reason, Error, Notification, Accepted, Profit                     string
@@ -96,7 +98,6 @@ func newHTMLPage(r *engine.Result) *htmlPage {
 		for _, a := range actionOrder {
 			p.Counts = append(p.Counts, htmlCard{Label: string(a), Value: strconv.Itoa(n[a]), Class: toneClass[actionTone(a)]})
 		}
-		p.Limits = planLimits(r)
 	} else {
 		p.Cards = []htmlCard{
 			{Label: "Bets", Value: strconv.Itoa(d.Bets)},
@@ -134,6 +135,10 @@ func newHTMLPage(r *engine.Result) *htmlPage {
 			p.Days = d
 		}
 	}
+	if p.Plan || r.Limits.Any() {
+		p.Limits = planLimits(r)
+		p.Period = capitalize(r.Limits.PeriodTitle())
+	}
 	for i := range r.Bets {
 		b := &r.Bets[i]
 		hb := htmlBet{
@@ -142,6 +147,7 @@ func newHTMLPage(r *engine.Result) *htmlPage {
 			Selection: b.Selection, Type: b.Type, Market: b.Market, Stake: stakeWords(b),
 			Status: outcome(b), StatusClass: toneClass[outcomeTone(b)],
 			Odds: takenOdds(b), Return: returnWords(b),
+			AtRisk: atRiskWords(b), AtRiskNote: atRiskNote(b),
 			Action: string(b.Action), ActionClass: toneClass[actionTone(b.Action)],
 			Reason: b.Reason, Error: b.Error, Placed: placedWords(b),
 			Accepted: acceptedWords(b), Profit: profitWords(b), ProfitClass: toneClass[profitTone(b.Profit)],
@@ -360,18 +366,19 @@ svg text { font: 12px system-ui, sans-serif; fill: #59636e; }
 {{end}}</svg>
 <p class="notes">{{.N}} settled bets; profit so far <strong class="{{.LastClass}}">{{.Last}}</strong>.</p>
 {{end}}{{if .Limits}}<h2>Limits</h2>
+<p class="notes">{{.Period}}; every amount is money at risk.</p>
 <table class="limits">
-<thead><tr><th></th><th class="n">Already</th><th class="n">After this run</th><th class="n">Limit</th></tr></thead>
-<tbody>{{range .Limits}}
-<tr><td>{{index . 0}}</td><td class="n">{{index . 1}}</td><td class="n">{{index . 2}}</td><td class="n">{{index . 3}}</td></tr>{{end}}
+<thead><tr><th></th><th class="n">{{if .Plan}}Already{{else}}Used{{end}}</th>{{if .Plan}}<th class="n">After this run</th>{{end}}<th class="n">Limit</th></tr></thead>
+<tbody>{{$plan := .Plan}}{{range .Limits}}
+<tr><td>{{.Name}}</td><td class="n">{{.Used}}</td>{{if $plan}}<td class="n">{{.After}}</td>{{end}}<td class="n{{if .Over}} bad{{end}}">{{.Limit}}</td></tr>{{end}}
 </tbody>
 </table>
 {{end}}{{if or .Bets (not .Tips)}}<h2>Bets</h2>
 {{if .Bets}}<table>
-<thead><tr><th>Bet</th><th>Race</th><th>Start</th><th>Selection</th><th>Market</th><th class="n">Stake</th>{{if .Plan}}<th>Action</th>{{end}}<th>Status</th>{{if not .Plan}}<th class="n">Odds</th><th class="n">Accepted</th><th class="n">Return</th><th class="n">Profit</th>{{end}}</tr></thead>
+<thead><tr><th>Bet</th><th>Race</th><th>Start</th><th>Selection</th><th>Market</th><th class="n">Stake</th><th class="n">At risk</th>{{if .Plan}}<th>Action</th>{{end}}<th>Status</th>{{if not .Plan}}<th class="n">Odds</th><th class="n">Accepted</th><th class="n">Return</th><th class="n">Profit</th>{{end}}</tr></thead>
 <tbody>{{$plan := .Plan}}{{range .Bets}}
-<tr class="bet" id="bet-{{.ID}}"><td class="id">{{.ID}}</td><td class="race">{{.Race}}<div class="why">{{.Day}}</div></td><td class="nw">{{.Start}}</td><td>{{.Selection}}</td><td class="nw">{{.Market}}</td><td class="n">{{.Stake}}</td>{{if $plan}}<td><span class="badge {{.ActionClass}}">{{.Action}}</span></td>{{end}}<td><span class="badge {{.StatusClass}}">{{.Status}}</span></td>{{if not $plan}}<td class="n">{{.Odds}}</td><td class="n">{{.Accepted}}</td><td class="n">{{.Return}}</td><td class="n {{.ProfitClass}}">{{.Profit}}</td>{{end}}</tr>
-<tr class="detail"><td></td><td colspan="{{if $plan}}7{{else}}10{{end}}">{{if .Reason}}<div class="why">{{.Reason}}</div>{{end}}{{if .Placed}}<div class="why">{{.Placed}}</div>{{end}}{{if .Error}}<div class="err"><strong>error:</strong> {{.Error}}</div>{{end}}<details{{if .Open}} open="open"{{end}}><summary>label, notification{{if .Records}}, {{len .Records}} session{{if ne (len .Records) 1}}s{{end}}{{end}}</summary>
+<tr class="bet" id="bet-{{.ID}}"><td class="id">{{.ID}}</td><td class="race">{{.Race}}<div class="why">{{.Day}}</div></td><td class="nw">{{.Start}}</td><td>{{.Selection}}</td><td class="nw">{{.Market}}</td><td class="n">{{.Stake}}</td><td class="n">{{.AtRisk}}</td>{{if $plan}}<td><span class="badge {{.ActionClass}}">{{.Action}}</span></td>{{end}}<td><span class="badge {{.StatusClass}}">{{.Status}}</span></td>{{if not $plan}}<td class="n">{{.Odds}}</td><td class="n">{{.Accepted}}</td><td class="n">{{.Return}}</td><td class="n {{.ProfitClass}}">{{.Profit}}</td>{{end}}</tr>
+<tr class="detail"><td></td><td colspan="{{if $plan}}8{{else}}11{{end}}">{{if .Reason}}<div class="why">{{.Reason}}</div>{{end}}{{if .Placed}}<div class="why">{{.Placed}}</div>{{end}}{{if .AtRiskNote}}<div class="why">{{.AtRiskNote}}</div>{{end}}{{if .Error}}<div class="err"><strong>error:</strong> {{.Error}}</div>{{end}}<details{{if .Open}} open="open"{{end}}><summary>label, notification{{if .Records}}, {{len .Records}} session{{if ne (len .Records) 1}}s{{end}}{{end}}</summary>
 <dl><dt>label</dt><dd><code>{{.Label}}</code></dd><dt>bet type</dt><dd>{{.Type}}</dd><dt>race code</dt><dd>{{.Code}}</dd><dt>notification</dt><dd>{{if .Notification}}{{.Notification}}{{else}}none{{end}}</dd></dl>
 {{if .Records}}<table class="records">
 <thead><tr><th>Session</th><th>Result</th><th class="n">Amount</th><th class="n">Odds</th><th>Status</th><th class="n">Profit</th></tr></thead>

@@ -64,8 +64,8 @@ func (m *markdownWriter) run(r *engine.Result) {
 	if len(r.Bets) == 0 && len(r.Tips) > 0 {
 		return // a tipster's plan: the tips section says it all
 	}
-	m.printf("**%s** · requested **%s** · accepted **%s** · profit **%s** (return %s)",
-		pluralBets(d.Bets), dollars(d.StakeRequested), dollars(d.AmountAccepted), signedDollars(d.Profit), percent(d.ReturnOnStake))
+	m.printf("**%s** · requested **%s** · at risk **%s** · accepted **%s** · profit **%s** (return %s)",
+		pluralBets(d.Bets), dollars(d.StakeRequested), dollars(d.AtRisk), dollars(d.AmountAccepted), signedDollars(d.Profit), percent(d.ReturnOnStake))
 	if r.EndReason != "" {
 		m.printf(" · ended: %s", mdText(string(r.EndReason)))
 	}
@@ -81,8 +81,8 @@ func (m *markdownWriter) run(r *engine.Result) {
 		slices.SortStableFunc(order, func(a, b int) int {
 			return attention(&r.Bets[a]) - attention(&r.Bets[b])
 		})
-		m.table(r, order, []string{"Bet", "Race", "Date", "Start", "Selection", "Market", "Stake", "Status", "Odds", "Accepted", "Return", "Profit", "Reason"},
-			"|---|---|---|---|---|---|--:|---|--:|--:|--:|--:|---|", func(b *engine.BetResult) []string {
+		m.table(r, order, []string{"Bet", "Race", "Date", "Start", "Selection", "Market", "Stake", "At risk", "Status", "Odds", "Accepted", "Return", "Profit", "Reason"},
+			"|---|---|---|---|---|---|--:|--:|---|--:|--:|--:|--:|---|", func(b *engine.BetResult) []string {
 				status := outcome(b)
 				if status == "won" {
 					status = "✅ won"
@@ -90,6 +90,9 @@ func (m *markdownWriter) run(r *engine.Result) {
 				reason := mdText(truncate(oneLine(b.Reason), markdownReason))
 				if p := placedWords(b); p != "" {
 					reason = strings.TrimPrefix(reason+"<br>"+mdText(truncate(oneLine(p), markdownReason)), "<br>")
+				}
+				if a := atRiskNote(b); a != "" {
+					reason = strings.TrimPrefix(reason+"<br>"+mdText(truncate(oneLine(a), markdownReason)), "<br>")
 				}
 				if b.Error != "" {
 					reason = strings.TrimPrefix(reason+"<br>**error:** "+mdText(truncate(oneLine(b.Error), markdownReason)), "<br>")
@@ -102,6 +105,7 @@ func (m *markdownWriter) run(r *engine.Result) {
 					mdText(truncate(b.Selection, markdownCell)),
 					mdText(truncate(marketWords(b), markdownCell)),
 					stakeWords(b),
+					atRiskWords(b),
 					status,
 					takenOdds(b),
 					acceptedWords(b),
@@ -115,6 +119,16 @@ func (m *markdownWriter) run(r *engine.Result) {
 				m.printf("\n\\* provisional: the race is not finally resulted yet.\n")
 				break
 			}
+		}
+		m.printf("\n")
+	}
+
+	if r.Limits.Any() {
+		m.printf("### Limits\n\n%s.\n\n", mdText(capitalize(r.Limits.PeriodTitle())))
+		m.row("", "Used", "Limit")
+		m.printf("|---|--:|--:|\n")
+		for _, row := range planLimits(r) {
+			m.row(row.Name, row.Used, row.Limit)
 		}
 		m.printf("\n")
 	}
@@ -162,19 +176,23 @@ func (m *markdownWriter) plan(r *engine.Result) {
 	}
 	m.printf("\n\n")
 
-	m.printf("### Limits\n\n")
+	m.printf("### Limits\n\n%s.\n\n", mdText(capitalize(r.Limits.PeriodTitle())))
 	m.row("", "Already", "After this run", "Limit")
 	m.printf("|---|--:|--:|--:|\n")
 	for _, row := range planLimits(r) {
-		m.row(row[0], row[1], row[2], row[3])
+		m.row(row.Name, row.Used, row.After, row.Limit)
 	}
 	m.printf("\n")
 
 	if len(r.Bets) > 0 {
 		m.printf("### Bets\n\n")
 		order := betOrder(r)
-		m.table(r, order, []string{"Bet", "Race", "Start", "Selection", "Market", "Stake", "Action", "Reason"},
-			"|---|---|---|---|---|--:|---|---|", func(b *engine.BetResult) []string {
+		m.table(r, order, []string{"Bet", "Race", "Start", "Selection", "Market", "Stake", "At risk", "Action", "Reason"},
+			"|---|---|---|---|---|--:|--:|---|---|", func(b *engine.BetResult) []string {
+				reason := mdText(truncate(oneLine(b.Reason), markdownReason))
+				if a := atRiskNote(b); a != "" {
+					reason = strings.TrimPrefix(reason+"<br>"+mdText(truncate(oneLine(a), markdownReason)), "<br>")
+				}
 				return []string{
 					mdCode(b.ID),
 					mdText(truncate(raceName(b.Race), markdownCell)),
@@ -182,8 +200,9 @@ func (m *markdownWriter) plan(r *engine.Result) {
 					mdText(truncate(b.Selection, markdownCell)),
 					mdText(truncate(marketWords(b), markdownCell)),
 					stakeWords(b),
+					atRiskWords(b),
 					actionMark(b.Action) + " " + string(b.Action),
-					mdText(truncate(oneLine(b.Reason), markdownReason)),
+					reason,
 				}
 			})
 		m.printf("\n")

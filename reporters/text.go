@@ -42,6 +42,7 @@ func WriteText(w io.Writer, r *engine.Result, opts TextOptions) error {
 	} else {
 		t.betTable(r)
 		t.sessions(r)
+		t.limits(r)
 	}
 	t.tipTable(r)
 	t.totals(r)
@@ -378,6 +379,9 @@ func betNotes(b *engine.BetResult) []cell {
 	if p := placedWords(b); p != "" {
 		notes = append(notes, cell{text: oneLine(p), tone: toneDim})
 	}
+	if a := atRiskNote(b); a != "" {
+		notes = append(notes, cell{text: oneLine(a), tone: toneDim})
+	}
 	if b.Error != "" {
 		notes = append(notes, cell{text: "error: " + oneLine(b.Error), tone: toneBad})
 	}
@@ -415,6 +419,7 @@ func betColumns() []column {
 		{title: "SELECTION", flex: true, min: 6},
 		{title: "MARKET", flex: true, min: 11, drop: 3},
 		{title: "STAKE", right: true},
+		{title: "AT RISK", right: true},
 	}
 }
 
@@ -427,6 +432,7 @@ func betCells(b *engine.BetResult) []cell {
 		{text: b.Selection},
 		{text: marketWords(b)},
 		{text: stakeWords(b)},
+		{text: atRiskWords(b)},
 	}
 }
 
@@ -481,37 +487,34 @@ func (t *textWriter) sessions(r *engine.Result) {
 	t.w.WriteByte('\n')
 }
 
+// limits writes the plan's limits and what is used of each, in the
+// periods the report's bets are in. A run's report shows what is used; a
+// preview adds what it would create.
 func (t *textWriter) limits(r *engine.Result) {
 	l := r.Limits
-	t.w.WriteString(t.bold("LIMITS") + "\n")
-	total := l.Committed + l.Planned
-	stake := fmt.Sprintf("stake   committed %s + planned %s = %s", dollars(l.Committed), dollars(l.Planned), dollars(total))
-	tn := tonePlain
-	if l.MaxTotalStake != nil {
-		stake += " of max " + dollars(*l.MaxTotalStake)
-		if cents(total) > cents(*l.MaxTotalStake) {
+	if r.Kind != engine.KindPlan && !l.Any() {
+		return
+	}
+	t.w.WriteString(t.bold("LIMITS") + " " + truncate(l.PeriodTitle(), t.opts.Width-len("LIMITS ")) + "\n")
+	cols := []column{{title: "", flex: true, min: 12}, {title: "USED", right: true}}
+	if r.Kind == engine.KindPlan {
+		cols = append(cols, column{title: "AFTER THIS RUN", right: true})
+	}
+	cols = append(cols, column{title: "LIMIT", right: true})
+	var rows []row
+	for _, lr := range planLimits(r) {
+		cells := []cell{{text: lr.Name}, {text: lr.Used}}
+		if r.Kind == engine.KindPlan {
+			cells = append(cells, cell{text: lr.After})
+		}
+		tn := tonePlain
+		if lr.Over {
 			tn = toneBad
 		}
+		cells = append(cells, cell{text: lr.Limit, tone: tn})
+		rows = append(rows, row{cells: cells})
 	}
-	t.line(stake, tn)
-	if l.MaxStakePerBet != nil {
-		t.line("per bet max "+dollars(*l.MaxStakePerBet), tonePlain)
-	}
-	creating := 0
-	for i := range r.Bets {
-		if r.Bets[i].Action == engine.ActionCreate {
-			creating++
-		}
-	}
-	bets := fmt.Sprintf("bets    created %d + to create %d = %d", l.CreatedBets, creating, l.CreatedBets+creating)
-	tn = tonePlain
-	if l.MaxBets != nil {
-		bets += " of max " + strconv.Itoa(*l.MaxBets)
-		if l.CreatedBets+creating > *l.MaxBets {
-			tn = toneBad
-		}
-	}
-	t.line(bets, tn)
+	t.table(cols, rows)
 	t.w.WriteByte('\n')
 }
 
@@ -529,6 +532,7 @@ func (t *textWriter) totals(r *engine.Result) {
 	t.wrap(countWords(d.Bets, statusCounts(r)), ", ", "  ")
 	t.wrap([]cell{
 		{text: "requested " + dollars(d.StakeRequested)},
+		{text: "at risk " + dollars(d.AtRisk)},
 		{text: "accepted " + dollars(d.AmountAccepted)},
 		{text: "profit " + signedDollars(d.Profit), tone: profitTone(d.Profit)},
 		{text: "return " + percent(d.ReturnOnStake)},

@@ -614,31 +614,82 @@ func span(r *engine.Result) string {
 	return s + " UTC"
 }
 
-// planLimits is the limits table of a preview: already committed, after
-// this run, and the limit.
-func planLimits(r *engine.Result) [][4]string {
+// limitRow is one line of the limits table.
+type limitRow struct {
+	Name, Used, After, Limit string
+	Over                     bool // after this run, the limit is passed
+}
+
+// planLimits is the limits table: for each limit, what is used already,
+// after this run (a preview's planned creates; a run's report shows the
+// same), and the limit. Every amount is money at risk.
+func planLimits(r *engine.Result) []limitRow {
 	l := r.Limits
-	creating := 0
-	for i := range r.Bets {
-		if r.Bets[i].Action == engine.ActionCreate {
-			creating++
+	limit := func(v *float64) string {
+		if v == nil {
+			return "none"
+		}
+		return dollars(*v)
+	}
+	count := func(v *int) string {
+		if v == nil {
+			return "none"
+		}
+		return strconv.Itoa(*v)
+	}
+	overAmount := func(used float64, v *float64) bool { return v != nil && cents(used) > cents(*v) }
+	var rows []limitRow
+	for _, p := range l.Periods {
+		suffix := ""
+		if len(l.Periods) > 1 || p.Period != "" {
+			suffix = ", " + p.Words
+		}
+		rows = append(rows,
+			limitRow{"At risk" + suffix, dollars(p.Staked - p.Planned), dollars(p.Staked), limit(l.MaxTotalStake), overAmount(p.Staked, l.MaxTotalStake)},
+			limitRow{"Bets created" + suffix, strconv.Itoa(p.Bets - p.PlannedBets), strconv.Itoa(p.Bets), count(l.MaxBets), l.MaxBets != nil && p.Bets > *l.MaxBets})
+		if l.MaxOpenStake != nil {
+			rows = append(rows, limitRow{"Open (not resulted)" + suffix, dollars(p.OpenStake - p.Planned), dollars(p.OpenStake), limit(l.MaxOpenStake), overAmount(p.OpenStake, l.MaxOpenStake)})
+		}
+		if l.MaxLoss != nil || l.TakeProfit != nil {
+			var stops []string
+			stopped := false
+			if l.MaxLoss != nil {
+				stops = append(stops, dollars(-*l.MaxLoss))
+				stopped = stopped || cents(p.Profit) <= -cents(*l.MaxLoss)
+			}
+			if l.TakeProfit != nil {
+				stops = append(stops, signedDollars(*l.TakeProfit))
+				stopped = stopped || cents(p.Profit) >= cents(*l.TakeProfit)
+			}
+			used := fmt.Sprintf("%s, %d won, %d lost", signedDollars(p.Profit), p.Won, p.Lost)
+			rows = append(rows, limitRow{"Settled profit" + suffix, used, signedDollars(p.Profit), "stops at " + strings.Join(stops, " or "), stopped})
 		}
 	}
-	maxTotal, maxPerBet, maxBets := "none", "none", "none"
-	if l.MaxTotalStake != nil {
-		maxTotal = dollars(*l.MaxTotalStake)
+	rows = append(rows, limitRow{Name: "At risk per bet", Limit: limit(l.MaxStakePerBet)})
+	if l.MaxStakePerRace != nil {
+		rows = append(rows, limitRow{Name: "At risk per race", Limit: limit(l.MaxStakePerRace)})
 	}
-	if l.MaxStakePerBet != nil {
-		maxPerBet = dollars(*l.MaxStakePerBet)
+	if l.MaxBetsPerRace != nil {
+		rows = append(rows, limitRow{Name: "Bets per race", Limit: count(l.MaxBetsPerRace)})
 	}
-	if l.MaxBets != nil {
-		maxBets = strconv.Itoa(*l.MaxBets)
+	return rows
+}
+
+// atRiskWords is a bet's money at risk, "" while it is not known.
+func atRiskWords(b *engine.BetResult) string {
+	if b.AtRiskBasis == "" && b.AtRisk == 0 {
+		return ""
 	}
-	return [][4]string{
-		{"Total stake", dollars(l.Committed), dollars(l.Committed + l.Planned), maxTotal},
-		{"Bets created", strconv.Itoa(l.CreatedBets), strconv.Itoa(l.CreatedBets + creating), maxBets},
-		{"Stake per bet", "", "", maxPerBet},
+	return dollars(b.AtRisk)
+}
+
+// atRiskNote says how a bet's at-risk amount was worked out, when it is an
+// estimate rather than what the sessions accepted.
+func atRiskNote(b *engine.BetResult) string {
+	if b.AtRiskBasis == "" || strings.HasPrefix(b.AtRiskBasis, "accepted by") {
+		return ""
 	}
+	return "at risk " + dollars(b.AtRisk) + ": " + b.AtRiskBasis
 }
 
 // placedWords says when a bet was placed and by which sessions, in the
@@ -656,4 +707,12 @@ func placedWords(b *engine.BetResult) string {
 		s += " by " + strings.Join(b.PlacedBy, ", ")
 	}
 	return s
+}
+
+// capitalize upper-cases the first letter of s.
+func capitalize(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
 }

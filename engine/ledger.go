@@ -1,0 +1,342 @@
+package engine
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/betplan/betplan/apiclient"
+	"github.com/betplan/betplan/plan"
+)
+
+// The ledger is what the plan committed, bet by bet, as the limits and the
+// plan's expressions count it: from the journal (every run's creates),
+// what the service showed of each (this run's polls, or the scan that
+// rebuilt a lost journal), and, in a preview, what it would create.
+
+// stake is one bet the plan committed (or a preview plans).
+type stake struct {
+	label     string
+	betID     string
+	race      RaceInfo
+	requested float64
+	risk      exposure // at risk now: what the sessions accepted, or may still place
+	open      bool     // not resulted (nor ended without a placement)
+	settled   bool     // resulted with money accepted
+	profit    float64  // settled profit
+	planned   bool     // a preview's create, not committed yet
+}
+
+// periodKey names the period of a race's meeting day: the day itself
+// (in the race's own time zone, as the service gives its start), its ISO
+// week, or "" for the whole plan.
+func periodKey(p plan.Period, start time.Time) string {
+	if start.IsZero() {
+		return ""
+	}
+	switch p {
+	case plan.PeriodDay:
+		return meetingDate(start)
+	case plan.PeriodWeek:
+		y, w := start.ISOWeek()
+		return fmt.Sprintf("%04d-W%02d", y, w)
+	}
+	return ""
+}
+
+// periodWords says which period a key is, for people.
+func periodWords(p plan.Period, key string) string {
+	switch {
+	case p == plan.PeriodDay && key != "":
+		return "day " + key
+	case p == plan.PeriodWeek && key != "":
+		return "week " + key
+	}
+	return "the plan (all time)"
+}
+
+// PeriodTitle says what the total limits count within.
+func (l LimitsSummary) PeriodTitle() string {
+	switch l.Period {
+	case plan.PeriodDay:
+		return "per day (the race's meeting day, in its own time zone)"
+	case plan.PeriodWeek:
+		return "per week (Monday to Sunday of meeting days)"
+	}
+	return "over the whole plan (all time)"
+}
+
+// inPeriod reports whether a stake counts in period key. A stake whose
+// race has no known start counts in every period: it may be today's.
+func (r *tracker) inPeriod(s *stake, key string) bool {
+	if key == "" || s.race.Start.IsZero() {
+		return true
+	}
+	return periodKey(r.plan.Limits.Period, s.race.Start) == key
+}
+
+// stakes lists what the plan committed, and what a preview plans, in
+// journal order. Cancelled bets (by betplan cancel, or on the service
+// before anything was placed) put nothing at risk and are left out.
+func (r *tracker) stakes() []stake {
+	now := r.clock.Now()
+	var out []stake
+	seen := map[string]bool{}
+	if r.journal != nil {
+		for _, l := range r.journal.Labels() {
+			s := r.journal.State(l)
+			if s == nil || (!s.created() && !s.Pending) || s.Canceled {
+				continue
+			}
+			seen[l] = true
+			st := stake{label: l, betID: s.BetID, race: s.Race, requested: s.Amount,
+				risk: exposure{Amount: s.AtRisk, Basis: s.Basis}, open: true}
+			if st.risk.Amount == 0 { // a journal from before at-risk was kept
+				st.risk = exposure{Amount: s.Amount, Basis: "the requested amount (recorded before at-risk amounts were)"}
+			}
+			if r.outcome(&st, now) {
+				out = append(out, st)
+			}
+		}
+	}
+	for _, n := range r.known {
+		if seen[n.Label] {
+			continue
+		}
+		seen[n.Label] = true
+		st := stake{label: n.Label, betID: betIDFromLabel(r.plan.Name, n.Label), race: notificationRace(n),
+			requested: notificationAmount(n, plan.AmountFieldFor(n.Type)), risk: r.notificationExposure(n), open: true}
+		if r.outcome(&st, now) {
+			out = append(out, st)
+		}
+	}
+	return append(out, r.planned...)
+}
+
+// outcome brings what the service showed of a stake into it; false when
+// the bet was cancelled with nothing placed.
+func (r *tracker) outcome(st *stake, now time.Time) bool {
+	in := r.byLabel[st.label]
+	var n *apiclient.Notification
+	if in != nil {
+		if in.status == StatusCanceled {
+			return false
+		}
+		n = in.notif
+		if !in.info.Start.IsZero() {
+			st.race.Start = in.info.Start
+		}
+	}
+	if n == nil {
+		n = r.known[st.label]
+	}
+	if n == nil {
+		return true // not read yet: what it may place
+	}
+	accepted := float64(n.TotalAccepted)
+	off := in != nil && in.final
+	if start := n.Tip.Competition.StartTime.Time; !start.IsZero() && !now.Before(start) {
+		off = true
+	}
+	switch {
+	case bool(n.IsCanceled) && accepted == 0:
+		return false
+	case n.Resulted():
+		st.open = false
+		st.settled = accepted > 0
+		st.profit = float64(n.Profit)
+		st.risk = exposure{Amount: roundCents(accepted), Basis: "accepted by the sessions"}
+	case off:
+		// Past the off nothing more is placed: what was accepted is what
+		// is at risk, until the result.
+		st.open = accepted > 0
+		st.risk = exposure{Amount: roundCents(accepted), Basis: "accepted by the sessions"}
+	case accepted > st.risk.Amount:
+		st.risk = exposure{Amount: roundCents(accepted), Basis: "accepted by the sessions so far"}
+	}
+	return true
+}
+
+// notificationExposure is what a notification found on the service puts
+// at risk: what its sessions accepted once they answered, else what its
+// terms let the sessions of now place.
+func (r *tracker) notificationExposure(n *apiclient.Notification) exposure {
+	if n.TotalAccepted > 0 || n.Resulted() {
+		return exposure{Amount: roundCents(float64(n.TotalAccepted)), Basis: "accepted by the sessions"}
+	}
+	t := notificationTerms(n)
+	return exposureOf(r.sessions, t, notificationAmount(n, plan.AmountFieldFor(n.Type)))
+}
+
+// usage is what the stakes of one period, and of one race, add up to.
+type usage struct {
+	period string
+	totals plan.PlanEnv
+	// planned is the part of totals.Staked a preview would add.
+	planned     float64
+	plannedBets int
+	raceStake   float64
+	raceBets    int
+}
+
+// usageFor adds up the stakes in the period of race, and on race itself.
+func (r *tracker) usageFor(race RaceInfo) usage {
+	return r.sum(r.stakes(), race)
+}
+
+func (r *tracker) sum(stakes []stake, race RaceInfo) usage {
+	u := usage{period: periodKey(r.plan.Limits.Period, race.Start)}
+	for i := range stakes {
+		s := &stakes[i]
+		if !r.inPeriod(s, u.period) {
+			continue
+		}
+		t := &u.totals
+		t.Bets++
+		t.Staked += s.risk.Amount
+		if s.open {
+			t.OpenStake += s.risk.Amount
+		}
+		if s.settled {
+			t.Settled++
+			t.Profit += s.profit
+			switch {
+			case s.profit > 0:
+				t.Won++
+			case s.profit < 0:
+				t.Lost++
+			}
+		}
+		if s.planned {
+			u.planned += s.risk.Amount
+			u.plannedBets++
+		}
+		if race.Venue != "" && sameRaceInfo(s.race, race) {
+			u.raceStake += s.risk.Amount
+			u.raceBets++
+		}
+	}
+	u.totals.Staked = roundCents(u.totals.Staked)
+	u.totals.OpenStake = roundCents(u.totals.OpenStake)
+	u.totals.Profit = roundCents(u.totals.Profit)
+	u.planned = roundCents(u.planned)
+	u.raceStake = roundCents(u.raceStake)
+	return u
+}
+
+// sameRaceInfo reports whether two bets are on one race of one meeting.
+func sameRaceInfo(a, b RaceInfo) bool {
+	return strings.EqualFold(a.Code, b.Code) && a.EventNumber == b.EventNumber &&
+		plan.FoldVenue(a.Venue) == plan.FoldVenue(b.Venue) && meetingDate(a.Start) == meetingDate(b.Start)
+}
+
+// PeriodUsage is what the plan's bets of one period of its limits add up
+// to, across runs.
+type PeriodUsage struct {
+	Period string // "2026-11-21", "2026-W47", or "" for the whole plan
+	Words  string // "day 2026-11-21"
+	plan.PlanEnv
+	// Planned and PlannedBets are what a preview would add (plan reports).
+	Planned     float64
+	PlannedBets int
+}
+
+// periodUsages are the usages of the periods the result's bets are in
+// (the races this run considered), oldest first; with none, the latest
+// period the plan has bets in.
+func (r *tracker) periodUsages() []PeriodUsage {
+	stakes := r.stakes()
+	keys := map[string]RaceInfo{}
+	for _, in := range r.insts {
+		if !in.resolved() || in.info.Start.IsZero() {
+			continue
+		}
+		k := periodKey(r.plan.Limits.Period, in.info.Start)
+		if _, ok := keys[k]; !ok {
+			keys[k] = RaceInfo{Start: in.info.Start}
+		}
+	}
+	if len(keys) == 0 {
+		var latest RaceInfo
+		for _, s := range stakes {
+			if s.race.Start.After(latest.Start) {
+				latest = RaceInfo{Start: s.race.Start}
+			}
+		}
+		keys[periodKey(r.plan.Limits.Period, latest.Start)] = latest
+	}
+	out := make([]PeriodUsage, 0, len(keys))
+	for k, race := range keys {
+		u := r.sum(stakes, race)
+		out = append(out, PeriodUsage{Period: k, Words: periodWords(r.plan.Limits.Period, k), PlanEnv: u.totals,
+			Planned: u.planned, PlannedBets: u.plannedBets})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Period < out[j].Period })
+	return out
+}
+
+// betEnvs are the plan's bets as expressions read them (bets.ID), in the
+// period of race: a bet on one race is its latest instance, a
+// for_each_race bet the list of its instances in the period.
+func (r *tracker) betEnvs(race RaceInfo, now time.Time) map[string]any {
+	key := periodKey(r.plan.Limits.Period, race.Start)
+	out := make(map[string]any, len(r.plan.Bets))
+	latest := map[*plan.Bet]*instance{}
+	lists := map[*plan.Bet][]plan.BetEnv{}
+	for _, in := range r.byStart() {
+		if in.bet.ForEachRace != nil {
+			if key == "" || in.info.Start.IsZero() || periodKey(r.plan.Limits.Period, in.info.Start) == key {
+				lists[in.bet] = append(lists[in.bet], betEnv(in, now))
+			}
+			continue
+		}
+		latest[in.bet] = in // byStart: the last one is the latest
+	}
+	for _, b := range r.plan.Bets {
+		if b.ForEachRace != nil {
+			l := lists[b]
+			if l == nil {
+				l = []plan.BetEnv{}
+			}
+			out[b.ID] = l
+			continue
+		}
+		if in := latest[b]; in != nil {
+			out[b.ID] = betEnv(in, now)
+		} else {
+			out[b.ID] = plan.BetEnv{Status: string(StatusWaiting)}
+		}
+	}
+	return out
+}
+
+// betEnv is one instance as another bet's expressions see it.
+func betEnv(in *instance, now time.Time) plan.BetEnv {
+	e := plan.BetEnv{
+		Status: string(in.status),
+		Amount: in.amount,
+		Race: plan.RaceEnv{Venue: in.info.Venue, Code: in.info.Code, EventNumber: in.info.EventNumber,
+			Start: in.info.Start},
+	}
+	if !in.info.Start.IsZero() {
+		e.Race.MinutesToStart = in.info.Start.Sub(now).Minutes()
+	}
+	if in.race != nil {
+		e.Race.Country = in.race.Country
+		e.Race.Runners = in.race.RunnerNumbers()
+		e.Race.RunnerNames = in.race.RunnerNameList()
+	}
+	if n := in.notif; n != nil {
+		e.Accepted = float64(n.TotalAccepted)
+		e.AverageOdds = float64(n.AverageOdds)
+		e.Profit = roundCents(float64(n.Profit))
+		if n.Resulted() {
+			e.Result = n.Tip.Competition.Result
+		}
+	}
+	settled := in.status == StatusSettled
+	e.Won = settled && e.Profit > 0
+	e.Lost = settled && e.Profit < 0
+	return e
+}

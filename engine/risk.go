@@ -1,0 +1,146 @@
+package engine
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/betplan/betplan/apiclient"
+	"github.com/betplan/betplan/plan"
+)
+
+// Money at risk. A Fixed Wager stake is placed by each running session
+// the notification reaches (service facts §2.1): $2 with two running
+// sessions is $4 at risk. Every limit counts that amount, worked out here
+// before a create from the sessions that can place the bet, and after it
+// from what the sessions accepted (ledger.go).
+
+// exposure is what one bet may put at risk, and how that was worked out.
+type exposure struct {
+	Amount float64
+	Basis  string
+}
+
+// stakeTerms are what decides a bet's exposure: its type and amount
+// field, whom it targets and whether its stake is the total.
+type stakeTerms struct {
+	betType       string
+	targetSession string // one id, or ids joined by ","
+	targetBot     string
+	total         bool    // ensure_total_wager on a Fixed Wager
+	oddsFloor     float64 // Fixed Profit with check_odds: the lowest odds taken
+}
+
+// betTerms are a plan bet's terms.
+func betTerms(b *plan.Bet) stakeTerms {
+	t := stakeTerms{betType: b.Type, targetSession: b.TargetSession, total: b.StakeIsTotal()}
+	t.targetBot, _ = b.Options["target_bot"].(string)
+	if check, _ := b.Options["check_odds"].(bool); check {
+		t.oddsFloor = optionNumber(b.Options["odds"])
+	}
+	return t
+}
+
+// notificationTerms are the terms a notification was created with, as
+// the service echoes them (for bets found by label, not created by us).
+func notificationTerms(n *apiclient.Notification) stakeTerms {
+	t := stakeTerms{betType: n.Type, targetSession: string(n.TargetSession), targetBot: string(n.TargetBot),
+		total: bool(n.EnsureTotalWager) && strings.EqualFold(n.Type, plan.TypeFixedWager)}
+	if n.CheckOdds {
+		t.oddsFloor = float64(n.Tip.Odds)
+	}
+	return t
+}
+
+func optionNumber(v any) float64 {
+	switch x := v.(type) {
+	case int:
+		return float64(x)
+	case float64:
+		return x
+	}
+	return 0
+}
+
+// placers are the sessions that can place a bet with terms t: the targeted
+// ones whose bot runs; when none runs, every targeted session, since a bot
+// that starts before the bots act places it too.
+func placers(sessions []apiclient.Session, t stakeTerms) (names []string, running bool) {
+	var targeted, on []string
+	for _, s := range sessions {
+		id := strconv.FormatInt(int64(s.ID), 10)
+		if t.targetSession != "" && !listed(t.targetSession, id) {
+			continue
+		}
+		if t.targetBot != "" && string(s.BotID) != t.targetBot {
+			continue
+		}
+		name := s.DisplayName
+		if name == "" {
+			name = id
+		}
+		targeted = append(targeted, name)
+		if s.BotRunning {
+			on = append(on, name)
+		}
+	}
+	if len(on) > 0 {
+		return on, true
+	}
+	return targeted, false
+}
+
+func listed(list, id string) bool {
+	for _, x := range strings.Split(list, ",") {
+		if strings.TrimSpace(x) == id {
+			return true
+		}
+	}
+	return false
+}
+
+// exposureOf works out what amount (the bet's stake or target profit)
+// puts at risk with the sessions as they are now.
+func exposureOf(sessions []apiclient.Session, t stakeTerms, amount float64) exposure {
+	if amount <= 0 {
+		return exposure{}
+	}
+	if t.total {
+		return exposure{Amount: roundCents(amount), Basis: fmt.Sprintf("%s in all, split across the sessions (ensure_total_wager)", usd(amount))}
+	}
+	perSession, what := amount, ""
+	if plan.AmountFieldFor(t.betType) == plan.AmountTargetProfit {
+		if t.oddsFloor > 1 {
+			perSession = math.Ceil(amount/(t.oddsFloor-1)*100-1e-6) / 100
+			what = fmt.Sprintf("%s a session at most (%s profit at odds of at least %s)", usd(perSession), usd(amount), strconv.FormatFloat(t.oddsFloor, 'f', -1, 64))
+		} else {
+			what = fmt.Sprintf("%s a session (the target profit counted as the stake: without check_odds the stake has no bound)", usd(amount))
+		}
+	}
+	names, running := placers(sessions, t)
+	n := len(names)
+	var who string
+	switch {
+	case t.targetSession != "" && n == 1:
+		who = fmt.Sprintf("the target session %s (%s)", t.targetSession, names[0])
+	case n == 0:
+		n = 1
+		who = "no session matches it now: counted as one"
+	case running:
+		who = fmt.Sprintf("%d %s with a running bot (%s)", n, plural(n, "session", "sessions"), strings.Join(names, ", "))
+	default:
+		who = fmt.Sprintf("%d targeted %s, none with a running bot now (%s)", n, plural(n, "session", "sessions"), strings.Join(names, ", "))
+	}
+	if what == "" {
+		what = usd(perSession)
+	}
+	return exposure{Amount: roundCents(perSession * float64(n)), Basis: fmt.Sprintf("%s × %d: %s", what, n, who)}
+}
+
+// exposure is what in would put at risk with its current amount.
+func (r *tracker) exposure(in *instance) exposure {
+	return exposureOf(r.sessions, betTerms(in.bet), in.amount)
+}
+
+func usd(v float64) string { return fmt.Sprintf("$%.2f", v) }
