@@ -41,11 +41,11 @@ type journalEntry struct {
 	// AtRisk is what the bet was worked out to put at risk when it was
 	// announced (its amount times the sessions that could place it), and
 	// Basis how; limits count it until the sessions' answer is read.
-	AtRisk float64   `json:"at_risk,omitempty"`
-	Basis  string    `json:"basis,omitempty"`
-	Race           *RaceInfo `json:"race,omitempty"`
-	Attempt        int       `json:"attempt,omitempty"`
-	Error          string    `json:"error,omitempty"`
+	AtRisk  float64   `json:"at_risk,omitempty"`
+	Basis   string    `json:"basis,omitempty"`
+	Race    *RaceInfo `json:"race,omitempty"`
+	Attempt int       `json:"attempt,omitempty"`
+	Error   string    `json:"error,omitempty"`
 	// Tips are the tips (or the race of a pre-alert) a publication entry
 	// is about: one publish call, all of them at once (tips.go).
 	Tips []journalTip `json:"tips,omitempty"`

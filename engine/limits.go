@@ -103,7 +103,6 @@ func (r *tracker) certainRefusal() (string, []*instance) {
 	return "", nil
 }
 
-
 // limitsWords says the plan's limits and what is used of each in the
 // period of u, in one line: "Limits for day 2026-11-21: max_total_stake
 // $100.00 ($20.00 used), ...".
