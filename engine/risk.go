@@ -63,11 +63,10 @@ func optionNumber(v any) float64 {
 	return 0
 }
 
-// placers are the sessions that can place a bet with terms t: the targeted
-// ones whose bot runs; when none runs, every targeted session, since a bot
-// that starts before the bots act places it too.
-func placers(sessions []apiclient.Session, t stakeTerms) (names []string, running bool) {
-	var targeted, on []string
+// placers are the sessions that can place a bet with terms t now: the
+// targeted ones whose bot runs (every session when it targets none).
+func placers(sessions []apiclient.Session, t stakeTerms) []string {
+	var on []string
 	for _, s := range sessions {
 		id := strconv.FormatInt(int64(s.ID), 10)
 		if t.targetSession != "" && !listed(t.targetSession, id) {
@@ -76,19 +75,16 @@ func placers(sessions []apiclient.Session, t stakeTerms) (names []string, runnin
 		if t.targetBot != "" && string(s.BotID) != t.targetBot {
 			continue
 		}
+		if !s.BotRunning {
+			continue
+		}
 		name := s.DisplayName
 		if name == "" {
 			name = id
 		}
-		targeted = append(targeted, name)
-		if s.BotRunning {
-			on = append(on, name)
-		}
+		on = append(on, name)
 	}
-	if len(on) > 0 {
-		return on, true
-	}
-	return targeted, false
+	return on
 }
 
 func listed(list, id string) bool {
@@ -118,19 +114,19 @@ func exposureOf(sessions []apiclient.Session, t stakeTerms, amount float64) expo
 			what = fmt.Sprintf("%s a session (the target profit counted as the stake: without check_odds the stake has no bound)", usd(amount))
 		}
 	}
-	names, running := placers(sessions, t)
+	names := placers(sessions, t)
 	n := len(names)
 	var who string
 	switch {
-	case t.targetSession != "" && n == 1:
-		who = fmt.Sprintf("the target session %s (%s)", t.targetSession, names[0])
 	case n == 0:
+		// Nothing would be placed now (run refuses that unless
+		// --allow-no-bot); a bet is never counted as free.
 		n = 1
-		who = "no session matches it now: counted as one"
-	case running:
-		who = fmt.Sprintf("%d %s with a running bot (%s)", n, plural(n, "session", "sessions"), strings.Join(names, ", "))
+		who = "no targeted session has a running bot now: counted as one"
+	case t.targetSession != "" && !strings.Contains(t.targetSession, ","):
+		who = fmt.Sprintf("the target session %s (%s)", t.targetSession, names[0])
 	default:
-		who = fmt.Sprintf("%d targeted %s, none with a running bot now (%s)", n, plural(n, "session", "sessions"), strings.Join(names, ", "))
+		who = fmt.Sprintf("%d %s with a running bot (%s)", n, plural(n, "session", "sessions"), strings.Join(names, ", "))
 	}
 	if what == "" {
 		what = usd(perSession)

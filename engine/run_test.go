@@ -189,7 +189,7 @@ poll: {interval: 30s, timeout: 12h}
 name: limited
 vars: {unit: 30}
 limits: {max_stake_per_bet: 20, max_total_stake: 25}
-defaults: {market: Fixed Win, type: Fixed Wager}
+defaults: {market: Fixed Win, type: Fixed Wager, target_session: "4417"}
 bets:
   - id: too-big
     race: %s
@@ -202,7 +202,7 @@ bets:
   - id: over-total
     race: %s
     selection: "2"
-    stake: 10
+    stake: 5 * 2 # an expression: not certain, so validate lets the plan through
 `, raceYAML(a), raceYAML(b), raceYAML(b)))
 	res, err := engine.Run(context.Background(), p, w.options(w.client()))
 	require.NoError(t, err)

@@ -684,9 +684,17 @@ func atRiskWords(b *engine.BetResult) string {
 }
 
 // atRiskNote says how a bet's at-risk amount was worked out, when it is an
-// estimate rather than what the sessions accepted.
+// estimate that differs from the requested amount (what the sessions
+// accepted, or an amount placed once, needs no note).
 func atRiskNote(b *engine.BetResult) string {
-	if b.AtRiskBasis == "" || strings.HasPrefix(b.AtRiskBasis, "accepted by") {
+	if b.AtRiskBasis == "" || strings.HasPrefix(b.AtRiskBasis, "accepted by") || strings.HasPrefix(b.AtRiskBasis, "cancelled") {
+		return ""
+	}
+	requested := b.Stake
+	if requested == nil {
+		requested = b.TargetProfit
+	}
+	if requested != nil && cents(*requested) == cents(b.AtRisk) {
 		return ""
 	}
 	return "at risk " + dollars(b.AtRisk) + ": " + b.AtRiskBasis
