@@ -23,6 +23,7 @@ var simStart = time.Date(2026, 11, 21, 11, 0, 0, 0, time.FixedZone("AEDT", 11*36
 // options a test run starts from.
 type world struct {
 	t     testing.TB
+	start time.Time
 	svc   *sim.Service
 	clock *sim.ManualClock
 	srv   *httptest.Server
@@ -38,12 +39,23 @@ func newWorld(t testing.TB) *world {
 // (seed and clock are the world's own).
 func newWorldWith(t testing.TB, opts sim.Options) *world {
 	t.Helper()
-	clock := sim.NewManualClock(simStart)
+	return newWorldFrom(t, simStart, opts)
+}
+
+// newWorldAt is newWorld whose clock, and first meeting, start at start.
+func newWorldAt(t testing.TB, start time.Time) *world {
+	t.Helper()
+	return newWorldFrom(t, start, sim.Options{})
+}
+
+func newWorldFrom(t testing.TB, start time.Time, opts sim.Options) *world {
+	t.Helper()
+	clock := sim.NewManualClock(start)
 	opts.Seed, opts.Clock = 7, clock
 	svc := sim.New(opts)
 	srv := httptest.NewServer(svc)
 	t.Cleanup(srv.Close)
-	return &world{t: t, svc: svc, clock: clock, srv: srv, dir: t.TempDir()}
+	return &world{t: t, start: start, svc: svc, clock: clock, srv: srv, dir: t.TempDir()}
 }
 
 func (w *world) client(opts ...apiclient.Option) *apiclient.Client {
