@@ -25,6 +25,7 @@ type stake struct {
 	open      bool     // not resulted (nor ended without a placement)
 	settled   bool     // resulted with money accepted
 	profit    float64  // settled profit
+	resultAt  time.Time
 	planned   bool     // a preview's create, not committed yet
 }
 
@@ -146,6 +147,7 @@ func (r *tracker) outcome(st *stake, now time.Time) bool {
 		st.open = false
 		st.settled = accepted > 0
 		st.profit = float64(n.Profit)
+		st.resultAt = n.Tip.ResultTime.Time
 		st.risk = exposure{Amount: roundCents(accepted), Basis: "accepted by the sessions"}
 	case off:
 		// Past the off nothing more is placed: what was accepted is what
@@ -187,6 +189,7 @@ func (r *tracker) usageFor(race RaceInfo) usage {
 
 func (r *tracker) sum(stakes []stake, race RaceInfo) usage {
 	u := usage{period: periodKey(r.plan.Limits.Period, race.Start)}
+	var settled []*stake
 	for i := range stakes {
 		s := &stakes[i]
 		if !r.inPeriod(s, u.period) {
@@ -199,6 +202,7 @@ func (r *tracker) sum(stakes []stake, race RaceInfo) usage {
 			t.OpenStake += s.risk.Amount
 		}
 		if s.settled {
+			settled = append(settled, s)
 			t.Settled++
 			t.Profit += s.profit
 			switch {
@@ -216,6 +220,14 @@ func (r *tracker) sum(stakes []stake, race RaceInfo) usage {
 			u.raceStake += s.risk.Amount
 			u.raceBets++
 		}
+	}
+	// The profit's low and high as the results came in.
+	sort.SliceStable(settled, func(i, j int) bool { return settled[i].resultAt.Before(settled[j].resultAt) })
+	running := 0.0
+	for _, s := range settled {
+		running += s.profit
+		u.totals.LowestProfit = min(u.totals.LowestProfit, roundCents(running))
+		u.totals.HighestProfit = max(u.totals.HighestProfit, roundCents(running))
 	}
 	u.totals.Staked = roundCents(u.totals.Staked)
 	u.totals.OpenStake = roundCents(u.totals.OpenStake)

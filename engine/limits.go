@@ -18,11 +18,13 @@ func limitRefusal(l plan.Limits, risk exposure, race RaceInfo, u usage, usedWord
 		in = " in " + periodWords(l.Period, u.period)
 	}
 	t := u.totals
-	if l.MaxLoss != nil && t.Profit <= -*l.MaxLoss+1e-9 {
-		return fmt.Sprintf("max_loss %s: the settled profit%s is %s, at or below -%s; no new bet is created", usd(*l.MaxLoss), in, signedUSD(t.Profit), usd(*l.MaxLoss))
+	// Once reached in the period, a stop stays: a later winner does not
+	// undo a stop-loss, nor a later loser a take-profit.
+	if l.MaxLoss != nil && t.LowestProfit <= -*l.MaxLoss+1e-9 {
+		return fmt.Sprintf("max_loss %s: the settled profit%s reached %s (it is %s now), at or below -%s; no new bet is created", usd(*l.MaxLoss), in, signedUSD(t.LowestProfit), signedUSD(t.Profit), usd(*l.MaxLoss))
 	}
-	if l.TakeProfit != nil && t.Profit >= *l.TakeProfit-1e-9 {
-		return fmt.Sprintf("take_profit %s: the settled profit%s is %s, at or above it; no new bet is created", usd(*l.TakeProfit), in, signedUSD(t.Profit))
+	if l.TakeProfit != nil && t.HighestProfit >= *l.TakeProfit-1e-9 {
+		return fmt.Sprintf("take_profit %s: the settled profit%s reached %s (it is %s now), at or above it; no new bet is created", usd(*l.TakeProfit), in, signedUSD(t.HighestProfit), signedUSD(t.Profit))
 	}
 	if l.MaxStakePerBet != nil && risk.Amount > *l.MaxStakePerBet+1e-9 {
 		return fmt.Sprintf("max_stake_per_bet %s: this bet puts %s at risk (%s)", usd(*l.MaxStakePerBet), usd(risk.Amount), risk.Basis)

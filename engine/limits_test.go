@@ -189,11 +189,11 @@ func limitCases() []limitCase {
 			a, b, _ := sequential(w)
 			order := w.finishingOrder(a)
 			return []limitBet{{id: "a", race: a, sel: order[len(order)-1], stake: "10"}, {id: "b", race: b, stake: "10"}}
-		}, "b", "max_loss $5.00: the settled profit in day %s is -$10.00, at or below -$5.00; no new bet is created"},
+		}, "b", "max_loss $5.00: the settled profit in day %s reached -$10.00 (it is -$10.00 now), at or below -$5.00; no new bet is created"},
 		{"take_profit", "take_profit: 1", func(w *world) []limitBet {
 			a, b, _ := sequential(w)
 			return []limitBet{{id: "a", race: a, sel: w.finishingOrder(a)[0], stake: "10"}, {id: "b", race: b, stake: "10"}}
-		}, "b", "take_profit $1.00: the settled profit in day %s is $"},
+		}, "b", "take_profit $1.00: the settled profit in day %s reached $"},
 		{"max_stake_per_race", "max_stake_per_race: 15", sameRace, "b",
 			"max_stake_per_race $15.00 on Flemington R2 of %s: $10.00 at risk on it already committed by this plan, this bet adds $10.00"},
 		{"max_bets_per_race", "max_bets_per_race: 1", sameRace, "b",

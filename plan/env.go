@@ -31,6 +31,12 @@ type PlanEnv struct {
 	Staked    float64 `expr:"staked"`     // at risk over the period's bets
 	OpenStake float64 `expr:"open_stake"` // at risk on bets not resulted yet
 	Profit    float64 `expr:"profit"`     // settled profit, signed
+	// LowestProfit and HighestProfit are the settled profit at its lowest
+	// and highest so far in the period (0 before anything settled), taken
+	// as the results came in: "stop after $50 lost" stays stopped when a
+	// later winner brings the profit back.
+	LowestProfit  float64 `expr:"lowest_profit"`
+	HighestProfit float64 `expr:"highest_profit"`
 	Bets      int     `expr:"bets"`       // bets created
 	Settled   int     `expr:"settled"`    // bets resulted
 	Won       int     `expr:"won"`        // settled with a profit

@@ -226,3 +226,76 @@ func TestSuggest(t *testing.T) {
 	equal(t, "Greyhounds", plan.Suggest("Greyhound", plan.Codes()))
 	equal(t, "High Odds First", plan.Suggest("High Odds Frist", plan.Types()))
 }
+
+const outcomesPlan = `version: 1
+name: outcomes
+limits: {max_stake_per_bet: 40, max_total_stake: 100, max_bets: 10}
+defaults: {market: Fixed Win, type: Fixed Wager}
+bets:
+  - id: r3
+    race: {venue: Randwick, code: Galloping, event_number: 3}
+    selection: "1"
+    stake: 10
+  - id: r6
+    race: {venue: Randwick, code: Galloping, event_number: 6}
+    selection: "1"
+    stake: min(bets.r3.amount * 2, 15)
+    when: bets.r3.lost && plan.lowest_profit > -50 && plan.won < 3
+  - id: dogs
+    for_each_race: race.code == "Greyhounds"
+    selection: "1"
+    stake: 2
+    when: 'len(filter(bets["r6"].race.runners, # == "1")) > 0 && !any(bets.late, .won)'
+  - id: late
+    for_each_race: race.code == "Harness"
+    selection: "1"
+    stake: 2
+    when: len(bets.dogs) < 3
+`
+
+// TestOutcomeExpressions: plan and bets are readable in conditions and
+// amounts, and Explain shows what a condition saw of them.
+func TestOutcomeExpressions(t *testing.T) {
+	p, diags := plan.Parse("outcomes.yaml", []byte(outcomesPlan))
+	if diags.HasErrors() {
+		t.Fatal(diags.Error())
+	}
+	check(t, p.ReadsOutcomes, "the plan reads outcomes")
+	bets := map[string]*plan.Bet{}
+	for _, b := range p.Bets {
+		bets[b.ID] = b
+	}
+	e := env(5, "Randwick", "Galloping")
+	e.Plan = plan.PlanEnv{Staked: 10, Profit: -10, LowestProfit: -10, Bets: 1, Settled: 1, Lost: 1}
+	e.Bets = map[string]any{
+		"r3":   plan.BetEnv{Status: "settled", Amount: 10, Accepted: 10, Profit: -10, Lost: true, Result: "4/2/1"},
+		"r6":   plan.BetEnv{Status: "waiting", Race: plan.RaceEnv{Runners: []string{"1", "2"}}},
+		"dogs": []plan.BetEnv{{Status: "settled", Won: true}},
+		"late": []plan.BetEnv{},
+	}
+	ready, err := bets["r6"].Ready(e)
+	must(t, err)
+	check(t, ready, "r6 is ready after the r3 loss")
+	amount, err := bets["r6"].Amount(e)
+	must(t, err)
+	equal(t, 15.0, amount)
+	equal(t, "bets.r3.lost = true, plan.lowest_profit = -10, plan.won = 0", bets["r6"].When.Explain(e))
+	ready, err = bets["dogs"].Ready(e)
+	must(t, err)
+	check(t, ready, "dogs reads r6's race and late's list")
+	ready, err = bets["late"].Ready(e)
+	must(t, err)
+	check(t, ready, "late reads the list of dogs")
+
+	e.Plan.LowestProfit = -50
+	ready, err = bets["r6"].Ready(e)
+	must(t, err)
+	check(t, !ready, "stopped once the profit reached -50")
+	e.Bets["r3"] = plan.BetEnv{Status: "settled", Amount: 5, Profit: 12, Won: true}
+	ready, err = bets["r6"].Ready(e)
+	must(t, err)
+	check(t, !ready, "not after a win")
+	amount, err = bets["r6"].Amount(e)
+	must(t, err)
+	equal(t, 10.0, amount)
+}

@@ -67,16 +67,18 @@ type Limits struct {
 // PeriodUsed is what the plan's bets of one period add up to, across runs,
 // as the limits count it.
 type PeriodUsed struct {
-	Period      string  `json:"period" jsonschema_description:"The period: a meeting day (2026-11-21, in the races' own time zone), an ISO week (2026-W47), or empty for the whole plan."`
-	Staked      float64 `json:"staked" jsonschema_description:"Dollars at risk over the period's bets: accepted by the sessions, or what they may still place."`
-	OpenStake   float64 `json:"open_stake" jsonschema_description:"Dollars at risk on the period's bets not resulted yet."`
-	Profit      float64 `json:"profit" jsonschema_description:"Settled profit of the period, signed."`
-	Bets        int     `json:"bets" jsonschema_description:"Bets created in the period (with a preview's planned ones)."`
-	Settled     int     `json:"settled" jsonschema_description:"Bets resulted."`
-	Won         int     `json:"won" jsonschema_description:"Bets settled with a profit."`
-	Lost        int     `json:"lost" jsonschema_description:"Bets settled with a loss."`
-	Planned     float64 `json:"planned" jsonschema_description:"Of staked, what a preview's creates would add (plan reports; 0 otherwise)."`
-	PlannedBets int     `json:"planned_bets" jsonschema_description:"Of bets, how many a preview would create (plan reports; 0 otherwise)."`
+	Period        string  `json:"period" jsonschema_description:"The period: a meeting day (2026-11-21, in the races' own time zone), an ISO week (2026-W47), or empty for the whole plan."`
+	Staked        float64 `json:"staked" jsonschema_description:"Dollars at risk over the period's bets: accepted by the sessions, or what they may still place."`
+	OpenStake     float64 `json:"open_stake" jsonschema_description:"Dollars at risk on the period's bets not resulted yet."`
+	Profit        float64 `json:"profit" jsonschema_description:"Settled profit of the period, signed."`
+	LowestProfit  float64 `json:"lowest_profit" jsonschema_description:"The settled profit at its lowest in the period, as the results came in (0 before any); max_loss stops at it."`
+	HighestProfit float64 `json:"highest_profit" jsonschema_description:"The settled profit at its highest in the period, as the results came in (0 before any); take_profit stops at it."`
+	Bets          int     `json:"bets" jsonschema_description:"Bets created in the period (with a preview's planned ones)."`
+	Settled       int     `json:"settled" jsonschema_description:"Bets resulted."`
+	Won           int     `json:"won" jsonschema_description:"Bets settled with a profit."`
+	Lost          int     `json:"lost" jsonschema_description:"Bets settled with a loss."`
+	Planned       float64 `json:"planned" jsonschema_description:"Of staked, what a preview's creates would add (plan reports; 0 otherwise)."`
+	PlannedBets   int     `json:"planned_bets" jsonschema_description:"Of bets, how many a preview would create (plan reports; 0 otherwise)."`
 }
 
 // Race is the race a bet is for, as the service names it.
@@ -260,6 +262,7 @@ func newLimits(l *engine.LimitsSummary) Limits {
 	for i, p := range l.Periods {
 		out.Periods[i] = PeriodUsed{
 			Period: p.Period, Staked: cents(p.Staked), OpenStake: cents(p.OpenStake), Profit: cents(p.Profit),
+			LowestProfit: cents(p.LowestProfit), HighestProfit: cents(p.HighestProfit),
 			Bets: p.Bets, Settled: p.Settled, Won: p.Won, Lost: p.Lost, Planned: cents(p.Planned), PlannedBets: p.PlannedBets,
 		}
 	}

@@ -655,13 +655,16 @@ func planLimits(r *engine.Result) []limitRow {
 			stopped := false
 			if l.MaxLoss != nil {
 				stops = append(stops, dollars(-*l.MaxLoss))
-				stopped = stopped || cents(p.Profit) <= -cents(*l.MaxLoss)
+				stopped = stopped || cents(p.LowestProfit) <= -cents(*l.MaxLoss)
 			}
 			if l.TakeProfit != nil {
 				stops = append(stops, signedDollars(*l.TakeProfit))
-				stopped = stopped || cents(p.Profit) >= cents(*l.TakeProfit)
+				stopped = stopped || cents(p.HighestProfit) >= cents(*l.TakeProfit)
 			}
 			used := fmt.Sprintf("%s, %d won, %d lost", signedDollars(p.Profit), p.Won, p.Lost)
+			if stopped {
+				used = "stopped: " + used
+			}
 			rows = append(rows, limitRow{"Settled profit" + suffix, used, signedDollars(p.Profit), "stops at " + strings.Join(stops, " or "), stopped})
 		}
 	}
