@@ -26,7 +26,7 @@ type stake struct {
 	settled   bool     // resulted with money accepted
 	profit    float64  // settled profit
 	resultAt  time.Time
-	planned   bool     // a preview's create, not committed yet
+	planned   bool // a preview's create, not committed yet
 }
 
 // periodKey names the period of a race's meeting day: the day itself

@@ -37,10 +37,10 @@ type PlanEnv struct {
 	// later winner brings the profit back.
 	LowestProfit  float64 `expr:"lowest_profit"`
 	HighestProfit float64 `expr:"highest_profit"`
-	Bets      int     `expr:"bets"`       // bets created
-	Settled   int     `expr:"settled"`    // bets resulted
-	Won       int     `expr:"won"`        // settled with a profit
-	Lost      int     `expr:"lost"`       // settled with a loss
+	Bets          int     `expr:"bets"`    // bets created
+	Settled       int     `expr:"settled"` // bets resulted
+	Won           int     `expr:"won"`     // settled with a profit
+	Lost          int     `expr:"lost"`    // settled with a loss
 }
 
 // BetEnv is one bet of the plan on one race, as another bet's expressions
