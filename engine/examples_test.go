@@ -231,21 +231,24 @@ func TestExampleGreyhoundCronOverThreeDays(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
 		edits   [][2]string
+		days    int
 		perDay  int     // bets a day
 		limit   float64 // max_total_stake
 		refused bool
 	}{
-		{"as written", nil, 16, 80, false},
-		{"a tighter daily limit", [][2]string{{"max_total_stake: 80", "max_total_stake: 40"}}, 10, 40, true},
+		{"as written", nil, 3, 16, 80, false},
+		{"a tighter daily limit", [][2]string{{"max_total_stake: 80", "max_total_stake: 40"}}, 2, 10, 40, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			w := newWorld(t)
 			p := w.example("greyhound-cron.yaml", tc.edits...)
 			c := w.client()
 			refusals := 0
-			for day := 0; day < 3; day++ {
+			for day := 0; day < tc.days; day++ {
+				// The day's greyhound cards run from about 20 minutes to
+				// 4h20 after the world's daily start.
 				from := simStart.Add(time.Duration(day) * 24 * time.Hour)
-				for at := from; at.Before(from.Add(5 * time.Hour)); at = at.Add(4 * time.Minute) {
+				for at := from.Add(10 * time.Minute); at.Before(from.Add(270 * time.Minute)); at = at.Add(4 * time.Minute) {
 					w.clock.Set(at)
 					opts := w.options(c)
 					opts.NoWait = true
@@ -273,7 +276,7 @@ func TestExampleGreyhoundCronOverThreeDays(t *testing.T) {
 				accepted[day] += float64(n.TotalAccepted)
 				count[day]++
 			}
-			require.Len(t, count, 3, "three meeting days: %v", count)
+			require.Len(t, count, tc.days, "a meeting day a day: %v", count)
 			for day, n := range count {
 				assert.Equal(t, tc.perDay, n, "bets on %s", day)
 			}

@@ -320,6 +320,24 @@ func (j *Journal) State(label string) *labelState {
 	return nil
 }
 
+// labelEntry is a label and what the journal knows of it.
+type labelEntry struct {
+	label string
+	labelState
+}
+
+// states returns what the journal knows of every label, in first-seen
+// order, under one lock.
+func (j *Journal) states() []labelEntry {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	out := make([]labelEntry, 0, len(j.order))
+	for _, l := range j.order {
+		out = append(out, labelEntry{l, *j.labels[l]})
+	}
+	return out
+}
+
 // Labels returns the labels the journal knows, in first-seen order.
 func (j *Journal) Labels() []string {
 	j.mu.Lock()

@@ -85,9 +85,9 @@ func (r *tracker) stakes() []stake {
 	var out []stake
 	seen := map[string]bool{}
 	if r.journal != nil {
-		for _, l := range r.journal.Labels() {
-			s := r.journal.State(l)
-			if s == nil || (!s.created() && !s.Pending) || s.Canceled {
+		for _, e := range r.journal.states() {
+			l, s := e.label, &e.labelState
+			if (!s.created() && !s.Pending) || s.Canceled {
 				continue
 			}
 			seen[l] = true
