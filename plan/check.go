@@ -99,7 +99,7 @@ func (p *parser) checkLimits() {
 			for _, x := range Periods() {
 				names = append(names, string(x))
 			}
-			p.d.errorf(p.at("limits.period"), "unknown period %q%s (periods: %s): the total limits count within the race's meeting day, its week, or the whole plan",
+			p.d.errorf(p.at("limits.period"), "unknown limits.period %q%s (periods: %s): the total limits count within the race's meeting day, its week, or the whole plan",
 				*doc.Period, didYouMean(*doc.Period, names), strings.Join(names, ", "))
 		}
 	}
