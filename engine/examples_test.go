@@ -313,3 +313,26 @@ func allNotifications(t *testing.T, c *apiclient.Client) []apiclient.Notificatio
 		}
 	}
 }
+
+// TestPreviewReadsEarlierOutcomes: betplan plan, which polls nothing,
+// sees what an earlier run's bet did through its scan of the service: the
+// race 6 bet of after-a-loss reads as ready once race 3 lost.
+func TestPreviewReadsEarlierOutcomes(t *testing.T) {
+	w := newWorld(t)
+	r3, r6 := w.raceAt("Randwick", 3), w.raceAt("Randwick", 6)
+	order := w.finishingOrder(r3)
+	p := w.example("after-a-loss.yaml", [2]string{"race: r3\n    selection: \"1\"", "race: r3\n    selection: \"" + order[len(order)-1] + "\""})
+	w.clock.Set(r3.Start.Add(-4 * time.Minute))
+	opts := w.options(w.client())
+	opts.NoWait = true
+	_, err := engine.Run(context.Background(), p, opts)
+	require.NoError(t, err)
+	require.Equal(t, 1, w.svc.NotificationCount())
+
+	w.clock.Set(r6.Start.Add(-4 * time.Minute))
+	prev, _, err := engine.Preview(context.Background(), p, w.options(w.client()))
+	require.NoError(t, err)
+	got := byID(prev)
+	assert.Equal(t, engine.ActionCreate, got["r6"].Action, got["r6"].Reason)
+	assert.Equal(t, 20.0, *got["r6"].Stake)
+}

@@ -299,7 +299,7 @@ func (r *tracker) betEnvs(race RaceInfo, now time.Time) map[string]any {
 	for _, in := range r.byStart() {
 		if in.bet.ForEachRace != nil {
 			if key == "" || in.info.Start.IsZero() || periodKey(r.plan.Limits.Period, in.info.Start) == key {
-				lists[in.bet] = append(lists[in.bet], betEnv(in, now))
+				lists[in.bet] = append(lists[in.bet], r.betEnv(in, now))
 			}
 			continue
 		}
@@ -315,7 +315,7 @@ func (r *tracker) betEnvs(race RaceInfo, now time.Time) map[string]any {
 			continue
 		}
 		if in := latest[b]; in != nil {
-			out[b.ID] = betEnv(in, now)
+			out[b.ID] = r.betEnv(in, now)
 		} else {
 			out[b.ID] = plan.BetEnv{Status: string(StatusWaiting)}
 		}
@@ -323,10 +323,24 @@ func (r *tracker) betEnvs(race RaceInfo, now time.Time) map[string]any {
 	return out
 }
 
-// betEnv is one instance as another bet's expressions see it.
-func betEnv(in *instance, now time.Time) plan.BetEnv {
+// betEnv is one instance as another bet's expressions see it. A bet an
+// earlier run created that this command has not polled (a preview) reads
+// as the service's scan showed it.
+func (r *tracker) betEnv(in *instance, now time.Time) plan.BetEnv {
+	status := in.status
+	n := in.notif
+	if n == nil && in.notifID != 0 {
+		if n = r.known[in.label]; n != nil && status == StatusCreated {
+			switch {
+			case n.Resulted() && n.TotalAccepted > 0:
+				status = StatusSettled
+			case n.TotalAccepted > 0:
+				status = StatusPlaced
+			}
+		}
+	}
 	e := plan.BetEnv{
-		Status: string(in.status),
+		Status: string(status),
 		Amount: in.amount,
 		Race: plan.RaceEnv{Venue: in.info.Venue, Code: in.info.Code, EventNumber: in.info.EventNumber,
 			Start: in.info.Start},
@@ -339,7 +353,7 @@ func betEnv(in *instance, now time.Time) plan.BetEnv {
 		e.Race.Runners = in.race.RunnerNumbers()
 		e.Race.RunnerNames = in.race.RunnerNameList()
 	}
-	if n := in.notif; n != nil {
+	if n != nil {
 		e.Accepted = float64(n.TotalAccepted)
 		e.AverageOdds = float64(n.AverageOdds)
 		e.Profit = roundCents(float64(n.Profit))
@@ -347,7 +361,7 @@ func betEnv(in *instance, now time.Time) plan.BetEnv {
 			e.Result = n.Tip.Competition.Result
 		}
 	}
-	settled := in.status == StatusSettled
+	settled := status == StatusSettled
 	e.Won = settled && e.Profit > 0
 	e.Lost = settled && e.Profit < 0
 	return e
