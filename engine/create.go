@@ -438,6 +438,7 @@ func (r *tracker) lookup(ctx context.Context, in *instance) (bool, error) {
 	}
 	// Just read: this tick's poll need not read it again.
 	in.notif, in.lastPolled = pick, r.clock.Now()
+	r.outcomeGen++
 	return true, nil
 }
 

@@ -11,6 +11,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"sort"
 	"sync"
 	"time"
 )
@@ -84,6 +85,9 @@ type Journal struct {
 	fresh   bool                 // the journal did not exist before
 	pubs    map[string]*pubState // tips and pre-alerts by key (tips.go)
 	pubKeys []string             // their keys in first-seen order
+	// changes lists, entry by entry, the label each entry changed, so the
+	// limits' running sums need read only what changed (changedSince).
+	changes []labelChange
 }
 
 // JournalLog keeps a journal's entries.
@@ -245,6 +249,7 @@ func (j *Journal) apply(e journalEntry) {
 	if e.Label == "" {
 		return
 	}
+	j.changes = append(j.changes, labelChange{e.Serial, e.Label})
 	s := j.labels[e.Label]
 	if s == nil {
 		s = &labelState{}
@@ -334,6 +339,28 @@ func (j *Journal) states() []labelEntry {
 	out := make([]labelEntry, 0, len(j.order))
 	for _, l := range j.order {
 		out = append(out, labelEntry{l, *j.labels[l]})
+	}
+	return out
+}
+
+type labelChange struct {
+	serial int64
+	label  string
+}
+
+// changedSince returns what the journal knows of each label an entry after
+// serial changed, in the order they changed.
+func (j *Journal) changedSince(serial int64) []labelEntry {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	i := sort.Search(len(j.changes), func(i int) bool { return j.changes[i].serial > serial })
+	var out []labelEntry
+	seen := map[string]bool{}
+	for _, c := range j.changes[i:] {
+		if !seen[c.label] {
+			seen[c.label] = true
+			out = append(out, labelEntry{c.label, *j.labels[c.label]})
+		}
 	}
 	return out
 }

@@ -86,17 +86,8 @@ func (r *tracker) stakes() []stake {
 	seen := map[string]bool{}
 	if r.journal != nil {
 		for _, e := range r.journal.states() {
-			l, s := e.label, &e.labelState
-			if (!s.created() && !s.Pending) || s.Canceled {
-				continue
-			}
-			seen[l] = true
-			st := stake{label: l, betID: s.BetID, race: s.Race, requested: s.Amount,
-				risk: exposure{Amount: s.AtRisk, Basis: s.Basis}, open: true}
-			if st.risk.Amount == 0 { // a journal from before at-risk was kept
-				st.risk = exposure{Amount: s.Amount, Basis: "the requested amount (recorded before at-risk amounts were)"}
-			}
-			if r.outcome(&st, now) {
+			seen[e.label] = true
+			if st, ok := r.stakeOf(e.label, &e.labelState, now); ok {
 				out = append(out, st)
 			}
 		}
@@ -105,14 +96,33 @@ func (r *tracker) stakes() []stake {
 		if seen[n.Label] {
 			continue
 		}
-		seen[n.Label] = true
-		st := stake{label: n.Label, betID: betIDFromLabel(r.plan.Name, n.Label), race: notificationRace(n),
-			requested: notificationAmount(n, plan.AmountFieldFor(n.Type)), risk: r.notificationExposure(n), open: true}
-		if r.outcome(&st, now) {
+		if st, ok := r.knownStake(n, now); ok {
 			out = append(out, st)
 		}
 	}
 	return append(out, r.planned...)
+}
+
+// stakeOf is what the journal's label l puts at risk now; false when it
+// puts nothing at risk (never created, or cancelled).
+func (r *tracker) stakeOf(l string, s *labelState, now time.Time) (stake, bool) {
+	if (!s.created() && !s.Pending) || s.Canceled {
+		return stake{}, false
+	}
+	st := stake{label: l, betID: s.BetID, race: s.Race, requested: s.Amount,
+		risk: exposure{Amount: s.AtRisk, Basis: s.Basis}, open: true}
+	if st.risk.Amount == 0 { // a journal from before at-risk was kept
+		st.risk = exposure{Amount: s.Amount, Basis: "the requested amount (recorded before at-risk amounts were)"}
+	}
+	return st, r.outcome(&st, now)
+}
+
+// knownStake is what a notification of the plan found on the service, and
+// not in the journal, puts at risk now.
+func (r *tracker) knownStake(n *apiclient.Notification, now time.Time) (stake, bool) {
+	st := stake{label: n.Label, betID: betIDFromLabel(r.plan.Name, n.Label), race: notificationRace(n),
+		requested: notificationAmount(n, plan.AmountFieldFor(n.Type)), risk: r.notificationExposure(n), open: true}
+	return st, r.outcome(&st, now)
 }
 
 // outcome brings what the service showed of a stake into it; false when
@@ -182,59 +192,67 @@ type usage struct {
 	raceBets    int
 }
 
-// usageFor adds up the stakes in the period of race, and on race itself.
+// usageFor adds up the stakes in the period of race, and on race itself,
+// from the ledger (ledgercache.go), which keeps the sums between creates.
 func (r *tracker) usageFor(race RaceInfo) usage {
-	return r.sum(r.stakes(), race)
-}
-
-func (r *tracker) sum(stakes []stake, race RaceInfo) usage {
-	u := usage{period: periodKey(r.plan.Limits.Period, race.Start)}
-	var settled []*stake
-	for i := range stakes {
-		s := &stakes[i]
-		if !r.inPeriod(s, u.period) {
-			continue
-		}
-		t := &u.totals
-		t.Bets++
-		t.Staked += s.risk.Amount
-		if s.open {
-			t.OpenStake += s.risk.Amount
-		}
-		if s.settled {
-			settled = append(settled, s)
-			t.Settled++
-			t.Profit += s.profit
-			switch {
-			case s.profit > 0:
-				t.Won++
-			case s.profit < 0:
-				t.Lost++
-			}
-		}
-		if s.planned {
-			u.planned += s.risk.Amount
-			u.plannedBets++
-		}
-		if race.Venue != "" && sameRaceInfo(s.race, race) {
-			u.raceStake += s.risk.Amount
-			u.raceBets++
+	u := r.ledgerSums().usage(r.plan.Limits.Period, race)
+	if verifyLedger {
+		if want := r.sum(r.stakes(), race); !sameUsage(u, want) {
+			panic(fmt.Sprintf("engine: the ledger's running sums %+v differ from the stakes' %+v", u, want))
 		}
 	}
-	// The profit's low and high as the results came in.
+	return u
+}
+
+// verifyLedger makes every use of the running sums check them against
+// the stakes added up afresh; the tests turn it on.
+var verifyLedger = false
+
+func sameUsage(a, b usage) bool {
+	near := func(x, y float64) bool { return x-y < 0.005 && y-x < 0.005 }
+	ta, tb := a.totals, b.totals
+	return a.period == b.period && ta.Bets == tb.Bets && ta.Settled == tb.Settled && ta.Won == tb.Won && ta.Lost == tb.Lost &&
+		near(ta.Staked, tb.Staked) && near(ta.OpenStake, tb.OpenStake) && near(ta.Profit, tb.Profit) &&
+		near(ta.LowestProfit, tb.LowestProfit) && near(ta.HighestProfit, tb.HighestProfit) &&
+		near(a.planned, b.planned) && a.plannedBets == b.plannedBets && near(a.raceStake, b.raceStake) && a.raceBets == b.raceBets
+}
+
+// sum adds up stakes in the period of race, and on race itself: the
+// definition the ledger's running sums keep to.
+func (r *tracker) sum(stakes []stake, race RaceInfo) usage {
+	var a periodSums
+	key := periodKey(r.plan.Limits.Period, race.Start)
+	for i := range stakes {
+		if r.inPeriod(&stakes[i], key) {
+			a.add(&stakes[i], 1)
+		}
+	}
+	a.finish()
+	u := usage{period: key, totals: a.t, planned: roundCents(a.planned), plannedBets: a.plannedBets}
+	u.totals.LowestProfit, u.totals.HighestProfit = profitRange(a.settled)
+	if race.Venue != "" {
+		for i := range stakes {
+			if sameRaceInfo(stakes[i].race, race) {
+				u.raceStake += stakes[i].risk.Amount
+				u.raceBets++
+			}
+		}
+	}
+	u.raceStake = roundCents(u.raceStake)
+	return u
+}
+
+// profitRange is the settled profit at its lowest and highest as results
+// came in (0 before any).
+func profitRange(settled []stake) (lo, hi float64) {
 	sort.SliceStable(settled, func(i, j int) bool { return settled[i].resultAt.Before(settled[j].resultAt) })
 	running := 0.0
 	for _, s := range settled {
 		running += s.profit
-		u.totals.LowestProfit = min(u.totals.LowestProfit, roundCents(running))
-		u.totals.HighestProfit = max(u.totals.HighestProfit, roundCents(running))
+		lo = min(lo, roundCents(running))
+		hi = max(hi, roundCents(running))
 	}
-	u.totals.Staked = roundCents(u.totals.Staked)
-	u.totals.OpenStake = roundCents(u.totals.OpenStake)
-	u.totals.Profit = roundCents(u.totals.Profit)
-	u.planned = roundCents(u.planned)
-	u.raceStake = roundCents(u.raceStake)
-	return u
+	return lo, hi
 }
 
 // sameRaceInfo reports whether two bets are on one race of one meeting.

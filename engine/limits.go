@@ -88,11 +88,23 @@ func (r *tracker) certainRefusal() (string, []*instance) {
 	if len(certain) == 0 {
 		return "", nil
 	}
-	saved := r.planned
-	defer func() { r.planned = saved }()
+	// Each certain bet counts the ones before it, as if created.
+	type extra struct {
+		staked float64
+		bets   int
+	}
+	periods, races := map[string]extra{}, map[string]extra{}
 	for _, in := range certain {
 		risk := r.exposure(in)
-		if reason := limitRefusal(r.plan.Limits, risk, in.info, r.usageFor(in.info), "committed by this plan and by the certain bets before it"); reason != "" {
+		u := r.usageFor(in.info)
+		raceKey := r.ledgerSums().raceSumKey(in.info)
+		p, rc := periods[u.period], races[raceKey]
+		u.totals.Staked += p.staked
+		u.totals.OpenStake += p.staked
+		u.totals.Bets += p.bets
+		u.raceStake += rc.staked
+		u.raceBets += rc.bets
+		if reason := limitRefusal(r.plan.Limits, risk, in.info, u, "committed by this plan and by the certain bets before it"); reason != "" {
 			ids := make([]string, len(certain))
 			for i, c := range certain {
 				ids[i] = c.bet.ID
@@ -100,7 +112,8 @@ func (r *tracker) certainRefusal() (string, []*instance) {
 			return fmt.Sprintf("the bets certain to be created (%s: a named race, no when, a static amount) break a limit together, with what the plan committed before: at bet %s, %s",
 				strings.Join(ids, ", "), in.bet.ID, reason), certain
 		}
-		r.planned = append(r.planned, stake{label: in.label, betID: in.bet.ID, race: in.info, requested: in.amount, risk: risk, open: true, planned: true})
+		periods[u.period] = extra{p.staked + risk.Amount, p.bets + 1}
+		races[raceKey] = extra{rc.staked + risk.Amount, rc.bets + 1}
 	}
 	return "", nil
 }

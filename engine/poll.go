@@ -195,6 +195,7 @@ func (r *tracker) pagesToCover(open []*instance) int {
 // session ends the bet then, not at the race.
 func (r *tracker) update(ctx context.Context, in *instance, n *apiclient.Notification) error {
 	in.notif = n
+	r.outcomeGen++
 	if s := n.Tip.Competition.StartTime.Time; !s.IsZero() && !s.Equal(in.info.Start) {
 		if !in.info.Start.IsZero() {
 			r.logf("%s: the service now lists its race at %s (was %s)", in.bet.ID, s.UTC().Format(time.RFC3339), in.info.Start.UTC().Format(time.RFC3339))

@@ -37,6 +37,7 @@ func Preview(ctx context.Context, p *plan.Plan, opts Options) (*Result, *SavedPl
 		exists[n.Label] = int64(n.ID)
 		r.known[n.Label] = n
 	}
+	r.outcomeGen++
 	if err := r.expand(); err != nil {
 		r.finish(res, err)
 		return res, nil, err

@@ -180,6 +180,7 @@ func (r *tracker) sessionEnv() []plan.SessionEnv {
 // that no bet produces any more (a for_each_race race that already ran)
 // are followed too.
 func (r *tracker) expand() error {
+	defer func() { r.outcomeGen++ }() // instances found, moved or dropped: the limits' sums are rebuilt
 	now := r.clock.Now()
 	first := !r.expanded
 	r.expanded = true
@@ -395,6 +396,7 @@ func (r *tracker) applyJournal(in *instance) {
 // followJournal adds instances for labels the journal knows but the plan
 // no longer produces from upcoming races (their race ran or left the list).
 func (r *tracker) followJournal() {
+	r.outcomeGen++
 	if r.journal == nil {
 		return
 	}

@@ -5,6 +5,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/betplan/betplan/apiclient"
 	"github.com/betplan/betplan/plan"
@@ -134,9 +135,26 @@ func exposureOf(sessions []apiclient.Session, t stakeTerms, amount float64) expo
 	return exposure{Amount: roundCents(perSession * float64(n)), Basis: fmt.Sprintf("%s × %d: %s", what, n, who)}
 }
 
-// exposure is what in would put at risk with its current amount.
+// exposure is what in would put at risk with its current amount. A plan's
+// bets share a few terms and amounts: each is worked out once per read of
+// the sessions.
 func (r *tracker) exposure(in *instance) exposure {
-	return exposureOf(r.sessions, betTerms(in.bet), in.amount)
+	key := exposureKey{betTerms(in.bet), in.amount, r.sessionsAt}
+	if e, ok := r.exposures[key]; ok {
+		return e
+	}
+	e := exposureOf(r.sessions, key.terms, in.amount)
+	if r.exposures == nil || len(r.exposures) > 10_000 {
+		r.exposures = map[exposureKey]exposure{}
+	}
+	r.exposures[key] = e
+	return e
+}
+
+type exposureKey struct {
+	terms    stakeTerms
+	amount   float64
+	sessions time.Time // when the sessions were read
 }
 
 func usd(v float64) string { return fmt.Sprintf("$%.2f", v) }

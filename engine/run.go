@@ -121,6 +121,7 @@ func (r *tracker) recover(ctx context.Context) error {
 		// Its outcome so far counts at once (a stop-loss, exposure), before
 		// any poll.
 		r.known[n.Label] = n
+		r.outcomeGen++
 		r.logf("recovered %s: notification %d (label %s) from the service", betID, n.ID, n.Label)
 	}
 	return nil

@@ -90,6 +90,12 @@ type tracker struct {
 	// planned are a preview's creates, counted by the limits like
 	// committed ones.
 	planned []stake
+	// ledger keeps the limits' sums between creates; outcomeGen counts
+	// the changes to what the service showed of the plan's bets (and to
+	// its instances), after which the sums are built again.
+	ledger     *ledger
+	outcomeGen int
+	exposures  map[exposureKey]exposure
 }
 
 func newTracker(p *plan.Plan, opts Options) *tracker {
