@@ -220,6 +220,11 @@ func TestInterruptWritesTheReport(t *testing.T) {
 	assert.Equal(t, "interrupted", rep.EndReason)
 	require.Len(t, rep.Bets, w.bets)
 	for _, bet := range rep.Bets {
+		// The service counted the create; the interrupt may still beat
+		// its answer to the run, which then reports the bet in doubt.
+		if bet.Status == "in_doubt" {
+			continue
+		}
 		assert.NotZero(t, bet.NotificationID)
 		assert.Contains(t, []string{"created", "placed"}, bet.Status)
 	}
@@ -242,13 +247,17 @@ func TestDefaultRequestRate(t *testing.T) {
 	require.NoError(t, err, "%s", out)
 	reqs := w.svc.Requests()
 	require.GreaterOrEqual(t, len(reqs), 6, "races, sessions, scan, look-ups and creates")
-	// 4 per second with a burst of 1: every request, of every kind, at
-	// least ~250 ms after the one before (measured where they arrive).
+	// 4 per second with a burst of 1: requests leave 250 ms apart. They
+	// are seen where they arrive, so one late in transit makes the next
+	// gap short by as much: the pace is checked over them all, and no
+	// gap may be so short that two left together.
 	for i := 1; i < len(reqs); i++ {
 		gap := reqs[i].Time.Sub(reqs[i-1].Time)
-		assert.GreaterOrEqual(t, gap, 230*time.Millisecond, "%s %s came %v after %s %s",
+		assert.GreaterOrEqual(t, gap, 100*time.Millisecond, "%s %s came %v after %s %s",
 			reqs[i].Method, reqs[i].Path, gap, reqs[i-1].Method, reqs[i-1].Path)
 	}
+	span := reqs[len(reqs)-1].Time.Sub(reqs[0].Time)
+	assert.GreaterOrEqual(t, span, time.Duration(len(reqs)-1)*240*time.Millisecond, "%d requests in %v", len(reqs), span)
 }
 
 // The crash hook is wired in by a test file only: a release build of
