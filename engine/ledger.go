@@ -195,8 +195,9 @@ type usage struct {
 // usageFor adds up the stakes in the period of race, and on race itself,
 // from the ledger (ledgercache.go), which keeps the sums between creates.
 func (r *tracker) usageFor(race RaceInfo) usage {
-	u := r.ledgerSums().usage(r.plan.Limits.Period, race)
-	if verifyLedger {
+	l := r.ledgerSums()
+	u := l.usage(r.plan.Limits.Period, race)
+	if verifyLedger && len(l.byLabel) < 300 { // past that the check itself would dominate a test
 		if want := r.sum(r.stakes(), race); !sameUsage(u, want) {
 			panic(fmt.Sprintf("engine: the ledger's running sums %+v differ from the stakes' %+v", u, want))
 		}
