@@ -231,7 +231,7 @@ func (r *tracker) sum(stakes []stake, race RaceInfo) usage {
 	a.finish()
 	u := usage{period: key, totals: a.t, planned: roundCents(a.planned), plannedBets: a.plannedBets}
 	u.totals.LowestProfit, u.totals.HighestProfit = profitRange(a.settled)
-	if race.Venue != "" {
+	if race.Venue != "" || race.Event != nil {
 		for i := range stakes {
 			if sameRaceInfo(stakes[i].race, race) {
 				u.raceStake += stakes[i].risk.Amount
@@ -257,7 +257,11 @@ func profitRange(settled []stake) (lo, hi float64) {
 }
 
 // sameRaceInfo reports whether two bets are on one race of one meeting.
+// A sports event is its own "race": per-race limits hold for its bets.
 func sameRaceInfo(a, b RaceInfo) bool {
+	if a.Event != nil || b.Event != nil {
+		return a.Event != nil && b.Event != nil && a.Event.ID == b.Event.ID && a.Event.ID != ""
+	}
 	return strings.EqualFold(a.Code, b.Code) && a.EventNumber == b.EventNumber &&
 		plan.FoldVenue(a.Venue) == plan.FoldVenue(b.Venue) && meetingDate(a.Start) == meetingDate(b.Start)
 }

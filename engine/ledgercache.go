@@ -81,6 +81,9 @@ type ledger struct {
 // raceSumKey names one race of one meeting, as sameRaceInfo compares
 // them. Keys are kept: a plan's bets are on few races.
 func (l *ledger) raceSumKey(ri RaceInfo) string {
+	if ri.Event != nil {
+		return "event|" + ri.Event.ID
+	}
 	if k, ok := l.raceKeys[ri]; ok {
 		return k
 	}
@@ -162,7 +165,7 @@ func (l *ledger) apply(p plan.Period, s *stake, sign int) {
 		}
 		a.add(s, sign)
 	}
-	if s.race.Venue != "" {
+	if s.race.Venue != "" || (s.race.Event != nil && s.race.Event.ID != "") {
 		k := l.raceSumKey(s.race)
 		rs := l.races[k]
 		if rs == nil {
@@ -215,7 +218,7 @@ func (l *ledger) usage(p plan.Period, race RaceInfo) usage {
 	default: // rare: a settled bet whose race start is unknown
 		u.totals.LowestProfit, u.totals.HighestProfit = profitRange(append([]stake(nil), settled...))
 	}
-	if race.Venue != "" {
+	if race.Venue != "" || (race.Event != nil && race.Event.ID != "") {
 		if rs := l.races[l.raceSumKey(race)]; rs != nil {
 			u.raceStake, u.raceBets = roundCents(rs.stake), rs.bets
 		}

@@ -30,6 +30,9 @@ func limitRefusal(l plan.Limits, risk exposure, race RaceInfo, u usage, usedWord
 		return fmt.Sprintf("max_stake_per_bet %s: this bet puts %s at risk (%s)", usd(*l.MaxStakePerBet), usd(risk.Amount), risk.Basis)
 	}
 	raceWords := fmt.Sprintf("%s R%d", race.Venue, race.EventNumber)
+	if race.Event != nil {
+		raceWords = race.Event.Name
+	}
 	if d := meetingDate(race.Start); d != "" {
 		raceWords += " of " + d
 	}

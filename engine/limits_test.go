@@ -456,3 +456,34 @@ bets:
 	assert.Equal(t, 2, periods[0].Settled)
 	assert.Equal(t, 2, periods[0].Bets)
 }
+
+// TestEventIsItsOwnRaceForLimits: a sports event is a "race" for the
+// per-race limits: a second bet on one event is refused, one on another
+// event is not.
+func TestEventIsItsOwnRaceForLimits(t *testing.T) {
+	w := newWorld(t)
+	afl, nba := w.sportsEvent("AFL", 0), w.sportsEvent("NBA", 0)
+	p := w.plan(strings.Replace(sportsHead, "max_bets: 10}", "max_bets: 10, max_bets_per_race: 1}", 1) + fmt.Sprintf(`  - id: pies
+    event: {id: %d}
+    market: Head To Head
+    selection: Collingwood
+  - id: blues
+    event: {id: %d}
+    market: Head To Head
+    selection: Carlton
+  - id: lakers
+    event: {id: %d}
+    market: Head To Head
+    selection: Lakers
+`, afl.ID, afl.ID, nba.ID))
+	opts := w.options(w.client())
+	opts.NoWait = true
+	res, err := engine.Run(context.Background(), p, opts)
+	require.NoError(t, err)
+	got := byID(res)
+	assert.NotZero(t, got["pies"].NotificationID, got["pies"].Reason)
+	assert.NotZero(t, got["lakers"].NotificationID, got["lakers"].Reason)
+	assert.Zero(t, got["blues"].NotificationID)
+	assert.Contains(t, got["blues"].Reason, "max_bets_per_race 1 on Collingwood v Carlton")
+	assert.Equal(t, 2, w.svc.NotificationCount())
+}
