@@ -140,7 +140,7 @@ func (p *parser) checkStaticLimits() {
 	var largest float64
 	var largestBet string
 	var certainTotal, staticTotal float64
-	var certain, named []string
+	var certain []string
 	certainCount, namedCount := 0, 0
 	type raceUse struct {
 		stake float64
@@ -157,7 +157,6 @@ func (p *parser) checkStaticLimits() {
 			continue
 		}
 		namedCount++
-		named = append(named, b.ID)
 		if static {
 			staticTotal += a
 		}
