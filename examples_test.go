@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/betplan/betplan/plan"
 )
 
 // TestExamplesRehearse plays every plan in examples/ on the simulated
@@ -92,6 +94,29 @@ func rehearseExample(t *testing.T, file, start string) {
 	for _, tip := range report.Tips {
 		if tip.Status != "published" || !tip.Final {
 			t.Errorf("tip %s is %s (final %v), want published and resulted", tip.ID, tip.Status, tip.Final)
+		}
+	}
+}
+
+// Every example is in fmt's canonical layout: what a newcomer copies is
+// what `betplan fmt --check` accepts.
+func TestExamplesAreCanonical(t *testing.T) {
+	files, err := filepath.Glob("examples/*.yaml")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no examples: %v", err)
+	}
+	for _, file := range files {
+		src, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, diags := plan.Format(file, src)
+		if diags.HasErrors() {
+			t.Errorf("%s: %v", file, diags)
+			continue
+		}
+		if !bytes.Equal(out, src) {
+			t.Errorf("%s is not in fmt's layout: run betplan fmt -w %s", file, file)
 		}
 	}
 }
