@@ -379,6 +379,9 @@ func (r *tracker) markCreated(in *instance, id int64, op string) error {
 	err := r.journal.Record(journalEntry{Op: op, Label: in.label, BetID: in.bet.ID, NotificationID: id, Amount: in.amount, AtRisk: in.risk.Amount, Basis: in.risk.Basis, Race: &info})
 	in.notifID = id
 	in.createdAt = r.clock.Now()
+	if op == opCreated {
+		r.list.created(id) // the head of the list
+	}
 	in.status = StatusCreated
 	in.reason = ""
 	in.err = ""

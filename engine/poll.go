@@ -35,17 +35,18 @@ const (
 const unresultedAfter = 2 * time.Hour
 
 // due reports whether an open notification should be polled now (on a
-// tick of the plan's interval): never polled yet, its race has started
-// (the result is coming), its sessions have not answered yet or it is
-// young, or it was last polled slowPollEvery ago. A sports event that has
-// started is polled every slowPollEvery: it runs for hours.
-func (in *instance) due(now time.Time) bool {
+// tick of the plan's interval): never polled yet, its race started at
+// least an interval ago (the result is coming: a race is not resulted at
+// the off), its sessions have not answered yet or it is young, or it was
+// last polled slowPollEvery ago. A sports event that has started is
+// polled every slowPollEvery: it runs for hours.
+func (in *instance) due(now time.Time, interval time.Duration) bool {
 	switch {
 	case in.info.Event != nil && !in.lastPolled.IsZero() && !now.Before(in.info.Start):
 		// A sports event runs for hours and the service gives no end: while
 		// it runs it is polled at the slow pace, not on every tick.
 		return now.Sub(in.lastPolled) >= slowPollEvery
-	case in.lastPolled.IsZero(), in.info.Start.IsZero(), !now.Before(in.info.Start):
+	case in.lastPolled.IsZero(), in.info.Start.IsZero(), !now.Before(in.info.Start.Add(interval)):
 		return true
 	case now.Sub(in.createdAt) < answerWindow:
 		return true
@@ -53,6 +54,13 @@ func (in *instance) due(now time.Time) bool {
 		return true
 	}
 	return now.Sub(in.lastPolled) >= slowPollEvery
+}
+
+// createdThisTick reports whether the notification was created on the
+// run's current tick: its sessions have had no time to answer, so its
+// first poll is the next tick's.
+func (in *instance) createdThisTick(tick time.Time) bool {
+	return !tick.IsZero() && !in.createdAt.IsZero() && !in.createdAt.Before(tick)
 }
 
 // readThisTick reports whether the notification was read since the tick
@@ -74,11 +82,18 @@ func (in *instance) answered() bool {
 // pages (100 a call) instead of one look-up per label.
 func (r *tracker) poll(ctx context.Context) error {
 	now := r.clock.Now()
+	interval := r.plan.Poll.Interval
+	if interval <= 0 {
+		interval = 30 * time.Second
+	}
 	groups := map[string][]*instance{}
 	var keys []string
 	for _, in := range r.insts {
-		if in.notifID == 0 || in.final || in.status == StatusCanceled || !in.due(now) || in.readThisTick(r.tickAt) {
+		if in.notifID == 0 || in.final || in.status == StatusCanceled || !in.due(now, interval) || in.readThisTick(r.tickAt) {
 			continue
+		}
+		if in.createdThisTick(r.tickAt) && !r.opts.NoWait {
+			continue // a --no-wait run's last look includes it
 		}
 		k := raceKey(in)
 		if _, ok := groups[k]; !ok {
@@ -127,41 +142,71 @@ func raceKey(in *instance) string {
 	return fmt.Sprintf("%s|%s|%d|%d", plan.FoldVenue(in.info.Venue), in.info.Code, in.info.EventNumber, in.info.Start.Unix())
 }
 
-// fetch reads the given notifications and applies them.
+// fetch reads the given notifications and applies them. The pages the
+// list index points to come first (one call reads a hundred, and every
+// open bet of the plan a page shows is polled with it); what they did not
+// show is found through list pages from the head when that is cheaper,
+// else one label look-up each.
 func (r *tracker) fetch(ctx context.Context, open []*instance, now time.Time) error {
+	open = slices.DeleteFunc(slices.Clone(open), func(in *instance) bool {
+		return in.lastPolled.Equal(now) && !now.IsZero() // read already, by a page of this poll
+	})
 	if len(open) == 0 {
 		return nil
 	}
 	seen := map[int64]*apiclient.Notification{}
-	if len(open) > labelLookupMax && r.pagesToCover(open) < len(open) {
-		if err := r.scanFor(ctx, open, seen); err != nil {
+	rest, err := r.readPages(ctx, open, seen)
+	if err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		r.logf("poll: %v", err) // fall back to label look-ups
+		rest = slices.DeleteFunc(slices.Clone(open), func(in *instance) bool { return seen[in.notifID] != nil })
+	}
+	if len(rest) > labelLookupMax && r.pagesToCover(rest) < len(rest) {
+		if err := r.scanFor(ctx, rest, seen); err != nil {
 			if ctx.Err() != nil {
 				return ctx.Err()
 			}
 			r.logf("poll: %v", err) // fall back to label look-ups
 		}
 	}
-	for _, in := range open {
+	// Every open bet of the plan the pages showed is polled, due or not.
+	for _, in := range r.insts {
+		n := seen[in.notifID]
+		if n == nil || in.notifID == 0 || in.final || in.status == StatusCanceled {
+			continue
+		}
 		in.lastPolled = now
-		n, ok := seen[in.notifID]
-		if !ok {
-			ns, err := r.svc.NotificationsByLabel(ctx, in.label)
-			if err != nil {
-				if ctx.Err() != nil {
-					return ctx.Err()
-				}
-				in.err = fmt.Sprintf("polling: %v", err)
-				continue
+		if in.err != "" && strings.HasPrefix(in.err, "polling:") {
+			in.err = ""
+		}
+		if err := r.update(ctx, in, n); err != nil {
+			return err
+		}
+	}
+	for _, in := range open {
+		if seen[in.notifID] != nil {
+			continue
+		}
+		in.lastPolled = now
+		ns, err := r.svc.NotificationsByLabel(ctx, in.label)
+		if err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
 			}
-			for i := range ns {
-				if int64(ns[i].ID) == in.notifID {
-					n = &ns[i]
-				}
+			in.err = fmt.Sprintf("polling: %v", err)
+			continue
+		}
+		var n *apiclient.Notification
+		for i := range ns {
+			if int64(ns[i].ID) == in.notifID {
+				n = &ns[i]
 			}
-			if n == nil {
-				in.err = fmt.Sprintf("notification %d with label %s is no longer listed by the service", in.notifID, in.label)
-				continue
-			}
+		}
+		if n == nil {
+			in.err = fmt.Sprintf("notification %d with label %s is no longer listed by the service", in.notifID, in.label)
+			continue
 		}
 		if in.err != "" && strings.HasPrefix(in.err, "polling:") {
 			in.err = ""

@@ -81,6 +81,7 @@ type tracker struct {
 	// notifications carrying each checked label, nil for none.
 	labelsSeen map[string][]apiclient.Notification
 	tickAt     time.Time // when the run's current tick began
+	list       listIndex // where the plan's notifications stand in the service's list
 
 	tips tipRun // the plan's tips (tips.go)
 	// known holds notifications of the plan read from the service by

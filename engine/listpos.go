@@ -1,0 +1,135 @@
+package engine
+
+import (
+	"context"
+	"maps"
+	"slices"
+
+	"github.com/betplan/betplan/apiclient"
+)
+
+// listPageSize is the page size of every list read: the most the service
+// gives in one call.
+const listPageSize = 100
+
+// listIndex remembers where the plan's notifications stood in the
+// service's list (GET /notification/, newest first) when a page last
+// showed them, so a poll can read the one page that holds a due bet
+// instead of every page above it. The list only grows at its head, so a
+// notification's position moves down by one for every notification
+// created after it: the index keeps the list's length as last known (the
+// envelope's count, plus the run's own creates since) and, per
+// notification, its position and that length when it was seen. A
+// prediction is checked against the page it reads; one that missed is
+// looked for again on the page the fresh figures point to, then by label.
+type listIndex struct {
+	total int // the list's length as last known
+	at    map[int64]listPos
+}
+
+type listPos struct{ pos, total int }
+
+// created notes a notification the run just created: the head of the list.
+func (x *listIndex) created(id int64) {
+	if x.at == nil {
+		x.at = map[int64]listPos{}
+	}
+	x.total++
+	x.at[id] = listPos{pos: 0, total: x.total}
+}
+
+// page predicts the page (1-based, listPageSize a page) holding id.
+func (x *listIndex) page(id int64) (int, bool) {
+	p, ok := x.at[id]
+	if !ok {
+		return 0, false
+	}
+	return (p.pos+x.total-p.total)/listPageSize + 1, true
+}
+
+// saw records what page number n of the list showed. keep says which
+// ids are worth remembering (the plan's).
+func (x *listIndex) saw(n int, p *apiclient.Page[apiclient.Notification], keep func(int64) bool) {
+	if len(p.Results) == 0 {
+		return
+	}
+	if x.at == nil {
+		x.at = map[int64]listPos{}
+	}
+	first := (n - 1) * listPageSize
+	// count is never below 1 and may be absent: what the page shows is a
+	// floor on the length.
+	x.total = max(int(p.Count), first+len(p.Results))
+	for i := range p.Results {
+		if id := int64(p.Results[i].ID); keep(id) {
+			x.at[id] = listPos{pos: first + i, total: x.total}
+		}
+	}
+}
+
+// listPage reads page n of the service's notifications (newest first)
+// and notes where the plan's notifications stand in it. A page past the
+// end comes back as page 1 (the service's rule): that is reported as no
+// page at all.
+func (r *tracker) listPage(ctx context.Context, n int) (*apiclient.Page[apiclient.Notification], error) {
+	p, err := r.svc.ListNotifications(ctx, apiclient.ListNotificationsOptions{Page: n, PageSize: listPageSize})
+	if err != nil {
+		return nil, err
+	}
+	if n > 1 && p.Previous == nil {
+		return &apiclient.Page[apiclient.Notification]{Count: p.Count}, nil
+	}
+	ours := r.notifications()
+	r.list.saw(n, p, func(id int64) bool { return ours[id] != nil })
+	return p, nil
+}
+
+// notifications maps the run's notification ids to their instances.
+func (r *tracker) notifications() map[int64]*instance {
+	m := make(map[int64]*instance, len(r.insts))
+	for _, in := range r.insts {
+		if in.notifID != 0 {
+			m[in.notifID] = in
+		}
+	}
+	return m
+}
+
+// readPages reads the pages the index predicts for open and hands every
+// open notification of the plan they show to seen (due or not: a page
+// read is a poll of all it shows). It reports the instances of open it
+// did not find. A missed prediction is tried once more on the page the
+// fresh figures point to.
+func (r *tracker) readPages(ctx context.Context, open []*instance, seen map[int64]*apiclient.Notification) ([]*instance, error) {
+	read := map[int]bool{}
+	todo := slices.Clone(open)
+	for range 2 {
+		// Even for one notification a page is worth its bytes: it polls
+		// the hundred around it, which then need no call of their own for
+		// a while.
+		pages := map[int]bool{}
+		for _, in := range todo {
+			if n, ok := r.list.page(in.notifID); ok && !read[n] {
+				pages[n] = true
+			}
+		}
+		if len(pages) == 0 {
+			break
+		}
+		for _, n := range slices.Sorted(maps.Keys(pages)) {
+			p, err := r.listPage(ctx, n)
+			read[n] = true
+			if err != nil {
+				return nil, err
+			}
+			ours := r.notifications()
+			for i := range p.Results {
+				if id := int64(p.Results[i].ID); ours[id] != nil {
+					seen[id] = &p.Results[i]
+				}
+			}
+		}
+		todo = slices.DeleteFunc(todo, func(in *instance) bool { return seen[in.notifID] != nil })
+	}
+	return todo, nil
+}
