@@ -419,3 +419,65 @@ func TestCreatesGoBeforeThePollsOfTheirTick(t *testing.T) {
 	}
 	assert.Positive(t, polls, "the first wave was polled after the creates")
 }
+
+// Polls read the page of the service's list that holds their bets, found
+// from where earlier pages showed them. Notifications the punter creates
+// by hand on the same account push the plan's bets down the list mid-run:
+// the next poll's page misses, the envelope's count says by how much, and
+// the page it points to then holds them. Every bet is still followed to
+// its result within an interval, through pages, with no look-up by label.
+func TestPollPagesFollowTheListAsItGrows(t *testing.T) {
+	const n, byHand = 250, 230
+	w := newWorld(t)
+	var races []sim.RaceInfo
+	for _, r := range w.svc.Races() {
+		if r.Code == "Galloping" && r.Start.After(simStart.Add(20*time.Minute)) && len(races) < 5 {
+			races = append(races, r)
+		}
+	}
+	var sb strings.Builder
+	fmt.Fprintf(&sb, "version: 1\npoll: {interval: %s, timeout: 12h}\nname: grows\nlimits: {max_stake_per_bet: 5, max_total_stake: %d, max_bets: %d}\n", pollInterval, n*5, n)
+	sb.WriteString("defaults: {market: Fixed Win, type: Fixed Wager}\nbets:\n")
+	for i := range n {
+		r := races[i%len(races)]
+		fmt.Fprintf(&sb, "  - id: g%03d\n    race: %s\n    selection: %q\n    stake: 1\n", i, raceYAML(r), r.Runners[i%len(r.Runners)])
+	}
+	clock := &dayClock{ManualClock: w.clock}
+	byHandClient := w.client()
+	for _, at := range []time.Duration{10 * time.Minute, races[1].Start.Sub(simStart) - time.Minute} {
+		clock.at(simStart.Add(at), func() {
+			r := races[len(races)-1]
+			for i := range byHand / 2 {
+				_, err := byHandClient.CreateNotification(context.Background(), &apiclient.CreateNotificationRequest{
+					Type: "Fixed Wager", Sports: "RACING", Competition: r.Venue, Code: r.Code, EventNumber: r.EventNumber,
+					Market: "Fixed Win", Selection: r.Runners[0], Stake: 1, Label: fmt.Sprintf("by-hand-%s-%d", at, i),
+				})
+				require.NoError(t, err)
+			}
+		})
+	}
+	opts := w.options(w.client())
+	opts.Clock = clock
+	res, err := engine.Run(context.Background(), w.plan(sb.String()), opts)
+	require.NoError(t, err)
+	assertOnePerLabel(t, w.svc, res)
+	require.Equal(t, n+byHand, w.svc.NotificationCount())
+	for _, b := range res.Bets {
+		require.True(t, b.Final, "bet %s: %s %s", b.ID, b.Status, b.Reason)
+		if b.Status == engine.StatusSettled {
+			assert.NotEmpty(t, b.Records, "bet %s: no per-session records", b.ID)
+		}
+	}
+	assert.LessOrEqual(t, res.FinishedAt.Sub(races[len(races)-1].Start), 2*time.Minute+pollInterval, "the last race's result was seen late")
+	pages, lookups := 0, 0
+	for _, q := range w.svc.Requests() {
+		switch {
+		case q.Path == "/notification/" && strings.Contains(q.Query, "label="):
+			lookups++
+		case q.Path == "/notification/":
+			pages++
+		}
+	}
+	assert.Zero(t, lookups, "a poll fell back to label look-ups")
+	t.Logf("%d bets, %d by hand: %d list pages", n, byHand, pages)
+}
