@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -20,6 +21,19 @@ import (
 // instance's, as the journal keeps the earlier meeting's bet. The dated
 // form is accepted for every instance (MatchesInstance), so it always
 // names one instance whatever else the run knows.
+
+// instancePart is what follows the '@' of an instance id.
+var instancePart = regexp.MustCompile(`^[\p{L}\p{N}]+(-[\p{L}\p{N}]+)*-r[0-9]+(-[0-9]{8})?$`)
+
+// InstanceIDForm says how an instance id is written, for messages.
+const InstanceIDForm = "<bet>@<venue>-r<race number>, e.g. box1@the-meadows-r5 (-<YYYYMMDD> after it for a later meeting)"
+
+// WellFormedInstanceID reports whether id ("<bet>@…") is written as
+// instance ids are.
+func WellFormedInstanceID(id string) bool {
+	_, part, ok := strings.Cut(id, "@")
+	return ok && instancePart.MatchString(part)
+}
 
 // instanceBase is the short instance id of bet betID on race.
 func instanceBase(betID string, race RaceInfo) string {
