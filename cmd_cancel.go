@@ -27,13 +27,15 @@ func cancelCommand() *command {
 		exits: append([]exitDoc{
 			{exitOK, "the notifications asked for were cancelled, or nothing was left to cancel"},
 			{exitFailed, "a cancel failed, or a bet failed or is in doubt"},
-			{exitUsage, "usage error, invalid plan or a bet id the plan does not have, before any request"},
+			{exitUsage, "usage error, invalid plan, a bet id the plan does not have or an instance id its local journal does not know, before any request"},
 			{exitRefused, "refused: no confirmation, another run holds the lock, or the service cannot be reached or refuses the credentials"},
 		}, interruptedExits...),
 		examples: `  # cancel every bet of the plan not yet final, asking first
   betplan cancel plans/saturday.yaml
   # cancel two bets by the ids the plan gives them, without asking
   betplan cancel --yes plans/saturday.yaml flem4-no3 rand2-no1
+  # cancel one race's bet of a for_each_race bet, by the id its row shows
+  betplan cancel plans/dogs.yaml box1@the-meadows-r5
 `,
 		colour: true,
 		setup:  bindTo((*cancelOptions).bind, cancelBets),
@@ -46,6 +48,17 @@ func (o *cancelOptions) bind(fs *pflag.FlagSet) {
 	o.service.bind(fs)
 }
 
+// localJournal reads the plan's journal when it is a local file (nil
+// with a shared state: reading that is a request).
+func (o *cancelOptions) localJournal(sys *sysIO, planFile, planName string) func() (*engine.Journal, error) {
+	return func() (*engine.Journal, error) {
+		if o.state.rawURL(sys) != "" {
+			return nil, nil
+		}
+		return engine.ReadJournal(engine.NewLayout(o.state.StateDir, planFile, false).JournalPath(planName))
+	}
+}
+
 // cancelBets is `betplan cancel PLAN [BET-ID...]`.
 func cancelBets(ctx context.Context, sys *sysIO, o *cancelOptions, args []string) error {
 	if len(args) == 0 {
@@ -55,7 +68,7 @@ func cancelBets(ctx context.Context, sys *sysIO, o *cancelOptions, args []string
 	if err != nil {
 		return err
 	}
-	if err := checkBetIDs(p, args[1:]); err != nil {
+	if err := checkBetIDs(p, args[1:], o.localJournal(sys, args[0], p.Name)); err != nil {
 		return err
 	}
 	confirm, err := confirmer(sys, o.Yes, false)
@@ -77,23 +90,52 @@ func cancelBets(ctx context.Context, sys *sysIO, o *cancelOptions, args []string
 }
 
 // checkBetIDs refuses, before any request, a bet id the plan does not
-// have, listing those it has: they are what cancel takes.
-func checkBetIDs(p *plan.Plan, ids []string) error {
-	known := map[string]bool{}
+// have, listing those it has: they are what cancel takes. An instance id
+// (box1@the-meadows-r5) must name a for_each_race bet of the plan and, when
+// journal can read the plan's journal without a request, an instance it
+// knows; otherwise the engine checks it against the journal.
+func checkBetIDs(p *plan.Plan, ids []string, journal func() (*engine.Journal, error)) error {
+	bets := map[string]*plan.Bet{}
 	var all []string
 	for _, b := range p.Bets {
-		if !known[b.ID] {
-			known[b.ID] = true
+		if bets[b.ID] == nil {
+			bets[b.ID] = b
 			all = append(all, b.ID)
 		}
 	}
 	for _, id := range ids {
-		if !known[id] {
+		betID, _, instance := strings.Cut(id, "@")
+		b := bets[betID]
+		if b == nil {
 			hint := ""
-			if s := plan.Suggest(id, all); s != "" {
+			if s := plan.Suggest(betID, all); s != "" {
 				hint = fmt.Sprintf(" (did you mean %q?)", s)
 			}
-			return usagef("no bet %q in plan %s%s; its bets are: %s", id, p.Name, hint, strings.Join(all, ", "))
+			return usagef("no bet %q in plan %s%s; its bets are: %s", betID, p.Name, hint, strings.Join(all, ", "))
+		}
+		if !instance {
+			continue
+		}
+		if b.ForEachRace == nil {
+			return usagef("bet %s of plan %s has no for_each_race, so no instances: cancel it as %s", betID, p.Name, betID)
+		}
+		if !engine.WellFormedInstanceID(id) {
+			return usagef("%q is not an instance id: they read %s", id, engine.InstanceIDForm)
+		}
+		j, err := journal()
+		if err != nil {
+			return err
+		}
+		if j == nil || j.Fresh() {
+			continue // the shared state's, or a lost one rebuilt from the service: the engine checks
+		}
+		found, known := j.FindInstance(p, id)
+		switch {
+		case found:
+		case len(known) == 0:
+			return usagef("no instance %q of bet %s: the journal of plan %s knows none (nothing created yet)", id, betID, p.Name)
+		default:
+			return usagef("no instance %q of bet %s in the journal of plan %s; it knows: %s", id, betID, p.Name, strings.Join(known, ", "))
 		}
 	}
 	return nil

@@ -133,17 +133,19 @@ func runPlan(ctx context.Context, sys *sysIO, o *runOptions, args []string) erro
 	opts.LockTimeout = o.LockTimeout
 	opts.Checkpoint = checkpointHook(sys)
 	opts.Republish = o.Republish
-	var live *liveTerminal
-	if sys.IsTTY && sys.Getenv("CI") == "" {
-		live = &liveTerminal{w: sys.Stderr}
-		opts.Live = live.progress
-		opts.Log = live
-	}
 	if conn.simulated {
 		if err := opts.State.ForgetJournal(p.Name); err != nil {
 			return err
 		}
 		fmt.Fprintf(sys.Stderr, "rehearsing %s on the simulated service at %s (simulated clock)\n", planPath, conn.baseURL)
+	}
+	// Only a person at a terminal reads a line redrawn in place; its
+	// redraws end with clear, before the reports are written.
+	var live *liveTerminal
+	if sys.IsTTY && sys.Getenv("CI") == "" {
+		live = newLiveTerminal(sys.Stderr, sys.Width, opts.Clock.Now)
+		opts.Live = live.progress
+		opts.Log = live
 	}
 
 	var res *engine.Result

@@ -6,16 +6,59 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/betplan/betplan/engine"
 )
 
 // liveTerminal keeps one progress line at the bottom of a terminal; event
-// lines print above it.
+// lines print above it. The engine hands it a Progress once a tick
+// (poll.interval, often 30 s); in between, the line is redrawn every
+// second with its countdowns worked out afresh from now.
+//
+// now is the engine's clock, so the countdowns count what the engine
+// waits for: wall time on a real run; on a rehearsal (--sim) the simulated
+// clock, which jumps from tick to tick, so a redraw there shows the
+// simulated world's now rather than wall time moving the countdowns.
 type liveTerminal struct {
-	mu   sync.Mutex
-	w    io.Writer
-	last string
+	mu    sync.Mutex
+	w     io.Writer
+	width int              // the terminal's columns; the line is cut to fit (0: not cut)
+	loc   *time.Location   // where times are shown; nil is the local zone
+	now   func() time.Time // the engine's clock
+	p     *engine.Progress // the last progress; nil before the first and after clear
+	last  string           // the line as drawn; "" when none
+	stop  chan struct{}    // closed by clear to end the redraws
+	done  chan struct{}    // closed when the redraws have ended
+}
+
+// newLiveTerminal starts a live line on w that redraws every second.
+func newLiveTerminal(w io.Writer, width int, now func() time.Time) *liveTerminal {
+	t := time.NewTicker(time.Second)
+	return startLive(&liveTerminal{w: w, width: width, now: now}, t.C, t.Stop)
+}
+
+// startLive redraws l's line at every tick until clear; release is called
+// when it stops.
+func startLive(l *liveTerminal, ticks <-chan time.Time, release func()) *liveTerminal {
+	l.stop, l.done = make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(l.done)
+		defer release()
+		for {
+			select {
+			case <-l.stop:
+				return
+			case <-ticks:
+				l.mu.Lock()
+				if l.p != nil {
+					l.draw(l.line(*l.p, l.now()))
+				}
+				l.mu.Unlock()
+			}
+		}
+	}()
+	return l
 }
 
 // Write prints an event line above the progress line.
@@ -29,35 +72,92 @@ func (l *liveTerminal) Write(b []byte) (int, error) {
 	return len(b), nil
 }
 
+// progress is the engine's tick: the line is drawn from p at once, and
+// redrawn from it until the next.
 func (l *liveTerminal) progress(p engine.Progress) {
+	// The engine goes on with its instances: keep copies of what is shown.
+	byStatus := make(map[engine.Status]int, len(p.ByStatus))
+	for s, n := range p.ByStatus {
+		byStatus[s] = n
+	}
+	p.ByStatus = byStatus
+	if lp := p.LastPlaced; lp != nil {
+		c := *lp
+		c.By = append([]string(nil), lp.By...)
+		p.LastPlaced = &c
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.p = &p
+	l.draw(l.line(p, p.Now))
+}
+
+func (l *liveTerminal) draw(line string) {
+	if l.width > 0 && utf8.RuneCountInString(line) >= l.width {
+		// A line wider than the terminal wraps, and \r would then
+		// redraw only its last part.
+		line = string([]rune(line)[:l.width-1])
+	}
+	l.last = line
+	fmt.Fprintf(l.w, "\r\033[K%s", line)
+}
+
+// line is the progress line for p at now: counts by status, the time to
+// the next poll and the next jump (the next open bet's race start), and
+// the bet placed last.
+func (l *liveTerminal) line(p engine.Progress, now time.Time) string {
+	loc := l.loc
+	if loc == nil {
+		loc = time.Local
+	}
 	var parts []string
 	for _, s := range engine.Statuses() {
 		if n := p.ByStatus[s]; n > 0 {
 			parts = append(parts, fmt.Sprintf("%d %s", n, s))
 		}
 	}
-	line := fmt.Sprintf("%s  %s", p.Now.Format("15:04:05"), strings.Join(parts, ", "))
+	line := fmt.Sprintf("%s  %s", now.In(loc).Format("15:04:05 MST"), strings.Join(parts, ", "))
+	if !p.NextPoll.IsZero() {
+		line += "  next poll " + countdown(p.NextPoll.Sub(now))
+	}
 	if !p.NextRace.IsZero() {
-		line += fmt.Sprintf("  next race in %s", p.NextRace.Sub(p.Now).Round(time.Second))
+		line += "  next jump " + countdown(p.NextRace.Sub(now))
 	}
 	if lp := p.LastPlaced; lp != nil {
-		line += fmt.Sprintf("  last placed %s %s", lp.BetID, lp.At.In(p.Now.Location()).Format("15:04:05"))
+		line += fmt.Sprintf("  last placed %s %s", lp.BetID, lp.At.In(loc).Format("15:04:05 MST"))
 		if len(lp.By) > 0 {
 			line += " by " + strings.Join(lp.By, ", ")
 		}
 	}
-	if !p.NextPoll.IsZero() {
-		line += fmt.Sprintf("  next poll %s", p.NextPoll.Format("15:04:05"))
+	return line
+}
+
+// countdown says how long until something: "in 12s", "in 3m04s",
+// "in 2h05m", or "now" once it is due.
+func countdown(d time.Duration) string {
+	s := int(d / time.Second)
+	switch {
+	case s < 1:
+		return "now"
+	case s < 60:
+		return fmt.Sprintf("in %ds", s)
+	case s < 3600:
+		return fmt.Sprintf("in %dm%02ds", s/60, s%60)
+	default:
+		return fmt.Sprintf("in %dh%02dm", s/3600, s/60%60)
+	}
+}
+
+// clear ends the redraws (waiting for a redraw under way) and removes the
+// line; nothing is written to the terminal after it but event lines.
+func (l *liveTerminal) clear() {
+	if l.stop != nil {
+		close(l.stop)
+		<-l.done
+		l.stop = nil
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	l.last = line
-	fmt.Fprintf(l.w, "\r\033[K%s", line)
-}
-
-func (l *liveTerminal) clear() {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.last = ""
+	l.p, l.last = nil, ""
 	fmt.Fprint(l.w, "\r\033[K")
 }

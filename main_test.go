@@ -59,6 +59,7 @@ func TestScripts(t *testing.T) {
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"sim":       cmdSim,
 			"simcount":  cmdSimCount,
+			"simreset":  cmdSimReset,
 			"simrace":   cmdSimRace,
 			"simbots":   cmdSimBots,
 			"simstate":  cmdSimState,
@@ -144,6 +145,15 @@ func cmdSimCount(ts *testscript.TestScript, neg bool, args []string) {
 	case !neg && got != want:
 		ts.Fatalf("simcount: %s is %d, want %d", args[0], got, want)
 	}
+}
+
+// cmdSimReset is `simreset`: it empties the simulated service's request
+// log, so `simcount requests N` counts the requests after it.
+func cmdSimReset(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 0 {
+		ts.Fatalf("usage: simreset")
+	}
+	simOf(ts, "simreset").ResetRequests()
 }
 
 // cmdSimRace is `simrace CODE INDEX VAR`: it picks the INDEX-th race (from

@@ -2,6 +2,7 @@ package engine_test
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
@@ -33,4 +34,82 @@ func TestCancel(t *testing.T) {
 	}
 	_, err = engine.Cancel(context.Background(), p, []string{"nosuch"}, w.options(w.client()))
 	assert.ErrorContains(t, err, `no bet "nosuch"`)
+}
+
+// TestCancelOneInstanceOfAForEachRaceBet: each race's bet of a
+// for_each_race bet has its own id, and cancel takes it.
+func TestCancelOneInstanceOfAForEachRaceBet(t *testing.T) {
+	w := newWorld(t)
+	a, b := w.race("Greyhounds", 0), w.race("Greyhounds", 1)
+	require.Equal(t, "The Meadows", a.Venue)
+	require.Equal(t, a.Venue, b.Venue)
+	p := w.plan(fmt.Sprintf(`version: 1
+poll: {interval: 30s, timeout: 12h}
+name: dogs
+defaults: {market: Fixed Win, type: Fixed Wager, target_session: "4417"}
+limits: {max_bets: 10, max_total_stake: 100}
+bets:
+  - id: box1
+    for_each_race: race.code == "Greyhounds" && race.venue == "The Meadows" && race.event_number in [%d, %d]
+    selection: "1"
+    stake: 2
+`, a.EventNumber, b.EventNumber))
+	w.svc.SetBotRunning(4417, false) // nothing gets placed, so both can be cancelled
+	opts := w.options(w.client())
+	opts.NoWait = true
+	opts.AllowNoBot = true
+	_, err := engine.Run(context.Background(), p, opts)
+	require.NoError(t, err)
+	require.Equal(t, 2, w.svc.NotificationCount())
+
+	one := fmt.Sprintf("box1@the-meadows-r%d", a.EventNumber)
+	other := fmt.Sprintf("box1@the-meadows-r%d", b.EventNumber)
+	res, err := engine.Cancel(context.Background(), p, []string{one}, w.options(w.client()))
+	require.NoError(t, err)
+	st := map[string]engine.Status{}
+	for _, b := range res.Bets {
+		assert.Equal(t, "box1", b.ID, "id stays the plan's bet id")
+		st[b.InstanceID] = b.Status
+	}
+	assert.Equal(t, map[string]engine.Status{one: engine.StatusCanceled, other: engine.StatusCreated}, st)
+
+	_, err = engine.Cancel(context.Background(), p, []string{"box1@the-meadows-r99"}, w.options(w.client()))
+	assert.ErrorContains(t, err, fmt.Sprintf(`no instance "box1@the-meadows-r99" of bet box1; its instances are: %s, %s`, min(one, other), max(one, other)))
+}
+
+// TestInstanceIDsOfTwoMeetings: the same race of a later meeting gets its
+// meeting date after its id, and cancel takes either form.
+func TestInstanceIDsOfTwoMeetings(t *testing.T) {
+	w := newWorld(t)
+	today := w.raceAt("Flemington", 1)
+	p := w.plan(`version: 1
+name: daily
+poll: {interval: 30s, timeout: 2h}
+limits: {period: day, max_bets: 1, max_total_stake: 10}
+defaults: {market: Fixed Win, type: Fixed Wager, target_session: "4417", selection: "1", stake: 10}
+bets:
+  - id: box1
+    for_each_race: race.venue == "Flemington" && race.event_number == 1
+`)
+	w.svc.SetBotRunning(4417, false)
+	var res *engine.Result
+	for day := 0; day < 2; day++ {
+		w.clock.Set(today.Start.Add(time.Duration(day)*24*time.Hour - 40*time.Minute))
+		opts := w.options(w.client())
+		opts.NoWait, opts.AllowNoBot = true, true
+		var err error
+		res, err = engine.Run(context.Background(), p, opts)
+		require.NoError(t, err)
+	}
+	tomorrow := today.Start.Add(24 * time.Hour).Format("20060102")
+	var ids []string
+	for _, b := range res.Bets {
+		ids = append(ids, b.InstanceID)
+	}
+	assert.Equal(t, []string{"box1@flemington-r1", "box1@flemington-r1-" + tomorrow}, ids)
+
+	res, err := engine.Cancel(context.Background(), p, []string{"box1@flemington-r1-" + tomorrow}, w.options(w.client()))
+	require.NoError(t, err)
+	require.Len(t, res.Bets, 2)
+	assert.Equal(t, engine.StatusCanceled, res.Bets[1].Status, res.Bets[1].Reason)
 }

@@ -129,7 +129,7 @@ func (r *tracker) guardAndCreate(ctx context.Context, in *instance) error {
 		if r.refused == "" { // the first refusal names the run's end; each bet says its own
 			r.refused = fmt.Sprintf("bet %s refused by a limit: %s", in.bet.ID, reason)
 		}
-		r.logf("refused %s: %s", in.bet.ID, reason)
+		r.logf("refused %s: %s", in.name(), reason)
 		return nil
 	}
 	if !r.opts.AllowNoBot {
@@ -319,14 +319,14 @@ func (r *tracker) create(ctx context.Context, in *instance) error {
 		var apiErr *apiclient.Error
 		switch {
 		case apiclient.IsAmbiguous(err), apiclient.IsServerError(err):
-			r.logf("create %s: %v; looking the label up", in.bet.ID, err)
+			r.logf("create %s: %v; looking the label up", in.name(), err)
 			outcome, lerr := r.lookupOverGrace(ctx, in, err.Error())
 			if lerr != nil || outcome != createAbsent {
 				return lerr
 			}
 		case apiclient.IsRateLimited(err), apiclient.IsUnauthorized(err):
 			// Refused before it was processed; check the label once anyway.
-			r.logf("create %s: %v", in.bet.ID, err)
+			r.logf("create %s: %v", in.name(), err)
 			if errors.As(err, &apiErr) && apiErr.RetryAfter > 0 {
 				if serr := r.clock.Sleep(ctx, apiErr.RetryAfter); serr != nil {
 					return serr
@@ -347,7 +347,7 @@ func (r *tracker) create(ctx context.Context, in *instance) error {
 			}
 		case isNotSent(err):
 			// The connection was refused: nothing reached the service.
-			r.logf("create %s: %v; trying again", in.bet.ID, err)
+			r.logf("create %s: %v; trying again", in.name(), err)
 			if jerr := r.journal.Record(journalEntry{Op: opAbsent, Label: in.label, Error: err.Error()}); jerr != nil {
 				return jerr
 			}
@@ -362,7 +362,7 @@ func (r *tracker) create(ctx context.Context, in *instance) error {
 			in.status, in.final = StatusFailed, true
 			in.err = err.Error()
 			in.reason = "the service refused the create"
-			r.logf("create %s refused: %v", in.bet.ID, err)
+			r.logf("create %s refused: %v", in.name(), err)
 			return nil
 		}
 	}
@@ -389,7 +389,7 @@ func (r *tracker) markCreated(in *instance, id int64, op string) error {
 	if op == opAdopted {
 		verb = "adopted existing"
 	}
-	r.logf("%s %s on %s: notification %d (label %s)", verb, in.bet.ID, in.info.describe(), id, in.label)
+	r.logf("%s %s on %s: notification %d (label %s)", verb, in.name(), in.info.describe(), id, in.label)
 	return err
 }
 

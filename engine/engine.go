@@ -122,7 +122,7 @@ type Progress struct {
 
 // PlacedBet says when a bet was placed and by which sessions.
 type PlacedBet struct {
-	BetID string
+	BetID string // as reports show it: the instance id of a for_each_race bet
 	At    time.Time
 	By    []string
 }

@@ -243,14 +243,14 @@ func (r *tracker) update(ctx context.Context, in *instance, n *apiclient.Notific
 	r.outcomeGen++
 	if s := n.Tip.Competition.StartTime.Time; !s.IsZero() && !s.Equal(in.info.Start) {
 		if !in.info.Start.IsZero() {
-			r.logf("%s: the service now lists its race at %s (was %s)", in.bet.ID, s.UTC().Format(time.RFC3339), in.info.Start.UTC().Format(time.RFC3339))
+			r.logf("%s: the service now lists its race at %s (was %s)", in.name(), s.UTC().Format(time.RFC3339), in.info.Start.UTC().Format(time.RFC3339))
 		}
 		in.info.Start = s
 	}
 	if n.TotalAccepted > 0 && in.placedAt.IsZero() {
 		in.placedAt = r.clock.Now()
 		in.placedBy = r.botSessions(in, n.ReceivedBots)
-		r.logf("placed %s: $%.2f accepted by %s", in.bet.ID, float64(n.TotalAccepted), sessionList(in.placedBy))
+		r.logf("placed %s: $%.2f accepted by %s", in.name(), float64(n.TotalAccepted), sessionList(in.placedBy))
 	}
 	switch {
 	case bool(n.IsCanceled) && float64(n.TotalAccepted) == 0:
@@ -274,7 +274,7 @@ func (r *tracker) update(ctx context.Context, in *instance, n *apiclient.Notific
 		if refused, why := everyRefused(recs); refused {
 			in.status, in.final = StatusFailed, true
 			in.reason = "every session refused it: " + why
-			r.logf("%s %s: %s", in.status, in.bet.ID, in.reason)
+			r.logf("%s %s: %s", in.status, in.name(), in.reason)
 			return nil
 		}
 		in.status = StatusCreated
@@ -297,7 +297,7 @@ func (r *tracker) update(ctx context.Context, in *instance, n *apiclient.Notific
 		in.final, in.err, in.needRecords = true, "", true
 		in.status = StatusSettled
 		in.reason = settledReason(n)
-		r.logf("%s %s: %s", in.status, in.bet.ID, in.reason)
+		r.logf("%s %s: %s", in.status, in.name(), in.reason)
 		return nil
 	}
 	recs, err := r.records(ctx, in)
@@ -325,7 +325,7 @@ func (r *tracker) update(ctx context.Context, in *instance, n *apiclient.Notific
 			in.reason = "no session acted on it by race start (no running bot matched, or the race was not found)"
 		}
 	}
-	r.logf("%s %s: %s", in.status, in.bet.ID, in.reason)
+	r.logf("%s %s: %s", in.status, in.name(), in.reason)
 	return nil
 }
 

@@ -58,6 +58,7 @@ func Preview(ctx context.Context, p *plan.Plan, opts Options) (*Result, *SavedPl
 	}
 	res.Bets = res.Bets[:0]
 	r.sortInstances()
+	r.nameInstances()
 	for _, in := range r.insts {
 		var b BetResult
 		if refuseAll[in] {

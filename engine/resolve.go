@@ -180,7 +180,10 @@ func (r *tracker) sessionEnv() []plan.SessionEnv {
 // that no bet produces any more (a for_each_race race that already ran)
 // are followed too.
 func (r *tracker) expand() error {
-	defer func() { r.outcomeGen++ }() // instances found, moved or dropped: the limits' sums are rebuilt
+	defer func() {
+		r.outcomeGen++ // instances found, moved or dropped: the limits' sums are rebuilt
+		r.nameInstances()
+	}()
 	now := r.clock.Now()
 	first := !r.expanded
 	r.expanded = true
@@ -418,6 +421,7 @@ func (r *tracker) followJournal() {
 		r.byLabel[l] = in
 		r.insts = append(r.insts, in)
 	}
+	r.nameInstances()
 }
 
 // staticAmount is a bet's stake or target profit when it is a plain

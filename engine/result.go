@@ -123,12 +123,16 @@ type RaceInfo struct {
 
 // BetResult is one bet of the plan (one per race for for_each_race bets).
 type BetResult struct {
-	ID        string // as written in the plan
-	Label     string // exactly as sent to the service
-	Race      RaceInfo
-	Selection string
-	Type      string
-	Market    string
+	ID string // as written in the plan
+	// InstanceID is the id reports show and cancel takes: the bet id, or
+	// for a for_each_race bet the race's instance, "box1@the-meadows-r5"
+	// (instance.go).
+	InstanceID string
+	Label      string // exactly as sent to the service
+	Race       RaceInfo
+	Selection  string
+	Type       string
+	Market     string
 	// Stake and TargetProfit are the requested amounts; nil when the bet's
 	// type does not use the field or it is not evaluated yet.
 	Stake        *float64

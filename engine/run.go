@@ -258,7 +258,7 @@ func (r *tracker) progress(now time.Time, interval time.Duration) {
 	for _, in := range r.insts {
 		p.ByStatus[in.status]++
 		if !in.placedAt.IsZero() && (p.LastPlaced == nil || in.placedAt.After(p.LastPlaced.At)) {
-			p.LastPlaced = &PlacedBet{BetID: in.bet.ID, At: in.placedAt, By: in.placedBy}
+			p.LastPlaced = &PlacedBet{BetID: in.name(), At: in.placedAt, By: in.placedBy}
 		}
 		if in.open() && !in.info.Start.IsZero() && in.info.Start.After(now) && (p.NextRace.IsZero() || in.info.Start.Before(p.NextRace)) {
 			p.NextRace = in.info.Start

@@ -133,7 +133,7 @@ func (r *tracker) adoptUnjournalled(ctx context.Context) error {
 func (r *tracker) cancelOpen(ctx context.Context, want map[string]bool, confirm bool) error {
 	var targets []*instance
 	for _, in := range r.insts {
-		if in.notifID == 0 || in.final || in.status == StatusCanceled || (len(want) > 0 && !want[in.bet.ID]) {
+		if in.notifID == 0 || in.final || in.status == StatusCanceled || (len(want) > 0 && !in.matchesAny(want)) {
 			continue
 		}
 		targets = append(targets, in)
@@ -157,7 +157,7 @@ func (r *tracker) cancelOpen(ctx context.Context, want map[string]bool, confirm 
 				return ctx.Err()
 			}
 			in.err = fmt.Sprintf("cancel: %v", err)
-			r.logf("could not cancel %s: notification %d: %v", in.bet.ID, in.notifID, err)
+			r.logf("could not cancel %s: notification %d: %v", in.name(), in.notifID, err)
 			continue
 		}
 		if err := r.journal.Record(journalEntry{Op: opCanceled, Label: in.label, NotificationID: in.notifID}); err != nil {
@@ -165,7 +165,7 @@ func (r *tracker) cancelOpen(ctx context.Context, want map[string]bool, confirm 
 		}
 		in.reason = "cancel requested"
 		in.lastPolled = time.Time{} // read it again below
-		r.logf("cancelled %s: notification %d", in.bet.ID, in.notifID)
+		r.logf("cancelled %s: notification %d", in.name(), in.notifID)
 	}
 	return r.poll(ctx)
 }

@@ -16,6 +16,7 @@ type instance struct {
 	event *apiclient.Event // an event bet's event, with its markets (sports.go)
 	info  RaceInfo
 	label string
+	id    string // what reports show and cancel takes (instance.go)
 
 	status Status
 	reason string
@@ -166,6 +167,7 @@ func (r *tracker) newResult(kind Kind, started time.Time) *Result {
 // fill writes the instances into res and computes totals.
 func (r *tracker) fill(res *Result) {
 	r.sortInstances()
+	r.nameInstances()
 	res.Bets = res.Bets[:0]
 	for _, in := range r.insts {
 		r.markInDoubt(in)
@@ -261,6 +263,7 @@ func (r *tracker) result(in *instance) BetResult {
 func (in *instance) result() BetResult {
 	b := BetResult{
 		ID:             in.bet.ID,
+		InstanceID:     in.name(),
 		Label:          in.label,
 		Race:           in.info,
 		Selection:      in.bet.Selection,

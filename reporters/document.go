@@ -92,6 +92,7 @@ type Race struct {
 // Bet is one bet of the plan.
 type Bet struct {
 	ID             string   `json:"id" jsonschema_description:"The bet's id as written in the plan (for for_each_race bets, one bet per race shares the id)."`
+	InstanceID     string   `json:"instance_id" jsonschema_description:"The id of this row, which betplan cancel takes: the bet's id, or for a for_each_race bet its race's instance, <id>@<venue slug>-r<race number> (e.g. box1@the-meadows-r5), with -<YYYYMMDD> of the meeting date after it on a later meeting of the same venue and race."`
 	Label          string   `json:"label" jsonschema_description:"The notification label, exactly as sent to the service."`
 	Race           Race     `json:"race"`
 	Event          *Event   `json:"event,omitempty" jsonschema_description:"A bet on a sports event: the event and what of it the bet backs (race is then empty). Absent on racing bets."`
@@ -271,8 +272,9 @@ func newLimits(l *engine.LimitsSummary) Limits {
 
 func newBet(b *engine.BetResult) Bet {
 	out := Bet{
-		ID:    b.ID,
-		Label: b.Label,
+		ID:         b.ID,
+		InstanceID: rowID(b),
+		Label:      b.Label,
 		Race: Race{
 			Venue:       b.Race.Venue,
 			Code:        b.Race.Code,

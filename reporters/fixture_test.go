@@ -100,7 +100,7 @@ func runResult() *engine.Result {
 				AmountAccepted: 25, Profit: 33.75, Final: false,
 			},
 			{
-				ID: "box-trial", Label: "betplan saturday-card box trial R7",
+				ID: "box-trial", InstanceID: "box-trial@randwick-r7", Label: "betplan saturday-card box trial R7",
 				Race: race("Randwick", 7, 180), Selection: "3", Type: "Tote", Market: "Tote Win",
 				Stake: money(25), Status: engine.StatusPlaced, Reason: "one session in review",
 				NotificationID: 90215, CreatedAt: at(150),
@@ -163,8 +163,9 @@ func runResult() *engine.Result {
 			},
 			{
 				ID: "country-cup-quaddie-leg-with-a-very-long-id", Label: "betplan saturday-card country cup leg 1 R6",
-				Race:      race("Murrumbidgee Turf Club Wagga Wagga Gold Cup Carnival Synthetic Track", 6, 130),
-				Selection: "11 A Horse With An Unusually Long Name Indeed", Type: "Fixed Wager", Market: "Fixed Win",
+				InstanceID: "country-cup-quaddie-leg-with-a-very-long-id@murrumbidgee-turf-club-wagga-wagga-gold-cup-carnival-synthetic-track-r6",
+				Race:       race("Murrumbidgee Turf Club Wagga Wagga Gold Cup Carnival Synthetic Track", 6, 130),
+				Selection:  "11 A Horse With An Unusually Long Name Indeed", Type: "Fixed Wager", Market: "Fixed Win",
 				Stake: money(5.5), Status: engine.StatusSettled, Reason: "lost",
 				NotificationID: 90210, CreatedAt: at(4),
 				Records: []engine.Record{
@@ -220,7 +221,7 @@ func planResult() *engine.Result {
 			{ID: "rain-check", Label: "betplan saturday-card rain-check R2", Race: race("Caulfield", 2, 20),
 				Selection: "6 Mr Brightside", Type: "Fixed Wager", Market: "Fixed Win", Stake: money(10),
 				Status: engine.StatusSkipped, Action: engine.ActionSkip, Reason: "race started; condition never true"},
-			{ID: "box-trial", Label: "betplan saturday-card box trial R7", Race: race("Randwick", 7, 180),
+			{ID: "box-trial", InstanceID: "box-trial@randwick-r7", Label: "betplan saturday-card box trial R7", Race: race("Randwick", 7, 180),
 				Selection: "3", Type: "Tote", Market: "Tote Win", Stake: money(20),
 				Status: engine.StatusCreated, Action: engine.ActionAdopt, Reason: "a notification labelled \"betplan saturday-card box trial R7\" exists (id 90215)",
 				NotificationID: 90215},

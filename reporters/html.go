@@ -142,7 +142,7 @@ func newHTMLPage(r *engine.Result) *htmlPage {
 	for i := range r.Bets {
 		b := &r.Bets[i]
 		hb := htmlBet{
-			ID: b.ID, Label: b.Label, Race: raceName(b.Race), Code: b.Race.Code, Start: startClock(b.Race.Start),
+			ID: rowID(b), Label: b.Label, Race: raceName(b.Race), Code: b.Race.Code, Start: startClock(b.Race.Start),
 			Day:       meetingDay(b.Race.Start),
 			Selection: b.Selection, Type: b.Type, Market: b.Market, Stake: stakeWords(b),
 			Status: outcome(b), StatusClass: toneClass[outcomeTone(b)],

@@ -62,8 +62,8 @@ func TestHTMLStructure(t *testing.T) {
 	page := render(t, reporters.FormatHTML, r, reporters.TextOptions{})
 	tree := parseHTML(t, page)
 	for _, b := range r.Bets {
-		if !tree.ids["bet-"+b.ID] {
-			t.Errorf("no row with id bet-%s", b.ID)
+		if !tree.ids["bet-"+shownID(b)] {
+			t.Errorf("no row with id bet-%s", shownID(b))
 		}
 	}
 	if tree.svgs != 1 || len(tree.polylines) != 1 {

@@ -172,10 +172,9 @@ func junitBet(r *engine.Result, b *engine.BetResult) junitCase {
 	return c
 }
 
-// junitName names a bet's testcase by its id and race, so for_each_race bets,
-// which share an id, stay apart.
+// junitName names a bet's testcase by its row's id and race.
 func junitName(b *engine.BetResult) string {
-	name := b.ID
+	name := rowID(b)
 	if race := raceName(b.Race); race != "-" {
 		name += " (" + race
 		if !b.Race.Start.IsZero() {

@@ -116,17 +116,17 @@ func TestJUnitStructure(t *testing.T) {
 		}
 	}
 	for name, want := range map[string]string{
-		"betplan run":                                   "error",
-		"early-fav (Flemington R3 12:10 AEDT)":          "passed",
-		"each-way (Flemington R4 12:45 AEDT)":           "passed", // losing money is not a failure
-		"nobody-home (Moonee Valley R1 11:40 AEDT)":     "failure",
-		"all-errors (Moonee Valley R2 12:00 AEDT)":      "failure",
-		"create-timeout (Moonee Valley R3 12:30 AEDT)":  "error",
-		"phantom (Nowhere Downs R12)":                   "failure",
-		"rain-check (Caulfield R2 11:50 AEDT)":          "skipped",
-		"drifter (Randwick R9 15:40 AEDT)":              "skipped",
-		"second-thoughts (Moonee Valley R4 13:05 AEDT)": "skipped",
-		"box-trial (Randwick R7 14:30 AEDT)":            "passed",
+		"betplan run":                                    "error",
+		"early-fav (Flemington R3 12:10 AEDT)":           "passed",
+		"each-way (Flemington R4 12:45 AEDT)":            "passed", // losing money is not a failure
+		"nobody-home (Moonee Valley R1 11:40 AEDT)":      "failure",
+		"all-errors (Moonee Valley R2 12:00 AEDT)":       "failure",
+		"create-timeout (Moonee Valley R3 12:30 AEDT)":   "error",
+		"phantom (Nowhere Downs R12)":                    "failure",
+		"rain-check (Caulfield R2 11:50 AEDT)":           "skipped",
+		"drifter (Randwick R9 15:40 AEDT)":               "skipped",
+		"second-thoughts (Moonee Valley R4 13:05 AEDT)":  "skipped",
+		"box-trial@randwick-r7 (Randwick R7 14:30 AEDT)": "passed", // a for_each_race row: its instance id
 	} {
 		if kinds[name] != want {
 			t.Errorf("testcase %q is %q, want %q", name, kinds[name], want)

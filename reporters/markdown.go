@@ -98,7 +98,7 @@ func (m *markdownWriter) run(r *engine.Result) {
 					reason = strings.TrimPrefix(reason+"<br>**error:** "+mdText(truncate(oneLine(b.Error), markdownReason)), "<br>")
 				}
 				return []string{
-					mdCode(b.ID),
+					mdCode(rowID(b)),
 					mdText(truncate(raceName(b.Race), markdownCell)),
 					meetingDay(b.Race.Start),
 					startClock(b.Race.Start),
@@ -194,7 +194,7 @@ func (m *markdownWriter) plan(r *engine.Result) {
 					reason = strings.TrimPrefix(reason+"<br>"+mdText(truncate(oneLine(a), markdownReason)), "<br>")
 				}
 				return []string{
-					mdCode(b.ID),
+					mdCode(rowID(b)),
 					mdText(truncate(raceName(b.Race), markdownCell)),
 					startClock(b.Race.Start),
 					mdText(truncate(b.Selection, markdownCell)),

@@ -426,7 +426,7 @@ func betColumns() []column {
 // betCells fills betColumns for one bet.
 func betCells(b *engine.BetResult) []cell {
 	return []cell{
-		{text: b.ID},
+		{text: rowID(b)},
 		raceCell(b.Race),
 		{text: startClock(b.Race.Start)},
 		{text: b.Selection},

@@ -65,6 +65,15 @@ func percent(f float64) string {
 	return strconv.FormatFloat(p, 'f', 1, 64) + "%"
 }
 
+// rowID is the id a bet's row shows: the id cancel takes (the bet's own id
+// in a result made without instance ids).
+func rowID(b *engine.BetResult) string {
+	if b.InstanceID != "" {
+		return b.InstanceID
+	}
+	return b.ID
+}
+
 // raceName names a race as punters do: "Flemington R3". The race code
 // (Galloping, Harness, Greyhounds) is in report.json; the venue says it.
 func raceName(r engine.RaceInfo) string {
