@@ -722,7 +722,7 @@ func placedWords(b *engine.BetResult) string {
 	if !b.Race.Start.IsZero() {
 		t = t.In(b.Race.Start.Location())
 	}
-	s := "placed " + t.Format("15:04:05")
+	s := "placed " + t.Format("15:04:05") + " " + zoneName(t)
 	if len(b.PlacedBy) > 0 {
 		s += " by " + strings.Join(b.PlacedBy, ", ")
 	}
