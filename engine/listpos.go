@@ -68,10 +68,10 @@ func (x *listIndex) saw(n int, p *apiclient.Page[apiclient.Notification], keep f
 }
 
 // listPage reads page n of the service's notifications (newest first)
-// and notes where the plan's notifications stand in it. A page past the
-// end comes back as page 1 (the service's rule): that is reported as no
-// page at all.
-func (r *tracker) listPage(ctx context.Context, n int) (*apiclient.Page[apiclient.Notification], error) {
+// and notes where the plan's notifications (ours, built when nil) stand in
+// it. A page past the end comes back as page 1 (the service's rule): that
+// is reported as no page at all.
+func (r *tracker) listPage(ctx context.Context, n int, ours map[int64]*instance) (*apiclient.Page[apiclient.Notification], error) {
 	p, err := r.svc.ListNotifications(ctx, apiclient.ListNotificationsOptions{Page: n, PageSize: listPageSize})
 	if err != nil {
 		return nil, err
@@ -79,7 +79,9 @@ func (r *tracker) listPage(ctx context.Context, n int) (*apiclient.Page[apiclien
 	if n > 1 && p.Previous == nil {
 		return &apiclient.Page[apiclient.Notification]{Count: p.Count}, nil
 	}
-	ours := r.notifications()
+	if ours == nil {
+		ours = r.notifications()
+	}
 	r.list.saw(n, p, func(id int64) bool { return ours[id] != nil })
 	return p, nil
 }
@@ -103,6 +105,7 @@ func (r *tracker) notifications() map[int64]*instance {
 func (r *tracker) readPages(ctx context.Context, open []*instance, seen map[int64]*apiclient.Notification) ([]*instance, error) {
 	read := map[int]bool{}
 	todo := slices.Clone(open)
+	ours := r.notifications()
 	for range 2 {
 		// Even for one notification a page is worth its bytes: it polls
 		// the hundred around it, which then need no call of their own for
@@ -117,12 +120,11 @@ func (r *tracker) readPages(ctx context.Context, open []*instance, seen map[int6
 			break
 		}
 		for _, n := range slices.Sorted(maps.Keys(pages)) {
-			p, err := r.listPage(ctx, n)
+			p, err := r.listPage(ctx, n, ours)
 			read[n] = true
 			if err != nil {
 				return nil, err
 			}
-			ours := r.notifications()
 			for i := range p.Results {
 				if id := int64(p.Results[i].ID); ours[id] != nil {
 					seen[id] = &p.Results[i]

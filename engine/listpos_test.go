@@ -79,7 +79,7 @@ func TestListIndexFollowsTheGrowingList(t *testing.T) {
 	assert.Equal(t, 2, n, "an id no page showed since moves down with the count: 170 newer")
 
 	svc.pages = nil
-	p, err := r.listPage(context.Background(), 6)
+	p, err := r.listPage(context.Background(), 6, nil)
 	require.NoError(t, err)
 	assert.Empty(t, p.Results, "past the end")
 	assert.Equal(t, []int{6}, svc.pages)

@@ -22,7 +22,7 @@ const maxScanPages = 50
 func (r *tracker) eachPage(ctx context.Context, fn func(page []apiclient.Notification) (more bool)) (failed int, err error) {
 	firstIDs := map[int64]bool{}
 	for page := 1; page <= maxScanPages; page++ {
-		p, err := r.listPage(ctx, page)
+		p, err := r.listPage(ctx, page, nil)
 		if err != nil {
 			return page, err
 		}
@@ -137,7 +137,7 @@ func (r *tracker) checkLabels(ctx context.Context, now time.Time) {
 	}
 	firstIDs := map[int64]bool{}
 	for page := 1; page < len(labels) && page <= maxScanPages; page++ {
-		p, err := r.listPage(ctx, page)
+		p, err := r.listPage(ctx, page, nil)
 		if err != nil {
 			r.logf("label check of %d bets: list page %d: %v; looking each label up", len(labels), page, err)
 			return
