@@ -435,13 +435,6 @@ func TestPollPagesFollowTheListAsItGrows(t *testing.T) {
 			races = append(races, r)
 		}
 	}
-	var sb strings.Builder
-	fmt.Fprintf(&sb, "version: 1\npoll: {interval: %s, timeout: 12h}\nname: grows\nlimits: {max_stake_per_bet: 5, max_total_stake: %d, max_bets: %d}\n", pollInterval, n*5, n)
-	sb.WriteString("defaults: {market: Fixed Win, type: Fixed Wager}\nbets:\n")
-	for i := range n {
-		r := races[i%len(races)]
-		fmt.Fprintf(&sb, "  - id: g%03d\n    race: %s\n    selection: %q\n    stake: 1\n", i, raceYAML(r), r.Runners[i%len(r.Runners)])
-	}
 	clock := &dayClock{ManualClock: w.clock}
 	byHandClient := w.client()
 	for _, at := range []time.Duration{10 * time.Minute, races[1].Start.Sub(simStart) - time.Minute} {
@@ -458,7 +451,7 @@ func TestPollPagesFollowTheListAsItGrows(t *testing.T) {
 	}
 	opts := w.options(w.client())
 	opts.Clock = clock
-	res, err := engine.Run(context.Background(), w.plan(sb.String()), opts)
+	res, err := engine.Run(context.Background(), w.plan(spreadPlan("grows", n, races)), opts)
 	require.NoError(t, err)
 	assertOnePerLabel(t, w.svc, res)
 	require.Equal(t, n+byHand, w.svc.NotificationCount())

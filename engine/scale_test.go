@@ -36,8 +36,14 @@ func (w *world) bigPlan(n int) string {
 			races = append(races, r)
 		}
 	}
+	return spreadPlan(fmt.Sprintf("big-%d", n), n, races)
+}
+
+// spreadPlan is a plan of n $1 bets dealt over races in turn, each ready
+// at once, polled every 30s.
+func spreadPlan(name string, n int, races []sim.RaceInfo) string {
 	var sb strings.Builder
-	fmt.Fprintf(&sb, "version: 1\npoll: {interval: 30s, timeout: 12h}\nname: big-%d\nlimits: {max_stake_per_bet: 5, max_total_stake: %d, max_bets: %d}\n", n, n*5, n)
+	fmt.Fprintf(&sb, "version: 1\npoll: {interval: 30s, timeout: 12h}\nname: %s\nlimits: {max_stake_per_bet: 5, max_total_stake: %d, max_bets: %d}\n", name, n*5, n)
 	sb.WriteString("defaults: {market: Fixed Win, type: Fixed Wager}\nbets:\n")
 	for i := range n {
 		r := races[i%len(races)]
