@@ -92,20 +92,28 @@ func (l *liveTerminal) progress(p engine.Progress) {
 	l.draw(l.line(p, p.Now))
 }
 
-func (l *liveTerminal) draw(line string) {
+// draw shows the line's parts that fit the terminal: a line wider than
+// the terminal wraps, and \r would then redraw only its last part. Parts
+// that do not fit are left out whole, the least important (the last)
+// first; a first part too wide for the terminal is cut.
+func (l *liveTerminal) draw(parts []string) {
+	line := strings.Join(parts, "  ")
+	for l.width > 0 && len(parts) > 1 && utf8.RuneCountInString(line) >= l.width {
+		parts = parts[:len(parts)-1]
+		line = strings.Join(parts, "  ")
+	}
 	if l.width > 0 && utf8.RuneCountInString(line) >= l.width {
-		// A line wider than the terminal wraps, and \r would then
-		// redraw only its last part.
 		line = string([]rune(line)[:l.width-1])
 	}
 	l.last = line
 	fmt.Fprintf(l.w, "\r\033[K%s", line)
 }
 
-// line is the progress line for p at now: counts by status, the time to
-// the next poll and the next jump (the next open bet's race start), and
-// the bet placed last.
-func (l *liveTerminal) line(p engine.Progress, now time.Time) string {
+// line is the progress line for p at now, in parts from the most to the
+// least important: the time and counts by status, the time to the next
+// poll and to the next jump (the next open bet's race start), and the bet
+// placed last.
+func (l *liveTerminal) line(p engine.Progress, now time.Time) []string {
 	loc := l.loc
 	if loc == nil {
 		loc = time.Local
@@ -116,18 +124,19 @@ func (l *liveTerminal) line(p engine.Progress, now time.Time) string {
 			parts = append(parts, fmt.Sprintf("%d %s", n, s))
 		}
 	}
-	line := fmt.Sprintf("%s  %s", now.In(loc).Format("15:04:05 MST"), strings.Join(parts, ", "))
+	line := []string{fmt.Sprintf("%s  %s", now.In(loc).Format("15:04:05 MST"), strings.Join(parts, ", "))}
 	if !p.NextPoll.IsZero() {
-		line += "  next poll " + countdown(p.NextPoll.Sub(now))
+		line = append(line, "next poll "+countdown(p.NextPoll.Sub(now)))
 	}
 	if !p.NextRace.IsZero() {
-		line += "  next jump " + countdown(p.NextRace.Sub(now))
+		line = append(line, "next jump "+countdown(p.NextRace.Sub(now)))
 	}
 	if lp := p.LastPlaced; lp != nil {
-		line += fmt.Sprintf("  last placed %s %s", lp.BetID, lp.At.In(loc).Format("15:04:05 MST"))
+		placed := fmt.Sprintf("last placed %s %s", lp.BetID, lp.At.In(loc).Format("15:04:05 MST"))
 		if len(lp.By) > 0 {
-			line += " by " + strings.Join(lp.By, ", ")
+			placed += " by " + strings.Join(lp.By, ", ")
 		}
+		line = append(line, placed)
 	}
 	return line
 }

@@ -126,12 +126,25 @@ func TestLiveLineCountsDownBetweenTicks(t *testing.T) {
 }
 
 func TestLiveLineFitsTheTerminal(t *testing.T) {
-	var buf bytes.Buffer
-	l := &liveTerminal{w: &buf, loc: aedt, width: 30}
 	now := time.Date(2026, 11, 21, 14, 0, 0, 0, aedt)
-	l.progress(engine.Progress{Now: now, ByStatus: map[engine.Status]int{engine.StatusWaiting: 3}, NextPoll: now.Add(time.Minute)})
-	if got, want := buf.String(), "\r\033[K14:00:00 AEDT  3 waiting  nex"; got != want {
-		t.Errorf("live line at 30 columns\n got %q\nwant %q", got, want)
+	p := engine.Progress{Now: now, ByStatus: map[engine.Status]int{engine.StatusWaiting: 3}, NextPoll: now.Add(time.Minute), NextRace: now.Add(3 * time.Minute)}
+	for _, tt := range []struct {
+		width int
+		want  string
+	}{
+		// What does not fit is left out whole, the least important first.
+		{80, "14:00:00 AEDT  3 waiting  next poll in 1m00s  next jump in 3m00s"},
+		{60, "14:00:00 AEDT  3 waiting  next poll in 1m00s"},
+		{40, "14:00:00 AEDT  3 waiting"},
+		// Only a first part wider than the terminal is cut.
+		{20, "14:00:00 AEDT  3 wa"},
+	} {
+		var buf bytes.Buffer
+		l := &liveTerminal{w: &buf, loc: aedt, width: tt.width}
+		l.progress(p)
+		if got, want := buf.String(), "\r\033[K"+tt.want; got != want {
+			t.Errorf("live line at %d columns\n got %q\nwant %q", tt.width, got, want)
+		}
 	}
 }
 
