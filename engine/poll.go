@@ -171,20 +171,6 @@ func (r *tracker) fetch(ctx context.Context, open []*instance, now time.Time) er
 			r.logf("poll: %v", err) // fall back to label look-ups
 		}
 	}
-	// Every open bet of the plan the pages showed is polled, due or not.
-	for _, in := range r.insts {
-		n := seen[in.notifID]
-		if n == nil || in.notifID == 0 || in.final || in.status == StatusCanceled {
-			continue
-		}
-		in.lastPolled = now
-		if in.err != "" && strings.HasPrefix(in.err, "polling:") {
-			in.err = ""
-		}
-		if err := r.update(ctx, in, n); err != nil {
-			return err
-		}
-	}
 	for _, in := range open {
 		if seen[in.notifID] != nil {
 			continue
@@ -198,16 +184,22 @@ func (r *tracker) fetch(ctx context.Context, open []*instance, now time.Time) er
 			in.err = fmt.Sprintf("polling: %v", err)
 			continue
 		}
-		var n *apiclient.Notification
 		for i := range ns {
 			if int64(ns[i].ID) == in.notifID {
-				n = &ns[i]
+				seen[in.notifID] = &ns[i]
 			}
 		}
-		if n == nil {
+		if seen[in.notifID] == nil {
 			in.err = fmt.Sprintf("notification %d with label %s is no longer listed by the service", in.notifID, in.label)
+		}
+	}
+	// Every open bet of the plan the pages showed is polled, due or not.
+	for _, in := range r.insts {
+		n := seen[in.notifID]
+		if n == nil || in.notifID == 0 || in.final || in.status == StatusCanceled {
 			continue
 		}
+		in.lastPolled = now
 		if in.err != "" && strings.HasPrefix(in.err, "polling:") {
 			in.err = ""
 		}
