@@ -48,14 +48,23 @@ func (o *cancelOptions) bind(fs *pflag.FlagSet) {
 	o.service.bind(fs)
 }
 
-// localJournal reads the plan's journal when it is a local file (nil
-// with a shared state: reading that is a request).
-func (o *cancelOptions) localJournal(sys *sysIO, planFile, planName string) func() (*engine.Journal, error) {
+// journal reads the plan's journal before any request to the service:
+// from the local state dir, or from the shared state (a database, not the
+// service), through the same Store a run uses.
+func (o *cancelOptions) journal(ctx context.Context, sys *sysIO, planFile, planName string) func() (*engine.Journal, error) {
 	return func() (*engine.Journal, error) {
-		if o.state.rawURL(sys) != "" {
-			return nil, nil
+		base, err := o.service.baseURL(sys)
+		if err != nil {
+			return nil, err
 		}
-		return engine.ReadJournal(engine.NewLayout(o.state.StateDir, planFile, false).JournalPath(planName))
+		store, err := o.state.sharedStore(sys, o.service.Insecure)
+		if err != nil {
+			return nil, err
+		}
+		if store == nil {
+			store = engine.LocalStore{Layout: engine.NewLayout(o.state.StateDir, planFile, false)}
+		}
+		return store.ReadJournal(ctx, engine.PlanKey{Name: planName, BaseURL: base})
 	}
 }
 
@@ -68,7 +77,7 @@ func cancelBets(ctx context.Context, sys *sysIO, o *cancelOptions, args []string
 	if err != nil {
 		return err
 	}
-	if err := checkBetIDs(p, args[1:], o.localJournal(sys, args[0], p.Name)); err != nil {
+	if err := checkBetIDs(p, args[1:], o.journal(ctx, sys, args[0], p.Name)); err != nil {
 		return err
 	}
 	confirm, err := confirmer(sys, o.Yes, false)
@@ -91,9 +100,9 @@ func cancelBets(ctx context.Context, sys *sysIO, o *cancelOptions, args []string
 
 // checkBetIDs refuses, before any request, a bet id the plan does not
 // have, listing those it has: they are what cancel takes. An instance id
-// (box1@the-meadows-r5) must name a for_each_race bet of the plan and, when
-// journal can read the plan's journal without a request, an instance it
-// knows; otherwise the engine checks it against the journal.
+// (box1@the-meadows-r5) must name a for_each_race bet of the plan and an
+// instance the plan's journal knows; a new journal (lost, so rebuilt from
+// the service by the run) leaves that to the engine.
 func checkBetIDs(p *plan.Plan, ids []string, journal func() (*engine.Journal, error)) error {
 	bets := map[string]*plan.Bet{}
 	var all []string
@@ -127,7 +136,7 @@ func checkBetIDs(p *plan.Plan, ids []string, journal func() (*engine.Journal, er
 			return err
 		}
 		if j == nil || j.Fresh() {
-			continue // the shared state's, or a lost one rebuilt from the service: the engine checks
+			continue // lost, or nothing created yet: the engine checks against what the service has
 		}
 		found, known := j.FindInstance(p, id)
 		switch {

@@ -496,3 +496,36 @@ func TestSharedStateUnlock(t *testing.T) {
 	require.Equal(t, 1, u.run(), "%s", u.output())
 	assert.Contains(t, u.stderr.String(), "no run holds the lock of plan crash-card")
 }
+
+// cancel checks an instance id against the plan's journal before any
+// request to the service, also when the journal is in the shared state:
+// machine b, which never ran the plan, refuses an instance machine a did
+// not create (exit 2, naming those it did), and cancels one it did.
+func TestSharedStateCancelChecksInstanceIDs(t *testing.T) {
+	t.Parallel()
+	state, _ := sharedState(t)
+	w := newCrashWorld(t, 1)
+	dogs := filepath.Join(w.dir, "dogs.yaml")
+	require.NoError(t, os.WriteFile(dogs, []byte(`version: 1
+name: dogs
+limits: {max_stake_per_bet: 5, max_total_stake: 20, max_bets: 4}
+defaults: {market: Fixed Win, type: Fixed Wager, target_session: "4417", selection: "1", stake: 5}
+bets:
+  - id: box1
+    for_each_race: race.code == "Greyhounds" && race.venue == "The Meadows" && race.event_number <= 2
+`), 0o644))
+	a := w.onMachine("a", state, "run", dogs, "--no-wait", "--allow-no-bot")
+	require.Equal(t, 0, a.run(), "%s", a.output())
+	require.Equal(t, 2, w.svc.NotificationCount())
+
+	w.svc.ResetRequests()
+	b := w.onMachine("b", state, "cancel", dogs, "--yes", "box1@the-meadows-r7")
+	require.Equal(t, 2, b.run(), "%s", b.output())
+	assert.Contains(t, b.stderr.String(), `no instance "box1@the-meadows-r7" of bet box1 in the journal of plan dogs; it knows: box1@the-meadows-r1, box1@the-meadows-r2`)
+	assert.Empty(t, w.svc.Requests(), "no request to the service")
+
+	b = w.onMachine("b", state, "cancel", dogs, "--yes", "box1@the-meadows-r2")
+	require.Equal(t, 0, b.run(), "%s", b.output())
+	assert.Regexp(t, `(?m)^box1@the-meadows-r2 .* cancelled `, b.stdout.String())
+	assert.NotRegexp(t, `(?m)^box1@the-meadows-r1 .* cancelled `, b.stdout.String())
+}
