@@ -27,7 +27,7 @@ func cancelCommand() *command {
 		exits: append([]exitDoc{
 			{exitOK, "the notifications asked for were cancelled, or nothing was left to cancel"},
 			{exitFailed, "a cancel failed, or a bet failed or is in doubt"},
-			{exitUsage, "usage error, invalid plan, a bet id the plan does not have or an instance id its local journal does not know, before any request"},
+			{exitUsage, "usage error, invalid plan, a bet id the plan does not have or an instance id its journal does not know, before any request"},
 			{exitRefused, "refused: no confirmation, another run holds the lock, or the service cannot be reached or refuses the credentials"},
 		}, interruptedExits...),
 		examples: `  # cancel every bet of the plan not yet final, asking first
