@@ -417,7 +417,7 @@ func (c *Client) do(req *http.Request) ([]byte, error) {
 		}
 		res := c.attempt(ctx, req, class, path, needAuth)
 		if res.err == nil && res.status >= 200 && res.status < 300 {
-			return res.body, nil
+			return cleanBody(res.body), nil
 		}
 		if ctx.Err() != nil {
 			return nil, c.ctxError(req, path, class, res.sent)
