@@ -186,6 +186,7 @@ func New(baseURL string, opts ...Option) (*Client, error) {
 		return nil, err
 	}
 	c.base = u
+	c.hc = c.withRedirectPolicy(c.hc)
 	c.addSecret(c.token)
 	c.addSecret(c.password)
 	c.baseStr = u.String()
@@ -552,8 +553,12 @@ func (c *Client) finalError(req *http.Request, path string, class retryClass, re
 		}
 		return &TransportError{Method: req.Method, Path: path, Err: err}
 	}
+	if isRedirect(res) {
+		return c.redirectError(req, path, class, res)
+	}
 	e := c.newError(req.Method, path, res)
-	if class == retryNever && res.status >= 500 {
+	if class == retryNever && (res.status >= 500 || res.status >= 300 && res.status < 400) {
+		// Stored or not, the service did not say: look the label up.
 		return &AmbiguousError{Method: req.Method, Path: path, Err: e}
 	}
 	return e
