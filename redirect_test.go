@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/pem"
 	"net/http"
 	"net/http/httptest"
@@ -100,4 +101,47 @@ func TestRedirectToPlainHTTPCarriesNoToken(t *testing.T) {
 	assert.Contains(t, string(out), "to "+plain.URL+"/")
 	assert.Contains(t, string(out), "not followed: the token is only sent to "+tls.URL)
 	assert.Zero(t, w.svc.NotificationCount())
+}
+
+// Escape sequences in what the service sends (an error body, a session's
+// name) would retitle or clear the terminal and land in the reports. None
+// reaches the output, the journal or a report.
+func TestServiceTextWithEscapesIsCleaned(t *testing.T) {
+	w := newCrashWorld(t, 2)
+	var creates atomic.Int32
+	w.frontOf(func(rw http.ResponseWriter, r *http.Request, svc http.Handler) {
+		if r.Method == http.MethodPost && r.URL.Path == "/notification/create/" && creates.Add(1) == 1 {
+			rw.Header().Set("Content-Type", "text/plain")
+			rw.WriteHeader(http.StatusBadRequest)
+			rw.Write([]byte("stake refused \x1b]0;pwned\x07by the \x1b[2Jbookmaker\r\nFAKE LINE"))
+			return
+		}
+		rec := httptest.NewRecorder()
+		svc.ServeHTTP(rec, r)
+		body := bytes.ReplaceAll(rec.Body.Bytes(), []byte("Main Sportsbet"), []byte(`Main \u001b]0;pwned\u0007Sports\u009b2Jbet\u001b[2J`))
+		for k, v := range rec.Header() {
+			rw.Header()[k] = v
+		}
+		rw.Header().Del("Content-Length")
+		rw.WriteHeader(rec.Code)
+		rw.Write(body)
+	})
+	out, _ := w.betplan("").CombinedOutput()
+	assert.Contains(t, string(out), "stake refused by the bookmaker FAKE LINE")
+	assert.Contains(t, w.journalText(), "(Main Sportsbet)")
+	texts := map[string]string{"output": string(out), "journal": w.journalText()}
+	require.NoError(t, filepath.WalkDir(filepath.Join(w.dir, "report"), func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := os.ReadFile(p)
+		texts[p] = string(b)
+		return err
+	}))
+	require.Greater(t, len(texts), 3, "no reports written:\n%s", out)
+	for name, text := range texts {
+		for _, bad := range []string{"\x1b", "\x07", "\u009b", "pwned", "[2J", `\u001b`, `\u0007`, `\u009b`} {
+			assert.NotContains(t, text, bad, "%s carries %q:\n%s", name, bad, text)
+		}
+	}
 }
