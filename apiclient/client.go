@@ -31,7 +31,7 @@ const (
 	defaultTimeout    = 30 * time.Second
 	defaultRPS        = 4
 	defaultBurst      = 1
-	defaultMaxRetries = 4
+	defaultMaxRetries = 10
 	maxBodyBytes      = 32 << 20
 )
 
@@ -46,9 +46,12 @@ type Client struct {
 	limiter    *rate.Limiter
 	logger     *slog.Logger
 	maxRetries int
-	now        func() time.Time
-	insecure   bool
-	onDate     func(serverDate, received time.Time)
+	// retryBudget bounds how long one call is repeated (WithRetryBudget).
+	retryBudget time.Duration
+	onRetry     atomic.Pointer[func(Retry)]
+	now         func() time.Time
+	insecure    bool
+	onDate      func(serverDate, received time.Time)
 
 	email, password string
 	cachePath       string
@@ -136,7 +139,8 @@ func WithTokenCache(path string) Option { return func(c *Client) { c.cachePath =
 // WithInsecure allows plain http:// to a host that is not loopback.
 func WithInsecure() Option { return func(c *Client) { c.insecure = true } }
 
-// WithMaxRetries sets how many times a retryable call is repeated; default 4.
+// WithMaxRetries sets how many times a retryable call is repeated at most;
+// default 10. WithRetryBudget bounds the time those repeats may take.
 func WithMaxRetries(n int) Option {
 	return func(c *Client) {
 		if n < 0 {
@@ -144,6 +148,26 @@ func WithMaxRetries(n int) Option {
 		}
 		c.maxRetries = n
 	}
+}
+
+// WithRetryBudget bounds how long the client rides out a short outage on
+// one call (429s, 5xx answers and lost connections of calls safe to
+// repeat): it gives up at once when the service's Retry-After, or the next
+// backoff, would end past d since the first attempt. Default one minute.
+func WithRetryBudget(d time.Duration) Option {
+	return func(c *Client) { c.retryBudget = max(d, 0) }
+}
+
+// OnRetry sets f to be told of every failed attempt the client is about to
+// repeat, before it waits, so a caller can say in its log why a call is
+// slow. f may be called from several goroutines at once; nil stops the
+// calls. It may be set while the client is in use.
+func (c *Client) OnRetry(f func(Retry)) {
+	if f == nil {
+		c.onRetry.Store(nil)
+		return
+	}
+	c.onRetry.Store(&f)
 }
 
 // WithDateObserver calls f with the Date header of every answer (the
@@ -168,15 +192,16 @@ func WithNow(now func() time.Time) Option {
 // not loopback (unless WithInsecure).
 func New(baseURL string, opts ...Option) (*Client, error) {
 	c := &Client{
-		hc:         &http.Client{},
-		timeout:    defaultTimeout,
-		userAgent:  defaultUserAgent(),
-		limiter:    rate.NewLimiter(defaultRPS, defaultBurst),
-		logger:     slog.New(slog.DiscardHandler),
-		maxRetries: defaultMaxRetries,
-		now:        time.Now,
-		cachePath:  defaultTokenCache(),
-		rng:        newRand(),
+		hc:          &http.Client{},
+		timeout:     defaultTimeout,
+		userAgent:   defaultUserAgent(),
+		limiter:     rate.NewLimiter(defaultRPS, defaultBurst),
+		logger:      slog.New(slog.DiscardHandler),
+		maxRetries:  defaultMaxRetries,
+		retryBudget: defaultRetryBudget,
+		now:         time.Now,
+		cachePath:   defaultTokenCache(),
+		rng:         newRand(),
 	}
 	for _, o := range opts {
 		o(c)
@@ -399,6 +424,7 @@ func (c *Client) do(req *http.Request) ([]byte, error) {
 	path := c.apiPath(req)
 	needAuth := needsAuth(normPath(path)) && req.Header.Get("Authorization") == ""
 	reauthed := false
+	start := time.Now()
 	for attempt := 0; ; attempt++ {
 		var gen uint64
 		if needAuth {
@@ -435,16 +461,23 @@ func (c *Client) do(req *http.Request) ([]byte, error) {
 				continue
 			}
 		}
-		retry, reason := c.shouldRetry(class, res, attempt)
-		if retry && req.Body != nil && req.Body != http.NoBody && req.GetBody == nil {
-			retry = false // a body that cannot be rewound cannot be sent again
+		plan := c.shouldRetry(class, res, attempt, time.Since(start))
+		if plan.retry && req.Body != nil && req.Body != http.NoBody && req.GetBody == nil {
+			plan = retryPlan{reason: plan.reason} // a body that cannot be rewound cannot be sent again
 		}
-		if !retry {
-			return nil, c.finalError(req, path, class, res)
+		if !plan.retry {
+			err := c.finalError(req, path, class, res)
+			if plan.giveUp != "" && class != retryNever && (attempt > 0 || res.retryAfter > 0) {
+				err = &GiveUpError{Err: err, Why: plan.giveUp}
+			}
+			return nil, err
 		}
-		wait := c.backoff(attempt, res.retryAfter)
-		c.logger.Debug("apiclient retry", "method", req.Method, "path", path, "attempt", attempt+1, "reason", reason, "wait", wait)
-		if err := sleepCtx(ctx, wait); err != nil {
+		if f := c.onRetry.Load(); f != nil {
+			(*f)(Retry{Method: req.Method, Path: path, Attempt: attempt + 1, Reason: plan.reason,
+				Wait: plan.wait, RetryAfter: res.retryAfter > 0})
+		}
+		c.logger.Debug("apiclient retry", "method", req.Method, "path", path, "attempt", attempt+1, "reason", plan.reason, "wait", plan.wait)
+		if err := sleepCtx(ctx, plan.wait); err != nil {
 			return nil, c.ctxError(req, path, class, res.sent)
 		}
 	}
@@ -516,7 +549,7 @@ func (c *Client) attempt(ctx context.Context, req *http.Request, class retryClas
 		return res
 	}
 	res.body = body
-	res.retryAfter = parseRetryAfter(resp.Header.Get("Retry-After"), time.Now())
+	res.retryAfter = retryAfter(resp.Header.Get("Retry-After"), time.Now())
 	c.logger.Debug("apiclient request", "method", req.Method, "path", path, "status", resp.StatusCode, "duration", time.Since(start))
 	return res
 }

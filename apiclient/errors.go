@@ -76,6 +76,49 @@ func (e *AmbiguousError) Error() string {
 
 func (e *AmbiguousError) Unwrap() error { return e.Err }
 
+// GiveUpError is a call the client repeated, or would have, until a
+// bound: WithMaxRetries, WithRetryBudget, or a Retry-After longer than the
+// budget. Err is the last attempt's error (an *Error, *TransportError, ...).
+type GiveUpError struct {
+	Err error
+	Why string // "gave up after 7 attempts over 58.2s"
+}
+
+func (e *GiveUpError) Error() string {
+	return strings.TrimSuffix(e.Err.Error(), ".") + "; " + e.Why
+}
+
+func (e *GiveUpError) Unwrap() error { return e.Err }
+
+// Retry is a failed attempt the client is about to repeat (see OnRetry).
+type Retry struct {
+	Method, Path string
+	Attempt      int           // the attempt that failed, from 1
+	Reason       string        // what went wrong: "rate limited (429)", "503 Service Unavailable", ...
+	Wait         time.Duration // before the next attempt
+	RetryAfter   bool          // Wait is what the service asked for
+}
+
+// String reads like "GET /competition/namecodes/: 503 Service
+// Unavailable; trying again in 1.6s (attempt 2)".
+func (r Retry) String() string {
+	asked := ""
+	if r.RetryAfter {
+		asked = ", as the service asked"
+	}
+	return fmt.Sprintf("%s %s: %s; trying again in %s%s (attempt %d)",
+		r.Method, r.Path, r.Reason, roundWait(r.Wait), asked, r.Attempt+1)
+}
+
+// roundWait is d to a precision a person reads: 10ms under a second,
+// else 100ms.
+func roundWait(d time.Duration) time.Duration {
+	if d < time.Second {
+		return d.Round(10 * time.Millisecond)
+	}
+	return d.Round(100 * time.Millisecond)
+}
+
 // TransportError is a request that got no answer, where that leaves no
 // doubt to resolve: a safe call, or one that was never sent.
 type TransportError struct {
@@ -151,7 +194,7 @@ func IsAmbiguous(err error) bool {
 }
 
 func (c *Client) newError(method, path string, res attemptResult) *Error {
-	e := &Error{StatusCode: res.status, Method: method, Path: path, RetryAfter: res.retryAfter}
+	e := &Error{StatusCode: res.status, Method: method, Path: path, RetryAfter: min(res.retryAfter, retryAfterCap)}
 	parseErrorBody(e, cleanBody(res.body))
 	e.Message = c.redact(e.Message)
 	e.Body = c.redact(e.Body)
