@@ -18,6 +18,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"reflect"
 	"runtime/debug"
 	"strings"
 	"sync"
@@ -412,7 +413,57 @@ type DecodeError struct {
 }
 
 func (e *DecodeError) Error() string {
-	return fmt.Sprintf("%s %s: cannot read the response: %v", e.Method, e.Path, e.Err)
+	return fmt.Sprintf("%s %s: cannot read the response: %s", e.Method, e.Path, decodeProblem(e.Err))
+}
+
+// decodeProblem says what was wrong with a body in the service's terms,
+// without Go's type names ("Page[github.com/...]", "[]apiclient.Race").
+func decodeProblem(err error) string {
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) {
+		where := "the response"
+		if te.Field != "" {
+			where = fmt.Sprintf("field %q", te.Field)
+		}
+		return fmt.Sprintf("%s is %s, want %s", where, jsonKindWord(te.Value), goKindWord(te.Type))
+	}
+	return strings.TrimPrefix(err.Error(), "apiclient: ")
+}
+
+// jsonKindWord names the JSON kind json.UnmarshalTypeError reports.
+func jsonKindWord(v string) string {
+	switch {
+	case v == "object", v == "array":
+		return "an " + v
+	case v == "string", v == "bool", v == "number", strings.HasPrefix(v, "number "):
+		return "a " + strings.Fields(v)[0]
+	}
+	return v
+}
+
+// goKindWord names what a Go type expects, in JSON's words.
+func goKindWord(t reflect.Type) string {
+	if t == nil {
+		return "something else"
+	}
+	switch t.Kind() {
+	case reflect.Slice, reflect.Array:
+		return "an array"
+	case reflect.Struct, reflect.Map:
+		return "an object"
+	case reflect.String:
+		return "a string"
+	case reflect.Bool:
+		return "true or false"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return "a whole number"
+	case reflect.Float32, reflect.Float64:
+		return "a number"
+	case reflect.Pointer:
+		return goKindWord(t.Elem())
+	}
+	return "something else"
 }
 
 func (e *DecodeError) Unwrap() error { return e.Err }
