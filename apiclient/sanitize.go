@@ -128,7 +128,11 @@ func skipString(s string, i int) int {
 func cleanBody(b []byte) []byte {
 	if !json.Valid(b) {
 		if s := string(b); !isClean(s) {
-			return []byte(cleanLine(s))
+			cleaned := []byte(cleanLine(s))
+			if json.Valid(cleaned) {
+				return cleanBody(cleaned) // its strings may hold escapes
+			}
+			return cleaned
 		}
 		return b
 	}
