@@ -80,7 +80,8 @@ type Client struct {
 type Option func(*Client)
 
 // WithHTTPClient sets the HTTP client used for every request. The client's
-// own Timeout, if any, applies on top of WithTimeout.
+// own Timeout, if any, applies on top of WithTimeout. Its CheckRedirect is
+// replaced, on a copy, by the client's redirect policy (see checkRedirect).
 func WithHTTPClient(hc *http.Client) Option {
 	return func(c *Client) {
 		if hc != nil {
@@ -375,8 +376,12 @@ func (c *Client) apiPath(req *http.Request) string {
 // Do sends req, applying authentication, the rate limit and the retry
 // policy, and decodes a 2xx body into v: nil discards it, *[]byte gets the
 // raw bytes, an io.Writer gets a copy, anything else is JSON-decoded.
-// A non-2xx answer is an *Error; a create whose outcome is unknown is an
-// *AmbiguousError; when ctx is done the error matches ctx.Err().
+// A non-2xx answer is an *Error; a redirect not followed is a
+// *RedirectError; a create whose outcome is unknown (a redirect answer
+// included) is an *AmbiguousError; a call repeated until its bound is a
+// *GiveUpError around the last of these; when ctx is done the error
+// matches ctx.Err(). Every text of the body is cleaned of control
+// characters and escape sequences first.
 func (c *Client) Do(req *http.Request, v any) error {
 	body, err := c.do(req)
 	if err != nil {
