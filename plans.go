@@ -54,6 +54,7 @@ func engineOptions(sys *sysIO, planFile string, state stateOptions, conn *connec
 
 		TipsterAPIKey: conn.tipsterKey,
 	}
+	logRetries(conn.client, opts.Log, conn.clock)
 	if conn.simulated {
 		state.rehearsalNote(sys)
 		return opts, nil

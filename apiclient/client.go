@@ -18,6 +18,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"reflect"
 	"runtime/debug"
 	"strings"
 	"sync"
@@ -31,7 +32,7 @@ const (
 	defaultTimeout    = 30 * time.Second
 	defaultRPS        = 4
 	defaultBurst      = 1
-	defaultMaxRetries = 4
+	defaultMaxRetries = 10
 	maxBodyBytes      = 32 << 20
 )
 
@@ -46,9 +47,12 @@ type Client struct {
 	limiter    *rate.Limiter
 	logger     *slog.Logger
 	maxRetries int
-	now        func() time.Time
-	insecure   bool
-	onDate     func(serverDate, received time.Time)
+	// retryBudget bounds how long one call is repeated (WithRetryBudget).
+	retryBudget time.Duration
+	onRetry     atomic.Pointer[func(Retry)]
+	now         func() time.Time
+	insecure    bool
+	onDate      func(serverDate, received time.Time)
 
 	email, password string
 	cachePath       string
@@ -76,7 +80,8 @@ type Client struct {
 type Option func(*Client)
 
 // WithHTTPClient sets the HTTP client used for every request. The client's
-// own Timeout, if any, applies on top of WithTimeout.
+// own Timeout, if any, applies on top of WithTimeout. Its CheckRedirect is
+// replaced, on a copy, by the client's redirect policy (see checkRedirect).
 func WithHTTPClient(hc *http.Client) Option {
 	return func(c *Client) {
 		if hc != nil {
@@ -136,7 +141,8 @@ func WithTokenCache(path string) Option { return func(c *Client) { c.cachePath =
 // WithInsecure allows plain http:// to a host that is not loopback.
 func WithInsecure() Option { return func(c *Client) { c.insecure = true } }
 
-// WithMaxRetries sets how many times a retryable call is repeated; default 4.
+// WithMaxRetries sets how many times a retryable call is repeated at most;
+// default 10. WithRetryBudget bounds the time those repeats may take.
 func WithMaxRetries(n int) Option {
 	return func(c *Client) {
 		if n < 0 {
@@ -144,6 +150,26 @@ func WithMaxRetries(n int) Option {
 		}
 		c.maxRetries = n
 	}
+}
+
+// WithRetryBudget bounds how long the client rides out a short outage on
+// one call (429s, 5xx answers and lost connections of calls safe to
+// repeat): it gives up at once when the service's Retry-After, or the next
+// backoff, would end past d since the first attempt. Default one minute.
+func WithRetryBudget(d time.Duration) Option {
+	return func(c *Client) { c.retryBudget = max(d, 0) }
+}
+
+// OnRetry sets f to be told of every failed attempt the client is about to
+// repeat, before it waits, so a caller can say in its log why a call is
+// slow. f may be called from several goroutines at once; nil stops the
+// calls. It may be set while the client is in use.
+func (c *Client) OnRetry(f func(Retry)) {
+	if f == nil {
+		c.onRetry.Store(nil)
+		return
+	}
+	c.onRetry.Store(&f)
 }
 
 // WithDateObserver calls f with the Date header of every answer (the
@@ -168,15 +194,16 @@ func WithNow(now func() time.Time) Option {
 // not loopback (unless WithInsecure).
 func New(baseURL string, opts ...Option) (*Client, error) {
 	c := &Client{
-		hc:         &http.Client{},
-		timeout:    defaultTimeout,
-		userAgent:  defaultUserAgent(),
-		limiter:    rate.NewLimiter(defaultRPS, defaultBurst),
-		logger:     slog.New(slog.DiscardHandler),
-		maxRetries: defaultMaxRetries,
-		now:        time.Now,
-		cachePath:  defaultTokenCache(),
-		rng:        newRand(),
+		hc:          &http.Client{},
+		timeout:     defaultTimeout,
+		userAgent:   defaultUserAgent(),
+		limiter:     rate.NewLimiter(defaultRPS, defaultBurst),
+		logger:      slog.New(slog.DiscardHandler),
+		maxRetries:  defaultMaxRetries,
+		retryBudget: defaultRetryBudget,
+		now:         time.Now,
+		cachePath:   defaultTokenCache(),
+		rng:         newRand(),
 	}
 	for _, o := range opts {
 		o(c)
@@ -186,6 +213,7 @@ func New(baseURL string, opts ...Option) (*Client, error) {
 		return nil, err
 	}
 	c.base = u
+	c.hc = c.withRedirectPolicy(c.hc)
 	c.addSecret(c.token)
 	c.addSecret(c.password)
 	c.baseStr = u.String()
@@ -348,8 +376,12 @@ func (c *Client) apiPath(req *http.Request) string {
 // Do sends req, applying authentication, the rate limit and the retry
 // policy, and decodes a 2xx body into v: nil discards it, *[]byte gets the
 // raw bytes, an io.Writer gets a copy, anything else is JSON-decoded.
-// A non-2xx answer is an *Error; a create whose outcome is unknown is an
-// *AmbiguousError; when ctx is done the error matches ctx.Err().
+// A non-2xx answer is an *Error; a redirect not followed is a
+// *RedirectError; a create whose outcome is unknown (a redirect answer
+// included) is an *AmbiguousError; a call repeated until its bound is a
+// *GiveUpError around the last of these; when ctx is done the error
+// matches ctx.Err(). Every text of the body is cleaned of control
+// characters and escape sequences first.
 func (c *Client) Do(req *http.Request, v any) error {
 	body, err := c.do(req)
 	if err != nil {
@@ -386,7 +418,57 @@ type DecodeError struct {
 }
 
 func (e *DecodeError) Error() string {
-	return fmt.Sprintf("%s %s: cannot read the response: %v", e.Method, e.Path, e.Err)
+	return fmt.Sprintf("%s %s: cannot read the response: %s", e.Method, e.Path, decodeProblem(e.Err))
+}
+
+// decodeProblem says what was wrong with a body in the service's terms,
+// without Go's type names ("Page[github.com/...]", "[]apiclient.Race").
+func decodeProblem(err error) string {
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) {
+		where := "the response"
+		if te.Field != "" {
+			where = fmt.Sprintf("field %q", te.Field)
+		}
+		return fmt.Sprintf("%s is %s, want %s", where, jsonKindWord(te.Value), goKindWord(te.Type))
+	}
+	return strings.TrimPrefix(err.Error(), "apiclient: ")
+}
+
+// jsonKindWord names the JSON kind json.UnmarshalTypeError reports.
+func jsonKindWord(v string) string {
+	switch {
+	case v == "object", v == "array":
+		return "an " + v
+	case v == "string", v == "bool", v == "number", strings.HasPrefix(v, "number "):
+		return "a " + strings.Fields(v)[0]
+	}
+	return v
+}
+
+// goKindWord names what a Go type expects, in JSON's words.
+func goKindWord(t reflect.Type) string {
+	if t == nil {
+		return "something else"
+	}
+	switch t.Kind() {
+	case reflect.Slice, reflect.Array:
+		return "an array"
+	case reflect.Struct, reflect.Map:
+		return "an object"
+	case reflect.String:
+		return "a string"
+	case reflect.Bool:
+		return "true or false"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return "a whole number"
+	case reflect.Float32, reflect.Float64:
+		return "a number"
+	case reflect.Pointer:
+		return goKindWord(t.Elem())
+	}
+	return "something else"
 }
 
 func (e *DecodeError) Unwrap() error { return e.Err }
@@ -398,6 +480,7 @@ func (c *Client) do(req *http.Request) ([]byte, error) {
 	path := c.apiPath(req)
 	needAuth := needsAuth(normPath(path)) && req.Header.Get("Authorization") == ""
 	reauthed := false
+	start := time.Now()
 	for attempt := 0; ; attempt++ {
 		var gen uint64
 		if needAuth {
@@ -417,7 +500,7 @@ func (c *Client) do(req *http.Request) ([]byte, error) {
 		}
 		res := c.attempt(ctx, req, class, path, needAuth)
 		if res.err == nil && res.status >= 200 && res.status < 300 {
-			return res.body, nil
+			return cleanBody(res.body), nil
 		}
 		if ctx.Err() != nil {
 			return nil, c.ctxError(req, path, class, res.sent)
@@ -434,16 +517,23 @@ func (c *Client) do(req *http.Request) ([]byte, error) {
 				continue
 			}
 		}
-		retry, reason := c.shouldRetry(class, res, attempt)
-		if retry && req.Body != nil && req.Body != http.NoBody && req.GetBody == nil {
-			retry = false // a body that cannot be rewound cannot be sent again
+		plan := c.shouldRetry(class, res, attempt, time.Since(start))
+		if plan.retry && req.Body != nil && req.Body != http.NoBody && req.GetBody == nil {
+			plan = retryPlan{reason: plan.reason} // a body that cannot be rewound cannot be sent again
 		}
-		if !retry {
-			return nil, c.finalError(req, path, class, res)
+		if !plan.retry {
+			err := c.finalError(req, path, class, res)
+			if plan.giveUp != "" && class != retryNever && (attempt > 0 || res.retryAfter > 0) {
+				err = &GiveUpError{Err: err, Why: plan.giveUp}
+			}
+			return nil, err
 		}
-		wait := c.backoff(attempt, res.retryAfter)
-		c.logger.Debug("apiclient retry", "method", req.Method, "path", path, "attempt", attempt+1, "reason", reason, "wait", wait)
-		if err := sleepCtx(ctx, wait); err != nil {
+		if f := c.onRetry.Load(); f != nil {
+			(*f)(Retry{Method: req.Method, Path: path, Attempt: attempt + 1, Reason: plan.reason,
+				Wait: plan.wait, RetryAfter: res.retryAfter > 0})
+		}
+		c.logger.Debug("apiclient retry", "method", req.Method, "path", path, "attempt", attempt+1, "reason", plan.reason, "wait", plan.wait)
+		if err := sleepCtx(ctx, plan.wait); err != nil {
 			return nil, c.ctxError(req, path, class, res.sent)
 		}
 	}
@@ -515,7 +605,7 @@ func (c *Client) attempt(ctx context.Context, req *http.Request, class retryClas
 		return res
 	}
 	res.body = body
-	res.retryAfter = parseRetryAfter(resp.Header.Get("Retry-After"), time.Now())
+	res.retryAfter = retryAfter(resp.Header.Get("Retry-After"), time.Now())
 	c.logger.Debug("apiclient request", "method", req.Method, "path", path, "status", resp.StatusCode, "duration", time.Since(start))
 	return res
 }
@@ -552,8 +642,12 @@ func (c *Client) finalError(req *http.Request, path string, class retryClass, re
 		}
 		return &TransportError{Method: req.Method, Path: path, Err: err}
 	}
+	if isRedirect(res) {
+		return c.redirectError(req, path, class, res)
+	}
 	e := c.newError(req.Method, path, res)
-	if class == retryNever && res.status >= 500 {
+	if class == retryNever && (res.status >= 500 || res.status >= 300 && res.status < 400) {
+		// Stored or not, the service did not say: look the label up.
 		return &AmbiguousError{Method: req.Method, Path: path, Err: e}
 	}
 	return e

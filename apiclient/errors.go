@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // Error is a non-2xx answer from the service.
@@ -74,6 +75,49 @@ func (e *AmbiguousError) Error() string {
 }
 
 func (e *AmbiguousError) Unwrap() error { return e.Err }
+
+// GiveUpError is a call the client repeated, or would have, until a
+// bound: WithMaxRetries, WithRetryBudget, or a Retry-After longer than the
+// budget. Err is the last attempt's error (an *Error, *TransportError, ...).
+type GiveUpError struct {
+	Err error
+	Why string // "gave up after 7 attempts over 58.2s"
+}
+
+func (e *GiveUpError) Error() string {
+	return strings.TrimSuffix(e.Err.Error(), ".") + "; " + e.Why
+}
+
+func (e *GiveUpError) Unwrap() error { return e.Err }
+
+// Retry is a failed attempt the client is about to repeat (see OnRetry).
+type Retry struct {
+	Method, Path string
+	Attempt      int           // the attempt that failed, from 1
+	Reason       string        // what went wrong: "rate limited (429)", "503 Service Unavailable", ...
+	Wait         time.Duration // before the next attempt
+	RetryAfter   bool          // Wait is what the service asked for
+}
+
+// String reads like "GET /competition/namecodes/: 503 Service
+// Unavailable; trying again in 1.6s (attempt 2)".
+func (r Retry) String() string {
+	asked := ""
+	if r.RetryAfter {
+		asked = ", as the service asked"
+	}
+	return fmt.Sprintf("%s %s: %s; trying again in %s%s (attempt %d)",
+		r.Method, r.Path, r.Reason, roundWait(r.Wait), asked, r.Attempt+1)
+}
+
+// roundWait is d to a precision a person reads: 10ms under a second,
+// else 100ms.
+func roundWait(d time.Duration) time.Duration {
+	if d < time.Second {
+		return d.Round(10 * time.Millisecond)
+	}
+	return d.Round(100 * time.Millisecond)
+}
 
 // TransportError is a request that got no answer, where that leaves no
 // doubt to resolve: a safe call, or one that was never sent.
@@ -150,15 +194,16 @@ func IsAmbiguous(err error) bool {
 }
 
 func (c *Client) newError(method, path string, res attemptResult) *Error {
-	e := &Error{StatusCode: res.status, Method: method, Path: path, RetryAfter: res.retryAfter}
-	parseErrorBody(e, res.body)
+	e := &Error{StatusCode: res.status, Method: method, Path: path, RetryAfter: min(res.retryAfter, retryAfterCap)}
+	parseErrorBody(e, cleanBody(res.body))
 	e.Message = c.redact(e.Message)
 	e.Body = c.redact(e.Body)
 	for _, v := range e.Fields {
 		for i := range v {
-			v[i] = c.redact(v[i])
+			v[i] = capText(c.redact(v[i]))
 		}
 	}
+	e.Message = capText(e.Message)
 	return e
 }
 
@@ -222,13 +267,69 @@ func fieldMessages(raw json.RawMessage) ([]string, bool) {
 	return nil, false
 }
 
+// quotedBodyChars is how much of a body an error quotes.
+const quotedBodyChars = 200
+
+// truncateBody is a body as an error quotes it: one line of text, the
+// tags of an HTML page left out, at most quotedBodyChars characters and
+// then how long the whole body was.
 func truncateBody(b []byte) string {
-	const max = 512
-	s := strings.TrimSpace(string(b))
-	if len(s) > max {
-		s = s[:max] + "…"
+	s := strings.TrimSpace(strings.ToValidUTF8(string(b), "\uFFFD"))
+	if looksLikeHTML(s) {
+		s = htmlText(s)
 	}
-	return strings.ToValidUTF8(s, "�")
+	s = strings.Join(strings.Fields(cleanLine(s)), " ")
+	if utf8.RuneCountInString(s) > quotedBodyChars {
+		s = string([]rune(s)[:quotedBodyChars]) + fmt.Sprintf("…(%d bytes)", len(b))
+	}
+	return s
+}
+
+// capText caps a message from the service at a few lines' worth.
+func capText(s string) string {
+	const max = 4 * quotedBodyChars
+	if utf8.RuneCountInString(s) > max {
+		return string([]rune(s)[:max]) + fmt.Sprintf("…(%d bytes)", len(s))
+	}
+	return s
+}
+
+func looksLikeHTML(s string) bool {
+	head := strings.ToLower(s[:min(len(s), 512)])
+	return strings.HasPrefix(head, "<!doctype html") || strings.Contains(head, "<html") ||
+		strings.HasPrefix(head, "<") && strings.Contains(head, "</")
+}
+
+// htmlText is an HTML page's text: tags, scripts and styles left out.
+func htmlText(s string) string {
+	var b strings.Builder
+	for len(s) > 0 {
+		lt := strings.IndexByte(s, '<')
+		if lt < 0 {
+			b.WriteString(s)
+			break
+		}
+		b.WriteString(s[:lt])
+		b.WriteByte(' ')
+		s = s[lt:]
+		lower := strings.ToLower(s[:min(len(s), 8)])
+		for _, el := range []string{"<script", "<style"} {
+			if strings.HasPrefix(lower, el) {
+				end := strings.Index(strings.ToLower(s), "</"+el[1:])
+				if end < 0 {
+					return b.String()
+				}
+				s = s[end:]
+				break
+			}
+		}
+		gt := strings.IndexByte(s, '>')
+		if gt < 0 {
+			break
+		}
+		s = s[gt+1:]
+	}
+	return strings.NewReplacer("&amp;", "&", "&lt;", "<", "&gt;", ">", "&quot;", `"`, "&#39;", "'", "&nbsp;", " ").Replace(b.String())
 }
 
 // redact removes the client's secrets from text that may end up in an error

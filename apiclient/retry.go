@@ -1,6 +1,7 @@
 package apiclient
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"net/http"
 	"strconv"
@@ -10,9 +11,15 @@ import (
 )
 
 const (
-	backoffBase   = 200 * time.Millisecond
-	backoffCap    = 10 * time.Second
+	backoffBase = 200 * time.Millisecond
+	backoffCap  = 10 * time.Second
+	// retryAfterCap bounds the Retry-After an *Error reports.
 	retryAfterCap = 2 * time.Minute
+	// retryAfterMax bounds what is read from Retry-After at all.
+	retryAfterMax = 24 * time.Hour
+	// defaultRetryBudget is how long the client rides out a short outage
+	// (429s, 5xx answers, lost connections) before it gives up on a call.
+	defaultRetryBudget = time.Minute
 )
 
 // retryClass is how freely a call may be repeated.
@@ -74,33 +81,80 @@ func classify(req *http.Request) retryClass {
 	return retryRefused
 }
 
+// retryPlan is shouldRetry's answer: whether the failed attempt is
+// repeated, after what wait, and why.
+type retryPlan struct {
+	retry bool
+	wait  time.Duration
+	// reason says what went wrong ("rate limited (429)"); when retry is
+	// false and the failure was retryable, giveUp says why not.
+	reason, giveUp string
+}
+
 // shouldRetry is the one place that decides whether a failed attempt is
-// repeated, and says why.
-func (c *Client) shouldRetry(class retryClass, res attemptResult, attempt int) (bool, string) {
+// repeated, after what wait, and why. attempt counts from 0; elapsed is
+// the time since the call's first attempt began. A call is repeated only
+// while the service certainly did not act on it (or it has no effect),
+// within WithMaxRetries attempts and the WithRetryBudget bound. The wait
+// itself ends early when ctx is done (see do).
+func (c *Client) shouldRetry(class retryClass, res attemptResult, attempt int, elapsed time.Duration) retryPlan {
+	p := retryPlan{reason: c.failureReason(res)}
 	if class == retryNever {
-		return false, "a create is never repeated by the client"
-	}
-	if attempt >= c.maxRetries {
-		return false, "retries exhausted"
+		p.giveUp = "a create is never repeated by the client"
+		return p
 	}
 	switch {
 	case res.err != nil && res.dial:
-		return true, "connection failed before the request was sent"
-	case res.err != nil:
-		if class == retrySafe {
-			return true, "connection error: " + c.redact(res.err.Error())
-		}
-		return false, "connection lost after the request may have been sent"
+	case res.err != nil && class == retrySafe:
 	case res.status == http.StatusTooManyRequests:
-		return true, "rate limited (429)"
 	case res.status >= 500 && res.status != http.StatusNotImplemented && class == retrySafe:
-		return true, "server error " + strconv.Itoa(res.status)
+	default:
+		return p // not retryable: the error speaks for itself
 	}
-	return false, "not retryable"
+	if res.retryAfter > 0 && elapsed+res.retryAfter > c.retryBudget {
+		p.giveUp = fmt.Sprintf("not waiting: the service asked for %s (Retry-After), more than the %s an outage is ridden out",
+			res.retryAfter.Round(time.Second), c.retryBudget)
+		return p
+	}
+	if attempt >= c.maxRetries {
+		p.giveUp = attemptsText(attempt+1, elapsed)
+		return p
+	}
+	wait := c.backoff(attempt, res.retryAfter)
+	if elapsed+wait > c.retryBudget {
+		p.giveUp = attemptsText(attempt+1, elapsed)
+		return p
+	}
+	p.retry, p.wait = true, wait
+	return p
+}
+
+func attemptsText(n int, elapsed time.Duration) string {
+	if n == 1 {
+		return "gave up after 1 attempt"
+	}
+	return fmt.Sprintf("gave up after %d attempts over %s", n, elapsed.Round(100*time.Millisecond))
+}
+
+// failureReason says in a few words what went wrong with an attempt.
+func (c *Client) failureReason(res attemptResult) string {
+	switch {
+	case res.err != nil && res.dial:
+		return "connection failed before the request was sent"
+	case res.err != nil:
+		return "connection error: " + c.redact(res.err.Error())
+	case res.status == http.StatusTooManyRequests:
+		return "rate limited (429)"
+	}
+	if t := http.StatusText(res.status); t != "" {
+		return fmt.Sprintf("%d %s", res.status, t)
+	}
+	return strconv.Itoa(res.status)
 }
 
 // backoff is the wait before retry number attempt+1: the service's
-// Retry-After when given, else capped exponential backoff with full jitter.
+// Retry-After when given, else capped exponential backoff with jitter
+// over the upper half, so a run of failures spreads over the budget.
 func (c *Client) backoff(attempt int, retryAfter time.Duration) time.Duration {
 	if retryAfter > 0 {
 		return retryAfter
@@ -109,23 +163,29 @@ func (c *Client) backoff(attempt int, retryAfter time.Duration) time.Duration {
 	if attempt < 16 {
 		d = min(backoffBase<<attempt, backoffCap)
 	}
-	return c.rng.durationN(d)
+	return d/2 + c.rng.durationN(d/2)
 }
 
-// parseRetryAfter reads Retry-After as seconds or an HTTP date, capped at
-// two minutes; 0 when absent or unreadable.
+// parseRetryAfter is Retry-After as an *Error reports it: capped at two
+// minutes; 0 when absent or unreadable.
 func parseRetryAfter(v string, now time.Time) time.Duration {
+	return min(retryAfter(v, now), retryAfterCap)
+}
+
+// retryAfter reads Retry-After as seconds or an HTTP date, up to a day; 0
+// when absent or unreadable.
+func retryAfter(v string, now time.Time) time.Duration {
 	v = strings.TrimSpace(v)
 	if v == "" {
 		return 0
 	}
 	var d time.Duration
 	if n, err := strconv.ParseFloat(v, 64); err == nil {
-		if n <= 0 {
+		if n <= 0 || n != n {
 			return 0
 		}
-		if n > retryAfterCap.Seconds() {
-			return retryAfterCap
+		if n > retryAfterMax.Seconds() {
+			return retryAfterMax
 		}
 		d = time.Duration(n * float64(time.Second))
 	} else if t, err := http.ParseTime(v); err == nil {
@@ -134,7 +194,7 @@ func parseRetryAfter(v string, now time.Time) time.Duration {
 	if d <= 0 {
 		return 0
 	}
-	return min(d, retryAfterCap)
+	return min(d, retryAfterMax)
 }
 
 // randSource is a locked random source for jitter.

@@ -13,6 +13,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -673,6 +674,7 @@ func TestCreateRequestMergesOptions(t *testing.T) {
 }
 
 func TestErrorText(t *testing.T) {
+	bigHTML := "<!DOCTYPE html><html><head><style>p{}</style><script>x()</script></head><body><h1>Bad   gateway</h1>\n<p>" + strings.Repeat("filler ", 300000) + "</p></body></html>"
 	for _, tt := range []struct {
 		status int
 		body   string
@@ -682,7 +684,10 @@ func TestErrorText(t *testing.T) {
 		{400, `{"stake": "must be positive", "type": ["unknown", "bad"]}`, "POST /notification/create/: 400 Bad Request: stake: must be positive; type: unknown, bad"},
 		{403, `{"error": "Subscription is not active"}`, "POST /notification/create/: 403 Forbidden: Subscription is not active"},
 		{402, `{"detail": "Subscription is not active"}`, "POST /notification/create/: 402 Payment Required: Subscription is not active"},
-		{404, `<html>nope</html>`, "POST /notification/create/: 404 Not Found: <html>nope</html>"},
+		{404, `<html>nope</html>`, "POST /notification/create/: 404 Not Found: nope"},
+		{404, bigHTML, "POST /notification/create/: 404 Not Found: " + ("Bad gateway " + strings.Repeat("filler ", 40))[:200] + "…(" + strconv.Itoa(len(bigHTML)) + " bytes)"},
+		{400, "{\"error\": \"bad \\u001b]0;pwned\\u0007stake\\u001b[2J\\nnow\", \"stake\": [\"\\u009b31mred\"]}", "POST /notification/create/: 400 Bad Request: bad stake now; stake: red"},
+		{400, "bad \x1b]0;pwned\x07text\x1b[2J", "POST /notification/create/: 400 Bad Request: bad text"},
 		{406, ``, "POST /notification/create/: 406 Not Acceptable"},
 	} {
 		f := newFake(t, func(w http.ResponseWriter, r *http.Request, n int) { writeJSON(w, tt.status, tt.body) })
