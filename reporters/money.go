@@ -63,3 +63,12 @@ func oddsWords(v float64) string {
 	}
 	return strconv.FormatFloat(v, 'f', 2, 64)
 }
+
+// cents rounds dollars to cents, half away from zero, and never yields -0.
+func cents(v float64) float64 {
+	r := math.Round(v*100) / 100
+	if r == 0 {
+		return 0
+	}
+	return r
+}
