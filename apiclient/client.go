@@ -25,6 +25,8 @@ import (
 	"time"
 
 	"golang.org/x/time/rate"
+
+	"github.com/betplan/betplan/internal/clock"
 )
 
 const (
@@ -443,7 +445,7 @@ func (c *Client) do(req *http.Request) ([]byte, error) {
 		}
 		wait := c.backoff(attempt, res.retryAfter)
 		c.logger.Debug("apiclient retry", "method", req.Method, "path", path, "attempt", attempt+1, "reason", reason, "wait", wait)
-		if err := sleepCtx(ctx, wait); err != nil {
+		if err := clock.Sleep(ctx, wait); err != nil {
 			return nil, c.ctxError(req, path, class, res.sent)
 		}
 	}
@@ -557,18 +559,4 @@ func (c *Client) finalError(req *http.Request, path string, class retryClass, re
 		return &AmbiguousError{Method: req.Method, Path: path, Err: e}
 	}
 	return e
-}
-
-func sleepCtx(ctx context.Context, d time.Duration) error {
-	if d <= 0 {
-		return ctx.Err()
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
 }
