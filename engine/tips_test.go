@@ -467,15 +467,7 @@ tips:
   - {id: no-such-race, race: {venue: %[3]q, code: Galloping, event_number: 77}, market: Fixed Win, selection: "1", amount_units: 1, odds: 3, max_odds: 5, bookies: "41"}
   - {id: nowhere, for_each_race: race.venue == "Nowhere", market: Fixed Win, selection: "1", amount_units: 1, odds: 3, max_odds: 5, bookies: "41"}
 `, raceYAML(a), a.Runners[0], a.Venue))
-	before := len(w.svc.Requests())
-	diags, err := engine.CheckOnline(context.Background(), p, w.client(), w.clock)
-	require.NoError(t, err)
-	assert.Equal(t, 2, len(w.svc.Requests())-before, "one races call, one sessions call")
-	var got []string
-	for _, d := range diags {
-		got = append(got, fmt.Sprintf("%s line %d: %s", d.Severity, d.Line, d.Summary))
-	}
-	text := strings.Join(got, "\n")
+	diags, text := w.checkOnline(p)
 	assert.Contains(t, text, "error line 5: tip no-such-runner: runner 31 is not in "+a.Venue)
 	assert.Contains(t, text, "error line 6: tip no-such-race: no upcoming race "+a.Venue+" Galloping R77")
 	assert.Contains(t, text, "warning line 7: tip nowhere: for_each_race matches none")
