@@ -19,24 +19,13 @@ func unknownReason(why string) string {
 // confirmTips asks, once per run, before the first publication of a real
 // run (a published tip cannot be taken back), as a create does.
 func (r *tracker) confirmTips() error {
-	if r.confirmed || r.opts.Confirm == nil {
-		r.confirmed = true
-		return nil
-	}
-	summary := fmt.Sprintf("Plan %q against %s:%s", r.plan.Name, r.opts.BaseURL, r.tipsSummary())
-	if n := r.waiting(); n > 0 {
-		summary += fmt.Sprintf(" Up to %d %s may be created.", n, plural(n, "bet", "bets"))
-	}
-	ok, err := r.opts.Confirm(summary)
-	if err != nil {
-		return err
-	}
-	if !ok {
-		r.refused = "not confirmed"
-		return ErrNotConfirmed
-	}
-	r.confirmed = true
-	return nil
+	return r.confirm(func() string {
+		summary := fmt.Sprintf("Plan %q against %s:%s", r.plan.Name, r.opts.BaseURL, r.tipsSummary())
+		if n := r.waiting(); n > 0 {
+			summary += fmt.Sprintf(" Up to %d %s may be created.", n, plural(n, "bet", "bets"))
+		}
+		return summary
+	})
 }
 
 // tipsSummary is what the confirmation says of the tips: " Up to N tips
