@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"sort"
 	"strings"
 	"time"
 
@@ -14,13 +13,7 @@ import (
 // tipsByStart is the tip instances with the soonest race first.
 func (r *tracker) tipsByStart() []*tipInstance {
 	out := slices.Clone(r.tips.insts)
-	sort.SliceStable(out, func(i, j int) bool {
-		a, b := out[i].info.Start, out[j].info.Start
-		if a.IsZero() || b.IsZero() {
-			return !a.IsZero() && b.IsZero()
-		}
-		return a.Before(b)
-	})
+	soonestFirst(out, func(in *tipInstance) time.Time { return in.info.Start })
 	return out
 }
 
