@@ -131,9 +131,6 @@ func (r *tracker) sendPrealert(ctx context.Context, a *alertInstance, late bool)
 	if err != nil {
 		return err
 	}
-	if err := r.confirmTips(); err != nil {
-		return err
-	}
 	if err := r.checkStop(); err != nil {
 		return err
 	}

@@ -43,10 +43,14 @@ func (r *tracker) tipsSummary() string {
 	return fmt.Sprintf(" Up to %d %s will be published to the tip package's subscribers.", n, plural(n, "tip", "tips"))
 }
 
+// tipster is the tip package's calls, once the run is confirmed.
 func (r *tracker) tipster() (TipsterBackend, error) {
 	tb, ok := r.svc.(TipsterBackend)
 	if !ok {
 		return nil, errors.New("the service client cannot publish tips")
+	}
+	if err := r.confirmTips(); err != nil {
+		return nil, err
 	}
 	return tb, nil
 }
@@ -80,9 +84,6 @@ func (r *tracker) publish(ctx context.Context, batch []*tipInstance) error {
 	}
 	tb, err := r.tipster()
 	if err != nil {
-		return err
-	}
-	if err := r.confirmTips(); err != nil {
 		return err
 	}
 	refused, err := r.publishOnce(ctx, tb, batch)
