@@ -5,6 +5,8 @@ import (
 	"math"
 	"sync"
 	"time"
+
+	"github.com/betplan/betplan/apiclient"
 )
 
 // serviceClock is the engine's clock against a real service: the time the
@@ -90,12 +92,5 @@ func (c *serviceClock) Sleep(ctx context.Context, d time.Duration) error {
 	c.mu.Lock()
 	rate := c.rate
 	c.mu.Unlock()
-	t := time.NewTimer(time.Duration(float64(d) / rate))
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
+	return apiclient.Sleep(ctx, time.Duration(float64(d)/rate))
 }

@@ -533,7 +533,7 @@ func (c *Client) do(req *http.Request) ([]byte, error) {
 				Wait: plan.wait, RetryAfter: res.retryAfter > 0})
 		}
 		c.logger.Debug("apiclient retry", "method", req.Method, "path", path, "attempt", attempt+1, "reason", plan.reason, "wait", plan.wait)
-		if err := sleepCtx(ctx, plan.wait); err != nil {
+		if err := Sleep(ctx, plan.wait); err != nil {
 			return nil, c.ctxError(req, path, class, res.sent)
 		}
 	}
@@ -651,18 +651,4 @@ func (c *Client) finalError(req *http.Request, path string, class retryClass, re
 		return &AmbiguousError{Method: req.Method, Path: path, Err: e}
 	}
 	return e
-}
-
-func sleepCtx(ctx context.Context, d time.Duration) error {
-	if d <= 0 {
-		return ctx.Err()
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -12,9 +11,8 @@ import (
 	"testing"
 
 	"github.com/betplan/betplan/apiclient"
+	"github.com/betplan/betplan/internal/golden"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files under testdata/decode")
 
 // serveFixture answers every request with the fixture file and status.
 func serveFixture(t *testing.T, file string, status int) *apiclient.Client {
@@ -31,22 +29,13 @@ func serveFixture(t *testing.T, file string, status int) *apiclient.Client {
 	return f.client(t, apiclient.WithMaxRetries(0))
 }
 
-// golden compares v, rendered as indented JSON, with testdata/decode/name.golden.
-func golden(t *testing.T, name string, v any) {
+// goldenJSON compares v, rendered as indented JSON, with
+// testdata/decode/name.golden.
+func goldenJSON(t *testing.T, name string, v any) {
 	t.Helper()
 	got, err := json.MarshalIndent(v, "", "  ")
 	must(t, err)
-	got = append(got, '\n')
-	path := filepath.Join("testdata", "decode", name+".golden")
-	if *update {
-		must(t, os.WriteFile(path, got, 0o644))
-		return
-	}
-	want, err := os.ReadFile(path)
-	must(t, err)
-	if string(got) != string(want) {
-		t.Errorf("%s differs from %s (go test -run %s -update to accept):\n%s", name, path, t.Name(), got)
-	}
+	golden.Check(t, filepath.Join("testdata", "decode", name+".golden"), append(got, '\n'))
 }
 
 func TestDecodeNotifications(t *testing.T) {
@@ -55,7 +44,7 @@ func TestDecodeNotifications(t *testing.T) {
 		t.Run(file, func(t *testing.T) {
 			p, err := serveFixture(t, file, 200).ListNotifications(ctx, apiclient.ListNotificationsOptions{Page: 1})
 			must(t, err)
-			golden(t, strings.TrimSuffix(file, ".json"), p)
+			goldenJSON(t, strings.TrimSuffix(file, ".json"), p)
 		})
 	}
 	t.Run("facts example reconciles", func(t *testing.T) {
@@ -86,7 +75,7 @@ func TestDecodeRaces(t *testing.T) {
 		t.Run(file, func(t *testing.T) {
 			races, err := serveFixture(t, file, 200).ListRaces(context.Background())
 			must(t, err)
-			golden(t, strings.TrimSuffix(file, ".json"), races)
+			goldenJSON(t, strings.TrimSuffix(file, ".json"), races)
 		})
 	}
 	races, err := serveFixture(t, "namecodes_name_string.json", 200).ListRaces(context.Background())
@@ -105,7 +94,7 @@ func TestDecodeBetRecords(t *testing.T) {
 		t.Run(file, func(t *testing.T) {
 			recs, err := serveFixture(t, file, 200).BetsByNotification(context.Background(), 501)
 			must(t, err)
-			golden(t, strings.TrimSuffix(file, ".json"), recs)
+			goldenJSON(t, strings.TrimSuffix(file, ".json"), recs)
 		})
 	}
 	recs, err := serveFixture(t, "bets_bare_array.json", 200).BetsByNotification(context.Background(), 501)
@@ -132,7 +121,7 @@ func TestDecodeSessions(t *testing.T) {
 		t.Run(file, func(t *testing.T) {
 			ss, err := serveFixture(t, file, 200).ListSessions(context.Background())
 			must(t, err)
-			golden(t, strings.TrimSuffix(file, ".json"), ss)
+			goldenJSON(t, strings.TrimSuffix(file, ".json"), ss)
 		})
 	}
 }
@@ -180,7 +169,7 @@ func TestDecodeErrorBodies(t *testing.T) {
 			if !errors.As(err, &e) {
 				t.Fatalf("%T %v", err, err)
 			}
-			golden(t, strings.TrimSuffix(tt.file, filepath.Ext(tt.file)), struct {
+			goldenJSON(t, strings.TrimSuffix(tt.file, filepath.Ext(tt.file)), struct {
 				Text string
 				*apiclient.Error
 			}{err.Error(), e})

@@ -20,14 +20,14 @@ func TestDecodeEvents(t *testing.T) {
 		t.Run(file, func(t *testing.T) {
 			events, err := serveFixture(t, file, 200).ListEvents(ctx)
 			must(t, err)
-			golden(t, strings.TrimSuffix(file, ".json"), events)
+			goldenJSON(t, strings.TrimSuffix(file, ".json"), events)
 		})
 	}
 	for _, file := range []string{"event_detail.json", "event_detail_variant.json"} {
 		t.Run(file, func(t *testing.T) {
 			e, err := serveFixture(t, file, 200).GetEvent(ctx, "9001")
 			must(t, err)
-			golden(t, strings.TrimSuffix(file, ".json"), e)
+			goldenJSON(t, strings.TrimSuffix(file, ".json"), e)
 		})
 	}
 	t.Run("variants", func(t *testing.T) {

@@ -143,18 +143,29 @@ func (r *tracker) guardAndCreate(ctx context.Context, in *instance) error {
 			return nil
 		}
 	}
-	if !r.confirmed && r.opts.Confirm != nil {
-		ok, err := r.opts.Confirm(r.confirmSummary())
-		if err != nil {
-			return err
-		}
-		if !ok {
-			r.refused = "not confirmed"
-			return ErrNotConfirmed
-		}
+	if err := r.confirm(r.confirmSummary); err != nil {
+		return err
+	}
+	return r.create(ctx, in)
+}
+
+// confirm asks once per run, before the first thing a real run cannot take
+// back (a create, a publication), showing summary; a no refuses the run.
+func (r *tracker) confirm(summary func() string) error {
+	if r.confirmed || r.opts.Confirm == nil {
+		r.confirmed = true
+		return nil
+	}
+	ok, err := r.opts.Confirm(summary())
+	if err != nil {
+		return err
+	}
+	if !ok {
+		r.refused = "not confirmed"
+		return ErrNotConfirmed
 	}
 	r.confirmed = true
-	return r.create(ctx, in)
+	return nil
 }
 
 // allowNoBotHint names run's flag: only run creates.

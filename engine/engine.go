@@ -29,27 +29,10 @@ type Backend interface {
 }
 
 // Clock is the engine's time: the service's clock in tests and rehearsals.
-type Clock interface {
-	Now() time.Time
-	Sleep(ctx context.Context, d time.Duration) error
-}
-
-type realClock struct{}
-
-func (realClock) Now() time.Time { return time.Now() }
-func (realClock) Sleep(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
-}
+type Clock = apiclient.Clock
 
 // RealClock is the wall clock.
-func RealClock() Clock { return realClock{} }
+func RealClock() Clock { return apiclient.RealClock() }
 
 // Options configure a command of the engine.
 type Options struct {

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/betplan/betplan/engine"
+	"github.com/betplan/betplan/plan"
 )
 
 func TestCheckOnline(t *testing.T) {
@@ -44,15 +45,7 @@ bets:
     stake: 5
     target_session: "4418"
 `, raceYAML(a), a.Runners[0], a.Venue))
-	before := len(w.svc.Requests())
-	diags, err := engine.CheckOnline(context.Background(), p, w.client(), w.clock)
-	require.NoError(t, err)
-	assert.Equal(t, 2, len(w.svc.Requests())-before, "one races call, one sessions call")
-	var got []string
-	for _, d := range diags {
-		got = append(got, fmt.Sprintf("%s line %d: %s", d.Severity, d.Line, d.Summary))
-	}
-	text := strings.Join(got, "\n")
+	diags, text := w.checkOnline(p)
 	assert.Contains(t, text, "bet no-such-runner: runner 31 is not in "+a.Venue)
 	assert.Contains(t, text, "bet no-such-race: no upcoming race "+a.Venue+" Galloping R77; upcoming at "+a.Venue)
 	assert.Contains(t, text, "error line 18: bet stranger: target_session 999 is not one of the account's sessions")
@@ -60,4 +53,20 @@ bets:
 	assert.NotContains(t, text, "bet fine")
 	assert.Len(t, diags, 4, text)
 	assert.Zero(t, w.svc.NotificationCount())
+}
+
+// checkOnline runs validate --online's check of p and returns its
+// findings, also as one "severity line N: summary" a line; the check must
+// make only its two read-only calls.
+func (w *world) checkOnline(p *plan.Plan) (plan.Diagnostics, string) {
+	w.t.Helper()
+	before := len(w.svc.Requests())
+	diags, err := engine.CheckOnline(context.Background(), p, w.client(), w.clock)
+	require.NoError(w.t, err)
+	assert.Equal(w.t, 2, len(w.svc.Requests())-before, "one races call, one sessions call")
+	var got []string
+	for _, d := range diags {
+		got = append(got, fmt.Sprintf("%s line %d: %s", d.Severity, d.Line, d.Summary))
+	}
+	return diags, strings.Join(got, "\n")
 }

@@ -220,14 +220,20 @@ func (r *tracker) snapshot() []*instance { return append([]*instance(nil), r.ins
 // newest ones.
 func (r *tracker) byStart() []*instance {
 	out := r.snapshot()
-	sort.SliceStable(out, func(i, j int) bool {
-		a, b := out[i].info.Start, out[j].info.Start
+	soonestFirst(out, func(in *instance) time.Time { return in.info.Start })
+	return out
+}
+
+// soonestFirst sorts s by start, soonest first and unknown (zero) starts
+// last, keeping s's order among equal starts.
+func soonestFirst[T any](s []T, start func(T) time.Time) {
+	sort.SliceStable(s, func(i, j int) bool {
+		a, b := start(s[i]), start(s[j])
 		if a.IsZero() || b.IsZero() {
 			return !a.IsZero() && b.IsZero()
 		}
 		return a.Before(b)
 	})
-	return out
 }
 
 func (r *tracker) waiting() int {

@@ -68,6 +68,39 @@ tips:
 	return p, a, b
 }
 
+// tipLine is one tip of a tipsOnRace plan: one unit at odds on the
+// race's runner-th runner, with when when it is set.
+type tipLine struct {
+	id     string
+	runner int
+	odds   float64
+	when   string
+}
+
+// tipsOnRace is the plan "tipster", polled every 30s, tipping runners of
+// race r to win (max odds 60, bookie 41); prealert, when set, is its
+// pre-alert's before.
+func (w *world) tipsOnRace(r sim.RaceInfo, prealert string, tips ...tipLine) *plan.Plan {
+	var sb strings.Builder
+	sb.WriteString("version: 1\nname: tipster\npoll: {interval: 30s, timeout: 12h}\n")
+	if prealert != "" {
+		fmt.Fprintf(&sb, "prealert: {before: %s}\n", prealert)
+	}
+	sb.WriteString("tips:\n")
+	for _, t := range tips {
+		fmt.Fprintf(&sb, "  - {id: %s, race: %s, market: Fixed Win, selection: %q, amount_units: 1, odds: %g, max_odds: 60, bookies: \"41\"",
+			t.id, raceYAML(r), r.Runners[t.runner], t.odds)
+		if t.when != "" {
+			fmt.Fprintf(&sb, ", when: %q", t.when)
+		}
+		sb.WriteString("}\n")
+	}
+	return w.plan(sb.String())
+}
+
+// twoTips are two tips on one race, due at once.
+var twoTips = []tipLine{{id: "one", runner: 0, odds: 3}, {id: "two", runner: 1, odds: 5}}
+
 func tipsByID(res *engine.Result) map[string]engine.TipResult {
 	out := map[string]engine.TipResult{}
 	for _, t := range res.Tips {
@@ -193,13 +226,7 @@ func TestPublishFaultMatrix(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			w := newWorld(t)
 			r := w.race("Galloping", 0)
-			p := w.plan(fmt.Sprintf(`version: 1
-name: tipster
-poll: {interval: 30s, timeout: 12h}
-tips:
-  - {id: one, race: %s, market: Fixed Win, selection: %q, amount_units: 1, odds: 3, max_odds: 60, bookies: "41"}
-  - {id: two, race: %s, market: Fixed Win, selection: %q, amount_units: 1, odds: 5, max_odds: 60, bookies: "41"}
-`, raceYAML(r), r.Runners[0], raceYAML(r), r.Runners[1]))
+			p := w.tipsOnRace(r, "", twoTips...)
 			f := tt.fault
 			f.Method, f.Path, f.Times = "POST", "/pick/tipster/publish/", 1
 			w.svc.InjectFault(f)
@@ -278,12 +305,7 @@ tips:
 func TestCrashAfterPublishIsUnknown(t *testing.T) {
 	w := newWorld(t)
 	r := w.race("Galloping", 0)
-	p := w.plan(fmt.Sprintf(`version: 1
-name: tipster
-poll: {interval: 30s, timeout: 12h}
-tips:
-  - {id: one, race: %s, market: Fixed Win, selection: %q, amount_units: 1, odds: 3, max_odds: 60, bookies: "41"}
-`, raceYAML(r), r.Runners[0]))
+	p := w.tipsOnRace(r, "", tipLine{id: "one", runner: 0, odds: 3})
 	opts := w.tipsterOptions(w.client())
 	opts.Checkpoint = func(point string) {
 		if point == "posted-publish" {
@@ -310,13 +332,7 @@ tips:
 func TestRefusedBatchIsSentTipByTip(t *testing.T) {
 	w := newWorld(t)
 	r := w.race("Galloping", 0)
-	p := w.plan(fmt.Sprintf(`version: 1
-name: tipster
-poll: {interval: 30s, timeout: 12h}
-tips:
-  - {id: one, race: %s, market: Fixed Win, selection: %q, amount_units: 1, odds: 3, max_odds: 60, bookies: "41"}
-  - {id: two, race: %s, market: Fixed Win, selection: %q, amount_units: 1, odds: 5, max_odds: 60, bookies: "41"}
-`, raceYAML(r), r.Runners[0], raceYAML(r), r.Runners[1]))
+	p := w.tipsOnRace(r, "", twoTips...)
 	w.svc.InjectFault(sim.Fault{Method: "POST", Path: "/pick/tipster/publish/", Kind: sim.StatusFault, Status: 404, Times: 1})
 	res, err := engine.Run(context.Background(), p, w.tipsterOptions(w.client()))
 	require.NoError(t, err)
@@ -382,13 +398,7 @@ func TestPrealertFallsBackToTheDocsPath(t *testing.T) {
 func TestTipSkippedWhenTheRaceStarts(t *testing.T) {
 	w := newWorld(t)
 	r := w.race("Galloping", 0)
-	p := w.plan(fmt.Sprintf(`version: 1
-name: tipster
-poll: {interval: 30s, timeout: 12h}
-prealert: {before: 20m}
-tips:
-  - {id: never, race: %s, market: Fixed Win, selection: %q, amount_units: 1, odds: 3, max_odds: 60, bookies: "41", when: "len(sessions) > 50"}
-`, raceYAML(r), r.Runners[0]))
+	p := w.tipsOnRace(r, "20m", tipLine{id: "never", runner: 0, odds: 3, when: "len(sessions) > 50"})
 	res, err := engine.Run(context.Background(), p, w.tipsterOptions(w.client()))
 	require.NoError(t, err)
 	require.Len(t, res.Tips, 1)
@@ -457,15 +467,7 @@ tips:
   - {id: no-such-race, race: {venue: %[3]q, code: Galloping, event_number: 77}, market: Fixed Win, selection: "1", amount_units: 1, odds: 3, max_odds: 5, bookies: "41"}
   - {id: nowhere, for_each_race: race.venue == "Nowhere", market: Fixed Win, selection: "1", amount_units: 1, odds: 3, max_odds: 5, bookies: "41"}
 `, raceYAML(a), a.Runners[0], a.Venue))
-	before := len(w.svc.Requests())
-	diags, err := engine.CheckOnline(context.Background(), p, w.client(), w.clock)
-	require.NoError(t, err)
-	assert.Equal(t, 2, len(w.svc.Requests())-before, "one races call, one sessions call")
-	var got []string
-	for _, d := range diags {
-		got = append(got, fmt.Sprintf("%s line %d: %s", d.Severity, d.Line, d.Summary))
-	}
-	text := strings.Join(got, "\n")
+	diags, text := w.checkOnline(p)
 	assert.Contains(t, text, "error line 5: tip no-such-runner: runner 31 is not in "+a.Venue)
 	assert.Contains(t, text, "error line 6: tip no-such-race: no upcoming race "+a.Venue+" Galloping R77")
 	assert.Contains(t, text, "warning line 7: tip nowhere: for_each_race matches none")
@@ -482,13 +484,8 @@ func TestTipsOnSharedState(t *testing.T) {
 	require.NoError(t, err)
 	w := newWorld(t)
 	r := w.race("Galloping", 0)
-	p := w.plan(fmt.Sprintf(`version: 1
-name: tipster
-poll: {interval: 30s, timeout: 12h}
-tips:
-  - {id: one, race: %s, market: Fixed Win, selection: %q, amount_units: 1, odds: 3, max_odds: 60, bookies: "41"}
-  - {id: two, race: %s, market: Fixed Win, selection: %q, amount_units: 1, odds: 5, max_odds: 60, bookies: "41", when: race.minutes_to_start <= 5}
-`, raceYAML(r), r.Runners[0], raceYAML(r), r.Runners[1]))
+	p := w.tipsOnRace(r, "", tipLine{id: "one", runner: 0, odds: 3},
+		tipLine{id: "two", runner: 1, odds: 5, when: "race.minutes_to_start <= 5"})
 	w.svc.InjectFault(sim.Fault{Method: "POST", Path: "/pick/tipster/publish/", Kind: sim.CommitThenStatus, Status: 502, Times: 1})
 	machine := func(dir string) engine.Options {
 		opts := w.tipsterOptions(w.client())

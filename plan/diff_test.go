@@ -2,13 +2,13 @@ package plan_test
 
 import (
 	"bytes"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
+	"github.com/betplan/betplan/internal/golden"
 	"github.com/betplan/betplan/plan"
 )
 
@@ -17,14 +17,7 @@ const diffSchemaPath = "../schema/diff.schema.json"
 func TestDiffSchemaIsUpToDate(t *testing.T) {
 	got, err := plan.DiffJSONSchema()
 	must(t, err)
-	if *update {
-		must(t, os.WriteFile(diffSchemaPath, got, 0o644))
-	}
-	want, err := os.ReadFile(diffSchemaPath)
-	must(t, err)
-	if !bytes.Equal(got, want) {
-		t.Fatalf("%s is stale: run `make schema` (or go test ./plan -update)", diffSchemaPath)
-	}
+	golden.Check(t, diffSchemaPath, got) // `make schema` writes the same file
 }
 
 func loadDiffPlan(t *testing.T, name string) *plan.Plan {
@@ -62,16 +55,7 @@ func TestDiffGolden(t *testing.T) {
 						t.Errorf("the JSON does not match %s: %v", diffSchemaPath, err)
 					}
 				}
-				golden := filepath.Join("../testdata/diff/golden", name+"."+format)
-				if *update {
-					must(t, os.MkdirAll(filepath.Dir(golden), 0o755))
-					must(t, os.WriteFile(golden, b.Bytes(), 0o644))
-				}
-				want, err := os.ReadFile(golden)
-				must(t, err)
-				if !bytes.Equal(want, b.Bytes()) {
-					t.Errorf("%s differs (go test ./plan -run TestDiffGolden -update):\n%s", golden, b.String())
-				}
+				golden.Check(t, filepath.Join("../testdata/diff/golden", name+"."+format), b.Bytes())
 			})
 		}
 	}
@@ -151,15 +135,7 @@ func TestDiffTips(t *testing.T) {
 		} else {
 			must(t, plan.WriteDiffMarkdown(&b, d))
 		}
-		golden := filepath.Join("../testdata/diff/golden", "tips."+format)
-		if *update {
-			must(t, os.WriteFile(golden, b.Bytes(), 0o644))
-		}
-		want, err := os.ReadFile(golden)
-		must(t, err)
-		if !bytes.Equal(want, b.Bytes()) {
-			t.Errorf("%s differs (go test ./plan -run TestDiffTips -update):\n%s", golden, b.String())
-		}
+		golden.Check(t, filepath.Join("../testdata/diff/golden", "tips."+format), b.Bytes())
 	}
 }
 

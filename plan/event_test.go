@@ -2,13 +2,13 @@ package plan_test
 
 import (
 	"bytes"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
+	"github.com/betplan/betplan/internal/golden"
 	"github.com/betplan/betplan/plan"
 )
 
@@ -224,15 +224,7 @@ func TestDiffEvents(t *testing.T) {
 		} else {
 			must(t, plan.WriteDiffMarkdown(&b, d))
 		}
-		golden := filepath.Join("../testdata/diff/golden", "events."+format)
-		if *update {
-			must(t, os.WriteFile(golden, b.Bytes(), 0o644))
-		}
-		want, err := os.ReadFile(golden)
-		must(t, err)
-		if !bytes.Equal(want, b.Bytes()) {
-			t.Errorf("%s differs (go test ./plan -run TestDiffEvents -update):\n%s", golden, b.String())
-		}
+		golden.Check(t, filepath.Join("../testdata/diff/golden", "events."+format), b.Bytes())
 	}
 }
 

@@ -3,7 +3,6 @@ package plan_test
 import (
 	"bytes"
 	"encoding/json"
-	"flag"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,24 +11,16 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"gopkg.in/yaml.v3"
 
+	"github.com/betplan/betplan/internal/golden"
 	"github.com/betplan/betplan/plan"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files and the committed schema")
 
 const schemaPath = "../schema/plan.schema.json"
 
 func TestSchemaIsUpToDate(t *testing.T) {
 	got, err := plan.JSONSchema()
 	must(t, err)
-	if *update {
-		must(t, os.WriteFile(schemaPath, got, 0o644))
-	}
-	want, err := os.ReadFile(schemaPath)
-	must(t, err)
-	if !bytes.Equal(got, want) {
-		t.Fatalf("%s is stale: run `make schema` (or go test ./plan -update)", schemaPath)
-	}
+	golden.Check(t, schemaPath, got) // `make schema` writes the same file
 }
 
 func examples(t testing.TB) []string {
@@ -125,13 +116,7 @@ func TestGolden(t *testing.T) {
 				}
 				var buf bytes.Buffer
 				must(t, plan.WriteText(&buf, diags, map[string][]byte{name: src}))
-				golden := strings.TrimSuffix(f, ".yaml") + ".golden"
-				if *update {
-					must(t, os.WriteFile(golden, buf.Bytes(), 0o644))
-				}
-				want, err := os.ReadFile(golden)
-				must(t, err)
-				equal(t, string(want), buf.String())
+				golden.Check(t, strings.TrimSuffix(f, ".yaml")+".golden", buf.Bytes())
 			})
 		}
 	}

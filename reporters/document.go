@@ -347,15 +347,6 @@ func newTotals(r *engine.Result) Totals {
 	return t
 }
 
-// cents rounds dollars to cents, half away from zero, and never yields -0.
-func cents(v float64) float64 {
-	r := math.Round(v*100) / 100
-	if r == 0 {
-		return 0
-	}
-	return r
-}
-
 func centsPtr(v *float64) *float64 {
 	if v == nil {
 		return nil

@@ -2,16 +2,14 @@ package reporters_test
 
 import (
 	"bytes"
-	"flag"
 	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/betplan/betplan/engine"
+	"github.com/betplan/betplan/internal/golden"
 	"github.com/betplan/betplan/reporters"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files and schema/report.schema.json")
 
 const schemaPath = "../schema/report.schema.json"
 
@@ -63,20 +61,7 @@ func TestGolden(t *testing.T) {
 	for _, tt := range goldenCases {
 		t.Run(tt.file, func(t *testing.T) {
 			got := render(t, tt.format, tt.result(), tt.opts)
-			path := filepath.Join("testdata", tt.file+".golden")
-			if *update {
-				if err := os.WriteFile(path, got, 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatalf("%v (run `go test ./reporters -update` to create it)", err)
-			}
-			if !bytes.Equal(got, want) {
-				t.Errorf("%s differs from the golden file; if the change is intended, run `go test ./reporters -update` and review the diff\n--- got:\n%s", path, got)
-			}
+			golden.Check(t, filepath.Join("testdata", tt.file+".golden"), got)
 		})
 	}
 }
@@ -127,8 +112,8 @@ func TestWriteDir(t *testing.T) {
 	checkDir(t, dir, paths, want)
 	for _, p := range paths {
 		got, _ := os.ReadFile(p)
-		golden, _ := os.ReadFile(filepath.Join("testdata", "run"+filepath.Ext(p)+".golden"))
-		if !bytes.Equal(got, golden) {
+		want, _ := os.ReadFile(filepath.Join("testdata", "run"+filepath.Ext(p)+".golden"))
+		if !bytes.Equal(got, want) {
 			t.Errorf("%s differs from its golden file", p)
 		}
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/betplan/betplan/engine"
+	"github.com/betplan/betplan/internal/golden"
 	"github.com/betplan/betplan/reporters"
 )
 
@@ -20,19 +21,7 @@ func TestSchemaIsUpToDate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if *update {
-		if err := os.WriteFile(schemaPath, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(schemaPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s is stale: run `go test ./reporters -update` or `make schema`", schemaPath)
-	}
+	golden.Check(t, schemaPath, got) // `make schema` writes the same file
 }
 
 func compileSchema(t testing.TB) *jsonschema.Schema {

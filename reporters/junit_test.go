@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/betplan/betplan/engine"
@@ -41,6 +42,7 @@ func TestJUnitValidatesAgainstXSD(t *testing.T) {
 type junitOutcome struct {
 	Type    string `xml:"type,attr"`
 	Message string `xml:"message,attr"`
+	Text    string `xml:",chardata"`
 }
 
 type junitDoc struct {
@@ -143,5 +145,74 @@ func TestJUnitSurvivesControlCharacters(t *testing.T) {
 	var doc junitDoc
 	if err := xml.Unmarshal(render(t, reporters.FormatJUnit, r, reporters.TextOptions{}), &doc); err != nil {
 		t.Fatalf("JUnit report with control characters is not XML: %v", err)
+	}
+	// What XML can hold survives; only the control characters go.
+	fatal, bet := doc.Suites[0].Cases[0], doc.Suites[0].Cases[1]
+	if fatal.Error == nil || fatal.Error.Text != "fatal ]]><![CDATA[ x " {
+		t.Errorf("the fatal error's text is %+v, want %q", fatal.Error, "fatal ]]><![CDATA[ x ")
+	}
+	for _, want := range []string{"reason: badbyte ]]> end\n", "([31mred)"} {
+		if !strings.Contains(bet.SystemOut, want) {
+			t.Errorf("the first bet's output lost %q:\n%s", want, bet.SystemOut)
+		}
+	}
+}
+
+// A reason is what CI shows of a bet or tip that failed or was skipped: it
+// reaches the testcase's message and its output word for word.
+func TestJUnitKeepsEveryReason(t *testing.T) {
+	for name, r := range map[string]*engine.Result{"run": runResult(), "plan": planResult(), "tips": tipsResult()} {
+		t.Run(name, func(t *testing.T) {
+			var doc junitDoc
+			if err := xml.Unmarshal(render(t, reporters.FormatJUnit, r, reporters.TextOptions{}), &doc); err != nil {
+				t.Fatal(err)
+			}
+			type row struct{ id, reason string }
+			var bets, tips []row
+			for _, b := range r.Bets {
+				bets = append(bets, row{b.ID, b.Reason})
+			}
+			for _, tip := range r.Tips {
+				tips = append(tips, row{tip.ID, tip.Reason})
+			}
+			if r.Error != "" {
+				bets = append([]row{{}}, bets...) // the fatal error's testcase comes first
+			}
+			suites := [][]row{bets}
+			if len(tips) > 0 {
+				suites = append(suites, tips)
+			}
+			if len(doc.Suites) != len(suites) {
+				t.Fatalf("%d test suites, want %d", len(doc.Suites), len(suites))
+			}
+			messages := 0
+			for i, rows := range suites {
+				cases := doc.Suites[i].Cases
+				if len(cases) != len(rows) {
+					t.Fatalf("suite %s: %d testcases, want %d", doc.Suites[i].Name, len(cases), len(rows))
+				}
+				for j, c := range cases {
+					reason := rows[j].reason
+					if reason == "" {
+						continue
+					}
+					if !strings.Contains(c.SystemOut, "reason: "+reason+"\n") {
+						t.Errorf("%s: the output lacks its reason %q:\n%s", rows[j].id, reason, c.SystemOut)
+					}
+					for _, o := range []*junitOutcome{c.Failure, c.Skipped} {
+						if o == nil {
+							continue
+						}
+						messages++
+						if !strings.HasSuffix(o.Message, ": "+reason) {
+							t.Errorf("%s: message %q, want it to end with its reason %q", rows[j].id, o.Message, reason)
+						}
+					}
+				}
+			}
+			if messages == 0 {
+				t.Error("no failed or skipped testcase: the fixture no longer tests messages")
+			}
+		})
 	}
 }

@@ -2,13 +2,13 @@ package reporters_test
 
 import (
 	"bytes"
-	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/betplan/betplan/engine"
+	"github.com/betplan/betplan/internal/golden"
 	"github.com/betplan/betplan/plan"
 	"github.com/betplan/betplan/reporters"
 )
@@ -80,20 +80,7 @@ func TestSportsGolden(t *testing.T) {
 					t.Errorf("report.json does not match %s: %v", schemaPath, err)
 				}
 			}
-			path := filepath.Join("testdata", tt.file+".golden")
-			if *update {
-				if err := os.WriteFile(path, got, 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatalf("%v (run `go test ./reporters -update` to create it)", err)
-			}
-			if !bytes.Equal(got, want) {
-				t.Errorf("%s differs from the golden file; if the change is intended, run `go test ./reporters -update` and review the diff\n--- got:\n%s", path, got)
-			}
+			golden.Check(t, filepath.Join("testdata", tt.file+".golden"), got)
 		})
 	}
 }

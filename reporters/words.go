@@ -2,68 +2,15 @@ package reporters
 
 import (
 	"fmt"
-	"math"
 	"slices"
 	"strconv"
 	"strings"
-	"time"
-	"unicode/utf8"
 
 	"github.com/betplan/betplan/engine"
 )
 
 // The words and numbers every human-readable format shares, so text,
 // Markdown and HTML say the same thing the same way.
-
-// dollars formats an amount as $1,234.50 (negative as -$1,234.50).
-func dollars(v float64) string {
-	v = cents(v)
-	sign := ""
-	if v < 0 {
-		sign = "-"
-		v = -v
-	}
-	return sign + "$" + groupThousands(strconv.FormatFloat(v, 'f', 2, 64))
-}
-
-// signedDollars formats a profit: +$12.00, -$3.50, $0.00.
-func signedDollars(v float64) string {
-	if cents(v) > 0 {
-		return "+" + dollars(v)
-	}
-	return dollars(v)
-}
-
-func groupThousands(s string) string {
-	intPart, frac, _ := strings.Cut(s, ".")
-	if len(intPart) <= 3 {
-		return s
-	}
-	var b strings.Builder
-	pre := len(intPart) % 3
-	if pre > 0 {
-		b.WriteString(intPart[:pre])
-	}
-	for i := pre; i < len(intPart); i += 3 {
-		if b.Len() > 0 {
-			b.WriteByte(',')
-		}
-		b.WriteString(intPart[i : i+3])
-	}
-	return b.String() + "." + frac
-}
-
-// percent formats a fraction as a signed percentage with one decimal.
-func percent(f float64) string {
-	p := math.Round(f*1000) / 10
-	if p > 0 {
-		return "+" + strconv.FormatFloat(p, 'f', 1, 64) + "%"
-	}
-	if p == 0 {
-		return "0.0%"
-	}
-	return strconv.FormatFloat(p, 'f', 1, 64) + "%"
-}
 
 // rowID is the id a bet's row shows: the id cancel takes (the bet's own id
 // in a result made without instance ids).
@@ -97,46 +44,6 @@ func marketWords(b *engine.BetResult) string {
 		return b.Market
 	}
 	return b.Type
-}
-
-// startClock is a race's start as HH:MM in the meeting's local time (the
-// offset the service gave) with its zone, "14:35 AEDT", or "-": the one
-// rule for race times in every report.
-func startClock(t time.Time) string {
-	if t.IsZero() {
-		return "-"
-	}
-	return t.Format("15:04") + " " + zoneName(t)
-}
-
-// zoneName names the offset a meeting's time carries as Australians do
-// (AEDT, AEST, ACDT, ACST, AWST), else as UTC+hh:mm.
-func zoneName(t time.Time) string {
-	_, off := t.Zone()
-	switch off {
-	case 11 * 3600:
-		return "AEDT"
-	case 10 * 3600:
-		return "AEST"
-	case 10*3600 + 1800:
-		return "ACDT"
-	case 9*3600 + 1800:
-		return "ACST"
-	case 8 * 3600:
-		return "AWST"
-	case 0:
-		return "UTC"
-	}
-	return "UTC" + t.Format("-07:00")
-}
-
-// meetingDay is the race's meeting date in its own time zone, "Sat 28 Nov
-// 2026", or "-".
-func meetingDay(t time.Time) string {
-	if t.IsZero() {
-		return "-"
-	}
-	return t.Format("Mon 2 Jan 2006")
 }
 
 // outcome is where a bet stands in a punter's words: won, lost, void, not
@@ -218,14 +125,6 @@ func outcomeTone(b *engine.BetResult) tone {
 		return toneDim
 	}
 	return statusTone(b)
-}
-
-// oddsWords writes odds as "4.20", or "-" for none.
-func oddsWords(v float64) string {
-	if v == 0 {
-		return "-"
-	}
-	return strconv.FormatFloat(v, 'f', 2, 64)
 }
 
 // takenOdds is the odds a bet was placed at, averaged over the sessions
@@ -557,45 +456,6 @@ func recordWords(rec engine.Record) string {
 	return b.String()
 }
 
-// oneLine folds newlines and tabs into spaces so a message fits a cell.
-func oneLine(s string) string {
-	if !strings.ContainsAny(s, "\r\n\t") {
-		return s
-	}
-	return strings.Join(strings.Fields(s), " ")
-}
-
-// truncate shortens s to at most n columns, ending in "…" when cut. A column
-// is a rune: racing names are Latin text.
-func truncate(s string, n int) string {
-	if n <= 0 {
-		return ""
-	}
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	if n == 1 {
-		return "…"
-	}
-	i, k := 0, 0
-	for j := range s {
-		if k == n-1 {
-			i = j
-			break
-		}
-		k++
-	}
-	return s[:i] + "…"
-}
-
-func shortHash(h string) string {
-	algo, hex, ok := strings.Cut(h, ":")
-	if !ok || len(hex) <= 12 {
-		return h
-	}
-	return algo + ":" + hex[:12]
-}
-
 func kindTitle(r *engine.Result) string {
 	switch r.Kind {
 	case engine.KindPlan:
@@ -727,12 +587,4 @@ func placedWords(b *engine.BetResult) string {
 		s += " by " + strings.Join(b.PlacedBy, ", ")
 	}
 	return s
-}
-
-// capitalize upper-cases the first letter of s.
-func capitalize(s string) string {
-	if s == "" {
-		return s
-	}
-	return strings.ToUpper(s[:1]) + s[1:]
 }

@@ -4,14 +4,12 @@ import (
 	"context"
 	"sync"
 	"time"
+
+	"github.com/betplan/betplan/apiclient"
 )
 
-// Clock is the simulator's time. The engine also accepts any value with
-// these two methods.
-type Clock interface {
-	Now() time.Time
-	Sleep(ctx context.Context, d time.Duration) error
-}
+// Clock is the simulator's time; it is the engine's Clock too.
+type Clock = apiclient.Clock
 
 // ManualClock stands still until it is moved. Sleep moves it forward by the
 // requested duration and returns at once, so code that waits for races to
@@ -82,27 +80,8 @@ func (c *ScaledClock) Now() time.Time {
 
 // Sleep waits d/factor of real time, or until ctx is done.
 func (c *ScaledClock) Sleep(ctx context.Context, d time.Duration) error {
-	return sleepCtx(ctx, time.Duration(float64(d)/c.factor))
+	return apiclient.Sleep(ctx, time.Duration(float64(d)/c.factor))
 }
-
-type realClock struct{}
-
-func (realClock) Now() time.Time                                   { return time.Now() }
-func (realClock) Sleep(ctx context.Context, d time.Duration) error { return sleepCtx(ctx, d) }
 
 // RealClock returns the wall clock.
-func RealClock() Clock { return realClock{} }
-
-func sleepCtx(ctx context.Context, d time.Duration) error {
-	if d <= 0 {
-		return ctx.Err()
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
-}
+func RealClock() Clock { return apiclient.RealClock() }

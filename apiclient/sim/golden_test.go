@@ -3,18 +3,14 @@ package sim_test
 import (
 	"bytes"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"net/http/httptest"
-	"os"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/betplan/betplan/apiclient/sim"
+	"github.com/betplan/betplan/internal/golden"
 )
-
-var updateGolden = flag.Bool("update", false, "rewrite testdata/golden.txt")
 
 // goldenRecorder serves requests in-process (host example.com, so paging
 // links are stable) and writes every response, byte for byte, to a log.
@@ -138,29 +134,6 @@ func TestGoldenResponses(t *testing.T) {
 		clock.Set(last.Add(3 * time.Minute))
 		g.snapshot(ids)
 
-		got := g.log.String()
-		name := fmt.Sprintf("testdata/golden-seed%d.txt", opts.Seed)
-		if *updateGolden {
-			if err := os.MkdirAll("testdata", 0o755); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.WriteFile(name, []byte(got), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			continue
-		}
-		want, err := os.ReadFile(name)
-		if err != nil {
-			t.Fatalf("%v (run with -update to create it)", err)
-		}
-		if got != string(want) {
-			gl, wl := strings.Split(got, "\n"), strings.Split(string(want), "\n")
-			for i := 0; i < len(gl) && i < len(wl); i++ {
-				if gl[i] != wl[i] {
-					t.Fatalf("%s: line %d differs:\n got: %s\nwant: %s", name, i+1, gl[i], wl[i])
-				}
-			}
-			t.Fatalf("%s: got %d lines, want %d", name, len(gl), len(wl))
-		}
+		golden.Check(t, fmt.Sprintf("testdata/golden-seed%d.txt", opts.Seed), g.log.Bytes())
 	}
 }

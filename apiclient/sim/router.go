@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/betplan/betplan/apiclient"
 )
 
 // ServeHTTP serves one request: faults first, then the world catches up
@@ -36,7 +38,7 @@ func (s *Service) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	switch f.Kind {
 	case Latency:
-		if sleepCtx(r.Context(), f.Latency) != nil {
+		if apiclient.Sleep(r.Context(), f.Latency) != nil {
 			return
 		}
 		s.serve(sw, r, body)
@@ -52,7 +54,7 @@ func (s *Service) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case CommitThenTimeout:
 		s.serve(&bufferWriter{header: http.Header{}}, r, body)
 		if f.Latency > 0 {
-			_ = sleepCtx(r.Context(), f.Latency)
+			_ = apiclient.Sleep(r.Context(), f.Latency)
 		} else {
 			<-r.Context().Done()
 		}

@@ -1,0 +1,131 @@
+package engine
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/betplan/betplan/plan"
+)
+
+// Journal operations of publications (tips and pre-alerts). One entry
+// carries every tip of one call.
+const (
+	opPublishing      = "publishing"      // a publish call is about to be sent
+	opPublished       = "published"       // it answered 2xx
+	opPublishUnknown  = "publish_unknown" // its outcome is unknown: it may have gone out
+	opPublishAbsent   = "publish_absent"  // it certainly did not reach the service (or was not processed)
+	opPublishFailed   = "publish_failed"  // the service refused it
+	opPrealerting     = "prealerting"
+	opPrealerted      = "prealerted"
+	opPrealertUnknown = "prealert_unknown"
+	opPrealertAbsent  = "prealert_absent"
+	opPrealertFailed  = "prealert_failed"
+)
+
+// journalTip is one tip (or a pre-alert's race) in a publication entry.
+type journalTip struct {
+	Key   string    `json:"key"`
+	TipID string    `json:"tip,omitempty"`
+	Race  *RaceInfo `json:"race,omitempty"`
+	Odds  float64   `json:"odds,omitempty"`
+	Units float64   `json:"units,omitempty"`
+	Path  string    `json:"path,omitempty"` // the path that answered a pre-alert
+}
+
+// pubState is what the journal knows of one tip or pre-alert.
+type pubState struct {
+	TipID string
+	Race  RaceInfo
+	Odds  float64
+	Units float64
+	// Pending: announced, and no answer recorded that settles it. It may
+	// have gone out; nothing sends it again by itself.
+	Pending   bool
+	Published bool
+	At        time.Time // when the service said yes
+	Attempts  int
+	Unknown   string // why the outcome is unknown, when it is known to be
+	Failed    string // the service refused it: not published
+	Path      string // the path that answered a pre-alert
+}
+
+func (j *Journal) applyPub(e journalEntry) {
+	if j.pubs == nil {
+		j.pubs = map[string]*pubState{}
+	}
+	for _, t := range e.Tips {
+		s := j.pubs[t.Key]
+		if s == nil {
+			s = &pubState{}
+			j.pubs[t.Key] = s
+			j.pubKeys = append(j.pubKeys, t.Key)
+		}
+		if t.TipID != "" {
+			s.TipID = t.TipID
+		}
+		if t.Race != nil {
+			s.Race = *t.Race
+		}
+		if t.Odds != 0 {
+			s.Odds, s.Units = t.Odds, t.Units
+		}
+		if t.Path != "" {
+			s.Path = t.Path
+		}
+		switch e.Op {
+		case opPublishing, opPrealerting:
+			s.Pending, s.Unknown, s.Failed = true, "", ""
+			s.Attempts++
+		case opPublished, opPrealerted:
+			s.Pending, s.Published, s.At, s.Unknown = false, true, e.Time, ""
+		case opPublishUnknown, opPrealertUnknown:
+			s.Unknown = e.Error
+		case opPublishAbsent, opPrealertAbsent:
+			s.Pending = false
+		case opPublishFailed, opPrealertFailed:
+			s.Pending, s.Failed = false, e.Error
+		}
+	}
+}
+
+// Pub returns what the journal knows of a tip or pre-alert, or nil.
+func (j *Journal) Pub(key string) *pubState {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if s, ok := j.pubs[key]; ok {
+		c := *s
+		return &c
+	}
+	return nil
+}
+
+// PubKeys returns the keys of the tips and pre-alerts the journal knows,
+// in first-seen order.
+func (j *Journal) PubKeys() []string {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return slices.Clone(j.pubKeys)
+}
+
+// TipKey is the journal's name for one tip of a plan on one race: the same
+// on every machine and every run, different for every (plan, tip, race).
+// It is never sent: the service has no label on tips.
+func TipKey(planName, tipID string, race RaceInfo) string {
+	return "tip:" + planName + ":" + tipID + ":" + raceHash("tip", planName, tipID, race)
+}
+
+// prealertKey names the pre-alert of one race of a plan.
+func prealertKey(planName string, race RaceInfo) string {
+	return "prealert:" + planName + ":" + raceHash("prealert", planName, "", race)
+}
+
+func raceHash(kind, planName, id string, race RaceInfo) string {
+	h := sha256.New()
+	fmt.Fprintf(h, "%s\x00%s\x00%s\x00%s\x00%s\x00%d\x00%s", kind, planName, id,
+		plan.FoldVenue(race.Venue), strings.ToLower(race.Code), race.EventNumber, meetingDate(race.Start))
+	return hex.EncodeToString(h.Sum(nil))[:12]
+}
