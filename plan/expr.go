@@ -54,7 +54,7 @@ func (k exprKind) option() expr.Option {
 }
 
 var baseOptions = func() []expr.Option {
-	opts := []expr.Option{expr.Env(Env{}), expr.MaxNodes(2000)}
+	opts := append([]expr.Option{expr.Env(Env{}), expr.MaxNodes(2000)}, boundedBuilders...)
 	for _, h := range helpers {
 		opts = append(opts, expr.Function(h.name, h.fn, h.types...))
 	}
@@ -209,7 +209,7 @@ func runEnv(env *Env) *Env {
 }
 
 func (e *Expr) evalBool(env *Env) (bool, error) {
-	v, err := expr.Run(e.program, runEnv(env))
+	v, err := run(e.program, runEnv(env))
 	if err != nil {
 		return false, fmt.Errorf("%q: %s", e.Source, runtimeMessage(err))
 	}
@@ -221,7 +221,7 @@ func (e *Expr) evalBool(env *Env) (bool, error) {
 }
 
 func (e *Expr) evalFloat(env *Env) (float64, error) {
-	v, err := expr.Run(e.program, runEnv(env))
+	v, err := run(e.program, runEnv(env))
 	if err != nil {
 		return 0, fmt.Errorf("%q: %s", e.Source, runtimeMessage(err))
 	}
@@ -250,7 +250,7 @@ func (e *Expr) Explain(env *Env) string {
 	}
 	parts := make([]string, 0, len(e.idents))
 	for _, id := range e.idents {
-		v, err := expr.Run(id.program, runEnv(env))
+		v, err := run(id.program, runEnv(env))
 		if err != nil {
 			parts = append(parts, id.path+" = ?")
 			continue

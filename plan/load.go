@@ -4,10 +4,8 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"io"
-	"os"
 	"reflect"
 	"regexp"
 	"slices"
@@ -20,18 +18,22 @@ import (
 // MaxFileSize is the largest plan Load and Parse accept.
 const MaxFileSize = 4 << 20
 
-// Load reads a plan file, refusing one over MaxFileSize, and parses it.
+// Load reads a plan file with ReadFile and parses it.
 func Load(path string) (*Plan, Diagnostics) {
-	f, err := os.Open(path)
+	p, _, diags := LoadSource(path)
+	return p, diags
+}
+
+// LoadSource is Load that also returns the bytes it read, for the
+// diagnostics' source lines.
+func LoadSource(path string) (*Plan, []byte, Diagnostics) {
+	data, err := ReadFile(path)
 	if err != nil {
-		return nil, Diagnostics{{Severity: SeverityError, Filename: path, Summary: "cannot read the plan: " + errors.Unwrap(err).Error()}}
+		msg := strings.TrimPrefix(err.Error(), path+": ")
+		return nil, nil, Diagnostics{{Severity: SeverityError, Filename: path, Summary: "cannot read the plan: " + msg}}
 	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, MaxFileSize+1))
-	if err != nil {
-		return nil, Diagnostics{{Severity: SeverityError, Filename: path, Summary: "cannot read the plan: " + err.Error()}}
-	}
-	return Parse(path, data)
+	p, diags := Parse(path, data)
+	return p, data, diags
 }
 
 // Parse decodes and checks a plan. The plan is nil when the diagnostics
