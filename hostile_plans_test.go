@@ -124,3 +124,28 @@ func TestAStakePastTheCeilingIsRefused(t *testing.T) {
 	assert.Equal(t, exitUsage, code, stderr)
 	assert.Contains(t, stderr, "huge.yaml:12:12: stake: the amount vars.unit * 1e300 is always 5e+300: a bet's stake or target profit is at most $1,000,000")
 }
+
+// TestTenThousandProblemsOnOneLine: 10,000 duplicate keys on one flow
+// line of a 90 KB plan are reported as the first 100 and a count of the
+// rest, each quoting 80 characters around its column, in every format:
+// the output stays small instead of growing with the square of the line.
+func TestTenThousandProblemsOnOneLine(t *testing.T) {
+	dir := t.TempDir()
+	keys := strings.Repeat("max_bets: 1, ", 10000)
+	plan := "version: 1\nname: dup\nlimits: {" + keys + "max_bets: 1}\nbets: []\n"
+	require.Greater(t, len(plan), 90_000)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "dup.yaml"), []byte(plan), 0o644))
+	for _, format := range []string{"text", "json", "github", "sarif"} {
+		t.Run(format, func(t *testing.T) {
+			stdout, stderr, code := hostileBetplan(t, dir, 60*time.Second, "validate", "--format", format, "dup.yaml")
+			assert.Equal(t, exitUsage, code, stderr)
+			out := stdout + stderr
+			require.Less(t, len(out), 100_000, "the output grows with the problems")
+			assert.Regexp(t, `and 990\d more problems in dup.yaml \(990\d errors, 0 warnings\) not shown`, out)
+			if format == "text" {
+				assert.Contains(t, out, "\n    … max_bets: 1, max_bets: 1,")
+				assert.Equal(t, 99, strings.Count(out, "duplicate key"), "with the warning and the count, 101 problems")
+			}
+		})
+	}
+}

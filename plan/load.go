@@ -55,6 +55,7 @@ func Parse(filename string, data []byte) (*Plan, Diagnostics) {
 	diags := p.d.diags
 	sortDiagnostics(diags)
 	diags = slices.Compact(diags) // a default's problem is found once per bet
+	diags = capDiagnostics(diags)
 	if diags.HasErrors() {
 		return nil, diags
 	}
