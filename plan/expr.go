@@ -75,6 +75,7 @@ func (e *exprError) Error() string { return e.msg }
 // repeats the same few conditions many times.
 type compiler struct {
 	cache map[compileKey]compiled
+	lints map[compileKey][]finding
 }
 
 type compileKey struct {
@@ -88,7 +89,22 @@ type compiled struct {
 	err  error
 }
 
-func newCompiler() *compiler { return &compiler{cache: map[compileKey]compiled{}} }
+func newCompiler() *compiler {
+	return &compiler{cache: map[compileKey]compiled{}, lints: map[compileKey][]finding{}}
+}
+
+// lint is what varsFindings and unboundedBuilds find in src, worked out
+// once per distinct source: the plan's vars are the same for all its
+// expressions, and a generated plan repeats a few thousand times.
+func (c *compiler) lint(src string, kind exprKind, tree ast.Node, vars map[string]any) []finding {
+	key := compileKey{src, kind}
+	if fs, ok := c.lints[key]; ok {
+		return fs
+	}
+	fs := append(unboundedBuilds(tree), varsFindings(src, kind, vars)...)
+	c.lints[key] = fs
+	return fs
+}
 
 func (c *compiler) compile(src string, kind exprKind) (*Expr, ast.Node, error) {
 	key := compileKey{src, kind}

@@ -174,7 +174,7 @@ func (p *parser) compileField(n *yaml.Node, field string, kind exprKind, out **E
 		}
 		return nil
 	}
-	if fs := append(unboundedBuilds(tree), varsFindings(n.Value, kind, p.plan.Vars)...); len(fs) > 0 {
+	if fs := p.c.lint(n.Value, kind, tree, p.plan.Vars); len(fs) > 0 {
 		what := "expression"
 		if kind == kindNumber {
 			what = "amount"
