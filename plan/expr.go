@@ -76,6 +76,7 @@ func (e *exprError) Error() string { return e.msg }
 type compiler struct {
 	cache map[compileKey]compiled
 	lints map[compileKey][]finding
+	reads map[string]exprReads
 }
 
 type compileKey struct {
@@ -90,7 +91,7 @@ type compiled struct {
 }
 
 func newCompiler() *compiler {
-	return &compiler{cache: map[compileKey]compiled{}, lints: map[compileKey][]finding{}}
+	return &compiler{cache: map[compileKey]compiled{}, lints: map[compileKey][]finding{}, reads: map[string]exprReads{}}
 }
 
 // lint is what varsFindings and unboundedBuilds find in src, worked out
