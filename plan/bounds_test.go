@@ -2,6 +2,7 @@ package plan_test
 
 import (
 	"fmt"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -73,4 +74,21 @@ func TestBoundedBuildersStillWork(t *testing.T) {
 	ok, err := p.Bets[0].Ready(env(5, "Flemington", "Galloping"))
 	must(t, err)
 	check(t, ok, "the builders gave something else")
+}
+
+// TestASelfReferencingAliasIsRefusedAtOnce: an alias inside its own
+// anchor is refused at its position before anything expands it (it took
+// 550 MB before the node budget refused it).
+func TestASelfReferencingAliasIsRefusedAtOnce(t *testing.T) {
+	for _, src := range []string{
+		"version: 1\nname: a\nvars: &a\n  x: *a\nbets: []\n",
+		"version: 1\nname: a\nvars: &a {x: [1, {y: *a}]}\nbets: []\n",
+	} {
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		_, diags := plan.Parse("alias.yaml", []byte(src))
+		runtime.ReadMemStats(&after)
+		check(t, strings.Contains(diags.Error(), "alias *a is inside its own anchor &a: it would expand forever"), "got %s", diags.Error())
+		check(t, after.TotalAlloc-before.TotalAlloc < 10<<20, "allocated %d bytes", after.TotalAlloc-before.TotalAlloc)
+	}
 }

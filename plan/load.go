@@ -110,9 +110,33 @@ func (p *parser) parse() {
 		p.d.errorf(&doc, "the plan is empty")
 		return
 	}
+	if a := selfAlias(&doc, map[*yaml.Node]bool{}); a != nil {
+		p.d.errorf(a, "alias *%s is inside its own anchor &%s: it would expand forever", a.Value, a.Value)
+		return
+	}
 	p.d.decode(doc.Content[0], reflect.ValueOf(&p.doc).Elem(), "", "plan")
 	if p.d.bombed {
 		return
 	}
 	p.check()
+}
+
+// selfAlias finds an alias inside the value its anchor names, such as
+// "vars: &a {x: *a}", before anything expands it: expanded, it took
+// hundreds of megabytes before the node budget refused it.
+func selfAlias(n *yaml.Node, open map[*yaml.Node]bool) *yaml.Node {
+	if n.Kind == yaml.AliasNode {
+		if open[n.Alias] {
+			return n
+		}
+		return nil
+	}
+	open[n] = true
+	defer delete(open, n)
+	for _, c := range n.Content {
+		if a := selfAlias(c, open); a != nil {
+			return a
+		}
+	}
+	return nil
 }
