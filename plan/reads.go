@@ -146,6 +146,9 @@ func (p *parser) checkBetReads(ids map[string]bool) {
 type exprReads struct {
 	outcomes bool
 	bets     []betRead
+	// raceAt and eventAt are where the expression first reads race and
+	// event, or -1.
+	raceAt, eventAt int
 }
 
 // readsOf parses src once per plan, however many bets share it; ok is
@@ -158,7 +161,21 @@ func (c *compiler) readsOf(src string) (exprReads, bool) {
 	if err != nil {
 		return exprReads{}, false
 	}
-	rd := exprReads{outcomes: readsOutcomes(tree.Node), bets: betReads(tree.Node)}
+	rd := exprReads{outcomes: readsOutcomes(tree.Node), bets: betReads(tree.Node), raceAt: -1, eventAt: -1}
+	for _, name := range []string{"race", "event"} {
+		first := ast.Find(tree.Node, func(x ast.Node) bool {
+			id, ok := x.(*ast.IdentifierNode)
+			return ok && id.Value == name
+		})
+		if first == nil {
+			continue
+		}
+		if name == "race" {
+			rd.raceAt = first.Location().From
+		} else {
+			rd.eventAt = first.Location().From
+		}
+	}
 	c.reads[src] = rd
 	return rd, true
 }
