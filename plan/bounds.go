@@ -127,7 +127,7 @@ var boundedBuilders = []expr.Option{
 			return nil, &errTooLong{"+", size}
 		}
 		return a + b, nil
-	}, new(func(any, any) any)),
+	}, new(func(string, string) string), new(func(any, any) any)),
 	expr.Patch(plusPatcher{}),
 }
 
@@ -135,14 +135,15 @@ var boundedBuilders = []expr.Option{
 // knows; no plan can name it.
 const boundedPlus = "$plus"
 
-// plusPatcher sends every + that may join strings to boundedPlus: a
+// plusPatcher sends every + that may join two strings to boundedPlus: a
 // reduce that doubles a string 64 times would otherwise ask for 2^64
-// bytes.
+// bytes. A + of a string and a number is left to the checker, which
+// refuses it.
 type plusPatcher struct{}
 
 func (plusPatcher) Visit(node *ast.Node) {
 	b, ok := (*node).(*ast.BinaryNode)
-	if !ok || b.Operator != "+" || (isNumber(b.Left.Type()) && isNumber(b.Right.Type())) {
+	if !ok || b.Operator != "+" || !mayBeString(b.Left.Type()) || !mayBeString(b.Right.Type()) {
 		return
 	}
 	call := &ast.CallNode{Callee: &ast.IdentifierNode{Value: boundedPlus}, Arguments: []ast.Node{b.Left, b.Right}}
@@ -150,17 +151,10 @@ func (plusPatcher) Visit(node *ast.Node) {
 	ast.Patch(node, call)
 }
 
-func isNumber(t reflect.Type) bool {
-	if t == nil {
-		return false
-	}
-	switch t.Kind() {
-	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
-		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64,
-		reflect.Float32, reflect.Float64:
-		return true
-	}
-	return false
+// mayBeString reports whether a value of type t may be a string: a string,
+// or a type only the run knows (a var, an element of a list).
+func mayBeString(t reflect.Type) bool {
+	return t == nil || t.Kind() == reflect.String || t.Kind() == reflect.Interface
 }
 
 // errEvalTime is why an evaluation was abandoned.

@@ -92,3 +92,15 @@ func TestASelfReferencingAliasIsRefusedAtOnce(t *testing.T) {
 		check(t, after.TotalAlloc-before.TotalAlloc < 10<<20, "allocated %d bytes", after.TotalAlloc-before.TotalAlloc)
 	}
 }
+
+// TestBoundedPlusKeepsTypeErrors: the bounded + still lets the checker
+// refuse a string added to a number, or compared with one.
+func TestBoundedPlusKeepsTypeErrors(t *testing.T) {
+	for when, want := range map[string]string{
+		`race.venue + 1 == "x"`: "invalid operation: + (mismatched types string and int)",
+		`race.venue + "x" > 5`:  "invalid operation: > (mismatched types string and int)",
+	} {
+		_, diags := plan.Parse("bounds.yaml", []byte(boundsPlan(when, "5")))
+		check(t, strings.Contains(diags.Error(), want), "%s: want %q, got %s", when, want, diags.Error())
+	}
+}
