@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/expr-lang/expr"
 	"github.com/expr-lang/expr/file"
 )
 
@@ -61,7 +62,8 @@ func (e *Expr) Explain(env *Env) string {
 	}
 	parts := make([]string, 0, len(e.idents))
 	for _, id := range e.idents {
-		v, err := run(id.program, runEnv(env))
+		// A plain path such as race.venue: nothing to bound.
+		v, err := expr.Run(id.program, runEnv(env))
 		if err != nil {
 			parts = append(parts, id.path+" = ?")
 			continue
