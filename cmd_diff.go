@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -77,8 +76,7 @@ func diffPlans(_ context.Context, sys *sysIO, o *diffOptions, args []string) err
 	}
 	read := func(s source) (*plan.Plan, plan.Diagnostics, []byte) {
 		if s.data == nil {
-			p, diags := plan.Load(s.name)
-			data, _ := os.ReadFile(s.name) // for the diagnostics' source lines
+			p, data, diags := plan.LoadSource(s.name)
 			return p, diags, data
 		}
 		p, diags := plan.Parse(s.name, s.data)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/aymanbagabas/go-udiff"
 	"github.com/spf13/pflag"
@@ -53,9 +54,9 @@ func formatPlans(_ context.Context, sys *sysIO, o *fmtOptions, args []string) er
 	}
 	var invalid, changed int
 	for _, path := range args {
-		src, err := os.ReadFile(path)
+		src, err := plan.ReadFile(path)
 		if err != nil {
-			fmt.Fprintf(sys.Stderr, "%s: cannot read the plan: %v\n", path, err)
+			fmt.Fprintf(sys.Stderr, "%s: cannot read the plan: %s\n", path, strings.TrimPrefix(err.Error(), path+": "))
 			invalid++
 			continue
 		}

@@ -87,7 +87,7 @@ func runPlan(ctx context.Context, sys *sysIO, o *runOptions, args []string) erro
 	simulate := o.rehearsal.Sim
 	saved, isSaved, err := engine.ReadSavedPlan(path)
 	if err != nil {
-		return usagef("read %s: %v", path, err)
+		return usagef("%v", err) // the error names the file
 	}
 	planPath := path
 	if isSaved {

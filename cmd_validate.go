@@ -66,11 +66,9 @@ func validatePlans(ctx context.Context, sys *sysIO, o *validateOptions, args []s
 	src := map[string][]byte{}
 	var plans []*plan.Plan
 	for _, path := range files {
-		p, diags := plan.Load(path)
+		p, data, diags := plan.LoadSource(path)
 		all = append(all, diags...)
-		if b, err := os.ReadFile(path); err == nil {
-			src[path] = b
-		}
+		src[path] = data
 		if p != nil {
 			plans = append(plans, p)
 		}

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -15,13 +14,9 @@ import (
 
 // loadPlan loads and validates a plan; any error stops before a request.
 func loadPlan(sys *sysIO, path string) (*plan.Plan, error) {
-	p, diags := plan.Load(path)
+	p, data, diags := plan.LoadSource(path)
 	if len(diags) > 0 {
-		src := map[string][]byte{}
-		if b, err := os.ReadFile(path); err == nil {
-			src[path] = b
-		}
-		plan.WriteText(sys.Stderr, diags, src)
+		plan.WriteText(sys.Stderr, diags, map[string][]byte{path: data})
 	}
 	if diags.HasErrors() || p == nil {
 		return nil, &exitError{code: exitUsage, err: fmt.Errorf("%s is not a valid plan: %s", path, count(diags.Errors(), "error"))}

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"math"
 	"strings"
 
 	"github.com/betplan/betplan/plan"
@@ -18,6 +19,12 @@ func limitRefusal(l plan.Limits, risk exposure, race RaceInfo, u usage, usedWord
 		in = " in " + periodWords(l.Period, u.period)
 	}
 	t := u.totals
+	// Every amount was checked against plan.MaxBetAmount before the
+	// create; this refuses what no comparison below could (NaN compares
+	// false) whatever its origin.
+	if math.IsNaN(risk.Amount) || math.IsInf(risk.Amount, 0) || risk.Amount < 0 {
+		return fmt.Sprintf("this bet would put %v at risk (%s): not an amount of money", risk.Amount, risk.Basis)
+	}
 	// Once reached in the period, a stop stays: a later winner does not
 	// undo a stop-loss, nor a later loser a take-profit.
 	if l.MaxLoss != nil && t.LowestProfit <= -*l.MaxLoss+1e-9 {

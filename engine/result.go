@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"math"
 	"time"
 
 	"github.com/betplan/betplan/plan"
@@ -244,11 +245,18 @@ func (r *Result) Failed() bool {
 	return false
 }
 
+// roundCents rounds v to whole cents. Past 2^53 cents a float64 holds no
+// cents to round, and int64 would overflow (a sum of 1e19 turned into
+// -$92 quadrillion): such a v, NaN and the infinities come back as they
+// are, for the limits to refuse.
 func roundCents(v float64) float64 {
+	if math.IsNaN(v) || math.Abs(v) >= 1<<53/100 {
+		return v
+	}
 	if v < 0 {
 		return -roundCents(-v)
 	}
-	return float64(int64(v*100+0.5)) / 100
+	return math.Floor(v*100+0.5) / 100
 }
 
 // TipResult is one tip of the plan on one race: the tipster's record.

@@ -43,8 +43,9 @@ func WriteSavedPlan(path string, s *SavedPlan) error {
 }
 
 // ReadSavedPlan reads a saved plan; ok is false when path is not one.
+// Like a plan, it is read only from a regular file of bounded size.
 func ReadSavedPlan(path string) (s *SavedPlan, ok bool, err error) {
-	b, err := os.ReadFile(path)
+	b, err := plan.ReadFile(path)
 	if err != nil {
 		return nil, false, err
 	}

@@ -8,6 +8,7 @@ import (
 	"io"
 	"slices"
 	"strings"
+	"unicode/utf8"
 )
 
 // Severity says whether a diagnostic makes a plan invalid.
@@ -102,19 +103,72 @@ func WriteText(w io.Writer, diags Diagnostics, src map[string][]byte) error {
 		b.WriteString(d.String())
 		b.WriteByte('\n')
 		if line, ok := sourceLine(src[d.Filename], d.Line); ok && d.Column > 0 {
-			line = strings.ReplaceAll(line, "\t", " ")
+			line, col := quoteWindow(strings.ReplaceAll(line, "\t", " "), d.Column)
 			fmt.Fprintf(&b, "    %s\n", line)
 			width := 1
 			if d.EndLine == d.Line && d.EndColumn > d.Column {
 				width = d.EndColumn - d.Column
 			}
-			pad := min(d.Column-1, len([]rune(line)))
-			fmt.Fprintf(&b, "    %s%s\n", strings.Repeat(" ", pad), strings.Repeat("^", max(1, min(width, len([]rune(line))-pad))))
+			n := utf8.RuneCountInString(line)
+			pad := min(col-1, n)
+			fmt.Fprintf(&b, "    %s%s\n", strings.Repeat(" ", pad), strings.Repeat("^", max(1, min(width, n-pad))))
 		}
 	}
 	_, err := w.Write(b.Bytes())
 	return err
 }
+
+// quoteWidth is how much of a line longer than twice it a diagnostic
+// quotes: a plan written on one line of 90 KB would otherwise be quoted
+// whole under each of its problems.
+const quoteWidth = 80
+
+// quoteWindow is the part of line around column col (from 1) that a
+// diagnostic quotes, with "…" where it was cut, and col within it.
+func quoteWindow(line string, col int) (string, int) {
+	r := []rune(line)
+	if len(r) <= 2*quoteWidth {
+		return line, col
+	}
+	start := max(0, min(col-1-quoteWidth/2, len(r)-quoteWidth))
+	end := min(len(r), start+quoteWidth)
+	out := string(r[start:end])
+	col -= start
+	if start > 0 {
+		out, col = "…"+out, col+1
+	}
+	if end < len(r) {
+		out += "…"
+	}
+	return out, col
+}
+
+// MaxDiagnosticsPerFile is how many problems of one file are reported;
+// past it one more says how many were left out.
+const MaxDiagnosticsPerFile = 100
+
+// capDiagnostics keeps the first MaxDiagnosticsPerFile of one file's
+// sorted diagnostics and says how many more there were: 10,000 duplicate
+// keys are one mistake, not 10,000 lines to read (or megabytes to print).
+func capDiagnostics(d Diagnostics) Diagnostics {
+	if len(d) <= MaxDiagnosticsPerFile {
+		return d
+	}
+	rest := d[MaxDiagnosticsPerFile:]
+	first := rest[0]
+	sev := SeverityWarning
+	if rest.HasErrors() {
+		sev = SeverityError
+	}
+	return append(d[:MaxDiagnosticsPerFile:MaxDiagnosticsPerFile], Diagnostic{
+		Severity: sev, Filename: first.Filename, Line: first.Line, Column: first.Column,
+		EndLine: first.Line, EndColumn: first.Column + 1,
+		Summary: fmt.Sprintf("and %d more problems in %s (%s, %s) not shown: fix the ones above first",
+			len(rest), first.Filename, countOf(rest.Errors(), "error"), countOf(rest.Warnings(), "warning")),
+	})
+}
+
+func countOf(n int, noun string) string { return fmt.Sprintf("%d %s", n, plural(n, noun)) }
 
 func sourceLine(src []byte, n int) (string, bool) {
 	if src == nil || n < 1 {

@@ -7,8 +7,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/expr-lang/expr/ast"
-	exprparser "github.com/expr-lang/expr/parser"
 	"github.com/invopop/jsonschema"
 	"gopkg.in/yaml.v3"
 )
@@ -301,24 +299,23 @@ func (p *parser) checkTargetNames(b *Bet, doc *betDoc, name string, event bool) 
 		if n == nil {
 			continue
 		}
-		tree, err := exprparser.Parse(n.Value)
-		if err != nil {
+		rd, ok := p.c.readsOf(n.Value)
+		if !ok {
 			continue
 		}
-		ast.Find(tree.Node, func(x ast.Node) bool {
-			id, ok := x.(*ast.IdentifierNode)
-			if !ok || id.Value != wrong {
-				return false
-			}
+		at := rd.eventAt
+		if wrong == "race" {
+			at = rd.raceAt
+		}
+		if at >= 0 {
 			var msg string
 			if wrong == "race" {
 				msg = fmt.Sprintf("the expression reads race, but %s is on an event, not a race: race is never set for it; use event (%s)", name, strings.Join(eventNames, ", "))
 			} else {
 				msg = fmt.Sprintf("the expression reads event, but %s is on a race: event is set only for bets on a sports event (event:); use race", name)
 			}
-			p.errAt(n, finding{msg, id.Location().From})
-			return true
-		})
+			p.errAt(n, finding{msg, at})
+		}
 	}
 }
 

@@ -4,10 +4,8 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"io"
-	"os"
 	"reflect"
 	"regexp"
 	"slices"
@@ -20,18 +18,22 @@ import (
 // MaxFileSize is the largest plan Load and Parse accept.
 const MaxFileSize = 4 << 20
 
-// Load reads a plan file, refusing one over MaxFileSize, and parses it.
+// Load reads a plan file with ReadFile and parses it.
 func Load(path string) (*Plan, Diagnostics) {
-	f, err := os.Open(path)
+	p, _, diags := LoadSource(path)
+	return p, diags
+}
+
+// LoadSource is Load that also returns the bytes it read, for the
+// diagnostics' source lines.
+func LoadSource(path string) (*Plan, []byte, Diagnostics) {
+	data, err := ReadFile(path)
 	if err != nil {
-		return nil, Diagnostics{{Severity: SeverityError, Filename: path, Summary: "cannot read the plan: " + errors.Unwrap(err).Error()}}
+		msg := strings.TrimPrefix(err.Error(), path+": ")
+		return nil, nil, Diagnostics{{Severity: SeverityError, Filename: path, Summary: "cannot read the plan: " + msg}}
 	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, MaxFileSize+1))
-	if err != nil {
-		return nil, Diagnostics{{Severity: SeverityError, Filename: path, Summary: "cannot read the plan: " + err.Error()}}
-	}
-	return Parse(path, data)
+	p, diags := Parse(path, data)
+	return p, data, diags
 }
 
 // Parse decodes and checks a plan. The plan is nil when the diagnostics
@@ -53,6 +55,7 @@ func Parse(filename string, data []byte) (*Plan, Diagnostics) {
 	diags := p.d.diags
 	sortDiagnostics(diags)
 	diags = slices.Compact(diags) // a default's problem is found once per bet
+	diags = capDiagnostics(diags)
 	if diags.HasErrors() {
 		return nil, diags
 	}
@@ -107,9 +110,33 @@ func (p *parser) parse() {
 		p.d.errorf(&doc, "the plan is empty")
 		return
 	}
+	if a := selfAlias(&doc, map[*yaml.Node]bool{}); a != nil {
+		p.d.errorf(a, "alias *%s is inside its own anchor &%s: it would expand forever", a.Value, a.Value)
+		return
+	}
 	p.d.decode(doc.Content[0], reflect.ValueOf(&p.doc).Elem(), "", "plan")
 	if p.d.bombed {
 		return
 	}
 	p.check()
+}
+
+// selfAlias finds an alias inside the value its anchor names, such as
+// "vars: &a {x: *a}", before anything expands it: expanded, it took
+// hundreds of megabytes before the node budget refused it.
+func selfAlias(n *yaml.Node, open map[*yaml.Node]bool) *yaml.Node {
+	if n.Kind == yaml.AliasNode {
+		if open[n.Alias] {
+			return n
+		}
+		return nil
+	}
+	open[n] = true
+	defer delete(open, n)
+	for _, c := range n.Content {
+		if a := selfAlias(c, open); a != nil {
+			return a
+		}
+	}
+	return nil
 }

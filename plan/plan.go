@@ -3,6 +3,7 @@ package plan
 import (
 	"fmt"
 	"math"
+	"strconv"
 	"time"
 )
 
@@ -178,6 +179,9 @@ func (b *Bet) Amount(env *Env) (float64, error) {
 	}
 	if math.IsNaN(v) || math.IsInf(v, 0) {
 		return 0, fmt.Errorf("%s %s gave %v, not a finite number", b.AmountField(), a, v)
+	}
+	if v > MaxBetAmount {
+		return 0, fmt.Errorf("%s %s gave %s: %s", b.AmountField(), a, strconv.FormatFloat(v, 'g', -1, 64), betAmountRange)
 	}
 	cents := math.Floor(v*100 + 1e-6)
 	if cents <= 0 {

@@ -128,7 +128,7 @@ func TestHugeFileIsRefused(t *testing.T) {
 	must(t, os.WriteFile(path, data, 0o644))
 	p, diags := plan.Load(path)
 	check(t, p == nil, "want no plan")
-	equal(t, path+":1:1: the plan is larger than 4 MiB: refusing to read it (is this the right file?)", diags.Error())
+	equal(t, path+": cannot read the plan: larger than 4 MiB: refusing to read it (is this the right file?)", diags.Error())
 }
 
 func TestLoadMissingFile(t *testing.T) {

@@ -103,14 +103,14 @@ func (p *parser) checkBetReads(ids map[string]bool) {
 			if n == nil {
 				continue
 			}
-			tree, err := exprparser.Parse(n.Value)
-			if err != nil {
+			rd, ok := p.c.readsOf(n.Value)
+			if !ok {
 				continue // already reported when it was compiled
 			}
-			if readsOutcomes(tree.Node) {
+			if rd.outcomes {
 				p.plan.ReadsOutcomes = true
 			}
-			for _, r := range betReads(tree.Node) {
+			for _, r := range rd.bets {
 				var msg string
 				at := r.from
 				switch {
@@ -140,4 +140,42 @@ func (p *parser) checkBetReads(ids map[string]bool) {
 			}
 		}
 	}
+}
+
+// exprReads is what one expression reads of the plan's bets.
+type exprReads struct {
+	outcomes bool
+	bets     []betRead
+	// raceAt and eventAt are where the expression first reads race and
+	// event, or -1.
+	raceAt, eventAt int
+}
+
+// readsOf parses src once per plan, however many bets share it; ok is
+// false when it does not parse.
+func (c *compiler) readsOf(src string) (exprReads, bool) {
+	if rd, ok := c.reads[src]; ok {
+		return rd, true
+	}
+	tree, err := exprparser.Parse(src)
+	if err != nil {
+		return exprReads{}, false
+	}
+	rd := exprReads{outcomes: readsOutcomes(tree.Node), bets: betReads(tree.Node), raceAt: -1, eventAt: -1}
+	for _, name := range []string{"race", "event"} {
+		first := ast.Find(tree.Node, func(x ast.Node) bool {
+			id, ok := x.(*ast.IdentifierNode)
+			return ok && id.Value == name
+		})
+		if first == nil {
+			continue
+		}
+		if name == "race" {
+			rd.raceAt = first.Location().From
+		} else {
+			rd.eventAt = first.Location().From
+		}
+	}
+	c.reads[src] = rd
+	return rd, true
 }

@@ -3,6 +3,7 @@ package plan
 import (
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/expr-lang/expr/ast"
@@ -126,15 +127,20 @@ func (p *parser) amount(f *amountField, field AmountField) *Amount {
 		switch {
 		case f.Value <= 0:
 			p.d.errorf(f.node, "%s must be more than 0, got %s", field, f.node.Value)
-		case f.Value >= maxAmount:
-			p.d.errorf(f.node, "%s %s is out of range: %s", field, f.node.Value, amountRange)
+		case f.Value > MaxBetAmount:
+			p.d.errorf(f.node, "%s %s is out of range: %s", field, f.node.Value, betAmountRange)
 		case !isCents(f.Value):
 			p.d.errorf(f.node, "%s %s has more than two decimals: amounts are dollars and cents", field, f.node.Value)
 		}
 		return &Amount{Value: f.Value}
 	}
 	var e *Expr
-	if p.compileField(f.node, string(field), kindNumber, &e) == nil {
+	tree := p.compileField(f.node, string(field), kindNumber, &e)
+	if tree == nil {
+		return nil
+	}
+	if v, ok := constantValue(tree, p.plan.Vars); ok && !(v <= MaxBetAmount) {
+		p.errAt(f.node, finding{fmt.Sprintf("%s: the amount %s is always %s: %s", field, f.node.Value, strconv.FormatFloat(v, 'g', -1, 64), betAmountRange), 0})
 		return nil
 	}
 	return &Amount{Expr: e}
@@ -168,7 +174,7 @@ func (p *parser) compileField(n *yaml.Node, field string, kind exprKind, out **E
 		}
 		return nil
 	}
-	if fs := varsFindings(n.Value, kind, p.plan.Vars); len(fs) > 0 {
+	if fs := p.c.lint(n.Value, kind, tree, p.plan.Vars); len(fs) > 0 {
 		what := "expression"
 		if kind == kindNumber {
 			what = "amount"

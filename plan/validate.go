@@ -53,6 +53,14 @@ const maxAmount = 1e9
 
 const amountRange = "amounts are dollars and cents below $1,000,000,000"
 
+// MaxBetAmount is the most one bet's stake or target profit may be, in
+// dollars: far above any bet a plan means, far below where a float64
+// stops holding cents. A static amount above it is a validate error, a
+// computed one fails its bet with the value it gave.
+const MaxBetAmount = 1_000_000
+
+const betAmountRange = "a bet's stake or target profit is at most $1,000,000"
+
 // isCents reports whether v has at most two decimals.
 func isCents(v float64) bool {
 	c := v * 100

@@ -1,0 +1,368 @@
+package plan
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/expr-lang/expr"
+	"github.com/expr-lang/expr/ast"
+	exprparser "github.com/expr-lang/expr/parser"
+)
+
+// lint is what varsFindings and unboundedBuilds find in src, worked out
+// once per distinct source: the plan's vars are the same for all its
+// expressions, and a generated plan repeats a few thousand times.
+func (c *compiler) lint(src string, kind exprKind, tree ast.Node, vars map[string]any) []finding {
+	key := compileKey{src, kind}
+	if fs, ok := c.lints[key]; ok {
+		return fs
+	}
+	fs := append(unboundedBuilds(tree), varsFindings(src, kind, vars)...)
+	c.lints[key] = fs
+	return fs
+}
+
+// leftmost is where the source of n starts.
+func leftmost(n ast.Node) int {
+	switch x := n.(type) {
+	case *ast.BinaryNode:
+		return leftmost(x.Left)
+	case *ast.MemberNode:
+		return leftmost(x.Node)
+	case *ast.ChainNode:
+		return leftmost(x.Node)
+	}
+	return n.Location().From
+}
+
+// finding is a warning about part of an expression, at a rune offset.
+type finding struct {
+	msg  string
+	from int
+}
+
+// neverTrue finds a when whose constant parts contradict each other, such
+// as race.minutes_to_start < 5 && race.minutes_to_start > 10, or false.
+func neverTrue(n ast.Node) (finding, bool) {
+	type bound struct {
+		lo, hi         float64
+		loIncl, hiIncl bool
+		eq             *string
+	}
+	bounds := map[string]*bound{}
+	var conj []ast.Node
+	var flatten func(ast.Node)
+	flatten = func(n ast.Node) {
+		if b, ok := n.(*ast.BinaryNode); ok && (b.Operator == "&&" || b.Operator == "and") {
+			flatten(b.Left)
+			flatten(b.Right)
+			return
+		}
+		conj = append(conj, n)
+	}
+	flatten(n)
+	for _, c := range conj {
+		if b, ok := c.(*ast.BoolNode); ok && !b.Value {
+			return finding{"this condition is always false: the bet would never be created", leftmost(c)}, true
+		}
+		b, ok := c.(*ast.BinaryNode)
+		if !ok {
+			continue
+		}
+		op := b.Operator
+		path, lit := memberPath(b.Left), b.Right
+		if path == "" {
+			path, lit = memberPath(b.Right), b.Left
+			op = flip(op)
+		}
+		if path == "" {
+			continue
+		}
+		bd := bounds[path]
+		if bd == nil {
+			bd = &bound{lo: math.Inf(-1), hi: math.Inf(1), loIncl: true, hiIncl: true}
+			bounds[path] = bd
+		}
+		if s, ok := lit.(*ast.StringNode); ok && op == "==" {
+			if bd.eq != nil && *bd.eq != s.Value {
+				return finding{fmt.Sprintf("%s cannot be both %q and %q: the bet would never be created", path, *bd.eq, s.Value), leftmost(c)}, true
+			}
+			bd.eq = &s.Value
+			continue
+		}
+		v, ok := number(lit)
+		if !ok {
+			continue
+		}
+		switch op {
+		case "<", "<=":
+			if v < bd.hi || (v == bd.hi && op == "<") {
+				bd.hi, bd.hiIncl = v, op == "<="
+			}
+		case ">", ">=":
+			if v > bd.lo || (v == bd.lo && op == ">") {
+				bd.lo, bd.loIncl = v, op == ">="
+			}
+		case "==":
+			if v > bd.lo || (v == bd.lo && !bd.loIncl) {
+				bd.lo, bd.loIncl = v, true
+			}
+			if v < bd.hi || (v == bd.hi && !bd.hiIncl) {
+				bd.hi, bd.hiIncl = v, true
+			}
+		default:
+			continue
+		}
+		if bd.lo > bd.hi || (bd.lo == bd.hi && !(bd.loIncl && bd.hiIncl)) {
+			return finding{fmt.Sprintf("%s can never be %s and %s at once: the bet would never be created",
+				path, side(">", bd.lo, bd.loIncl), side("<", bd.hi, bd.hiIncl)), leftmost(c)}, true
+		}
+	}
+	return finding{}, false
+}
+
+func side(op string, v float64, incl bool) string {
+	if incl {
+		op += "="
+	}
+	return op + " " + strconv.FormatFloat(v, 'f', -1, 64)
+}
+
+func flip(op string) string {
+	switch op {
+	case "<":
+		return ">"
+	case "<=":
+		return ">="
+	case ">":
+		return "<"
+	case ">=":
+		return "<="
+	}
+	return op
+}
+
+func number(n ast.Node) (float64, bool) {
+	switch x := n.(type) {
+	case *ast.IntegerNode:
+		return float64(x.Value), true
+	case *ast.FloatNode:
+		return x.Value, true
+	case *ast.UnaryNode:
+		if x.Operator == "-" {
+			v, ok := number(x.Node)
+			return -v, ok
+		}
+	}
+	return 0, false
+}
+
+// literalChecks finds string literals compared with race.venue or
+// race.code that the service would not know.
+func literalChecks(n ast.Node) []finding {
+	var out []finding
+	check := func(path string, lit ast.Node) {
+		s, ok := lit.(*ast.StringNode)
+		if !ok {
+			return
+		}
+		switch path {
+		case "race.venue":
+			if !knownVenue(s.Value) {
+				out = append(out, finding{fmt.Sprintf("venue %q is not a venue betplan knows%s", s.Value, didYouMean(s.Value, venues)), s.Location().From})
+			}
+		case "race.code":
+			if !slices.Contains(codes, s.Value) {
+				out = append(out, finding{fmt.Sprintf("code %q is not a racing code%s (codes: %s)", s.Value, didYouMean(s.Value, codes), strings.Join(codes, ", ")), s.Location().From})
+			}
+		case "event.sport":
+			if msg := sportWarning(s.Value); msg != "" {
+				out = append(out, finding{msg, s.Location().From})
+			}
+		}
+	}
+	ast.Find(n, func(n ast.Node) bool {
+		b, ok := n.(*ast.BinaryNode)
+		if !ok {
+			return false
+		}
+		switch b.Operator {
+		case "==", "!=":
+			if p := memberPath(b.Left); p != "" {
+				check(p, b.Right)
+			} else if p := memberPath(b.Right); p != "" {
+				check(p, b.Left)
+			}
+		case "in", "not in":
+			if a, ok := b.Right.(*ast.ArrayNode); ok {
+				if p := memberPath(b.Left); p != "" {
+					for _, e := range a.Nodes {
+						check(p, e)
+					}
+				}
+			}
+		}
+		return false
+	})
+	sort.SliceStable(out, func(i, j int) bool { return out[i].from < out[j].from })
+	return out
+}
+
+// varsFindings checks what an expression reads from vars against the
+// plan's vars, which are known before the run: a name the plan does not
+// define, a division by a constant zero, and a var whose value has a type
+// the expression cannot use (checked by compiling the expression again
+// with each var replaced by its value).
+func varsFindings(src string, kind exprKind, vars map[string]any) []finding {
+	tree, err := exprparser.Parse(src)
+	if err != nil {
+		return nil
+	}
+	var out []finding
+	names := sortedKeys(vars)
+	known := true
+	ast.Find(tree.Node, func(n ast.Node) bool {
+		name, ok := varName(n)
+		if !ok {
+			return false
+		}
+		if _, has := vars[name]; !has {
+			known = false
+			msg := fmt.Sprintf("unknown name vars.%s: the plan has no vars; add vars: {%s: ...} at the top", name, name)
+			if len(names) > 0 {
+				msg = fmt.Sprintf("unknown name vars.%s%s", name, orList(name, names))
+				msg = strings.Replace(msg, "(fields: ", "(vars: ", 1)
+			}
+			out = append(out, finding{msg, leftmost(n)})
+		}
+		return false
+	})
+	ast.Find(tree.Node, func(n ast.Node) bool {
+		b, ok := n.(*ast.BinaryNode)
+		if !ok || (b.Operator != "/" && b.Operator != "%") {
+			return false
+		}
+		if v, ok := constantValue(b.Right, vars); ok && v == 0 {
+			msg := "divides by zero"
+			if _, literal := number(b.Right); !literal {
+				msg += fmt.Sprintf(": %s is always 0", b.Right.String())
+			}
+			out = append(out, finding{msg, leftmost(b.Right)})
+		}
+		return false
+	})
+	if !known || len(out) > 0 {
+		return out
+	}
+	// The expression printed back must compile as the source did, or a
+	// failure below would be the printer's, not the plan's.
+	opts := append(baseOptions[:len(baseOptions):len(baseOptions)], kind.option())
+	if _, err := expr.Compile(tree.Node.String(), opts...); err != nil {
+		return nil
+	}
+	var used []string
+	ast.Walk(&tree.Node, varPatcher{vars: vars, used: &used})
+	if len(used) == 0 {
+		return nil
+	}
+	if _, err := expr.Compile(tree.Node.String(), opts...); err != nil {
+		var ee *exprError
+		if errors.As(explainCompileError(err, kind), &ee) {
+			out = append(out, finding{fmt.Sprintf("%s (with %s)", ee.msg, strings.Join(used, ", ")), 0})
+		}
+	}
+	return out
+}
+
+// varName is "unit" for vars.unit.
+func varName(n ast.Node) (string, bool) {
+	m, ok := n.(*ast.MemberNode)
+	if !ok || m.Method {
+		return "", false
+	}
+	id, ok := m.Node.(*ast.IdentifierNode)
+	if !ok || id.Value != "vars" {
+		return "", false
+	}
+	s, ok := m.Property.(*ast.StringNode)
+	if !ok {
+		return "", false
+	}
+	return s.Value, true
+}
+
+// constantValue is the value of n when it reads nothing but numbers and
+// vars: a literal, a var, or arithmetic on them.
+func constantValue(n ast.Node, vars map[string]any) (float64, bool) {
+	if name, ok := varName(n); ok {
+		switch v := vars[name].(type) {
+		case float64:
+			return v, true
+		case int:
+			return float64(v), true
+		}
+		return 0, false
+	}
+	switch x := n.(type) {
+	case *ast.IntegerNode:
+		return float64(x.Value), true
+	case *ast.FloatNode:
+		return x.Value, true
+	case *ast.UnaryNode:
+		v, ok := constantValue(x.Node, vars)
+		switch x.Operator {
+		case "-":
+			return -v, ok
+		case "+":
+			return v, ok
+		}
+	case *ast.BinaryNode:
+		l, lok := constantValue(x.Left, vars)
+		r, rok := constantValue(x.Right, vars)
+		if !lok || !rok {
+			return 0, false
+		}
+		switch x.Operator {
+		case "+":
+			return l + r, true
+		case "-":
+			return l - r, true
+		case "*":
+			return l * r, true
+		}
+	}
+	return 0, false
+}
+
+// varPatcher replaces each vars.X of a scalar value by that value.
+type varPatcher struct {
+	vars map[string]any
+	used *[]string
+}
+
+func (v varPatcher) Visit(node *ast.Node) {
+	name, ok := varName(*node)
+	if !ok {
+		return
+	}
+	var lit ast.Node
+	switch x := v.vars[name].(type) {
+	case string:
+		lit = &ast.StringNode{Value: x}
+	case bool:
+		lit = &ast.BoolNode{Value: x}
+	case float64:
+		lit = &ast.FloatNode{Value: x}
+	case int:
+		lit = &ast.IntegerNode{Value: x}
+	default:
+		return
+	}
+	ast.Patch(node, lit)
+	*v.used = append(*v.used, fmt.Sprintf("vars.%s = %s", name, formatValue(v.vars[name])))
+}
