@@ -79,30 +79,6 @@ func newSystemIO() *sysIO {
 
 func isTerminal(f *os.File) bool { return term.IsTerminal(int(f.Fd())) }
 
-// usageError is a mistake in how the command was called: main prints it
-// with a pointer to the usage text and exits 2.
-type usageError struct{ msg string }
-
-func (e *usageError) Error() string { return e.msg }
-
-func usagef(format string, args ...any) error { return &usageError{fmt.Sprintf(format, args...)} }
-
-// exitError carries a specific exit code with the error that caused it.
-// A nil err means the command already reported what happened.
-type exitError struct {
-	code int
-	err  error
-}
-
-func (e *exitError) Error() string {
-	if e.err == nil {
-		return fmt.Sprintf("exit %d", e.code)
-	}
-	return e.err.Error()
-}
-
-func (e *exitError) Unwrap() error { return e.err }
-
 // command is one subcommand: its name, one line for `help`, and how to
 // bind its flags and act.
 type command struct {
@@ -219,9 +195,13 @@ func execute(ctx context.Context, args []string, sys *sysIO) int {
 	}
 	err := act(ctx, sys, fs.Args())
 	if sig := interruptedBy(ctx); sig != nil && err != nil {
-		err = &exitError{code: sig.exitCode(), err: errors.New(c.interruptedWords())}
+		err = &interruptedError{sig: sig, cause: err}
 	}
-	return exitCode(sys.Stderr, c, err)
+	code, line := c.exitStatus(err)
+	if line != "" {
+		fmt.Fprintf(sys.Stderr, "betplan %s: %s\n", c.name, line)
+	}
+	return code
 }
 
 // interruptedWords is what a command says when a signal stopped it.
@@ -238,28 +218,6 @@ func newFlagSet(c *command) (*pflag.FlagSet, action) {
 	fs.SetOutput(io.Discard)
 	fs.SortFlags = false
 	return fs, c.setup(fs)
-}
-
-// exitCode reports err on stderr in the command's voice and maps it to an
-// exit code.
-func exitCode(stderr io.Writer, c *command, err error) int {
-	if err == nil {
-		return exitOK
-	}
-	var ue *usageError
-	if errors.As(err, &ue) {
-		fmt.Fprintf(stderr, "betplan %s: %s\nRun 'betplan %s --help' for usage.\n", c.name, ue.msg, c.name)
-		return exitUsage
-	}
-	var ee *exitError
-	if errors.As(err, &ee) {
-		if ee.err != nil {
-			fmt.Fprintf(stderr, "betplan %s: %v\n", c.name, ee.err)
-		}
-		return ee.code
-	}
-	fmt.Fprintf(stderr, "betplan %s: %v\n", c.name, err)
-	return exitFailed
 }
 
 const exitCodesHelp = `Exit codes:

@@ -65,7 +65,7 @@ func diffPlans(_ context.Context, sys *sysIO, o *diffOptions, args []string) err
 		}
 		data, err := gitShow(o.Git, path)
 		if err != nil {
-			return &exitError{code: exitUsage, err: err}
+			return &invalidError{err}
 		}
 		oldSrc = source{name: o.Git + ":" + path, data: data}
 		newSrc.name = path
@@ -89,7 +89,7 @@ func diffPlans(_ context.Context, sys *sysIO, o *diffOptions, args []string) err
 	if oldDiags.HasErrors() || newDiags.HasErrors() {
 		all := append(oldDiags, newDiags...)
 		plan.WriteText(sys.Stderr, all, map[string][]byte{oldSrc.name: oldData, newSrc.name: newData})
-		return &exitError{code: exitUsage, err: fmt.Errorf("cannot diff invalid plans: %s", count(all.Errors(), "error"))}
+		return invalidf("cannot diff invalid plans: %s", count(all.Errors(), "error"))
 	}
 	d := plan.Diff(oldPlan, newPlan)
 	var err error
@@ -105,7 +105,7 @@ func diffPlans(_ context.Context, sys *sysIO, o *diffOptions, args []string) err
 		return err
 	}
 	if d.Changed() {
-		return &exitError{code: exitChanges}
+		return errChanges
 	}
 	return nil
 }

@@ -144,7 +144,7 @@ func runDoctor(ctx context.Context, sys *sysIO, o *doctorOptions, args []string)
 		writeDoctorText(sys.Stdout, rep)
 	}
 	if !rep.Ready {
-		return &exitError{code: exitFailed, err: fmt.Errorf("not ready: %s", strings.Join(rep.Reasons, "; "))}
+		return fmt.Errorf("not ready: %s", strings.Join(rep.Reasons, "; "))
 	}
 	return nil
 }

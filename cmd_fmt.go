@@ -77,7 +77,7 @@ func formatPlans(_ context.Context, sys *sysIO, o *fmtOptions, args []string) er
 		case o.Write:
 			if !same {
 				if err := writeAtomically(path, out); err != nil {
-					return &exitError{code: exitFailed, err: err}
+					return err
 				}
 				fmt.Fprintln(sys.Stderr, path)
 			}
@@ -88,10 +88,10 @@ func formatPlans(_ context.Context, sys *sysIO, o *fmtOptions, args []string) er
 		}
 	}
 	if invalid > 0 {
-		return &exitError{code: exitUsage, err: fmt.Errorf("%s not formatted: %s", count(invalid, "plan"), "invalid")}
+		return invalidf("%s not formatted: %s", count(invalid, "plan"), "invalid")
 	}
 	if o.Check && changed > 0 {
-		return &exitError{code: exitFailed, err: fmt.Errorf("%s not formatted: run betplan fmt -w", count(changed, "plan"))}
+		return fmt.Errorf("%s not formatted: run betplan fmt -w", count(changed, "plan"))
 	}
 	return nil
 }

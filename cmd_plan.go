@@ -84,14 +84,7 @@ func previewPlan(ctx context.Context, sys *sysIO, o *planOptions, args []string)
 	}
 	res, saved, err := engine.Preview(ctx, p, opts)
 	if err != nil {
-		if why := serviceProblem(opts.BaseURL, err); why != nil {
-			return &exitError{code: exitRefused, err: why}
-		}
-		code := exitFailed
-		if engine.IsRefused(err) { // the shared state out of reach
-			code = exitRefused
-		}
-		return &exitError{code: code, err: err}
+		return explainService(opts.BaseURL, err)
 	}
 	if err := reporters.Write(sys.Stdout, f, res, sys.textOptions()); err != nil {
 		return err
@@ -113,7 +106,7 @@ func previewPlan(ctx context.Context, sys *sysIO, o *planOptions, args []string)
 		}
 	}
 	if o.DetailedExitcode && (len(saved.Creates) > 0 || publishesNow(res)) {
-		return &exitError{code: exitChanges}
+		return errChanges
 	}
 	return nil
 }

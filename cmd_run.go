@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"maps"
 	"path/filepath"
@@ -156,10 +155,6 @@ func runPlan(ctx context.Context, sys *sysIO, o *runOptions, args []string) erro
 	}
 	if live != nil {
 		live.clear()
-	}
-	var locked *engine.LockedError
-	if errors.As(err, &locked) {
-		return &exitError{code: exitRefused, err: fmt.Errorf("refused: %v: wait for that run to end, or pass --lock-timeout 30m to wait for it", locked)}
 	}
 	return finishRun(sys, o.report, f, opts, res, err)
 }

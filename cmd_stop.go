@@ -91,7 +91,7 @@ func stopPlans(ctx context.Context, sys *sysIO, o *stopOptions, args []string) e
 			return err
 		}
 		if !ok {
-			return &exitError{code: exitRefused, err: errors.New("refused: stop was not confirmed")}
+			return refusef("refused: stop was not confirmed")
 		}
 	}
 
@@ -111,7 +111,7 @@ func stopPlans(ctx context.Context, sys *sysIO, o *stopOptions, args []string) e
 			failed = append(failed, err)
 		}
 	}
-	return worstExit(failed)
+	return joinFailures(failed)
 }
 
 func stopSummary(o *stopOptions, plans []string, base string) string {
@@ -143,9 +143,8 @@ func stopPlan(ctx context.Context, sys *sysIO, o *stopOptions, conn *connection,
 	res, err := engine.Stop(ctx, p, opts)
 	var locked *engine.LockedError
 	if errors.As(err, &locked) {
-		err = fmt.Errorf("plan %s is stopped (its runs create nothing more), but %v did not let the lock go within %s: run `betplan stop %s` again to cancel what it created",
+		return refusef("plan %s is stopped (its runs create nothing more), but %v did not let the lock go within %s: run `betplan stop %s` again to cancel what it created",
 			p.Name, locked.Owner, o.Wait, path)
-		return &exitError{code: exitRefused, err: err}
 	}
 	return finishRun(sys, reportOptions{}, reporters.Format("text"), opts, res, err)
 }
@@ -175,7 +174,7 @@ func resumePlans(ctx context.Context, sys *sysIO, o *stopOptions, args []string)
 		had, err := engine.Resume(ctx, p, opts)
 		switch {
 		case err != nil:
-			return &exitError{code: exitFailed, err: fmt.Errorf("plan %s: %w", p.Name, err)}
+			return fmt.Errorf("plan %s: %w", p.Name, err)
 		case had:
 			fmt.Fprintf(sys.Stdout, "plan %s: resumed; its runs create again\n", p.Name)
 		default:
@@ -191,7 +190,7 @@ func sessionsOff(ctx context.Context, w io.Writer, c *apiclient.Client) error {
 	res, err := c.ControlAllSessions(ctx, false)
 	if err != nil {
 		fmt.Fprintf(w, "sessions: could not turn them off: %v\n", err)
-		return &exitError{code: exitFailed, err: fmt.Errorf("turn sessions off: %w", err)}
+		return fmt.Errorf("turn sessions off: %w", err)
 	}
 	bad := 0
 	for _, a := range res.Results {
@@ -206,7 +205,7 @@ func sessionsOff(ctx context.Context, w io.Writer, c *apiclient.Client) error {
 	}
 	fmt.Fprintf(w, "sessions: %s\n", orDash(res.Message))
 	if bad > 0 || (res.Status != "" && !strings.EqualFold(res.Status, "success")) {
-		return &exitError{code: exitFailed, err: fmt.Errorf("%d sessions were not turned off", bad)}
+		return fmt.Errorf("%d sessions were not turned off", bad)
 	}
 	return nil
 }
@@ -219,7 +218,7 @@ func cancelAccount(ctx context.Context, w io.Writer, c *apiclient.Client, now ti
 	for n, err := range c.Notifications(ctx, apiclient.ListNotificationsOptions{}) {
 		if err != nil {
 			fmt.Fprintf(w, "account: listing notifications failed: %v\n", err)
-			return &exitError{code: exitFailed, err: fmt.Errorf("list the account's notifications: %w", err)}
+			return fmt.Errorf("list the account's notifications: %w", err)
 		}
 		start := n.Tip.Competition.StartTime.Time
 		if bool(n.IsCanceled) || bool(n.IsDeleted) || n.Resulted() || (!start.IsZero() && !now.Before(start)) {
@@ -243,7 +242,7 @@ func cancelAccount(ctx context.Context, w io.Writer, c *apiclient.Client, now ti
 	}
 	fmt.Fprintln(w)
 	if bad > 0 {
-		return &exitError{code: exitFailed, err: fmt.Errorf("%s could not be cancelled", count(bad, "notification"))}
+		return fmt.Errorf("%s could not be cancelled", count(bad, "notification"))
 	}
 	return nil
 }
@@ -253,30 +252,4 @@ func orDash(s string) string {
 		return "-"
 	}
 	return s
-}
-
-// worstExit folds the errors of several actions into one: a refusal (3)
-// outranks a failure (1); every message is kept.
-func worstExit(errs []error) error {
-	if len(errs) == 0 {
-		return nil
-	}
-	code := exitFailed
-	var msgs []string
-	for _, err := range errs {
-		var ee *exitError
-		if errors.As(err, &ee) {
-			if ee.code == exitRefused {
-				code = exitRefused
-			}
-			if ee.err == nil {
-				continue
-			}
-		}
-		msgs = append(msgs, err.Error())
-	}
-	if len(msgs) == 0 {
-		return &exitError{code: code}
-	}
-	return &exitError{code: code, err: errors.New(strings.Join(msgs, "; "))}
 }

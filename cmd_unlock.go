@@ -80,10 +80,9 @@ func unlockPlan(ctx context.Context, sys *sysIO, o *unlockOptions, args []string
 func unlockError(err error) error {
 	var le *engine.LockedError
 	if errors.As(err, &le) {
-		return &exitError{code: exitRefused, err: fmt.Errorf("%v; it is live: stop that run, or pass --force", err)}
+		// Not the held-lock refusal of the other commands: unlock does
+		// not wait, it removes.
+		return refusef("%v; it is live: stop that run, or pass --force", err)
 	}
-	if engine.IsRefused(err) {
-		return &exitError{code: exitRefused, err: err}
-	}
-	return &exitError{code: exitFailed, err: err}
+	return err
 }

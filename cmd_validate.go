@@ -119,7 +119,7 @@ func validatePlans(ctx context.Context, sys *sysIO, o *validateOptions, args []s
 			}
 			summary += fmt.Sprintf(" in %d of %d plans", len(bad), len(files))
 		}
-		return &exitError{code: exitUsage, err: errors.New(summary)}
+		return &invalidError{errors.New(summary)}
 	}
 	return nil
 }
@@ -194,10 +194,7 @@ func validateOnline(ctx context.Context, sys *sysIO, so *serviceOptions, plans [
 	for _, p := range plans {
 		d, err := engine.CheckOnline(ctx, p, conn.client, conn.clock)
 		if err != nil {
-			if why := serviceProblem(conn.baseURL, err); why != nil {
-				return nil, &exitError{code: exitRefused, err: why}
-			}
-			return nil, &exitError{code: exitFailed, err: err}
+			return nil, explainService(conn.baseURL, err)
 		}
 		out = append(out, d...)
 	}

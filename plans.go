@@ -24,7 +24,7 @@ func loadPlan(sys *sysIO, path string) (*plan.Plan, error) {
 		plan.WriteText(sys.Stderr, diags, src)
 	}
 	if diags.HasErrors() || p == nil {
-		return nil, &exitError{code: exitUsage, err: fmt.Errorf("%s is not a valid plan: %s", path, count(diags.Errors(), "error"))}
+		return nil, invalidf("%s is not a valid plan: %s", path, count(diags.Errors(), "error"))
 	}
 	return p, nil
 }
@@ -73,7 +73,7 @@ func confirmer(sys *sysIO, yes, simulated bool) (func(string) (bool, error), err
 		return nil, nil
 	}
 	if !sys.Interactive {
-		return nil, &exitError{code: exitRefused, err: errors.New("refused: " + refusedNoConfirmation)}
+		return nil, refusef("refused: %s", refusedNoConfirmation)
 	}
 	return func(summary string) (bool, error) {
 		fmt.Fprintf(sys.Stderr, "%s\nThis acts on real money. Type yes to go on: ", summary)
