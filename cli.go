@@ -112,16 +112,38 @@ type action func(ctx context.Context, sys *sysIO, args []string) error
 
 // bindTo makes a command's setup from its options type: bind declares the
 // flags on a fresh *O, act runs with it. act is what tests call without
-// flags.
+// flags. Options that have a validate method are checked before act, so a
+// bad combination of flags is refused before any I/O.
 func bindTo[O any](bind func(*O, *pflag.FlagSet), act func(context.Context, *sysIO, *O, []string) error) func(*pflag.FlagSet) action {
 	return func(fs *pflag.FlagSet) action {
 		o := new(O)
 		if bind != nil {
 			bind(o, fs)
 		}
-		return func(ctx context.Context, sys *sysIO, args []string) error { return act(ctx, sys, o, args) }
+		return func(ctx context.Context, sys *sysIO, args []string) error {
+			if v, ok := any(o).(validator); ok {
+				if err := v.validate(); err != nil {
+					return err
+				}
+			}
+			return act(ctx, sys, o, args)
+		}
 	}
 }
+
+// firstError runs checks in order and returns the first error.
+func firstError(checks ...func() error) error {
+	for _, check := range checks {
+		if err := check(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// validator is options that can tell, from the flags alone, that they make
+// no sense together or are out of any sane range.
+type validator interface{ validate() error }
 
 // noFlags is the options of a command that has none.
 type noFlags struct{}

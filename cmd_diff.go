@@ -44,15 +44,18 @@ func (o *diffOptions) bind(fs *pflag.FlagSet) {
 	fs.StringVar(&o.Git, "git", "", "compare PLAN as committed at this git `REF` (e.g. origin/main) with the working copy")
 }
 
+func (o *diffOptions) validate() error {
+	switch o.Format {
+	case "text", "markdown", "json":
+		return nil
+	}
+	return usagef("--format is text, markdown or json, not %q", o.Format)
+}
+
 // diffPlans is `betplan diff OLD NEW` and `betplan diff --git REF PLAN`.
 // Exit codes follow plan --detailed-exitcode: 0 no change, 4 changes, 2
 // when either plan is invalid.
 func diffPlans(_ context.Context, sys *sysIO, o *diffOptions, args []string) error {
-	switch o.Format {
-	case "text", "markdown", "json":
-	default:
-		return usagef("--format is text, markdown or json, not %q", o.Format)
-	}
 	type source struct {
 		name string
 		data []byte

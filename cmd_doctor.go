@@ -115,25 +115,25 @@ func (r *doctorReport) add(name string, level checkLevel, format string, args ..
 	}
 }
 
+func (o *doctorOptions) validate() error {
+	if o.Format != "text" && o.Format != "json" {
+		return usagef("--format %q: want text or json", o.Format)
+	}
+	return o.service.validate()
+}
+
 // runDoctor is `betplan doctor`. It only reads: no create, no control, no
 // lock taken, nothing written to the shared state.
 func runDoctor(ctx context.Context, sys *sysIO, o *doctorOptions, args []string) error {
 	if len(args) > 0 {
 		return usagef("doctor takes no arguments, got %q", args[0])
 	}
-	if o.Format != "text" && o.Format != "json" {
-		return usagef("--format %q: want text or json", o.Format)
-	}
-	store, err := o.state.sharedStore(sys, o.service.Insecure)
+	s, err := openSession(sys, &o.service, o.state, nil)
 	if err != nil {
 		return err
 	}
-	conn, err := o.service.connect(sys)
-	if err != nil {
-		return err
-	}
-	defer conn.close()
-	rep := examine(ctx, conn, store)
+	defer s.close()
+	rep := examine(ctx, s.conn, s.store)
 	if o.Format == "json" {
 		enc := json.NewEncoder(sys.Stdout)
 		enc.SetIndent("", "  ")

@@ -54,31 +54,32 @@ func (o *planOptions) bind(fs *pflag.FlagSet) {
 	o.service.rehearsable = true
 }
 
+func (o *planOptions) validate() error {
+	if f, err := reporters.ParseFormat(o.Format); err != nil || (f != "text" && f != "json" && f != "markdown") {
+		return usagef("--format for plan is text, json or markdown, not %q", o.Format)
+	}
+	return o.service.validate()
+}
+
 // previewPlan is `betplan plan PLAN`.
 func previewPlan(ctx context.Context, sys *sysIO, o *planOptions, args []string) error {
 	path, err := onePlanArg(args)
 	if err != nil {
 		return err
 	}
-	f, err := reporters.ParseFormat(o.Format)
-	if err != nil || (f != "text" && f != "json" && f != "markdown") {
-		return usagef("--format for plan is text, json or markdown, not %q", o.Format)
-	}
+	f, _ := reporters.ParseFormat(o.Format) // checked by validate
 	p, err := loadPlan(sys, path)
 	if err != nil {
 		return err
 	}
-	conn, err := o.service.connectOrRehearse(sys, o.rehearsal.Sim, o.rehearsal.World)
+	s, err := openSession(sys, &o.service, o.state, &o.rehearsal)
 	if err != nil {
 		return err
 	}
-	defer conn.close()
-	opts, err := engineOptions(sys, path, o.state, conn)
-	if err != nil {
-		return err
-	}
+	defer s.close()
+	opts := s.options(path)
 	opts.Log = nil
-	if conn.simulated {
+	if opts.Simulated {
 		// A preview on a new simulated world has no journal to read.
 		opts.State = opts.State.Scratch()
 	}

@@ -58,14 +58,21 @@ func (o *stopOptions) bind(fs *pflag.FlagSet) {
 	o.service.bind(fs)
 }
 
+func (o *stopOptions) validate() error {
+	if o.Resume && (o.All || o.SessionsOff) {
+		return usagef("--resume clears plans' stop marks; it does not go with --all or --sessions-off")
+	}
+	if o.Wait < 0 {
+		return usagef("--wait %v: want 0 (do not wait) or more", o.Wait)
+	}
+	return o.service.validate()
+}
+
 // stopPlans is `betplan stop`. The order matters when money is moving:
 // sessions off first (the bots stop placing at once), then each plan
 // stopped and its notifications cancelled, then the rest of the account.
 func stopPlans(ctx context.Context, sys *sysIO, o *stopOptions, args []string) error {
 	if o.Resume {
-		if o.All || o.SessionsOff {
-			return usagef("--resume clears plans' stop marks; it does not go with --all or --sessions-off")
-		}
 		return resumePlans(ctx, sys, o, args)
 	}
 	if len(args) == 0 && !o.All && !o.SessionsOff {
@@ -80,11 +87,12 @@ func stopPlans(ctx context.Context, sys *sysIO, o *stopOptions, args []string) e
 	if err != nil {
 		return err
 	}
-	conn, err := o.service.connect(sys)
+	s, err := openSession(sys, &o.service, o.state, nil)
 	if err != nil {
 		return err
 	}
-	defer conn.close()
+	defer s.close()
+	conn := s.conn
 	if confirm != nil {
 		ok, err := confirm(stopSummary(o, args, conn.baseURL))
 		if err != nil {
@@ -102,7 +110,7 @@ func stopPlans(ctx context.Context, sys *sysIO, o *stopOptions, args []string) e
 		}
 	}
 	for _, path := range args {
-		if err := stopPlan(ctx, sys, o, conn, path); err != nil {
+		if err := stopPlan(ctx, sys, o, s, path); err != nil {
 			failed = append(failed, err)
 		}
 	}
@@ -130,15 +138,12 @@ func stopSummary(o *stopOptions, plans []string, base string) string {
 
 // stopPlan stops one plan and prints its status afterwards, bet by bet,
 // into its reports as `status` would.
-func stopPlan(ctx context.Context, sys *sysIO, o *stopOptions, conn *connection, path string) error {
+func stopPlan(ctx context.Context, sys *sysIO, o *stopOptions, s *session, path string) error {
 	p, err := loadPlan(sys, path)
 	if err != nil {
 		return err
 	}
-	opts, err := engineOptions(sys, path, o.state, conn)
-	if err != nil {
-		return err
-	}
+	opts := s.options(path)
 	opts.LockTimeout = o.Wait
 	res, err := engine.Stop(ctx, p, opts)
 	var locked *engine.LockedError
@@ -154,23 +159,18 @@ func resumePlans(ctx context.Context, sys *sysIO, o *stopOptions, args []string)
 	if len(args) == 0 {
 		return usagef("--resume needs the plans to resume")
 	}
-	base, err := o.service.baseURL(sys)
-	if err != nil {
-		return err
-	}
-	if base == "" {
-		return usagef("no service: set --base-url or BETPLAN_BASE_URL (a stop mark is per plan and service)")
-	}
-	store, err := o.state.sharedStore(sys, o.service.Insecure)
-	if err != nil {
-		return err
-	}
 	for _, path := range args {
+		opts, err := stateOnly(sys, &o.service, o.state, path)
+		if err != nil {
+			return err
+		}
+		if opts.BaseURL == "" {
+			return usagef("no service: set --base-url or BETPLAN_BASE_URL (a stop mark is per plan and service)")
+		}
 		p, err := loadPlan(sys, path)
 		if err != nil {
 			return err
 		}
-		opts := engine.Options{BaseURL: base, PlanFile: path, State: engine.NewLayout(o.state.StateDir, path, false), Store: store}
 		had, err := engine.Resume(ctx, p, opts)
 		switch {
 		case err != nil:
@@ -211,30 +211,23 @@ func sessionsOff(ctx context.Context, w io.Writer, c *apiclient.Client) error {
 }
 
 // cancelAccount cancels every notification of the account that can still
-// be cancelled: not cancelled, deleted or resulted, and its race not yet
-// started (the service refuses those anyway).
+// be cancelled, saying what happened to each.
 func cancelAccount(ctx context.Context, w io.Writer, c *apiclient.Client, now time.Time) error {
-	cancelled, bad := 0, 0
-	for n, err := range c.Notifications(ctx, apiclient.ListNotificationsOptions{}) {
-		if err != nil {
-			fmt.Fprintf(w, "account: listing notifications failed: %v\n", err)
-			return fmt.Errorf("list the account's notifications: %w", err)
-		}
-		start := n.Tip.Competition.StartTime.Time
-		if bool(n.IsCanceled) || bool(n.IsDeleted) || n.Resulted() || (!start.IsZero() && !now.Before(start)) {
-			continue
-		}
+	cancelled, bad, err := engine.CancelAccount(ctx, c, now, func(a engine.AccountCancel) {
+		n := a.Notification
 		what := fmt.Sprintf("notification %d (%s R%d, label %q)", n.ID, n.Tip.Competition.Name.First(), n.Tip.Competition.EventNumber, n.Label)
-		if err := c.CancelNotification(ctx, int64(n.ID)); err != nil {
-			if ctx.Err() != nil {
-				return ctx.Err()
-			}
-			fmt.Fprintf(w, "could not cancel %s: %v\n", what, err)
-			bad++
-			continue
+		if a.Err != nil {
+			fmt.Fprintf(w, "could not cancel %s: %v\n", what, a.Err)
+			return
 		}
 		fmt.Fprintf(w, "cancelled %s\n", what)
-		cancelled++
+	})
+	var listing *engine.AccountListError
+	if errors.As(err, &listing) {
+		fmt.Fprintf(w, "account: listing notifications failed: %v\n", listing.Err)
+	}
+	if err != nil {
+		return err
 	}
 	fmt.Fprintf(w, "account: %s cancelled", count(cancelled, "notification"))
 	if bad > 0 {

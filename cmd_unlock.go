@@ -51,17 +51,14 @@ func unlockPlan(ctx context.Context, sys *sysIO, o *unlockOptions, args []string
 	if err != nil {
 		return err
 	}
-	base, err := o.service.baseURL(sys)
+	opts, err := stateOnly(sys, &o.service, o.state, path)
 	if err != nil {
 		return err
 	}
-	shared, err := o.state.sharedStore(sys, o.service.Insecure)
-	if err != nil {
-		return err
-	}
+	base, shared := opts.BaseURL, opts.Store
 	key := engine.PlanKey{Name: p.Name, BaseURL: base}
 	if shared == nil {
-		lockPath := engine.NewLayout("", path, false).LockPath(p.Name, base)
+		lockPath := opts.State.LockPath(p.Name, base)
 		owner, err := engine.Unlock(lockPath, o.Force)
 		if err != nil {
 			return unlockError(err)

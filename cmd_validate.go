@@ -48,15 +48,19 @@ func (o *validateOptions) bind(fs *pflag.FlagSet) {
 	o.service.bind(fs)
 }
 
-// validatePlans is `betplan validate PLAN...`.
-func validatePlans(ctx context.Context, sys *sysIO, o *validateOptions, args []string) error {
-	if len(args) == 0 {
-		return usagef("missing the plan files to validate")
-	}
+func (o *validateOptions) validate() error {
 	switch o.Format {
 	case "text", "json", "github", "sarif":
 	default:
 		return usagef("--format is text, json, github or sarif, not %q", o.Format)
+	}
+	return o.service.validate()
+}
+
+// validatePlans is `betplan validate PLAN...`.
+func validatePlans(ctx context.Context, sys *sysIO, o *validateOptions, args []string) error {
+	if len(args) == 0 {
+		return usagef("missing the plan files to validate")
 	}
 	files, err := planFiles(args)
 	if err != nil {

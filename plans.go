@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/betplan/betplan/engine"
 	"github.com/betplan/betplan/plan"
 )
 
@@ -37,33 +36,6 @@ func onePlanArg(args []string) (string, error) {
 		return args[0], nil
 	}
 	return "", usagef("expected one plan file, got %d arguments: %s", len(args), strings.Join(args, " "))
-}
-
-// engineOptions are the options run, plan, status and cancel share. A
-// rehearsal never touches a shared state.
-func engineOptions(sys *sysIO, planFile string, state stateOptions, conn *connection) (engine.Options, error) {
-	opts := engine.Options{
-		Backend:   conn.client,
-		Clock:     conn.clock,
-		BaseURL:   conn.baseURL,
-		Version:   version,
-		Simulated: conn.simulated,
-		PlanFile:  planFile,
-		State:     engine.NewLayout(state.StateDir, planFile, conn.simulated),
-		Log:       sys.Stderr,
-
-		TipsterAPIKey: conn.tipsterKey,
-	}
-	if conn.simulated {
-		state.rehearsalNote(sys)
-		return opts, nil
-	}
-	store, err := state.sharedStore(sys, conn.insecure)
-	if err != nil {
-		return opts, err
-	}
-	opts.Store = store
-	return opts, nil
 }
 
 // confirmer decides how `run` and `cancel` ask before acting on a real
