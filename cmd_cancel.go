@@ -83,7 +83,7 @@ func cancelBets(ctx context.Context, sys *sysIO, o *cancelOptions, args []string
 	if err != nil {
 		return err
 	}
-	s, err := openSession(sys, &o.service, o.state, nil)
+	s, err := setUp(sys, &o.service, o.state, nil)
 	if err != nil {
 		return err
 	}

@@ -56,7 +56,7 @@ func runDoctor(ctx context.Context, sys *sysIO, o *doctorOptions, args []string)
 	if len(args) > 0 {
 		return usagef("doctor takes no arguments, got %q", args[0])
 	}
-	s, err := openSession(sys, &o.service, o.state, nil)
+	s, err := setUp(sys, &o.service, o.state, nil)
 	if err != nil {
 		return err
 	}

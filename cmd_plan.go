@@ -72,7 +72,7 @@ func previewPlan(ctx context.Context, sys *sysIO, o *planOptions, args []string)
 	if err != nil {
 		return err
 	}
-	s, err := openSession(sys, &o.service, o.state, &o.rehearsal)
+	s, err := setUp(sys, &o.service, o.state, &o.rehearsal)
 	if err != nil {
 		return err
 	}

@@ -139,7 +139,7 @@ func runPlan(ctx context.Context, sys *sysIO, o *runOptions, args []string) erro
 	if err != nil {
 		return err
 	}
-	s, err := openSession(sys, &o.service, o.state, &o.rehearsal)
+	s, err := setUp(sys, &o.service, o.state, &o.rehearsal)
 	if err != nil {
 		return err
 	}

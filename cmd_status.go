@@ -53,7 +53,7 @@ func showStatus(ctx context.Context, sys *sysIO, o *statusOptions, args []string
 	if err != nil {
 		return err
 	}
-	s, err := openSession(sys, &o.service, o.state, nil)
+	s, err := setUp(sys, &o.service, o.state, nil)
 	if err != nil {
 		return err
 	}

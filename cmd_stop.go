@@ -87,7 +87,7 @@ func stopPlans(ctx context.Context, sys *sysIO, o *stopOptions, args []string) e
 	if err != nil {
 		return err
 	}
-	s, err := openSession(sys, &o.service, o.state, nil)
+	s, err := setUp(sys, &o.service, o.state, nil)
 	if err != nil {
 		return err
 	}
@@ -138,7 +138,7 @@ func stopSummary(o *stopOptions, plans []string, base string) string {
 
 // stopPlan stops one plan and prints its status afterwards, bet by bet,
 // into its reports as `status` would.
-func stopPlan(ctx context.Context, sys *sysIO, o *stopOptions, s *session, path string) error {
+func stopPlan(ctx context.Context, sys *sysIO, o *stopOptions, s *commandSetup, path string) error {
 	p, err := loadPlan(sys, path)
 	if err != nil {
 		return err

@@ -2,22 +2,23 @@ package main
 
 import "github.com/betplan/betplan/engine"
 
-// session is how every command that works on plans through the engine is
-// set up, the one way: a connection to the service (or a rehearsal's
-// simulated one) and the store that keeps the plans' journals and locks.
-// Setting one up sends no request.
-type session struct {
+// commandSetup is how every command that works on plans through the
+// engine is set up, the one way: a connection to the service (or a
+// rehearsal's simulated one) and the store that keeps the plans' journals
+// and locks. Setting one up sends no request. (Not "session": that word
+// is the bookmaker's.)
+type commandSetup struct {
 	sys   *sysIO
 	state stateOptions
 	conn  *connection
 	store engine.Store // nil: each plan's local files
 }
 
-// openSession connects as the flags and the environment say. With
+// setUp connects as the flags and the environment say. With
 // rehearsal.Sim it serves the simulated service in-process instead, whose
 // world keeps its own state: a shared state is not used then.
-func openSession(sys *sysIO, service *serviceOptions, state stateOptions, rehearsal *rehearsalOptions) (*session, error) {
-	s := &session{sys: sys, state: state}
+func setUp(sys *sysIO, service *serviceOptions, state stateOptions, rehearsal *rehearsalOptions) (*commandSetup, error) {
+	s := &commandSetup{sys: sys, state: state}
 	if rehearsal != nil && rehearsal.Sim {
 		conn, err := service.startSim(rehearsal.World, rehearsal.faults)
 		if err != nil {
@@ -40,10 +41,10 @@ func openSession(sys *sysIO, service *serviceOptions, state stateOptions, rehear
 	return s, nil
 }
 
-func (s *session) close() { s.conn.close() }
+func (s *commandSetup) close() { s.conn.close() }
 
 // options are the engine's options for the plan in planFile.
-func (s *session) options(planFile string) engine.Options {
+func (s *commandSetup) options(planFile string) engine.Options {
 	c := s.conn
 	return engine.Options{
 		Backend:   c.client,
