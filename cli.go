@@ -79,30 +79,6 @@ func newSystemIO() *sysIO {
 
 func isTerminal(f *os.File) bool { return term.IsTerminal(int(f.Fd())) }
 
-// usageError is a mistake in how the command was called: main prints it
-// with a pointer to the usage text and exits 2.
-type usageError struct{ msg string }
-
-func (e *usageError) Error() string { return e.msg }
-
-func usagef(format string, args ...any) error { return &usageError{fmt.Sprintf(format, args...)} }
-
-// exitError carries a specific exit code with the error that caused it.
-// A nil err means the command already reported what happened.
-type exitError struct {
-	code int
-	err  error
-}
-
-func (e *exitError) Error() string {
-	if e.err == nil {
-		return fmt.Sprintf("exit %d", e.code)
-	}
-	return e.err.Error()
-}
-
-func (e *exitError) Unwrap() error { return e.err }
-
 // command is one subcommand: its name, one line for `help`, and how to
 // bind its flags and act.
 type command struct {
@@ -136,16 +112,38 @@ type action func(ctx context.Context, sys *sysIO, args []string) error
 
 // bindTo makes a command's setup from its options type: bind declares the
 // flags on a fresh *O, act runs with it. act is what tests call without
-// flags.
+// flags. Options that have a validate method are checked before act, so a
+// bad combination of flags is refused before any I/O.
 func bindTo[O any](bind func(*O, *pflag.FlagSet), act func(context.Context, *sysIO, *O, []string) error) func(*pflag.FlagSet) action {
 	return func(fs *pflag.FlagSet) action {
 		o := new(O)
 		if bind != nil {
 			bind(o, fs)
 		}
-		return func(ctx context.Context, sys *sysIO, args []string) error { return act(ctx, sys, o, args) }
+		return func(ctx context.Context, sys *sysIO, args []string) error {
+			if v, ok := any(o).(validator); ok {
+				if err := v.validate(); err != nil {
+					return err
+				}
+			}
+			return act(ctx, sys, o, args)
+		}
 	}
 }
+
+// firstError runs checks in order and returns the first error.
+func firstError(checks ...func() error) error {
+	for _, check := range checks {
+		if err := check(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// validator is options that can tell, from the flags alone, that they make
+// no sense together or are out of any sane range.
+type validator interface{ validate() error }
 
 // noFlags is the options of a command that has none.
 type noFlags struct{}
@@ -219,9 +217,13 @@ func execute(ctx context.Context, args []string, sys *sysIO) int {
 	}
 	err := act(ctx, sys, fs.Args())
 	if sig := interruptedBy(ctx); sig != nil && err != nil {
-		err = &exitError{code: sig.exitCode(), err: errors.New(c.interruptedWords())}
+		err = &interruptedError{sig: sig, cause: err}
 	}
-	return exitCode(sys.Stderr, c, err)
+	code, line := c.exitStatus(err)
+	if line != "" {
+		fmt.Fprintf(sys.Stderr, "betplan %s: %s\n", c.name, line)
+	}
+	return code
 }
 
 // interruptedWords is what a command says when a signal stopped it.
@@ -238,28 +240,6 @@ func newFlagSet(c *command) (*pflag.FlagSet, action) {
 	fs.SetOutput(io.Discard)
 	fs.SortFlags = false
 	return fs, c.setup(fs)
-}
-
-// exitCode reports err on stderr in the command's voice and maps it to an
-// exit code.
-func exitCode(stderr io.Writer, c *command, err error) int {
-	if err == nil {
-		return exitOK
-	}
-	var ue *usageError
-	if errors.As(err, &ue) {
-		fmt.Fprintf(stderr, "betplan %s: %s\nRun 'betplan %s --help' for usage.\n", c.name, ue.msg, c.name)
-		return exitUsage
-	}
-	var ee *exitError
-	if errors.As(err, &ee) {
-		if ee.err != nil {
-			fmt.Fprintf(stderr, "betplan %s: %v\n", c.name, ee.err)
-		}
-		return ee.code
-	}
-	fmt.Fprintf(stderr, "betplan %s: %v\n", c.name, err)
-	return exitFailed
 }
 
 const exitCodesHelp = `Exit codes:

@@ -2,8 +2,7 @@ package main
 
 import (
 	"context"
-	"fmt"
-	"strings"
+	"errors"
 
 	"github.com/spf13/pflag"
 
@@ -48,24 +47,24 @@ func (o *cancelOptions) bind(fs *pflag.FlagSet) {
 	o.service.bind(fs)
 }
 
-// journal reads the plan's journal before any request to the service:
-// from the local state dir, or from the shared state (a database, not the
-// service), through the same Store a run uses.
-func (o *cancelOptions) journal(ctx context.Context, sys *sysIO, planFile, planName string) func() (*engine.Journal, error) {
-	return func() (*engine.Journal, error) {
-		base, err := o.service.baseURL(sys)
-		if err != nil {
-			return nil, err
-		}
-		store, err := o.state.sharedStore(sys, o.service.Insecure)
-		if err != nil {
-			return nil, err
-		}
-		if store == nil {
-			store = engine.LocalStore{Layout: engine.NewLayout(o.state.StateDir, planFile, false)}
-		}
-		return store.ReadJournal(ctx, engine.PlanKey{Name: planName, BaseURL: base})
+func (o *cancelOptions) validate() error { return o.service.validate() }
+
+// checkIDs refuses, before any request to the service, an id the plan or
+// its journal does not know: a usage error that lists what they have.
+func (o *cancelOptions) checkIDs(ctx context.Context, sys *sysIO, p *plan.Plan, planFile string, ids []string) error {
+	if len(ids) == 0 {
+		return nil
 	}
+	opts, err := stateOnly(sys, &o.service, o.state, planFile)
+	if err != nil {
+		return err
+	}
+	err = engine.CheckCancelIDs(ctx, p, ids, opts)
+	var bad *engine.CancelIDError
+	if errors.As(err, &bad) {
+		return usagef("%v", bad)
+	}
+	return err
 }
 
 // cancelBets is `betplan cancel PLAN [BET-ID...]`.
@@ -77,75 +76,20 @@ func cancelBets(ctx context.Context, sys *sysIO, o *cancelOptions, args []string
 	if err != nil {
 		return err
 	}
-	if err := checkBetIDs(p, args[1:], o.journal(ctx, sys, args[0], p.Name)); err != nil {
+	if err := o.checkIDs(ctx, sys, p, args[0], args[1:]); err != nil {
 		return err
 	}
 	confirm, err := confirmer(sys, o.Yes, false)
 	if err != nil {
 		return err
 	}
-	conn, err := o.service.connect(sys)
+	s, err := setUp(sys, &o.service, o.state, nil)
 	if err != nil {
 		return err
 	}
-	defer conn.close()
-	opts, err := engineOptions(sys, args[0], o.state, conn)
-	if err != nil {
-		return err
-	}
+	defer s.close()
+	opts := s.options(args[0])
 	opts.Confirm = confirm
 	res, err := engine.Cancel(ctx, p, args[1:], opts)
 	return finishRun(sys, reportOptions{}, reporters.Format("text"), opts, res, err)
-}
-
-// checkBetIDs refuses, before any request, a bet id the plan does not
-// have, listing those it has: they are what cancel takes. An instance id
-// (box1@the-meadows-r5) must name a for_each_race bet of the plan and an
-// instance the plan's journal knows; a new journal (lost, so rebuilt from
-// the service by the run) leaves that to the engine.
-func checkBetIDs(p *plan.Plan, ids []string, journal func() (*engine.Journal, error)) error {
-	bets := map[string]*plan.Bet{}
-	var all []string
-	for _, b := range p.Bets {
-		if bets[b.ID] == nil {
-			bets[b.ID] = b
-			all = append(all, b.ID)
-		}
-	}
-	for _, id := range ids {
-		betID, _, instance := strings.Cut(id, "@")
-		b := bets[betID]
-		if b == nil {
-			hint := ""
-			if s := plan.Suggest(betID, all); s != "" {
-				hint = fmt.Sprintf(" (did you mean %q?)", s)
-			}
-			return usagef("no bet %q in plan %s%s; its bets are: %s", betID, p.Name, hint, strings.Join(all, ", "))
-		}
-		if !instance {
-			continue
-		}
-		if b.ForEachRace == nil {
-			return usagef("bet %s of plan %s has no for_each_race, so no instances: cancel it as %s", betID, p.Name, betID)
-		}
-		if !engine.WellFormedInstanceID(id) {
-			return usagef("%q is not an instance id: they read %s", id, engine.InstanceIDForm)
-		}
-		j, err := journal()
-		if err != nil {
-			return err
-		}
-		if j == nil || j.Fresh() {
-			continue // lost, or nothing created yet: the engine checks against what the service has
-		}
-		found, known := j.FindInstance(p, id)
-		switch {
-		case found:
-		case len(known) == 0:
-			return usagef("no instance %q of bet %s: the journal of plan %s knows none (nothing created yet)", id, betID, p.Name)
-		default:
-			return usagef("no instance %q of bet %s in the journal of plan %s; it knows: %s", id, betID, p.Name, strings.Join(known, ", "))
-		}
-	}
-	return nil
 }

@@ -43,15 +43,18 @@ func (o *diffOptions) bind(fs *pflag.FlagSet) {
 	fs.StringVar(&o.Git, "git", "", "compare PLAN as committed at this git `REF` (e.g. origin/main) with the working copy")
 }
 
+func (o *diffOptions) validate() error {
+	switch o.Format {
+	case "text", "markdown", "json":
+		return nil
+	}
+	return usagef("--format is text, markdown or json, not %q", o.Format)
+}
+
 // diffPlans is `betplan diff OLD NEW` and `betplan diff --git REF PLAN`.
 // Exit codes follow plan --detailed-exitcode: 0 no change, 4 changes, 2
 // when either plan is invalid.
 func diffPlans(_ context.Context, sys *sysIO, o *diffOptions, args []string) error {
-	switch o.Format {
-	case "text", "markdown", "json":
-	default:
-		return usagef("--format is text, markdown or json, not %q", o.Format)
-	}
 	type source struct {
 		name string
 		data []byte
@@ -64,7 +67,7 @@ func diffPlans(_ context.Context, sys *sysIO, o *diffOptions, args []string) err
 		}
 		data, err := gitShow(o.Git, path)
 		if err != nil {
-			return &exitError{code: exitUsage, err: err}
+			return &invalidError{err}
 		}
 		oldSrc = source{name: o.Git + ":" + path, data: data}
 		newSrc.name = path
@@ -87,7 +90,7 @@ func diffPlans(_ context.Context, sys *sysIO, o *diffOptions, args []string) err
 	if oldDiags.HasErrors() || newDiags.HasErrors() {
 		all := append(oldDiags, newDiags...)
 		plan.WriteText(sys.Stderr, all, map[string][]byte{oldSrc.name: oldData, newSrc.name: newData})
-		return &exitError{code: exitUsage, err: fmt.Errorf("cannot diff invalid plans: %s", count(all.Errors(), "error"))}
+		return invalidf("cannot diff invalid plans: %s", count(all.Errors(), "error"))
 	}
 	d := plan.Diff(oldPlan, newPlan)
 	var err error
@@ -103,7 +106,7 @@ func diffPlans(_ context.Context, sys *sysIO, o *diffOptions, args []string) err
 		return err
 	}
 	if d.Changed() {
-		return &exitError{code: exitChanges}
+		return errChanges
 	}
 	return nil
 }

@@ -42,15 +42,19 @@ func (o *fmtOptions) bind(fs *pflag.FlagSet) {
 	fs.BoolVarP(&o.Write, "write", "w", false, "rewrite the files in place (atomically)")
 }
 
+func (o *fmtOptions) validate() error {
+	if o.Check && o.Write {
+		return usagef("--check and -w exclude each other: --check changes nothing")
+	}
+	return nil
+}
+
 // formatPlans is `betplan fmt`. Without flags the formatted plans go to
 // stdout. An invalid plan is never touched: its errors are printed and
 // the exit code is 2, whatever else happened.
 func formatPlans(_ context.Context, sys *sysIO, o *fmtOptions, args []string) error {
 	if len(args) == 0 {
 		return usagef("missing the plan files to format")
-	}
-	if o.Check && o.Write {
-		return usagef("--check and -w exclude each other: --check changes nothing")
 	}
 	var invalid, changed int
 	for _, path := range args {
@@ -78,7 +82,7 @@ func formatPlans(_ context.Context, sys *sysIO, o *fmtOptions, args []string) er
 		case o.Write:
 			if !same {
 				if err := writeAtomically(path, out); err != nil {
-					return &exitError{code: exitFailed, err: err}
+					return err
 				}
 				fmt.Fprintln(sys.Stderr, path)
 			}
@@ -89,10 +93,10 @@ func formatPlans(_ context.Context, sys *sysIO, o *fmtOptions, args []string) er
 		}
 	}
 	if invalid > 0 {
-		return &exitError{code: exitUsage, err: fmt.Errorf("%s not formatted: %s", count(invalid, "plan"), "invalid")}
+		return invalidf("%s not formatted: %s", count(invalid, "plan"), "invalid")
 	}
 	if o.Check && changed > 0 {
-		return &exitError{code: exitFailed, err: fmt.Errorf("%s not formatted: run betplan fmt -w", count(changed, "plan"))}
+		return fmt.Errorf("%s not formatted: run betplan fmt -w", count(changed, "plan"))
 	}
 	return nil
 }

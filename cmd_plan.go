@@ -54,44 +54,38 @@ func (o *planOptions) bind(fs *pflag.FlagSet) {
 	o.service.rehearsable = true
 }
 
+func (o *planOptions) validate() error {
+	if f, err := reporters.ParseFormat(o.Format); err != nil || (f != "text" && f != "json" && f != "markdown") {
+		return usagef("--format for plan is text, json or markdown, not %q", o.Format)
+	}
+	return o.service.validate()
+}
+
 // previewPlan is `betplan plan PLAN`.
 func previewPlan(ctx context.Context, sys *sysIO, o *planOptions, args []string) error {
 	path, err := onePlanArg(args)
 	if err != nil {
 		return err
 	}
-	f, err := reporters.ParseFormat(o.Format)
-	if err != nil || (f != "text" && f != "json" && f != "markdown") {
-		return usagef("--format for plan is text, json or markdown, not %q", o.Format)
-	}
+	f, _ := reporters.ParseFormat(o.Format) // checked by validate
 	p, err := loadPlan(sys, path)
 	if err != nil {
 		return err
 	}
-	conn, err := o.service.connectOrRehearse(sys, o.rehearsal.Sim, o.rehearsal.World)
+	s, err := setUp(sys, &o.service, o.state, &o.rehearsal)
 	if err != nil {
 		return err
 	}
-	defer conn.close()
-	opts, err := engineOptions(sys, path, o.state, conn)
-	if err != nil {
-		return err
-	}
+	defer s.close()
+	opts := s.options(path)
 	opts.Log = nil
-	if conn.simulated {
+	if opts.Simulated {
 		// A preview on a new simulated world has no journal to read.
 		opts.State = opts.State.Scratch()
 	}
 	res, saved, err := engine.Preview(ctx, p, opts)
 	if err != nil {
-		if why := serviceProblem(opts.BaseURL, err); why != nil {
-			return &exitError{code: exitRefused, err: why}
-		}
-		code := exitFailed
-		if engine.IsRefused(err) { // the shared state out of reach
-			code = exitRefused
-		}
-		return &exitError{code: code, err: err}
+		return explainService(opts.BaseURL, err)
 	}
 	if err := reporters.Write(sys.Stdout, f, res, sys.textOptions()); err != nil {
 		return err
@@ -113,7 +107,7 @@ func previewPlan(ctx context.Context, sys *sysIO, o *planOptions, args []string)
 		}
 	}
 	if o.DetailedExitcode && (len(saved.Creates) > 0 || publishesNow(res)) {
-		return &exitError{code: exitChanges}
+		return errChanges
 	}
 	return nil
 }

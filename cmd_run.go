@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"maps"
 	"path/filepath"
@@ -63,7 +62,7 @@ func (o *runOptions) bind(fs *pflag.FlagSet) {
 	fs.BoolVar(&o.rehearsal.Sim, "sim", false, "run against an in-process simulated service with a fast clock")
 	o.report.bind(fs)
 	o.state.bind(fs)
-	fs.DurationVar(&o.AmbiguousGrace, "ambiguous-grace", 60*time.Second, "how long to look a label up after an ambiguous create")
+	fs.DurationVar(&o.AmbiguousGrace, "ambiguous-grace", 60*time.Second, "how long to look a label up after an ambiguous create, 1s to 1h (warned below --http-timeout)")
 	fs.DurationVar(&o.LockTimeout, "lock-timeout", 0, "how long to wait for another run of the plan to finish")
 	fs.BoolVar(&o.AllowNoBot, "allow-no-bot", false, "create even when no targeted session has a running bot")
 	fs.StringArrayVar(&o.Republish, "republish", nil, "send again the tip `TIP-ID` whose publish has an unknown outcome (it may have reached subscribers, so only this flag sends it again); repeatable")
@@ -72,6 +71,34 @@ func (o *runOptions) bind(fs *pflag.FlagSet) {
 	fs.StringArrayVar(&o.rehearsal.Faults, "fault", nil, "with --sim: "+faultHelp)
 	o.service.bind(fs)
 	o.service.rehearsable = true
+}
+
+// Sane range of --ambiguous-grace: shorter, a create that lands late is
+// not found by the look-ups and is sent again; longer, a run waits for
+// nothing.
+const (
+	minAmbiguousGrace = time.Second
+	maxAmbiguousGrace = time.Hour
+)
+
+func (o *runOptions) validate() error {
+	if o.AmbiguousGrace < minAmbiguousGrace || o.AmbiguousGrace > maxAmbiguousGrace {
+		return usagef("--ambiguous-grace %v: want at least %v and at most %v (look-ups after an ambiguous create must outlast a slow one)", o.AmbiguousGrace, minAmbiguousGrace, maxAmbiguousGrace)
+	}
+	if o.LockTimeout < 0 {
+		return usagef("--lock-timeout %v: want 0 (do not wait) or more", o.LockTimeout)
+	}
+	return firstError(o.report.validate, o.rehearsal.validate, o.service.validate)
+}
+
+// graceWarning is a warning when the look-ups after an ambiguous create
+// end sooner than one create may take to land.
+func (o *runOptions) graceWarning() string {
+	timeout := o.service.timeout(o.rehearsal.Sim)
+	if o.AmbiguousGrace >= timeout {
+		return ""
+	}
+	return fmt.Sprintf("warning: --ambiguous-grace %v is shorter than the HTTP timeout %v: a create that lands late may not be found by the look-ups and be created again", o.AmbiguousGrace, timeout)
 }
 
 // checkpointHook gives a run the crash tests' checkpoint; only the tests
@@ -96,12 +123,8 @@ func runPlan(ctx context.Context, sys *sysIO, o *runOptions, args []string) erro
 			planPath = filepath.Join(filepath.Dir(path), planPath)
 		}
 	}
-	if len(o.rehearsal.Faults) > 0 && !simulate {
-		return usagef("--fault injects faults into the simulated service: use it with --sim")
-	}
-	faults, err := parseFaults(o.rehearsal.Faults)
-	if err != nil {
-		return err
+	if w := o.graceWarning(); w != "" {
+		fmt.Fprintln(sys.Stderr, w)
 	}
 	p, err := loadPlan(sys, planPath)
 	if err != nil {
@@ -116,16 +139,12 @@ func runPlan(ctx context.Context, sys *sysIO, o *runOptions, args []string) erro
 	if err != nil {
 		return err
 	}
-	conn, err := o.service.connectOrRehearse(sys, simulate, o.rehearsal.World, faults...)
+	s, err := setUp(sys, &o.service, o.state, &o.rehearsal)
 	if err != nil {
 		return err
 	}
-	defer conn.close()
-
-	opts, err := engineOptions(sys, planPath, o.state, conn)
-	if err != nil {
-		return err
-	}
+	defer s.close()
+	opts := s.options(planPath)
 	opts.Confirm = confirm
 	opts.NoWait = o.NoWait
 	opts.AllowNoBot = o.AllowNoBot
@@ -133,11 +152,11 @@ func runPlan(ctx context.Context, sys *sysIO, o *runOptions, args []string) erro
 	opts.LockTimeout = o.LockTimeout
 	opts.Checkpoint = checkpointHook(sys)
 	opts.Republish = o.Republish
-	if conn.simulated {
+	if opts.Simulated {
 		if err := opts.State.ForgetJournal(p.Name); err != nil {
 			return err
 		}
-		fmt.Fprintf(sys.Stderr, "rehearsing %s on the simulated service at %s (simulated clock)\n", planPath, conn.baseURL)
+		fmt.Fprintf(sys.Stderr, "rehearsing %s on the simulated service at %s (simulated clock)\n", planPath, opts.BaseURL)
 	}
 	// Only a person at a terminal reads a line redrawn in place; its
 	// redraws end with clear, before the reports are written.
@@ -146,7 +165,7 @@ func runPlan(ctx context.Context, sys *sysIO, o *runOptions, args []string) erro
 		live = newLiveTerminal(sys.Stderr, sys.Width, opts.Clock.Now)
 		opts.Live = live.progress
 		opts.Log = live
-		logRetries(conn.client, live, opts.Clock)
+		logRetries(s.conn.client, live, opts.Clock)
 	}
 
 	var res *engine.Result
@@ -157,10 +176,6 @@ func runPlan(ctx context.Context, sys *sysIO, o *runOptions, args []string) erro
 	}
 	if live != nil {
 		live.clear()
-	}
-	var locked *engine.LockedError
-	if errors.As(err, &locked) {
-		return &exitError{code: exitRefused, err: fmt.Errorf("refused: %v: wait for that run to end, or pass --lock-timeout 30m to wait for it", locked)}
 	}
 	return finishRun(sys, o.report, f, opts, res, err)
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"math"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -16,6 +17,7 @@ type simOptions struct {
 	World  simWorld
 	Speed  float64
 	Faults []string
+	faults []sim.Fault // Faults parsed by validate
 }
 
 func simCommand() *command {
@@ -43,28 +45,33 @@ func (o *simOptions) bind(fs *pflag.FlagSet) {
 	fs.StringArrayVar(&o.Faults, "fault", nil, faultHelp)
 }
 
+func (o *simOptions) validate() error {
+	if !sim.IsLoopbackAddr(o.Addr) {
+		return usagef("--addr %s is not a loopback address: the simulated service only serves this machine", o.Addr)
+	}
+	if !(o.Speed > 0) || math.IsInf(o.Speed, 0) {
+		return usagef("--speed must be positive, got %v", o.Speed)
+	}
+	faults, err := parseFaults(o.Faults)
+	if err != nil {
+		return err
+	}
+	o.faults = faults
+	return nil
+}
+
 // serveSim is `betplan sim`: a simulated service for rehearsals until
 // Ctrl-C.
 func serveSim(ctx context.Context, sys *sysIO, o *simOptions, args []string) error {
 	if len(args) > 0 {
 		return usagef("sim takes no arguments, got %q", args[0])
 	}
-	if !sim.IsLoopbackAddr(o.Addr) {
-		return usagef("--addr %s is not a loopback address: the simulated service only serves this machine", o.Addr)
-	}
-	if o.Speed <= 0 {
-		return usagef("--speed must be positive, got %v", o.Speed)
-	}
 	var clock sim.Clock = sim.RealClock()
 	if o.Speed != 1 || !o.World.Start.IsZero() {
 		clock = sim.NewScaledClock(o.World.Start.or(time.Now()), o.Speed)
 	}
-	faults, err := parseFaults(o.Faults)
-	if err != nil {
-		return err
-	}
 	svc := sim.New(sim.Options{Seed: o.World.Seed, Clock: clock})
-	for _, f := range faults {
+	for _, f := range o.faults {
 		svc.InjectFault(f)
 	}
 	srv, err := sim.Serve(svc, o.Addr)

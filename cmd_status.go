@@ -41,6 +41,8 @@ func (o *statusOptions) bind(fs *pflag.FlagSet) {
 	o.service.bind(fs)
 }
 
+func (o *statusOptions) validate() error { return firstError(o.report.validate, o.service.validate) }
+
 // showStatus is `betplan status PLAN`.
 func showStatus(ctx context.Context, sys *sysIO, o *statusOptions, args []string) error {
 	path, f, err := o.report.planAndFormat(args)
@@ -51,15 +53,12 @@ func showStatus(ctx context.Context, sys *sysIO, o *statusOptions, args []string
 	if err != nil {
 		return err
 	}
-	conn, err := o.service.connect(sys)
+	s, err := setUp(sys, &o.service, o.state, nil)
 	if err != nil {
 		return err
 	}
-	defer conn.close()
-	opts, err := engineOptions(sys, path, o.state, conn)
-	if err != nil {
-		return err
-	}
+	defer s.close()
+	opts := s.options(path)
 	res, err := engine.ReadStatus(ctx, p, opts)
 	return finishRun(sys, o.report, f, opts, res, err)
 }

@@ -58,14 +58,21 @@ func (o *stopOptions) bind(fs *pflag.FlagSet) {
 	o.service.bind(fs)
 }
 
+func (o *stopOptions) validate() error {
+	if o.Resume && (o.All || o.SessionsOff) {
+		return usagef("--resume clears plans' stop marks; it does not go with --all or --sessions-off")
+	}
+	if o.Wait < 0 {
+		return usagef("--wait %v: want 0 (do not wait) or more", o.Wait)
+	}
+	return o.service.validate()
+}
+
 // stopPlans is `betplan stop`. The order matters when money is moving:
 // sessions off first (the bots stop placing at once), then each plan
 // stopped and its notifications cancelled, then the rest of the account.
 func stopPlans(ctx context.Context, sys *sysIO, o *stopOptions, args []string) error {
 	if o.Resume {
-		if o.All || o.SessionsOff {
-			return usagef("--resume clears plans' stop marks; it does not go with --all or --sessions-off")
-		}
 		return resumePlans(ctx, sys, o, args)
 	}
 	if len(args) == 0 && !o.All && !o.SessionsOff {
@@ -80,18 +87,19 @@ func stopPlans(ctx context.Context, sys *sysIO, o *stopOptions, args []string) e
 	if err != nil {
 		return err
 	}
-	conn, err := o.service.connect(sys)
+	s, err := setUp(sys, &o.service, o.state, nil)
 	if err != nil {
 		return err
 	}
-	defer conn.close()
+	defer s.close()
+	conn := s.conn
 	if confirm != nil {
 		ok, err := confirm(stopSummary(o, args, conn.baseURL))
 		if err != nil {
 			return err
 		}
 		if !ok {
-			return &exitError{code: exitRefused, err: errors.New("refused: stop was not confirmed")}
+			return refusef("refused: stop was not confirmed")
 		}
 	}
 
@@ -102,7 +110,7 @@ func stopPlans(ctx context.Context, sys *sysIO, o *stopOptions, args []string) e
 		}
 	}
 	for _, path := range args {
-		if err := stopPlan(ctx, sys, o, conn, path); err != nil {
+		if err := stopPlan(ctx, sys, o, s, path); err != nil {
 			failed = append(failed, err)
 		}
 	}
@@ -111,7 +119,7 @@ func stopPlans(ctx context.Context, sys *sysIO, o *stopOptions, args []string) e
 			failed = append(failed, err)
 		}
 	}
-	return worstExit(failed)
+	return joinFailures(failed)
 }
 
 func stopSummary(o *stopOptions, plans []string, base string) string {
@@ -130,22 +138,18 @@ func stopSummary(o *stopOptions, plans []string, base string) string {
 
 // stopPlan stops one plan and prints its status afterwards, bet by bet,
 // into its reports as `status` would.
-func stopPlan(ctx context.Context, sys *sysIO, o *stopOptions, conn *connection, path string) error {
+func stopPlan(ctx context.Context, sys *sysIO, o *stopOptions, s *commandSetup, path string) error {
 	p, err := loadPlan(sys, path)
 	if err != nil {
 		return err
 	}
-	opts, err := engineOptions(sys, path, o.state, conn)
-	if err != nil {
-		return err
-	}
+	opts := s.options(path)
 	opts.LockTimeout = o.Wait
 	res, err := engine.Stop(ctx, p, opts)
 	var locked *engine.LockedError
 	if errors.As(err, &locked) {
-		err = fmt.Errorf("plan %s is stopped (its runs create nothing more), but %v did not let the lock go within %s: run `betplan stop %s` again to cancel what it created",
+		return refusef("plan %s is stopped (its runs create nothing more), but %v did not let the lock go within %s: run `betplan stop %s` again to cancel what it created",
 			p.Name, locked.Owner, o.Wait, path)
-		return &exitError{code: exitRefused, err: err}
 	}
 	return finishRun(sys, reportOptions{}, reporters.Format("text"), opts, res, err)
 }
@@ -155,27 +159,22 @@ func resumePlans(ctx context.Context, sys *sysIO, o *stopOptions, args []string)
 	if len(args) == 0 {
 		return usagef("--resume needs the plans to resume")
 	}
-	base, err := o.service.baseURL(sys)
-	if err != nil {
-		return err
-	}
-	if base == "" {
-		return usagef("no service: set --base-url or BETPLAN_BASE_URL (a stop mark is per plan and service)")
-	}
-	store, err := o.state.sharedStore(sys, o.service.Insecure)
-	if err != nil {
-		return err
-	}
 	for _, path := range args {
+		opts, err := stateOnly(sys, &o.service, o.state, path)
+		if err != nil {
+			return err
+		}
+		if opts.BaseURL == "" {
+			return usagef("no service: set --base-url or BETPLAN_BASE_URL (a stop mark is per plan and service)")
+		}
 		p, err := loadPlan(sys, path)
 		if err != nil {
 			return err
 		}
-		opts := engine.Options{BaseURL: base, PlanFile: path, State: engine.NewLayout(o.state.StateDir, path, false), Store: store}
 		had, err := engine.Resume(ctx, p, opts)
 		switch {
 		case err != nil:
-			return &exitError{code: exitFailed, err: fmt.Errorf("plan %s: %w", p.Name, err)}
+			return fmt.Errorf("plan %s: %w", p.Name, err)
 		case had:
 			fmt.Fprintf(sys.Stdout, "plan %s: resumed; its runs create again\n", p.Name)
 		default:
@@ -191,7 +190,7 @@ func sessionsOff(ctx context.Context, w io.Writer, c *apiclient.Client) error {
 	res, err := c.ControlAllSessions(ctx, false)
 	if err != nil {
 		fmt.Fprintf(w, "sessions: could not turn them off: %v\n", err)
-		return &exitError{code: exitFailed, err: fmt.Errorf("turn sessions off: %w", err)}
+		return fmt.Errorf("turn sessions off: %w", err)
 	}
 	bad := 0
 	for _, a := range res.Results {
@@ -206,36 +205,29 @@ func sessionsOff(ctx context.Context, w io.Writer, c *apiclient.Client) error {
 	}
 	fmt.Fprintf(w, "sessions: %s\n", orDash(res.Message))
 	if bad > 0 || (res.Status != "" && !strings.EqualFold(res.Status, "success")) {
-		return &exitError{code: exitFailed, err: fmt.Errorf("%d sessions were not turned off", bad)}
+		return fmt.Errorf("%d sessions were not turned off", bad)
 	}
 	return nil
 }
 
 // cancelAccount cancels every notification of the account that can still
-// be cancelled: not cancelled, deleted or resulted, and its race not yet
-// started (the service refuses those anyway).
+// be cancelled, saying what happened to each.
 func cancelAccount(ctx context.Context, w io.Writer, c *apiclient.Client, now time.Time) error {
-	cancelled, bad := 0, 0
-	for n, err := range c.Notifications(ctx, apiclient.ListNotificationsOptions{}) {
-		if err != nil {
-			fmt.Fprintf(w, "account: listing notifications failed: %v\n", err)
-			return &exitError{code: exitFailed, err: fmt.Errorf("list the account's notifications: %w", err)}
-		}
-		start := n.Tip.Competition.StartTime.Time
-		if bool(n.IsCanceled) || bool(n.IsDeleted) || n.Resulted() || (!start.IsZero() && !now.Before(start)) {
-			continue
-		}
+	cancelled, bad, err := engine.CancelAccount(ctx, c, now, func(a engine.AccountCancel) {
+		n := a.Notification
 		what := fmt.Sprintf("notification %d (%s R%d, label %q)", n.ID, n.Tip.Competition.Name.First(), n.Tip.Competition.EventNumber, n.Label)
-		if err := c.CancelNotification(ctx, int64(n.ID)); err != nil {
-			if ctx.Err() != nil {
-				return ctx.Err()
-			}
-			fmt.Fprintf(w, "could not cancel %s: %v\n", what, err)
-			bad++
-			continue
+		if a.Err != nil {
+			fmt.Fprintf(w, "could not cancel %s: %v\n", what, a.Err)
+			return
 		}
 		fmt.Fprintf(w, "cancelled %s\n", what)
-		cancelled++
+	})
+	var listing *engine.AccountListError
+	if errors.As(err, &listing) {
+		fmt.Fprintf(w, "account: listing notifications failed: %v\n", listing.Err)
+	}
+	if err != nil {
+		return err
 	}
 	fmt.Fprintf(w, "account: %s cancelled", count(cancelled, "notification"))
 	if bad > 0 {
@@ -243,7 +235,7 @@ func cancelAccount(ctx context.Context, w io.Writer, c *apiclient.Client, now ti
 	}
 	fmt.Fprintln(w)
 	if bad > 0 {
-		return &exitError{code: exitFailed, err: fmt.Errorf("%s could not be cancelled", count(bad, "notification"))}
+		return fmt.Errorf("%s could not be cancelled", count(bad, "notification"))
 	}
 	return nil
 }
@@ -253,30 +245,4 @@ func orDash(s string) string {
 		return "-"
 	}
 	return s
-}
-
-// worstExit folds the errors of several actions into one: a refusal (3)
-// outranks a failure (1); every message is kept.
-func worstExit(errs []error) error {
-	if len(errs) == 0 {
-		return nil
-	}
-	code := exitFailed
-	var msgs []string
-	for _, err := range errs {
-		var ee *exitError
-		if errors.As(err, &ee) {
-			if ee.code == exitRefused {
-				code = exitRefused
-			}
-			if ee.err == nil {
-				continue
-			}
-		}
-		msgs = append(msgs, err.Error())
-	}
-	if len(msgs) == 0 {
-		return &exitError{code: code}
-	}
-	return &exitError{code: code, err: errors.New(strings.Join(msgs, "; "))}
 }

@@ -51,17 +51,14 @@ func unlockPlan(ctx context.Context, sys *sysIO, o *unlockOptions, args []string
 	if err != nil {
 		return err
 	}
-	base, err := o.service.baseURL(sys)
+	opts, err := stateOnly(sys, &o.service, o.state, path)
 	if err != nil {
 		return err
 	}
-	shared, err := o.state.sharedStore(sys, o.service.Insecure)
-	if err != nil {
-		return err
-	}
+	base, shared := opts.BaseURL, opts.Store
 	key := engine.PlanKey{Name: p.Name, BaseURL: base}
 	if shared == nil {
-		lockPath := engine.NewLayout("", path, false).LockPath(p.Name, base)
+		lockPath := opts.State.LockPath(p.Name, base)
 		owner, err := engine.Unlock(lockPath, o.Force)
 		if err != nil {
 			return unlockError(err)
@@ -80,10 +77,9 @@ func unlockPlan(ctx context.Context, sys *sysIO, o *unlockOptions, args []string
 func unlockError(err error) error {
 	var le *engine.LockedError
 	if errors.As(err, &le) {
-		return &exitError{code: exitRefused, err: fmt.Errorf("%v; it is live: stop that run, or pass --force", err)}
+		// Not the held-lock refusal of the other commands: unlock does
+		// not wait, it removes.
+		return refusef("%v; it is live: stop that run, or pass --force", err)
 	}
-	if engine.IsRefused(err) {
-		return &exitError{code: exitRefused, err: err}
-	}
-	return &exitError{code: exitFailed, err: err}
+	return err
 }

@@ -48,15 +48,19 @@ func (o *validateOptions) bind(fs *pflag.FlagSet) {
 	o.service.bind(fs)
 }
 
-// validatePlans is `betplan validate PLAN...`.
-func validatePlans(ctx context.Context, sys *sysIO, o *validateOptions, args []string) error {
-	if len(args) == 0 {
-		return usagef("missing the plan files to validate")
-	}
+func (o *validateOptions) validate() error {
 	switch o.Format {
 	case "text", "json", "github", "sarif":
 	default:
 		return usagef("--format is text, json, github or sarif, not %q", o.Format)
+	}
+	return o.service.validate()
+}
+
+// validatePlans is `betplan validate PLAN...`.
+func validatePlans(ctx context.Context, sys *sysIO, o *validateOptions, args []string) error {
+	if len(args) == 0 {
+		return usagef("missing the plan files to validate")
 	}
 	files, err := planFiles(args)
 	if err != nil {
@@ -117,7 +121,7 @@ func validatePlans(ctx context.Context, sys *sysIO, o *validateOptions, args []s
 			}
 			summary += fmt.Sprintf(" in %d of %d plans", len(bad), len(files))
 		}
-		return &exitError{code: exitUsage, err: errors.New(summary)}
+		return &invalidError{errors.New(summary)}
 	}
 	return nil
 }
@@ -192,10 +196,7 @@ func validateOnline(ctx context.Context, sys *sysIO, so *serviceOptions, plans [
 	for _, p := range plans {
 		d, err := engine.CheckOnline(ctx, p, conn.client, conn.clock)
 		if err != nil {
-			if why := serviceProblem(conn.baseURL, err); why != nil {
-				return nil, &exitError{code: exitRefused, err: why}
-			}
-			return nil, &exitError{code: exitFailed, err: err}
+			return nil, explainService(conn.baseURL, err)
 		}
 		out = append(out, d...)
 	}

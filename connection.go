@@ -49,16 +49,6 @@ func (s *serviceOptions) baseURL(sys *sysIO) (string, error) {
 	return base, nil
 }
 
-// connectOrRehearse is connect, or with simulate an in-process simulated
-// service on a loopback port whose clock moves as fast as the engine
-// sleeps.
-func (s *serviceOptions) connectOrRehearse(sys *sysIO, simulate bool, world simWorld, faults ...sim.Fault) (*connection, error) {
-	if simulate {
-		return s.startSim(world, faults)
-	}
-	return s.connect(sys)
-}
-
 // connect builds the client from flags and environment (flag > env >
 // default).
 func (s *serviceOptions) connect(sys *sysIO) (*connection, error) {
@@ -112,13 +102,9 @@ func (s *serviceOptions) startSim(world simWorld, faults []sim.Fault) (*connecti
 	if !s.MaxRPS.IsSet {
 		rps = 0 // our own in-process service: no need to be polite
 	}
-	timeout := s.HTTPTimeout.Value
-	if !s.HTTPTimeout.IsSet {
-		timeout = 5 * time.Second // a rehearsed hanging create gives up soon
-	}
 	c, err := apiclient.New(srv.URL,
 		apiclient.WithToken(svc.Token()),
-		apiclient.WithTimeout(timeout),
+		apiclient.WithTimeout(s.timeout(true)),
 		apiclient.WithRateLimit(rps, 1),
 		apiclient.WithTokenCache(""),
 		apiclient.WithNow(clock.Now),

@@ -93,8 +93,8 @@ func (w *crashWorld) createsSeen() []createSeen {
 func (w *crashWorld) betplan(crashAt string, args ...string) *exec.Cmd {
 	exe, err := os.Executable()
 	require.NoError(w.t, err)
-	all := append([]string{"run", w.plan, "--no-wait", "--yes", "--ambiguous-grace", "300ms",
-		"--max-rps", "200", "--http-timeout", "2s", "--state-dir", filepath.Join(w.dir, "state"),
+	all := append([]string{"run", w.plan, "--no-wait", "--yes", "--ambiguous-grace", "1s",
+		"--max-rps", "50", "--http-timeout", "2s", "--state-dir", filepath.Join(w.dir, "state"),
 		"--report-dir", filepath.Join(w.dir, "report"), "--base-url", w.url}, args...)
 	cmd := exec.Command(exe, all...)
 	cmd.Env = append(os.Environ(),
@@ -236,7 +236,7 @@ func TestDefaultRequestRate(t *testing.T) {
 	}
 	w := newCrashWorld(t, 2)
 	cmd := w.betplan("")
-	// Drop the test's --max-rps 200: the default must hold.
+	// Drop the test's --max-rps 50: the default must hold.
 	for i, a := range cmd.Args {
 		if a == "--max-rps" {
 			cmd.Args = slices.Delete(cmd.Args, i, i+2)

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"net/http/httptest"
@@ -21,8 +20,8 @@ func TestDoctorSharedState(t *testing.T) {
 	defer srv.Close()
 	env := map[string]string{"BETPLAN_BASE_URL": srv.URL, "BETPLAN_TOKEN": svc.Token()}
 	doctor := func(stateURL string) (int, map[string]any, string) {
-		var out, errb bytes.Buffer
-		sys := &sysIO{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb, Getenv: func(k string) string { return env[k] }}
+		sys, s := testIO(env)
+		out, errb := s.Stdout, s.Stderr
 		code := execute(context.Background(), []string{"doctor", "--format", "json", "--state", stateURL}, sys)
 		var rep map[string]any
 		if err := json.Unmarshal(out.Bytes(), &rep); err != nil {

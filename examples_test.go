@@ -49,8 +49,8 @@ func TestExamplesRehearse(t *testing.T) {
 func rehearseExample(t *testing.T, file, start string) {
 	t.Helper()
 	dir := t.TempDir()
-	var stdout, stderr bytes.Buffer
-	sys := &sysIO{Stdin: &bytes.Buffer{}, Stdout: &stdout, Stderr: &stderr, Getenv: func(string) string { return "" }}
+	sys, s := testIO(nil)
+	stdout, stderr := s.Stdout, s.Stderr
 	args := []string{"run", "--sim", "--state-dir", filepath.Join(dir, "state"), "--report-dir", filepath.Join(dir, "report"), file}
 	if start != "" {
 		args = append(args, "--sim-start", start)

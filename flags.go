@@ -6,6 +6,9 @@ import (
 	"time"
 
 	"github.com/spf13/pflag"
+
+	"github.com/betplan/betplan/apiclient/sim"
+	"github.com/betplan/betplan/reporters"
 )
 
 // serviceOptions are the connection flags of every command that talks to
@@ -22,11 +25,42 @@ type serviceOptions struct {
 func (s *serviceOptions) bind(fs *pflag.FlagSet) {
 	fs.StringVar(&s.BaseURL, "base-url", "", "service base URL (default $BETPLAN_BASE_URL)")
 	s.HTTPTimeout = optional[time.Duration]{Value: 30 * time.Second, parse: time.ParseDuration, typ: "duration"}
-	fs.Var(&s.HTTPTimeout, "http-timeout", "bound on one HTTP call")
+	fs.Var(&s.HTTPTimeout, "http-timeout", "bound on one HTTP call, 1s to 10m")
 	s.MaxRPS = optional[float64]{Value: 4, parse: func(v string) (float64, error) { return strconv.ParseFloat(v, 64) }, typ: "float64"}
-	fs.Var(&s.MaxRPS, "max-rps", "global request rate to the service, requests per second")
+	fs.Var(&s.MaxRPS, "max-rps", "global request rate to the service, requests per second (0.1 to 50)")
 	fs.BoolVar(&s.Insecure, "insecure", false, "allow a plain http:// base URL, or a --state with sslmode=disable, that is not loopback")
 }
+
+// Sane ranges of the connection flags: outside them a run is either
+// impolite to the service or unable to tell a slow answer from none.
+const (
+	minRPS         = 0.1
+	maxRPS         = 50
+	minHTTPTimeout = time.Second
+	maxHTTPTimeout = 10 * time.Minute
+)
+
+// validate refuses a request rate or an HTTP timeout out of its sane range.
+func (s *serviceOptions) validate() error {
+	if r := s.MaxRPS.Value; s.MaxRPS.IsSet && !(r >= minRPS && r <= maxRPS) { // NaN fails both
+		return usagef("--max-rps %v: want between %v and %v requests per second", r, minRPS, maxRPS)
+	}
+	if d := s.HTTPTimeout.Value; s.HTTPTimeout.IsSet && (d < minHTTPTimeout || d > maxHTTPTimeout) {
+		return usagef("--http-timeout %v: want between %v and %v", d, minHTTPTimeout, maxHTTPTimeout)
+	}
+	return nil
+}
+
+// timeout is the HTTP timeout a connection will use: a rehearsal's own
+// default is shorter, so a rehearsed hanging create gives up soon.
+func (s *serviceOptions) timeout(rehearse bool) time.Duration {
+	if rehearse && !s.HTTPTimeout.IsSet {
+		return rehearsalHTTPTimeout
+	}
+	return s.HTTPTimeout.Value
+}
+
+const rehearsalHTTPTimeout = 5 * time.Second
 
 // stateOptions say where a plan's state lives: the local state dir, or a
 // PostgreSQL database shared by every machine that runs the plan.
@@ -56,6 +90,14 @@ func (r *reportOptions) bind(fs *pflag.FlagSet) {
 	fs.StringVar(&r.Dir, "report-dir", "", "directory for reports (default <state-dir>/report/<plan name>; rehearsals: .betplan/sim/report/<plan name>)")
 }
 
+// validate refuses a --format no reporter writes.
+func (r *reportOptions) validate() error {
+	if _, err := reporters.ParseFormat(r.Format); err != nil {
+		return usagef("%v", err)
+	}
+	return nil
+}
+
 func (r *reportOptions) bindFormat(fs *pflag.FlagSet) {
 	fs.StringVar(&r.Format, "format", "text", "report format on stdout: text, json, markdown, junit or html")
 }
@@ -66,6 +108,21 @@ type rehearsalOptions struct {
 	Sim    bool
 	World  simWorld
 	Faults []string
+	// faults are Faults parsed by validate.
+	faults []sim.Fault
+}
+
+// validate parses --fault, which only the simulated service takes.
+func (r *rehearsalOptions) validate() error {
+	if len(r.Faults) > 0 && !r.Sim {
+		return usagef("--fault injects faults into the simulated service: use it with --sim")
+	}
+	faults, err := parseFaults(r.Faults)
+	if err != nil {
+		return err
+	}
+	r.faults = faults
+	return nil
 }
 
 func (r *rehearsalOptions) bindWorld(fs *pflag.FlagSet) {

@@ -51,18 +51,18 @@ func TestNoColor(t *testing.T) {
 		{"--no-color", true, "", false},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			var stdout, stderr bytes.Buffer
-			env := map[string]string{"NO_COLOR": tt.env}
-			sys := &sysIO{Stdin: &bytes.Buffer{}, Stdout: &stdout, Stderr: &stderr, IsTTY: true, Getenv: func(k string) string { return env[k] }}
+			sys, s := testIO(map[string]string{"NO_COLOR": tt.env})
+			sys.IsTTY = true
+			stdout, stderr := s.Stdout, s.Stderr
 			args := []string{"plan", "--sim", "--state-dir", filepath.Join(dir, tt.name), "examples/single-race.yaml"}
 			if tt.flag {
 				args = append(args[:1], append([]string{"--no-color"}, args[1:]...)...)
 			}
 			if code := execute(context.Background(), args, sys); code != exitOK {
-				t.Fatalf("exit %d: %s", code, &stderr)
+				t.Fatalf("exit %d: %s", code, stderr)
 			}
 			if got := strings.Contains(stdout.String(), "\x1b["); got != tt.colour {
-				t.Errorf("colour %v, want %v:\n%s", got, tt.colour, &stdout)
+				t.Errorf("colour %v, want %v:\n%s", got, tt.colour, stdout)
 			}
 		})
 	}

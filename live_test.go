@@ -168,17 +168,17 @@ func TestCountdown(t *testing.T) {
 // A rehearsal on a terminal draws the live line on stderr, clears it
 // before the report, and NO_COLOR still leaves colour out.
 func TestRunOnATerminalDrawsTheLiveLine(t *testing.T) {
-	var stdout, stderr bytes.Buffer
-	env := map[string]string{"NO_COLOR": "1"}
-	sys := &sysIO{Stdin: &bytes.Buffer{}, Stdout: &stdout, Stderr: &stderr, IsTTY: true, Width: 200, Getenv: func(k string) string { return env[k] }}
+	sys, s := testIO(map[string]string{"NO_COLOR": "1"})
+	sys.IsTTY, sys.Width = true, 200
+	stdout, stderr := s.Stdout, s.Stderr
 	args := []string{"run", "--sim", "--yes", "--no-wait", "--state-dir", t.TempDir(), "examples/single-race.yaml"}
 	if code := execute(context.Background(), args, sys); code != exitOK {
-		t.Fatalf("exit %d: %s", code, &stderr)
+		t.Fatalf("exit %d: %s", code, stderr)
 	}
 	if !strings.Contains(stderr.String(), "\r\033[K") || !strings.Contains(stderr.String(), "next poll ") {
-		t.Errorf("no live line on the terminal:\n%q", &stderr)
+		t.Errorf("no live line on the terminal:\n%q", stderr)
 	}
 	if strings.Contains(strings.ReplaceAll(stderr.String()+stdout.String(), "\033[K", ""), "\x1b[") {
-		t.Errorf("colour with NO_COLOR set:\n%q\n%q", &stderr, &stdout)
+		t.Errorf("colour with NO_COLOR set:\n%q\n%q", stderr, stdout)
 	}
 }

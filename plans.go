@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/betplan/betplan/engine"
 	"github.com/betplan/betplan/plan"
 )
 
@@ -19,7 +18,7 @@ func loadPlan(sys *sysIO, path string) (*plan.Plan, error) {
 		plan.WriteText(sys.Stderr, diags, map[string][]byte{path: data})
 	}
 	if diags.HasErrors() || p == nil {
-		return nil, &exitError{code: exitUsage, err: fmt.Errorf("%s is not a valid plan: %s", path, count(diags.Errors(), "error"))}
+		return nil, invalidf("%s is not a valid plan: %s", path, count(diags.Errors(), "error"))
 	}
 	return p, nil
 }
@@ -34,34 +33,6 @@ func onePlanArg(args []string) (string, error) {
 	return "", usagef("expected one plan file, got %d arguments: %s", len(args), strings.Join(args, " "))
 }
 
-// engineOptions are the options run, plan, status and cancel share. A
-// rehearsal never touches a shared state.
-func engineOptions(sys *sysIO, planFile string, state stateOptions, conn *connection) (engine.Options, error) {
-	opts := engine.Options{
-		Backend:   conn.client,
-		Clock:     conn.clock,
-		BaseURL:   conn.baseURL,
-		Version:   version,
-		Simulated: conn.simulated,
-		PlanFile:  planFile,
-		State:     engine.NewLayout(state.StateDir, planFile, conn.simulated),
-		Log:       sys.Stderr,
-
-		TipsterAPIKey: conn.tipsterKey,
-	}
-	logRetries(conn.client, opts.Log, conn.clock)
-	if conn.simulated {
-		state.rehearsalNote(sys)
-		return opts, nil
-	}
-	store, err := state.sharedStore(sys, conn.insecure)
-	if err != nil {
-		return opts, err
-	}
-	opts.Store = store
-	return opts, nil
-}
-
 // confirmer decides how `run` and `cancel` ask before acting on a real
 // service: --yes, an interactive yes on a TTY, or a refusal.
 func confirmer(sys *sysIO, yes, simulated bool) (func(string) (bool, error), error) {
@@ -69,7 +40,7 @@ func confirmer(sys *sysIO, yes, simulated bool) (func(string) (bool, error), err
 		return nil, nil
 	}
 	if !sys.Interactive {
-		return nil, &exitError{code: exitRefused, err: errors.New("refused: " + refusedNoConfirmation)}
+		return nil, refusef("refused: %s", refusedNoConfirmation)
 	}
 	return func(summary string) (bool, error) {
 		fmt.Fprintf(sys.Stderr, "%s\nThis acts on real money. Type yes to go on: ", summary)

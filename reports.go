@@ -13,14 +13,10 @@ import (
 // to an exit code.
 func finishRun(sys *sysIO, ro reportOptions, f reporters.Format, opts engine.Options, res *engine.Result, runErr error) error {
 	var locked *engine.LockedError
-	if errors.As(runErr, &locked) {
-		// Nothing was done: the reports stay as the run holding the lock
-		// writes them.
-		return &exitError{code: exitRefused, err: fmt.Errorf("refused: %v: wait for that run to end and try again", locked)}
-	}
-	if errors.Is(runErr, engine.ErrNotConfirmed) {
-		// The user said no: nothing changed, so no report changes either.
-		return &exitError{code: exitRefused, err: runErr}
+	if errors.As(runErr, &locked) || errors.Is(runErr, engine.ErrNotConfirmed) {
+		// Nothing was done (another run holds the lock, or the user said
+		// no): the reports stay as they were.
+		return runErr
 	}
 	if res != nil {
 		if werr := writeReports(sys, ro, f, opts, res); werr != nil {
@@ -32,15 +28,13 @@ func finishRun(sys *sysIO, ro reportOptions, f reporters.Format, opts engine.Opt
 	}
 	switch {
 	case runErr != nil && engine.IsRefused(runErr):
-		return &exitError{code: exitRefused, err: runErr}
+		return runErr
 	case res != nil && res.EndReason == engine.EndRefused:
-		return &exitError{code: exitRefused, err: fmt.Errorf("refused: %s", res.Error)}
-	case runErr != nil && serviceProblem(opts.BaseURL, runErr) != nil:
-		return &exitError{code: exitRefused, err: serviceProblem(opts.BaseURL, runErr)}
+		return &engine.RefusedError{Reason: res.Error}
 	case runErr != nil:
-		return &exitError{code: exitFailed, err: runErr}
+		return explainService(opts.BaseURL, runErr)
 	case res != nil && res.Failed():
-		return &exitError{code: exitFailed, err: errors.New(failureSummary(res))}
+		return errors.New(failureSummary(res))
 	}
 	return nil
 }

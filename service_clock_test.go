@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -88,13 +87,13 @@ bets:
 		t.Fatal(err)
 	}
 	env := map[string]string{"BETPLAN_BASE_URL": srv.URL, "BETPLAN_TOKEN": svc.Token(), "XDG_CACHE_HOME": filepath.Join(dir, "cache")}
-	var stdout, stderr bytes.Buffer
-	sys := &sysIO{Stdin: &bytes.Buffer{}, Stdout: &stdout, Stderr: &stderr, Getenv: func(k string) string { return env[k] }}
+	sys, s := testIO(env)
+	stdout, stderr := s.Stdout, s.Stderr
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
 	args := []string{"run", "--yes", "--state-dir", filepath.Join(dir, "state"), "--report-dir", filepath.Join(dir, "report"), plan}
 	if code := execute(ctx, args, sys); code != exitOK {
-		t.Fatalf("exit %d\n%s\n%s", code, &stderr, &stdout)
+		t.Fatalf("exit %d\n%s\n%s", code, stderr, stdout)
 	}
 	b, err := os.ReadFile(filepath.Join(dir, "report", "report.json"))
 	if err != nil {

@@ -20,7 +20,17 @@ func baseURLError(err error) error {
 	if errors.Is(err, apiclient.ErrPlainHTTP) {
 		hint = ", or pass --insecure to allow plain http anyway"
 	}
-	return &exitError{code: exitRefused, err: fmt.Errorf("%v%s", err, hint)}
+	return refusef("%v%s", err, hint)
+}
+
+// explainService turns an error that means the service could not be used
+// at all into a refusal that says what to do; any other error is returned
+// as it is.
+func explainService(base string, err error) error {
+	if why := serviceProblem(base, err); why != nil {
+		return &refusedError{why}
+	}
+	return err
 }
 
 // serviceProblem explains, in one line, an error that means betplan could

@@ -47,13 +47,13 @@ func (w *crashWorld) onMachine(name, state string, args ...string) *machineRun {
 	home := filepath.Join(w.dir, name)
 	all := append(slices.Clone(args), "--base-url", w.url, "--state", state)
 	if args[0] != "unlock" {
-		all = append(all, "--state-dir", filepath.Join(home, "state"), "--max-rps", "200", "--http-timeout", "2s")
+		all = append(all, "--state-dir", filepath.Join(home, "state"), "--max-rps", "50", "--http-timeout", "2s")
 	}
 	if args[0] == "run" || args[0] == "status" {
 		all = append(all, "--report-dir", filepath.Join(home, "report"))
 	}
 	if args[0] == "run" {
-		all = append(all, "--yes", "--ambiguous-grace", "300ms")
+		all = append(all, "--yes", "--ambiguous-grace", "1s")
 	}
 	m := &machineRun{w: w, name: name}
 	m.cmd = exec.Command(exe, all...)

@@ -3,9 +3,12 @@ package engine
 import (
 	"context"
 	"fmt"
+	"iter"
 	"sort"
 	"strings"
+	"time"
 
+	"github.com/betplan/betplan/apiclient"
 	"github.com/betplan/betplan/plan"
 )
 
@@ -66,3 +69,54 @@ func (r *tracker) checkCancelID(id string) error {
 	}
 	return fmt.Errorf("no instance %q of bet %s; its instances are: %s", id, betID, strings.Join(names, ", "))
 }
+
+// AccountCanceller is what CancelAccount needs of the service;
+// *apiclient.Client satisfies it.
+type AccountCanceller interface {
+	Notifications(ctx context.Context, opts apiclient.ListNotificationsOptions) iter.Seq2[*apiclient.Notification, error]
+	CancelNotification(ctx context.Context, id int64) error
+}
+
+// AccountCancel is what CancelAccount did with one notification: Err is
+// nil when it was cancelled.
+type AccountCancel struct {
+	Notification *apiclient.Notification
+	Err          error
+}
+
+// CancelAccount is `betplan stop --all`: it cancels every notification of
+// the account, whoever created it, that can still be cancelled: not
+// cancelled, deleted or resulted, and its race not started at now (the
+// service refuses those anyway). each hears of every cancel tried, as it
+// happens. A listing that fails ends it with an error that says so.
+func CancelAccount(ctx context.Context, c AccountCanceller, now time.Time, each func(AccountCancel)) (cancelled, failed int, err error) {
+	for n, err := range c.Notifications(ctx, apiclient.ListNotificationsOptions{}) {
+		if err != nil {
+			return cancelled, failed, &AccountListError{Err: err}
+		}
+		start := n.Tip.Competition.StartTime.Time
+		if bool(n.IsCanceled) || bool(n.IsDeleted) || n.Resulted() || (!start.IsZero() && !now.Before(start)) {
+			continue
+		}
+		if err := c.CancelNotification(ctx, int64(n.ID)); err != nil {
+			if ctx.Err() != nil {
+				return cancelled, failed, ctx.Err()
+			}
+			each(AccountCancel{Notification: n, Err: err})
+			failed++
+			continue
+		}
+		each(AccountCancel{Notification: n})
+		cancelled++
+	}
+	return cancelled, failed, nil
+}
+
+// AccountListError is the account's notifications that could not be
+// listed, so not every one was cancelled.
+type AccountListError struct{ Err error }
+
+func (e *AccountListError) Error() string {
+	return "list the account's notifications: " + e.Err.Error()
+}
+func (e *AccountListError) Unwrap() error { return e.Err }

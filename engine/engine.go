@@ -144,13 +144,13 @@ type RefusedError struct{ Reason string }
 
 func (e *RefusedError) Error() string { return "refused: " + e.Reason }
 
-// IsRefused reports whether err is a refusal by a safety check: the lock
-// held or lost, or the plan's state out of reach.
+// Refused says the error is a safety check's refusal.
+func (e *RefusedError) Refused() bool { return true }
+
+// IsRefused reports whether err is a refusal by a safety check (the lock
+// held or lost, the plan stopped, its state out of reach): an error that
+// says so with a Refused method.
 func IsRefused(err error) bool {
-	var r *RefusedError
-	var l *LockedError
-	var lost *LockLostError
-	var st *StateUnavailableError
-	var stopped *StoppedError
-	return errors.As(err, &r) || errors.As(err, &l) || errors.As(err, &lost) || errors.As(err, &st) || errors.As(err, &stopped)
+	var r interface{ Refused() bool }
+	return errors.As(err, &r) && r.Refused()
 }

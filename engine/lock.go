@@ -43,6 +43,9 @@ type LockedError struct {
 	Owner LockOwner
 }
 
+// Refused says a held lock is a refusal: the run did nothing.
+func (e *LockedError) Refused() bool { return true }
+
 func (e *LockedError) Error() string {
 	return fmt.Sprintf("another run of this plan holds the lock %s: %s", e.Where, e.Owner)
 }

@@ -30,6 +30,9 @@ func (m StopMark) String() string {
 // StoppedError ends a run whose plan was stopped: it creates nothing more.
 type StoppedError struct{ Mark StopMark }
 
+// Refused says a stopped plan's run is a refusal to create more.
+func (e *StoppedError) Refused() bool { return true }
+
 func (e *StoppedError) Error() string {
 	return e.Mark.String() + ": nothing more is created until `betplan stop --resume`"
 }

@@ -69,6 +69,9 @@ type LockLostError struct{ Reason string }
 
 func (e *LockLostError) Error() string { return "lost the plan's lock: " + e.Reason }
 
+// Refused says a lost lock is a refusal: the run creates nothing more.
+func (e *LockLostError) Refused() bool { return true }
+
 // StateUnavailableError means the plan's state could not be reached or
 // used, so nothing was done.
 type StateUnavailableError struct {
@@ -81,6 +84,9 @@ func (e *StateUnavailableError) Error() string {
 }
 
 func (e *StateUnavailableError) Unwrap() error { return e.Err }
+
+// Refused says a state out of reach is a refusal: nothing was done.
+func (e *StateUnavailableError) Refused() bool { return true }
 
 func isLockLost(err error) (*LockLostError, bool) {
 	var l *LockLostError

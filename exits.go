@@ -1,0 +1,130 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/betplan/betplan/engine"
+)
+
+// The errors a command returns say what kind of ending they are; exitStatus
+// alone turns them into an exit code and the line a user reads.
+
+// usageError is a mistake in how the command was called: exit 2, with a
+// pointer to the usage text.
+type usageError struct{ msg string }
+
+func (e *usageError) Error() string { return e.msg }
+
+func usagef(format string, args ...any) error { return &usageError{fmt.Sprintf(format, args...)} }
+
+// invalidError is input betplan cannot act on, found before any request:
+// an invalid plan, or one it cannot read. Exit 2, without the usage text:
+// the problems were printed or the message says what is wrong.
+type invalidError struct{ err error }
+
+func (e *invalidError) Error() string { return e.err.Error() }
+func (e *invalidError) Unwrap() error { return e.err }
+
+func invalidf(format string, args ...any) error {
+	return &invalidError{fmt.Errorf(format, args...)}
+}
+
+// refusal is an error a safety check raised (exit 3): the engine's lock,
+// stop and state errors, and the command layer's own refusedError.
+type refusal interface {
+	error
+	Refused() bool
+}
+
+// refusedError is a refusal of the command layer: no confirmation, a
+// service that cannot be used at all, a lock a stop could not take.
+type refusedError struct{ err error }
+
+func (e *refusedError) Error() string { return e.err.Error() }
+func (e *refusedError) Unwrap() error { return e.err }
+func (e *refusedError) Refused() bool { return true }
+
+func refusef(format string, args ...any) error {
+	return &refusedError{fmt.Errorf(format, args...)}
+}
+
+// errChanges is plan --detailed-exitcode and diff finding something to
+// create or change: exit 4, and the output already said what.
+var errChanges = errors.New("there are changes")
+
+// interruptedError is a command a signal stopped before it finished.
+type interruptedError struct {
+	sig   *interruption
+	cause error
+}
+
+func (e *interruptedError) Error() string { return e.sig.Error() + ": " + e.cause.Error() }
+func (e *interruptedError) Unwrap() error { return e.cause }
+
+// failures are several actions' errors kept as one (stop does several
+// things and reports each): its exit code is the worst of them.
+type failures []error
+
+func (f failures) Error() string {
+	msgs := make([]string, len(f))
+	for i, err := range f {
+		msgs[i] = err.Error()
+	}
+	return strings.Join(msgs, "; ")
+}
+
+func (f failures) Unwrap() []error { return f }
+
+// joinFailures is nil for none, the error itself for one.
+func joinFailures(errs []error) error {
+	switch len(errs) {
+	case 0:
+		return nil
+	case 1:
+		return errs[0]
+	}
+	return failures(errs)
+}
+
+// exitStatus is the one place that decides how a command's error ends the
+// process: its exit code, and the line stderr shows after "betplan CMD: "
+// ("" when the command's output already said everything). Anything not
+// recognised is a failure (1).
+func (c *command) exitStatus(err error) (code int, line string) {
+	var (
+		sig     *interruptedError
+		usage   *usageError
+		invalid *invalidError
+		locked  *engine.LockedError
+		refused refusal
+	)
+	switch {
+	case err == nil:
+		return exitOK, ""
+	case errors.As(err, &sig):
+		return sig.sig.exitCode(), c.interruptedWords()
+	case errors.Is(err, errChanges):
+		return exitChanges, ""
+	case errors.As(err, &usage):
+		return exitUsage, fmt.Sprintf("%s\nRun 'betplan %s --help' for usage.", usage.msg, c.name)
+	case errors.As(err, &invalid):
+		return exitUsage, err.Error()
+	case errors.As(err, &locked):
+		return exitRefused, c.lockHeld(locked)
+	case errors.As(err, &refused) && refused.Refused():
+		return exitRefused, err.Error()
+	}
+	return exitFailed, err.Error()
+}
+
+// lockHeld is what every command says when another run holds the plan's
+// lock; the wait it offers is there only for a command that can wait.
+func (c *command) lockHeld(locked *engine.LockedError) string {
+	line := fmt.Sprintf("refused: %v: wait for that run to end and try again", locked)
+	if fs, _ := newFlagSet(c); fs.Lookup("lock-timeout") != nil {
+		line += ", or pass --lock-timeout 30m to wait for it"
+	}
+	return line
+}

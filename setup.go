@@ -1,0 +1,78 @@
+package main
+
+import "github.com/betplan/betplan/engine"
+
+// commandSetup is how every command that works on plans through the
+// engine is set up, the one way: a connection to the service (or a
+// rehearsal's simulated one) and the store that keeps the plans' journals
+// and locks. Setting one up sends no request. (Not "session": that word
+// is the bookmaker's.)
+type commandSetup struct {
+	sys   *sysIO
+	state stateOptions
+	conn  *connection
+	store engine.Store // nil: each plan's local files
+}
+
+// setUp connects as the flags and the environment say. With
+// rehearsal.Sim it serves the simulated service in-process instead, whose
+// world keeps its own state: a shared state is not used then.
+func setUp(sys *sysIO, service *serviceOptions, state stateOptions, rehearsal *rehearsalOptions) (*commandSetup, error) {
+	s := &commandSetup{sys: sys, state: state}
+	if rehearsal != nil && rehearsal.Sim {
+		conn, err := service.startSim(rehearsal.World, rehearsal.faults)
+		if err != nil {
+			return nil, err
+		}
+		s.conn = conn
+		state.rehearsalNote(sys)
+		return s, nil
+	}
+	conn, err := service.connect(sys)
+	if err != nil {
+		return nil, err
+	}
+	store, err := state.sharedStore(sys, conn.insecure)
+	if err != nil {
+		conn.close()
+		return nil, err
+	}
+	s.conn, s.store = conn, store
+	return s, nil
+}
+
+func (s *commandSetup) close() { s.conn.close() }
+
+// options are the engine's options for the plan in planFile.
+func (s *commandSetup) options(planFile string) engine.Options {
+	c := s.conn
+	logRetries(c.client, s.sys.Stderr, c.clock)
+	return engine.Options{
+		Backend:   c.client,
+		Clock:     c.clock,
+		BaseURL:   c.baseURL,
+		Version:   version,
+		Simulated: c.simulated,
+		PlanFile:  planFile,
+		State:     engine.NewLayout(s.state.StateDir, planFile, c.simulated),
+		Store:     s.store,
+		Log:       s.sys.Stderr,
+
+		TipsterAPIKey: c.tipsterKey,
+	}
+}
+
+// stateOnly is the engine's options for a plan's saved state alone,
+// with no connection to the service: what cancel checks instance ids
+// against, and what stop --resume and unlock change.
+func stateOnly(sys *sysIO, service *serviceOptions, state stateOptions, planFile string) (engine.Options, error) {
+	base, err := service.baseURL(sys)
+	if err != nil {
+		return engine.Options{}, err
+	}
+	store, err := state.sharedStore(sys, service.Insecure)
+	if err != nil {
+		return engine.Options{}, err
+	}
+	return engine.Options{BaseURL: base, PlanFile: planFile, State: engine.NewLayout(state.StateDir, planFile, false), Store: store}, nil
+}
