@@ -53,8 +53,8 @@ func (r *tracker) decide(ctx context.Context, in *instance, now time.Time) error
 			in.reason = "the " + in.what() + " started before the saved plan was applied"
 			return nil
 		}
-		if reason := checkRunners(in); reason != "" {
-			in.status, in.final, in.reason = StatusFailed, true, reason
+		if why := notInField(in); why != "" {
+			in.status, in.final, in.reason = StatusSkipped, true, why+": not created"
 			return nil
 		}
 		in.amount = amount
@@ -69,6 +69,13 @@ func (r *tracker) decide(ctx context.Context, in *instance, now time.Time) error
 		}
 		return nil
 	}
+	// A vacant box or a scratched runner is a normal day: the bet is
+	// skipped, as `plan` shows it, and the run is not failed for it.
+	if why := notInField(in); why != "" {
+		in.status, in.final = StatusSkipped, true
+		in.reason = why + ": not created"
+		return nil
+	}
 	ready, err := in.bet.Ready(env)
 	if err != nil {
 		in.status, in.final = StatusFailed, true
@@ -77,11 +84,6 @@ func (r *tracker) decide(ctx context.Context, in *instance, now time.Time) error
 	}
 	if !ready {
 		in.reason = fmt.Sprintf("waiting for %q (%s)", in.bet.When.String(), in.bet.When.Explain(env))
-		return nil
-	}
-	if reason := checkRunners(in); reason != "" {
-		in.status, in.final = StatusFailed, true
-		in.reason = reason
 		return nil
 	}
 	amount, err := in.bet.Amount(env)
@@ -488,6 +490,36 @@ func (r *tracker) lookupOverGrace(ctx context.Context, in *instance, why string)
 func isNotSent(err error) bool {
 	var te *apiclient.TransportError
 	return errors.As(err, &te) && !apiclient.IsAmbiguous(err)
+}
+
+// notInField returns why a bet's selection names a runner its race's
+// field does not have (a vacant box, a scratched runner), or "".
+func notInField(in *instance) string {
+	if in.race == nil {
+		return "" // an event bet: its selection was found when it resolved
+	}
+	return fieldGap(in.race, in.info, in.bet.Selection)
+}
+
+// fieldGap names the first runner of selection that rc's field lacks:
+// "box 8 is vacant in Wentworth Park R1: 6 runners". A race listed
+// without runners is not judged.
+func fieldGap(rc *apiclient.Race, info RaceInfo, selection string) string {
+	runners := rc.RunnerNumbers()
+	if len(runners) == 0 {
+		return ""
+	}
+	for _, part := range strings.Split(selection, ",") {
+		num, _, _ := strings.Cut(strings.TrimSpace(part), ":")
+		if slices.Contains(runners, num) {
+			continue
+		}
+		if strings.EqualFold(info.Code, "Greyhounds") {
+			return fmt.Sprintf("box %s is vacant in %s R%d: %d %s", num, info.Venue, info.EventNumber, len(runners), plural(len(runners), "runner", "runners"))
+		}
+		return fmt.Sprintf("runner %s is not in the field of %s R%d (scratched or never entered): runners %s", num, info.Venue, info.EventNumber, strings.Join(runners, ","))
+	}
+	return ""
 }
 
 // checkRunners returns why the selection names a runner the race does not

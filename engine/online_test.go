@@ -53,7 +53,9 @@ bets:
 		got = append(got, fmt.Sprintf("%s line %d: %s", d.Severity, d.Line, d.Summary))
 	}
 	text := strings.Join(got, "\n")
-	assert.Contains(t, text, "bet no-such-runner: runner 31 is not in "+a.Venue)
+	// A runner not in the field is a normal day: run skips the bet.
+	assert.Contains(t, text, "warning line 10: bet no-such-runner: runner 31 is not in the field of "+a.Venue)
+	assert.Contains(t, text, ": run skips it")
 	assert.Contains(t, text, "bet no-such-race: no upcoming race "+a.Venue+" Galloping R77; upcoming at "+a.Venue)
 	assert.Contains(t, text, "error line 18: bet stranger: target_session 999 is not one of the account's sessions")
 	assert.Contains(t, text, "warning line 23: bet sleeping: session 4418 has no running bot")
