@@ -82,6 +82,7 @@ type tracker struct {
 	// notifications carrying each checked label, nil for none.
 	labelsSeen map[string][]apiclient.Notification
 	tickAt     time.Time // when the run's current tick began
+	lastLook   bool      // the poll reads every open bet, due or not (pollLast)
 	list       listIndex // where the plan's notifications stand in the service's list
 
 	tips tipRun // the plan's tips (tips.go)
