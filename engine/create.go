@@ -309,7 +309,7 @@ func (r *tracker) create(ctx context.Context, in *instance) error {
 				in.status, in.final, in.err = StatusFailed, true, why
 				return r.journal.Record(journalEntry{Op: opFailed, Label: in.label, Error: why})
 			}
-			err := r.markCreated(in, id, opCreated)
+			err := r.markCreated(in, id, opCreated, "created")
 			r.checkpoint("created")
 			return err
 		}
@@ -374,7 +374,10 @@ func (r *tracker) create(ctx context.Context, in *instance) error {
 	return nil
 }
 
-func (r *tracker) markCreated(in *instance, id int64, op string) error {
+// markCreated records the notification id of in; verb says how it was
+// had in the log: "created" by this run's create, "found" when a look-up
+// found an announced create landed, "adopted existing" otherwise.
+func (r *tracker) markCreated(in *instance, id int64, op, verb string) error {
 	info := in.info
 	// The notification exists whatever the journal says: the run follows
 	// and reports it even when the entry cannot be written (a lost lock).
@@ -387,10 +390,6 @@ func (r *tracker) markCreated(in *instance, id int64, op string) error {
 	in.status = StatusCreated
 	in.reason = ""
 	in.err = ""
-	verb := "created"
-	if op == opAdopted {
-		verb = "adopted existing"
-	}
 	r.logf("%s %s on %s: notification %d (label %s)", verb, in.name(), in.info.describe(), id, in.label)
 	return err
 }
@@ -426,9 +425,11 @@ func (r *tracker) lookup(ctx context.Context, in *instance) (bool, error) {
 		sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
 		r.logf("warning: label %s has %d notifications %v (created outside this journal); following %d", in.label, len(ids), ids, pick.ID)
 	}
-	op := opAdopted
+	// A create announced in the journal that landed is journalled as
+	// created, and logged as found: no create was sent just now.
+	op, verb := opAdopted, "adopted existing"
 	if s := r.journal.State(in.label); s != nil && s.Pending {
-		op = opCreated
+		op, verb = opCreated, "found"
 	}
 	if amount := notificationAmount(pick, in.bet.AmountField()); amount > 0 {
 		in.amount = amount
@@ -438,7 +439,7 @@ func (r *tracker) lookup(ctx context.Context, in *instance) (bool, error) {
 	} else {
 		in.risk = r.notificationExposure(pick)
 	}
-	if err := r.markCreated(in, int64(pick.ID), op); err != nil {
+	if err := r.markCreated(in, int64(pick.ID), op, verb); err != nil {
 		return true, err
 	}
 	// Just read: this tick's poll need not read it again.
