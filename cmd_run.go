@@ -146,6 +146,7 @@ func runPlan(ctx context.Context, sys *sysIO, o *runOptions, args []string) erro
 		live = newLiveTerminal(sys.Stderr, sys.Width, opts.Clock.Now)
 		opts.Live = live.progress
 		opts.Log = live
+		opts.Confirm = live.asking(opts.Confirm)
 	}
 
 	var res *engine.Result
