@@ -156,7 +156,56 @@ func (r *tracker) guardAndCreate(ctx context.Context, in *instance) error {
 		}
 	}
 	r.confirmed = true
+	if !r.holdsNow(in) {
+		return nil
+	}
 	return r.create(ctx, in)
+}
+
+// holdsNow checks again, right before in's create, what decided it: its
+// race's start, its condition, its amount and the limits. The decision
+// may be minutes old by then (the prompt, the request budget, a 429's
+// Retry-After, a refresh of the sessions): a bet whose race has started
+// is skipped, one whose condition no longer holds waits for it again,
+// and one the limits now refuse is refused, each with the reason.
+func (r *tracker) holdsNow(in *instance) bool {
+	now := r.clock.Now()
+	if !now.Before(in.start()) {
+		in.status, in.final = StatusSkipped, true
+		in.reason = fmt.Sprintf("the %s started at %s, before the create could be sent: not created", in.what(), in.start().UTC().Format(time.RFC3339))
+		r.logf("skipped %s: %s", in.name(), in.reason)
+		return false
+	}
+	if r.opts.OnlyLabels == nil {
+		env := r.instanceEnv(in, now)
+		ready, err := in.bet.Ready(env)
+		if err != nil || !ready {
+			in.reason = "not created yet: its condition no longer held when the create was due; waiting for it again"
+			if in.bet.When != nil {
+				in.reason = fmt.Sprintf("not created yet: %q no longer held when the create was due (%s); waiting for it again", in.bet.When.String(), in.bet.When.Explain(env))
+			}
+			r.logf("%s: %s", in.name(), in.reason)
+			return false
+		}
+		amount, err := in.bet.Amount(env)
+		if err != nil {
+			in.status, in.final = StatusFailed, true
+			in.reason = fmt.Sprintf("evaluating %s: %v", in.bet.AmountField(), err)
+			return false
+		}
+		in.amount = amount
+	}
+	in.risk = r.exposure(in)
+	if reason := r.checkLimits(in, in.risk); reason != "" {
+		in.status, in.final = StatusFailed, true
+		in.reason = "refused by a limit: " + reason
+		if r.refused == "" {
+			r.refused = fmt.Sprintf("bet %s refused by a limit: %s", in.bet.ID, reason)
+		}
+		r.logf("refused %s: %s", in.name(), reason)
+		return false
+	}
+	return true
 }
 
 // allowNoBotHint names run's flag: only run creates.
@@ -282,6 +331,11 @@ func (r *tracker) create(ctx context.Context, in *instance) error {
 		if err := r.checkStop(); err != nil {
 			in.reason = "not created: " + r.stopCreating
 			return err
+		}
+		// A create tried again follows a wait (the grace window's look-ups,
+		// a Retry-After): what decided it is checked again first.
+		if attempt > 1 && !r.holdsNow(in) {
+			return nil
 		}
 		r.checkpoint("announce")
 		if err := r.journal.Record(journalEntry{Op: opCreating, Label: in.label, BetID: in.bet.ID, Amount: in.amount, AtRisk: in.risk.Amount, Basis: in.risk.Basis, Race: &info, Attempt: attempt}); err != nil {
