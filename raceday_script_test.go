@@ -7,13 +7,13 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 )
 
-// cmdSimScratch is `simscratch VAR`: it scratches $VAR_RUNNER from the
+// cmdSimScratch is `scratch VAR`: it scratches $VAR_RUNNER from the
 // race simrace picked as VAR; bets on it are resulted void at once.
 func cmdSimScratch(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) != 1 {
-		ts.Fatalf("usage: simscratch VAR")
+		ts.Fatalf("usage: scratch VAR")
 	}
-	svc := simOf(ts, "simscratch")
+	svc := simOf(ts, "scratch")
 	v := args[0]
 	venue, runner := ts.Getenv(v+"_VENUE"), ts.Getenv(v+"_RUNNER")
 	number, err := strconv.Atoi(ts.Getenv(v + "_NUMBER"))
@@ -21,10 +21,10 @@ func cmdSimScratch(ts *testscript.TestScript, neg bool, args []string) {
 	for _, r := range svc.Races() {
 		if r.Venue == venue && r.EventNumber == number && r.Start.After(time.Now()) {
 			if !svc.Scratch(r, runner) {
-				ts.Fatalf("simscratch: %s R%d not found", venue, number)
+				ts.Fatalf("scratch: %s R%d not found", venue, number)
 			}
 			return
 		}
 	}
-	ts.Fatalf("simscratch: no upcoming race %s R%d", venue, number)
+	ts.Fatalf("scratch: no upcoming race %s R%d", venue, number)
 }
