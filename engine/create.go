@@ -248,11 +248,15 @@ func (r *tracker) confirmSummary() string {
 				continue
 			}
 		}
+		if notInField(in) != "" {
+			continue // a vacant box or a scratched runner: never created
+		}
 		rows = append(rows, in)
 	}
 	var requested, atRisk float64
 	unknown := 0
 	lines := make([]string, 0, len(rows))
+	now := r.clock.Now()
 	for _, in := range rows {
 		if in.amount <= 0 {
 			unknown++
@@ -261,8 +265,15 @@ func (r *tracker) confirmSummary() string {
 		e := r.exposure(in)
 		requested += in.amount
 		atRisk += e.Amount
-		lines = append(lines, fmt.Sprintf("  %s on %s R%d: %s %s requested, %s at risk (%s)",
-			in.bet.ID, in.info.Venue, in.info.EventNumber, usd(in.amount), in.bet.AmountField(), usd(e.Amount), e.Basis))
+		// What is certain now: the bets whose conditions hold already.
+		when := "when its condition holds"
+		if only != nil {
+			when = "now"
+		} else if ready, err := in.bet.Ready(r.instanceEnv(in, now)); err == nil && ready {
+			when = "ready now"
+		}
+		lines = append(lines, fmt.Sprintf("  %s on %s R%d (%s): %s %s requested, %s at risk (%s)",
+			in.name(), in.info.Venue, in.info.EventNumber, when, usd(in.amount), in.bet.AmountField(), usd(e.Amount), e.Basis))
 	}
 	var b strings.Builder
 	noun := plural(len(rows), "bet", "bets")

@@ -46,8 +46,10 @@ bets:
 `, raceYAML(a), a.Runners[0]))
 			opts := w.options(w.client())
 			asked := 0
-			opts.Confirm = func(string) (bool, error) {
+			opts.Confirm = func(summary string) (bool, error) {
 				asked++
+				// The prompt says what is certain now.
+				assert.Contains(t, summary, "\n  fav on "+a.Venue+" R"+fmt.Sprint(a.EventNumber)+" (ready now): $5.00 stake requested")
 				w.clock.Advance(tt.answer)
 				return true, nil
 			}
