@@ -154,6 +154,22 @@ func (r *tracker) guardAndCreate(ctx context.Context, in *instance) error {
 			r.refused = "not confirmed"
 			return ErrNotConfirmed
 		}
+		// The answer may have taken minutes: the tick's label check is
+		// stale, and this label is looked up again before its create.
+		r.confirmed = true
+		r.labelsSeen = nil
+		found, err := r.lookup(ctx, in)
+		if err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			in.err = fmt.Sprintf("looking label up: %v", err)
+			in.reason = "could not check whether the bet exists; will try again"
+			return nil
+		}
+		if found {
+			return nil
+		}
 	}
 	r.confirmed = true
 	if !r.holdsNow(in) {

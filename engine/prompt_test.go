@@ -3,6 +3,7 @@ package engine_test
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -69,4 +70,42 @@ bets:
 			assert.Zero(t, w.svc.NotificationCount(), "a late yes created the bet:\n%s", log.String())
 		})
 	}
+}
+
+// While the prompt waits, the bet is created elsewhere (another machine
+// without a shared state, same label): the answer is followed by a fresh
+// look-up of the label, which adopts it, never a second create.
+func TestConfirmationLooksTheLabelUpAgain(t *testing.T) {
+	w := newWorld(t)
+	a := w.race("Galloping", 0)
+	w.clock.Set(a.Start.Add(-3*time.Minute - 30*time.Second))
+	p := w.plan(fmt.Sprintf(`version: 1
+name: elsewhere
+poll: {interval: 30s, timeout: 1h}
+limits: {max_total_stake: 50, max_stake_per_bet: 10}
+defaults: {market: Fixed Win, type: Fixed Wager, target_session: "4417"}
+bets:
+  - id: fav
+    race: %s
+    selection: %q
+    stake: 5
+    when: race.minutes_to_start <= 4
+`, raceYAML(a), a.Runners[0]))
+	opts := w.options(w.client())
+	opts.NoWait = true
+	opts.Confirm = func(string) (bool, error) {
+		other := w.options(w.client())
+		other.NoWait = true
+		other.State.Dir = filepath.Join(w.dir, "other-state")
+		other.State.LockDir = filepath.Join(w.dir, "other-locks")
+		_, err := engine.Run(context.Background(), p, other)
+		require.NoError(t, err)
+		require.Equal(t, 1, w.svc.NotificationCount())
+		return true, nil
+	}
+	res, err := engine.Run(context.Background(), p, opts)
+	require.NoError(t, err)
+	require.Len(t, res.Bets, 1)
+	assert.NotZero(t, res.Bets[0].NotificationID)
+	assert.Equal(t, 1, w.svc.NotificationCount(), "created twice after the prompt")
 }
