@@ -281,15 +281,18 @@ func (r *tracker) confirmSummary() string {
 		e := r.exposure(in)
 		requested += in.amount
 		atRisk += e.Amount
-		// What is certain now: the bets whose conditions hold already.
-		when := "when its condition holds"
-		if only != nil {
-			when = "now"
-		} else if ready, err := in.bet.Ready(r.instanceEnv(in, now)); err == nil && ready {
-			when = "ready now"
+		line := fmt.Sprintf("  %s on %s R%d: %s %s requested, %s at risk (%s)",
+			in.name(), in.info.Venue, in.info.EventNumber, usd(in.amount), in.bet.AmountField(), usd(e.Amount), e.Basis)
+		if only == nil {
+			// What is certain now: the bets whose conditions hold already
+			// (a saved plan's creates are all made now).
+			if ready, err := in.bet.Ready(r.instanceEnv(in, now)); err == nil && ready {
+				line += "; ready now"
+			} else {
+				line += "; when its condition holds"
+			}
 		}
-		lines = append(lines, fmt.Sprintf("  %s on %s R%d (%s): %s %s requested, %s at risk (%s)",
-			in.name(), in.info.Venue, in.info.EventNumber, when, usd(in.amount), in.bet.AmountField(), usd(e.Amount), e.Basis))
+		lines = append(lines, line)
 	}
 	var b strings.Builder
 	noun := plural(len(rows), "bet", "bets")

@@ -50,7 +50,7 @@ bets:
 			opts.Confirm = func(summary string) (bool, error) {
 				asked++
 				// The prompt says what is certain now.
-				assert.Contains(t, summary, "\n  fav on "+a.Venue+" R"+fmt.Sprint(a.EventNumber)+" (ready now): $5.00 stake requested")
+				assert.Regexp(t, `\n  fav on `+a.Venue+` R`+fmt.Sprint(a.EventNumber)+`: \$5\.00 stake requested, .*; ready now\n`, summary)
 				w.clock.Advance(tt.answer)
 				return true, nil
 			}
