@@ -318,11 +318,31 @@ func (r *tracker) confirmSummary() string {
 		b.WriteString("\n" + l)
 	}
 	if len(rows) > 0 {
-		if w := limitsWords(r.plan.Limits, r.usageFor(rows[0].info)); w != "" {
+		u := r.usageFor(rows[0].info)
+		if w := limitsWords(r.plan.Limits, u); w != "" {
 			b.WriteString("\n" + w)
 		}
+		b.WriteString(worstCaseWords(r.plan.Limits, u.totals.Staked, atRisk, unknown))
 	}
 	return b.String()
+}
+
+// worstCaseWords says, for the prompt, what the listed bets put at risk
+// together with what the period has committed, against the total limit:
+// the worst case the user agrees to.
+func worstCaseWords(l plan.Limits, committed, listed float64, unknown int) string {
+	if l.MaxTotalStake == nil || listed <= 0 {
+		return ""
+	}
+	worst := committed + listed
+	s := fmt.Sprintf("\nWorst case if every bet listed is created: %s at risk in the period (%s committed + %s listed)", usd(worst), usd(committed), usd(listed))
+	if unknown > 0 {
+		s += fmt.Sprintf(", plus %d whose amounts are not known yet", unknown)
+	}
+	if worst > *l.MaxTotalStake {
+		return s + fmt.Sprintf("; max_total_stake %s stops the bets past it.", usd(*l.MaxTotalStake))
+	}
+	return s + fmt.Sprintf(", within max_total_stake %s.", usd(*l.MaxTotalStake))
 }
 
 // request builds the create body of an instance: a race's, or a sports

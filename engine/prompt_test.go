@@ -50,6 +50,7 @@ bets:
 			opts.Confirm = func(summary string) (bool, error) {
 				asked++
 				// The prompt says what is certain now.
+				assert.Contains(t, summary, "\nWorst case if every bet listed is created: $5.00 at risk in the period ($0.00 committed + $5.00 listed), within max_total_stake $50.00.")
 				assert.Regexp(t, `\n  fav on `+a.Venue+` R`+fmt.Sprint(a.EventNumber)+`: \$5\.00 stake requested, .*; ready now\n`, summary)
 				w.clock.Advance(tt.answer)
 				return true, nil
