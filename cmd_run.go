@@ -166,6 +166,7 @@ func runPlan(ctx context.Context, sys *sysIO, o *runOptions, args []string) erro
 		opts.Live = live.progress
 		opts.Log = live
 		logRetries(s.conn.client, live, opts.Clock)
+		opts.Confirm = live.asking(opts.Confirm)
 	}
 
 	var res *engine.Result

@@ -81,6 +81,11 @@ func serveSim(ctx context.Context, sys *sysIO, o *simOptions, args []string) err
 	fmt.Fprintf(sys.Stdout, "simulated service listening (seed %d, clock x%g)\n", o.World.Seed, o.Speed)
 	fmt.Fprintf(sys.Stdout, "export BETPLAN_BASE_URL=%s\n", srv.URL)
 	fmt.Fprintf(sys.Stdout, "export BETPLAN_TOKEN=%s\n", svc.Token())
+	// The simulator's own account: with these, betplan logs in again by
+	// itself when the token expires (--fault expire-tokens).
+	email, password := svc.Credentials()
+	fmt.Fprintf(sys.Stdout, "export BETPLAN_EMAIL=%s\n", email)
+	fmt.Fprintf(sys.Stdout, "export BETPLAN_PASSWORD=%s\n", password)
 	// The simulated tip package's key: it opens nothing but this simulator.
 	fmt.Fprintf(sys.Stdout, "export %s=%s\n", tipsterKeyEnv, sim.DefaultTipsterAPIKey)
 	fmt.Fprintf(sys.Stdout, "try: curl -H \"Authorization: Token $BETPLAN_TOKEN\" %s/competition/namecodes/\n", srv.URL)

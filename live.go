@@ -28,8 +28,11 @@ type liveTerminal struct {
 	now   func() time.Time // the engine's clock
 	p     *engine.Progress // the last progress; nil before the first and after clear
 	last  string           // the line as drawn; "" when none
-	stop  chan struct{}    // closed by clear to end the redraws
-	done  chan struct{}    // closed when the redraws have ended
+	// paused stops the line while the user is asked something: a redraw
+	// would draw over the question (pause, resume).
+	paused bool
+	stop   chan struct{} // closed by clear to end the redraws
+	done   chan struct{} // closed when the redraws have ended
 }
 
 // newLiveTerminal starts a live line on w that redraws every second.
@@ -51,7 +54,7 @@ func startLive(l *liveTerminal, ticks <-chan time.Time, release func()) *liveTer
 				return
 			case <-ticks:
 				l.mu.Lock()
-				if l.p != nil {
+				if l.p != nil && !l.paused {
 					l.draw(l.line(*l.p, l.now()))
 				}
 				l.mu.Unlock()
@@ -89,7 +92,44 @@ func (l *liveTerminal) progress(p engine.Progress) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.p = &p
-	l.draw(l.line(p, p.Now))
+	if !l.paused {
+		l.draw(l.line(p, p.Now))
+	}
+}
+
+// pause removes the line and keeps it away until resume, so a question
+// asked on the terminal (run's confirmation) is seen whole and stays.
+func (l *liveTerminal) pause() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.paused = true
+	if l.last != "" {
+		fmt.Fprint(l.w, "\r\033[K")
+		l.last = ""
+	}
+}
+
+// resume draws the line again after pause.
+func (l *liveTerminal) resume() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.paused = false
+	if l.p != nil {
+		l.draw(l.line(*l.p, l.now()))
+	}
+}
+
+// asking wraps a question put to the user so the line is paused while it
+// waits for the answer.
+func (l *liveTerminal) asking(ask func(string) (bool, error)) func(string) (bool, error) {
+	if ask == nil {
+		return nil
+	}
+	return func(summary string) (bool, error) {
+		l.pause()
+		defer l.resume()
+		return ask(summary)
+	}
 }
 
 // draw shows the line's parts that fit the terminal: a line wider than

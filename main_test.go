@@ -68,6 +68,7 @@ func TestScripts(t *testing.T) {
 			"expandenv": cmdExpandEnv,
 			"exits":     cmdExits,
 			"waitfile":  cmdWaitFile,
+			"scratch":   cmdSimScratch,
 		},
 	})
 }

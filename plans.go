@@ -43,12 +43,16 @@ func confirmer(sys *sysIO, yes, simulated bool) (func(string) (bool, error), err
 		return nil, refusef("refused: %s", refusedNoConfirmation)
 	}
 	return func(summary string) (bool, error) {
-		fmt.Fprintf(sys.Stderr, "%s\nThis acts on real money. Type yes to go on: ", summary)
+		fmt.Fprintf(sys.Stderr, "%s\nThis acts on real money. Type yes (or y) to go on: ", summary)
 		line, err := bufio.NewReader(sys.Stdin).ReadString('\n')
 		if err != nil && !errors.Is(err, io.EOF) {
 			return false, err
 		}
-		return strings.TrimSpace(strings.ToLower(line)) == "yes", nil
+		switch strings.TrimSpace(strings.ToLower(line)) {
+		case "yes", "y":
+			return true, nil
+		}
+		return false, nil
 	}, nil
 }
 

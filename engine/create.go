@@ -53,8 +53,8 @@ func (r *tracker) decide(ctx context.Context, in *instance, now time.Time) error
 			in.reason = "the " + in.what() + " started before the saved plan was applied"
 			return nil
 		}
-		if reason := checkRunners(in); reason != "" {
-			in.status, in.final, in.reason = StatusFailed, true, reason
+		if why := notInField(in); why != "" {
+			in.status, in.final, in.reason = StatusSkipped, true, why+": not created"
 			return nil
 		}
 		in.amount = amount
@@ -69,6 +69,13 @@ func (r *tracker) decide(ctx context.Context, in *instance, now time.Time) error
 		}
 		return nil
 	}
+	// A vacant box or a scratched runner is a normal day: the bet is
+	// skipped, as `plan` shows it, and the run is not failed for it.
+	if why := notInField(in); why != "" {
+		in.status, in.final = StatusSkipped, true
+		in.reason = why + ": not created"
+		return nil
+	}
 	ready, err := in.bet.Ready(env)
 	if err != nil {
 		in.status, in.final = StatusFailed, true
@@ -77,11 +84,6 @@ func (r *tracker) decide(ctx context.Context, in *instance, now time.Time) error
 	}
 	if !ready {
 		in.reason = fmt.Sprintf("waiting for %q (%s)", in.bet.When.String(), in.bet.When.Explain(env))
-		return nil
-	}
-	if reason := checkRunners(in); reason != "" {
-		in.status, in.final = StatusFailed, true
-		in.reason = reason
 		return nil
 	}
 	amount, err := in.bet.Amount(env)
@@ -143,8 +145,29 @@ func (r *tracker) guardAndCreate(ctx context.Context, in *instance) error {
 			return nil
 		}
 	}
-	if err := r.confirm(r.confirmSummary); err != nil {
-		return err
+	if !r.confirmed && r.opts.Confirm != nil {
+		if err := r.confirm(r.confirmSummary); err != nil {
+			return err
+		}
+		// The answer may have taken minutes: the tick's label check is
+		// stale, and this label is looked up again before its create.
+		r.labelsSeen = nil
+		found, err := r.lookup(ctx, in)
+		if err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			in.err = fmt.Sprintf("looking label up: %v", err)
+			in.reason = "could not check whether the bet exists; will try again"
+			return nil
+		}
+		if found {
+			return nil
+		}
+	}
+	r.confirmed = true
+	if !r.holdsNow(in) {
+		return nil
 	}
 	return r.create(ctx, in)
 }
@@ -166,6 +189,52 @@ func (r *tracker) confirm(summary func() string) error {
 	}
 	r.confirmed = true
 	return nil
+}
+
+// holdsNow checks again, right before in's create, what decided it: its
+// race's start, its condition, its amount and the limits. The decision
+// may be minutes old by then (the prompt, the request budget, a 429's
+// Retry-After, a refresh of the sessions): a bet whose race has started
+// is skipped, one whose condition no longer holds waits for it again,
+// and one the limits now refuse is refused, each with the reason.
+func (r *tracker) holdsNow(in *instance) bool {
+	now := r.clock.Now()
+	if !now.Before(in.start()) {
+		in.status, in.final = StatusSkipped, true
+		in.reason = fmt.Sprintf("the %s started at %s, before the create could be sent: not created", in.what(), in.start().UTC().Format(time.RFC3339))
+		r.logf("skipped %s: %s", in.name(), in.reason)
+		return false
+	}
+	if r.opts.OnlyLabels == nil {
+		env := r.instanceEnv(in, now)
+		ready, err := in.bet.Ready(env)
+		if err != nil || !ready {
+			in.reason = "not created yet: its condition no longer held when the create was due; waiting for it again"
+			if in.bet.When != nil {
+				in.reason = fmt.Sprintf("not created yet: %q no longer held when the create was due (%s); waiting for it again", in.bet.When.String(), in.bet.When.Explain(env))
+			}
+			r.logf("%s: %s", in.name(), in.reason)
+			return false
+		}
+		amount, err := in.bet.Amount(env)
+		if err != nil {
+			in.status, in.final = StatusFailed, true
+			in.reason = fmt.Sprintf("evaluating %s: %v", in.bet.AmountField(), err)
+			return false
+		}
+		in.amount = amount
+	}
+	in.risk = r.exposure(in)
+	if reason := r.checkLimits(in, in.risk); reason != "" {
+		in.status, in.final = StatusFailed, true
+		in.reason = "refused by a limit: " + reason
+		if r.refused == "" {
+			r.refused = fmt.Sprintf("bet %s refused by a limit: %s", in.bet.ID, reason)
+		}
+		r.logf("refused %s: %s", in.name(), reason)
+		return false
+	}
+	return true
 }
 
 // allowNoBotHint names run's flag: only run creates.
@@ -208,11 +277,15 @@ func (r *tracker) confirmSummary() string {
 				continue
 			}
 		}
+		if notInField(in) != "" {
+			continue // a vacant box or a scratched runner: never created
+		}
 		rows = append(rows, in)
 	}
 	var requested, atRisk float64
 	unknown := 0
 	lines := make([]string, 0, len(rows))
+	now := r.clock.Now()
 	for _, in := range rows {
 		if in.amount <= 0 {
 			unknown++
@@ -221,8 +294,18 @@ func (r *tracker) confirmSummary() string {
 		e := r.exposure(in)
 		requested += in.amount
 		atRisk += e.Amount
-		lines = append(lines, fmt.Sprintf("  %s on %s R%d: %s %s requested, %s at risk (%s)",
-			in.bet.ID, in.info.Venue, in.info.EventNumber, usd(in.amount), in.bet.AmountField(), usd(e.Amount), e.Basis))
+		line := fmt.Sprintf("  %s on %s R%d: %s %s requested, %s at risk (%s)",
+			in.name(), in.info.Venue, in.info.EventNumber, usd(in.amount), in.bet.AmountField(), usd(e.Amount), e.Basis)
+		if only == nil {
+			// What is certain now: the bets whose conditions hold already
+			// (a saved plan's creates are all made now).
+			if ready, err := in.bet.Ready(r.instanceEnv(in, now)); err == nil && ready {
+				line += "; ready now"
+			} else {
+				line += "; when its condition holds"
+			}
+		}
+		lines = append(lines, line)
 	}
 	var b strings.Builder
 	noun := plural(len(rows), "bet", "bets")
@@ -248,11 +331,31 @@ func (r *tracker) confirmSummary() string {
 		b.WriteString("\n" + l)
 	}
 	if len(rows) > 0 {
-		if w := limitsWords(r.plan.Limits, r.usageFor(rows[0].info)); w != "" {
+		u := r.usageFor(rows[0].info)
+		if w := limitsWords(r.plan.Limits, u); w != "" {
 			b.WriteString("\n" + w)
 		}
+		b.WriteString(worstCaseWords(r.plan.Limits, u.totals.Staked, atRisk, unknown))
 	}
 	return b.String()
+}
+
+// worstCaseWords says, for the prompt, what the listed bets put at risk
+// together with what the period has committed, against the total limit:
+// the worst case the user agrees to.
+func worstCaseWords(l plan.Limits, committed, listed float64, unknown int) string {
+	if l.MaxTotalStake == nil || listed <= 0 {
+		return ""
+	}
+	worst := committed + listed
+	s := fmt.Sprintf("\nWorst case if every bet listed is created: %s at risk in the period (%s committed + %s listed)", usd(worst), usd(committed), usd(listed))
+	if unknown > 0 {
+		s += fmt.Sprintf(", plus %d whose amounts are not known yet", unknown)
+	}
+	if worst > *l.MaxTotalStake {
+		return s + fmt.Sprintf("; max_total_stake %s stops the bets past it.", usd(*l.MaxTotalStake))
+	}
+	return s + fmt.Sprintf(", within max_total_stake %s.", usd(*l.MaxTotalStake))
 }
 
 // request builds the create body of an instance: a race's, or a sports
@@ -292,6 +395,11 @@ func (r *tracker) create(ctx context.Context, in *instance) error {
 			in.reason = "not created: " + r.stopCreating
 			return err
 		}
+		// A create tried again follows a wait (the grace window's look-ups,
+		// a Retry-After): what decided it is checked again first.
+		if attempt > 1 && !r.holdsNow(in) {
+			return nil
+		}
 		r.checkpoint("announce")
 		if err := r.journal.Record(journalEntry{Op: opCreating, Label: in.label, BetID: in.bet.ID, Amount: in.amount, AtRisk: in.risk.Amount, Basis: in.risk.Basis, Race: &info, Attempt: attempt}); err != nil {
 			return err
@@ -318,7 +426,7 @@ func (r *tracker) create(ctx context.Context, in *instance) error {
 				in.status, in.final, in.err = StatusFailed, true, why
 				return r.journal.Record(journalEntry{Op: opFailed, Label: in.label, Error: why})
 			}
-			err := r.markCreated(in, id, opCreated)
+			err := r.markCreated(in, id, opCreated, "created")
 			r.checkpoint("created")
 			return err
 		}
@@ -383,7 +491,10 @@ func (r *tracker) create(ctx context.Context, in *instance) error {
 	return nil
 }
 
-func (r *tracker) markCreated(in *instance, id int64, op string) error {
+// markCreated records the notification id of in; verb says how it was
+// had in the log: "created" by this run's create, "found" when a look-up
+// found an announced create landed, "adopted existing" otherwise.
+func (r *tracker) markCreated(in *instance, id int64, op, verb string) error {
 	info := in.info
 	// The notification exists whatever the journal says: the run follows
 	// and reports it even when the entry cannot be written (a lost lock).
@@ -396,10 +507,6 @@ func (r *tracker) markCreated(in *instance, id int64, op string) error {
 	in.status = StatusCreated
 	in.reason = ""
 	in.err = ""
-	verb := "created"
-	if op == opAdopted {
-		verb = "adopted existing"
-	}
 	r.logf("%s %s on %s: notification %d (label %s)", verb, in.name(), in.info.describe(), id, in.label)
 	return err
 }
@@ -435,9 +542,11 @@ func (r *tracker) lookup(ctx context.Context, in *instance) (bool, error) {
 		sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
 		r.logf("warning: label %s has %d notifications %v (created outside this journal); following %d", in.label, len(ids), ids, pick.ID)
 	}
-	op := opAdopted
+	// A create announced in the journal that landed is journalled as
+	// created, and logged as found: no create was sent just now.
+	op, verb := opAdopted, "adopted existing"
 	if s := r.journal.State(in.label); s != nil && s.Pending {
-		op = opCreated
+		op, verb = opCreated, "found"
 	}
 	if amount := notificationAmount(pick, in.bet.AmountField()); amount > 0 {
 		in.amount = amount
@@ -447,7 +556,7 @@ func (r *tracker) lookup(ctx context.Context, in *instance) (bool, error) {
 	} else {
 		in.risk = r.notificationExposure(pick)
 	}
-	if err := r.markCreated(in, int64(pick.ID), op); err != nil {
+	if err := r.markCreated(in, int64(pick.ID), op, verb); err != nil {
 		return true, err
 	}
 	// Just read: this tick's poll need not read it again.
@@ -499,6 +608,36 @@ func (r *tracker) lookupOverGrace(ctx context.Context, in *instance, why string)
 func isNotSent(err error) bool {
 	var te *apiclient.TransportError
 	return errors.As(err, &te) && !apiclient.IsAmbiguous(err)
+}
+
+// notInField returns why a bet's selection names a runner its race's
+// field does not have (a vacant box, a scratched runner), or "".
+func notInField(in *instance) string {
+	if in.race == nil {
+		return "" // an event bet: its selection was found when it resolved
+	}
+	return fieldGap(in.race, in.info, in.bet.Selection)
+}
+
+// fieldGap names the first runner of selection that rc's field lacks:
+// "box 8 is vacant in Wentworth Park R1: 6 runners". A race listed
+// without runners is not judged.
+func fieldGap(rc *apiclient.Race, info RaceInfo, selection string) string {
+	runners := rc.RunnerNumbers()
+	if len(runners) == 0 {
+		return ""
+	}
+	for _, part := range strings.Split(selection, ",") {
+		num, _, _ := strings.Cut(strings.TrimSpace(part), ":")
+		if slices.Contains(runners, num) {
+			continue
+		}
+		if strings.EqualFold(info.Code, "Greyhounds") {
+			return fmt.Sprintf("box %s is vacant in %s R%d: %d %s", num, info.Venue, info.EventNumber, len(runners), plural(len(runners), "runner", "runners"))
+		}
+		return fmt.Sprintf("runner %s is not in the field of %s R%d (scratched or never entered): runners %s", num, info.Venue, info.EventNumber, strings.Join(runners, ","))
+	}
+	return ""
 }
 
 // checkRunners returns why the selection names a runner the race does not

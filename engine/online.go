@@ -40,18 +40,26 @@ func CheckOnline(ctx context.Context, p *plan.Plan, svc Backend, clock Clock) (p
 		}
 		if b.ForEachRace != nil {
 			n := 0
+			var gaps []string
 			for i := range r.races {
-				ok, err := b.Matches(r.env(&r.races[i], now))
+				rc := &r.races[i]
+				ok, err := b.Matches(r.env(rc, now))
 				if err != nil {
 					add(b, plan.SeverityError, "bet %s: for_each_race: %v", b.ID, err)
 					break
 				}
 				if ok {
 					n++
+					if why := fieldGap(rc, raceInfo(rc), b.Selection); why != "" {
+						gaps = append(gaps, why)
+					}
 				}
 			}
 			if n == 0 {
 				add(b, plan.SeverityWarning, "bet %s: for_each_race matches none of the %d upcoming races", b.ID, len(r.races))
+			}
+			if len(gaps) > 0 {
+				add(b, plan.SeverityWarning, "bet %s: run skips %d of the %d races it matches, whose field lacks its selection: %s", b.ID, len(gaps), n, listSome(gaps, 3))
 			}
 			continue
 		}
@@ -66,9 +74,17 @@ func CheckOnline(ctx context.Context, p *plan.Plan, svc Backend, clock Clock) (p
 			add(b, plan.SeverityError, "bet %s: %s", b.ID, why)
 			continue
 		}
-		if why := checkRunners(&instance{bet: b, race: rc, info: raceInfo(rc)}); why != "" {
-			add(b, plan.SeverityError, "bet %s: %s", b.ID, strings.TrimSuffix(why, ": not created"))
+		if why := fieldGap(rc, raceInfo(rc), b.Selection); why != "" {
+			add(b, plan.SeverityWarning, "bet %s: %s: run skips it", b.ID, why)
 		}
 	}
 	return append(out, r.checkTipsOnline(now)...), nil
+}
+
+// listSome joins the first n of items, saying how many more there are.
+func listSome(items []string, n int) string {
+	if len(items) <= n {
+		return strings.Join(items, "; ")
+	}
+	return fmt.Sprintf("%s; and %d more", strings.Join(items[:n], "; "), len(items)-n)
 }

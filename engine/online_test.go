@@ -46,7 +46,9 @@ bets:
     target_session: "4418"
 `, raceYAML(a), a.Runners[0], a.Venue))
 	diags, text := w.checkOnline(p)
-	assert.Contains(t, text, "bet no-such-runner: runner 31 is not in "+a.Venue)
+	// A runner not in the field is a normal day: run skips the bet.
+	assert.Contains(t, text, "warning line 10: bet no-such-runner: runner 31 is not in the field of "+a.Venue)
+	assert.Contains(t, text, ": run skips it")
 	assert.Contains(t, text, "bet no-such-race: no upcoming race "+a.Venue+" Galloping R77; upcoming at "+a.Venue)
 	assert.Contains(t, text, "error line 18: bet stranger: target_session 999 is not one of the account's sessions")
 	assert.Contains(t, text, "warning line 23: bet sleeping: session 4418 has no running bot")

@@ -89,10 +89,13 @@ func (r *tracker) poll(ctx context.Context) error {
 	groups := map[string][]*instance{}
 	var keys []string
 	for _, in := range r.insts {
-		if in.notifID == 0 || in.final || in.status == StatusCanceled || !in.due(now, interval) || in.readThisTick(r.tickAt) {
+		if in.notifID == 0 || in.final || in.status == StatusCanceled || in.readThisTick(r.tickAt) {
 			continue
 		}
-		if in.createdThisTick(r.tickAt) && !r.opts.NoWait {
+		if !r.lastLook && !in.due(now, interval) {
+			continue
+		}
+		if in.createdThisTick(r.tickAt) && !r.opts.NoWait && !r.lastLook {
 			continue // a --no-wait run's last look includes it
 		}
 		k := raceKey(in)
@@ -121,6 +124,15 @@ func (r *tracker) poll(ctx context.Context) error {
 		}
 	}
 	return r.fetch(ctx, rest, now)
+}
+
+// pollLast is the run's last look before it ends unfinished (poll.timeout):
+// every open bet is read, due or not, so none ends the run as it was seen
+// minutes ago.
+func (r *tracker) pollLast(ctx context.Context) error {
+	r.lastLook = true
+	defer func() { r.lastLook = false }()
+	return r.poll(ctx)
 }
 
 // probing reports whether a race's group can be represented by a probe:
@@ -233,6 +245,11 @@ func (r *tracker) pagesToCover(open []*instance) int {
 func (r *tracker) update(ctx context.Context, in *instance, n *apiclient.Notification) error {
 	in.notif = n
 	r.outcomeGen++
+	if in.createdAt.IsZero() && !n.CreatedAt.IsZero() {
+		// Known from the journal or recovered from the service: its answer
+		// window counts from when the service created it.
+		in.createdAt = n.CreatedAt.Time
+	}
 	if s := n.Tip.Competition.StartTime.Time; !s.IsZero() && !s.Equal(in.info.Start) {
 		if !in.info.Start.IsZero() {
 			r.logf("%s: the service now lists its race at %s (was %s)", in.name(), s.UTC().Format(time.RFC3339), in.info.Start.UTC().Format(time.RFC3339))

@@ -125,6 +125,13 @@ func (r *tracker) previewOne(in *instance, now time.Time, exists map[string]int6
 		b.Reason = "the " + in.what() + " has started"
 		return b
 	}
+	if why := notInField(in); why != "" {
+		// Skipped: nothing of it is ever at risk.
+		in.status, in.reason = StatusSkipped, why+": run skips it"
+		b := r.result(in)
+		b.Action = ActionSkip
+		return b
+	}
 	env := r.instanceEnv(in, now)
 	if amount, err := in.bet.Amount(env); err == nil {
 		in.amount = amount

@@ -192,8 +192,19 @@ func (r *tracker) loop(ctx context.Context) error {
 			return nil
 		}
 		if timeout > 0 && r.clock.Now().Sub(began) >= timeout {
+			// A last look at every open bet: one polled slowly may have
+			// ended since it was last read.
+			if err := r.pollLast(ctx); err != nil {
+				return err
+			}
 			if err := r.completeRecords(ctx); err != nil {
 				return err
+			}
+			if r.done() {
+				if r.stopCreating != "" {
+					return &RefusedError{Reason: r.stopCreating}
+				}
+				return nil
 			}
 			return errTimeout
 		}

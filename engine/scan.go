@@ -179,6 +179,9 @@ func (r *tracker) wouldCreate(in *instance, now time.Time) bool {
 	if s := r.journal.State(in.label); s != nil {
 		return false // created, pending or known: decide handles it on its own
 	}
+	if notInField(in) != "" {
+		return false // skipped, never created
+	}
 	if only := r.opts.OnlyLabels; only != nil {
 		_, ok := only[in.label]
 		return ok

@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"time"
@@ -80,7 +81,8 @@ func (r *tracker) followResults(ctx context.Context, now time.Time) error {
 		case TipVoid:
 			in.reason = "void (result " + res + ")"
 		default:
-			in.reason = fmt.Sprintf("%s %+.2f units at %.2f (result %s)", in.outcome, *in.units, in.tip.Odds, res)
+			// The verb says which way: "lost 1.00 units", not "lost -1.00".
+			in.reason = fmt.Sprintf("%s %.2f units at %.2f (result %s)", in.outcome, math.Abs(*in.units), in.tip.Odds, res)
 		}
 		r.logf("tip %s on %s R%d: %s", in.tip.ID, in.info.Venue, in.info.EventNumber, in.reason)
 	}

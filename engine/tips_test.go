@@ -185,6 +185,8 @@ func TestTipsterRehearsal(t *testing.T) {
 			want = tip.AmountUnits * (tip.Odds - 1)
 		}
 		assert.InDelta(t, want, *tip.Units, 0.001, "tip %s: units at the tipped odds (result %s)", tip.ID, r.Result)
+		// The verb says which way the units went: "lost 1.00 units".
+		assert.Regexp(t, `^(won|lost) \d+\.\d\d units at `, tip.Reason, tip.ID)
 	}
 	assert.NotEmpty(t, res.Assumptions, "the report says what was assumed")
 

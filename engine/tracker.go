@@ -82,6 +82,7 @@ type tracker struct {
 	// notifications carrying each checked label, nil for none.
 	labelsSeen map[string][]apiclient.Notification
 	tickAt     time.Time // when the run's current tick began
+	lastLook   bool      // the poll reads every open bet, due or not (pollLast)
 	list       listIndex // where the plan's notifications stand in the service's list
 
 	tips tipRun // the plan's tips (tips.go)
@@ -204,8 +205,10 @@ func (r *tracker) markInDoubt(in *instance) {
 	in.reason = fmt.Sprintf("a create was sent and may have landed (label %s): re-run to resume; the label is looked up before anything is created", in.label)
 }
 
-// sortInstances orders bets as the plan lists them, then by race start:
-// the same order whichever way the instances were found.
+// sortInstances orders bets as a race card reads: by race (or event)
+// start, then as the plan lists them; those with no known start (a race
+// never found) come last. The same order whichever way the instances
+// were found.
 func (r *tracker) sortInstances() {
 	index := make(map[*plan.Bet]int, len(r.plan.Bets))
 	for i, b := range r.plan.Bets {
@@ -213,11 +216,14 @@ func (r *tracker) sortInstances() {
 	}
 	sort.SliceStable(r.insts, func(i, j int) bool {
 		a, b := r.insts[i], r.insts[j]
+		if as, bs := a.info.Start, b.info.Start; !as.Equal(bs) {
+			if as.IsZero() || bs.IsZero() {
+				return bs.IsZero()
+			}
+			return as.Before(bs)
+		}
 		if index[a.bet] != index[b.bet] {
 			return index[a.bet] < index[b.bet]
-		}
-		if !a.info.Start.Equal(b.info.Start) {
-			return a.info.Start.Before(b.info.Start)
 		}
 		return a.label < b.label
 	})

@@ -20,10 +20,10 @@ func tipsResult() *engine.Result {
 		Tips: []engine.TipResult{
 			{ID: "flem4-no3", Race: race("Flemington", 4, 60), Market: "Fixed Win", Selection: "3", AmountUnits: 2, Odds: 3.5, MaxOdds: 5, Bookies: "41&42",
 				Confidence: "High", Status: engine.TipPublished, PublishedAt: at(45), Attempts: 1, Answer: "Success",
-				Result: "3/7/1/5", Outcome: engine.TipWon, Units: units(5), Final: true, Reason: "won +5.00 units at 3.50 (result 3/7/1/5)"},
+				Result: "3/7/1/5", Outcome: engine.TipWon, Units: units(5), Final: true, Reason: "won 5.00 units at 3.50 (result 3/7/1/5)"},
 			{ID: "flem5-no1", Race: race("Flemington", 5, 95), Market: "Fixed Place", Selection: "1", AmountUnits: 1, Odds: 1.8, MaxOdds: 2.5, Bookies: "41",
 				Status: engine.TipPublished, PublishedAt: at(80), Attempts: 1, Answer: "Success",
-				Result: "4/2/6", Outcome: engine.TipLost, Units: units(-1), Final: true, Reason: "lost -1.00 units at 1.80 (result 4/2/6)"},
+				Result: "4/2/6", Outcome: engine.TipLost, Units: units(-1), Final: true, Reason: "lost 1.00 units at 1.80 (result 4/2/6)"},
 			{ID: "rand2-srm", Race: race("Randwick", 2, 70), Market: "Same Race Multi", Selection: "2:1,6:3", AmountUnits: 1, Odds: 8, MaxOdds: 12, Bookies: "41",
 				Status: engine.TipUnknown, Attempts: 1, Final: true, Error: "POST /pick/tipster/publish/: 500 Internal Server Error",
 				Reason: "a publish was sent and may have reached subscribers (POST /pick/tipster/publish/: 500 Internal Server Error): it is never sent again by itself; `betplan run --republish TIP-ID` sends it again"},

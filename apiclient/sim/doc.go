@@ -5,6 +5,7 @@
 //
 // The world is fixed by Options.Seed: a meeting a day at each venue (the
 // first starting minutes after the simulator), eight races each, runners with win odds
+// (six to eight greyhounds, so some boxes are vacant; six to ten horses)
 // and a finishing order drawn with probability ~ 1/odds. It moves lazily:
 // each request first lets it catch up with the clock. Bots of running
 // sessions take a notification up Options.TakeUpDelay after creation (or
@@ -16,7 +17,8 @@
 // start moves, listings follow), RunAt (the race runs at another time than
 // listed, as race data in the wrong time zone), and Scratch (a runner is
 // withdrawn: bets on it are resulted void at once, with competition result
-// "VOID" and records status "VOID", and bots refuse new ones). Each acts
+// "VOID" and records status "VOID", bots refuse new ones, and the runner
+// leaves the race's listed runners and runner_names). Each acts
 // on every notification of the race, whoever created it.
 //
 // Quirks kept from the spec: no duplicate detection on create; a create

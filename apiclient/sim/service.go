@@ -22,8 +22,8 @@ type Options struct {
 	Seed  int64 // world seed (races, runners, odds, results, refusals)
 	Clock Clock // default RealClock()
 
-	// Credentials accepted by /account/login/; defaults
-	// "punter@example.com" / "sim-password". A second user,
+	// Credentials accepted by /account/login/; defaults DefaultEmail /
+	// DefaultPassword. A second user,
 	// "lapsed@example.com" with the same password, has an inactive
 	// subscription.
 	Email, Password string
@@ -92,16 +92,28 @@ type user struct {
 	Active   bool
 }
 
+// The credentials a service accepts when Options names none.
+const (
+	DefaultEmail    = "punter@example.com"
+	DefaultPassword = "sim-password"
+)
+
+// Credentials are the e-mail and password /account/login/ accepts for
+// the default user.
+func (s *Service) Credentials() (email, password string) {
+	return s.opts.Email, s.opts.Password
+}
+
 // New builds a service from opts.
 func New(opts Options) *Service {
 	if opts.Clock == nil {
 		opts.Clock = RealClock()
 	}
 	if opts.Email == "" {
-		opts.Email = "punter@example.com"
+		opts.Email = DefaultEmail
 	}
 	if opts.Password == "" {
-		opts.Password = "sim-password"
+		opts.Password = DefaultPassword
 	}
 	var venues []Venue
 	for _, v := range opts.Venues {

@@ -5,6 +5,7 @@ import (
 	"hash/fnv"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -105,18 +106,25 @@ func (r *race) position(num int) int {
 	return 0
 }
 
+// runnersCSV is the field as the service lists it: a scratched runner
+// leaves the list, as a vacant box never was in it.
 func (r *race) runnersCSV() string {
-	parts := make([]string, len(r.Runners))
-	for i, rn := range r.Runners {
-		parts[i] = strconv.Itoa(rn.Number)
+	parts := make([]string, 0, len(r.Runners))
+	for _, rn := range r.Runners {
+		if !slices.Contains(r.scratched, rn.Number) {
+			parts = append(parts, strconv.Itoa(rn.Number))
+		}
 	}
 	return strings.Join(parts, ",")
 }
 
+// runnerNames are the names of the listed field, in runnersCSV's order.
 func (r *race) runnerNames(sep string) string {
-	parts := make([]string, len(r.Runners))
-	for i, rn := range r.Runners {
-		parts[i] = rn.Name
+	parts := make([]string, 0, len(r.Runners))
+	for _, rn := range r.Runners {
+		if !slices.Contains(r.scratched, rn.Number) {
+			parts = append(parts, rn.Name)
+		}
 	}
 	return strings.Join(parts, sep)
 }

@@ -1,0 +1,112 @@
+package engine_test
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/betplan/betplan/engine"
+)
+
+// A "yes" typed long after the prompt appeared must not create a bet
+// whose race has started or whose condition no longer holds: what decided
+// the create is checked again right before it.
+func TestLateConfirmationChecksAgain(t *testing.T) {
+	for _, tt := range []struct {
+		name   string
+		answer time.Duration // how long the user takes to answer
+		status engine.Status
+		reason string
+	}{
+		{"the race started meanwhile", 28 * time.Minute, engine.StatusSkipped, "started at "},
+		// minutes_to_start is 0.3 then: the condition fails and never holds again.
+		{"the condition no longer holds", 3*time.Minute + 12*time.Second, engine.StatusSkipped, `started before "race.minutes_to_start <= 4 && race.minutes_to_start > 0.5" was true`},
+		{"in time", 10 * time.Second, engine.StatusSettled, ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			w := newWorld(t)
+			a := w.race("Galloping", 0)
+			w.clock.Set(a.Start.Add(-3*time.Minute - 30*time.Second))
+			p := w.plan(fmt.Sprintf(`version: 1
+name: late-yes
+poll: {interval: 30s, timeout: 1h}
+limits: {max_total_stake: 50, max_stake_per_bet: 10}
+defaults: {market: Fixed Win, type: Fixed Wager, target_session: "4417"}
+bets:
+  - id: fav
+    race: %s
+    selection: %q
+    stake: 5
+    when: race.minutes_to_start <= 4 && race.minutes_to_start > 0.5
+`, raceYAML(a), a.Runners[0]))
+			opts := w.options(w.client())
+			asked := 0
+			opts.Confirm = func(summary string) (bool, error) {
+				asked++
+				// The prompt says what is certain now.
+				assert.Contains(t, summary, "\nWorst case if every bet listed is created: $5.00 at risk in the period ($0.00 committed + $5.00 listed), within max_total_stake $50.00.")
+				assert.Regexp(t, `\n  fav on `+a.Venue+` R`+fmt.Sprint(a.EventNumber)+`: \$5\.00 stake requested, .*; ready now\n`, summary)
+				w.clock.Advance(tt.answer)
+				return true, nil
+			}
+			var log strings.Builder
+			opts.Log = logFunc(func(s string) { log.WriteString(s) })
+			res, err := engine.Run(context.Background(), p, opts)
+			require.NoError(t, err)
+			assert.Equal(t, 1, asked)
+			require.Len(t, res.Bets, 1)
+			b := res.Bets[0]
+			assert.Equal(t, tt.status, b.Status, b.Reason)
+			if tt.status == engine.StatusSettled {
+				assert.Equal(t, 1, w.svc.NotificationCount())
+				return
+			}
+			assert.Contains(t, b.Reason, tt.reason)
+			assert.Zero(t, w.svc.NotificationCount(), "a late yes created the bet:\n%s", log.String())
+		})
+	}
+}
+
+// While the prompt waits, the bet is created elsewhere (another machine
+// without a shared state, same label): the answer is followed by a fresh
+// look-up of the label, which adopts it, never a second create.
+func TestConfirmationLooksTheLabelUpAgain(t *testing.T) {
+	w := newWorld(t)
+	a := w.race("Galloping", 0)
+	w.clock.Set(a.Start.Add(-3*time.Minute - 30*time.Second))
+	p := w.plan(fmt.Sprintf(`version: 1
+name: elsewhere
+poll: {interval: 30s, timeout: 1h}
+limits: {max_total_stake: 50, max_stake_per_bet: 10}
+defaults: {market: Fixed Win, type: Fixed Wager, target_session: "4417"}
+bets:
+  - id: fav
+    race: %s
+    selection: %q
+    stake: 5
+    when: race.minutes_to_start <= 4
+`, raceYAML(a), a.Runners[0]))
+	opts := w.options(w.client())
+	opts.NoWait = true
+	opts.Confirm = func(string) (bool, error) {
+		other := w.options(w.client())
+		other.NoWait = true
+		other.State.Dir = filepath.Join(w.dir, "other-state")
+		other.State.LockDir = filepath.Join(w.dir, "other-locks")
+		_, err := engine.Run(context.Background(), p, other)
+		require.NoError(t, err)
+		require.Equal(t, 1, w.svc.NotificationCount())
+		return true, nil
+	}
+	res, err := engine.Run(context.Background(), p, opts)
+	require.NoError(t, err)
+	require.Len(t, res.Bets, 1)
+	assert.NotZero(t, res.Bets[0].NotificationID)
+	assert.Equal(t, 1, w.svc.NotificationCount(), "created twice after the prompt")
+}

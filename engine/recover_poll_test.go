@@ -1,0 +1,80 @@
+package engine_test
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/betplan/betplan/apiclient/sim"
+	"github.com/betplan/betplan/engine"
+)
+
+// A run whose state dir was lost recovers its bets from the service and
+// follows them at once: a bet resulted just after the recovery is seen
+// before poll.timeout, whether its answer window (counted from the
+// service's created_at) is still open or the run's last look finds it.
+func TestRecoveredBetIsFollowedAtOnce(t *testing.T) {
+	for _, tt := range []struct {
+		name    string
+		gap     time.Duration // between the create and the recovering run
+		timeout string
+		within  time.Duration // how soon the run sees the result
+	}{
+		// Its next poll is the next tick's, not slowPollEvery later.
+		{"within its answer window", 10 * time.Second, "8m", time.Minute},
+		// Polled slowly, it is read once more before the timeout ends the run.
+		{"after its answer window: the last look", 3 * time.Minute, "2m", 2*time.Minute + 30*time.Second},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			w := newWorld(t)
+			a := w.race("Galloping", 0)
+			w.clock.Set(a.Start.Add(-9 * time.Minute))
+			p := w.plan(fmt.Sprintf(`version: 1
+name: recovered
+poll: {interval: 30s, timeout: %s}
+limits: {max_total_stake: 50, max_stake_per_bet: 10}
+defaults: {market: Fixed Win, type: Fixed Wager, target_session: "4417"}
+bets:
+  - id: fav
+    race: %s
+    selection: %q
+    stake: 5
+    when: race.minutes_to_start <= 10
+`, tt.timeout, raceYAML(a), a.Runners[0]))
+			opts := w.options(w.client())
+			opts.NoWait = true
+			first, err := engine.Run(context.Background(), p, opts)
+			require.NoError(t, err)
+			require.NotZero(t, first.Bets[0].NotificationID)
+			w.clock.Advance(tt.gap)
+
+			// The state dir is lost; the runner is scratched once the
+			// recovering run has read the bet placed.
+			opts.NoWait = false
+			opts.State.Dir = filepath.Join(w.dir, "lost")
+			scratched := false
+			opts.Live = func(engine.Progress) {
+				if !scratched {
+					scratched = true
+					require.True(t, w.svc.Scratch(sim.RaceInfo{Venue: a.Venue, EventNumber: a.EventNumber, Start: a.Start}, a.Runners[0]))
+				}
+			}
+			res, err := engine.Run(context.Background(), p, opts)
+			require.NoError(t, err, "the run ended %s", res.EndReason)
+			require.True(t, scratched)
+			require.Len(t, res.Bets, 1)
+			b := res.Bets[0]
+			assert.Equal(t, engine.StatusSettled, b.Status, b.Reason)
+			assert.Contains(t, b.Reason, "void")
+			assert.Equal(t, engine.EndCompleted, res.EndReason)
+			assert.LessOrEqual(t, res.FinishedAt.Sub(res.StartedAt), tt.within)
+			assert.Equal(t, 1, w.svc.NotificationCount())
+			assert.False(t, b.CreatedAt.IsZero(), "a recovered bet's created_at is the service's")
+		})
+	}
+}
