@@ -23,6 +23,7 @@ type runOptions struct {
 	AmbiguousGrace time.Duration
 	LockTimeout    time.Duration
 	AllowNoBot     bool
+	NoLimits       bool
 	Republish      []string
 	rehearsal      rehearsalOptions
 	report         reportOptions
@@ -66,6 +67,7 @@ func (o *runOptions) bind(fs *pflag.FlagSet) {
 	fs.DurationVar(&o.AmbiguousGrace, "ambiguous-grace", 60*time.Second, "how long to look a label up after an ambiguous create")
 	fs.DurationVar(&o.LockTimeout, "lock-timeout", 0, "how long to wait for another run of the plan to finish")
 	fs.BoolVar(&o.AllowNoBot, "allow-no-bot", false, "create even when no targeted session has a running bot")
+	fs.BoolVar(&o.NoLimits, "no-limits", false, "run for real a plan whose money has no bound (no max_total_stake, max_open_stake nor max_loss)")
 	fs.StringArrayVar(&o.Republish, "republish", nil, "send again the tip `TIP-ID` whose publish has an unknown outcome (it may have reached subscribers, so only this flag sends it again); repeatable")
 	o.report.bindFormat(fs)
 	o.rehearsal.bindWorld(fs)
@@ -108,6 +110,9 @@ func runPlan(ctx context.Context, sys *sysIO, o *runOptions, args []string) erro
 		return err
 	}
 	if err := checkTipster(sys, p, o.Republish, simulate); err != nil {
+		return err
+	}
+	if err := checkMoneyBound(sys, p, planPath, simulate, o.NoLimits); err != nil {
 		return err
 	}
 	// Refused before any request, and before any report is written: the
@@ -182,5 +187,28 @@ func checkTipster(sys *sysIO, p *plan.Plan, republish []string, simulate bool) e
 	if len(p.Tips) > 0 && !simulate && sys.Getenv(tipsterKeyEnv) == "" {
 		return usagef("the plan has tips: set %s to the tip package's API key (shown in the tipster dashboard)", tipsterKeyEnv)
 	}
+	return nil
+}
+
+// unboundedError refuses a real run of a plan whose money has no bound:
+// nothing stops it putting at risk whatever its bets say.
+type unboundedError struct{ planPath string }
+
+func (e *unboundedError) Error() string {
+	return fmt.Sprintf("refused: %s puts money at risk with no bound: add limits.max_total_stake, max_open_stake or max_loss to it, or pass --no-limits", e.planPath)
+}
+
+// checkMoneyBound refuses, before any request, a real run of a plan with
+// bets and none of the limits that bound the money at risk; a rehearsal
+// or --no-limits only warns.
+func checkMoneyBound(sys *sysIO, p *plan.Plan, planPath string, simulate, noLimits bool) error {
+	l := p.Limits
+	if len(p.Bets) == 0 || l.MaxTotalStake != nil || l.MaxOpenStake != nil || l.MaxLoss != nil {
+		return nil
+	}
+	if !simulate && !noLimits {
+		return &exitError{code: exitRefused, err: &unboundedError{planPath: planPath}}
+	}
+	fmt.Fprintf(sys.Stderr, "warning: %s puts money at risk with no bound (no max_total_stake, max_open_stake nor max_loss)\n", planPath)
 	return nil
 }
