@@ -277,6 +277,10 @@ type PeriodUsage struct {
 	PlannedBets int
 }
 
+// WorstCase is the period's profit if every bet not resulted yet lost all
+// it has at risk: what max_loss caps.
+func (p PeriodUsage) WorstCase() float64 { return worstCase(p.PlanEnv) }
+
 // periodUsages are the usages of the periods the result's bets are in
 // (the races this run considered), oldest first; with none, the latest
 // period the plan has bets in.

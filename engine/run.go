@@ -95,7 +95,7 @@ func (r *tracker) start(ctx context.Context) error {
 // exposure.
 func (r *tracker) readsOutcomes() bool {
 	l := r.plan.Limits
-	return r.plan.ReadsOutcomes || l.MaxLoss != nil || l.TakeProfit != nil || l.MaxOpenStake != nil
+	return r.plan.ReadsOutcomes || l.MaxLoss != nil || l.StopLoss != nil || l.TakeProfit != nil || l.MaxOpenStake != nil
 }
 
 // recover scans the service's recent notifications for the plan's label

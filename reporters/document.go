@@ -53,7 +53,8 @@ type Limits struct {
 	MaxStakePerBet  *float64     `json:"max_stake_per_bet" jsonschema:"nullable" jsonschema_description:"Most one bet may put at risk, in dollars; null when unlimited."`
 	MaxTotalStake   *float64     `json:"max_total_stake" jsonschema:"nullable" jsonschema_description:"Most the bets of a period may put at risk together, in dollars; null when unlimited."`
 	MaxBets         *int         `json:"max_bets" jsonschema:"nullable" jsonschema_description:"Most notifications the plan may create in a period; null when unlimited."`
-	MaxLoss         *float64     `json:"max_loss" jsonschema:"nullable" jsonschema_description:"Stop-loss: no new bet once a period's settled profit is at or below minus this; null when unset."`
+	MaxLoss         *float64     `json:"max_loss" jsonschema:"nullable" jsonschema_description:"Loss cap: no new bet that would let a period's worst case (settled profit minus everything open at risk, minus the bet) go below minus this; null when unset."`
+	StopLoss        *float64     `json:"stop_loss" jsonschema:"nullable" jsonschema_description:"Stop-loss: no new bet once a period's settled profit is at or below minus this; null when unset."`
 	TakeProfit      *float64     `json:"take_profit" jsonschema:"nullable" jsonschema_description:"No new bet once a period's settled profit reaches this; null when unset."`
 	MaxOpenStake    *float64     `json:"max_open_stake" jsonschema:"nullable" jsonschema_description:"Most the bets of a period not resulted yet may have at risk, in dollars; null when unlimited."`
 	MaxStakePerRace *float64     `json:"max_stake_per_race" jsonschema:"nullable" jsonschema_description:"Most the bets on one race may put at risk together, in dollars; null when unlimited."`
@@ -71,7 +72,8 @@ type PeriodUsed struct {
 	Staked        float64 `json:"staked" jsonschema_description:"Dollars at risk over the period's bets: accepted by the sessions, or what they may still place."`
 	OpenStake     float64 `json:"open_stake" jsonschema_description:"Dollars at risk on the period's bets not resulted yet."`
 	Profit        float64 `json:"profit" jsonschema_description:"Settled profit of the period, signed."`
-	LowestProfit  float64 `json:"lowest_profit" jsonschema_description:"The settled profit at its lowest in the period, as the results came in (0 before any); max_loss stops at it."`
+	LowestProfit  float64 `json:"lowest_profit" jsonschema_description:"The settled profit at its lowest in the period, as the results came in (0 before any); stop_loss stops at it."`
+	WorstCase     float64 `json:"worst_case" jsonschema_description:"Settled profit minus everything open at risk: the profit if every open bet lost; max_loss caps it."`
 	HighestProfit float64 `json:"highest_profit" jsonschema_description:"The settled profit at its highest in the period, as the results came in (0 before any); take_profit stops at it."`
 	Bets          int     `json:"bets" jsonschema_description:"Bets created in the period (with a preview's planned ones)."`
 	Settled       int     `json:"settled" jsonschema_description:"Bets resulted."`
@@ -248,6 +250,7 @@ func newLimits(l *engine.LimitsSummary) Limits {
 		MaxTotalStake:   centsPtr(l.MaxTotalStake),
 		MaxBets:         l.MaxBets,
 		MaxLoss:         centsPtr(l.MaxLoss),
+		StopLoss:        centsPtr(l.StopLoss),
 		TakeProfit:      centsPtr(l.TakeProfit),
 		MaxOpenStake:    centsPtr(l.MaxOpenStake),
 		MaxStakePerRace: centsPtr(l.MaxStakePerRace),
@@ -263,7 +266,7 @@ func newLimits(l *engine.LimitsSummary) Limits {
 	for i, p := range l.Periods {
 		out.Periods[i] = PeriodUsed{
 			Period: p.Period, Staked: cents(p.Staked), OpenStake: cents(p.OpenStake), Profit: cents(p.Profit),
-			LowestProfit: cents(p.LowestProfit), HighestProfit: cents(p.HighestProfit),
+			LowestProfit: cents(p.LowestProfit), HighestProfit: cents(p.HighestProfit), WorstCase: cents(p.WorstCase()),
 			Bets: p.Bets, Settled: p.Settled, Won: p.Won, Lost: p.Lost, Planned: cents(p.Planned), PlannedBets: p.PlannedBets,
 		}
 	}

@@ -659,12 +659,18 @@ func planLimits(r *engine.Result) []limitRow {
 		if l.MaxOpenStake != nil {
 			rows = append(rows, limitRow{"Open (not resulted)" + suffix, dollars(p.OpenStake - p.Planned), dollars(p.OpenStake), limit(l.MaxOpenStake), overAmount(p.OpenStake, l.MaxOpenStake)})
 		}
-		if l.MaxLoss != nil || l.TakeProfit != nil {
+		if l.MaxLoss != nil {
+			// The worst case: the settled profit if every open bet lost.
+			worst := p.WorstCase()
+			rows = append(rows, limitRow{"Worst-case profit" + suffix, signedDollars(worst + p.Planned), signedDollars(worst),
+				"not below " + dollars(-*l.MaxLoss), cents(worst) < -cents(*l.MaxLoss)})
+		}
+		if l.StopLoss != nil || l.TakeProfit != nil {
 			var stops []string
 			stopped := false
-			if l.MaxLoss != nil {
-				stops = append(stops, dollars(-*l.MaxLoss))
-				stopped = stopped || cents(p.LowestProfit) <= -cents(*l.MaxLoss)
+			if l.StopLoss != nil {
+				stops = append(stops, dollars(-*l.StopLoss))
+				stopped = stopped || cents(p.LowestProfit) <= -cents(*l.StopLoss)
 			}
 			if l.TakeProfit != nil {
 				stops = append(stops, signedDollars(*l.TakeProfit))
