@@ -181,6 +181,9 @@ func (r *tracker) loop(ctx context.Context) error {
 		if err := r.poll(ctx); err != nil {
 			return err
 		}
+		if err := r.readPlacements(ctx); err != nil {
+			return err
+		}
 		r.progress(now, interval)
 		if r.opts.NoWait || r.done() {
 			if err := r.completeRecords(ctx); err != nil {
@@ -258,7 +261,7 @@ func (r *tracker) progress(now time.Time, interval time.Duration) {
 	for _, in := range r.insts {
 		p.ByStatus[in.status]++
 		if !in.placedAt.IsZero() && (p.LastPlaced == nil || in.placedAt.After(p.LastPlaced.At)) {
-			p.LastPlaced = &PlacedBet{BetID: in.name(), At: in.placedAt, By: in.placedBy}
+			p.LastPlaced = &PlacedBet{BetID: in.name(), At: in.placedAt, By: in.placedBy, Refused: in.refusedBy}
 		}
 		if in.open() && !in.info.Start.IsZero() && in.info.Start.After(now) && (p.NextRace.IsZero() || in.info.Start.Before(p.NextRace)) {
 			p.NextRace = in.info.Start

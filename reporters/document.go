@@ -110,8 +110,10 @@ type Bet struct {
 	Reason         string   `json:"reason" jsonschema_description:"Why the bet has its status, in words; may be empty."`
 	NotificationID *int64   `json:"notification_id" jsonschema:"nullable" jsonschema_description:"The service's notification id; null when no notification was created."`
 	CreatedAt      *string  `json:"created_at" jsonschema:"nullable,format=date-time" jsonschema_description:"When the notification was created, RFC 3339 in UTC; null when not created."`
-	PlacedAt       *string  `json:"placed_at" jsonschema:"nullable,format=date-time" jsonschema_description:"When the first session placed the bet, RFC 3339 in UTC: the bet record's time once the records are read, before that the poll that first saw it placed; null while nothing is placed."`
+	PlacedAt       *string  `json:"placed_at" jsonschema:"nullable,format=date-time" jsonschema_description:"When the first session placed the bet, RFC 3339 in UTC: the earliest submit time of the accepting records, read when the bet is first seen placed; the poll that first saw it placed only while the records cannot be read; null while nothing is placed."`
 	PlacedBy       []string `json:"placed_by" jsonschema_description:"Display names of the sessions that placed the bet: exact once the bet records are read, before that the targeted sessions whose bots took it up; empty while nothing is placed."`
+	Canceled       bool     `json:"canceled" jsonschema_description:"The bet was cancelled. With amount_accepted above 0 sessions had placed it before the cancel: that stays on, status says where it stands (placed, settled) and its profit is the service's."`
+	RefusedBy      []string `json:"refused_by" jsonschema_description:"The sessions whose records refused the bet, each as display name, colon, the service's reason; empty when none did."`
 	Records        []Record `json:"records" jsonschema_description:"What each bookmaker session did with the bet; empty until a session acts."`
 	AmountAccepted float64  `json:"amount_accepted" jsonschema_description:"Dollars the bookmakers accepted over all sessions."`
 	Profit         float64  `json:"profit" jsonschema_description:"The notification's signed aggregate profit in dollars; 0 when none."`
@@ -297,6 +299,8 @@ func newBet(b *engine.BetResult) Bet {
 		CreatedAt:      timePtr(b.CreatedAt),
 		PlacedAt:       timePtr(b.PlacedAt),
 		PlacedBy:       append([]string{}, b.PlacedBy...),
+		RefusedBy:      append([]string{}, b.RefusedBy...),
+		Canceled:       b.Canceled,
 		Records:        make([]Record, len(b.Records)),
 		AmountAccepted: cents(b.AmountAccepted),
 		Profit:         cents(b.Profit),

@@ -159,6 +159,19 @@ func outcome(b *engine.BetResult) string {
 	return statusWords(b.Status)
 }
 
+// statusCell is a bet's status in a table: a bet cancelled after sessions
+// placed it says both ("cancelled · $10.00 placed · lost").
+func statusCell(b *engine.BetResult, status string) string {
+	if !b.Canceled || cents(b.AmountAccepted) <= 0 {
+		return status
+	}
+	s := "cancelled · " + dollars(b.AmountAccepted) + " placed"
+	if b.Status == engine.StatusSettled {
+		s += " · " + outcome(b)
+	}
+	return s
+}
+
 // outcomeCounts lists "2 won · 5 lost" for the outcomes that occur.
 func outcomeCounts(r *engine.Result) string {
 	n := map[string]int{}
@@ -731,6 +744,9 @@ func placedWords(b *engine.BetResult) string {
 	s := "placed " + t.Format("15:04:05") + " " + zoneName(t)
 	if len(b.PlacedBy) > 0 {
 		s += " by " + strings.Join(b.PlacedBy, ", ")
+	}
+	if len(b.RefusedBy) > 0 {
+		s += "; refused by " + strings.Join(b.RefusedBy, "; ")
 	}
 	return s
 }
