@@ -137,7 +137,7 @@ func TestCancelAfterPlacementKeepsWhatWasPlaced(t *testing.T) {
 	require.NoError(t, err)
 	b := byID(res)["first"]
 	assert.True(t, b.Canceled)
-	assert.Equal(t, engine.StatusPlaced, b.Status, b.Reason)
+	assert.Equal(t, engine.StatusCanceled, b.Status, b.Reason)
 	assert.Equal(t, 10.0, b.AmountAccepted)
 	assert.Equal(t, 10.0, b.AtRisk, b.AtRiskBasis)
 	assert.Contains(t, log.String(), "cancelled first after it was placed: $10.00 already placed by Main Sportsbet stays on; nothing more will be placed")

@@ -475,3 +475,49 @@ func TestPollPagesFollowTheListAsItGrows(t *testing.T) {
 	assert.Zero(t, lookups, "a poll fell back to label look-ups")
 	t.Logf("%d bets, %d by hand: %d list pages", n, byHand, pages)
 }
+
+// TestOneSessionRefusesAnotherAccepts: Main Sportsbet places $600,
+// Ladbrokes 2 (with $500 in its account) refuses it. The log, the live
+// line and the result name who placed it and who refused it with the
+// service's reason, and only the $600 placed is at risk.
+func TestOneSessionRefusesAnotherAccepts(t *testing.T) {
+	w := newWorld(t)
+	w.svc.SetBotRunning(4417, true)
+	w.svc.SetBotRunning(4418, true)
+	w.svc.SetBotRunning(4419, false)
+	r := w.race("Galloping", 0)
+	p := w.plan(fmt.Sprintf(`version: 1
+name: split
+poll: {interval: 30s, timeout: 12h}
+limits: {max_stake_per_bet: 1200, max_total_stake: 1200, max_bets: 1}
+defaults: {market: Fixed Win, type: Fixed Wager}
+bets:
+  - {id: big, race: %s, selection: %q, stake: 600, when: race.minutes_to_start <= 10}
+`, raceYAML(r), r.Runners[0]))
+	w.clock.Set(r.Start.Add(-9 * time.Minute))
+	var log strings.Builder
+	var live *engine.PlacedBet
+	opts := w.options(w.client())
+	opts.Log = &log
+	opts.Live = func(pr engine.Progress) {
+		if pr.LastPlaced != nil && r.Start.After(pr.Now) {
+			c := *pr.LastPlaced
+			live = &c
+		}
+	}
+	res, err := engine.Run(context.Background(), p, opts)
+	require.NoError(t, err)
+	b := res.Bets[0]
+	refusal := "Ladbrokes 2: Insufficient funds in your account."
+	assert.Contains(t, log.String(), "placed big: $600.00 accepted by Main Sportsbet; refused by "+refusal)
+	assert.NotContains(t, log.String(), "Main Sportsbet, Ladbrokes 2")
+	require.NotNil(t, live, "the live line never showed the bet placed before the race")
+	assert.Equal(t, []string{"Main Sportsbet"}, live.By)
+	assert.Equal(t, []string{refusal}, live.Refused)
+	assert.Equal(t, []string{"Main Sportsbet"}, b.PlacedBy)
+	assert.Equal(t, []string{refusal}, b.RefusedBy)
+	assert.Equal(t, 600.0, b.AmountAccepted)
+	assert.Equal(t, 600.0, b.AtRisk, b.AtRiskBasis)
+	require.Len(t, res.Limits.Periods, 1)
+	assert.Equal(t, 600.0, res.Limits.Periods[0].Staked)
+}

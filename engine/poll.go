@@ -278,7 +278,13 @@ func (r *tracker) update(ctx context.Context, in *instance, n *apiclient.Notific
 		in.reason = "the sessions answered; none has placed it yet"
 		return nil
 	case !n.Resulted():
-		if n.TotalAccepted > 0 {
+		if n.TotalAccepted > 0 && in.canceled {
+			// Cancelled after it was placed: nothing more is placed (so
+			// cancel and stop leave it be), what was placed awaits the
+			// result.
+			in.status = StatusCanceled
+			in.reason = fmt.Sprintf("cancelled after $%.2f was placed, which stays on; awaiting the result", float64(n.TotalAccepted))
+		} else if n.TotalAccepted > 0 {
 			in.status = StatusPlaced
 			in.reason = fmt.Sprintf("$%.2f accepted at average odds %.2f; awaiting the result", float64(n.TotalAccepted), float64(n.AverageOdds))
 		} else if in.status != StatusCreated || in.reason == "" {

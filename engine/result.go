@@ -21,7 +21,7 @@ const (
 	StatusNotTaken   Status = "not_taken"  // no session acted by race start
 	StatusFailed     Status = "failed"     // every session errored, or creating it failed
 	StatusSettled    Status = "settled"    // resulted, with a signed profit
-	StatusCanceled   Status = "canceled"   // cancelled before it was placed (the JSON value keeps one l)
+	StatusCanceled   Status = "canceled"   // cancelled: before it was placed, or after and not resulted yet (the JSON value keeps one l)
 )
 
 // Statuses lists every status in report order.
