@@ -196,13 +196,36 @@ const recordsSkew = time.Minute
 // completeRecords reads the per-session records of settled bets that
 // still lack them, and of placed bets whose placement is not read yet.
 func (r *tracker) completeRecords(ctx context.Context) error {
-	return r.readRecords(ctx, func(in *instance) bool { return in.needRecords || in.needPlacement })
+	return r.placementErrorsKept(func() error {
+		return r.readRecords(ctx, func(in *instance) bool { return in.needRecords || in.needPlacement })
+	})
 }
 
 // readPlacements reads the records of bets newly seen placed: who placed
 // them, who refused and why, and when (pollers call it after each poll).
 func (r *tracker) readPlacements(ctx context.Context) error {
-	return r.readRecords(ctx, func(in *instance) bool { return in.needPlacement })
+	return r.placementErrorsKept(func() error {
+		return r.readRecords(ctx, func(in *instance) bool { return in.needPlacement })
+	})
+}
+
+// placementErrorsKept runs read, and leaves a placed bet whose records
+// could not be read without an error: its placement is known from the
+// notification, the records are read again at the next poll.
+func (r *tracker) placementErrorsKept(read func() error) error {
+	before := map[*instance]string{}
+	for _, in := range r.insts {
+		if in.needPlacement && !in.needRecords {
+			before[in] = in.err
+		}
+	}
+	err := read()
+	for in, e := range before {
+		if in.needPlacement {
+			in.err = e
+		}
+	}
+	return err
 }
 
 // readRecords reads the per-session records of the bets that need them.
