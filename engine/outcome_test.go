@@ -521,3 +521,30 @@ bets:
 	require.Len(t, res.Limits.Periods, 1)
 	assert.Equal(t, 600.0, res.Limits.Periods[0].Staked)
 }
+
+// TestPlacementWithoutRecordsIsNoError: the records of a placed bet
+// cannot be read; the notification says it is placed, the log says so
+// and that who placed it is not known yet, and the bet has no error.
+func TestPlacementWithoutRecordsIsNoError(t *testing.T) {
+	w := newWorld(t)
+	p := w.twoBetPlan("")
+	a := w.race("Galloping", 0)
+	opts := w.options(w.client())
+	opts.NoWait = true
+	w.clock.Set(a.Start.Add(-9 * time.Minute))
+	_, err := engine.Run(context.Background(), p, opts)
+	require.NoError(t, err)
+	w.clock.Advance(time.Minute) // the bot places it
+	w.svc.InjectFault(sim.Fault{Method: "GET", Path: "/bet/notification/1*", Kind: sim.StatusFault, Status: 404})
+
+	var log strings.Builder
+	opts = w.options(w.client())
+	opts.Log = &log
+	res, err := engine.ReadStatus(context.Background(), p, opts)
+	require.NoError(t, err)
+	b := byID(res)["first"]
+	assert.Equal(t, engine.StatusPlaced, b.Status, b.Reason)
+	assert.Empty(t, b.Error)
+	assert.False(t, b.PlacedAt.IsZero())
+	assert.Contains(t, log.String(), "placed first: $10.00 accepted; who placed it is not known yet")
+}

@@ -426,6 +426,7 @@ func (r *tracker) applyRecords(in *instance, recs []apiclient.BetRecord) {
 		}
 	}
 	if placement && len(by) > 0 {
+		in.placementLogged = true
 		r.logf("%s", placementWords(in, in.recordsAt))
 	}
 }

@@ -47,6 +47,8 @@ type instance struct {
 	recordsAt     float64
 	recordsRead   bool
 	needPlacement bool
+	// placementLogged is set once the log said the bet was placed.
+	placementLogged bool
 	// canceled is set once the bet is cancelled (by betplan, or on the
 	// service): nothing more will be placed, and what sessions placed
 	// before stays on until its result.
