@@ -22,6 +22,7 @@ type runOptions struct {
 	AmbiguousGrace time.Duration
 	LockTimeout    time.Duration
 	AllowNoBot     bool
+	NoLimits       bool
 	Republish      []string
 	rehearsal      rehearsalOptions
 	report         reportOptions
@@ -38,7 +39,7 @@ func runCommand() *command {
 			{exitOK, "every bet is final and none failed (with --no-wait: what was ready was created)"},
 			{exitFailed, "the run finished but something failed: a bet failed, was not taken, is in doubt or unresolved, or the poll timeout passed"},
 			{exitUsage, "usage error or invalid plan, before any request"},
-			{exitRefused, "refused: a limit, no confirmation, no running bot, another run holds the lock, or the service cannot be reached or refuses the credentials"},
+			{exitRefused, "refused: a limit, a plan whose money has no bound (without --no-limits), no confirmation, no running bot, another run holds the lock, or the service cannot be reached or refuses the credentials"},
 		}, interruptedExits...),
 		examples: `  # rehearse on the embedded simulated service with a fast clock
   betplan run --sim examples/saturday-card.yaml
@@ -65,6 +66,7 @@ func (o *runOptions) bind(fs *pflag.FlagSet) {
 	fs.DurationVar(&o.AmbiguousGrace, "ambiguous-grace", 60*time.Second, "how long to look a label up after an ambiguous create, 1s to 1h (warned below --http-timeout)")
 	fs.DurationVar(&o.LockTimeout, "lock-timeout", 0, "how long to wait for another run of the plan to finish")
 	fs.BoolVar(&o.AllowNoBot, "allow-no-bot", false, "create even when no targeted session has a running bot")
+	fs.BoolVar(&o.NoLimits, "no-limits", false, "run for real a plan whose money has no bound (no max_total_stake, max_open_stake nor max_loss)")
 	fs.StringArrayVar(&o.Republish, "republish", nil, "send again the tip `TIP-ID` whose publish has an unknown outcome (it may have reached subscribers, so only this flag sends it again); repeatable")
 	o.report.bindFormat(fs)
 	o.rehearsal.bindWorld(fs)
@@ -133,6 +135,9 @@ func runPlan(ctx context.Context, sys *sysIO, o *runOptions, args []string) erro
 	if err := checkTipster(sys, p, o.Republish, simulate); err != nil {
 		return err
 	}
+	if err := checkMoneyBound(sys, p, planPath, simulate, o.NoLimits); err != nil {
+		return err
+	}
 	// Refused before any request, and before any report is written: the
 	// reports of the plan's last run stay as that run wrote them.
 	confirm, err := confirmer(sys, o.Yes, simulate)
@@ -199,5 +204,31 @@ func checkTipster(sys *sysIO, p *plan.Plan, republish []string, simulate bool) e
 	if len(p.Tips) > 0 && !simulate && sys.Getenv(tipsterKeyEnv) == "" {
 		return usagef("the plan has tips: set %s to the tip package's API key (shown in the tipster dashboard)", tipsterKeyEnv)
 	}
+	return nil
+}
+
+// unboundedError refuses a real run of a plan whose money has no bound:
+// nothing stops it putting at risk whatever its bets say.
+type unboundedError struct{ planPath string }
+
+// Refused makes it a safety refusal: exit 3.
+func (e *unboundedError) Refused() bool { return true }
+
+func (e *unboundedError) Error() string {
+	return fmt.Sprintf("refused: %s puts money at risk with no bound: add limits.max_total_stake, max_open_stake or max_loss to it, or pass --no-limits", e.planPath)
+}
+
+// checkMoneyBound refuses, before any request, a real run of a plan with
+// bets and none of the limits that bound the money at risk; a rehearsal
+// or --no-limits only warns.
+func checkMoneyBound(sys *sysIO, p *plan.Plan, planPath string, simulate, noLimits bool) error {
+	l := p.Limits
+	if len(p.Bets) == 0 || l.MaxTotalStake != nil || l.MaxOpenStake != nil || l.MaxLoss != nil {
+		return nil
+	}
+	if !simulate && !noLimits {
+		return &unboundedError{planPath: planPath}
+	}
+	fmt.Fprintf(sys.Stderr, "warning: %s puts money at risk with no bound (no max_total_stake, max_open_stake nor max_loss)\n", planPath)
 	return nil
 }

@@ -220,7 +220,12 @@ func cancelAccount(ctx context.Context, w io.Writer, c *apiclient.Client, now ti
 			fmt.Fprintf(w, "could not cancel %s: %v\n", what, a.Err)
 			return
 		}
-		fmt.Fprintf(w, "cancelled %s\n", what)
+		if placed := float64(n.TotalAccepted); placed > 0 {
+			// The bookmakers keep what sessions placed before the cancel.
+			fmt.Fprintf(w, "cancelled %s: $%.2f already placed stays on; nothing more will be placed\n", what, placed)
+		} else {
+			fmt.Fprintf(w, "cancelled %s\n", what)
+		}
 	})
 	var listing *engine.AccountListError
 	if errors.As(err, &listing) {

@@ -87,6 +87,7 @@ func (l *liveTerminal) progress(p engine.Progress) {
 	if lp := p.LastPlaced; lp != nil {
 		c := *lp
 		c.By = append([]string(nil), lp.By...)
+		c.Refused = append([]string(nil), lp.Refused...)
 		p.LastPlaced = &c
 	}
 	l.mu.Lock()
@@ -175,6 +176,9 @@ func (l *liveTerminal) line(p engine.Progress, now time.Time) []string {
 		placed := fmt.Sprintf("last placed %s %s", lp.BetID, lp.At.In(loc).Format("15:04:05 MST"))
 		if len(lp.By) > 0 {
 			placed += " by " + strings.Join(lp.By, ", ")
+		}
+		if len(lp.Refused) > 0 {
+			placed += "; refused by " + strings.Join(lp.Refused, "; ")
 		}
 		line = append(line, placed)
 	}

@@ -48,6 +48,19 @@ func TestLiveLineSaysWhenAndByWhomTheLastBetWasPlaced(t *testing.T) {
 	}
 }
 
+func TestLiveLineNamesWhoRefusedTheLastBetPlaced(t *testing.T) {
+	var buf bytes.Buffer
+	l := &liveTerminal{w: &buf, loc: aedt}
+	now := time.Date(2026, 11, 21, 3, 0, 0, 0, time.UTC)
+	l.progress(engine.Progress{Now: now, ByStatus: map[engine.Status]int{engine.StatusPlaced: 1},
+		LastPlaced: &engine.PlacedBet{BetID: "big", At: now.Add(-5 * time.Second), By: []string{"Main Sportsbet"},
+			Refused: []string{"Ladbrokes 2: The minimum stake is $1."}}})
+	want := "\r\033[K14:00:00 AEDT  1 placed  last placed big 13:59:55 AEDT by Main Sportsbet; refused by Ladbrokes 2: The minimum stake is $1."
+	if got := buf.String(); got != want {
+		t.Errorf("live line\n got %q\nwant %q", got, want)
+	}
+}
+
 // syncBuffer is a terminal written from the redraw goroutine and read by
 // the test.
 type syncBuffer struct {

@@ -1,13 +1,16 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -57,24 +60,92 @@ func TestScripts(t *testing.T) {
 			return nil
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
-			"sim":       cmdSim,
-			"simcount":  cmdSimCount,
-			"simreset":  cmdSimReset,
-			"simrace":   cmdSimRace,
-			"simbots":   cmdSimBots,
-			"simstate":  cmdSimState,
-			"simfault":  cmdSimFault,
-			"simwait":   cmdSimWait,
-			"expandenv": cmdExpandEnv,
-			"exits":     cmdExits,
-			"waitfile":  cmdWaitFile,
-			"scratch":   cmdSimScratch,
+			"sim":        cmdSim,
+			"simcount":   cmdSimCount,
+			"simreset":   cmdSimReset,
+			"simrace":    cmdSimRace,
+			"simbots":    cmdSimBots,
+			"simstate":   cmdSimState,
+			"simfault":   cmdSimFault,
+			"simwait":    cmdSimWait,
+			"simadvance": cmdSimAdvance,
+			"samefield":  cmdSameField,
+			"expandenv":  cmdExpandEnv,
+			"exits":      cmdExits,
+			"waitfile":   cmdWaitFile,
+			"scratch":    cmdSimScratch,
 		},
 	})
 }
 
-// scriptSim holds the simulated service one script started with `sim`.
-type scriptSim struct{ svc *sim.Service }
+// scriptSim holds the simulated service one script started with `sim`,
+// and the clock it runs on.
+type scriptSim struct {
+	svc   *sim.Service
+	clock *jumpClock
+}
+
+// jumpClock is the wall clock moved forward by every `simadvance`: a
+// script reaches a race's result without waiting for it, and betplan
+// follows the service's time from its Date headers.
+type jumpClock struct {
+	mu  sync.Mutex
+	off time.Duration
+}
+
+func (c *jumpClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return time.Now().Add(c.off)
+}
+
+func (c *jumpClock) Sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
+
+// cmdSameField is `samefield FILE1 FILE2 KEY`: the first "KEY": value
+// of two JSON reports is present and the same (a time that must not move
+// between two commands).
+func cmdSameField(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 3 {
+		ts.Fatalf("usage: samefield FILE1 FILE2 KEY")
+	}
+	field := func(name string) string {
+		re := regexp.MustCompile(`"` + regexp.QuoteMeta(args[2]) + `": (.*)`)
+		m := re.FindStringSubmatch(ts.ReadFile(name))
+		if m == nil {
+			ts.Fatalf("%s has no %q", name, args[2])
+		}
+		return strings.TrimSuffix(m[1], ",")
+	}
+	a, b := field(args[0]), field(args[1])
+	ts.Logf("%s: %s and %s", args[2], a, b)
+	if (a == b) == neg {
+		ts.Fatalf("%s: %s in %s, %s in %s", args[2], a, args[0], b, args[1])
+	}
+}
+
+// cmdSimAdvance is `simadvance DURATION`: the simulated service's clock
+// jumps forward by DURATION.
+func cmdSimAdvance(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: simadvance DURATION")
+	}
+	d, err := time.ParseDuration(args[0])
+	ts.Check(err)
+	simOf(ts, "simadvance")
+	c := ts.Value(scriptSimKey{}).(*scriptSim).clock
+	c.mu.Lock()
+	c.off += d
+	c.mu.Unlock()
+}
 
 type scriptSimKey struct{}
 
@@ -108,7 +179,8 @@ func cmdSim(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Check(err)
 		seed = n
 	}
-	svc := sim.New(sim.Options{Seed: seed})
+	s.clock = &jumpClock{}
+	svc := sim.New(sim.Options{Seed: seed, Clock: s.clock})
 	srv := httptest.NewServer(svc)
 	ts.Defer(srv.Close)
 	s.svc = svc

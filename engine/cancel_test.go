@@ -3,6 +3,7 @@ package engine_test
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -112,4 +113,47 @@ bets:
 	require.NoError(t, err)
 	require.Len(t, res.Bets, 2)
 	assert.Equal(t, engine.StatusCanceled, res.Bets[1].Status, res.Bets[1].Reason)
+}
+
+// TestCancelAfterPlacementKeepsWhatWasPlaced: the session placed $10
+// before the cancel; the service keeps it and settles it. The bet says
+// so, keeps $10 at risk in the limits, and its result is the service's,
+// in the bet and in the totals.
+func TestCancelAfterPlacementKeepsWhatWasPlaced(t *testing.T) {
+	w := newWorld(t)
+	p := w.twoBetPlan("")
+	a := w.race("Galloping", 0)
+	opts := w.options(w.client())
+	opts.NoWait = true
+	w.clock.Set(a.Start.Add(-9 * time.Minute))
+	_, err := engine.Run(context.Background(), p, opts)
+	require.NoError(t, err)
+	w.clock.Advance(time.Minute) // the bot places it
+
+	var log strings.Builder
+	opts = w.options(w.client())
+	opts.Log = &log
+	res, err := engine.Cancel(context.Background(), p, []string{"first"}, opts)
+	require.NoError(t, err)
+	b := byID(res)["first"]
+	assert.True(t, b.Canceled)
+	assert.Equal(t, engine.StatusCanceled, b.Status, b.Reason)
+	assert.Equal(t, 10.0, b.AmountAccepted)
+	assert.Equal(t, 10.0, b.AtRisk, b.AtRiskBasis)
+	assert.Contains(t, log.String(), "cancelled first after it was placed: $10.00 already placed by Main Sportsbet stays on; nothing more will be placed")
+	require.Len(t, res.Limits.Periods, 1)
+	assert.Equal(t, 10.0, res.Limits.Periods[0].Staked)
+	assert.Equal(t, 1, res.Limits.Periods[0].Bets)
+
+	// Past the result, status shows the service's profit, and the limits
+	// still count the $10.
+	w.clock.Set(a.Start.Add(time.Hour))
+	res, err = engine.ReadStatus(context.Background(), p, w.options(w.client()))
+	require.NoError(t, err)
+	b = byID(res)["first"]
+	require.Equal(t, engine.StatusSettled, b.Status, b.Reason)
+	assert.True(t, b.Canceled)
+	assert.NotZero(t, b.Profit)
+	assert.Equal(t, 10.0, res.Limits.Periods[0].Staked)
+	assert.Equal(t, b.Profit, res.Limits.Periods[0].Profit)
 }

@@ -108,6 +108,8 @@ type PlacedBet struct {
 	BetID string // as reports show it: the instance id of a for_each_race bet
 	At    time.Time
 	By    []string
+	// Refused are the sessions that refused it, with the service's reason.
+	Refused []string
 }
 
 func (o *Options) withDefaults() {

@@ -3,6 +3,7 @@ package engine_test
 import (
 	"context"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"sort"
@@ -90,16 +91,24 @@ func TestExampleStopForTheDay(t *testing.T) {
 				break
 			}
 		}
-		skipped := 0
+		// max_loss caps the day: whatever the order of the results, it
+		// never ends below -$50.
+		assert.GreaterOrEqual(t, roundCents(dayProfit(bets)), -50.0, "day %d ended below max_loss", day)
+		skipped, noRoom := 0, 0
 		for _, b := range res.Bets {
 			if b.Status == engine.StatusSkipped && b.Race.Start.After(from) {
 				skipped++
 				assert.Contains(t, b.Reason, "plan.lowest_profit = ")
 				assert.Contains(t, b.Reason, "plan.won = ")
+				if stoppedAt.IsZero() || b.Race.Start.Before(stoppedAt) {
+					// Skipped before any stop: the open bets left no room.
+					assert.Contains(t, b.Reason, "plan.open_stake = ")
+					noRoom++
+				}
 			}
 		}
 		if stoppedAt.IsZero() {
-			assert.Zero(t, skipped, "day %d: nothing stopped the day, yet bets were skipped", day)
+			assert.Equal(t, noRoom, skipped, "day %d: nothing stopped the day, yet bets were skipped with room under the cap", day)
 			continue
 		}
 		stops++
@@ -112,6 +121,16 @@ func TestExampleStopForTheDay(t *testing.T) {
 	}
 	assert.NotZero(t, stops, "no simulated day reached a stop: the test shows nothing")
 }
+
+func dayProfit(bets []engine.BetResult) float64 {
+	p := 0.0
+	for _, b := range bets {
+		p += b.Profit
+	}
+	return p
+}
+
+func roundCents(v float64) float64 { return math.Round(v*100) / 100 }
 
 // TestExampleAfterALoss: race 6 is bet only when the race 3 bet lost, at
 // twice the race 3 stake capped at $20; when race 3 won, race 6 is

@@ -27,6 +27,7 @@ type stake struct {
 	profit    float64  // settled profit
 	resultAt  time.Time
 	planned   bool // a preview's create, not committed yet
+	canceled  bool // cancelled: at risk only what sessions placed before
 }
 
 // periodKey names the period of a race's meeting day: the day itself
@@ -104,13 +105,14 @@ func (r *tracker) stakes() []stake {
 }
 
 // stakeOf is what the journal's label l puts at risk now; false when it
-// puts nothing at risk (never created, or cancelled).
+// puts nothing at risk (never created, or cancelled before any session
+// placed it).
 func (r *tracker) stakeOf(l string, s *labelState, now time.Time) (stake, bool) {
-	if (!s.created() && !s.Pending) || s.Canceled {
+	if !s.created() && !s.Pending {
 		return stake{}, false
 	}
 	st := stake{label: l, betID: s.BetID, race: s.Race, requested: s.Amount,
-		risk: exposure{Amount: s.AtRisk, Basis: s.Basis}, open: true}
+		risk: exposure{Amount: s.AtRisk, Basis: s.Basis}, open: true, canceled: s.Canceled}
 	if st.risk.Amount == 0 { // a journal from before at-risk was kept
 		st.risk = exposure{Amount: s.Amount, Basis: "the requested amount (recorded before at-risk amounts were)"}
 	}
@@ -131,9 +133,10 @@ func (r *tracker) outcome(st *stake, now time.Time) bool {
 	in := r.byLabel[st.label]
 	var n *apiclient.Notification
 	if in != nil {
-		if in.status == StatusCanceled {
-			return false
+		if in.status == StatusCanceled && in.final {
+			return false // the service showed nothing placed
 		}
+		st.canceled = st.canceled || in.canceled
 		n = in.notif
 		if !in.info.Start.IsZero() {
 			st.race.Start = in.info.Start
@@ -143,7 +146,9 @@ func (r *tracker) outcome(st *stake, now time.Time) bool {
 		n = r.known[st.label]
 	}
 	if n == nil {
-		return true // not read yet: what it may place
+		// Not read yet: what it may place, unless cancelled with nothing
+		// known placed.
+		return !st.canceled
 	}
 	accepted := float64(n.TotalAccepted)
 	off := in != nil && in.final
@@ -159,15 +164,41 @@ func (r *tracker) outcome(st *stake, now time.Time) bool {
 		st.profit = float64(n.Profit)
 		st.resultAt = n.Tip.ResultTime.Time
 		st.risk = exposure{Amount: roundCents(accepted), Basis: "accepted by the sessions"}
+	case bool(n.IsCanceled) || st.canceled:
+		// Cancelled after sessions placed it: that stays on, nothing
+		// more is placed.
+		if accepted == 0 {
+			return false
+		}
+		st.risk = exposure{Amount: roundCents(accepted), Basis: "placed before the cancel; nothing more will be placed"}
 	case off:
 		// Past the off nothing more is placed: what was accepted is what
 		// is at risk, until the result.
 		st.open = accepted > 0
 		st.risk = exposure{Amount: roundCents(accepted), Basis: "accepted by the sessions"}
+	case in != nil && in.refusedStake > 0:
+		// A session that refused places nothing: what it would have
+		// placed is no longer at risk.
+		left := max(accepted, roundCents(st.risk.Amount-in.refusedStake))
+		st.risk = exposure{Amount: roundCents(left), Basis: fmt.Sprintf("accepted by the sessions so far, or still to be placed; %s refused by %s",
+			usd(in.refusedStake), refusedNames(in.refusedBy))}
+		if left == accepted {
+			st.risk.Basis = "accepted by the sessions; the others refused it"
+		}
 	case accepted > st.risk.Amount:
 		st.risk = exposure{Amount: roundCents(accepted), Basis: "accepted by the sessions so far"}
 	}
 	return true
+}
+
+// refusedNames are the sessions of refusals ("Ladbrokes 2: reason"),
+// without their reasons.
+func refusedNames(refusals []string) string {
+	names := make([]string, len(refusals))
+	for i, r := range refusals {
+		names[i], _, _ = strings.Cut(r, ": ")
+	}
+	return strings.Join(names, ", ")
 }
 
 // notificationExposure is what a notification found on the service puts
@@ -276,6 +307,10 @@ type PeriodUsage struct {
 	Planned     float64
 	PlannedBets int
 }
+
+// WorstCase is the period's profit if every bet not resulted yet lost all
+// it has at risk: what max_loss caps.
+func (p PeriodUsage) WorstCase() float64 { return worstCase(p.PlanEnv) }
 
 // periodUsages are the usages of the periods the result's bets are in
 // (the races this run considered), oldest first; with none, the latest

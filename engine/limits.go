@@ -27,8 +27,15 @@ func limitRefusal(l plan.Limits, risk exposure, race RaceInfo, u usage, usedWord
 	}
 	// Once reached in the period, a stop stays: a later winner does not
 	// undo a stop-loss, nor a later loser a take-profit.
-	if l.MaxLoss != nil && t.LowestProfit <= -*l.MaxLoss+1e-9 {
-		return fmt.Sprintf("max_loss %s: the settled profit%s reached %s (it is %s now), at or below -%s; no new bet is created", usd(*l.MaxLoss), in, signedUSD(t.LowestProfit), signedUSD(t.Profit), usd(*l.MaxLoss))
+	if l.StopLoss != nil && t.LowestProfit <= -*l.StopLoss+1e-9 {
+		return fmt.Sprintf("stop_loss %s: the settled profit%s reached %s (it is %s now), at or below -%s; no new bet is created", usd(*l.StopLoss), in, signedUSD(t.LowestProfit), signedUSD(t.Profit), usd(*l.StopLoss))
+	}
+	// A loss cap holds before the results: every open bet, and this one,
+	// may lose all they have at risk.
+	if l.MaxLoss != nil {
+		if worst := worstCase(t) - risk.Amount; worst < -*l.MaxLoss-1e-9 {
+			return fmt.Sprintf("max_loss %s%s: if every open bet and this one lost, the profit would be %s (settled %s, %s open at risk, this bet %s (%s)), below -%s", usd(*l.MaxLoss), in, signedUSD(roundCents(worst)), signedUSD(t.Profit), usd(t.OpenStake), usd(risk.Amount), risk.Basis, usd(*l.MaxLoss))
+		}
 	}
 	if l.TakeProfit != nil && t.HighestProfit >= *l.TakeProfit-1e-9 {
 		return fmt.Sprintf("take_profit %s: the settled profit%s reached %s (it is %s now), at or above it; no new bet is created", usd(*l.TakeProfit), in, signedUSD(t.HighestProfit), signedUSD(t.Profit))
@@ -60,6 +67,10 @@ func limitRefusal(l plan.Limits, risk exposure, race RaceInfo, u usage, usedWord
 	}
 	return ""
 }
+
+// worstCase is a period's profit if every open bet lost what it has at
+// risk: what max_loss caps.
+func worstCase(t plan.PlanEnv) float64 { return roundCents(t.Profit - t.OpenStake) }
 
 func signedUSD(v float64) string {
 	if v < 0 {
@@ -147,7 +158,10 @@ func limitsWords(l plan.Limits, u usage) string {
 		parts = append(parts, fmt.Sprintf("max_bets %d (%d used)", *l.MaxBets, t.Bets))
 	}
 	if l.MaxLoss != nil {
-		parts = append(parts, fmt.Sprintf("max_loss %s (settled profit %s)", usd(*l.MaxLoss), signedUSD(t.Profit)))
+		parts = append(parts, fmt.Sprintf("max_loss %s (worst case %s)", usd(*l.MaxLoss), signedUSD(worstCase(t))))
+	}
+	if l.StopLoss != nil {
+		parts = append(parts, fmt.Sprintf("stop_loss %s (settled profit %s)", usd(*l.StopLoss), signedUSD(t.Profit)))
 	}
 	if l.TakeProfit != nil {
 		parts = append(parts, fmt.Sprintf("take_profit %s (settled profit %s)", usd(*l.TakeProfit), signedUSD(t.Profit)))

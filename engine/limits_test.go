@@ -185,11 +185,20 @@ func limitCases() []limitCase {
 			require.True(w.t, b.Start.Add(-9*time.Minute).Before(a.Start), "Randwick R2 should start just after Flemington R2")
 			return []limitBet{{id: "a", race: a, stake: "10"}, {id: "b", race: b, stake: "10"}, {id: "c", race: c, stake: "10"}}
 		}, "b", "max_open_stake $15.00 in day %s: $10.00 at risk on bets not resulted yet, this bet adds $10.00"},
-		{"max_loss", "max_loss: 5", func(w *world) []limitBet {
+		{"stop_loss", "stop_loss: 5", func(w *world) []limitBet {
 			a, b, _ := sequential(w)
 			order := w.finishingOrder(a)
 			return []limitBet{{id: "a", race: a, sel: order[len(order)-1], stake: "10"}, {id: "b", race: b, stake: "10"}}
-		}, "b", "max_loss $5.00: the settled profit in day %s reached -$10.00 (it is -$10.00 now), at or below -$5.00; no new bet is created"},
+		}, "b", "stop_loss $5.00: the settled profit in day %s reached -$10.00 (it is -$10.00 now), at or below -$5.00; no new bet is created"},
+		// Three bets open at once under a loss cap: the third would let the
+		// day end at -$30 if all three lost, so it is refused.
+		{"max_loss", "max_loss: 25", func(w *world) []limitBet {
+			a, b, c := sequential(w)
+			at := a.Start.Add(-9 * time.Minute)
+			when := "race.minutes_to_start <= 240"
+			return []limitBet{{id: "a", race: a, stake: "10", at: at, when: when}, {id: "b", race: b, stake: "10", at: at, when: when},
+				{id: "c", race: c, stake: "10", at: at, when: when}}
+		}, "c", "max_loss $25.00 in day %s: if every open bet and this one lost, the profit would be -$30.00 (settled $0.00, $20.00 open at risk, this bet $10.00 ($10.00 × 1: the target session 4417 (Main Sportsbet))), below -$25.00"},
 		{"take_profit", "take_profit: 1", func(w *world) []limitBet {
 			a, b, _ := sequential(w)
 			return []limitBet{{id: "a", race: a, sel: w.finishingOrder(a)[0], stake: "10"}, {id: "b", race: b, stake: "10"}}

@@ -199,8 +199,9 @@ func TestSlowBotsPlacedStateSeenWithinAnInterval(t *testing.T) {
 	answered := b.CreatedAt.Add(answer)
 	assert.False(t, placed.Before(answered))
 	assert.LessOrEqual(t, placed.Sub(answered), pollInterval, "placed at %s, seen at %s", answered, placed)
-	// The records say exactly when and by whom.
-	assert.True(t, b.PlacedAt.Equal(answered), "placed at %s", b.PlacedAt)
+	// The records say exactly when (the session's submit time, which the
+	// simulated service puts 400 ms before the record) and by whom.
+	assert.True(t, b.PlacedAt.Equal(answered.Add(-400*time.Millisecond)), "placed at %s", b.PlacedAt)
 	assert.Equal(t, []string{"Main Sportsbet"}, b.PlacedBy)
 	// The run ends with the result, not at poll.timeout.
 	assert.LessOrEqual(t, res.FinishedAt.Sub(r.Start), 2*time.Minute+pollInterval)
@@ -473,4 +474,77 @@ func TestPollPagesFollowTheListAsItGrows(t *testing.T) {
 	}
 	assert.Zero(t, lookups, "a poll fell back to label look-ups")
 	t.Logf("%d bets, %d by hand: %d list pages", n, byHand, pages)
+}
+
+// TestOneSessionRefusesAnotherAccepts: Main Sportsbet places $600,
+// Ladbrokes 2 (with $500 in its account) refuses it. The log, the live
+// line and the result name who placed it and who refused it with the
+// service's reason, and only the $600 placed is at risk.
+func TestOneSessionRefusesAnotherAccepts(t *testing.T) {
+	w := newWorld(t)
+	w.svc.SetBotRunning(4417, true)
+	w.svc.SetBotRunning(4418, true)
+	w.svc.SetBotRunning(4419, false)
+	r := w.race("Galloping", 0)
+	p := w.plan(fmt.Sprintf(`version: 1
+name: split
+poll: {interval: 30s, timeout: 12h}
+limits: {max_stake_per_bet: 1200, max_total_stake: 1200, max_bets: 1}
+defaults: {market: Fixed Win, type: Fixed Wager}
+bets:
+  - {id: big, race: %s, selection: %q, stake: 600, when: race.minutes_to_start <= 10}
+`, raceYAML(r), r.Runners[0]))
+	w.clock.Set(r.Start.Add(-9 * time.Minute))
+	var log strings.Builder
+	var live *engine.PlacedBet
+	opts := w.options(w.client())
+	opts.Log = &log
+	opts.Live = func(pr engine.Progress) {
+		if pr.LastPlaced != nil && r.Start.After(pr.Now) {
+			c := *pr.LastPlaced
+			live = &c
+		}
+	}
+	res, err := engine.Run(context.Background(), p, opts)
+	require.NoError(t, err)
+	b := res.Bets[0]
+	refusal := "Ladbrokes 2: Insufficient funds in your account."
+	assert.Contains(t, log.String(), "placed big: $600.00 accepted by Main Sportsbet; refused by "+refusal)
+	assert.NotContains(t, log.String(), "Main Sportsbet, Ladbrokes 2")
+	require.NotNil(t, live, "the live line never showed the bet placed before the race")
+	assert.Equal(t, []string{"Main Sportsbet"}, live.By)
+	assert.Equal(t, []string{refusal}, live.Refused)
+	assert.Equal(t, []string{"Main Sportsbet"}, b.PlacedBy)
+	assert.Equal(t, []string{refusal}, b.RefusedBy)
+	assert.Equal(t, 600.0, b.AmountAccepted)
+	assert.Equal(t, 600.0, b.AtRisk, b.AtRiskBasis)
+	require.Len(t, res.Limits.Periods, 1)
+	assert.Equal(t, 600.0, res.Limits.Periods[0].Staked)
+}
+
+// TestPlacementWithoutRecordsIsNoError: the records of a placed bet
+// cannot be read; the notification says it is placed, the log says so
+// and that who placed it is not known yet, and the bet has no error.
+func TestPlacementWithoutRecordsIsNoError(t *testing.T) {
+	w := newWorld(t)
+	p := w.twoBetPlan("")
+	a := w.race("Galloping", 0)
+	opts := w.options(w.client())
+	opts.NoWait = true
+	w.clock.Set(a.Start.Add(-9 * time.Minute))
+	_, err := engine.Run(context.Background(), p, opts)
+	require.NoError(t, err)
+	w.clock.Advance(time.Minute) // the bot places it
+	w.svc.InjectFault(sim.Fault{Method: "GET", Path: "/bet/notification/1*", Kind: sim.StatusFault, Status: 404})
+
+	var log strings.Builder
+	opts = w.options(w.client())
+	opts.Log = &log
+	res, err := engine.ReadStatus(context.Background(), p, opts)
+	require.NoError(t, err)
+	b := byID(res)["first"]
+	assert.Equal(t, engine.StatusPlaced, b.Status, b.Reason)
+	assert.Empty(t, b.Error)
+	assert.False(t, b.PlacedAt.IsZero())
+	assert.Contains(t, log.String(), "placed first: $10.00 accepted; who placed it is not known yet")
 }

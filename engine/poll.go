@@ -89,7 +89,9 @@ func (r *tracker) poll(ctx context.Context) error {
 	groups := map[string][]*instance{}
 	var keys []string
 	for _, in := range r.insts {
-		if in.notifID == 0 || in.final || in.status == StatusCanceled || in.readThisTick(r.tickAt) {
+		// A bet cancelled by betplan is read too: sessions may have placed
+		// it before the cancel.
+		if in.notifID == 0 || in.final || in.readThisTick(r.tickAt) {
 			continue
 		}
 		if !r.lastLook && !in.due(now, interval) {
@@ -208,7 +210,7 @@ func (r *tracker) fetch(ctx context.Context, open []*instance, now time.Time) er
 	// Every open bet of the plan the pages showed is polled, due or not.
 	for _, in := range r.insts {
 		n := seen[in.notifID]
-		if n == nil || in.notifID == 0 || in.final || in.status == StatusCanceled {
+		if n == nil || in.notifID == 0 || in.final {
 			continue
 		}
 		in.lastPolled = now
@@ -256,10 +258,13 @@ func (r *tracker) update(ctx context.Context, in *instance, n *apiclient.Notific
 		}
 		in.info.Start = s
 	}
-	if n.TotalAccepted > 0 && in.placedAt.IsZero() {
-		in.placedAt = r.clock.Now()
-		in.placedBy = r.botSessions(in, n.ReceivedBots)
-		r.logf("placed %s: $%.2f accepted by %s", in.name(), float64(n.TotalAccepted), sessionList(in.placedBy))
+	r.notePlacement(in, n)
+	if bool(n.IsCanceled) && n.TotalAccepted > 0 && !in.canceled {
+		r.logf("cancelled %s after it was placed: $%.2f already placed by %s stays on; nothing more will be placed",
+			in.name(), float64(n.TotalAccepted), sessionList(in.placedBy))
+	}
+	if n.IsCanceled {
+		in.canceled = true
 	}
 	switch {
 	case bool(n.IsCanceled) && float64(n.TotalAccepted) == 0:
@@ -290,7 +295,13 @@ func (r *tracker) update(ctx context.Context, in *instance, n *apiclient.Notific
 		in.reason = "the sessions answered; none has placed it yet"
 		return nil
 	case !n.Resulted():
-		if n.TotalAccepted > 0 {
+		if n.TotalAccepted > 0 && in.canceled {
+			// Cancelled after it was placed: nothing more is placed (so
+			// cancel and stop leave it be), what was placed awaits the
+			// result.
+			in.status = StatusCanceled
+			in.reason = fmt.Sprintf("cancelled after $%.2f was placed, which stays on; awaiting the result", float64(n.TotalAccepted))
+		} else if n.TotalAccepted > 0 {
 			in.status = StatusPlaced
 			in.reason = fmt.Sprintf("$%.2f accepted at average odds %.2f; awaiting the result", float64(n.TotalAccepted), float64(n.AverageOdds))
 		} else if in.status != StatusCreated || in.reason == "" {
@@ -357,11 +368,40 @@ func (r *tracker) records(ctx context.Context, in *instance) ([]apiclient.BetRec
 	return recs, nil
 }
 
+// notePlacement marks a bet first seen placed (and again when more is
+// accepted) for its records to be read: who placed it, who refused it and
+// why, and when it was placed (readPlacements, in bulk). Until they are
+// read the poll's time and the sessions whose bots took it up stand in.
+func (r *tracker) notePlacement(in *instance, n *apiclient.Notification) {
+	accepted := float64(n.TotalAccepted)
+	if accepted <= 0 || (in.recordsRead && roundCents(in.recordsAt) == roundCents(accepted)) {
+		return
+	}
+	if in.placedAt.IsZero() {
+		in.placedAt = r.clock.Now()
+		in.placedBy = r.botSessions(in, n.ReceivedBots)
+	}
+	in.needPlacement, in.recordsAt = true, accepted
+}
+
+// placementWords is the log line of a placement: who accepted, who
+// refused and the service's reason.
+func placementWords(in *instance, accepted float64) string {
+	s := fmt.Sprintf("placed %s: $%.2f accepted by %s", in.name(), accepted, sessionList(in.placedBy))
+	if len(in.refusedBy) > 0 {
+		s += "; refused by " + strings.Join(in.refusedBy, "; ")
+	}
+	return s
+}
+
 // applyRecords keeps a notification's records and what they say of who
 // placed it and when.
 func (r *tracker) applyRecords(in *instance, recs []apiclient.BetRecord) {
 	in.needRecords = false
+	placement := in.needPlacement
+	in.needPlacement, in.recordsRead = false, true
 	in.records = in.records[:0]
+	in.refusedBy, in.refusedStake = nil, 0
 	var by []string
 	var first time.Time
 	for i := range recs {
@@ -376,11 +416,20 @@ func (r *tracker) applyRecords(in *instance, recs []apiclient.BetRecord) {
 			Status:       rec.Status,
 			Profit:       float64(rec.Profit),
 		})
+		if rec.Failed() {
+			in.refusedBy = append(in.refusedBy, fmt.Sprintf("%s: %s", rec.DisplayName, rec.SubmitError))
+			in.refusedStake += refusedShare(in)
+		}
 		if !rec.Accepted() {
 			continue
 		}
 		by = append(by, rec.DisplayName)
-		if t := rec.CreatedAt.Time; !t.IsZero() && (first.IsZero() || t.Before(first)) {
+		// When the session submitted it; the record's own time else.
+		t := rec.SubmitTime.Time
+		if t.IsZero() {
+			t = rec.CreatedAt.Time
+		}
+		if !t.IsZero() && (first.IsZero() || t.Before(first)) {
 			first = t
 		}
 	}
@@ -393,6 +442,22 @@ func (r *tracker) applyRecords(in *instance, recs []apiclient.BetRecord) {
 			in.placedAt = r.clock.Now()
 		}
 	}
+	if placement && len(by) > 0 {
+		in.placementLogged = true
+		r.logf("%s", placementWords(in, in.recordsAt))
+	}
+}
+
+// refusedShare is what one session's refusal takes off a bet's money at
+// risk: its stake, for a Fixed Wager each session places in full; 0 where
+// a session's share is not known (a total split across sessions, a
+// target profit).
+func refusedShare(in *instance) float64 {
+	t := betTerms(in.bet)
+	if !strings.EqualFold(t.betType, plan.TypeFixedWager) || t.total {
+		return 0
+	}
+	return in.amount
 }
 
 // everyRefused reports whether every record failed, and their errors.

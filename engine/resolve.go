@@ -387,7 +387,8 @@ func (r *tracker) applyJournal(in *instance) {
 		in.status = StatusCreated
 		in.reason = ""
 		if s.Canceled {
-			in.status = StatusCanceled
+			// Until a poll shows whether sessions had placed it.
+			in.status, in.canceled = StatusCanceled, true
 		}
 	case s.Failed != "":
 		in.status = StatusFailed

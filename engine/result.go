@@ -22,7 +22,7 @@ const (
 	StatusNotTaken   Status = "not_taken"  // no session acted by race start
 	StatusFailed     Status = "failed"     // every session errored, or creating it failed
 	StatusSettled    Status = "settled"    // resulted, with a signed profit
-	StatusCanceled   Status = "canceled"   // cancelled before it was placed (the JSON value keeps one l)
+	StatusCanceled   Status = "canceled"   // cancelled: before it was placed, or after and not resulted yet (the JSON value keeps one l)
 )
 
 // Statuses lists every status in report order.
@@ -151,14 +151,22 @@ type BetResult struct {
 
 	NotificationID int64
 	CreatedAt      time.Time
-	// PlacedAt is when the first session placed it (the service's record
-	// time once the bet records are read; before that, the poll that first
-	// saw it placed); zero while nothing is placed.
+	// PlacedAt is when the first session placed it (the records' submit
+	// time, read when the bet is first seen placed; if they cannot be
+	// read, the poll that first saw it placed); zero while nothing is
+	// placed.
 	PlacedAt time.Time
 	// PlacedBy names the sessions that placed it: exact once the bet
 	// records are read, before that the targeted sessions whose bots took
 	// it up.
 	PlacedBy []string
+	// RefusedBy names the sessions whose records refused it, each with
+	// the service's reason: "Ladbrokes 2: The minimum stake is $1.".
+	RefusedBy []string
+	// Canceled is set on a cancelled bet; with AmountAccepted above 0 the
+	// sessions had placed it before the cancel, and that stays on: its
+	// status says where it stands (placed, settled).
+	Canceled bool
 	Records  []Record
 	// AmountAccepted is the dollars the bookmakers accepted over all sessions.
 	AmountAccepted float64

@@ -95,7 +95,7 @@ func (r *tracker) start(ctx context.Context) error {
 // exposure.
 func (r *tracker) readsOutcomes() bool {
 	l := r.plan.Limits
-	return r.plan.ReadsOutcomes || l.MaxLoss != nil || l.TakeProfit != nil || l.MaxOpenStake != nil
+	return r.plan.ReadsOutcomes || l.MaxLoss != nil || l.StopLoss != nil || l.TakeProfit != nil || l.MaxOpenStake != nil
 }
 
 // recover scans the service's recent notifications for the plan's label
@@ -179,6 +179,9 @@ func (r *tracker) loop(ctx context.Context) error {
 			}
 		}
 		if err := r.poll(ctx); err != nil {
+			return err
+		}
+		if err := r.readPlacements(ctx); err != nil {
 			return err
 		}
 		r.progress(now, interval)
@@ -275,7 +278,7 @@ func (r *tracker) progress(now time.Time, interval time.Duration) {
 	for _, in := range r.insts {
 		p.ByStatus[in.status]++
 		if !in.placedAt.IsZero() && (p.LastPlaced == nil || in.placedAt.After(p.LastPlaced.At)) {
-			p.LastPlaced = &PlacedBet{BetID: in.name(), At: in.placedAt, By: in.placedBy}
+			p.LastPlaced = &PlacedBet{BetID: in.name(), At: in.placedAt, By: in.placedBy, Refused: in.refusedBy}
 		}
 		if in.open() && !in.info.Start.IsZero() && in.info.Start.After(now) && (p.NextRace.IsZero() || in.info.Start.Before(p.NextRace)) {
 			p.NextRace = in.info.Start

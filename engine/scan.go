@@ -197,15 +197,55 @@ func (r *tracker) wouldCreate(in *instance, now time.Time) bool {
 const recordsSkew = time.Minute
 
 // completeRecords reads the per-session records of settled bets that
-// still lack them. Bet history lists every session's record newest first
+// still lack them, and of placed bets whose placement is not read yet.
+func (r *tracker) completeRecords(ctx context.Context) error {
+	return r.placementErrorsKept(func() error {
+		return r.readRecords(ctx, func(in *instance) bool { return in.needRecords || in.needPlacement })
+	})
+}
+
+// readPlacements reads the records of bets newly seen placed: who placed
+// them, who refused and why, and when (pollers call it after each poll).
+func (r *tracker) readPlacements(ctx context.Context) error {
+	return r.placementErrorsKept(func() error {
+		return r.readRecords(ctx, func(in *instance) bool { return in.needPlacement })
+	})
+}
+
+// placementErrorsKept runs read, and leaves a placed bet whose records
+// could not be read without an error: its placement is known from the
+// notification, the records are read again at the next poll.
+func (r *tracker) placementErrorsKept(read func() error) error {
+	before := map[*instance]string{}
+	for _, in := range r.insts {
+		if in.needPlacement && !in.needRecords {
+			before[in] = in.err
+		}
+	}
+	err := read()
+	for in, e := range before {
+		if in.needPlacement {
+			in.err = e
+			if !in.placementLogged && in.notif != nil {
+				in.placementLogged = true
+				r.logf("placed %s: $%.2f accepted; who placed it is not known yet (the bet records could not be read; the bots of %s took it up)",
+					in.name(), float64(in.notif.TotalAccepted), sessionList(in.placedBy))
+			}
+		}
+	}
+	return err
+}
+
+// readRecords reads the per-session records of the bets that need them.
+// Bet history lists every session's record newest first
 // (100 a page), so one page holds the records of many bets: pages are read
 // until they reach records older than the oldest of these bets, which
 // then has all of its records in hand. Whatever the pages did not cover
 // (a failed page, a long history) is read one notification at a time.
-func (r *tracker) completeRecords(ctx context.Context) error {
+func (r *tracker) readRecords(ctx context.Context, need func(*instance) bool) error {
 	var want []*instance
 	for _, in := range r.insts {
-		if in.needRecords && in.notifID != 0 {
+		if need(in) && in.notifID != 0 {
 			want = append(want, in)
 		}
 	}
@@ -288,7 +328,7 @@ func (r *tracker) completeRecords(ctx context.Context) error {
 		}
 	}
 	for _, in := range want {
-		if !in.needRecords {
+		if !need(in) {
 			continue
 		}
 		if _, err := r.records(ctx, in); err != nil {

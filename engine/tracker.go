@@ -36,6 +36,23 @@ type instance struct {
 	// placed and by which sessions (from the bet records once read).
 	placedAt time.Time
 	placedBy []string
+	// refusedBy are the sessions whose records say they refused the bet,
+	// each with the service's reason ("Ladbrokes 2: Insufficient funds in
+	// your account."), and refusedStake the stake they would have placed:
+	// no longer at risk.
+	refusedBy    []string
+	refusedStake float64
+	// recordsAt is the total_accepted the records were last read at: a
+	// placement is read once, and again when more is accepted.
+	recordsAt     float64
+	recordsRead   bool
+	needPlacement bool
+	// placementLogged is set once the log said the bet was placed.
+	placementLogged bool
+	// canceled is set once the bet is cancelled (by betplan, or on the
+	// service): nothing more will be placed, and what sessions placed
+	// before stays on until its result.
+	canceled bool
 	// answeredBy is the received_bots whose answer was read from the
 	// records, so an unplaced answer is read once.
 	answeredBy string
@@ -281,6 +298,8 @@ func (in *instance) result() BetResult {
 		CreatedAt:      in.createdAt,
 		PlacedAt:       in.placedAt,
 		PlacedBy:       in.placedBy,
+		RefusedBy:      in.refusedBy,
+		Canceled:       in.canceled || in.status == StatusCanceled,
 		Records:        in.records,
 		Final:          in.final,
 		Error:          in.err,
@@ -295,6 +314,10 @@ func (in *instance) result() BetResult {
 		} else {
 			b.Stake = &a
 		}
+	}
+	if b.CreatedAt.IsZero() && in.notif != nil {
+		// Created by an earlier command: the service says when.
+		b.CreatedAt = in.notif.CreatedAt.Time
 	}
 	if in.notif != nil {
 		b.AmountAccepted = float64(in.notif.TotalAccepted)

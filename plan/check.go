@@ -108,7 +108,7 @@ func (p *parser) checkLimits() {
 	}
 	p.plan.Limits = Limits{
 		Period: period, MaxStakePerBet: doc.MaxStakePerBet, MaxTotalStake: doc.MaxTotalStake, MaxBets: doc.MaxBets,
-		MaxLoss: doc.MaxLoss, TakeProfit: doc.TakeProfit, MaxOpenStake: doc.MaxOpenStake,
+		MaxLoss: doc.MaxLoss, StopLoss: doc.StopLoss, TakeProfit: doc.TakeProfit, MaxOpenStake: doc.MaxOpenStake,
 		MaxStakePerRace: doc.MaxStakePerRace, MaxBetsPerRace: doc.MaxBetsPerRace,
 	}
 	var missing []string

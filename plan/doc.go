@@ -71,7 +71,7 @@
 // alone, with target_session; the amount once, with the option
 // ensure_total_wager, which makes it the total across the sessions);
 // after, what the sessions accepted. The total limits (max_total_stake,
-// max_bets, max_open_stake, max_loss, take_profit) count within
+// max_bets, max_open_stake, max_loss, stop_loss, take_profit) count within
 // limits.period; max_stake_per_bet, max_stake_per_race and
 // max_bets_per_race hold for one bet and one race. Validate counts each
 // static amount at its least (one session), and holds the bets certain to

@@ -36,7 +36,8 @@ type Limits struct {
 	MaxStakePerBet  *float64
 	MaxTotalStake   *float64
 	MaxBets         *int
-	MaxLoss         *float64
+	MaxLoss         *float64 // a cap on the period's worst case: settled profit minus everything at risk
+	StopLoss        *float64 // a stop once the period's settled profit reaches minus this
 	TakeProfit      *float64
 	MaxOpenStake    *float64
 	MaxStakePerRace *float64
@@ -66,7 +67,7 @@ func (l Limits) CheckBet(amount float64) error {
 
 // Any reports whether the plan sets any limit.
 func (l Limits) Any() bool {
-	return l.MaxStakePerBet != nil || l.MaxTotalStake != nil || l.MaxBets != nil || l.MaxLoss != nil ||
+	return l.MaxStakePerBet != nil || l.MaxTotalStake != nil || l.MaxBets != nil || l.MaxLoss != nil || l.StopLoss != nil ||
 		l.TakeProfit != nil || l.MaxOpenStake != nil || l.MaxStakePerRace != nil || l.MaxBetsPerRace != nil
 }
 

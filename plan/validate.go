@@ -164,7 +164,9 @@ func (p *parser) validateStruct(s any, path, what string) {
 func limitHint(field string) string {
 	switch field {
 	case "max_loss":
-		return ": write the loss that stops the plan as a positive amount (max_loss: 50 stops at -$50), or leave it out"
+		return ": write the most the period may lose as a positive amount (max_loss: 50 never risks going below -$50), or leave it out"
+	case "stop_loss":
+		return ": write the loss that stops the plan as a positive amount (stop_loss: 50 stops at -$50), or leave it out"
 	case "take_profit":
 		return ": write the profit that stops the plan as a positive amount, or leave it out"
 	case "max_bets", "max_bets_per_race":

@@ -53,7 +53,8 @@ type Limits struct {
 	MaxStakePerBet  *float64     `json:"max_stake_per_bet" jsonschema:"nullable" jsonschema_description:"Most one bet may put at risk, in dollars; null when unlimited."`
 	MaxTotalStake   *float64     `json:"max_total_stake" jsonschema:"nullable" jsonschema_description:"Most the bets of a period may put at risk together, in dollars; null when unlimited."`
 	MaxBets         *int         `json:"max_bets" jsonschema:"nullable" jsonschema_description:"Most notifications the plan may create in a period; null when unlimited."`
-	MaxLoss         *float64     `json:"max_loss" jsonschema:"nullable" jsonschema_description:"Stop-loss: no new bet once a period's settled profit is at or below minus this; null when unset."`
+	MaxLoss         *float64     `json:"max_loss" jsonschema:"nullable" jsonschema_description:"Loss cap: no new bet that would let a period's worst case (settled profit minus everything open at risk, minus the bet) go below minus this; null when unset."`
+	StopLoss        *float64     `json:"stop_loss" jsonschema:"nullable" jsonschema_description:"Stop-loss: no new bet once a period's settled profit is at or below minus this; null when unset."`
 	TakeProfit      *float64     `json:"take_profit" jsonschema:"nullable" jsonschema_description:"No new bet once a period's settled profit reaches this; null when unset."`
 	MaxOpenStake    *float64     `json:"max_open_stake" jsonschema:"nullable" jsonschema_description:"Most the bets of a period not resulted yet may have at risk, in dollars; null when unlimited."`
 	MaxStakePerRace *float64     `json:"max_stake_per_race" jsonschema:"nullable" jsonschema_description:"Most the bets on one race may put at risk together, in dollars; null when unlimited."`
@@ -71,7 +72,8 @@ type PeriodUsed struct {
 	Staked        float64 `json:"staked" jsonschema_description:"Dollars at risk over the period's bets: accepted by the sessions, or what they may still place."`
 	OpenStake     float64 `json:"open_stake" jsonschema_description:"Dollars at risk on the period's bets not resulted yet."`
 	Profit        float64 `json:"profit" jsonschema_description:"Settled profit of the period, signed."`
-	LowestProfit  float64 `json:"lowest_profit" jsonschema_description:"The settled profit at its lowest in the period, as the results came in (0 before any); max_loss stops at it."`
+	LowestProfit  float64 `json:"lowest_profit" jsonschema_description:"The settled profit at its lowest in the period, as the results came in (0 before any); stop_loss stops at it."`
+	WorstCase     float64 `json:"worst_case" jsonschema_description:"Settled profit minus everything open at risk: the profit if every open bet lost; max_loss caps it."`
 	HighestProfit float64 `json:"highest_profit" jsonschema_description:"The settled profit at its highest in the period, as the results came in (0 before any); take_profit stops at it."`
 	Bets          int     `json:"bets" jsonschema_description:"Bets created in the period (with a preview's planned ones)."`
 	Settled       int     `json:"settled" jsonschema_description:"Bets resulted."`
@@ -108,8 +110,10 @@ type Bet struct {
 	Reason         string   `json:"reason" jsonschema_description:"Why the bet has its status, in words; may be empty."`
 	NotificationID *int64   `json:"notification_id" jsonschema:"nullable" jsonschema_description:"The service's notification id; null when no notification was created."`
 	CreatedAt      *string  `json:"created_at" jsonschema:"nullable,format=date-time" jsonschema_description:"When the notification was created, RFC 3339 in UTC; null when not created."`
-	PlacedAt       *string  `json:"placed_at" jsonschema:"nullable,format=date-time" jsonschema_description:"When the first session placed the bet, RFC 3339 in UTC: the bet record's time once the records are read, before that the poll that first saw it placed; null while nothing is placed."`
+	PlacedAt       *string  `json:"placed_at" jsonschema:"nullable,format=date-time" jsonschema_description:"When the first session placed the bet, RFC 3339 in UTC: the earliest submit time of the accepting records, read when the bet is first seen placed; the poll that first saw it placed only while the records cannot be read; null while nothing is placed."`
 	PlacedBy       []string `json:"placed_by" jsonschema_description:"Display names of the sessions that placed the bet: exact once the bet records are read, before that the targeted sessions whose bots took it up; empty while nothing is placed."`
+	Canceled       bool     `json:"canceled" jsonschema_description:"The bet was cancelled. With amount_accepted above 0 sessions had placed it before the cancel: that stays on, at risk in every limit, and once resulted status is settled with the service's profit."`
+	RefusedBy      []string `json:"refused_by" jsonschema_description:"The sessions whose records refused the bet, each as display name, colon, the service's reason; empty when none did."`
 	Records        []Record `json:"records" jsonschema_description:"What each bookmaker session did with the bet; empty until a session acts."`
 	AmountAccepted float64  `json:"amount_accepted" jsonschema_description:"Dollars the bookmakers accepted over all sessions."`
 	Profit         float64  `json:"profit" jsonschema_description:"The notification's signed aggregate profit in dollars; 0 when none."`
@@ -248,6 +252,7 @@ func newLimits(l *engine.LimitsSummary) Limits {
 		MaxTotalStake:   centsPtr(l.MaxTotalStake),
 		MaxBets:         l.MaxBets,
 		MaxLoss:         centsPtr(l.MaxLoss),
+		StopLoss:        centsPtr(l.StopLoss),
 		TakeProfit:      centsPtr(l.TakeProfit),
 		MaxOpenStake:    centsPtr(l.MaxOpenStake),
 		MaxStakePerRace: centsPtr(l.MaxStakePerRace),
@@ -263,7 +268,7 @@ func newLimits(l *engine.LimitsSummary) Limits {
 	for i, p := range l.Periods {
 		out.Periods[i] = PeriodUsed{
 			Period: p.Period, Staked: cents(p.Staked), OpenStake: cents(p.OpenStake), Profit: cents(p.Profit),
-			LowestProfit: cents(p.LowestProfit), HighestProfit: cents(p.HighestProfit),
+			LowestProfit: cents(p.LowestProfit), HighestProfit: cents(p.HighestProfit), WorstCase: cents(p.WorstCase()),
 			Bets: p.Bets, Settled: p.Settled, Won: p.Won, Lost: p.Lost, Planned: cents(p.Planned), PlannedBets: p.PlannedBets,
 		}
 	}
@@ -294,6 +299,8 @@ func newBet(b *engine.BetResult) Bet {
 		CreatedAt:      timePtr(b.CreatedAt),
 		PlacedAt:       timePtr(b.PlacedAt),
 		PlacedBy:       append([]string{}, b.PlacedBy...),
+		RefusedBy:      append([]string{}, b.RefusedBy...),
+		Canceled:       b.Canceled,
 		Records:        make([]Record, len(b.Records)),
 		AmountAccepted: cents(b.AmountAccepted),
 		Profit:         cents(b.Profit),

@@ -145,7 +145,7 @@ func newHTMLPage(r *engine.Result) *htmlPage {
 			ID: rowID(b), Label: b.Label, Race: raceName(b.Race), Code: b.Race.Code, Start: startClock(b.Race.Start),
 			Day:       meetingDay(b.Race.Start),
 			Selection: b.Selection, Type: b.Type, Market: b.Market, Stake: stakeWords(b),
-			Status: outcome(b), StatusClass: toneClass[outcomeTone(b)],
+			Status: statusCell(b, outcome(b)), StatusClass: toneClass[outcomeTone(b)],
 			Odds: takenOdds(b), Return: returnWords(b),
 			AtRisk: atRiskWords(b), AtRiskNote: atRiskNote(b),
 			Action: string(b.Action), ActionClass: toneClass[actionTone(b.Action)],

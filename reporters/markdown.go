@@ -83,7 +83,7 @@ func (m *markdownWriter) run(r *engine.Result) {
 		})
 		m.table(r, order, []string{"Bet", "Race", "Date", "Start", "Selection", "Market", "Stake", "At risk", "Status", "Odds", "Accepted", "Return", "Profit", "Reason"},
 			"|---|---|---|---|---|---|--:|--:|---|--:|--:|--:|--:|---|", func(b *engine.BetResult) []string {
-				status := outcome(b)
+				status := statusCell(b, outcome(b))
 				if status == "won" {
 					status = "✅ won"
 				}

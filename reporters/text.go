@@ -331,7 +331,7 @@ func (t *textWriter) betTable(r *engine.Result) {
 	}, func(b *engine.BetResult) []cell {
 		anyProvisional = anyProvisional || provisional(b)
 		return []cell{
-			{text: outcome(b), tone: outcomeTone(b)},
+			{text: statusCell(b, outcome(b)), tone: outcomeTone(b)},
 			{text: acceptedWords(b)},
 			{text: profitWords(b), tone: profitTone(b.Profit)},
 		}
@@ -405,7 +405,7 @@ func (t *textWriter) planTable(r *engine.Result) {
 	}, func(b *engine.BetResult) []cell {
 		return []cell{
 			{text: string(b.Action), tone: actionTone(b.Action)},
-			{text: statusWords(b.Status), tone: statusTone(b)},
+			{text: statusCell(b, statusWords(b.Status)), tone: statusTone(b)},
 		}
 	}, nil)
 }

@@ -66,6 +66,19 @@ func outcome(b *engine.BetResult) string {
 	return statusWords(b.Status)
 }
 
+// statusCell is a bet's status in a table: a bet cancelled after sessions
+// placed it says both ("cancelled · $10.00 placed · lost").
+func statusCell(b *engine.BetResult, status string) string {
+	if !b.Canceled || cents(b.AmountAccepted) <= 0 {
+		return status
+	}
+	s := "cancelled · " + dollars(b.AmountAccepted) + " placed"
+	if b.Status == engine.StatusSettled {
+		s += " · " + outcome(b)
+	}
+	return s
+}
+
 // outcomeCounts lists "2 won · 5 lost" for the outcomes that occur.
 func outcomeCounts(r *engine.Result) string {
 	n := map[string]int{}
@@ -519,12 +532,18 @@ func planLimits(r *engine.Result) []limitRow {
 		if l.MaxOpenStake != nil {
 			rows = append(rows, limitRow{"Open (not resulted)" + suffix, dollars(p.OpenStake - p.Planned), dollars(p.OpenStake), limit(l.MaxOpenStake), overAmount(p.OpenStake, l.MaxOpenStake)})
 		}
-		if l.MaxLoss != nil || l.TakeProfit != nil {
+		if l.MaxLoss != nil {
+			// The worst case: the settled profit if every open bet lost.
+			worst := p.WorstCase()
+			rows = append(rows, limitRow{"Worst-case profit" + suffix, signedDollars(worst + p.Planned), signedDollars(worst),
+				"not below " + dollars(-*l.MaxLoss), cents(worst) < -cents(*l.MaxLoss)})
+		}
+		if l.StopLoss != nil || l.TakeProfit != nil {
 			var stops []string
 			stopped := false
-			if l.MaxLoss != nil {
-				stops = append(stops, dollars(-*l.MaxLoss))
-				stopped = stopped || cents(p.LowestProfit) <= -cents(*l.MaxLoss)
+			if l.StopLoss != nil {
+				stops = append(stops, dollars(-*l.StopLoss))
+				stopped = stopped || cents(p.LowestProfit) <= -cents(*l.StopLoss)
 			}
 			if l.TakeProfit != nil {
 				stops = append(stops, signedDollars(*l.TakeProfit))
@@ -585,6 +604,9 @@ func placedWords(b *engine.BetResult) string {
 	s := "placed " + t.Format("15:04:05") + " " + zoneName(t)
 	if len(b.PlacedBy) > 0 {
 		s += " by " + strings.Join(b.PlacedBy, ", ")
+	}
+	if len(b.RefusedBy) > 0 {
+		s += "; refused by " + strings.Join(b.RefusedBy, "; ")
 	}
 	return s
 }
