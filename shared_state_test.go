@@ -42,10 +42,19 @@ type machineRun struct {
 
 // onMachine prepares `betplan ARGS...` on machine name with --state.
 func (w *crashWorld) onMachine(name, state string, args ...string) *machineRun {
+	return w.onMachineAt(name, w.url, state, args...)
+}
+
+// onMachineAt is onMachine with the service spelled baseURL, and no
+// --state when state is empty (the local state of that machine).
+func (w *crashWorld) onMachineAt(name, baseURL, state string, args ...string) *machineRun {
 	exe, err := os.Executable()
 	require.NoError(w.t, err)
 	home := filepath.Join(w.dir, name)
-	all := append(slices.Clone(args), "--base-url", w.url, "--state", state)
+	all := append(slices.Clone(args), "--base-url", baseURL)
+	if state != "" {
+		all = append(all, "--state", state)
+	}
 	if args[0] != "unlock" {
 		all = append(all, "--state-dir", filepath.Join(home, "state"), "--max-rps", "200", "--http-timeout", "2s")
 	}

@@ -50,10 +50,20 @@ func (l Layout) ReportDir(planName string) string {
 	return filepath.Join(l.Dir, "report", planName)
 }
 
-// LockPath is the lock of a plan against a service (its normalised base
-// URL).
+// LockPath is the lock of a plan against a service, keyed by the
+// service's identity: every spelling of one service takes one lock.
 func (l Layout) LockPath(planName, baseURL string) string {
-	h := sha256.Sum256([]byte(planName + "\x00" + baseURL))
+	return l.lockPathFor(planName, ServiceIdentity(baseURL))
+}
+
+// legacyLockPath is where a betplan that keyed locks by the base URL as
+// spelled kept them; only its stop mark is still read (StopPath).
+func (l Layout) legacyLockPath(planName, baseURL string) string {
+	return l.lockPathFor(planName, baseURL)
+}
+
+func (l Layout) lockPathFor(planName, key string) string {
+	h := sha256.Sum256([]byte(planName + "\x00" + key))
 	return filepath.Join(l.LockDir, planName+"-"+hex.EncodeToString(h[:])[:12]+".lock")
 }
 

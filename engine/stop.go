@@ -172,19 +172,36 @@ func (r *tracker) cancelOpen(ctx context.Context, want map[string]bool, confirm 
 
 // StopPath is the plan's stop mark beside its lock.
 func (l Layout) StopPath(planName, baseURL string) string {
-	lock := l.LockPath(planName, baseURL)
+	return stopBeside(l.LockPath(planName, baseURL))
+}
+
+// stopPaths are where a stop mark of the plan may be: beside its lock, and
+// beside the lock an earlier betplan keyed by the base URL as spelled (a
+// mark set before an upgrade still stops).
+func (l Layout) stopPaths(planName, baseURL string) []string {
+	paths := []string{l.StopPath(planName, baseURL)}
+	if legacy := stopBeside(l.legacyLockPath(planName, baseURL)); legacy != paths[0] {
+		paths = append(paths, legacy)
+	}
+	return paths
+}
+
+func stopBeside(lock string) string {
 	return lock[:len(lock)-len(filepath.Ext(lock))] + ".stop"
 }
 
 // SetStop writes (or, with a nil mark, removes) the stop mark file.
 func (s LocalStore) SetStop(_ context.Context, key PlanKey, mark *StopMark) error {
-	path := s.Layout.withDefaults("").StopPath(key.Name, key.BaseURL)
+	paths := s.Layout.withDefaults("").stopPaths(key.Name, key.BaseURL)
 	if mark == nil {
-		if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
-			return err
+		for _, path := range paths {
+			if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
+				return err
+			}
 		}
 		return nil
 	}
+	path := paths[0]
 	b, err := json.Marshal(mark)
 	if err != nil {
 		return err
@@ -201,7 +218,17 @@ func (s LocalStore) SetStop(_ context.Context, key PlanKey, mark *StopMark) erro
 
 // ReadStop reads the stop mark file; nil when there is none.
 func (s LocalStore) ReadStop(_ context.Context, key PlanKey) (*StopMark, error) {
-	return readStopFile(s.Layout.withDefaults("").StopPath(key.Name, key.BaseURL))
+	return readStopFiles(s.Layout.withDefaults("").stopPaths(key.Name, key.BaseURL))
+}
+
+// readStopFiles reads the first stop mark found of paths.
+func readStopFiles(paths []string) (*StopMark, error) {
+	for _, path := range paths {
+		if m, err := readStopFile(path); m != nil || err != nil {
+			return m, err
+		}
+	}
+	return nil, nil
 }
 
 func readStopFile(path string) (*StopMark, error) {

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"sync"
 	"time"
+
+	"github.com/betplan/betplan/apiclient"
 )
 
 // Store keeps each plan's journal and lock. There are two: the local files
@@ -31,11 +33,27 @@ type Store interface {
 	String() string
 }
 
-// PlanKey names one plan's state: its name and the service (normalised
-// base URL) it runs against.
+// PlanKey names one plan's state: its name and the service it runs
+// against. BaseURL is as the user configured it (normalised); the state is
+// keyed by Service, the one name of that service however it is spelled.
 type PlanKey struct {
 	Name    string
 	BaseURL string
+}
+
+// Service is the service's identity (apiclient.ServiceIdentity): every
+// lock, journal key and stop mark of the plan is keyed by it, so two runs
+// that spell one service two ways meet at one lock.
+func (k PlanKey) Service() string { return ServiceIdentity(k.BaseURL) }
+
+// ServiceIdentity is apiclient.ServiceIdentity, or the URL as given when
+// it does not parse (it then names no service two spellings could share).
+func ServiceIdentity(baseURL string) string {
+	id, err := apiclient.ServiceIdentity(baseURL)
+	if err != nil {
+		return baseURL
+	}
+	return id
 }
 
 // LockRequest asks for a plan's lock.
@@ -107,7 +125,7 @@ func (s LocalStore) Lock(ctx context.Context, req LockRequest) (Lease, error) {
 	}
 	// The file lock's fencing token is the lock file itself: once it is
 	// removed (unlock --force), this run writes nothing more.
-	l := &localLease{journal: j, lock: lock, lost: make(chan struct{}), stopPath: s.Layout.StopPath(req.Name, req.BaseURL)}
+	l := &localLease{journal: j, lock: lock, lost: make(chan struct{}), stopPaths: s.Layout.stopPaths(req.Name, req.BaseURL)}
 	j.log = &fencedLog{JournalLog: j.log, lease: l}
 	return l, nil
 }
@@ -139,16 +157,16 @@ func (l *fencedLog) Append(serial int64, entry []byte) error {
 }
 
 type localLease struct {
-	journal  *Journal
-	lock     *Lock
-	stopPath string
-	mu       sync.Mutex
-	err      error
-	lost     chan struct{}
+	journal   *Journal
+	lock      *Lock
+	stopPaths []string
+	mu        sync.Mutex
+	err       error
+	lost      chan struct{}
 }
 
 func (l *localLease) Journal() *Journal           { return l.journal }
-func (l *localLease) Stopped() (*StopMark, error) { return readStopFile(l.stopPath) }
+func (l *localLease) Stopped() (*StopMark, error) { return readStopFiles(l.stopPaths) }
 func (l *localLease) Lost() <-chan struct{}       { return l.lost }
 
 func (l *localLease) Err() error {

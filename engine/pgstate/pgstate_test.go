@@ -206,3 +206,39 @@ func TestHolderIsRecorded(t *testing.T) {
 	pgtest.Query(t, server, "SELECT application_name FROM pg_stat_activity WHERE pid = $1", []any{backend}, &app)
 	assert.Equal(t, "betplan", app)
 }
+
+// A plan's row an earlier betplan keyed by the base URL as spelled is found
+// under the service's identity, and taken over by the first lock: its
+// journal is never lost on an upgrade. Two such rows are refused.
+func TestRowsKeyedBySpellingAreFound(t *testing.T) {
+	t.Parallel()
+	s, server, schema := newStore(t)
+	ctx := context.Background()
+	old := engine.PlanKey{Name: "card", BaseURL: "http://localhost:8080"}
+	l, err := s.Lock(ctx, engine.LockRequest{PlanKey: old})
+	require.NoError(t, err)
+	lineage := l.Journal().Lineage()
+	require.NoError(t, l.Release())
+	pgtest.Exec(t, server, fmt.Sprintf("UPDATE %s.plans SET base_url = $1", schema), old.BaseURL)
+
+	now := engine.PlanKey{Name: "card", BaseURL: "http://127.0.0.1:8080"}
+	j, err := s.ReadJournal(ctx, now)
+	require.NoError(t, err)
+	assert.False(t, j.Fresh(), "the journal kept under the old spelling is the plan's")
+	l, err = s.Lock(ctx, engine.LockRequest{PlanKey: now})
+	require.NoError(t, err)
+	assert.Equal(t, lineage, l.Journal().Lineage(), "one journal, found under the new key")
+	assert.Equal(t, int64(1), l.Journal().Serial(), "no second init entry")
+	require.NoError(t, l.Release())
+	var base string
+	pgtest.Query(t, server, fmt.Sprintf("SELECT base_url FROM %s.plans", schema), nil, &base)
+	assert.Equal(t, "http://127.0.0.1:8080", base, "re-keyed by the service's identity")
+
+	pgtest.Exec(t, server, fmt.Sprintf("INSERT INTO %s.plans (name, base_url) VALUES ('card', 'http://LOCALHOST:8080'), ('card', 'http://localhost:8080/')", schema))
+	pgtest.Exec(t, server, fmt.Sprintf("DELETE FROM %s.journal", schema))
+	pgtest.Exec(t, server, fmt.Sprintf("DELETE FROM %s.plans WHERE base_url = 'http://127.0.0.1:8080'", schema))
+	_, err = s.Lock(ctx, engine.LockRequest{PlanKey: now})
+	var unavailable *engine.StateUnavailableError
+	require.ErrorAs(t, err, &unavailable)
+	assert.Contains(t, err.Error(), "2 journals for one service")
+}

@@ -6,8 +6,6 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/jackc/pgx/v5"
-
 	"github.com/betplan/betplan/engine"
 )
 
@@ -46,12 +44,15 @@ func (s *Store) ReadStop(ctx context.Context, k engine.PlanKey) (*engine.StopMar
 		return nil, err
 	}
 	defer closeConn(conn)
-	var b []byte
-	err = conn.QueryRow(ctx, "SELECT stop_mark FROM "+s.table("plans")+" WHERE name = $1 AND base_url = $2", k.Name, k.BaseURL).Scan(&b)
-	if errors.Is(err, pgx.ErrNoRows) {
+	id, found, err := s.findPlan(ctx, conn, k, false)
+	if err != nil {
+		return nil, s.unavailable(err)
+	}
+	if !found {
 		return nil, nil
 	}
-	if err != nil {
+	var b []byte
+	if err := conn.QueryRow(ctx, "SELECT stop_mark FROM "+s.table("plans")+" WHERE id = $1", id).Scan(&b); err != nil {
 		return nil, s.unavailable(err)
 	}
 	return decodeStop(b)

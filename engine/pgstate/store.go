@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -46,10 +47,10 @@ func (s *Store) key(parts ...string) int64 {
 	return int64(binary.BigEndian.Uint64(h.Sum(nil)))
 }
 
-func (s *Store) lockKey(k engine.PlanKey) int64 { return s.key("plan", k.Name, k.BaseURL) }
+func (s *Store) lockKey(k engine.PlanKey) int64 { return s.key("plan", k.Name, k.Service()) }
 
 func (s *Store) lockName(k engine.PlanKey) string {
-	return fmt.Sprintf("of plan %s on %s in %s", k.Name, k.BaseURL, s)
+	return fmt.Sprintf("of plan %s on %s in %s", k.Name, k.Service(), s)
 }
 
 // unavailable wraps what went wrong reaching or using the database, with
@@ -112,20 +113,81 @@ func closeConn(conn *pgx.Conn) {
 
 // planID returns the plan's row, made on first use.
 func (s *Store) planID(ctx context.Context, conn *pgx.Conn, k engine.PlanKey) (int64, error) {
-	var id int64
-	err := conn.QueryRow(ctx, "INSERT INTO "+s.table("plans")+" (name, base_url) VALUES ($1, $2)"+
-		" ON CONFLICT (name, base_url) DO UPDATE SET name = EXCLUDED.name RETURNING id", k.Name, k.BaseURL).Scan(&id)
+	id, found, err := s.findPlan(ctx, conn, k, true)
+	if err != nil || found {
+		return id, err
+	}
+	err = conn.QueryRow(ctx, "INSERT INTO "+s.table("plans")+" (name, base_url) VALUES ($1, $2)"+
+		" ON CONFLICT (name, base_url) DO UPDATE SET name = EXCLUDED.name RETURNING id", k.Name, k.Service()).Scan(&id)
 	return id, err
+}
+
+// findPlan finds the plan's row, keyed by the service's identity. A row an
+// earlier betplan keyed by the base URL as spelled is the plan's too: with
+// adopt it is re-keyed to the identity, so its journal is never lost on an
+// upgrade. Two such rows are two runs that never met at one lock: betplan
+// refuses to guess which journal is the plan's.
+func (s *Store) findPlan(ctx context.Context, conn *pgx.Conn, k engine.PlanKey, adopt bool) (int64, bool, error) {
+	service := k.Service()
+	rows, err := conn.Query(ctx, "SELECT id, base_url FROM "+s.table("plans")+" WHERE name = $1 ORDER BY id", k.Name)
+	if err != nil {
+		return 0, false, err
+	}
+	type row struct {
+		id   int64
+		base string
+	}
+	all, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (row, error) {
+		var x row
+		err := r.Scan(&x.id, &x.base)
+		return x, err
+	})
+	if err != nil {
+		return 0, false, err
+	}
+	var mine []row
+	for _, r := range all {
+		if r.base == service {
+			return r.id, true, nil
+		}
+		if engine.ServiceIdentity(r.base) == service {
+			mine = append(mine, r)
+		}
+	}
+	switch {
+	case len(mine) == 0:
+		return 0, false, nil
+	case len(mine) > 1:
+		spellings := make([]string, len(mine))
+		for i, r := range mine {
+			spellings[i] = r.base
+		}
+		return 0, false, fmt.Errorf("plan %s has %d journals for one service spelled %s: merge them by hand before any run",
+			k.Name, len(mine), strings.Join(spellings, " and "))
+	}
+	if adopt {
+		if _, err := conn.Exec(ctx, "UPDATE "+s.table("plans")+" SET base_url = $2 WHERE id = $1", mine[0].id, service); err != nil {
+			return 0, false, err
+		}
+	}
+	return mine[0].id, true, nil
 }
 
 // holder reads who last took the plan's lock.
 func (s *Store) holder(ctx context.Context, conn *pgx.Conn, k engine.PlanKey) (engine.LockOwner, error) {
 	var o engine.LockOwner
+	id, found, err := s.findPlan(ctx, conn, k, false)
+	if err != nil {
+		return o, err
+	}
+	if !found {
+		return o, pgx.ErrNoRows
+	}
 	var pid *int32
 	var host, command, planFile *string
 	var since *time.Time
-	err := conn.QueryRow(ctx, "SELECT holder_pid, holder_host, holder_command, holder_plan_file, holder_since FROM "+
-		s.table("plans")+" WHERE name = $1 AND base_url = $2", k.Name, k.BaseURL).Scan(&pid, &host, &command, &planFile, &since)
+	err = conn.QueryRow(ctx, "SELECT holder_pid, holder_host, holder_command, holder_plan_file, holder_since FROM "+
+		s.table("plans")+" WHERE id = $1", id).Scan(&pid, &host, &command, &planFile, &since)
 	if err != nil {
 		return o, err
 	}
@@ -241,13 +303,11 @@ func (s *Store) ReadJournal(ctx context.Context, k engine.PlanKey) (*engine.Jour
 	}
 	defer closeConn(conn)
 	var entries [][]byte
-	var id int64
-	err = conn.QueryRow(ctx, "SELECT id FROM "+s.table("plans")+" WHERE name = $1 AND base_url = $2", k.Name, k.BaseURL).Scan(&id)
+	id, found, err := s.findPlan(ctx, conn, k, false)
 	switch {
-	case errors.Is(err, pgx.ErrNoRows):
 	case err != nil:
 		return nil, s.unavailable(err)
-	default:
+	case found:
 		if entries, err = s.entries(ctx, conn, id); err != nil {
 			return nil, s.unavailable(err)
 		}
@@ -275,7 +335,7 @@ func (s *Store) Unlock(ctx context.Context, k engine.PlanKey, force bool) (engin
 	defer closeConn(conn)
 	owner, err := s.holder(ctx, conn, k)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return owner, fmt.Errorf("no run of plan %s on %s has used %s", k.Name, k.BaseURL, s)
+		return owner, fmt.Errorf("no run of plan %s on %s has used %s", k.Name, k.Service(), s)
 	}
 	if err != nil {
 		return owner, s.unavailable(err)
@@ -293,7 +353,11 @@ func (s *Store) Unlock(ctx context.Context, k engine.PlanKey, force bool) (engin
 	}
 	// Fence first, then stop: from the moment the epoch moves on, no write
 	// of the holder lands, even if its session outlives the terminate.
-	if _, err := conn.Exec(ctx, "UPDATE "+s.table("plans")+" SET epoch = epoch + 1 WHERE name = $1 AND base_url = $2", k.Name, k.BaseURL); err != nil {
+	id, _, err := s.findPlan(ctx, conn, k, false)
+	if err != nil {
+		return owner, s.unavailable(err)
+	}
+	if _, err := conn.Exec(ctx, "UPDATE "+s.table("plans")+" SET epoch = epoch + 1 WHERE id = $1", id); err != nil {
 		return owner, s.unavailable(err)
 	}
 	// The holder's session, whatever machine it came from.
