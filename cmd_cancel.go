@@ -57,12 +57,9 @@ func (o *cancelOptions) journal(ctx context.Context, sys *sysIO, planFile, planN
 		if err != nil {
 			return nil, err
 		}
-		store, err := o.state.sharedStore(sys, o.service.Insecure)
+		store, err := o.state.store(sys, o.service.Insecure, engine.NewLayout(o.state.StateDir, planFile, false))
 		if err != nil {
 			return nil, err
-		}
-		if store == nil {
-			store = engine.LocalStore{Layout: engine.NewLayout(o.state.StateDir, planFile, false)}
 		}
 		return store.ReadJournal(ctx, engine.PlanKey{Name: planName, BaseURL: base})
 	}

@@ -162,16 +162,17 @@ func resumePlans(ctx context.Context, sys *sysIO, o *stopOptions, args []string)
 	if base == "" {
 		return usagef("no service: set --base-url or BETPLAN_BASE_URL (a stop mark is per plan and service)")
 	}
-	store, err := o.state.sharedStore(sys, o.service.Insecure)
-	if err != nil {
-		return err
-	}
 	for _, path := range args {
 		p, err := loadPlan(sys, path)
 		if err != nil {
 			return err
 		}
-		opts := engine.Options{BaseURL: base, PlanFile: path, State: engine.NewLayout(o.state.StateDir, path, false), Store: store}
+		layout := engine.NewLayout(o.state.StateDir, path, false)
+		store, err := o.state.store(sys, o.service.Insecure, layout)
+		if err != nil {
+			return err
+		}
+		opts := engine.Options{BaseURL: base, PlanFile: path, State: layout, Store: store}
 		had, err := engine.Resume(ctx, p, opts)
 		switch {
 		case err != nil:

@@ -56,9 +56,10 @@ func engineOptions(sys *sysIO, planFile string, state stateOptions, conn *connec
 	}
 	if conn.simulated {
 		state.rehearsalNote(sys)
+		opts.Store = engine.LocalStore{Layout: opts.State}
 		return opts, nil
 	}
-	store, err := state.sharedStore(sys, conn.insecure)
+	store, err := state.store(sys, conn.insecure, opts.State)
 	if err != nil {
 		return opts, err
 	}

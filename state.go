@@ -16,8 +16,22 @@ func (s *stateOptions) rawURL(sys *sysIO) string {
 	return sys.Getenv("BETPLAN_STATE")
 }
 
-// sharedStore is the one place that chooses where a plan's journal and
-// lock live: the database --state names, or (nil) the local files. A URL
+// store is the one place that chooses where a plan's journal and lock
+// live: the local files of layout, or the database --state names, whose
+// runs also take this host's lock file first (a run with --state and one
+// without, on one machine, meet at that lock).
+func (s *stateOptions) store(sys *sysIO, insecure bool, layout engine.Layout) (engine.Store, error) {
+	shared, err := s.sharedStore(sys, insecure)
+	switch {
+	case err != nil:
+		return nil, err
+	case shared == nil:
+		return engine.LocalStore{Layout: layout}, nil
+	}
+	return engine.HostLocked(layout, shared), nil
+}
+
+// sharedStore is the database --state names, or nil for none. A URL
 // betplan cannot use is a usage error that never shows its password.
 func (s *stateOptions) sharedStore(sys *sysIO, insecure bool) (engine.Store, error) {
 	raw := s.rawURL(sys)

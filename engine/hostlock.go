@@ -1,0 +1,77 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"time"
+)
+
+// HostLocked is a shared store whose runs on one machine also meet at the
+// machine's own lock: the lock file a run with the local state takes. A
+// run with --state and a run without it, side by side on one host, never
+// act together; the host lock is taken first, then the shared one.
+func HostLocked(host Layout, shared Store) Store {
+	return hostLocked{host: LocalStore{Layout: host.withDefaults("")}, shared: shared}
+}
+
+type hostLocked struct {
+	host   LocalStore
+	shared Store
+}
+
+func (s hostLocked) String() string { return s.shared.String() }
+
+func (s hostLocked) Lock(ctx context.Context, req LockRequest) (Lease, error) {
+	start := time.Now()
+	lock, err := acquireLock(ctx, s.host.Layout.LockPath(req.Name, req.BaseURL), req.Owner, req.Timeout, req.Waiting)
+	if err != nil {
+		return nil, err
+	}
+	shared := req
+	shared.Timeout = max(0, req.Timeout-time.Since(start))
+	lease, err := s.shared.Lock(ctx, shared)
+	if err != nil {
+		lock.Release()
+		return nil, err
+	}
+	return &hostLease{Lease: lease, lock: lock, stopPaths: s.host.Layout.stopPaths(req.Name, req.BaseURL)}, nil
+}
+
+func (s hostLocked) ReadJournal(ctx context.Context, key PlanKey) (*Journal, error) {
+	return s.shared.ReadJournal(ctx, key)
+}
+
+func (s hostLocked) Unlock(ctx context.Context, key PlanKey, force bool) (LockOwner, error) {
+	return s.shared.Unlock(ctx, key, force)
+}
+
+func (s hostLocked) SetStop(ctx context.Context, key PlanKey, mark *StopMark) error {
+	return s.shared.SetStop(ctx, key, mark)
+}
+
+// ReadStop reads the shared stop mark, and this machine's: a plan stopped
+// on this host stops here whatever the state.
+func (s hostLocked) ReadStop(ctx context.Context, key PlanKey) (*StopMark, error) {
+	if m, err := s.shared.ReadStop(ctx, key); m != nil || err != nil {
+		return m, err
+	}
+	return s.host.ReadStop(ctx, key)
+}
+
+// hostLease is the shared lease and the host's lock file under it.
+type hostLease struct {
+	Lease
+	lock      *Lock
+	stopPaths []string
+}
+
+func (l *hostLease) Stopped() (*StopMark, error) {
+	if m, err := l.Lease.Stopped(); m != nil || err != nil {
+		return m, err
+	}
+	return readStopFiles(l.stopPaths)
+}
+
+func (l *hostLease) Release() error {
+	return errors.Join(l.Lease.Release(), l.lock.Release())
+}
