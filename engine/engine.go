@@ -170,5 +170,6 @@ func IsRefused(err error) bool {
 	var lost *LockLostError
 	var st *StateUnavailableError
 	var stopped *StoppedError
-	return errors.As(err, &r) || errors.As(err, &l) || errors.As(err, &lost) || errors.As(err, &st) || errors.As(err, &stopped)
+	var bad *BadJournalError
+	return errors.As(err, &r) || errors.As(err, &l) || errors.As(err, &lost) || errors.As(err, &st) || errors.As(err, &stopped) || errors.As(err, &bad)
 }

@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"bufio"
 	"bytes"
 	"crypto/rand"
 	"encoding/hex"
@@ -13,6 +12,7 @@ import (
 	"path/filepath"
 	"sort"
 	"sync"
+	"syscall"
 	"time"
 )
 
@@ -81,10 +81,12 @@ type Journal struct {
 	lineage string
 	serial  int64
 	labels  map[string]*labelState
-	order   []string             // labels in first-seen order
-	fresh   bool                 // the journal did not exist before
-	pubs    map[string]*pubState // tips and pre-alerts by key (tips.go)
-	pubKeys []string             // their keys in first-seen order
+	order   []string // labels in first-seen order
+	fresh   bool     // the journal did not exist before
+	// repaired says what opening the journal cut off, for the run's log.
+	repaired string
+	pubs     map[string]*pubState // tips and pre-alerts by key (tips.go)
+	pubKeys  []string             // their keys in first-seen order
 	// changes lists, entry by entry, the label each entry changed, so the
 	// limits' running sums need read only what changed (changedSince).
 	changes []labelChange
@@ -153,33 +155,98 @@ func (l *fileLog) Append(_ int64, entry []byte) error {
 
 func (l *fileLog) Close() error { return l.f.Close() }
 
-// OpenJournal opens (or creates) the journal at path and replays it.
+// BadJournalError is a local journal betplan refuses to use: a line that
+// does not read with complete records after it (not a torn last write but
+// damage), or a journal that is not a regular file. Nothing is done and no
+// report is written: what the plan created cannot be known from it.
+type BadJournalError struct {
+	Path   string
+	Line   int // 0 when the file as a whole is refused
+	Reason string
+}
+
+func (e *BadJournalError) Error() string {
+	where := e.Path
+	if e.Line > 0 {
+		where = fmt.Sprintf("%s:%d", e.Path, e.Line)
+	}
+	return fmt.Sprintf("journal %s: %s; betplan cannot tell what this plan created, so it did nothing and left the reports as they were. "+
+		"Restore the journal from a backup, or move it aside (keep it) and run again: a run with no journal looks every bet up on the service by label before creating it", where, e.Reason)
+}
+
+// readJournalFile reads a local journal, refusing anything but a regular
+// file: a journal that is a symbolic link could make two plans share one,
+// or write a plan's journal where the user never meant it to be.
+func readJournalFile(path string) ([]byte, error) {
+	fi, err := os.Lstat(path)
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, &BadJournalError{Path: path, Reason: fmt.Sprintf("it is a %s, not a regular file (replace it with the file it points at)", fileKind(fi.Mode()))}
+	}
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(f)
+}
+
+func fileKind(m os.FileMode) string {
+	switch {
+	case m&os.ModeSymlink != 0:
+		return "symbolic link"
+	case m.IsDir():
+		return "directory"
+	case m&os.ModeNamedPipe != 0:
+		return "named pipe"
+	case m&os.ModeDevice != 0:
+		return "device"
+	}
+	return "special file"
+}
+
+// OpenJournal opens (or creates) the journal at path and replays it. A
+// torn last write (a crash mid-append) is cut off before anything is
+// appended, its bytes kept beside the journal; damage before the last
+// complete record is a BadJournalError.
 func OpenJournal(path string) (*Journal, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return nil, fmt.Errorf("create state dir: %w", err)
 	}
 	j := newJournal(nil)
-	data, err := os.ReadFile(path)
+	data, err := readJournalFile(path)
+	good := len(data)
 	switch {
 	case errors.Is(err, os.ErrNotExist):
 		j.fresh = true
 	case err != nil:
-		return nil, fmt.Errorf("read journal: %w", err)
+		return nil, journalReadError(err)
 	default:
-		if err := j.replay(data); err != nil {
-			return nil, fmt.Errorf("journal %s: %w", path, err)
+		if good, err = j.replay(path, data); err != nil {
+			return nil, err
 		}
 	}
-	// A torn last line (a crash mid-write) is cut off before appending, or
-	// the next entry would be glued to it and lost on the next replay.
-	if n := len(data); n > 0 && data[n-1] != '\n' {
-		if err := os.Truncate(path, int64(bytes.LastIndexByte(data, '\n')+1)); err != nil {
-			return nil, fmt.Errorf("repair journal: %w", err)
+	if good < len(data) {
+		kept, err := keepTorn(path, data[good:])
+		if err != nil {
+			return nil, fmt.Errorf("repair journal %s: keep its torn last write: %w", path, err)
 		}
+		if err := os.Truncate(path, int64(good)); err != nil {
+			return nil, fmt.Errorf("repair journal %s: %w", path, err)
+		}
+		j.repaired = fmt.Sprintf("journal %s: cut off a torn last write (a crash mid-write; line %d), kept in %s", path, bytes.Count(data[:good], []byte{'\n'})+1, kept)
 	}
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND|syscall.O_NOFOLLOW, 0o644)
 	if err != nil {
-		return nil, fmt.Errorf("open journal: %w", err)
+		return nil, journalReadError(fmt.Errorf("open journal: %w", err))
+	}
+	if good < len(data) {
+		if err := f.Sync(); err != nil {
+			f.Close()
+			return nil, fmt.Errorf("repair journal %s: %w", path, err)
+		}
 	}
 	j.log = &fileLog{f: f}
 	if err := j.begin(); err != nil {
@@ -189,50 +256,106 @@ func OpenJournal(path string) (*Journal, error) {
 	return j, nil
 }
 
+// journalReadError is a BadJournalError for a journal that became a
+// symbolic link between the check and the open.
+func journalReadError(err error) error {
+	if errors.Is(err, syscall.ELOOP) {
+		var pe *os.PathError
+		if errors.As(err, &pe) {
+			return &BadJournalError{Path: pe.Path, Reason: "it is a symbolic link, not a regular file (replace it with the file it points at)"}
+		}
+	}
+	if _, ok := err.(*BadJournalError); ok {
+		return err
+	}
+	return fmt.Errorf("read journal: %w", err)
+}
+
+// keepTorn writes a torn last write beside the journal, durably, before
+// the journal is cut: nothing betplan read is ever thrown away.
+func keepTorn(path string, torn []byte) (string, error) {
+	kept := fmt.Sprintf("%s.torn-%s", path, time.Now().UTC().Format("20060102T150405.000000000"))
+	f, err := os.OpenFile(kept, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
+	if err != nil {
+		return "", err
+	}
+	if _, err := f.Write(torn); err != nil {
+		f.Close()
+		return "", err
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return "", err
+	}
+	return kept, f.Close()
+}
+
 // ReadJournal replays a journal without opening it for writing; a missing
-// journal reads as empty.
+// journal reads as empty. A torn last write is skipped, not repaired: the
+// run that next takes the lock repairs it.
 func ReadJournal(path string) (*Journal, error) {
 	j := newJournal(nil)
-	data, err := os.ReadFile(path)
+	data, err := readJournalFile(path)
 	if errors.Is(err, os.ErrNotExist) {
 		j.fresh = true
 		return j, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("read journal: %w", err)
+		return nil, journalReadError(err)
 	}
-	if err := j.replay(data); err != nil {
-		return nil, fmt.Errorf("journal %s: %w", path, err)
+	if _, err := j.replay(path, data); err != nil {
+		return nil, err
 	}
 	return j, nil
 }
 
-func (j *Journal) replay(data []byte) error {
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	sc.Buffer(make([]byte, 0, 64*1024), 4<<20)
-	line := 0
-	var pendingErr error
-	for sc.Scan() {
+// replay applies the complete records of a local journal and returns where
+// they end. Every record was written with its newline in one write and
+// made durable before the call it announces, so a last line that does not
+// read, or has no newline, is a write torn by a crash and announced
+// nothing: it is left out (the caller cuts it off). A line that does not
+// read with a record after it is damage: BadJournalError.
+func (j *Journal) replay(path string, data []byte) (int, error) {
+	type bad struct {
+		line, start int
+		err         error
+	}
+	var torn *bad
+	line, good := 0, 0
+	for off := 0; off < len(data); {
 		line++
-		b := bytes.TrimSpace(sc.Bytes())
+		end := bytes.IndexByte(data[off:], '\n')
+		complete := end >= 0
+		if complete {
+			end += off + 1
+		} else {
+			end = len(data)
+		}
+		b := bytes.TrimSpace(data[off:end])
+		start := off
+		off = end
 		if len(b) == 0 {
+			if torn == nil && complete {
+				good = end
+			}
 			continue
 		}
-		if pendingErr != nil {
-			// A bad line followed by good ones is corruption, not a torn write.
-			return pendingErr
+		if torn != nil {
+			return good, &BadJournalError{Path: path, Line: torn.line, Reason: fmt.Sprintf("the line does not read (%v) and more follow it", torn.err)}
 		}
 		var e journalEntry
-		if err := json.Unmarshal(b, &e); err != nil {
-			// A crash mid-write leaves a torn last line. Ignore it: the
-			// entry before it still says what was announced. Only a bad
-			// line with good ones after it is an error.
-			pendingErr = fmt.Errorf("line %d: %v", line, err)
+		err := json.Unmarshal(b, &e)
+		if !complete && err == nil {
+			err = errors.New("no newline: the write never completed")
+		}
+		if err != nil {
+			torn = &bad{line: line, start: start, err: err}
 			continue
 		}
 		j.apply(e)
+		good = end
 	}
-	return sc.Err()
+	return good, nil
 }
 
 func (j *Journal) apply(e journalEntry) {
@@ -377,6 +500,10 @@ func (j *Journal) Serial() int64 { j.mu.Lock(); defer j.mu.Unlock(); return j.se
 
 // Lineage identifies this journal across runs.
 func (j *Journal) Lineage() string { return j.lineage }
+
+// Repaired says what opening the journal cut off (a torn last write), or
+// "".
+func (j *Journal) Repaired() string { return j.repaired }
 
 // Fresh reports whether the journal did not exist before this run.
 func (j *Journal) Fresh() bool { return j.fresh }

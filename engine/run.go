@@ -26,6 +26,17 @@ func Run(ctx context.Context, p *plan.Plan, opts Options) (*Result, error) {
 		return r.loop(ctx)
 	})
 	r.finish(res, err)
+	return reported(res, err)
+}
+
+// reported is a command's result and error, with no result when its
+// journal could not be read: the reports stay as they were rather than
+// show the plan's bets as never created.
+func reported(res *Result, err error) (*Result, error) {
+	var bad *BadJournalError
+	if errors.As(err, &bad) {
+		return nil, err
+	}
 	return res, err
 }
 
@@ -51,6 +62,9 @@ func (r *tracker) runLocked(ctx context.Context, fn func() error) error {
 	}
 	defer lease.Release()
 	r.lease, r.journal = lease, lease.Journal()
+	if why := r.journal.Repaired(); why != "" {
+		r.logf("%s", why)
+	}
 	return fn()
 }
 

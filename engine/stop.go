@@ -89,7 +89,7 @@ func Stop(ctx context.Context, p *plan.Plan, opts Options) (*Result, error) {
 		})
 	}
 	r.finish(res, err)
-	return res, err
+	return reported(res, err)
 }
 
 // Resume clears the plan's stop mark, so runs create again. It reports
