@@ -62,7 +62,10 @@ func (w *crashWorld) onMachineAt(name, baseURL, state string, args ...string) *m
 		all = append(all, "--report-dir", filepath.Join(home, "report"))
 	}
 	if args[0] == "run" {
-		all = append(all, "--yes", "--ambiguous-grace", "300ms")
+		all = append(all, "--yes")
+		if !slices.Contains(args, "--ambiguous-grace") {
+			all = append(all, "--ambiguous-grace", "300ms")
+		}
 	}
 	m := &machineRun{w: w, name: name}
 	m.cmd = exec.Command(exe, all...)

@@ -23,11 +23,14 @@ func (s hostLocked) String() string { return s.shared.String() }
 
 func (s hostLocked) Lock(ctx context.Context, req LockRequest) (Lease, error) {
 	start := time.Now()
-	lock, err := acquireLock(ctx, s.host.Layout.LockPath(req.Name, req.BaseURL), req.Owner, req.Timeout, req.Waiting)
+	path := s.host.Layout.LockPath(req.Name, req.BaseURL)
+	earlier := ReadLockOwner(path)
+	lock, err := acquireLock(ctx, path, req.Owner, req.Timeout, req.Waiting)
 	if err != nil {
 		return nil, err
 	}
 	shared := req
+	shared.Earlier = earlier
 	shared.Timeout = max(0, req.Timeout-time.Since(start))
 	lease, err := s.shared.Lock(ctx, shared)
 	if err != nil {

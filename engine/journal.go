@@ -28,6 +28,11 @@ const (
 	opAbsent   = "absent"   // after an ambiguous create, the label was not found over the grace window
 	opFailed   = "failed"   // the service refused the create
 	opCanceled = "canceled" // betplan cancel succeeded
+	// opSettled ends the doubt an init entry began with: a journal begun
+	// when this host had run the plan before (its journal lost, a create
+	// perhaps in flight) has every label looked up over the grace window
+	// before its first create.
+	opSettled = "doubt_settled"
 )
 
 type journalEntry struct {
@@ -85,8 +90,11 @@ type Journal struct {
 	fresh   bool     // the journal did not exist before
 	// repaired says what opening the journal cut off, for the run's log.
 	repaired string
-	pubs     map[string]*pubState // tips and pre-alerts by key (tips.go)
-	pubKeys  []string             // their keys in first-seen order
+	// doubt is why every label is in doubt (opInDoubt) until settled.
+	doubt   string
+	settled bool
+	pubs    map[string]*pubState // tips and pre-alerts by key (tips.go)
+	pubKeys []string             // their keys in first-seen order
 	// changes lists, entry by entry, the label each entry changed, so the
 	// limits' running sums need read only what changed (changedSince).
 	changes []labelChange
@@ -106,9 +114,11 @@ func newJournal(log JournalLog) *Journal {
 
 // ReplayJournal builds a journal from its entries (JSON objects in serial
 // order, as Append received them). With a log it is open for writing: a
-// new journal starts with its init entry. Every entry must read: a store
-// that writes whole rows has no torn last line to forgive.
-func ReplayJournal(entries [][]byte, log JournalLog) (*Journal, error) {
+// new journal starts with its init entry, in doubt when earlier (who held
+// this host's lock of the plan before, LockRequest.Earlier) shows the plan
+// ran here before. Every entry must read: a store that writes whole rows
+// has no torn last line to forgive.
+func ReplayJournal(entries [][]byte, log JournalLog, earlier LockOwner) (*Journal, error) {
 	j := newJournal(log)
 	j.fresh = len(entries) == 0
 	for i, b := range entries {
@@ -119,7 +129,7 @@ func ReplayJournal(entries [][]byte, log JournalLog) (*Journal, error) {
 		j.apply(e)
 	}
 	if log != nil {
-		if err := j.begin(); err != nil {
+		if err := j.begin(earlier); err != nil {
 			return nil, err
 		}
 	}
@@ -127,7 +137,11 @@ func ReplayJournal(entries [][]byte, log JournalLog) (*Journal, error) {
 }
 
 // begin gives a journal with no lineage yet its lineage and init entry.
-func (j *Journal) begin() error {
+// A new journal on a host that ran the plan before (earlier) is a lost
+// one: a create may have been in flight when it was lost, and lands after
+// a single look-up finds nothing. Its init entry says so, in the same
+// write, so every label is in doubt until a run settles it.
+func (j *Journal) begin(earlier LockOwner) error {
 	if j.lineage != "" {
 		return nil
 	}
@@ -136,7 +150,11 @@ func (j *Journal) begin() error {
 		return err
 	}
 	j.lineage = hex.EncodeToString(b[:])
-	return j.append(journalEntry{Op: opInit})
+	init := journalEntry{Op: opInit}
+	if earlier.PID != 0 {
+		init.Error = fmt.Sprintf("no journal of this plan was found, but %s ran it on this host", earlier)
+	}
+	return j.append(init)
 }
 
 // fileLog is a journal's local file: JSON lines, each fsync'd before the
@@ -211,7 +229,11 @@ func fileKind(m os.FileMode) string {
 // torn last write (a crash mid-append) is cut off before anything is
 // appended, its bytes kept beside the journal; damage before the last
 // complete record is a BadJournalError.
-func OpenJournal(path string) (*Journal, error) {
+func OpenJournal(path string) (*Journal, error) { return openJournal(path, LockOwner{}) }
+
+// openJournal is OpenJournal, a new journal in doubt when earlier shows
+// the plan ran on this host before (begin).
+func openJournal(path string, earlier LockOwner) (*Journal, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return nil, fmt.Errorf("create state dir: %w", err)
 	}
@@ -249,7 +271,7 @@ func OpenJournal(path string) (*Journal, error) {
 		}
 	}
 	j.log = &fileLog{f: f}
-	if err := j.begin(); err != nil {
+	if err := j.begin(earlier); err != nil {
 		f.Close()
 		return nil, err
 	}
@@ -364,6 +386,12 @@ func (j *Journal) apply(e journalEntry) {
 	}
 	if e.Serial > j.serial {
 		j.serial = e.Serial
+	}
+	switch e.Op {
+	case opInit:
+		j.doubt = e.Error
+	case opSettled:
+		j.doubt, j.settled = "", true
 	}
 	if len(e.Tips) > 0 {
 		j.applyPub(e)
@@ -504,6 +532,9 @@ func (j *Journal) Lineage() string { return j.lineage }
 // Repaired says what opening the journal cut off (a torn last write), or
 // "".
 func (j *Journal) Repaired() string { return j.repaired }
+
+// inDoubt says why every label of the plan is in doubt, or "".
+func (j *Journal) inDoubt() string { j.mu.Lock(); defer j.mu.Unlock(); return j.doubt }
 
 // Fresh reports whether the journal did not exist before this run.
 func (j *Journal) Fresh() bool { return j.fresh }

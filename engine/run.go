@@ -74,7 +74,12 @@ func (r *tracker) start(ctx context.Context) error {
 	if err := r.refresh(ctx); err != nil {
 		return err
 	}
-	if r.journal.Fresh() {
+	switch {
+	case r.journal.inDoubt() != "":
+		if err := r.recoverOverGrace(ctx); err != nil {
+			return err
+		}
+	case r.journal.Fresh():
 		if err := r.recover(ctx); err != nil {
 			return err
 		}
@@ -112,6 +117,26 @@ func (r *tracker) readsOutcomes() bool {
 	return r.plan.ReadsOutcomes || l.MaxLoss != nil || l.TakeProfit != nil || l.MaxOpenStake != nil
 }
 
+// recoverOverGrace recovers the plan's notifications from the service over
+// the whole grace window, as after an ambiguous create, before anything is
+// created: a create in flight when the journal was lost lands within it.
+func (r *tracker) recoverOverGrace(ctx context.Context) error {
+	r.logf("%s: every bet is in doubt; looking the plan's labels up on the service for %s before any create", r.journal.inDoubt(), r.opts.AmbiguousGrace)
+	deadline := r.clock.Now().Add(r.opts.AmbiguousGrace)
+	for {
+		if err := r.recover(ctx); err != nil {
+			return err
+		}
+		if !r.clock.Now().Before(deadline) {
+			break
+		}
+		if err := r.clock.Sleep(ctx, r.opts.LookupInterval); err != nil {
+			return err
+		}
+	}
+	return r.journal.Record(journalEntry{Op: opSettled})
+}
+
 // recover scans the service's recent notifications for the plan's label
 // prefix and adopts them into a new journal: a lost state dir must never
 // lead to a second create, nor to limits that forget earlier bets.
@@ -125,6 +150,9 @@ func (r *tracker) recover(ctx context.Context) error {
 	}
 	for i := range found {
 		n := &found[i]
+		if s := r.journal.State(n.Label); s != nil && s.created() {
+			continue // recovered by an earlier scan
+		}
 		betID := betIDFromLabel(r.plan.Name, n.Label)
 		amount := notificationAmount(n, plan.AmountFieldFor(n.Type))
 		info := notificationRace(n)

@@ -64,6 +64,12 @@ type LockRequest struct {
 	// Waiting, if set, is told who holds the lock when the request has to
 	// wait for it.
 	Waiting func(holder LockOwner)
+	// Earlier is who held this host's lock of the plan before this request
+	// (the lock file's owner, read before it is taken; set by the store
+	// that takes it). A journal begun under it begins in doubt: this host
+	// ran the plan before, so its journal was lost, maybe with a create
+	// in flight.
+	Earlier LockOwner
 }
 
 // Lease is a plan's lock held by this process and the journal it guards.
@@ -114,11 +120,15 @@ func (s LocalStore) String() string { return s.Layout.Dir }
 
 // Lock takes the OS file lock and opens the journal.
 func (s LocalStore) Lock(ctx context.Context, req LockRequest) (Lease, error) {
-	lock, err := acquireLock(ctx, s.Layout.LockPath(req.Name, req.BaseURL), req.Owner, req.Timeout, req.Waiting)
+	path := s.Layout.LockPath(req.Name, req.BaseURL)
+	if req.Earlier.PID == 0 {
+		req.Earlier = ReadLockOwner(path)
+	}
+	lock, err := acquireLock(ctx, path, req.Owner, req.Timeout, req.Waiting)
 	if err != nil {
 		return nil, err
 	}
-	j, err := OpenJournal(s.Layout.JournalPath(req.Name))
+	j, err := openJournal(s.Layout.JournalPath(req.Name), req.Earlier)
 	if err != nil {
 		lock.Release()
 		return nil, err

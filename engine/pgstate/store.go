@@ -269,7 +269,7 @@ func (s *Store) lock(ctx context.Context, conn *pgx.Conn, req engine.LockRequest
 		return nil, s.unavailable(err)
 	}
 	l := &lease{store: s, conn: conn, plan: id, epoch: epoch, lost: make(chan struct{}), stop: make(chan struct{}), done: make(chan struct{})}
-	j, err := engine.ReplayJournal(entries, journalRows{l})
+	j, err := engine.ReplayJournal(entries, journalRows{l}, req.Earlier)
 	if err != nil {
 		return nil, s.unavailable(fmt.Errorf("journal of plan %s: %w", req.Name, err))
 	}
@@ -296,7 +296,7 @@ func (s *Store) entries(ctx context.Context, conn *pgx.Conn, plan int64) ([][]by
 func (s *Store) ReadJournal(ctx context.Context, k engine.PlanKey) (*engine.Journal, error) {
 	conn, err := s.connect(ctx, true)
 	if errors.Is(err, errNoSchema) {
-		return engine.ReplayJournal(nil, nil)
+		return engine.ReplayJournal(nil, nil, engine.LockOwner{})
 	}
 	if err != nil {
 		return nil, err
@@ -312,7 +312,7 @@ func (s *Store) ReadJournal(ctx context.Context, k engine.PlanKey) (*engine.Jour
 			return nil, s.unavailable(err)
 		}
 	}
-	j, err := engine.ReplayJournal(entries, nil)
+	j, err := engine.ReplayJournal(entries, nil, engine.LockOwner{})
 	if err != nil {
 		return nil, s.unavailable(fmt.Errorf("journal of plan %s: %w", k.Name, err))
 	}
