@@ -36,8 +36,12 @@ func (e *StoppedError) Error() string {
 
 // checkStop reads the plan's stop mark through the lock the tracker holds;
 // once found, nothing more is created and the run ends with StoppedError.
+//
+// A run that lost its lock creates nothing more already, and its lock's
+// connection may be gone: it skips the mark and keeps following what it
+// created.
 func (r *tracker) checkStop() error {
-	if r.lease == nil || r.command == commandStop {
+	if r.lease == nil || r.command == commandStop || r.lockLost() {
 		return nil
 	}
 	mark, err := r.lease.Stopped()
