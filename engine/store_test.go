@@ -181,19 +181,20 @@ func storeSuite(t *testing.T, newStore func(t *testing.T) engine.Store) {
 
 		// A run that waits is told who holds the lock, and gets it once
 		// the holder lets go.
-		var told atomic.Value
-		released := make(chan struct{})
+		// The holder lets go only once the run is told it waits, so the
+		// run surely waited.
+		waiting := make(chan engine.LockOwner, 1)
+		released := make(chan engine.LockOwner)
 		go func() {
-			time.Sleep(150 * time.Millisecond)
+			h := <-waiting
 			a.Release()
-			close(released)
+			released <- h
 		}()
-		b, err := s.Lock(ctx, engine.LockRequest{PlanKey: cardKey, Owner: holderB, Timeout: 10 * time.Second,
-			Waiting: func(h engine.LockOwner) { told.Store(h) }})
+		b, err := s.Lock(ctx, engine.LockRequest{PlanKey: cardKey, Owner: holderB, Timeout: time.Minute,
+			Waiting: func(h engine.LockOwner) { waiting <- h }})
 		require.NoError(t, err)
-		<-released
 		defer b.Release()
-		h, _ := told.Load().(engine.LockOwner)
+		h := <-released
 		assert.Equal(t, holderA.Host, h.Host, "the waiting run was told the holder")
 
 		// Unlock refuses a live lock without force.
