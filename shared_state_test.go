@@ -224,7 +224,9 @@ func TestSharedStateRandomKills(t *testing.T) {
 	t.Parallel()
 	state, _ := sharedState(t)
 	w := newCrashWorld(t, 6)
-	rng := rand.New(rand.NewPCG(14, uint64(time.Now().UnixNano())))
+	seed := uint64(time.Now().UnixNano())
+	t.Logf("kill times from seed %d", seed)
+	rng := rand.New(rand.NewPCG(14, seed))
 	for i := range 10 {
 		machine := []string{"a", "b"}[i%2]
 		m := w.onMachine(machine, state, "run", w.plan, "--no-wait").start()
