@@ -61,7 +61,7 @@ func (o *cancelOptions) journal(ctx context.Context, sys *sysIO, planFile, planN
 		if err != nil {
 			return nil, err
 		}
-		return store.ReadJournal(ctx, engine.PlanKey{Name: planName, BaseURL: base})
+		return engine.ReadPlanJournal(ctx, store, engine.PlanKey{Name: planName, BaseURL: base})
 	}
 }
 

@@ -172,7 +172,7 @@ func examine(ctx context.Context, conn *connection, store engine.Store) *doctorR
 	checkReadiness(ctx, rep, c)
 	checkClock(rep, c)
 	if store != nil {
-		if _, err := store.ReadJournal(ctx, engine.PlanKey{Name: "betplan-doctor", BaseURL: conn.baseURL}); err != nil {
+		if _, err := store.ReadLog(ctx, engine.PlanKey{Name: "betplan-doctor", BaseURL: conn.baseURL}); err != nil {
 			rep.add("state", levelFail, "%v", err)
 		} else {
 			rep.add("state", levelOK, "%s is reachable", store)

@@ -132,7 +132,7 @@ func (o *Options) withDefaults() {
 	if o.Clock == nil {
 		o.Clock = RealClock()
 	}
-	o.State = o.State.withDefaults(o.PlanFile)
+	o.State = o.State.WithDefaults(o.PlanFile)
 	if o.Store == nil {
 		o.Store = LocalStore{Layout: o.State}
 	}

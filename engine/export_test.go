@@ -23,9 +23,3 @@ func TestMain(m *testing.M) {
 	verifyLedger = flag.Lookup("test.bench").Value.String() == ""
 	os.Exit(m.Run())
 }
-
-// LegacyStopPath is where a betplan that keyed locks by the base URL as
-// spelled wrote a plan's stop mark.
-func (l Layout) LegacyStopPath(planName, baseURL string) string {
-	return stopBeside(l.legacyLockPath(planName, baseURL))
-}

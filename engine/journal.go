@@ -1,18 +1,14 @@
 package engine
 
 import (
-	"bytes"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"sort"
 	"sync"
-	"syscall"
 	"time"
 )
 
@@ -100,38 +96,30 @@ type Journal struct {
 	changes []labelChange
 }
 
-// JournalLog keeps a journal's entries.
+// JournalLog keeps a journal's entries: a lease's log (state.Log), or a
+// journal file opened without a lock.
 type JournalLog interface {
 	// Append makes one entry durable before it returns. entry is its JSON
 	// object; serial numbers it within the plan's journal (1, 2, ...).
 	Append(serial int64, entry []byte) error
-	Close() error
 }
 
 func newJournal(log JournalLog) *Journal {
 	return &Journal{log: log, labels: make(map[string]*labelState)}
 }
 
-// ReplayJournal builds a journal from its entries (JSON objects in serial
-// order, as Append received them). With a log it is open for writing: a
-// new journal starts with its init entry, in doubt when earlier (who held
-// this host's lock of the plan before, LockRequest.Earlier) shows the plan
-// ran here before. Every entry must read: a store that writes whole rows
-// has no torn last line to forgive.
-func ReplayJournal(entries [][]byte, log JournalLog, earlier LockOwner) (*Journal, error) {
+// replayRecords builds a journal from its records (JSON objects in serial
+// order, as Append received them), open for writing with a log. Every
+// record must read: a store hands over whole records only.
+func replayRecords(where string, records [][]byte, log JournalLog) (*Journal, error) {
 	j := newJournal(log)
-	j.fresh = len(entries) == 0
-	for i, b := range entries {
+	j.fresh = len(records) == 0
+	for i, b := range records {
 		var e journalEntry
 		if err := json.Unmarshal(b, &e); err != nil {
-			return nil, fmt.Errorf("entry %d: %v", i+1, err)
+			return nil, &BadJournalError{Path: where, Line: i + 1, Reason: fmt.Sprintf("record %d does not read (%v)", i+1, err)}
 		}
 		j.apply(e)
-	}
-	if log != nil {
-		if err := j.begin(earlier); err != nil {
-			return nil, err
-		}
 	}
 	return j, nil
 }
@@ -155,229 +143,6 @@ func (j *Journal) begin(earlier LockOwner) error {
 		init.Error = fmt.Sprintf("no journal of this plan was found, but %s ran it on this host", earlier)
 	}
 	return j.append(init)
-}
-
-// fileLog is a journal's local file: JSON lines, each fsync'd before the
-// call it announces.
-type fileLog struct{ f *os.File }
-
-func (l *fileLog) Append(_ int64, entry []byte) error {
-	if _, err := l.f.Write(append(entry, '\n')); err != nil {
-		return fmt.Errorf("write journal: %w", err)
-	}
-	if err := l.f.Sync(); err != nil {
-		return fmt.Errorf("sync journal: %w", err)
-	}
-	return nil
-}
-
-func (l *fileLog) Close() error { return l.f.Close() }
-
-// BadJournalError is a local journal betplan refuses to use: a line that
-// does not read with complete records after it (not a torn last write but
-// damage), or a journal that is not a regular file. Nothing is done and no
-// report is written: what the plan created cannot be known from it.
-type BadJournalError struct {
-	Path   string
-	Line   int // 0 when the file as a whole is refused
-	Reason string
-}
-
-func (e *BadJournalError) Error() string {
-	where := e.Path
-	if e.Line > 0 {
-		where = fmt.Sprintf("%s:%d", e.Path, e.Line)
-	}
-	return fmt.Sprintf("journal %s: %s; betplan cannot tell what this plan created, so it did nothing and left the reports as they were. "+
-		"Restore the journal from a backup, or move it aside (keep it) and run again: a run with no journal looks every bet up on the service by label before creating it", where, e.Reason)
-}
-
-// readJournalFile reads a local journal, refusing anything but a regular
-// file: a journal that is a symbolic link could make two plans share one,
-// or write a plan's journal where the user never meant it to be.
-func readJournalFile(path string) ([]byte, error) {
-	fi, err := os.Lstat(path)
-	if err != nil {
-		return nil, err
-	}
-	if !fi.Mode().IsRegular() {
-		return nil, &BadJournalError{Path: path, Reason: fmt.Sprintf("it is a %s, not a regular file (replace it with the file it points at)", fileKind(fi.Mode()))}
-	}
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW, 0)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	return io.ReadAll(f)
-}
-
-func fileKind(m os.FileMode) string {
-	switch {
-	case m&os.ModeSymlink != 0:
-		return "symbolic link"
-	case m.IsDir():
-		return "directory"
-	case m&os.ModeNamedPipe != 0:
-		return "named pipe"
-	case m&os.ModeDevice != 0:
-		return "device"
-	}
-	return "special file"
-}
-
-// OpenJournal opens (or creates) the journal at path and replays it. A
-// torn last write (a crash mid-append) is cut off before anything is
-// appended, its bytes kept beside the journal; damage before the last
-// complete record is a BadJournalError.
-func OpenJournal(path string) (*Journal, error) { return openJournal(path, LockOwner{}) }
-
-// openJournal is OpenJournal, a new journal in doubt when earlier shows
-// the plan ran on this host before (begin).
-func openJournal(path string, earlier LockOwner) (*Journal, error) {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return nil, fmt.Errorf("create state dir: %w", err)
-	}
-	j := newJournal(nil)
-	data, err := readJournalFile(path)
-	good := len(data)
-	switch {
-	case errors.Is(err, os.ErrNotExist):
-		j.fresh = true
-	case err != nil:
-		return nil, journalReadError(err)
-	default:
-		if good, err = j.replay(path, data); err != nil {
-			return nil, err
-		}
-	}
-	if good < len(data) {
-		kept, err := keepTorn(path, data[good:])
-		if err != nil {
-			return nil, fmt.Errorf("repair journal %s: keep its torn last write: %w", path, err)
-		}
-		if err := os.Truncate(path, int64(good)); err != nil {
-			return nil, fmt.Errorf("repair journal %s: %w", path, err)
-		}
-		j.repaired = fmt.Sprintf("journal %s: cut off a torn last write (a crash mid-write; line %d), kept in %s", path, bytes.Count(data[:good], []byte{'\n'})+1, kept)
-	}
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND|syscall.O_NOFOLLOW, 0o644)
-	if err != nil {
-		return nil, journalReadError(fmt.Errorf("open journal: %w", err))
-	}
-	if good < len(data) {
-		if err := f.Sync(); err != nil {
-			f.Close()
-			return nil, fmt.Errorf("repair journal %s: %w", path, err)
-		}
-	}
-	j.log = &fileLog{f: f}
-	if err := j.begin(earlier); err != nil {
-		f.Close()
-		return nil, err
-	}
-	return j, nil
-}
-
-// journalReadError is a BadJournalError for a journal that became a
-// symbolic link between the check and the open.
-func journalReadError(err error) error {
-	if errors.Is(err, syscall.ELOOP) {
-		var pe *os.PathError
-		if errors.As(err, &pe) {
-			return &BadJournalError{Path: pe.Path, Reason: "it is a symbolic link, not a regular file (replace it with the file it points at)"}
-		}
-	}
-	if _, ok := err.(*BadJournalError); ok {
-		return err
-	}
-	return fmt.Errorf("read journal: %w", err)
-}
-
-// keepTorn writes a torn last write beside the journal, durably, before
-// the journal is cut: nothing betplan read is ever thrown away.
-func keepTorn(path string, torn []byte) (string, error) {
-	kept := fmt.Sprintf("%s.torn-%s", path, time.Now().UTC().Format("20060102T150405.000000000"))
-	f, err := os.OpenFile(kept, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
-	if err != nil {
-		return "", err
-	}
-	if _, err := f.Write(torn); err != nil {
-		f.Close()
-		return "", err
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return "", err
-	}
-	return kept, f.Close()
-}
-
-// ReadJournal replays a journal without opening it for writing; a missing
-// journal reads as empty. A torn last write is skipped, not repaired: the
-// run that next takes the lock repairs it.
-func ReadJournal(path string) (*Journal, error) {
-	j := newJournal(nil)
-	data, err := readJournalFile(path)
-	if errors.Is(err, os.ErrNotExist) {
-		j.fresh = true
-		return j, nil
-	}
-	if err != nil {
-		return nil, journalReadError(err)
-	}
-	if _, err := j.replay(path, data); err != nil {
-		return nil, err
-	}
-	return j, nil
-}
-
-// replay applies the complete records of a local journal and returns where
-// they end. Every record was written with its newline in one write and
-// made durable before the call it announces, so a last line that does not
-// read, or has no newline, is a write torn by a crash and announced
-// nothing: it is left out (the caller cuts it off). A line that does not
-// read with a record after it is damage: BadJournalError.
-func (j *Journal) replay(path string, data []byte) (int, error) {
-	type bad struct {
-		line, start int
-		err         error
-	}
-	var torn *bad
-	line, good := 0, 0
-	for off := 0; off < len(data); {
-		line++
-		end := bytes.IndexByte(data[off:], '\n')
-		complete := end >= 0
-		if complete {
-			end += off + 1
-		} else {
-			end = len(data)
-		}
-		b := bytes.TrimSpace(data[off:end])
-		start := off
-		off = end
-		if len(b) == 0 {
-			if torn == nil && complete {
-				good = end
-			}
-			continue
-		}
-		if torn != nil {
-			return good, &BadJournalError{Path: path, Line: torn.line, Reason: fmt.Sprintf("the line does not read (%v) and more follow it", torn.err)}
-		}
-		var e journalEntry
-		err := json.Unmarshal(b, &e)
-		if !complete && err == nil {
-			err = errors.New("no newline: the write never completed")
-		}
-		if err != nil {
-			torn = &bad{line: line, start: start, err: err}
-			continue
-		}
-		j.apply(e)
-		good = end
-	}
-	return good, nil
 }
 
 func (j *Journal) apply(e journalEntry) {
@@ -557,12 +322,12 @@ func (j *Journal) Committed() (amount float64, count int) {
 func (j *Journal) Close() error {
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	if j.log == nil {
-		return nil
-	}
-	err := j.log.Close()
+	c, ok := j.log.(io.Closer)
 	j.log = nil
-	return err
+	if !ok {
+		return nil // a lease's log: Release closes it
+	}
+	return c.Close()
 }
 
 var _ io.Closer = (*Journal)(nil)

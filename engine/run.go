@@ -61,7 +61,11 @@ func (r *tracker) runLocked(ctx context.Context, fn func() error) error {
 		return err
 	}
 	defer lease.Release()
-	r.lease, r.journal = lease, lease.Journal()
+	j, err := OpenLeaseJournal(r.opts.Store.String(), lease)
+	if err != nil {
+		return err
+	}
+	r.lease, r.journal = lease, j
 	if why := r.journal.Repaired(); why != "" {
 		r.logf("%s", why)
 	}
@@ -359,7 +363,7 @@ func (r *tracker) unstarted(err error) {
 	// even when another run holds it open.
 	var unreachable *StateUnavailableError
 	if r.journal == nil && !errors.As(err, &unreachable) {
-		if j, jerr := r.opts.Store.ReadJournal(context.Background(), r.planKey()); jerr == nil {
+		if j, jerr := ReadPlanJournal(context.Background(), r.opts.Store, r.planKey()); jerr == nil {
 			r.journal = j
 		}
 	}

@@ -2,30 +2,12 @@ package engine
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/betplan/betplan/plan"
 )
-
-// StopMark is a plan's kill switch: while it is set, no run of the plan
-// creates anything. It lives beside the plan's lock (the lock dir, or the
-// shared state), so every run that could take the lock sees it, whatever
-// its state dir. A run that holds the lock reads it before every create
-// and once per tick, and ends when it finds it; `betplan stop --resume`
-// clears it.
-type StopMark struct {
-	At time.Time `json:"at"`
-	By LockOwner `json:"by"`
-}
-
-func (m StopMark) String() string {
-	return fmt.Sprintf("stopped by %s at %s", m.By.Command, m.At.UTC().Format(time.RFC3339))
-}
 
 // StoppedError ends a run whose plan was stopped: it creates nothing more.
 type StoppedError struct{ Mark StopMark }
@@ -172,81 +154,4 @@ func (r *tracker) cancelOpen(ctx context.Context, want map[string]bool, confirm 
 		r.logf("cancelled %s: notification %d", in.name(), in.notifID)
 	}
 	return r.poll(ctx)
-}
-
-// StopPath is the plan's stop mark beside its lock.
-func (l Layout) StopPath(planName, baseURL string) string {
-	return stopBeside(l.LockPath(planName, baseURL))
-}
-
-// stopPaths are where a stop mark of the plan may be: beside its lock, and
-// beside the lock an earlier betplan keyed by the base URL as spelled (a
-// mark set before an upgrade still stops).
-func (l Layout) stopPaths(planName, baseURL string) []string {
-	paths := []string{l.StopPath(planName, baseURL)}
-	if legacy := stopBeside(l.legacyLockPath(planName, baseURL)); legacy != paths[0] {
-		paths = append(paths, legacy)
-	}
-	return paths
-}
-
-func stopBeside(lock string) string {
-	return lock[:len(lock)-len(filepath.Ext(lock))] + ".stop"
-}
-
-// SetStop writes (or, with a nil mark, removes) the stop mark file.
-func (s LocalStore) SetStop(_ context.Context, key PlanKey, mark *StopMark) error {
-	paths := s.Layout.withDefaults("").stopPaths(key.Name, key.BaseURL)
-	if mark == nil {
-		for _, path := range paths {
-			if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
-				return err
-			}
-		}
-		return nil
-	}
-	path := paths[0]
-	b, err := json.Marshal(mark)
-	if err != nil {
-		return err
-	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return err
-	}
-	tmp := fmt.Sprintf("%s.%d.tmp", path, os.Getpid())
-	if err := os.WriteFile(tmp, b, 0o644); err != nil {
-		return err
-	}
-	return os.Rename(tmp, path)
-}
-
-// ReadStop reads the stop mark file; nil when there is none.
-func (s LocalStore) ReadStop(_ context.Context, key PlanKey) (*StopMark, error) {
-	return readStopFiles(s.Layout.withDefaults("").stopPaths(key.Name, key.BaseURL))
-}
-
-// readStopFiles reads the first stop mark found of paths.
-func readStopFiles(paths []string) (*StopMark, error) {
-	for _, path := range paths {
-		if m, err := readStopFile(path); m != nil || err != nil {
-			return m, err
-		}
-	}
-	return nil, nil
-}
-
-func readStopFile(path string) (*StopMark, error) {
-	b, err := os.ReadFile(path)
-	if errors.Is(err, os.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	var m StopMark
-	if err := json.Unmarshal(b, &m); err != nil {
-		// A mark betplan cannot read still stops: it was meant to.
-		return &StopMark{By: LockOwner{Command: "an unreadable stop mark " + path}}, nil
-	}
-	return &m, nil
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"sync"
 	"testing"
 	"time"
@@ -190,37 +189,4 @@ func testStopDuringRun(t *testing.T, shared engine.Store) {
 	for _, b := range res.Bets {
 		assert.LessOrEqual(t, w.svc.NotificationsWithLabel(b.Label), 1, "bet %s created twice", b.ID)
 	}
-}
-
-// One service spelled two ways is one plan's lock and stop mark; a mark an
-// earlier betplan set beside a lock keyed by the spelling still stops, and
-// resume clears it.
-func TestStopMarkOfEverySpelling(t *testing.T) {
-	t.Parallel()
-	layout := engine.Layout{Dir: t.TempDir(), LockDir: t.TempDir()}
-	store := engine.LocalStore{Layout: layout}
-	ctx := context.Background()
-	assert.Equal(t, layout.LockPath("card", "http://localhost:8080"), layout.LockPath("card", "http://127.0.0.1:8080"))
-	mark := &engine.StopMark{At: time.Now().UTC(), By: engine.LockOwner{Command: "betplan stop"}}
-	require.NoError(t, store.SetStop(ctx, engine.PlanKey{Name: "card", BaseURL: "http://LOCALHOST:8080"}, mark))
-	got, err := store.ReadStop(ctx, engine.PlanKey{Name: "card", BaseURL: "http://[::1]:8080"})
-	require.NoError(t, err)
-	require.NotNil(t, got, "the mark is the service's, however spelled")
-	require.NoError(t, store.SetStop(ctx, engine.PlanKey{Name: "card", BaseURL: "http://127.0.0.1:8080"}, nil))
-
-	legacy := layout.LegacyStopPath("card", "http://localhost:8080")
-	require.NotEqual(t, legacy, layout.StopPath("card", "http://localhost:8080"))
-	require.NoError(t, os.WriteFile(legacy, []byte(`{"by":{"command":"betplan stop"}}`), 0o644))
-	key := engine.PlanKey{Name: "card", BaseURL: "http://localhost:8080"}
-	got, err = store.ReadStop(ctx, key)
-	require.NoError(t, err)
-	assert.NotNil(t, got, "a mark set before the upgrade still stops")
-	lease, err := store.Lock(ctx, engine.LockRequest{PlanKey: key})
-	require.NoError(t, err)
-	got, err = lease.Stopped()
-	require.NoError(t, err)
-	assert.NotNil(t, got, "and a run holding the lock sees it")
-	require.NoError(t, lease.Release())
-	require.NoError(t, store.SetStop(ctx, key, nil))
-	assert.NoFileExists(t, legacy, "resume clears it")
 }

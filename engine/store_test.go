@@ -51,11 +51,11 @@ var (
 
 func storeSuite(t *testing.T, newStore func(t *testing.T) engine.Store) {
 	ctx := context.Background()
-	lock := func(t *testing.T, s engine.Store, owner engine.LockOwner) engine.Lease {
+	lock := func(t *testing.T, s engine.Store, owner engine.LockOwner) *journaled {
 		t.Helper()
 		l, err := s.Lock(ctx, engine.LockRequest{PlanKey: cardKey, Owner: owner})
 		require.NoError(t, err)
-		return l
+		return withJournal(t, l)
 	}
 
 	// The stop mark: set by one process, seen by the lock holder before
@@ -95,7 +95,7 @@ func storeSuite(t *testing.T, newStore func(t *testing.T) engine.Store) {
 	t.Run("replay", func(t *testing.T) {
 		t.Parallel()
 		s := newStore(t)
-		j, err := s.ReadJournal(ctx, cardKey)
+		j, err := engine.ReadPlanJournal(ctx, s, cardKey)
 		require.NoError(t, err)
 		assert.True(t, j.Fresh(), "no journal yet")
 		assert.Empty(t, j.Labels())
@@ -142,7 +142,7 @@ func storeSuite(t *testing.T, newStore func(t *testing.T) engine.Store) {
 			assert.Equal(t, []string{"a", "b", "c", "d"}, j.Labels())
 		}
 		t.Run("read", func(t *testing.T) {
-			j, err := s.ReadJournal(ctx, cardKey)
+			j, err := engine.ReadPlanJournal(ctx, s, cardKey)
 			require.NoError(t, err)
 			check(t, j)
 			assert.Error(t, j.Record(engine.JournalEntry{Op: engine.OpCreating, Label: "x"}), "a read journal is read-only")
@@ -154,7 +154,7 @@ func storeSuite(t *testing.T, newStore func(t *testing.T) engine.Store) {
 			require.NoError(t, l.Journal().Record(engine.JournalEntry{Op: engine.OpCreated, Label: "b", NotificationID: 502}))
 			assert.Equal(t, serial+1, l.Journal().Serial())
 		})
-		j, err = s.ReadJournal(ctx, cardKey)
+		j, err = engine.ReadPlanJournal(ctx, s, cardKey)
 		require.NoError(t, err)
 		assert.Equal(t, int64(502), j.State("b").NotificationID)
 		assert.Equal(t, lineage, j.Lineage())
@@ -228,7 +228,7 @@ func storeSuite(t *testing.T, newStore func(t *testing.T) engine.Store) {
 		require.ErrorAs(t, a.Err(), &lost)
 
 		require.NoError(t, b.Journal().Record(engine.JournalEntry{Op: engine.OpCreated, Label: "a", NotificationID: 9}))
-		j, err := s.ReadJournal(ctx, cardKey)
+		j, err := engine.ReadPlanJournal(ctx, s, cardKey)
 		require.NoError(t, err)
 		assert.Nil(t, j.State("fenced"), "the fenced write did not land")
 		assert.Equal(t, int64(9), j.State("a").NotificationID, "the new holder's did")
@@ -254,9 +254,10 @@ func TestPostgresWriteChecksTheEpoch(t *testing.T) {
 	require.NoError(t, err)
 	s := pgstate.New(cfg)
 	s.WatchEvery = time.Hour // only the write can notice
-	l, err := s.Lock(context.Background(), engine.LockRequest{PlanKey: cardKey})
+	lease, err := s.Lock(context.Background(), engine.LockRequest{PlanKey: cardKey})
 	require.NoError(t, err)
-	defer l.Release()
+	defer lease.Release()
+	l := withJournal(t, lease)
 	require.NoError(t, l.Journal().Record(engine.JournalEntry{Op: engine.OpCreating, Label: "a"}))
 	pgtest.Exec(t, server, fmt.Sprintf("UPDATE %s.plans SET epoch = epoch + 1", schema))
 
@@ -336,7 +337,7 @@ func BenchmarkJournalRecord(b *testing.B) {
 		l, err := s.Lock(context.Background(), engine.LockRequest{PlanKey: cardKey})
 		require.NoError(b, err)
 		defer l.Release()
-		j := l.Journal()
+		j := withJournal(b, l).Journal()
 		// The first write prepares the statement; measure the steady state.
 		require.NoError(b, j.Record(engine.JournalEntry{Op: engine.OpCreating, Label: "warm-up", Amount: 1}))
 		race := &engine.RaceInfo{Venue: "Flemington", Code: "Galloping", EventNumber: 4}
@@ -415,3 +416,18 @@ func newCountingProxy(t testing.TB, target string) *countingProxy {
 }
 
 func (p *countingProxy) addr() string { return p.ln.Addr().String() }
+
+// journaled is a lease with the journal the engine opens under it.
+type journaled struct {
+	engine.Lease
+	j *engine.Journal
+}
+
+func (l *journaled) Journal() *engine.Journal { return l.j }
+
+func withJournal(t testing.TB, l engine.Lease) *journaled {
+	t.Helper()
+	j, err := engine.OpenLeaseJournal("test", l)
+	require.NoError(t, err)
+	return &journaled{Lease: l, j: j}
+}

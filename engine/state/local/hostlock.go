@@ -1,27 +1,29 @@
-package engine
+package local
 
 import (
 	"context"
 	"errors"
 	"time"
+
+	"github.com/betplan/betplan/engine/state"
 )
 
 // HostLocked is a shared store whose runs on one machine also meet at the
 // machine's own lock: the lock file a run with the local state takes. A
 // run with --state and a run without it, side by side on one host, never
 // act together; the host lock is taken first, then the shared one.
-func HostLocked(host Layout, shared Store) Store {
-	return hostLocked{host: LocalStore{Layout: host.withDefaults("")}, shared: shared}
+func HostLocked(host Layout, shared state.Store) state.Store {
+	return hostLocked{host: Store{Layout: host.WithDefaults("")}, shared: shared}
 }
 
 type hostLocked struct {
-	host   LocalStore
-	shared Store
+	host   Store
+	shared state.Store
 }
 
 func (s hostLocked) String() string { return s.shared.String() }
 
-func (s hostLocked) Lock(ctx context.Context, req LockRequest) (Lease, error) {
+func (s hostLocked) Lock(ctx context.Context, req state.LockRequest) (state.Lease, error) {
 	start := time.Now()
 	path := s.host.Layout.LockPath(req.Name, req.BaseURL)
 	earlier := ReadLockOwner(path)
@@ -40,21 +42,21 @@ func (s hostLocked) Lock(ctx context.Context, req LockRequest) (Lease, error) {
 	return &hostLease{Lease: lease, lock: lock, stopPaths: s.host.Layout.stopPaths(req.Name, req.BaseURL)}, nil
 }
 
-func (s hostLocked) ReadJournal(ctx context.Context, key PlanKey) (*Journal, error) {
-	return s.shared.ReadJournal(ctx, key)
+func (s hostLocked) ReadLog(ctx context.Context, key state.PlanKey) ([][]byte, error) {
+	return s.shared.ReadLog(ctx, key)
 }
 
-func (s hostLocked) Unlock(ctx context.Context, key PlanKey, force bool) (LockOwner, error) {
+func (s hostLocked) Unlock(ctx context.Context, key state.PlanKey, force bool) (state.LockOwner, error) {
 	return s.shared.Unlock(ctx, key, force)
 }
 
-func (s hostLocked) SetStop(ctx context.Context, key PlanKey, mark *StopMark) error {
+func (s hostLocked) SetStop(ctx context.Context, key state.PlanKey, mark *state.StopMark) error {
 	return s.shared.SetStop(ctx, key, mark)
 }
 
 // ReadStop reads the shared stop mark, and this machine's: a plan stopped
 // on this host stops here whatever the state.
-func (s hostLocked) ReadStop(ctx context.Context, key PlanKey) (*StopMark, error) {
+func (s hostLocked) ReadStop(ctx context.Context, key state.PlanKey) (*state.StopMark, error) {
 	if m, err := s.shared.ReadStop(ctx, key); m != nil || err != nil {
 		return m, err
 	}
@@ -63,12 +65,12 @@ func (s hostLocked) ReadStop(ctx context.Context, key PlanKey) (*StopMark, error
 
 // hostLease is the shared lease and the host's lock file under it.
 type hostLease struct {
-	Lease
+	state.Lease
 	lock      *Lock
 	stopPaths []string
 }
 
-func (l *hostLease) Stopped() (*StopMark, error) {
+func (l *hostLease) Stopped() (*state.StopMark, error) {
 	if m, err := l.Lease.Stopped(); m != nil || err != nil {
 		return m, err
 	}

@@ -1,4 +1,4 @@
-package engine
+package local
 
 import (
 	"crypto/sha256"
@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+
+	"github.com/betplan/betplan/engine/state"
 )
 
 // Layout is where a plan's local state lives: the journal and the reports
@@ -22,14 +24,16 @@ type Layout struct {
 // the plan. A rehearsal keeps its state in a sim/ folder of its own, so it
 // never mixes with a real journal.
 func NewLayout(stateDir, planFile string, rehearsal bool) Layout {
-	l := Layout{Dir: stateDir}.withDefaults(planFile)
+	l := Layout{Dir: stateDir}.WithDefaults(planFile)
 	if rehearsal {
 		l.Dir = filepath.Join(l.Dir, "sim")
 	}
 	return l
 }
 
-func (l Layout) withDefaults(planFile string) Layout {
+// WithDefaults fills what is unset: the state dir beside planFile, the
+// lock dir in the user's cache dir.
+func (l Layout) WithDefaults(planFile string) Layout {
 	if l.Dir == "" {
 		l.Dir = filepath.Join(filepath.Dir(planFile), ".betplan")
 	}
@@ -53,7 +57,7 @@ func (l Layout) ReportDir(planName string) string {
 // LockPath is the lock of a plan against a service, keyed by the
 // service's identity: every spelling of one service takes one lock.
 func (l Layout) LockPath(planName, baseURL string) string {
-	return l.lockPathFor(planName, ServiceIdentity(baseURL))
+	return l.lockPathFor(planName, state.ServiceIdentity(baseURL))
 }
 
 // legacyLockPath is where a betplan that keyed locks by the base URL as
