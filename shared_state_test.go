@@ -5,16 +5,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"math/rand/v2"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -296,65 +293,12 @@ func TestSharedStateFencing(t *testing.T) {
 	}
 }
 
-// cutProxy forwards TCP to the database until cut, as if the database
-// went away (the shared server itself keeps running for everyone else).
-type cutProxy struct {
-	ln    net.Listener
-	mu    sync.Mutex
-	conns []net.Conn
-	cut_  bool
-}
-
-func newCutProxy(t *testing.T, target string) *cutProxy {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	p := &cutProxy{ln: ln}
-	t.Cleanup(p.cut)
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			up, err := net.Dial("tcp", target)
-			if err != nil {
-				c.Close()
-				continue
-			}
-			p.mu.Lock()
-			if p.cut_ {
-				p.mu.Unlock()
-				c.Close()
-				up.Close()
-				return
-			}
-			p.conns = append(p.conns, c, up)
-			p.mu.Unlock()
-			go func() { io.Copy(up, c); up.Close() }()
-			go func() { io.Copy(c, up); c.Close() }()
-		}
-	}()
-	return p
-}
-
-func (p *cutProxy) addr() string { return p.ln.Addr().String() }
-
-func (p *cutProxy) cut() {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.cut_ = true
-	p.ln.Close()
-	for _, c := range p.conns {
-		c.Close()
-	}
-}
-
 // proxiedState is the test schema's URL through a proxy, with a password
 // (trust authentication ignores it) that must never be printed.
-func proxiedState(t *testing.T, state string, p *cutProxy) string {
+func proxiedState(t *testing.T, state string, p *pgtest.Proxy) string {
 	t.Helper()
-	state = strings.Replace(state, "postgres://postgres@127.0.0.1:5432/", "postgres://postgres:Hunter2sekrit@"+p.addr()+"/", 1)
-	require.Contains(t, state, p.addr(), "the test database is not the default one: cannot proxy it")
+	state = strings.Replace(state, "postgres://postgres@127.0.0.1:5432/", "postgres://postgres:Hunter2sekrit@"+p.Addr()+"/", 1)
+	require.Contains(t, state, p.Addr(), "the test database is not the default one: cannot proxy it")
 	return state
 }
 
@@ -379,9 +323,9 @@ func TestSharedStateDatabaseDown(t *testing.T) {
 	t.Run("before the run", func(t *testing.T) {
 		t.Parallel()
 		state, _ := sharedState(t)
-		p := newCutProxy(t, "127.0.0.1:5432")
+		p := pgtest.NewProxy(t, "127.0.0.1:5432")
 		state = proxiedState(t, state, p)
-		p.cut()
+		p.Cut()
 		w := newCrashWorld(t, 3)
 		for _, args := range [][]string{
 			{"run", w.plan, "--no-wait"},
@@ -391,7 +335,7 @@ func TestSharedStateDatabaseDown(t *testing.T) {
 		} {
 			m := w.onMachine("a", state, args...)
 			require.Equal(t, 3, m.run(), "%v: the shared state out of reach is a refusal\n%s", args, m.output())
-			assert.Contains(t, m.stderr.String(), "the shared state postgres://postgres:xxxxx@"+p.addr())
+			assert.Contains(t, m.stderr.String(), "the shared state postgres://postgres:xxxxx@"+p.Addr())
 			m.assertNoPassword()
 			assert.Empty(t, w.svc.Requests(), "%v: no request to the service", args)
 			if args[0] == "run" {
@@ -404,11 +348,11 @@ func TestSharedStateDatabaseDown(t *testing.T) {
 	t.Run("mid-run", func(t *testing.T) {
 		t.Parallel()
 		state, schema := sharedState(t)
-		p := newCutProxy(t, "127.0.0.1:5432")
+		p := pgtest.NewProxy(t, "127.0.0.1:5432")
 		w := newCrashWorld(t, 3)
 		a := w.onMachine("a", proxiedState(t, state, p), "run", w.plan, "--no-wait").pauseAt("created:1").start()
 		a.waitPaused()
-		p.cut()
+		p.Cut()
 		a.resume()
 		require.Equal(t, 3, a.wait(), "%s", a.output())
 		assert.Contains(t, a.stderr.String(), "lost the plan's lock")

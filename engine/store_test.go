@@ -3,11 +3,8 @@ package engine_test
 import (
 	"context"
 	"fmt"
-	"io"
-	"net"
 	"path/filepath"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -58,40 +55,9 @@ func storeSuite(t *testing.T, newStore func(t *testing.T) engine.Store) {
 		return withJournal(t, l)
 	}
 
-	// The stop mark: set by one process, seen by the lock holder before
-	// its next create, kept until cleared, and readable without the lock.
-	t.Run("stop mark", func(t *testing.T) {
-		t.Parallel()
-		s := newStore(t)
-		m, err := s.ReadStop(ctx, cardKey)
-		require.NoError(t, err)
-		assert.Nil(t, m, "no mark on a plan never stopped")
-		l := lock(t, s, holderA)
-		defer l.Release()
-		m, err = l.Stopped()
-		require.NoError(t, err)
-		assert.Nil(t, m)
-
-		mark := &engine.StopMark{At: time.Date(2026, 11, 21, 2, 0, 0, 0, time.UTC), By: holderB}
-		require.NoError(t, s.SetStop(ctx, cardKey, mark))
-		m, err = l.Stopped()
-		require.NoError(t, err)
-		require.NotNil(t, m, "the holder sees a mark set while it holds the lock")
-		assert.True(t, mark.At.Equal(m.At))
-		assert.Equal(t, holderB.Host, m.By.Host)
-		other, err := s.ReadStop(ctx, engine.PlanKey{Name: "other", BaseURL: cardKey.BaseURL})
-		require.NoError(t, err)
-		assert.Nil(t, other, "a mark stops its own plan only")
-
-		require.NoError(t, s.SetStop(ctx, cardKey, nil))
-		m, err = l.Stopped()
-		require.NoError(t, err)
-		assert.Nil(t, m, "cleared")
-		m, err = s.ReadStop(ctx, cardKey)
-		require.NoError(t, err)
-		assert.Nil(t, m)
-	})
-
+	// Locks, fencing of raw appends and stop marks are the conformance
+	// suite's (package statetest, run by each store); this suite checks
+	// the journal's meaning through each store.
 	t.Run("replay", func(t *testing.T) {
 		t.Parallel()
 		s := newStore(t)
@@ -158,49 +124,6 @@ func storeSuite(t *testing.T, newStore func(t *testing.T) engine.Store) {
 		require.NoError(t, err)
 		assert.Equal(t, int64(502), j.State("b").NotificationID)
 		assert.Equal(t, lineage, j.Lineage())
-	})
-
-	t.Run("exclusion", func(t *testing.T) {
-		t.Parallel()
-		s := newStore(t)
-		a := lock(t, s, holderA)
-		_, err := s.Lock(ctx, engine.LockRequest{PlanKey: cardKey, Owner: holderB})
-		var locked *engine.LockedError
-		require.ErrorAs(t, err, &locked)
-		assert.Equal(t, holderA.PID, locked.Owner.PID, "the refusal names the holder")
-		assert.Equal(t, holderA.Host, locked.Owner.Host)
-		assert.Equal(t, holderA.Command, locked.Owner.Command)
-		assert.True(t, holderA.Since.Equal(locked.Owner.Since), "since %v", locked.Owner.Since)
-		assert.True(t, engine.IsRefused(err))
-
-		// Another plan, or the same plan against another service, is
-		// another lock.
-		other, err := s.Lock(ctx, engine.LockRequest{PlanKey: engine.PlanKey{Name: "card", BaseURL: "https://other.example.com"}, Owner: holderB})
-		require.NoError(t, err)
-		require.NoError(t, other.Release())
-
-		// A run that waits is told who holds the lock, and gets it once
-		// the holder lets go.
-		// The holder lets go only once the run is told it waits, so the
-		// run surely waited.
-		waiting := make(chan engine.LockOwner, 1)
-		released := make(chan engine.LockOwner)
-		go func() {
-			h := <-waiting
-			a.Release()
-			released <- h
-		}()
-		b, err := s.Lock(ctx, engine.LockRequest{PlanKey: cardKey, Owner: holderB, Timeout: time.Minute,
-			Waiting: func(h engine.LockOwner) { waiting <- h }})
-		require.NoError(t, err)
-		defer b.Release()
-		h := <-released
-		assert.Equal(t, holderA.Host, h.Host, "the waiting run was told the holder")
-
-		// Unlock refuses a live lock without force.
-		_, err = s.Unlock(ctx, cardKey, false)
-		require.ErrorAs(t, err, &locked)
-		assert.Equal(t, holderB.Host, locked.Owner.Host)
 	})
 
 	t.Run("fencing", func(t *testing.T) {
@@ -273,10 +196,10 @@ func TestPostgresWriteChecksTheEpoch(t *testing.T) {
 
 // pgStore is a store in a fresh schema, optionally reached through a
 // proxy that counts the client's messages.
-func pgStore(t testing.TB, via *countingProxy) *pgstate.Store {
+func pgStore(t testing.TB, via *pgtest.Proxy) *pgstate.Store {
 	url, _ := pgtest.Schema(t)
 	if via != nil {
-		url = strings.Replace(url, "127.0.0.1:5432", via.addr(), 1)
+		url = strings.Replace(url, "127.0.0.1:5432", via.Addr(), 1)
 	}
 	cfg, err := pgstate.ParseURL(url, "", false)
 	require.NoError(t, err)
@@ -360,62 +283,14 @@ func BenchmarkJournalRecord(b *testing.B) {
 	})
 	b.Run("postgres", func(b *testing.B) {
 		pgtest.ServerURL(b)
-		proxy := newCountingProxy(b, "127.0.0.1:5432")
-		record(b, pgStore(b, proxy), proxy.sent.Load)
+		proxy := pgtest.NewProxy(b, "127.0.0.1:5432")
+		record(b, pgStore(b, proxy), proxy.Sent)
 	})
 	b.Run("postgres-direct", func(b *testing.B) {
 		pgtest.ServerURL(b)
 		record(b, pgStore(b, nil), func() int64 { return 0 })
 	})
 }
-
-// countingProxy forwards TCP to the database and counts what the client
-// sends in one go: pgx sends a statement's messages in one write and waits
-// for the answer, so on loopback each is one round trip.
-type countingProxy struct {
-	ln   net.Listener
-	sent atomic.Int64
-}
-
-func newCountingProxy(t testing.TB, target string) *countingProxy {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	p := &countingProxy{ln: ln}
-	t.Cleanup(func() { ln.Close() })
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			up, err := net.Dial("tcp", target)
-			if err != nil {
-				c.Close()
-				continue
-			}
-			go func() {
-				defer up.Close()
-				buf := make([]byte, 64<<10)
-				for {
-					n, err := c.Read(buf)
-					if n > 0 {
-						p.sent.Add(1)
-						if _, err := up.Write(buf[:n]); err != nil {
-							return
-						}
-					}
-					if err != nil {
-						return
-					}
-				}
-			}()
-			go func() { io.Copy(c, up); c.Close() }()
-		}
-	}()
-	return p
-}
-
-func (p *countingProxy) addr() string { return p.ln.Addr().String() }
 
 // journaled is a lease with the journal the engine opens under it.
 type journaled struct {
