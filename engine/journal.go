@@ -166,12 +166,7 @@ func (j *Journal) apply(e journalEntry) {
 		return
 	}
 	j.changes = append(j.changes, labelChange{e.Serial, e.Label})
-	s := j.labels[e.Label]
-	if s == nil {
-		s = &labelState{}
-		j.labels[e.Label] = s
-		j.order = append(j.order, e.Label)
-	}
+	s := foldKey(&j.labels, &j.order, e.Label)
 	if e.BetID != "" {
 		s.BetID = e.BetID
 	}
@@ -200,6 +195,22 @@ func (j *Journal) apply(e journalEntry) {
 	case opCanceled:
 		s.Canceled = true
 	}
+}
+
+// foldKey is the state a fold of the journal keeps for key (a label, a
+// publication), made on first sight and remembered in first-seen order:
+// the one shape every record kind folds into.
+func foldKey[S any](states *map[string]*S, order *[]string, key string) *S {
+	if *states == nil {
+		*states = map[string]*S{}
+	}
+	s := (*states)[key]
+	if s == nil {
+		s = new(S)
+		(*states)[key] = s
+		*order = append(*order, key)
+	}
+	return s
 }
 
 // append hands one entry to the log and applies it once it is durable.
