@@ -56,7 +56,7 @@ func engineOptions(sys *sysIO, planFile string, state stateOptions, conn *connec
 	}
 	if conn.simulated {
 		state.rehearsalNote(sys)
-		opts.Store = engine.LocalStore{Layout: opts.State}
+		opts.Store = rehearsalStore(opts.State)
 		return opts, nil
 	}
 	store, err := state.store(sys, conn.insecure, opts.State)

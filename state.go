@@ -31,6 +31,17 @@ func (s *stateOptions) store(sys *sysIO, insecure bool, layout engine.Layout) (e
 	return engine.HostLocked(layout, shared), nil
 }
 
+// rehearsalStore is where a rehearsal keeps its state: the local files of
+// its own layout (sim/ in the state dir), never a shared state.
+func rehearsalStore(layout engine.Layout) engine.Store { return engine.LocalStore{Layout: layout} }
+
+// scratchState is a layout nothing has written to, and its store, for a
+// preview against a simulated world that has no history.
+func scratchState(layout engine.Layout) (engine.Layout, engine.Store) {
+	scratch := layout.Scratch()
+	return scratch, rehearsalStore(scratch)
+}
+
 // sharedStore is the database --state names, or nil for none. A URL
 // betplan cannot use is a usage error that never shows its password.
 func (s *stateOptions) sharedStore(sys *sysIO, insecure bool) (engine.Store, error) {
