@@ -3,6 +3,7 @@ package local
 import (
 	"context"
 	"errors"
+	"os"
 	"time"
 
 	"github.com/betplan/betplan/engine/state"
@@ -26,7 +27,10 @@ func (s hostLocked) String() string { return s.shared.String() }
 func (s hostLocked) Lock(ctx context.Context, req state.LockRequest) (state.Lease, error) {
 	start := time.Now()
 	path := s.host.Layout.LockPath(req.Name, req.BaseURL)
-	earlier := ReadLockOwner(path)
+	earlier := req.Earlier
+	if earlier.PID == 0 {
+		earlier = ReadLockOwner(path)
+	}
 	lock, err := acquireLock(ctx, path, req.Owner, req.Timeout, req.Waiting)
 	if err != nil {
 		return nil, err
@@ -46,8 +50,20 @@ func (s hostLocked) ReadLog(ctx context.Context, key state.PlanKey) ([][]byte, e
 	return s.shared.ReadLog(ctx, key)
 }
 
+// Unlock unlocks the shared lock; forced, it also removes this host's lock
+// file, so a run here can take over from the fenced one at once.
 func (s hostLocked) Unlock(ctx context.Context, key state.PlanKey, force bool) (state.LockOwner, error) {
-	return s.shared.Unlock(ctx, key, force)
+	owner, err := s.shared.Unlock(ctx, key, force)
+	if err != nil || !force {
+		return owner, err
+	}
+	path := s.host.Layout.LockPath(key.Name, key.BaseURL)
+	if _, err := os.Stat(path); err == nil {
+		if _, err := Unlock(path, true); err != nil {
+			return owner, err
+		}
+	}
+	return owner, nil
 }
 
 func (s hostLocked) SetStop(ctx context.Context, key state.PlanKey, mark *state.StopMark) error {
