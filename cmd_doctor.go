@@ -61,7 +61,7 @@ func runDoctor(ctx context.Context, sys *sysIO, o *doctorOptions, args []string)
 		return err
 	}
 	defer s.close()
-	rep := engine.Examine(ctx, s.conn.client, s.conn.baseURL, s.conn.clock.Now(), s.store)
+	rep := engine.Examine(ctx, s.conn.client, s.conn.baseURL, s.conn.clock.Now(), s.shared)
 	if o.Format == "json" {
 		enc := json.NewEncoder(sys.Stdout)
 		enc.SetIndent("", "  ")

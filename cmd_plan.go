@@ -81,7 +81,7 @@ func previewPlan(ctx context.Context, sys *sysIO, o *planOptions, args []string)
 	opts.Log = nil
 	if opts.Simulated {
 		// A preview on a new simulated world has no journal to read.
-		opts.State = opts.State.Scratch()
+		opts.State, opts.Store = scratchState(opts.State)
 	}
 	res, saved, err := engine.Preview(ctx, p, opts)
 	if err != nil {

@@ -35,6 +35,11 @@ type crashWorld struct {
 
 	mu      sync.Mutex
 	creates []createSeen // every create that reached the service
+	// slowCreate, when set, holds the next create that reaches the service
+	// this long before the service stores it (a create in flight), then
+	// is cleared; landed tells when it was stored.
+	slowCreate time.Duration
+	landed     chan struct{}
 }
 
 // createSeen is a create as the service received it.
@@ -56,7 +61,15 @@ func newCrashWorld(t *testing.T, bets int) *crashWorld {
 			json.Unmarshal(b, &body)
 			w.mu.Lock()
 			w.creates = append(w.creates, createSeen{Label: body.Label, At: time.Now()})
+			slow, landed := w.slowCreate, w.landed
+			w.slowCreate = 0
 			w.mu.Unlock()
+			if slow > 0 {
+				time.Sleep(slow)
+				svc.ServeHTTP(rw, r)
+				close(landed)
+				return
+			}
 		}
 		svc.ServeHTTP(rw, r)
 	}))

@@ -11,7 +11,9 @@ type commandSetup struct {
 	sys   *sysIO
 	state stateOptions
 	conn  *connection
-	store engine.Store // nil: each plan's local files
+	// shared is the database --state names, nil for none; each plan's
+	// store is chosen from it and the plan's layout (stateOptions.store).
+	shared engine.Store
 }
 
 // setUp connects as the flags and the environment say. With
@@ -32,12 +34,12 @@ func setUp(sys *sysIO, service *serviceOptions, state stateOptions, rehearsal *r
 	if err != nil {
 		return nil, err
 	}
-	store, err := state.sharedStore(sys, conn.insecure)
+	shared, err := state.sharedStore(sys, conn.insecure)
 	if err != nil {
 		conn.close()
 		return nil, err
 	}
-	s.conn, s.store = conn, store
+	s.conn, s.shared = conn, shared
 	return s, nil
 }
 
@@ -47,6 +49,11 @@ func (s *commandSetup) close() { s.conn.close() }
 func (s *commandSetup) options(planFile string) engine.Options {
 	c := s.conn
 	logRetries(c.client, s.sys.Stderr, c.clock)
+	layout := engine.NewLayout(s.state.StateDir, planFile, c.simulated)
+	store := rehearsalStore(layout)
+	if !c.simulated {
+		store = storeFor(layout, s.shared)
+	}
 	return engine.Options{
 		Backend:   c.client,
 		Clock:     c.clock,
@@ -54,8 +61,8 @@ func (s *commandSetup) options(planFile string) engine.Options {
 		Version:   version,
 		Simulated: c.simulated,
 		PlanFile:  planFile,
-		State:     engine.NewLayout(s.state.StateDir, planFile, c.simulated),
-		Store:     s.store,
+		State:     layout,
+		Store:     store,
 		Log:       s.sys.Stderr,
 
 		TipsterAPIKey: c.tipsterKey,
@@ -70,9 +77,10 @@ func stateOnly(sys *sysIO, service *serviceOptions, state stateOptions, planFile
 	if err != nil {
 		return engine.Options{}, err
 	}
-	store, err := state.sharedStore(sys, service.Insecure)
+	layout := engine.NewLayout(state.StateDir, planFile, false)
+	store, err := state.store(sys, service.Insecure, layout)
 	if err != nil {
 		return engine.Options{}, err
 	}
-	return engine.Options{BaseURL: base, PlanFile: planFile, State: engine.NewLayout(state.StateDir, planFile, false), Store: store}, nil
+	return engine.Options{BaseURL: base, PlanFile: planFile, State: layout, Store: store}, nil
 }

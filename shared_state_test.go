@@ -5,16 +5,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"math/rand/v2"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -42,10 +39,19 @@ type machineRun struct {
 
 // onMachine prepares `betplan ARGS...` on machine name with --state.
 func (w *crashWorld) onMachine(name, state string, args ...string) *machineRun {
+	return w.onMachineAt(name, w.url, state, args...)
+}
+
+// onMachineAt is onMachine with the service spelled baseURL, and no
+// --state when state is empty (the local state of that machine).
+func (w *crashWorld) onMachineAt(name, baseURL, state string, args ...string) *machineRun {
 	exe, err := os.Executable()
 	require.NoError(w.t, err)
 	home := filepath.Join(w.dir, name)
-	all := append(slices.Clone(args), "--base-url", w.url, "--state", state)
+	all := append(slices.Clone(args), "--base-url", baseURL)
+	if state != "" {
+		all = append(all, "--state", state)
+	}
 	if args[0] != "unlock" {
 		all = append(all, "--state-dir", filepath.Join(home, "state"), "--max-rps", "50", "--http-timeout", "2s")
 	}
@@ -53,7 +59,10 @@ func (w *crashWorld) onMachine(name, state string, args ...string) *machineRun {
 		all = append(all, "--report-dir", filepath.Join(home, "report"))
 	}
 	if args[0] == "run" {
-		all = append(all, "--yes", "--ambiguous-grace", "1s")
+		all = append(all, "--yes")
+		if !slices.Contains(args, "--ambiguous-grace") {
+			all = append(all, "--ambiguous-grace", "1s")
+		}
 	}
 	m := &machineRun{w: w, name: name}
 	m.cmd = exec.Command(exe, all...)
@@ -212,7 +221,9 @@ func TestSharedStateRandomKills(t *testing.T) {
 	t.Parallel()
 	state, _ := sharedState(t)
 	w := newCrashWorld(t, 6)
-	rng := rand.New(rand.NewPCG(14, uint64(time.Now().UnixNano())))
+	seed := uint64(time.Now().UnixNano())
+	t.Logf("kill times from seed %d", seed)
+	rng := rand.New(rand.NewPCG(14, seed))
 	for i := range 10 {
 		machine := []string{"a", "b"}[i%2]
 		m := w.onMachine(machine, state, "run", w.plan, "--no-wait").start()
@@ -282,65 +293,12 @@ func TestSharedStateFencing(t *testing.T) {
 	}
 }
 
-// cutProxy forwards TCP to the database until cut, as if the database
-// went away (the shared server itself keeps running for everyone else).
-type cutProxy struct {
-	ln    net.Listener
-	mu    sync.Mutex
-	conns []net.Conn
-	cut_  bool
-}
-
-func newCutProxy(t *testing.T, target string) *cutProxy {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	p := &cutProxy{ln: ln}
-	t.Cleanup(p.cut)
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			up, err := net.Dial("tcp", target)
-			if err != nil {
-				c.Close()
-				continue
-			}
-			p.mu.Lock()
-			if p.cut_ {
-				p.mu.Unlock()
-				c.Close()
-				up.Close()
-				return
-			}
-			p.conns = append(p.conns, c, up)
-			p.mu.Unlock()
-			go func() { io.Copy(up, c); up.Close() }()
-			go func() { io.Copy(c, up); c.Close() }()
-		}
-	}()
-	return p
-}
-
-func (p *cutProxy) addr() string { return p.ln.Addr().String() }
-
-func (p *cutProxy) cut() {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.cut_ = true
-	p.ln.Close()
-	for _, c := range p.conns {
-		c.Close()
-	}
-}
-
 // proxiedState is the test schema's URL through a proxy, with a password
 // (trust authentication ignores it) that must never be printed.
-func proxiedState(t *testing.T, state string, p *cutProxy) string {
+func proxiedState(t *testing.T, state string, p *pgtest.Proxy) string {
 	t.Helper()
-	state = strings.Replace(state, "postgres://postgres@127.0.0.1:5432/", "postgres://postgres:Hunter2sekrit@"+p.addr()+"/", 1)
-	require.Contains(t, state, p.addr(), "the test database is not the default one: cannot proxy it")
+	state = strings.Replace(state, "postgres://postgres@127.0.0.1:5432/", "postgres://postgres:Hunter2sekrit@"+p.Addr()+"/", 1)
+	require.Contains(t, state, p.Addr(), "the test database is not the default one: cannot proxy it")
 	return state
 }
 
@@ -365,9 +323,9 @@ func TestSharedStateDatabaseDown(t *testing.T) {
 	t.Run("before the run", func(t *testing.T) {
 		t.Parallel()
 		state, _ := sharedState(t)
-		p := newCutProxy(t, "127.0.0.1:5432")
+		p := pgtest.NewProxy(t, "127.0.0.1:5432")
 		state = proxiedState(t, state, p)
-		p.cut()
+		p.Cut()
 		w := newCrashWorld(t, 3)
 		for _, args := range [][]string{
 			{"run", w.plan, "--no-wait"},
@@ -377,7 +335,7 @@ func TestSharedStateDatabaseDown(t *testing.T) {
 		} {
 			m := w.onMachine("a", state, args...)
 			require.Equal(t, 3, m.run(), "%v: the shared state out of reach is a refusal\n%s", args, m.output())
-			assert.Contains(t, m.stderr.String(), "the shared state postgres://postgres:xxxxx@"+p.addr())
+			assert.Contains(t, m.stderr.String(), "the shared state postgres://postgres:xxxxx@"+p.Addr())
 			m.assertNoPassword()
 			assert.Empty(t, w.svc.Requests(), "%v: no request to the service", args)
 			if args[0] == "run" {
@@ -390,11 +348,11 @@ func TestSharedStateDatabaseDown(t *testing.T) {
 	t.Run("mid-run", func(t *testing.T) {
 		t.Parallel()
 		state, schema := sharedState(t)
-		p := newCutProxy(t, "127.0.0.1:5432")
+		p := pgtest.NewProxy(t, "127.0.0.1:5432")
 		w := newCrashWorld(t, 3)
 		a := w.onMachine("a", proxiedState(t, state, p), "run", w.plan, "--no-wait").pauseAt("created:1").start()
 		a.waitPaused()
-		p.cut()
+		p.Cut()
 		a.resume()
 		require.Equal(t, 3, a.wait(), "%s", a.output())
 		assert.Contains(t, a.stderr.String(), "lost the plan's lock")

@@ -16,8 +16,39 @@ func (s *stateOptions) rawURL(sys *sysIO) string {
 	return sys.Getenv("BETPLAN_STATE")
 }
 
-// sharedStore is the one place that chooses where a plan's journal and
-// lock live: the database --state names, or (nil) the local files. A URL
+// store is the one place that chooses where a plan's journal and lock
+// live: the local files of layout, or the database --state names, whose
+// runs also take this host's lock file first (a run with --state and one
+// without, on one machine, meet at that lock).
+func (s *stateOptions) store(sys *sysIO, insecure bool, layout engine.Layout) (engine.Store, error) {
+	shared, err := s.sharedStore(sys, insecure)
+	if err != nil {
+		return nil, err
+	}
+	return storeFor(layout, shared), nil
+}
+
+// storeFor is a plan's store: its local files, or the shared one behind
+// this host's lock file.
+func storeFor(layout engine.Layout, shared engine.Store) engine.Store {
+	if shared == nil {
+		return engine.LocalStore{Layout: layout}
+	}
+	return engine.HostLocked(layout, shared)
+}
+
+// rehearsalStore is where a rehearsal keeps its state: the local files of
+// its own layout (sim/ in the state dir), never a shared state.
+func rehearsalStore(layout engine.Layout) engine.Store { return engine.LocalStore{Layout: layout} }
+
+// scratchState is a layout nothing has written to, and its store, for a
+// preview against a simulated world that has no history.
+func scratchState(layout engine.Layout) (engine.Layout, engine.Store) {
+	scratch := layout.Scratch()
+	return scratch, rehearsalStore(scratch)
+}
+
+// sharedStore is the database --state names, or nil for none. A URL
 // betplan cannot use is a usage error that never shows its password.
 func (s *stateOptions) sharedStore(sys *sysIO, insecure bool) (engine.Store, error) {
 	raw := s.rawURL(sys)

@@ -36,7 +36,7 @@ func Cancel(ctx context.Context, p *plan.Plan, ids []string, opts Options) (*Res
 		return r.cancelOpen(ctx, want, true)
 	})
 	r.finish(res, err)
-	return res, err
+	return reported(res, err)
 }
 
 // checkCancelID refuses an id that names no bet of the plan, or no

@@ -60,7 +60,7 @@ func CheckCancelIDs(ctx context.Context, p *plan.Plan, ids []string, opts Option
 		if !read {
 			o := opts
 			o.withDefaults()
-			j, err := o.Store.ReadJournal(ctx, PlanKey{Name: p.Name, BaseURL: o.BaseURL})
+			j, err := ReadPlanJournal(ctx, o.Store, PlanKey{Name: p.Name, BaseURL: o.BaseURL})
 			if err != nil {
 				return err
 			}

@@ -118,7 +118,7 @@ func Examine(ctx context.Context, c DoctorBackend, baseURL string, now time.Time
 	examineReadiness(ctx, rep, c)
 	examineClock(rep, c)
 	if store != nil {
-		if _, err := store.ReadJournal(ctx, PlanKey{Name: "betplan-doctor", BaseURL: baseURL}); err != nil {
+		if _, err := store.ReadLog(ctx, PlanKey{Name: "betplan-doctor", BaseURL: baseURL}); err != nil {
 			rep.add("state", LevelFail, "%v", err)
 		} else {
 			rep.add("state", LevelOK, "%s is reachable", store)

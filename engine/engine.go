@@ -47,8 +47,9 @@ type Options struct {
 	// State is where the reports (and, with no Store, the journal and the
 	// lock) live; zero fields take NewLayout's defaults.
 	State Layout
-	// Store keeps the plan's journal and lock; nil means the local files
-	// of State.
+	// Store keeps the plan's journal and lock. betplan's main always
+	// chooses it (state.go); nil, for the engine's own tests, is the local
+	// files of State.
 	Store Store
 	// LockTimeout is how long to wait for another run of the plan.
 	LockTimeout time.Duration
@@ -116,7 +117,7 @@ func (o *Options) withDefaults() {
 	if o.Clock == nil {
 		o.Clock = RealClock()
 	}
-	o.State = o.State.withDefaults(o.PlanFile)
+	o.State = o.State.WithDefaults(o.PlanFile)
 	if o.Store == nil {
 		o.Store = LocalStore{Layout: o.State}
 	}

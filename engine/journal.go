@@ -1,16 +1,12 @@
 package engine
 
 import (
-	"bufio"
-	"bytes"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"sort"
 	"sync"
 	"time"
@@ -28,6 +24,11 @@ const (
 	opAbsent   = "absent"   // after an ambiguous create, the label was not found over the grace window
 	opFailed   = "failed"   // the service refused the create
 	opCanceled = "canceled" // betplan cancel succeeded
+	// opSettled ends the doubt an init entry began with: a journal begun
+	// when this host had run the plan before (its journal lost, a create
+	// perhaps in flight) has every label looked up over the grace window
+	// before its first create.
+	opSettled = "doubt_settled"
 )
 
 type journalEntry struct {
@@ -81,8 +82,13 @@ type Journal struct {
 	lineage string
 	serial  int64
 	labels  map[string]*labelState
-	order   []string             // labels in first-seen order
-	fresh   bool                 // the journal did not exist before
+	order   []string // labels in first-seen order
+	fresh   bool     // the journal did not exist before
+	// repaired says what opening the journal cut off, for the run's log.
+	repaired string
+	// doubt is why every label is in doubt (opInDoubt) until settled.
+	doubt   string
+	settled bool
 	pubs    map[string]*pubState // tips and pre-alerts by key (tips.go)
 	pubKeys []string             // their keys in first-seen order
 	// changes lists, entry by entry, the label each entry changed, so the
@@ -90,42 +96,40 @@ type Journal struct {
 	changes []labelChange
 }
 
-// JournalLog keeps a journal's entries.
+// JournalLog keeps a journal's entries: a lease's log (state.Log), or a
+// journal file opened without a lock.
 type JournalLog interface {
 	// Append makes one entry durable before it returns. entry is its JSON
 	// object; serial numbers it within the plan's journal (1, 2, ...).
 	Append(serial int64, entry []byte) error
-	Close() error
 }
 
 func newJournal(log JournalLog) *Journal {
 	return &Journal{log: log, labels: make(map[string]*labelState)}
 }
 
-// ReplayJournal builds a journal from its entries (JSON objects in serial
-// order, as Append received them). With a log it is open for writing: a
-// new journal starts with its init entry. Every entry must read: a store
-// that writes whole rows has no torn last line to forgive.
-func ReplayJournal(entries [][]byte, log JournalLog) (*Journal, error) {
+// replayRecords builds a journal from its records (JSON objects in serial
+// order, as Append received them), open for writing with a log. Every
+// record must read: a store hands over whole records only.
+func replayRecords(where string, records [][]byte, log JournalLog) (*Journal, error) {
 	j := newJournal(log)
-	j.fresh = len(entries) == 0
-	for i, b := range entries {
+	j.fresh = len(records) == 0
+	for i, b := range records {
 		var e journalEntry
 		if err := json.Unmarshal(b, &e); err != nil {
-			return nil, fmt.Errorf("entry %d: %v", i+1, err)
+			return nil, &BadJournalError{Path: where, Line: i + 1, Reason: fmt.Sprintf("record %d does not read (%v)", i+1, err)}
 		}
 		j.apply(e)
-	}
-	if log != nil {
-		if err := j.begin(); err != nil {
-			return nil, err
-		}
 	}
 	return j, nil
 }
 
 // begin gives a journal with no lineage yet its lineage and init entry.
-func (j *Journal) begin() error {
+// A new journal on a host that ran the plan before (earlier) is a lost
+// one: a create may have been in flight when it was lost, and lands after
+// a single look-up finds nothing. Its init entry says so, in the same
+// write, so every label is in doubt until a run settles it.
+func (j *Journal) begin(earlier LockOwner) error {
 	if j.lineage != "" {
 		return nil
 	}
@@ -134,105 +138,11 @@ func (j *Journal) begin() error {
 		return err
 	}
 	j.lineage = hex.EncodeToString(b[:])
-	return j.append(journalEntry{Op: opInit})
-}
-
-// fileLog is a journal's local file: JSON lines, each fsync'd before the
-// call it announces.
-type fileLog struct{ f *os.File }
-
-func (l *fileLog) Append(_ int64, entry []byte) error {
-	if _, err := l.f.Write(append(entry, '\n')); err != nil {
-		return fmt.Errorf("write journal: %w", err)
+	init := journalEntry{Op: opInit}
+	if earlier.PID != 0 {
+		init.Error = fmt.Sprintf("no journal of this plan was found, but %s ran it on this host", earlier)
 	}
-	if err := l.f.Sync(); err != nil {
-		return fmt.Errorf("sync journal: %w", err)
-	}
-	return nil
-}
-
-func (l *fileLog) Close() error { return l.f.Close() }
-
-// OpenJournal opens (or creates) the journal at path and replays it.
-func OpenJournal(path string) (*Journal, error) {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return nil, fmt.Errorf("create state dir: %w", err)
-	}
-	j := newJournal(nil)
-	data, err := os.ReadFile(path)
-	switch {
-	case errors.Is(err, os.ErrNotExist):
-		j.fresh = true
-	case err != nil:
-		return nil, fmt.Errorf("read journal: %w", err)
-	default:
-		if err := j.replay(data); err != nil {
-			return nil, fmt.Errorf("journal %s: %w", path, err)
-		}
-	}
-	// A torn last line (a crash mid-write) is cut off before appending, or
-	// the next entry would be glued to it and lost on the next replay.
-	if n := len(data); n > 0 && data[n-1] != '\n' {
-		if err := os.Truncate(path, int64(bytes.LastIndexByte(data, '\n')+1)); err != nil {
-			return nil, fmt.Errorf("repair journal: %w", err)
-		}
-	}
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
-	if err != nil {
-		return nil, fmt.Errorf("open journal: %w", err)
-	}
-	j.log = &fileLog{f: f}
-	if err := j.begin(); err != nil {
-		f.Close()
-		return nil, err
-	}
-	return j, nil
-}
-
-// ReadJournal replays a journal without opening it for writing; a missing
-// journal reads as empty.
-func ReadJournal(path string) (*Journal, error) {
-	j := newJournal(nil)
-	data, err := os.ReadFile(path)
-	if errors.Is(err, os.ErrNotExist) {
-		j.fresh = true
-		return j, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("read journal: %w", err)
-	}
-	if err := j.replay(data); err != nil {
-		return nil, fmt.Errorf("journal %s: %w", path, err)
-	}
-	return j, nil
-}
-
-func (j *Journal) replay(data []byte) error {
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	sc.Buffer(make([]byte, 0, 64*1024), 4<<20)
-	line := 0
-	var pendingErr error
-	for sc.Scan() {
-		line++
-		b := bytes.TrimSpace(sc.Bytes())
-		if len(b) == 0 {
-			continue
-		}
-		if pendingErr != nil {
-			// A bad line followed by good ones is corruption, not a torn write.
-			return pendingErr
-		}
-		var e journalEntry
-		if err := json.Unmarshal(b, &e); err != nil {
-			// A crash mid-write leaves a torn last line. Ignore it: the
-			// entry before it still says what was announced. Only a bad
-			// line with good ones after it is an error.
-			pendingErr = fmt.Errorf("line %d: %v", line, err)
-			continue
-		}
-		j.apply(e)
-	}
-	return sc.Err()
+	return j.append(init)
 }
 
 func (j *Journal) apply(e journalEntry) {
@@ -242,6 +152,12 @@ func (j *Journal) apply(e journalEntry) {
 	if e.Serial > j.serial {
 		j.serial = e.Serial
 	}
+	switch e.Op {
+	case opInit:
+		j.doubt = e.Error
+	case opSettled:
+		j.doubt, j.settled = "", true
+	}
 	if len(e.Tips) > 0 {
 		j.applyPub(e)
 		return
@@ -250,12 +166,7 @@ func (j *Journal) apply(e journalEntry) {
 		return
 	}
 	j.changes = append(j.changes, labelChange{e.Serial, e.Label})
-	s := j.labels[e.Label]
-	if s == nil {
-		s = &labelState{}
-		j.labels[e.Label] = s
-		j.order = append(j.order, e.Label)
-	}
+	s := foldKey(&j.labels, &j.order, e.Label)
 	if e.BetID != "" {
 		s.BetID = e.BetID
 	}
@@ -284,6 +195,22 @@ func (j *Journal) apply(e journalEntry) {
 	case opCanceled:
 		s.Canceled = true
 	}
+}
+
+// foldKey is the state a fold of the journal keeps for key (a label, a
+// publication), made on first sight and remembered in first-seen order:
+// the one shape every record kind folds into.
+func foldKey[S any](states *map[string]*S, order *[]string, key string) *S {
+	if *states == nil {
+		*states = map[string]*S{}
+	}
+	s := (*states)[key]
+	if s == nil {
+		s = new(S)
+		(*states)[key] = s
+		*order = append(*order, key)
+	}
+	return s
 }
 
 // append hands one entry to the log and applies it once it is durable.
@@ -378,6 +305,13 @@ func (j *Journal) Serial() int64 { j.mu.Lock(); defer j.mu.Unlock(); return j.se
 // Lineage identifies this journal across runs.
 func (j *Journal) Lineage() string { return j.lineage }
 
+// Repaired says what opening the journal cut off (a torn last write), or
+// "".
+func (j *Journal) Repaired() string { return j.repaired }
+
+// inDoubt says why every label of the plan is in doubt, or "".
+func (j *Journal) inDoubt() string { j.mu.Lock(); defer j.mu.Unlock(); return j.doubt }
+
 // Fresh reports whether the journal did not exist before this run.
 func (j *Journal) Fresh() bool { return j.fresh }
 
@@ -399,12 +333,12 @@ func (j *Journal) Committed() (amount float64, count int) {
 func (j *Journal) Close() error {
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	if j.log == nil {
-		return nil
-	}
-	err := j.log.Close()
+	c, ok := j.log.(io.Closer)
 	j.log = nil
-	return err
+	if !ok {
+		return nil // a lease's log: Release closes it
+	}
+	return c.Close()
 }
 
 var _ io.Closer = (*Journal)(nil)

@@ -66,8 +66,70 @@ func TestJournalCorruptionIsAnError(t *testing.T) {
 	}
 	require.NoError(t, os.WriteFile(path, []byte(strings.Join(lines, "\n")+"\n"), 0o644))
 	_, err := OpenJournal(path)
-	require.Error(t, err)
-	assert.Contains(t, err.Error(), "line 2")
+	var bad *BadJournalError
+	require.ErrorAs(t, err, &bad)
+	assert.Equal(t, 2, bad.Line)
+	assert.Contains(t, err.Error(), path+":2")
+	assert.True(t, IsRefused(err), "exit 3")
+	_, err = ReadJournal(path)
+	require.ErrorAs(t, err, &bad)
+}
+
+// A torn last write, with or without its newline, is cut off before the
+// next record is appended, and kept beside the journal: the journal then
+// reads whole, run after run.
+func TestJournalTornTailIsRepairedOnce(t *testing.T) {
+	for name, tail := range map[string]string{
+		"no newline":   `{"serial":3,"lineage":"x","op":"crea`,
+		"newline":      `{"serial":3,"lineage":"x","op":"crea` + "\n",
+		"garbage":      "\x00\x00\x00\n\n",
+		"whole record": `{"serial":3,"lineage":"x","op":"creating","label":"b"}`,
+	} {
+		t.Run(name, func(t *testing.T) {
+			dir := t.TempDir()
+			path := filepath.Join(dir, "p.journal.jsonl")
+			head := `{"serial":1,"lineage":"x","op":"init"}` + "\n" + `{"serial":2,"lineage":"x","op":"creating","label":"a"}` + "\n"
+			require.NoError(t, os.WriteFile(path, []byte(head+tail), 0o644))
+			j, err := OpenJournal(path)
+			require.NoError(t, err)
+			assert.Contains(t, j.Repaired(), "torn last write")
+			assert.Nil(t, j.State("b"), "a record without its newline was never acknowledged")
+			require.NoError(t, j.Record(journalEntry{Op: opCreated, Label: "a", NotificationID: 7}))
+			require.NoError(t, j.Close())
+			kept, err := filepath.Glob(path + ".torn-*")
+			require.NoError(t, err)
+			require.Len(t, kept, 1)
+			b, err := os.ReadFile(kept[0])
+			require.NoError(t, err)
+			assert.Equal(t, tail, string(b), "the torn bytes are kept")
+			for range 2 {
+				j, err = OpenJournal(path)
+				require.NoError(t, err, "every later run reads the journal")
+				assert.Empty(t, j.Repaired())
+				assert.Equal(t, int64(7), j.State("a").NotificationID)
+				assert.Equal(t, int64(3), j.Serial())
+				require.NoError(t, j.Close())
+			}
+		})
+	}
+}
+
+// A journal that is a symbolic link is refused, not followed.
+func TestJournalSymlinkIsRefused(t *testing.T) {
+	dir := t.TempDir()
+	target := filepath.Join(dir, "elsewhere.jsonl")
+	require.NoError(t, os.WriteFile(target, []byte(`{"serial":1,"lineage":"x","op":"init"}`+"\n"), 0o644))
+	path := filepath.Join(dir, "p.journal.jsonl")
+	require.NoError(t, os.Symlink(target, path))
+	for _, open := range []func(string) (*Journal, error){OpenJournal, ReadJournal} {
+		_, err := open(path)
+		var bad *BadJournalError
+		require.ErrorAs(t, err, &bad)
+		assert.Contains(t, err.Error(), "symbolic link")
+	}
+	b, err := os.ReadFile(target)
+	require.NoError(t, err)
+	assert.Equal(t, `{"serial":1,"lineage":"x","op":"init"}`+"\n", string(b), "nothing written through the link")
 }
 
 // FuzzJournalReplay: whatever a crash or a disk leaves in the journal,
@@ -79,8 +141,12 @@ func FuzzJournalReplay(f *testing.F) {
 	f.Add([]byte(`{"serial":1,"op":"publishing","tips":[{"key":"tip:p:a:1","tip":"a","odds":3,"units":1},{"key":"tip:p:b:2"}]}` + "\n" +
 		`{"serial":2,"op":"published","tips":[{"key":"tip:p:a:1"}]}` + "\n" + `{"serial":3,"op":"prealert_unknown","tips":[{"key":"prealert:p:1","path":"/x/"}],"error":"e"}` + "\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		j := newJournal(nil)
-		if err := j.replay(data); err != nil {
+		path := filepath.Join(t.TempDir(), "p.journal.jsonl")
+		if err := os.WriteFile(path, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		j, err := ReadJournal(path)
+		if err != nil {
 			return
 		}
 		j.Committed()

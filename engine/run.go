@@ -26,6 +26,17 @@ func Run(ctx context.Context, p *plan.Plan, opts Options) (*Result, error) {
 		return r.loop(ctx)
 	})
 	r.finish(res, err)
+	return reported(res, err)
+}
+
+// reported is a command's result and error, with no result when its
+// journal could not be read: the reports stay as they were rather than
+// show the plan's bets as never created.
+func reported(res *Result, err error) (*Result, error) {
+	var bad *BadJournalError
+	if errors.As(err, &bad) {
+		return nil, err
+	}
 	return res, err
 }
 
@@ -50,7 +61,14 @@ func (r *tracker) runLocked(ctx context.Context, fn func() error) error {
 		return err
 	}
 	defer lease.Release()
-	r.lease, r.journal = lease, lease.Journal()
+	j, err := OpenLeaseJournal(r.opts.Store.String(), lease)
+	if err != nil {
+		return err
+	}
+	r.lease, r.journal = lease, j
+	if why := r.journal.Repaired(); why != "" {
+		r.logf("%s", why)
+	}
 	return fn()
 }
 
@@ -60,7 +78,12 @@ func (r *tracker) start(ctx context.Context) error {
 	if err := r.refresh(ctx); err != nil {
 		return err
 	}
-	if r.journal.Fresh() {
+	switch {
+	case r.journal.inDoubt() != "":
+		if err := r.recoverOverGrace(ctx); err != nil {
+			return err
+		}
+	case r.journal.Fresh():
 		if err := r.recover(ctx); err != nil {
 			return err
 		}
@@ -98,6 +121,26 @@ func (r *tracker) readsOutcomes() bool {
 	return r.plan.ReadsOutcomes || l.MaxLoss != nil || l.StopLoss != nil || l.TakeProfit != nil || l.MaxOpenStake != nil
 }
 
+// recoverOverGrace recovers the plan's notifications from the service over
+// the whole grace window, as after an ambiguous create, before anything is
+// created: a create in flight when the journal was lost lands within it.
+func (r *tracker) recoverOverGrace(ctx context.Context) error {
+	r.logf("%s: every bet is in doubt; looking the plan's labels up on the service for %s before any create", r.journal.inDoubt(), r.opts.AmbiguousGrace)
+	deadline := r.clock.Now().Add(r.opts.AmbiguousGrace)
+	for {
+		if err := r.recover(ctx); err != nil {
+			return err
+		}
+		if !r.clock.Now().Before(deadline) {
+			break
+		}
+		if err := r.clock.Sleep(ctx, r.opts.LookupInterval); err != nil {
+			return err
+		}
+	}
+	return r.journal.Record(journalEntry{Op: opSettled})
+}
+
 // recover scans the service's recent notifications for the plan's label
 // prefix and adopts them into a new journal: a lost state dir must never
 // lead to a second create, nor to limits that forget earlier bets.
@@ -111,6 +154,9 @@ func (r *tracker) recover(ctx context.Context) error {
 	}
 	for i := range found {
 		n := &found[i]
+		if s := r.journal.State(n.Label); s != nil && s.created() {
+			continue // recovered by an earlier scan
+		}
 		betID := betIDFromLabel(r.plan.Name, n.Label)
 		amount := notificationAmount(n, plan.AmountFieldFor(n.Type))
 		info := notificationRace(n)
@@ -337,7 +383,7 @@ func (r *tracker) unstarted(err error) {
 	// even when another run holds it open.
 	var unreachable *StateUnavailableError
 	if r.journal == nil && !errors.As(err, &unreachable) {
-		if j, jerr := r.opts.Store.ReadJournal(context.Background(), r.planKey()); jerr == nil {
+		if j, jerr := ReadPlanJournal(context.Background(), r.opts.Store, r.planKey()); jerr == nil {
 			r.journal = j
 		}
 	}

@@ -387,3 +387,70 @@ func TestNamedRaceBetsEachMeetingDay(t *testing.T) {
 	}
 	assert.Equal(t, 2, fresh, "the second day's run made its own two bets")
 }
+
+// losingStore is the local store whose lease is lost on demand; once lost,
+// reading the stop mark fails as it does through a dead connection.
+type losingStore struct {
+	engine.LocalStore
+	lease *losingLease
+}
+
+type losingLease struct {
+	engine.Lease
+	lost chan struct{}
+	once sync.Once
+}
+
+func (s *losingStore) Lock(ctx context.Context, req engine.LockRequest) (engine.Lease, error) {
+	l, err := s.LocalStore.Lock(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	s.lease = &losingLease{Lease: l, lost: make(chan struct{})}
+	return s.lease, nil
+}
+
+func (l *losingLease) lose()                 { l.once.Do(func() { close(l.lost) }) }
+func (l *losingLease) Lost() <-chan struct{} { return l.lost }
+func (l *losingLease) Err() error {
+	select {
+	case <-l.lost:
+		return &engine.LockLostError{Reason: "the connection that holds it failed"}
+	default:
+		return nil
+	}
+}
+func (l *losingLease) Stopped() (*engine.StopMark, error) {
+	if err := l.Err(); err != nil {
+		return nil, err
+	}
+	return l.Lease.Stopped()
+}
+
+// A run that loses its lock after a create creates nothing more, but
+// keeps following what it created to the end, then exits refused.
+func TestLostLockKeepsFollowing(t *testing.T) {
+	w := newWorld(t)
+	p := w.twoBetPlan("")
+	opts := w.options(w.client())
+	store := &losingStore{LocalStore: engine.LocalStore{Layout: opts.State}}
+	opts.Store = store
+	opts.Checkpoint = func(point string) {
+		if point == "created" {
+			store.lease.lose()
+		}
+	}
+	res, err := engine.Run(context.Background(), p, opts)
+	require.Error(t, err)
+	assert.True(t, engine.IsRefused(err), "exit 3: %v", err)
+	assert.Equal(t, 1, w.svc.NotificationCount(), "nothing created after the lock was lost")
+	var followed int
+	for _, b := range res.Bets {
+		if b.NotificationID != 0 {
+			followed++
+			assert.Equal(t, engine.StatusSettled, b.Status, "bet %s is followed to its end: %s", b.ID, b.Reason)
+			assert.True(t, b.Final)
+		}
+	}
+	assert.Equal(t, 1, followed)
+}

@@ -88,5 +88,5 @@ func ApplySaved(ctx context.Context, p *plan.Plan, s *SavedPlan, opts Options) (
 		return r.loop(ctx)
 	})
 	r.finish(res, err)
-	return res, err
+	return reported(res, err)
 }

@@ -2,30 +2,12 @@ package engine
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/betplan/betplan/plan"
 )
-
-// StopMark is a plan's kill switch: while it is set, no run of the plan
-// creates anything. It lives beside the plan's lock (the lock dir, or the
-// shared state), so every run that could take the lock sees it, whatever
-// its state dir. A run that holds the lock reads it before every create
-// and once per tick, and ends when it finds it; `betplan stop --resume`
-// clears it.
-type StopMark struct {
-	At time.Time `json:"at"`
-	By LockOwner `json:"by"`
-}
-
-func (m StopMark) String() string {
-	return fmt.Sprintf("stopped by %s at %s", m.By.Command, m.At.UTC().Format(time.RFC3339))
-}
 
 // StoppedError ends a run whose plan was stopped: it creates nothing more.
 type StoppedError struct{ Mark StopMark }
@@ -39,8 +21,12 @@ func (e *StoppedError) Error() string {
 
 // checkStop reads the plan's stop mark through the lock the tracker holds;
 // once found, nothing more is created and the run ends with StoppedError.
+//
+// A run that lost its lock creates nothing more already, and its lock's
+// connection may be gone: it skips the mark and keeps following what it
+// created.
 func (r *tracker) checkStop() error {
-	if r.lease == nil || r.command == commandStop {
+	if r.lease == nil || r.command == commandStop || r.lockLost() {
 		return nil
 	}
 	mark, err := r.lease.Stopped()
@@ -92,7 +78,7 @@ func Stop(ctx context.Context, p *plan.Plan, opts Options) (*Result, error) {
 		})
 	}
 	r.finish(res, err)
-	return res, err
+	return reported(res, err)
 }
 
 // Resume clears the plan's stop mark, so runs create again. It reports
@@ -171,54 +157,4 @@ func (r *tracker) cancelOpen(ctx context.Context, want map[string]bool, confirm 
 		r.logf("cancelled %s: notification %d", in.name(), in.notifID)
 	}
 	return r.poll(ctx)
-}
-
-// StopPath is the plan's stop mark beside its lock.
-func (l Layout) StopPath(planName, baseURL string) string {
-	lock := l.LockPath(planName, baseURL)
-	return lock[:len(lock)-len(filepath.Ext(lock))] + ".stop"
-}
-
-// SetStop writes (or, with a nil mark, removes) the stop mark file.
-func (s LocalStore) SetStop(_ context.Context, key PlanKey, mark *StopMark) error {
-	path := s.Layout.withDefaults("").StopPath(key.Name, key.BaseURL)
-	if mark == nil {
-		if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
-			return err
-		}
-		return nil
-	}
-	b, err := json.Marshal(mark)
-	if err != nil {
-		return err
-	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return err
-	}
-	tmp := fmt.Sprintf("%s.%d.tmp", path, os.Getpid())
-	if err := os.WriteFile(tmp, b, 0o644); err != nil {
-		return err
-	}
-	return os.Rename(tmp, path)
-}
-
-// ReadStop reads the stop mark file; nil when there is none.
-func (s LocalStore) ReadStop(_ context.Context, key PlanKey) (*StopMark, error) {
-	return readStopFile(s.Layout.withDefaults("").StopPath(key.Name, key.BaseURL))
-}
-
-func readStopFile(path string) (*StopMark, error) {
-	b, err := os.ReadFile(path)
-	if errors.Is(err, os.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	var m StopMark
-	if err := json.Unmarshal(b, &m); err != nil {
-		// A mark betplan cannot read still stops: it was meant to.
-		return &StopMark{By: LockOwner{Command: "an unreadable stop mark " + path}}, nil
-	}
-	return &m, nil
 }

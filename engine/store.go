@@ -3,90 +3,46 @@ package engine
 import (
 	"context"
 	"errors"
-	"fmt"
-	"sync"
-	"time"
+
+	"github.com/betplan/betplan/engine/state"
+	"github.com/betplan/betplan/engine/state/local"
 )
 
-// Store keeps each plan's journal and lock. There are two: the local files
-// (LocalStore, the default) and a database shared by every machine that
-// runs the plan (package pgstate). The commands never know which one they
-// have: main chooses it from --state, in one place.
-type Store interface {
-	// Lock takes the plan's lock, waiting up to req.Timeout while another
-	// run holds it, and opens the plan's journal for writing under it.
-	Lock(ctx context.Context, req LockRequest) (Lease, error)
-	// ReadJournal replays the plan's journal without its lock; a plan with
-	// no journal yet reads as fresh and empty.
-	ReadJournal(ctx context.Context, key PlanKey) (*Journal, error)
-	// Unlock clears the plan's lock and returns its last holder: a stale
-	// one, or with force a live one, which is fenced off first.
-	Unlock(ctx context.Context, key PlanKey, force bool) (LockOwner, error)
-	// SetStop sets the plan's stop mark, or clears it with a nil mark:
-	// while it is set, no run of the plan creates anything (StopMark).
-	SetStop(ctx context.Context, key PlanKey, mark *StopMark) error
-	// ReadStop reads the plan's stop mark; nil when there is none.
-	ReadStop(ctx context.Context, key PlanKey) (*StopMark, error)
-	// String names the store in messages, never with a password.
-	String() string
-}
+// The saved state's contract lives in package state, the local files in
+// package local; these names keep the engine's callers working.
+type (
+	Store                 = state.Store
+	Lease                 = state.Lease
+	PlanKey               = state.PlanKey
+	LockOwner             = state.LockOwner
+	LockRequest           = state.LockRequest
+	StopMark              = state.StopMark
+	LockedError           = state.LockedError
+	LockLostError         = state.LockLostError
+	StateUnavailableError = state.StateUnavailableError
+	BadJournalError       = state.BadJournalError
+	Layout                = local.Layout
+	LocalStore            = local.Store
+	Lock                  = local.Lock
+)
 
-// PlanKey names one plan's state: its name and the service (normalised
-// base URL) it runs against.
-type PlanKey struct {
-	Name    string
-	BaseURL string
-}
+var (
+	// NewLayout is the layout for a plan file (local.NewLayout).
+	NewLayout = local.NewLayout
+	// HostLocked is a shared store whose runs also take this host's lock
+	// file first (local.HostLocked).
+	HostLocked = local.HostLocked
+	// AcquireLock takes a plan's lock file (local.AcquireLock).
+	AcquireLock = local.AcquireLock
+	// Unlock removes a stale lock file (local.Unlock).
+	Unlock = local.Unlock
+	// ReadLockOwner reads who last took a lock file (local.ReadLockOwner).
+	ReadLockOwner = local.ReadLockOwner
+)
 
-// LockRequest asks for a plan's lock.
-type LockRequest struct {
-	PlanKey
-	Owner   LockOwner
-	Timeout time.Duration
-	// Waiting, if set, is told who holds the lock when the request has to
-	// wait for it.
-	Waiting func(holder LockOwner)
-}
-
-// Lease is a plan's lock held by this process and the journal it guards.
-type Lease interface {
-	Journal() *Journal
-	// Lost is closed once the lock is lost (its connection died, or
-	// another run took it over); Err then says why. A run must create
-	// nothing more.
-	Lost() <-chan struct{}
-	Err() error
-	// Stopped reads the plan's stop mark through the lock; nil when the
-	// plan may go on creating.
-	Stopped() (*StopMark, error)
-	// Release closes the journal and gives the lock up.
-	Release() error
-}
-
-// LockLostError means the run lost the plan's lock while it ran: its
-// journal writes are refused (fenced) and it creates nothing more.
-type LockLostError struct{ Reason string }
-
-func (e *LockLostError) Error() string { return "lost the plan's lock: " + e.Reason }
-
-// Refused says a lost lock is a refusal: the run creates nothing more.
-func (e *LockLostError) Refused() bool { return true }
-
-// StateUnavailableError means the plan's state could not be reached or
-// used, so nothing was done.
-type StateUnavailableError struct {
-	Store string
-	Err   error
-}
-
-func (e *StateUnavailableError) Error() string {
-	return fmt.Sprintf("the shared state %s: %v", e.Store, e.Err)
-}
-
-func (e *StateUnavailableError) Unwrap() error { return e.Err }
-
-// Refused says a state out of reach is a refusal: nothing was done.
-func (e *StateUnavailableError) Refused() bool { return true }
+// ServiceIdentity is the one name of the service a base URL points at
+// (state.ServiceIdentity).
+func ServiceIdentity(baseURL string) string { return state.ServiceIdentity(baseURL) }
 
 func isLockLost(err error) (*LockLostError, bool) {
 	var l *LockLostError
@@ -94,85 +50,62 @@ func isLockLost(err error) (*LockLostError, bool) {
 	return l, ok
 }
 
-// LocalStore is the embedded default: the journal in the state dir, an OS
-// file lock in the user's cache dir.
-type LocalStore struct{ Layout Layout }
-
-func (s LocalStore) String() string { return s.Layout.Dir }
-
-// Lock takes the OS file lock and opens the journal.
-func (s LocalStore) Lock(ctx context.Context, req LockRequest) (Lease, error) {
-	lock, err := acquireLock(ctx, s.Layout.LockPath(req.Name, req.BaseURL), req.Owner, req.Timeout, req.Waiting)
+// OpenLeaseJournal replays the journal a lease holds, open for writing
+// under it. A new journal starts with its init record, in doubt when the
+// lease shows this host ran the plan before (begin).
+func OpenLeaseJournal(where string, lease Lease) (*Journal, error) {
+	j, err := replayRecords(where, lease.Records(), lease)
 	if err != nil {
 		return nil, err
 	}
-	j, err := OpenJournal(s.Layout.JournalPath(req.Name))
-	if err != nil {
-		lock.Release()
+	j.repaired = lease.Repaired()
+	if err := j.begin(lease.Earlier()); err != nil {
 		return nil, err
 	}
-	// The file lock's fencing token is the lock file itself: once it is
-	// removed (unlock --force), this run writes nothing more.
-	l := &localLease{journal: j, lock: lock, lost: make(chan struct{}), stopPath: s.Layout.StopPath(req.Name, req.BaseURL)}
-	j.log = &fencedLog{JournalLog: j.log, lease: l}
-	return l, nil
+	return j, nil
 }
 
-// ReadJournal replays the journal file.
-func (s LocalStore) ReadJournal(_ context.Context, key PlanKey) (*Journal, error) {
-	return ReadJournal(s.Layout.JournalPath(key.Name))
-}
-
-// Unlock removes a stale lock file (or, forced, a live one).
-func (s LocalStore) Unlock(_ context.Context, key PlanKey, force bool) (LockOwner, error) {
-	return Unlock(s.Layout.LockPath(key.Name, key.BaseURL), force)
-}
-
-// fencedLog refuses to append once its lock file was taken away.
-type fencedLog struct {
-	JournalLog
-	lease *localLease
-}
-
-func (l *fencedLog) Append(serial int64, entry []byte) error {
-	if err := l.lease.Err(); err != nil {
-		return err
+// ReadPlanJournal replays a plan's journal without its lock; a plan with
+// no journal yet reads as fresh and empty.
+func ReadPlanJournal(ctx context.Context, store Store, key PlanKey) (*Journal, error) {
+	records, err := store.ReadLog(ctx, key)
+	if err != nil {
+		return nil, err
 	}
-	if lock := l.lease.lock; !lock.stillHeld() {
-		return l.lease.lose(fmt.Sprintf("the lock file %s was removed (betplan unlock --force)", lock.path))
+	return replayRecords(store.String(), records, nil)
+}
+
+// OpenJournal opens the journal file at path with no lock, for tests and
+// tools that examine one.
+func OpenJournal(path string) (*Journal, error) {
+	log, err := local.OpenLog(path)
+	if err != nil {
+		return nil, err
 	}
-	return l.JournalLog.Append(serial, entry)
-}
-
-type localLease struct {
-	journal  *Journal
-	lock     *Lock
-	stopPath string
-	mu       sync.Mutex
-	err      error
-	lost     chan struct{}
-}
-
-func (l *localLease) Journal() *Journal           { return l.journal }
-func (l *localLease) Stopped() (*StopMark, error) { return readStopFile(l.stopPath) }
-func (l *localLease) Lost() <-chan struct{}       { return l.lost }
-
-func (l *localLease) Err() error {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.err
-}
-
-func (l *localLease) lose(reason string) error {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.err == nil {
-		l.err = &LockLostError{Reason: reason}
-		close(l.lost)
+	j, err := replayRecords(path, log.Records(), fileLog{log})
+	if err != nil {
+		log.Close()
+		return nil, err
 	}
-	return l.err
+	j.repaired = log.Repaired()
+	if err := j.begin(LockOwner{}); err != nil {
+		log.Close()
+		return nil, err
+	}
+	return j, nil
 }
 
-func (l *localLease) Release() error {
-	return errors.Join(l.journal.Close(), l.lock.Release())
+// ReadJournal replays the journal file at path without opening it for
+// writing; a missing journal reads as empty.
+func ReadJournal(path string) (*Journal, error) {
+	records, err := local.ReadLog(path)
+	if err != nil {
+		return nil, err
+	}
+	return replayRecords(path, records, nil)
 }
+
+// fileLog is a journal file as a Journal's log, closed with it.
+type fileLog struct{ *local.FileLog }
+
+func (l fileLog) Close() error { return l.FileLog.Close() }

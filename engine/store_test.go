@@ -3,11 +3,8 @@ package engine_test
 import (
 	"context"
 	"fmt"
-	"io"
-	"net"
 	"path/filepath"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -51,51 +48,20 @@ var (
 
 func storeSuite(t *testing.T, newStore func(t *testing.T) engine.Store) {
 	ctx := context.Background()
-	lock := func(t *testing.T, s engine.Store, owner engine.LockOwner) engine.Lease {
+	lock := func(t *testing.T, s engine.Store, owner engine.LockOwner) *journaled {
 		t.Helper()
 		l, err := s.Lock(ctx, engine.LockRequest{PlanKey: cardKey, Owner: owner})
 		require.NoError(t, err)
-		return l
+		return withJournal(t, l)
 	}
 
-	// The stop mark: set by one process, seen by the lock holder before
-	// its next create, kept until cleared, and readable without the lock.
-	t.Run("stop mark", func(t *testing.T) {
-		t.Parallel()
-		s := newStore(t)
-		m, err := s.ReadStop(ctx, cardKey)
-		require.NoError(t, err)
-		assert.Nil(t, m, "no mark on a plan never stopped")
-		l := lock(t, s, holderA)
-		defer l.Release()
-		m, err = l.Stopped()
-		require.NoError(t, err)
-		assert.Nil(t, m)
-
-		mark := &engine.StopMark{At: time.Date(2026, 11, 21, 2, 0, 0, 0, time.UTC), By: holderB}
-		require.NoError(t, s.SetStop(ctx, cardKey, mark))
-		m, err = l.Stopped()
-		require.NoError(t, err)
-		require.NotNil(t, m, "the holder sees a mark set while it holds the lock")
-		assert.True(t, mark.At.Equal(m.At))
-		assert.Equal(t, holderB.Host, m.By.Host)
-		other, err := s.ReadStop(ctx, engine.PlanKey{Name: "other", BaseURL: cardKey.BaseURL})
-		require.NoError(t, err)
-		assert.Nil(t, other, "a mark stops its own plan only")
-
-		require.NoError(t, s.SetStop(ctx, cardKey, nil))
-		m, err = l.Stopped()
-		require.NoError(t, err)
-		assert.Nil(t, m, "cleared")
-		m, err = s.ReadStop(ctx, cardKey)
-		require.NoError(t, err)
-		assert.Nil(t, m)
-	})
-
+	// Locks, fencing of raw appends and stop marks are the conformance
+	// suite's (package statetest, run by each store); this suite checks
+	// the journal's meaning through each store.
 	t.Run("replay", func(t *testing.T) {
 		t.Parallel()
 		s := newStore(t)
-		j, err := s.ReadJournal(ctx, cardKey)
+		j, err := engine.ReadPlanJournal(ctx, s, cardKey)
 		require.NoError(t, err)
 		assert.True(t, j.Fresh(), "no journal yet")
 		assert.Empty(t, j.Labels())
@@ -142,7 +108,7 @@ func storeSuite(t *testing.T, newStore func(t *testing.T) engine.Store) {
 			assert.Equal(t, []string{"a", "b", "c", "d"}, j.Labels())
 		}
 		t.Run("read", func(t *testing.T) {
-			j, err := s.ReadJournal(ctx, cardKey)
+			j, err := engine.ReadPlanJournal(ctx, s, cardKey)
 			require.NoError(t, err)
 			check(t, j)
 			assert.Error(t, j.Record(engine.JournalEntry{Op: engine.OpCreating, Label: "x"}), "a read journal is read-only")
@@ -154,52 +120,10 @@ func storeSuite(t *testing.T, newStore func(t *testing.T) engine.Store) {
 			require.NoError(t, l.Journal().Record(engine.JournalEntry{Op: engine.OpCreated, Label: "b", NotificationID: 502}))
 			assert.Equal(t, serial+1, l.Journal().Serial())
 		})
-		j, err = s.ReadJournal(ctx, cardKey)
+		j, err = engine.ReadPlanJournal(ctx, s, cardKey)
 		require.NoError(t, err)
 		assert.Equal(t, int64(502), j.State("b").NotificationID)
 		assert.Equal(t, lineage, j.Lineage())
-	})
-
-	t.Run("exclusion", func(t *testing.T) {
-		t.Parallel()
-		s := newStore(t)
-		a := lock(t, s, holderA)
-		_, err := s.Lock(ctx, engine.LockRequest{PlanKey: cardKey, Owner: holderB})
-		var locked *engine.LockedError
-		require.ErrorAs(t, err, &locked)
-		assert.Equal(t, holderA.PID, locked.Owner.PID, "the refusal names the holder")
-		assert.Equal(t, holderA.Host, locked.Owner.Host)
-		assert.Equal(t, holderA.Command, locked.Owner.Command)
-		assert.True(t, holderA.Since.Equal(locked.Owner.Since), "since %v", locked.Owner.Since)
-		assert.True(t, engine.IsRefused(err))
-
-		// Another plan, or the same plan against another service, is
-		// another lock.
-		other, err := s.Lock(ctx, engine.LockRequest{PlanKey: engine.PlanKey{Name: "card", BaseURL: "https://other.example.com"}, Owner: holderB})
-		require.NoError(t, err)
-		require.NoError(t, other.Release())
-
-		// A run that waits is told who holds the lock, and gets it once
-		// the holder lets go.
-		var told atomic.Value
-		released := make(chan struct{})
-		go func() {
-			time.Sleep(150 * time.Millisecond)
-			a.Release()
-			close(released)
-		}()
-		b, err := s.Lock(ctx, engine.LockRequest{PlanKey: cardKey, Owner: holderB, Timeout: 10 * time.Second,
-			Waiting: func(h engine.LockOwner) { told.Store(h) }})
-		require.NoError(t, err)
-		<-released
-		defer b.Release()
-		h, _ := told.Load().(engine.LockOwner)
-		assert.Equal(t, holderA.Host, h.Host, "the waiting run was told the holder")
-
-		// Unlock refuses a live lock without force.
-		_, err = s.Unlock(ctx, cardKey, false)
-		require.ErrorAs(t, err, &locked)
-		assert.Equal(t, holderB.Host, locked.Owner.Host)
 	})
 
 	t.Run("fencing", func(t *testing.T) {
@@ -227,7 +151,7 @@ func storeSuite(t *testing.T, newStore func(t *testing.T) engine.Store) {
 		require.ErrorAs(t, a.Err(), &lost)
 
 		require.NoError(t, b.Journal().Record(engine.JournalEntry{Op: engine.OpCreated, Label: "a", NotificationID: 9}))
-		j, err := s.ReadJournal(ctx, cardKey)
+		j, err := engine.ReadPlanJournal(ctx, s, cardKey)
 		require.NoError(t, err)
 		assert.Nil(t, j.State("fenced"), "the fenced write did not land")
 		assert.Equal(t, int64(9), j.State("a").NotificationID, "the new holder's did")
@@ -253,9 +177,10 @@ func TestPostgresWriteChecksTheEpoch(t *testing.T) {
 	require.NoError(t, err)
 	s := pgstate.New(cfg)
 	s.WatchEvery = time.Hour // only the write can notice
-	l, err := s.Lock(context.Background(), engine.LockRequest{PlanKey: cardKey})
+	lease, err := s.Lock(context.Background(), engine.LockRequest{PlanKey: cardKey})
 	require.NoError(t, err)
-	defer l.Release()
+	defer lease.Release()
+	l := withJournal(t, lease)
 	require.NoError(t, l.Journal().Record(engine.JournalEntry{Op: engine.OpCreating, Label: "a"}))
 	pgtest.Exec(t, server, fmt.Sprintf("UPDATE %s.plans SET epoch = epoch + 1", schema))
 
@@ -271,10 +196,10 @@ func TestPostgresWriteChecksTheEpoch(t *testing.T) {
 
 // pgStore is a store in a fresh schema, optionally reached through a
 // proxy that counts the client's messages.
-func pgStore(t testing.TB, via *countingProxy) *pgstate.Store {
+func pgStore(t testing.TB, via *pgtest.Proxy) *pgstate.Store {
 	url, _ := pgtest.Schema(t)
 	if via != nil {
-		url = strings.Replace(url, "127.0.0.1:5432", via.addr(), 1)
+		url = strings.Replace(url, "127.0.0.1:5432", via.Addr(), 1)
 	}
 	cfg, err := pgstate.ParseURL(url, "", false)
 	require.NoError(t, err)
@@ -335,7 +260,7 @@ func BenchmarkJournalRecord(b *testing.B) {
 		l, err := s.Lock(context.Background(), engine.LockRequest{PlanKey: cardKey})
 		require.NoError(b, err)
 		defer l.Release()
-		j := l.Journal()
+		j := withJournal(b, l).Journal()
 		// The first write prepares the statement; measure the steady state.
 		require.NoError(b, j.Record(engine.JournalEntry{Op: engine.OpCreating, Label: "warm-up", Amount: 1}))
 		race := &engine.RaceInfo{Venue: "Flemington", Code: "Galloping", EventNumber: 4}
@@ -358,8 +283,8 @@ func BenchmarkJournalRecord(b *testing.B) {
 	})
 	b.Run("postgres", func(b *testing.B) {
 		pgtest.ServerURL(b)
-		proxy := newCountingProxy(b, "127.0.0.1:5432")
-		record(b, pgStore(b, proxy), proxy.sent.Load)
+		proxy := pgtest.NewProxy(b, "127.0.0.1:5432")
+		record(b, pgStore(b, proxy), proxy.Sent)
 	})
 	b.Run("postgres-direct", func(b *testing.B) {
 		pgtest.ServerURL(b)
@@ -367,50 +292,17 @@ func BenchmarkJournalRecord(b *testing.B) {
 	})
 }
 
-// countingProxy forwards TCP to the database and counts what the client
-// sends in one go: pgx sends a statement's messages in one write and waits
-// for the answer, so on loopback each is one round trip.
-type countingProxy struct {
-	ln   net.Listener
-	sent atomic.Int64
+// journaled is a lease with the journal the engine opens under it.
+type journaled struct {
+	engine.Lease
+	j *engine.Journal
 }
 
-func newCountingProxy(t testing.TB, target string) *countingProxy {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+func (l *journaled) Journal() *engine.Journal { return l.j }
+
+func withJournal(t testing.TB, l engine.Lease) *journaled {
+	t.Helper()
+	j, err := engine.OpenLeaseJournal("test", l)
 	require.NoError(t, err)
-	p := &countingProxy{ln: ln}
-	t.Cleanup(func() { ln.Close() })
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			up, err := net.Dial("tcp", target)
-			if err != nil {
-				c.Close()
-				continue
-			}
-			go func() {
-				defer up.Close()
-				buf := make([]byte, 64<<10)
-				for {
-					n, err := c.Read(buf)
-					if n > 0 {
-						p.sent.Add(1)
-						if _, err := up.Write(buf[:n]); err != nil {
-							return
-						}
-					}
-					if err != nil {
-						return
-					}
-				}
-			}()
-			go func() { io.Copy(c, up); c.Close() }()
-		}
-	}()
-	return p
+	return &journaled{Lease: l, j: j}
 }
-
-func (p *countingProxy) addr() string { return p.ln.Addr().String() }

@@ -8,7 +8,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/betplan/betplan/engine"
+	"github.com/betplan/betplan/engine/state"
 )
 
 // writeTimeout bounds one journal write or lock check: a database that
@@ -20,7 +20,8 @@ const writeTimeout = 10 * time.Second
 // the connection, journal writes and checks alike, takes mu.
 type lease struct {
 	store   *Store
-	journal *engine.Journal
+	records [][]byte        // the journal as read when the lock was taken
+	earlier state.LockOwner // this host's earlier holder (LockRequest.Earlier)
 	plan    int64
 	epoch   int64 // the fencing token
 
@@ -34,7 +35,9 @@ type lease struct {
 	done     chan struct{} // closed when the watcher returned
 }
 
-func (l *lease) Journal() *engine.Journal { return l.journal }
+func (l *lease) Records() [][]byte        { return l.records }
+func (l *lease) Earlier() state.LockOwner { return l.earlier }
+func (l *lease) Repaired() string         { return "" } // rows are whole
 func (l *lease) Lost() <-chan struct{}    { return l.lost }
 
 func (l *lease) Err() error {
@@ -46,17 +49,17 @@ func (l *lease) Err() error {
 // loseLocked records why the lock is lost; l.mu is held.
 func (l *lease) loseLocked(reason string) error {
 	if l.err == nil {
-		l.err = &engine.LockLostError{Reason: reason}
+		l.err = &state.LockLostError{Reason: reason}
 		l.lostOnce.Do(func() { close(l.lost) })
 	}
 	return l.err
 }
 
-// append writes one journal row in one statement that only lands while the
+// Append writes one journal row in one statement that only lands while the
 // plan's epoch is still this run's: a run that was fenced off writes
 // nothing. Any failure loses the lock: the run cannot know what the
 // database holds any more, so it creates nothing else.
-func (l *lease) append(serial int64, entry []byte) error {
+func (l *lease) Append(serial int64, entry []byte) error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.err != nil {
@@ -126,9 +129,3 @@ func (l *lease) Release() error {
 	closeConn(l.conn)
 	return nil
 }
-
-// journalRows is the journal's log: rows written through the lease.
-type journalRows struct{ l *lease }
-
-func (r journalRows) Append(serial int64, entry []byte) error { return r.l.append(serial, entry) }
-func (r journalRows) Close() error                            { return nil }

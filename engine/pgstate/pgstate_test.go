@@ -2,6 +2,7 @@ package pgstate_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"sync"
@@ -11,9 +12,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/betplan/betplan/engine"
 	"github.com/betplan/betplan/engine/pgstate"
 	"github.com/betplan/betplan/engine/pgstate/pgtest"
+	"github.com/betplan/betplan/engine/state"
 )
 
 func TestParseURL(t *testing.T) {
@@ -76,7 +77,7 @@ func newStore(t *testing.T) (*pgstate.Store, string, string) {
 	return s, pgtest.ServerURL(t), schema
 }
 
-var key = engine.PlanKey{Name: "card", BaseURL: "https://betting.example.com"}
+var key = state.PlanKey{Name: "card", BaseURL: "https://betting.example.com"}
 
 func TestMigrationByManyAtOnce(t *testing.T) {
 	t.Parallel()
@@ -90,9 +91,9 @@ func TestMigrationByManyAtOnce(t *testing.T) {
 			defer wg.Done()
 			k := key
 			k.Name = fmt.Sprintf("card-%d", i)
-			l, err := s.Lock(ctx, engine.LockRequest{PlanKey: k, Owner: engine.LockOwner{PID: i + 1}})
+			l, err := s.Lock(ctx, state.LockRequest{PlanKey: k, Owner: state.LockOwner{PID: i + 1}})
 			if err == nil {
-				err = l.Release()
+				err = errors.Join(l.Append(1, []byte(`{"serial":1,"op":"init"}`)), l.Release())
 			}
 			errs[i] = err
 		}()
@@ -114,18 +115,17 @@ func TestNewerSchemaIsRefused(t *testing.T) {
 	t.Parallel()
 	s, server, schema := newStore(t)
 	ctx := context.Background()
-	l, err := s.Lock(ctx, engine.LockRequest{PlanKey: key})
+	l, err := s.Lock(ctx, state.LockRequest{PlanKey: key})
 	require.NoError(t, err)
 	require.NoError(t, l.Release())
 	pgtest.Exec(t, server, fmt.Sprintf("INSERT INTO %s.schema_version (version) VALUES ($1)", schema), pgstate.SchemaVersion+1)
 
 	want := fmt.Sprintf("schema %s is at version %d, newer than this betplan knows (%d): upgrade betplan", schema, pgstate.SchemaVersion+1, pgstate.SchemaVersion)
-	_, err = s.Lock(ctx, engine.LockRequest{PlanKey: key})
-	var unavailable *engine.StateUnavailableError
+	_, err = s.Lock(ctx, state.LockRequest{PlanKey: key})
+	var unavailable *state.StateUnavailableError
 	require.ErrorAs(t, err, &unavailable)
 	assert.Contains(t, err.Error(), want)
-	assert.True(t, engine.IsRefused(err), "exit 3")
-	_, err = s.ReadJournal(ctx, key)
+	_, err = s.ReadLog(ctx, key)
 	require.ErrorAs(t, err, &unavailable)
 	assert.Contains(t, err.Error(), want)
 }
@@ -133,9 +133,9 @@ func TestNewerSchemaIsRefused(t *testing.T) {
 func TestReadersWriteNothing(t *testing.T) {
 	t.Parallel()
 	s, server, schema := newStore(t)
-	j, err := s.ReadJournal(context.Background(), key)
+	records, err := s.ReadLog(context.Background(), key)
 	require.NoError(t, err)
-	assert.True(t, j.Fresh())
+	assert.Empty(t, records)
 	var n int
 	pgtest.Query(t, server, "SELECT count(*) FROM pg_namespace WHERE nspname = $1", []any{schema}, &n)
 	assert.Zero(t, n, "status and plan never create the schema")
@@ -145,7 +145,7 @@ func TestReadersWriteNothing(t *testing.T) {
 func TestLostConnectionIsNoticed(t *testing.T) {
 	t.Parallel()
 	s, server, schema := newStore(t)
-	l, err := s.Lock(context.Background(), engine.LockRequest{PlanKey: key})
+	l, err := s.Lock(context.Background(), state.LockRequest{PlanKey: key})
 	require.NoError(t, err)
 	defer l.Release()
 	var backend int
@@ -158,7 +158,7 @@ func TestLostConnectionIsNoticed(t *testing.T) {
 	}
 	assert.Contains(t, l.Err().Error(), "lost the plan's lock: the connection that holds it failed")
 	// Its lock is free: another run takes it at once.
-	l2, err := s.Lock(context.Background(), engine.LockRequest{PlanKey: key})
+	l2, err := s.Lock(context.Background(), state.LockRequest{PlanKey: key})
 	require.NoError(t, err)
 	l2.Release()
 }
@@ -173,10 +173,9 @@ func TestUnreachableNamesNoPassword(t *testing.T) {
 	ln.Close() // nothing listens there now
 	cfg, err := pgstate.ParseURL("postgres://postgres:s3cret@"+addr+"/test", "", false)
 	require.NoError(t, err)
-	_, err = pgstate.New(cfg).Lock(context.Background(), engine.LockRequest{PlanKey: key})
-	var unavailable *engine.StateUnavailableError
+	_, err = pgstate.New(cfg).Lock(context.Background(), state.LockRequest{PlanKey: key})
+	var unavailable *state.StateUnavailableError
 	require.ErrorAs(t, err, &unavailable)
-	assert.True(t, engine.IsRefused(err))
 	assert.Contains(t, err.Error(), "postgres://postgres:xxxxx@"+addr+"/test")
 	assert.NotContains(t, err.Error(), "s3cret")
 }
@@ -185,8 +184,8 @@ func TestHolderIsRecorded(t *testing.T) {
 	t.Parallel()
 	s, server, schema := newStore(t)
 	since := time.Date(2026, 11, 21, 1, 2, 3, 0, time.UTC)
-	l, err := s.Lock(context.Background(), engine.LockRequest{PlanKey: key,
-		Owner: engine.LockOwner{PID: 4242, Host: "runner-7", PlanFile: "card.yaml", Command: "betplan run", Since: since}})
+	l, err := s.Lock(context.Background(), state.LockRequest{PlanKey: key,
+		Owner: state.LockOwner{PID: 4242, Host: "runner-7", PlanFile: "card.yaml", Command: "betplan run", Since: since}})
 	require.NoError(t, err)
 	defer l.Release()
 	var pid, backend int
@@ -205,4 +204,39 @@ func TestHolderIsRecorded(t *testing.T) {
 	var app string
 	pgtest.Query(t, server, "SELECT application_name FROM pg_stat_activity WHERE pid = $1", []any{backend}, &app)
 	assert.Equal(t, "betplan", app)
+}
+
+// A plan's row an earlier betplan keyed by the base URL as spelled is found
+// under the service's identity, and taken over by the first lock: its
+// journal is never lost on an upgrade. Two such rows are refused.
+func TestRowsKeyedBySpellingAreFound(t *testing.T) {
+	t.Parallel()
+	s, server, schema := newStore(t)
+	ctx := context.Background()
+	old := state.PlanKey{Name: "card", BaseURL: "http://localhost:8080"}
+	l, err := s.Lock(ctx, state.LockRequest{PlanKey: old})
+	require.NoError(t, err)
+	require.NoError(t, l.Append(1, []byte(`{"serial":1,"lineage":"ab","op":"init"}`)))
+	require.NoError(t, l.Release())
+	pgtest.Exec(t, server, fmt.Sprintf("UPDATE %s.plans SET base_url = $1", schema), old.BaseURL)
+
+	now := state.PlanKey{Name: "card", BaseURL: "http://127.0.0.1:8080"}
+	records, err := s.ReadLog(ctx, now)
+	require.NoError(t, err)
+	assert.Len(t, records, 1, "the journal kept under the old spelling is the plan's")
+	l, err = s.Lock(ctx, state.LockRequest{PlanKey: now})
+	require.NoError(t, err)
+	assert.Len(t, l.Records(), 1, "one journal, found under the new key")
+	require.NoError(t, l.Release())
+	var base string
+	pgtest.Query(t, server, fmt.Sprintf("SELECT base_url FROM %s.plans", schema), nil, &base)
+	assert.Equal(t, "http://127.0.0.1:8080", base, "re-keyed by the service's identity")
+
+	pgtest.Exec(t, server, fmt.Sprintf("INSERT INTO %s.plans (name, base_url) VALUES ('card', 'http://LOCALHOST:8080'), ('card', 'http://localhost:8080/')", schema))
+	pgtest.Exec(t, server, fmt.Sprintf("DELETE FROM %s.journal", schema))
+	pgtest.Exec(t, server, fmt.Sprintf("DELETE FROM %s.plans WHERE base_url = 'http://127.0.0.1:8080'", schema))
+	_, err = s.Lock(ctx, state.LockRequest{PlanKey: now})
+	var unavailable *state.StateUnavailableError
+	require.ErrorAs(t, err, &unavailable)
+	assert.Contains(t, err.Error(), "2 journals for one service")
 }

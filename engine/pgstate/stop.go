@@ -6,14 +6,12 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/jackc/pgx/v5"
-
-	"github.com/betplan/betplan/engine"
+	"github.com/betplan/betplan/engine/state"
 )
 
 // SetStop sets (or, with a nil mark, clears) the plan's stop mark. Every
 // machine's run of the plan reads it through its lock's connection.
-func (s *Store) SetStop(ctx context.Context, k engine.PlanKey, mark *engine.StopMark) error {
+func (s *Store) SetStop(ctx context.Context, k state.PlanKey, mark *state.StopMark) error {
 	conn, err := s.connect(ctx, false)
 	if err != nil {
 		return err
@@ -37,7 +35,7 @@ func (s *Store) SetStop(ctx context.Context, k engine.PlanKey, mark *engine.Stop
 
 // ReadStop reads the plan's stop mark; a database betplan never wrote to
 // has none.
-func (s *Store) ReadStop(ctx context.Context, k engine.PlanKey) (*engine.StopMark, error) {
+func (s *Store) ReadStop(ctx context.Context, k state.PlanKey) (*state.StopMark, error) {
 	conn, err := s.connect(ctx, true)
 	if errors.Is(err, errNoSchema) {
 		return nil, nil
@@ -46,19 +44,22 @@ func (s *Store) ReadStop(ctx context.Context, k engine.PlanKey) (*engine.StopMar
 		return nil, err
 	}
 	defer closeConn(conn)
-	var b []byte
-	err = conn.QueryRow(ctx, "SELECT stop_mark FROM "+s.table("plans")+" WHERE name = $1 AND base_url = $2", k.Name, k.BaseURL).Scan(&b)
-	if errors.Is(err, pgx.ErrNoRows) {
+	id, found, err := s.findPlan(ctx, conn, k, false)
+	if err != nil {
+		return nil, s.unavailable(err)
+	}
+	if !found {
 		return nil, nil
 	}
-	if err != nil {
+	var b []byte
+	if err := conn.QueryRow(ctx, "SELECT stop_mark FROM "+s.table("plans")+" WHERE id = $1", id).Scan(&b); err != nil {
 		return nil, s.unavailable(err)
 	}
 	return decodeStop(b)
 }
 
 // Stopped reads the stop mark on the connection that holds the lock.
-func (l *lease) Stopped() (*engine.StopMark, error) {
+func (l *lease) Stopped() (*state.StopMark, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.err != nil {
@@ -73,14 +74,14 @@ func (l *lease) Stopped() (*engine.StopMark, error) {
 	return decodeStop(b)
 }
 
-func decodeStop(b []byte) (*engine.StopMark, error) {
+func decodeStop(b []byte) (*state.StopMark, error) {
 	if len(b) == 0 || string(b) == "null" {
 		return nil, nil
 	}
-	var m engine.StopMark
+	var m state.StopMark
 	if err := json.Unmarshal(b, &m); err != nil {
 		// A mark this betplan cannot read still stops: it was meant to.
-		return &engine.StopMark{By: engine.LockOwner{Command: "an unreadable stop mark"}}, nil
+		return &state.StopMark{By: state.LockOwner{Command: "an unreadable stop mark"}}, nil
 	}
 	return &m, nil
 }

@@ -6,11 +6,12 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/betplan/betplan/engine"
+	"github.com/betplan/betplan/engine/state"
 )
 
 // Store is the shared state in one schema of one PostgreSQL database. It
@@ -27,7 +28,7 @@ type Store struct {
 // New is the store a checked URL names.
 func New(cfg *Config) *Store { return &Store{cfg: cfg} }
 
-var _ engine.Store = (*Store)(nil)
+var _ state.Store = (*Store)(nil)
 
 func (s *Store) String() string { return s.cfg.String() }
 
@@ -46,16 +47,16 @@ func (s *Store) key(parts ...string) int64 {
 	return int64(binary.BigEndian.Uint64(h.Sum(nil)))
 }
 
-func (s *Store) lockKey(k engine.PlanKey) int64 { return s.key("plan", k.Name, k.BaseURL) }
+func (s *Store) lockKey(k state.PlanKey) int64 { return s.key("plan", k.Name, k.Service()) }
 
-func (s *Store) lockName(k engine.PlanKey) string {
-	return fmt.Sprintf("of plan %s on %s in %s", k.Name, k.BaseURL, s)
+func (s *Store) lockName(k state.PlanKey) string {
+	return fmt.Sprintf("of plan %s on %s in %s", k.Name, k.Service(), s)
 }
 
 // unavailable wraps what went wrong reaching or using the database, with
 // the password removed.
 func (s *Store) unavailable(err error) error {
-	return &engine.StateUnavailableError{Store: s.String(), Err: s.cfg.redact(err)}
+	return &state.StateUnavailableError{Store: s.String(), Err: s.cfg.redact(err)}
 }
 
 // connect opens one connection and brings the schema up to date (or, with
@@ -111,21 +112,82 @@ func closeConn(conn *pgx.Conn) {
 }
 
 // planID returns the plan's row, made on first use.
-func (s *Store) planID(ctx context.Context, conn *pgx.Conn, k engine.PlanKey) (int64, error) {
-	var id int64
-	err := conn.QueryRow(ctx, "INSERT INTO "+s.table("plans")+" (name, base_url) VALUES ($1, $2)"+
-		" ON CONFLICT (name, base_url) DO UPDATE SET name = EXCLUDED.name RETURNING id", k.Name, k.BaseURL).Scan(&id)
+func (s *Store) planID(ctx context.Context, conn *pgx.Conn, k state.PlanKey) (int64, error) {
+	id, found, err := s.findPlan(ctx, conn, k, true)
+	if err != nil || found {
+		return id, err
+	}
+	err = conn.QueryRow(ctx, "INSERT INTO "+s.table("plans")+" (name, base_url) VALUES ($1, $2)"+
+		" ON CONFLICT (name, base_url) DO UPDATE SET name = EXCLUDED.name RETURNING id", k.Name, k.Service()).Scan(&id)
 	return id, err
 }
 
+// findPlan finds the plan's row, keyed by the service's identity. A row an
+// earlier betplan keyed by the base URL as spelled is the plan's too: with
+// adopt it is re-keyed to the identity, so its journal is never lost on an
+// upgrade. Two such rows are two runs that never met at one lock: betplan
+// refuses to guess which journal is the plan's.
+func (s *Store) findPlan(ctx context.Context, conn *pgx.Conn, k state.PlanKey, adopt bool) (int64, bool, error) {
+	service := k.Service()
+	rows, err := conn.Query(ctx, "SELECT id, base_url FROM "+s.table("plans")+" WHERE name = $1 ORDER BY id", k.Name)
+	if err != nil {
+		return 0, false, err
+	}
+	type row struct {
+		id   int64
+		base string
+	}
+	all, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (row, error) {
+		var x row
+		err := r.Scan(&x.id, &x.base)
+		return x, err
+	})
+	if err != nil {
+		return 0, false, err
+	}
+	var mine []row
+	for _, r := range all {
+		if r.base == service {
+			return r.id, true, nil
+		}
+		if state.ServiceIdentity(r.base) == service {
+			mine = append(mine, r)
+		}
+	}
+	switch {
+	case len(mine) == 0:
+		return 0, false, nil
+	case len(mine) > 1:
+		spellings := make([]string, len(mine))
+		for i, r := range mine {
+			spellings[i] = r.base
+		}
+		return 0, false, fmt.Errorf("plan %s has %d journals for one service spelled %s: merge them by hand before any run",
+			k.Name, len(mine), strings.Join(spellings, " and "))
+	}
+	if adopt {
+		if _, err := conn.Exec(ctx, "UPDATE "+s.table("plans")+" SET base_url = $2 WHERE id = $1", mine[0].id, service); err != nil {
+			return 0, false, err
+		}
+	}
+	return mine[0].id, true, nil
+}
+
 // holder reads who last took the plan's lock.
-func (s *Store) holder(ctx context.Context, conn *pgx.Conn, k engine.PlanKey) (engine.LockOwner, error) {
-	var o engine.LockOwner
+func (s *Store) holder(ctx context.Context, conn *pgx.Conn, k state.PlanKey) (state.LockOwner, error) {
+	var o state.LockOwner
+	id, found, err := s.findPlan(ctx, conn, k, false)
+	if err != nil {
+		return o, err
+	}
+	if !found {
+		return o, pgx.ErrNoRows
+	}
 	var pid *int32
 	var host, command, planFile *string
 	var since *time.Time
-	err := conn.QueryRow(ctx, "SELECT holder_pid, holder_host, holder_command, holder_plan_file, holder_since FROM "+
-		s.table("plans")+" WHERE name = $1 AND base_url = $2", k.Name, k.BaseURL).Scan(&pid, &host, &command, &planFile, &since)
+	err = conn.QueryRow(ctx, "SELECT holder_pid, holder_host, holder_command, holder_plan_file, holder_since FROM "+
+		s.table("plans")+" WHERE id = $1", id).Scan(&pid, &host, &command, &planFile, &since)
 	if err != nil {
 		return o, err
 	}
@@ -148,7 +210,7 @@ func deref(s *string) string {
 
 // Lock takes the plan's session advisory lock on a connection of its own,
 // held until Release, and bumps the plan's epoch: the run's fencing token.
-func (s *Store) Lock(ctx context.Context, req engine.LockRequest) (engine.Lease, error) {
+func (s *Store) Lock(ctx context.Context, req state.LockRequest) (state.Lease, error) {
 	conn, err := s.connect(ctx, false)
 	if err != nil {
 		return nil, err
@@ -161,7 +223,7 @@ func (s *Store) Lock(ctx context.Context, req engine.LockRequest) (engine.Lease,
 	return lease, nil
 }
 
-func (s *Store) lock(ctx context.Context, conn *pgx.Conn, req engine.LockRequest) (*lease, error) {
+func (s *Store) lock(ctx context.Context, conn *pgx.Conn, req state.LockRequest) (*lease, error) {
 	id, err := s.planID(ctx, conn, req.PlanKey)
 	if err != nil {
 		return nil, s.unavailable(err)
@@ -182,7 +244,7 @@ func (s *Store) lock(ctx context.Context, conn *pgx.Conn, req engine.LockRequest
 		}
 		if !time.Now().Before(deadline) {
 			owner, _ := s.holder(ctx, conn, req.PlanKey)
-			return nil, &engine.LockedError{Where: s.lockName(req.PlanKey), Owner: owner}
+			return nil, &state.LockedError{Where: s.lockName(req.PlanKey), Owner: owner}
 		}
 		if !waited && req.Waiting != nil {
 			owner, _ := s.holder(ctx, conn, req.PlanKey)
@@ -206,12 +268,8 @@ func (s *Store) lock(ctx context.Context, conn *pgx.Conn, req engine.LockRequest
 	if err != nil {
 		return nil, s.unavailable(err)
 	}
-	l := &lease{store: s, conn: conn, plan: id, epoch: epoch, lost: make(chan struct{}), stop: make(chan struct{}), done: make(chan struct{})}
-	j, err := engine.ReplayJournal(entries, journalRows{l})
-	if err != nil {
-		return nil, s.unavailable(fmt.Errorf("journal of plan %s: %w", req.Name, err))
-	}
-	l.journal = j
+	l := &lease{store: s, conn: conn, plan: id, epoch: epoch, records: entries, earlier: req.Earlier,
+		lost: make(chan struct{}), stop: make(chan struct{}), done: make(chan struct{})}
 	go l.watch(s.WatchEvery)
 	return l, nil
 }
@@ -229,34 +287,29 @@ func (s *Store) entries(ctx context.Context, conn *pgx.Conn, plan int64) ([][]by
 	})
 }
 
-// ReadJournal reads the plan's journal without the lock (status, plan).
-// It writes nothing: a database where betplan never ran reads as empty.
-func (s *Store) ReadJournal(ctx context.Context, k engine.PlanKey) (*engine.Journal, error) {
+// ReadLog reads the plan's records without the lock (status, plan). It
+// writes nothing: a database where betplan never ran has none.
+func (s *Store) ReadLog(ctx context.Context, k state.PlanKey) ([][]byte, error) {
 	conn, err := s.connect(ctx, true)
 	if errors.Is(err, errNoSchema) {
-		return engine.ReplayJournal(nil, nil)
+		return nil, nil
 	}
 	if err != nil {
 		return nil, err
 	}
 	defer closeConn(conn)
-	var entries [][]byte
-	var id int64
-	err = conn.QueryRow(ctx, "SELECT id FROM "+s.table("plans")+" WHERE name = $1 AND base_url = $2", k.Name, k.BaseURL).Scan(&id)
-	switch {
-	case errors.Is(err, pgx.ErrNoRows):
-	case err != nil:
-		return nil, s.unavailable(err)
-	default:
-		if entries, err = s.entries(ctx, conn, id); err != nil {
-			return nil, s.unavailable(err)
-		}
-	}
-	j, err := engine.ReplayJournal(entries, nil)
+	id, found, err := s.findPlan(ctx, conn, k, false)
 	if err != nil {
-		return nil, s.unavailable(fmt.Errorf("journal of plan %s: %w", k.Name, err))
+		return nil, s.unavailable(err)
 	}
-	return j, nil
+	if !found {
+		return nil, nil
+	}
+	entries, err := s.entries(ctx, conn, id)
+	if err != nil {
+		return nil, s.unavailable(err)
+	}
+	return entries, nil
 }
 
 // Unlock shows who holds the plan's lock. The lock of a run that ended is
@@ -264,18 +317,18 @@ func (s *Store) ReadJournal(ctx context.Context, k engine.PlanKey) (*engine.Jour
 // holder (or one whose machine vanished and whose session lingers) is
 // fenced off with force: the epoch moves on, so none of its journal
 // writes can land, and its session is terminated, which frees the lock.
-func (s *Store) Unlock(ctx context.Context, k engine.PlanKey, force bool) (engine.LockOwner, error) {
+func (s *Store) Unlock(ctx context.Context, k state.PlanKey, force bool) (state.LockOwner, error) {
 	conn, err := s.connect(ctx, true)
 	if errors.Is(err, errNoSchema) {
-		return engine.LockOwner{}, fmt.Errorf("no run of plan %s has used %s", k.Name, s)
+		return state.LockOwner{}, fmt.Errorf("no run of plan %s has used %s", k.Name, s)
 	}
 	if err != nil {
-		return engine.LockOwner{}, err
+		return state.LockOwner{}, err
 	}
 	defer closeConn(conn)
 	owner, err := s.holder(ctx, conn, k)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return owner, fmt.Errorf("no run of plan %s on %s has used %s", k.Name, k.BaseURL, s)
+		return owner, fmt.Errorf("no run of plan %s on %s has used %s", k.Name, k.Service(), s)
 	}
 	if err != nil {
 		return owner, s.unavailable(err)
@@ -289,11 +342,15 @@ func (s *Store) Unlock(ctx context.Context, k engine.PlanKey, force bool) (engin
 		return owner, fmt.Errorf("no run holds the lock %s (last held by %s): nothing to unlock", s.lockName(k), owner)
 	}
 	if !force {
-		return owner, &engine.LockedError{Where: s.lockName(k), Owner: owner}
+		return owner, &state.LockedError{Where: s.lockName(k), Owner: owner}
 	}
 	// Fence first, then stop: from the moment the epoch moves on, no write
 	// of the holder lands, even if its session outlives the terminate.
-	if _, err := conn.Exec(ctx, "UPDATE "+s.table("plans")+" SET epoch = epoch + 1 WHERE name = $1 AND base_url = $2", k.Name, k.BaseURL); err != nil {
+	id, _, err := s.findPlan(ctx, conn, k, false)
+	if err != nil {
+		return owner, s.unavailable(err)
+	}
+	if _, err := conn.Exec(ctx, "UPDATE "+s.table("plans")+" SET epoch = epoch + 1 WHERE id = $1", id); err != nil {
 		return owner, s.unavailable(err)
 	}
 	// The holder's session, whatever machine it came from.

@@ -1,4 +1,4 @@
-package engine
+package local
 
 import (
 	"context"
@@ -10,24 +10,9 @@ import (
 	"time"
 
 	"github.com/gofrs/flock"
+
+	"github.com/betplan/betplan/engine/state"
 )
-
-// LockOwner is written into the lock file by the run that holds it, so a
-// waiting run and `betplan unlock` can say who holds it.
-type LockOwner struct {
-	PID      int       `json:"pid"`
-	Host     string    `json:"host"`
-	PlanFile string    `json:"plan_file"`
-	Command  string    `json:"command"`
-	Since    time.Time `json:"since"`
-}
-
-func (o LockOwner) String() string {
-	if o.PID == 0 {
-		return "an unknown process"
-	}
-	return fmt.Sprintf("pid %d on %s (%s %s, since %s)", o.PID, o.Host, o.Command, o.PlanFile, o.Since.Format(time.RFC3339))
-}
 
 // Lock is an OS file lock per plan name and base URL: two runs of one plan
 // never act together, even with different state dirs, and a killed
@@ -37,25 +22,12 @@ type Lock struct {
 	path string
 }
 
-// LockedError means another run holds the plan's lock.
-type LockedError struct {
-	Where string // the lock file, or the lock in the shared state
-	Owner LockOwner
-}
-
-// Refused says a held lock is a refusal: the run did nothing.
-func (e *LockedError) Refused() bool { return true }
-
-func (e *LockedError) Error() string {
-	return fmt.Sprintf("another run of this plan holds the lock %s: %s", e.Where, e.Owner)
-}
-
 // AcquireLock takes the lock, waiting up to timeout for another run.
-func AcquireLock(ctx context.Context, path string, owner LockOwner, timeout time.Duration) (*Lock, error) {
+func AcquireLock(ctx context.Context, path string, owner state.LockOwner, timeout time.Duration) (*Lock, error) {
 	return acquireLock(ctx, path, owner, timeout, nil)
 }
 
-func acquireLock(ctx context.Context, path string, owner LockOwner, timeout time.Duration, waiting func(LockOwner)) (*Lock, error) {
+func acquireLock(ctx context.Context, path string, owner state.LockOwner, timeout time.Duration, waiting func(state.LockOwner)) (*Lock, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return nil, fmt.Errorf("create lock dir: %w", err)
 	}
@@ -79,7 +51,7 @@ func acquireLock(ctx context.Context, path string, owner LockOwner, timeout time
 		}
 	}
 	if !ok {
-		return nil, &LockedError{Where: path, Owner: ReadLockOwner(path)}
+		return nil, &state.LockedError{Where: path, Owner: ReadLockOwner(path)}
 	}
 	b, _ := json.Marshal(owner)
 	if f, err := os.OpenFile(path, os.O_WRONLY|os.O_TRUNC, 0o644); err == nil {
@@ -90,8 +62,8 @@ func acquireLock(ctx context.Context, path string, owner LockOwner, timeout time
 }
 
 // ReadLockOwner reads who last took the lock.
-func ReadLockOwner(path string) LockOwner {
-	var o LockOwner
+func ReadLockOwner(path string) state.LockOwner {
+	var o state.LockOwner
 	if b, err := os.ReadFile(path); err == nil {
 		_ = json.Unmarshal(b, &o)
 	}
@@ -120,7 +92,7 @@ func (l *Lock) Release() error {
 
 // Unlock removes a stale lock file. It refuses while a live process holds
 // the lock unless force is set, and returns the last owner.
-func Unlock(path string, force bool) (LockOwner, error) {
+func Unlock(path string, force bool) (state.LockOwner, error) {
 	owner := ReadLockOwner(path)
 	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
 		return owner, fmt.Errorf("no lock at %s", path)
@@ -131,7 +103,7 @@ func Unlock(path string, force bool) (LockOwner, error) {
 		return owner, err
 	}
 	if !ok && !force {
-		return owner, &LockedError{Where: path, Owner: owner}
+		return owner, &state.LockedError{Where: path, Owner: owner}
 	}
 	if ok {
 		defer fl.Unlock()

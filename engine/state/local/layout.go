@@ -1,4 +1,4 @@
-package engine
+package local
 
 import (
 	"crypto/sha256"
@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+
+	"github.com/betplan/betplan/engine/state"
 )
 
 // Layout is where a plan's local state lives: the journal and the reports
@@ -22,14 +24,16 @@ type Layout struct {
 // the plan. A rehearsal keeps its state in a sim/ folder of its own, so it
 // never mixes with a real journal.
 func NewLayout(stateDir, planFile string, rehearsal bool) Layout {
-	l := Layout{Dir: stateDir}.withDefaults(planFile)
+	l := Layout{Dir: stateDir}.WithDefaults(planFile)
 	if rehearsal {
 		l.Dir = filepath.Join(l.Dir, "sim")
 	}
 	return l
 }
 
-func (l Layout) withDefaults(planFile string) Layout {
+// WithDefaults fills what is unset: the state dir beside planFile, the
+// lock dir in the user's cache dir.
+func (l Layout) WithDefaults(planFile string) Layout {
 	if l.Dir == "" {
 		l.Dir = filepath.Join(filepath.Dir(planFile), ".betplan")
 	}
@@ -50,10 +54,20 @@ func (l Layout) ReportDir(planName string) string {
 	return filepath.Join(l.Dir, "report", planName)
 }
 
-// LockPath is the lock of a plan against a service (its normalised base
-// URL).
+// LockPath is the lock of a plan against a service, keyed by the
+// service's identity: every spelling of one service takes one lock.
 func (l Layout) LockPath(planName, baseURL string) string {
-	h := sha256.Sum256([]byte(planName + "\x00" + baseURL))
+	return l.lockPathFor(planName, state.ServiceIdentity(baseURL))
+}
+
+// legacyLockPath is where a betplan that keyed locks by the base URL as
+// spelled kept them; only its stop mark is still read (StopPath).
+func (l Layout) legacyLockPath(planName, baseURL string) string {
+	return l.lockPathFor(planName, baseURL)
+}
+
+func (l Layout) lockPathFor(planName, key string) string {
+	h := sha256.Sum256([]byte(planName + "\x00" + key))
 	return filepath.Join(l.LockDir, planName+"-"+hex.EncodeToString(h[:])[:12]+".lock")
 }
 

@@ -1,0 +1,24 @@
+package pgstate_test
+
+import (
+	"testing"
+
+	"github.com/betplan/betplan/engine/state"
+	"github.com/betplan/betplan/engine/state/local"
+	"github.com/betplan/betplan/engine/state/statetest"
+)
+
+func TestConformance(t *testing.T) {
+	statetest.RunTests(t, func(t *testing.T) state.Store {
+		s, _, _ := newStore(t)
+		return s
+	})
+}
+
+// As main runs it: this host's lock file first, then the database's lock.
+func TestConformanceUnderTheHostLock(t *testing.T) {
+	statetest.RunTests(t, func(t *testing.T) state.Store {
+		s, _, _ := newStore(t)
+		return local.HostLocked(local.Layout{Dir: t.TempDir(), LockDir: t.TempDir()}, s)
+	})
+}

@@ -1,0 +1,98 @@
+// Package local keeps a plan's state on this machine: the journal as a
+// file of JSON lines in the state dir, an OS file lock and the stop mark
+// in the user's cache dir (keyed by plan and service, so two state dirs
+// still share one lock).
+package local
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/betplan/betplan/engine/state"
+)
+
+// Store is the local files of a Layout.
+type Store struct{ Layout Layout }
+
+var _ state.Store = Store{}
+
+func (s Store) String() string { return s.Layout.Dir }
+
+// Lock takes the OS file lock and opens the journal. Who held the lock
+// file before (its owner, read before it is taken) is the lease's Earlier.
+func (s Store) Lock(ctx context.Context, req state.LockRequest) (state.Lease, error) {
+	layout := s.Layout.WithDefaults("")
+	path := layout.LockPath(req.Name, req.BaseURL)
+	if req.Earlier.PID == 0 {
+		req.Earlier = ReadLockOwner(path)
+	}
+	lock, err := acquireLock(ctx, path, req.Owner, req.Timeout, req.Waiting)
+	if err != nil {
+		return nil, err
+	}
+	log, err := OpenLog(layout.JournalPath(req.Name))
+	if err != nil {
+		lock.Release()
+		return nil, err
+	}
+	// The file lock's fencing token is the lock file itself: once it is
+	// removed (unlock --force), this run writes nothing more.
+	return &lease{FileLog: log, lock: lock, earlier: req.Earlier, lost: make(chan struct{}), stopPaths: layout.stopPaths(req.Name, req.BaseURL)}, nil
+}
+
+// ReadLog reads the journal file's records.
+func (s Store) ReadLog(_ context.Context, key state.PlanKey) ([][]byte, error) {
+	return ReadLog(s.Layout.WithDefaults("").JournalPath(key.Name))
+}
+
+// Unlock removes a stale lock file (or, forced, a live one).
+func (s Store) Unlock(_ context.Context, key state.PlanKey, force bool) (state.LockOwner, error) {
+	return Unlock(s.Layout.WithDefaults("").LockPath(key.Name, key.BaseURL), force)
+}
+
+type lease struct {
+	*FileLog
+	lock      *Lock
+	earlier   state.LockOwner
+	stopPaths []string
+	mu        sync.Mutex
+	err       error
+	lost      chan struct{}
+}
+
+func (l *lease) Earlier() state.LockOwner          { return l.earlier }
+func (l *lease) Stopped() (*state.StopMark, error) { return readStopFiles(l.stopPaths) }
+func (l *lease) Lost() <-chan struct{}             { return l.lost }
+
+func (l *lease) Err() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.err
+}
+
+// Append refuses once the lock file was taken away.
+func (l *lease) Append(serial int64, record []byte) error {
+	if err := l.Err(); err != nil {
+		return err
+	}
+	if !l.lock.stillHeld() {
+		return l.lose(fmt.Sprintf("the lock file %s was removed (betplan unlock --force)", l.lock.path))
+	}
+	return l.FileLog.Append(serial, record)
+}
+
+func (l *lease) lose(reason string) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.err == nil {
+		l.err = &state.LockLostError{Reason: reason}
+		close(l.lost)
+	}
+	return l.err
+}
+
+func (l *lease) Release() error {
+	return errors.Join(l.FileLog.Close(), l.lock.Release())
+}
