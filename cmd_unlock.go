@@ -55,7 +55,13 @@ func unlockPlan(ctx context.Context, sys *sysIO, o *unlockOptions, args []string
 	if err != nil {
 		return err
 	}
-	base, shared := opts.BaseURL, opts.Store
+	// The local lock file, or the shared state's lock: which one an
+	// operator clears is the one question unlock asks of the state.
+	shared, err := o.state.sharedStore(sys, o.service.Insecure)
+	if err != nil {
+		return err
+	}
+	base := opts.BaseURL
 	key := engine.PlanKey{Name: p.Name, BaseURL: base}
 	if shared == nil {
 		lockPath := opts.State.LockPath(p.Name, base)
