@@ -130,6 +130,10 @@ func runPlan(ctx context.Context, sys *sysIO, o *runOptions, args []string) erro
 	if err != nil {
 		return err
 	}
+	account, err := o.state.account.loadAccount(sys, planPath)
+	if err != nil {
+		return err
+	}
 	if err := checkTipster(sys, p, o.Republish, simulate); err != nil {
 		return err
 	}
@@ -145,6 +149,7 @@ func runPlan(ctx context.Context, sys *sysIO, o *runOptions, args []string) erro
 	}
 	defer s.close()
 	opts := s.options(planPath)
+	opts.Account = account
 	opts.Confirm = confirm
 	opts.NoWait = o.NoWait
 	opts.AllowNoBot = o.AllowNoBot

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/betplan/betplan/apiclient"
+	"github.com/betplan/betplan/plan"
 )
 
 // Backend is the narrow set of calls the engine makes; *apiclient.Client
@@ -50,6 +51,9 @@ type Options struct {
 	// Store keeps the plan's journal and lock; nil means the local files
 	// of State.
 	Store Store
+	// Account is the account file, whose limits every plan sharing the
+	// state is held to together (account.go); nil: none.
+	Account *plan.Config
 	// LockTimeout is how long to wait for another run of the plan.
 	LockTimeout time.Duration
 

@@ -1,0 +1,196 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/gofrs/flock"
+
+	"github.com/betplan/betplan/plan"
+)
+
+// The account's limits (betplan.yaml) hold for every plan whose journal
+// is in the same state dir, together, beside each plan's own. Before a
+// create announces itself, the run takes the account's lock in the state
+// dir, reads the other plans' journals, checks the account's limits with
+// its own plan's stakes and theirs, and appends its `creating` record
+// before it lets go: two processes sharing the state dir never together
+// pass an account limit.
+
+// accountLockName is the account's lock file in the state dir.
+const accountLockName = "account.lock"
+
+// accountLockWait bounds the wait for another plan's create to finish
+// its check and announcement, which take milliseconds.
+const accountLockWait = 30 * time.Second
+
+// accountStake is a bet another plan of the account committed, as its
+// journal says.
+type accountStake struct {
+	plan string
+	stake
+}
+
+// accountLimits are the account's limits; nil when there is no account
+// file or it sets none.
+func (r *tracker) accountLimits() *plan.Limits {
+	if r.opts.Account == nil || !r.opts.Account.Limits.Any() {
+		return nil
+	}
+	return &r.opts.Account.Limits
+}
+
+// accountUnenforceable says why the account's limits cannot be held
+// here, or "": the other plans' journals are read from the local state
+// dir, so with a shared state (PostgreSQL) they are not in reach yet, and
+// a run is refused rather than passing them unchecked.
+func (r *tracker) accountUnenforceable() string {
+	if r.accountLimits() == nil {
+		return ""
+	}
+	if _, local := r.opts.Store.(LocalStore); local {
+		return ""
+	}
+	return fmt.Sprintf("the account limits of %s are held across the plans of one local state dir only, not yet on a shared state: refusing rather than creating unchecked; run without --state, or move the limits into each plan", r.opts.Account.Filename)
+}
+
+// accountGate holds a create to the account's limits. When they allow it,
+// the account's lock is held until release, which the caller calls once
+// the bet's `creating` record is durable; refusal says why they do not
+// (the lock is then released already).
+func (r *tracker) accountGate(in *instance) (release func(), refusal string, err error) {
+	l := r.accountLimits()
+	if l == nil {
+		return func() {}, "", nil
+	}
+	fl := flock.New(filepath.Join(r.opts.State.Dir, accountLockName))
+	ctx, cancel := context.WithTimeout(context.Background(), accountLockWait)
+	defer cancel()
+	ok, err := fl.TryLockContext(ctx, 20*time.Millisecond)
+	if err != nil || !ok {
+		return nil, "", fmt.Errorf("take the account's lock %s: %v", fl.Path(), orTimeout(err))
+	}
+	release = func() { fl.Unlock() }
+	others, err := r.otherPlansStakes()
+	if err != nil {
+		release()
+		return nil, "", err
+	}
+	u, words := r.accountUsage(*l, in.info, others)
+	if reason := limitRefusal(*l, in.risk, in.info, u, words); reason != "" {
+		release()
+		return nil, "account " + reason, nil
+	}
+	return release, "", nil
+}
+
+func orTimeout(err error) error {
+	if err == nil {
+		return fmt.Errorf("another plan's create held it for %v", accountLockWait)
+	}
+	return err
+}
+
+// otherPlansStakes reads the journals of the other plans in the state dir:
+// what each announced at risk, counted as open (their outcomes are not
+// read from the service here), as a plan's own limits count a bet whose
+// outcome they do not know yet.
+func (r *tracker) otherPlansStakes() ([]accountStake, error) {
+	own := filepath.Clean(r.opts.State.JournalPath(r.plan.Name))
+	paths, err := filepath.Glob(filepath.Join(r.opts.State.Dir, "*.journal.jsonl"))
+	if err != nil {
+		return nil, err
+	}
+	var out []accountStake
+	for _, path := range paths {
+		if filepath.Clean(path) == own {
+			continue
+		}
+		j, err := ReadJournal(path)
+		if err != nil {
+			return nil, fmt.Errorf("read another plan's journal for the account's limits: %w", err)
+		}
+		name := strings.TrimSuffix(filepath.Base(path), ".journal.jsonl")
+		for _, e := range j.states() {
+			s := e.labelState
+			if (!s.created() && !s.Pending) || s.Canceled {
+				continue
+			}
+			st := stake{label: e.label, betID: s.BetID, race: s.Race, requested: s.Amount,
+				risk: exposure{Amount: s.AtRisk, Basis: s.Basis}, open: true}
+			if st.risk.Amount == 0 {
+				st.risk = exposure{Amount: s.Amount, Basis: "the requested amount"}
+			}
+			out = append(out, accountStake{plan: name, stake: st})
+		}
+	}
+	return out, nil
+}
+
+// accountUsage adds up, in the account's period of race and on race
+// itself, this plan's stakes and the other plans', and says who
+// committed them ("committed by saturday-card and this plan").
+func (r *tracker) accountUsage(l plan.Limits, race RaceInfo, others []accountStake) (usage, string) {
+	all := make([]accountStake, 0, len(others))
+	for _, s := range r.stakes() {
+		all = append(all, accountStake{plan: r.plan.Name, stake: s})
+	}
+	all = append(all, others...)
+	key := periodKey(l.Period, race.Start)
+	var a periodSums
+	byPlan := map[string]float64{}
+	u := usage{period: key}
+	for i := range all {
+		s := &all[i].stake
+		if key != "" && !s.race.Start.IsZero() && periodKey(l.Period, s.race.Start) != key {
+			continue
+		}
+		a.add(s, 1)
+		byPlan[all[i].plan] += s.risk.Amount
+		if (race.Venue != "" || race.Event != nil) && sameRaceInfo(s.race, race) {
+			u.raceStake += s.risk.Amount
+			u.raceBets++
+		}
+	}
+	a.finish()
+	u.totals = a.t
+	u.totals.LowestProfit, u.totals.HighestProfit = profitRange(a.settled)
+	u.raceStake = roundCents(u.raceStake)
+	return u, "committed by " + committers(byPlan, r.plan.Name)
+}
+
+// committers names the plans that committed money, the largest first:
+// "saturday-card ($30) and this plan ($10)".
+func committers(byPlan map[string]float64, self string) string {
+	names := make([]string, 0, len(byPlan))
+	for n, v := range byPlan {
+		if v > 0 {
+			names = append(names, n)
+		}
+	}
+	if len(names) == 0 {
+		return "the account's plans"
+	}
+	sort.Slice(names, func(i, j int) bool {
+		if byPlan[names[i]] != byPlan[names[j]] {
+			return byPlan[names[i]] > byPlan[names[j]]
+		}
+		return names[i] < names[j]
+	})
+	parts := make([]string, len(names))
+	for i, n := range names {
+		who := n
+		if n == self {
+			who = "this plan"
+		}
+		parts[i] = fmt.Sprintf("%s (%s)", who, usd(byPlan[n]))
+	}
+	if len(parts) == 1 {
+		return parts[0]
+	}
+	return strings.Join(parts[:len(parts)-1], ", ") + " and " + parts[len(parts)-1]
+}

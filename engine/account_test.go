@@ -1,0 +1,71 @@
+package engine_test
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/betplan/betplan/engine"
+	"github.com/betplan/betplan/plan"
+)
+
+// TestAccountLimitsHoldAcrossConcurrentPlans: four plans sharing a state
+// dir start together, each with one $10 bet its own limits allow; the
+// account allows $25 a day. Whatever the interleaving, exactly two bets
+// are created and the others are refused by the account's limit: reading
+// the other plans' journals and announcing a create happen under the
+// account's lock.
+func TestAccountLimitsHoldAcrossConcurrentPlans(t *testing.T) {
+	account, diags := plan.ParseConfig("betplan.yaml", []byte("version: 1\nlimits: {period: day, max_total_stake: 25}\n"))
+	require.False(t, diags.HasErrors(), "%v", diags)
+	for round := range 5 {
+		w := newWorld(t)
+		r := w.race("Greyhounds", 0)
+		results := make([]*engine.Result, 4)
+		var wg sync.WaitGroup
+		for i := range results {
+			p, diags := plan.Parse(fmt.Sprintf("card-%d.yaml", i), []byte(fmt.Sprintf(`version: 1
+name: card-%d
+limits: {period: day, max_stake_per_bet: 10, max_total_stake: 20, max_bets: 2}
+defaults: {market: Fixed Win, type: Fixed Wager, target_session: "4417"}
+bets:
+  - id: box
+    race: %s
+    selection: %q
+    stake: 10
+`, i, raceYAML(r), r.Runners[0])))
+			require.False(t, diags.HasErrors(), "%v", diags)
+			opts := w.options(w.client())
+			opts.PlanFile = p.Filename
+			opts.Account = account
+			opts.NoWait = true
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				results[i], _ = engine.Run(context.Background(), p, opts)
+			}()
+		}
+		wg.Wait()
+		created, refused := 0, 0
+		for _, res := range results {
+			require.NotNil(t, res)
+			for _, b := range res.Bets {
+				switch {
+				case b.NotificationID != 0:
+					created++
+				case strings.Contains(b.Reason, "account max_total_stake $25.00 in day "):
+					refused++
+				default:
+					t.Errorf("round %d: %s %s: %s (%s)", round, res.PlanName, b.ID, b.Status, b.Reason)
+				}
+			}
+		}
+		assert.Equal(t, 2, created, "round %d: bets created under the account's $25", round)
+		assert.Equal(t, 2, refused, "round %d: bets refused by the account", round)
+	}
+}
