@@ -72,12 +72,17 @@ func previewPlan(ctx context.Context, sys *sysIO, o *planOptions, args []string)
 	if err != nil {
 		return err
 	}
+	account, err := o.state.account.loadAccount(sys, path)
+	if err != nil {
+		return err
+	}
 	s, err := setUp(sys, &o.service, o.state, &o.rehearsal)
 	if err != nil {
 		return err
 	}
 	defer s.close()
 	opts := s.options(path)
+	opts.Account = account
 	opts.Log = nil
 	if opts.Simulated {
 		// A preview on a new simulated world has no journal to read.

@@ -158,6 +158,7 @@ func (r *tracker) accountUsage(l plan.Limits, race RaceInfo, others []accountSta
 	}
 	a.finish()
 	u.totals = a.t
+	u.planned, u.plannedBets = roundCents(a.planned), a.plannedBets
 	u.totals.LowestProfit, u.totals.HighestProfit = profitRange(a.settled)
 	u.raceStake = roundCents(u.raceStake)
 	return u, "committed by " + committers(byPlan, r.plan.Name)
@@ -193,4 +194,59 @@ func committers(byPlan map[string]float64, self string) string {
 		return parts[0]
 	}
 	return strings.Join(parts[:len(parts)-1], ", ") + " and " + parts[len(parts)-1]
+}
+
+// AccountSummary is the account file's limits and what the plans sharing
+// the state use of them, in the periods of the account's limits the
+// result's bets are in.
+type AccountSummary struct {
+	File string // the account file, as found or named
+	LimitsSummary
+	// Plans name the plans whose bets were counted, this one first.
+	Plans []string
+	// Unread says why the other plans' journals could not be read; their
+	// bets are then missing from Periods.
+	Unread string
+}
+
+// fillAccount writes the account's limits and their use into res.
+func (r *tracker) fillAccount(res *Result) {
+	l := r.accountLimits()
+	if l == nil {
+		return
+	}
+	a := &AccountSummary{File: r.opts.Account.Filename, LimitsSummary: LimitsSummary{Limits: *l}, Plans: []string{r.plan.Name}}
+	others := r.accountOthers
+	if res.Kind != KindPlan {
+		var err error
+		if others, err = r.otherPlansStakes(); err != nil {
+			a.Unread = err.Error()
+		}
+	}
+	seen := map[string]bool{r.plan.Name: true}
+	for _, o := range others {
+		if !seen[o.plan] {
+			seen[o.plan] = true
+			a.Plans = append(a.Plans, o.plan)
+		}
+	}
+	sort.Strings(a.Plans[1:])
+	keys := map[string]RaceInfo{}
+	for _, in := range r.insts {
+		if in.resolved() && !in.info.Start.IsZero() {
+			if k := periodKey(l.Period, in.info.Start); keys[k].Start.IsZero() {
+				keys[k] = RaceInfo{Start: in.info.Start}
+			}
+		}
+	}
+	if len(keys) == 0 {
+		keys[periodKey(l.Period, r.clock.Now())] = RaceInfo{Start: r.clock.Now()}
+	}
+	for k, race := range keys {
+		u, _ := r.accountUsage(*l, race, others)
+		a.Periods = append(a.Periods, PeriodUsage{Period: k, Words: periodWords(l.Period, k), PlanEnv: u.totals,
+			Planned: u.planned, PlannedBets: u.plannedBets})
+	}
+	sort.Slice(a.Periods, func(i, j int) bool { return a.Periods[i].Period < a.Periods[j].Period })
+	res.Account = a
 }

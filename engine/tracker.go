@@ -98,6 +98,9 @@ type tracker struct {
 	ledger     *ledger
 	outcomeGen int
 	exposures  map[exposureKey]exposure
+	// accountOthers are the other plans' stakes a preview holds its
+	// creates to, with the account's limits (account.go).
+	accountOthers []accountStake
 }
 
 func newTracker(p *plan.Plan, opts Options) *tracker {
@@ -181,6 +184,7 @@ func (r *tracker) fill(res *Result) {
 		res.Assumptions = append(res.Assumptions, apiclient.EventAssumptions...)
 	}
 	res.Limits.Periods = r.periodUsages()
+	r.fillAccount(res)
 	res.FinishedAt = r.clock.Now()
 	res.ComputeTotals()
 }
