@@ -90,7 +90,7 @@ type Result struct {
 	// the state uses of them; nil without an account file.
 	Account *AccountSummary
 	Bets    []BetResult
-	Totals Totals
+	Totals  Totals
 
 	// Tips are the plan's tips (one per race for for_each_race tips), in
 	// plan order; Prealerts the pre-alerts, one per race with tips.
