@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -249,4 +250,35 @@ func (r *tracker) fillAccount(res *Result) {
 	}
 	sort.Slice(a.Periods, func(i, j int) bool { return a.Periods[i].Period < a.Periods[j].Period })
 	res.Account = a
+}
+
+// certainAccountRefusal is certainRefusal for the account's limits: the
+// bets certain to be created now, each counting the ones before it, with
+// what every plan sharing the state committed. It reads the other plans'
+// journals without the account's lock: each create is checked again under
+// it.
+func (r *tracker) certainAccountRefusal(certain []*instance) string {
+	l := r.accountLimits()
+	if l == nil {
+		return ""
+	}
+	others, err := r.otherPlansStakes()
+	if err != nil {
+		return err.Error()
+	}
+	var before []accountStake
+	for _, in := range certain {
+		risk := r.exposure(in)
+		u, who := r.accountUsage(*l, in.info, slices.Concat(others, before))
+		if reason := limitRefusal(*l, risk, in.info, u, who+" and the certain bets before it"); reason != "" {
+			ids := make([]string, len(certain))
+			for i, c := range certain {
+				ids[i] = c.bet.ID
+			}
+			return fmt.Sprintf("the bets certain to be created (%s: a named race, no when, a static amount) break an account limit together, with what the account's plans committed before: at bet %s, account %s",
+				strings.Join(ids, ", "), in.bet.ID, reason)
+		}
+		before = append(before, accountStake{plan: r.plan.Name, stake: stake{label: in.label, betID: in.bet.ID, race: in.info, requested: in.amount, risk: risk, open: true}})
+	}
+	return ""
 }

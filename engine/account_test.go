@@ -38,6 +38,7 @@ bets:
     race: %s
     selection: %q
     stake: 10
+    when: race.minutes_to_start > 0 # not certain: each create is checked on its own
 `, i, raceYAML(r), r.Runners[0])))
 			require.False(t, diags.HasErrors(), "%v", diags)
 			opts := w.options(w.client())
@@ -68,4 +69,34 @@ bets:
 		assert.Equal(t, 2, created, "round %d: bets created under the account's $25", round)
 		assert.Equal(t, 2, refused, "round %d: bets refused by the account", round)
 	}
+}
+
+// sharedStore stands for a shared state (PostgreSQL): the other plans'
+// journals are not in the local state dir.
+type sharedStore struct{ engine.LocalStore }
+
+// TestAccountLimitsOnASharedStateRefuse: the account's limits are held
+// across the plans of one local state dir; with a shared state they are
+// out of reach, so the run is refused before any create rather than
+// passing them unchecked.
+func TestAccountLimitsOnASharedStateRefuse(t *testing.T) {
+	account, diags := plan.ParseConfig("betplan.yaml", []byte("version: 1\nlimits: {max_total_stake: 25}\n"))
+	require.False(t, diags.HasErrors(), "%v", diags)
+	w := newWorld(t)
+	p := w.twoBetPlan("")
+	opts := w.options(w.client())
+	opts.Account = account
+	opts.NoWait = true
+	opts.Store = sharedStore{engine.LocalStore{Layout: opts.State}}
+	res, err := engine.Run(context.Background(), p, opts)
+	var refused *engine.RefusedError
+	require.ErrorAs(t, err, &refused)
+	assert.Contains(t, refused.Reason, "the account limits of betplan.yaml are held across the plans of one local state dir only")
+	assert.Zero(t, w.svc.NotificationCount())
+	assert.Equal(t, engine.EndRefused, res.EndReason)
+
+	// Without account limits the same store runs the plan.
+	opts.Account = nil
+	_, err = engine.Run(context.Background(), p, opts)
+	require.NoError(t, err)
 }
