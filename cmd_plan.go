@@ -17,6 +17,7 @@ type planOptions struct {
 	Format           string
 	rehearsal        rehearsalOptions
 	state            stateOptions
+	account          accountOptions
 	service          serviceOptions
 }
 
@@ -50,6 +51,7 @@ func (o *planOptions) bind(fs *pflag.FlagSet) {
 	fs.BoolVar(&o.rehearsal.Sim, "sim", false, "resolve against an in-process simulated service")
 	o.rehearsal.bindWorld(fs)
 	o.state.bind(fs)
+	o.account.bind(fs)
 	o.service.bind(fs)
 	o.service.rehearsable = true
 }
@@ -72,7 +74,7 @@ func previewPlan(ctx context.Context, sys *sysIO, o *planOptions, args []string)
 	if err != nil {
 		return err
 	}
-	account, err := o.state.account.loadAccount(sys, path)
+	account, err := o.account.loadAccount(sys, path)
 	if err != nil {
 		return err
 	}

@@ -26,6 +26,7 @@ type runOptions struct {
 	rehearsal      rehearsalOptions
 	report         reportOptions
 	state          stateOptions
+	account        accountOptions
 	service        serviceOptions
 }
 
@@ -62,6 +63,7 @@ func (o *runOptions) bind(fs *pflag.FlagSet) {
 	fs.BoolVar(&o.rehearsal.Sim, "sim", false, "run against an in-process simulated service with a fast clock")
 	o.report.bind(fs)
 	o.state.bind(fs)
+	o.account.bind(fs)
 	fs.DurationVar(&o.AmbiguousGrace, "ambiguous-grace", 60*time.Second, "how long to look a label up after an ambiguous create, 1s to 1h (warned below --http-timeout)")
 	fs.DurationVar(&o.LockTimeout, "lock-timeout", 0, "how long to wait for another run of the plan to finish")
 	fs.BoolVar(&o.AllowNoBot, "allow-no-bot", false, "create even when no targeted session has a running bot")
@@ -130,7 +132,7 @@ func runPlan(ctx context.Context, sys *sysIO, o *runOptions, args []string) erro
 	if err != nil {
 		return err
 	}
-	account, err := o.state.account.loadAccount(sys, planPath)
+	account, err := o.account.loadAccount(sys, planPath)
 	if err != nil {
 		return err
 	}

@@ -68,15 +68,11 @@ type stateOptions struct {
 	StateDir string
 	URL      string
 	Schema   string
-	// account is the account file whose limits the plans sharing the
-	// state are held to together.
-	account accountOptions
 }
 
 func (s *stateOptions) bind(fs *pflag.FlagSet) {
 	fs.StringVar(&s.StateDir, "state-dir", "", "state directory (default .betplan/ beside the plan)")
 	s.bindShared(fs)
-	s.account.bind(fs)
 }
 
 func (s *stateOptions) bindShared(fs *pflag.FlagSet) {

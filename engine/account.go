@@ -218,7 +218,12 @@ func (r *tracker) fillAccount(res *Result) {
 	}
 	a := &AccountSummary{File: r.opts.Account.Filename, LimitsSummary: LimitsSummary{Limits: *l}, Plans: []string{r.plan.Name}}
 	others := r.accountOthers
-	if res.Kind != KindPlan {
+	_, local := r.opts.Store.(LocalStore)
+	switch {
+	case !local:
+		a.Unread = "the other plans' journals are not read on a shared state yet"
+		others = nil
+	case res.Kind != KindPlan:
 		var err error
 		if others, err = r.otherPlansStakes(); err != nil {
 			a.Unread = err.Error()

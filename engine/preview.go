@@ -43,7 +43,7 @@ func Preview(ctx context.Context, p *plan.Plan, opts Options) (*Result, *SavedPl
 		return res, nil, err
 	}
 	r.followJournal()
-	if r.accountLimits() != nil {
+	if _, local := r.opts.Store.(LocalStore); local && r.accountLimits() != nil {
 		if r.accountOthers, err = r.otherPlansStakes(); err != nil {
 			r.finish(res, err)
 			return res, nil, err
