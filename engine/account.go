@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"slices"
@@ -63,17 +64,23 @@ func (r *tracker) accountUnenforceable() string {
 // the account's lock is held until release, which the caller calls once
 // the bet's `creating` record is durable; refusal says why they do not
 // (the lock is then released already).
-func (r *tracker) accountGate(in *instance) (release func(), refusal string, err error) {
+func (r *tracker) accountGate(ctx context.Context, in *instance) (release func(), refusal string, err error) {
 	l := r.accountLimits()
 	if l == nil {
 		return func() {}, "", nil
 	}
 	fl := flock.New(filepath.Join(r.opts.State.Dir, accountLockName))
-	ctx, cancel := context.WithTimeout(context.Background(), accountLockWait)
+	wait, cancel := context.WithTimeout(ctx, accountLockWait)
 	defer cancel()
-	ok, err := fl.TryLockContext(ctx, 20*time.Millisecond)
+	ok, err := fl.TryLockContext(wait, 20*time.Millisecond)
 	if err != nil || !ok {
-		return nil, "", fmt.Errorf("take the account's lock %s: %v", fl.Path(), orTimeout(err))
+		if ctx.Err() != nil {
+			return nil, "", ctx.Err()
+		}
+		if errors.Is(err, context.DeadlineExceeded) {
+			err = fmt.Errorf("another plan's create held it for %v", accountLockWait)
+		}
+		return nil, "", fmt.Errorf("take the account's lock %s: %w", fl.Path(), err)
 	}
 	release = func() { fl.Unlock() }
 	others, err := r.otherPlansStakes()
@@ -87,13 +94,6 @@ func (r *tracker) accountGate(in *instance) (release func(), refusal string, err
 		return nil, "account " + reason, nil
 	}
 	return release, "", nil
-}
-
-func orTimeout(err error) error {
-	if err == nil {
-		return fmt.Errorf("another plan's create held it for %v", accountLockWait)
-	}
-	return err
 }
 
 // otherPlansStakes reads the journals of the other plans in the state dir:

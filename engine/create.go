@@ -303,7 +303,10 @@ func (r *tracker) create(ctx context.Context, in *instance) error {
 		if attempt == 1 { // a later attempt is the same bet, counted by its first
 			var refusal string
 			var err error
-			if release, refusal, err = r.accountGate(in); err != nil {
+			if release, refusal, err = r.accountGate(ctx, in); err != nil {
+				if ctx.Err() != nil {
+					return ctx.Err()
+				}
 				in.err = err.Error()
 				in.reason = "could not check the account's limits; will try again"
 				return nil
