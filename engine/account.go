@@ -12,6 +12,7 @@ import (
 
 	"github.com/gofrs/flock"
 
+	"github.com/betplan/betplan/apiclient"
 	"github.com/betplan/betplan/plan"
 )
 
@@ -69,6 +70,11 @@ func (r *tracker) accountGate(ctx context.Context, in *instance) (release func()
 	if l == nil {
 		return func() {}, "", nil
 	}
+	// The service is read before the lock is taken: a bet another plan
+	// announces meanwhile is counted at what it announced.
+	if err := r.refreshAccountOutcomes(ctx); err != nil {
+		return nil, "", err
+	}
 	fl := flock.New(filepath.Join(r.opts.State.Dir, accountLockName))
 	wait, cancel := context.WithTimeout(ctx, accountLockWait)
 	defer cancel()
@@ -97,9 +103,9 @@ func (r *tracker) accountGate(ctx context.Context, in *instance) (release func()
 }
 
 // otherPlansStakes reads the journals of the other plans in the state dir:
-// what each announced at risk, counted as open (their outcomes are not
-// read from the service here), as a plan's own limits count a bet whose
-// outcome they do not know yet.
+// what each announced at risk, with what the service showed of it when
+// refreshAccountOutcomes read it, else counted as open, as a plan's own
+// limits count a bet whose outcome they do not know yet.
 func (r *tracker) otherPlansStakes() ([]accountStake, error) {
 	own := filepath.Clean(r.opts.State.JournalPath(r.plan.Name))
 	paths, err := filepath.Glob(filepath.Join(r.opts.State.Dir, "*.journal.jsonl"))
@@ -125,6 +131,9 @@ func (r *tracker) otherPlansStakes() ([]accountStake, error) {
 				risk: exposure{Amount: s.AtRisk, Basis: s.Basis}, open: true}
 			if st.risk.Amount == 0 {
 				st.risk = exposure{Amount: s.Amount, Basis: "the requested amount"}
+			}
+			if n := r.accountSeen[e.label]; n != nil && !applyOutcome(&st, n.n, false, r.clock.Now()) {
+				continue // cancelled with nothing placed
 			}
 			out = append(out, accountStake{plan: name, stake: st})
 		}
@@ -286,4 +295,63 @@ func (r *tracker) certainAccountRefusal(certain []*instance) string {
 		before = append(before, accountStake{plan: r.plan.Name, stake: stake{label: in.label, betID: in.bet.ID, race: in.info, requested: in.amount, risk: risk, open: true}})
 	}
 	return ""
+}
+
+// seenNotification is another plan's notification as the service showed
+// it, and when.
+type seenNotification struct {
+	n  *apiclient.Notification
+	at time.Time
+}
+
+// accountReadsOutcomes reports whether the account's limits depend on how
+// the bets went: a stop-loss, a take-profit or exposure.
+func accountReadsOutcomes(l *plan.Limits) bool {
+	return l.MaxLoss != nil || l.TakeProfit != nil || l.MaxOpenStake != nil
+}
+
+// accountRefreshEvery is how old what the service showed of another
+// plan's open bet may be when the account's limits count it.
+const accountRefreshEvery = time.Minute
+
+// refreshAccountOutcomes reads from the service, by label, the other
+// plans' bets whose outcome is not known yet, so an account stop-loss
+// counts another plan's losses (cron runs of different plans see each
+// other's results). A resulted bet is read once.
+func (r *tracker) refreshAccountOutcomes(ctx context.Context) error {
+	l := r.accountLimits()
+	if l == nil || !accountReadsOutcomes(l) {
+		return nil
+	}
+	if _, local := r.opts.Store.(LocalStore); !local {
+		return nil
+	}
+	others, err := r.otherPlansStakes()
+	if err != nil {
+		return err
+	}
+	now := r.clock.Now()
+	for _, o := range others {
+		if seen := r.accountSeen[o.label]; seen != nil && (seen.n.Resulted() || bool(seen.n.IsCanceled) || now.Sub(seen.at) < accountRefreshEvery) {
+			continue
+		}
+		ns, err := r.svc.NotificationsByLabel(ctx, o.label)
+		if err != nil {
+			return fmt.Errorf("read plan %s's bet %s for the account's limits: %w", o.plan, o.betID, err)
+		}
+		var first *apiclient.Notification
+		for i := range ns {
+			if ns[i].Label == o.label && (first == nil || ns[i].ID < first.ID) {
+				first = &ns[i]
+			}
+		}
+		if first == nil {
+			continue // not found (yet): counted at what its journal announced
+		}
+		if r.accountSeen == nil {
+			r.accountSeen = map[string]*seenNotification{}
+		}
+		r.accountSeen[o.label] = &seenNotification{n: first, at: now}
+	}
+	return nil
 }

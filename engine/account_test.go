@@ -6,10 +6,12 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/betplan/betplan/apiclient/sim"
 	"github.com/betplan/betplan/engine"
 	"github.com/betplan/betplan/plan"
 )
@@ -99,4 +101,44 @@ func TestAccountLimitsOnASharedStateRefuse(t *testing.T) {
 	opts.Account = nil
 	_, err = engine.Run(context.Background(), p, opts)
 	require.NoError(t, err)
+}
+
+// TestAccountStopLossCountsAnotherPlansLosses: one plan's bet loses $10;
+// later another plan, from cron, would bet. The account's max_loss of $5
+// stops it: the other plan's outcome is read from the service before the
+// limit is applied, not taken as open from its journal.
+func TestAccountStopLossCountsAnotherPlansLosses(t *testing.T) {
+	account, diags := plan.ParseConfig("betplan.yaml", []byte("version: 1\nlimits: {period: day, max_loss: 5}\n"))
+	require.False(t, diags.HasErrors(), "%v", diags)
+	w := newWorld(t)
+	a, b := w.raceAt("Flemington", 2), w.raceAt("Flemington", 4)
+	order := w.finishingOrder(a)
+	card := func(name string, r sim.RaceInfo, sel string) *plan.Plan {
+		p, diags := plan.Parse(name+".yaml", []byte(fmt.Sprintf(`version: 1
+name: %s
+limits: {period: day, max_stake_per_bet: 10, max_total_stake: 20, max_bets: 2}
+defaults: {market: Fixed Win, type: Fixed Wager, target_session: "4417"}
+bets:
+  - {id: box, race: %s, selection: %q, stake: 10, when: "race.minutes_to_start <= 10"}
+`, name, raceYAML(r), sel)))
+		require.False(t, diags.HasErrors(), "%v", diags)
+		return p
+	}
+	run := func(p *plan.Plan, at time.Time) *engine.Result {
+		w.clock.Set(at)
+		opts := w.options(w.client())
+		opts.PlanFile, opts.Account, opts.NoWait = p.Filename, account, true
+		res, err := engine.Run(context.Background(), p, opts)
+		require.NoError(t, err)
+		return res
+	}
+	loser := run(card("loser", a, order[len(order)-1]), a.Start.Add(-9*time.Minute))
+	require.NotZero(t, loser.Bets[0].NotificationID, "the first plan's bet is created: %s", loser.Bets[0].Reason)
+
+	later := run(card("later", b, b.Runners[0]), b.Start.Add(-9*time.Minute))
+	bet := later.Bets[0]
+	assert.Zero(t, bet.NotificationID, "the account's stop-loss must stop the second plan")
+	assert.Contains(t, bet.Reason, "account max_loss $5.00: the settled profit in day "+a.Start.Format("2006-01-02")+" reached -$10.00")
+	require.NotNil(t, later.Account)
+	assert.Equal(t, -10.0, later.Account.Periods[0].Profit, "the report counts the other plan's loss")
 }

@@ -145,8 +145,15 @@ func (r *tracker) outcome(st *stake, now time.Time) bool {
 	if n == nil {
 		return true // not read yet: what it may place
 	}
+	return applyOutcome(st, n, in != nil && in.final, now)
+}
+
+// applyOutcome brings what the service showed of a stake, n, into it;
+// final says betplan follows it no more. False when the bet was
+// cancelled with nothing placed.
+func applyOutcome(st *stake, n *apiclient.Notification, final bool, now time.Time) bool {
 	accepted := float64(n.TotalAccepted)
-	off := in != nil && in.final
+	off := final
 	if start := n.Tip.Competition.StartTime.Time; !start.IsZero() && !now.Before(start) {
 		off = true
 	}

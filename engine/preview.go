@@ -44,6 +44,10 @@ func Preview(ctx context.Context, p *plan.Plan, opts Options) (*Result, *SavedPl
 	}
 	r.followJournal()
 	if _, local := r.opts.Store.(LocalStore); local && r.accountLimits() != nil {
+		if err := r.refreshAccountOutcomes(ctx); err != nil {
+			r.finish(res, err)
+			return res, nil, err
+		}
 		if r.accountOthers, err = r.otherPlansStakes(); err != nil {
 			r.finish(res, err)
 			return res, nil, err

@@ -83,6 +83,9 @@ func (r *tracker) start(ctx context.Context) error {
 			return err
 		}
 	}
+	if err := r.refreshAccountOutcomes(ctx); err != nil {
+		return err
+	}
 	if why, certain := r.certainRefusal(); why != "" {
 		for _, in := range certain {
 			in.status, in.final = StatusFailed, true

@@ -101,6 +101,9 @@ type tracker struct {
 	// accountOthers are the other plans' stakes a preview holds its
 	// creates to, with the account's limits (account.go).
 	accountOthers []accountStake
+	// accountSeen is what the service showed of the other plans' bets,
+	// by label (refreshAccountOutcomes).
+	accountSeen map[string]*seenNotification
 }
 
 func newTracker(p *plan.Plan, opts Options) *tracker {
