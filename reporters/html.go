@@ -45,7 +45,7 @@ type htmlPage struct {
 	// heads them; nil without an account file.
 	Account      []limitRow
 	AccountTitle string
-	Notes     []string
+	Notes        []string
 
 	Tips        []htmlTip
 	TipCounts   string
