@@ -107,6 +107,9 @@ func (r *tracker) accountGate(ctx context.Context, in *instance) (release func()
 // refreshAccountOutcomes read it, else counted as open, as a plan's own
 // limits count a bet whose outcome they do not know yet.
 func (r *tracker) otherPlansStakes() ([]accountStake, error) {
+	if _, local := r.opts.Store.(LocalStore); !local {
+		return nil, nil // out of reach: see accountUnenforceable
+	}
 	own := filepath.Clean(r.opts.State.JournalPath(r.plan.Name))
 	paths, err := filepath.Glob(filepath.Join(r.opts.State.Dir, "*.journal.jsonl"))
 	if err != nil {
