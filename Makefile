@@ -37,6 +37,7 @@ demo:
 # Regenerate the committed JSON Schemas from the Go types.
 schema:
 	$(GO) run . schema plan > schema/plan.schema.json
+	$(GO) run . schema config > schema/config.schema.json
 	$(GO) run . schema report > schema/report.schema.json
 	$(GO) run . schema diff > schema/diff.schema.json
 

@@ -77,6 +77,9 @@ func diffPlans(_ context.Context, sys *sysIO, o *diffOptions, args []string) err
 		}
 		oldSrc.name, newSrc.name = args[0], args[1]
 	}
+	if plan.IsAccountFile(oldSrc.name) || plan.IsAccountFile(newSrc.name) {
+		return diffAccounts(sys, o, oldSrc.name, oldSrc.data, newSrc.name)
+	}
 	read := func(s source) (*plan.Plan, plan.Diagnostics, []byte) {
 		if s.data == nil {
 			p, data, diags := plan.LoadSource(s.name)
@@ -92,7 +95,36 @@ func diffPlans(_ context.Context, sys *sysIO, o *diffOptions, args []string) err
 		plan.WriteText(sys.Stderr, all, map[string][]byte{oldSrc.name: oldData, newSrc.name: newData})
 		return invalidf("cannot diff invalid plans: %s", count(all.Errors(), "error"))
 	}
-	d := plan.Diff(oldPlan, newPlan)
+	return writeDiff(sys, o, plan.Diff(oldPlan, newPlan))
+}
+
+// diffAccounts is diff of two account files: their limits, a loosened
+// one as a warning. oldData holds the old file's bytes when it came from
+// git, else nil.
+func diffAccounts(sys *sysIO, o *diffOptions, oldName string, oldData []byte, newName string) error {
+	if !plan.IsAccountFile(oldName) || !plan.IsAccountFile(newName) {
+		return usagef("diff compares two plans or two account files (%s), not one of each", plan.ConfigFileName)
+	}
+	read := func(name string, data []byte) (*plan.Config, plan.Diagnostics, []byte) {
+		if data == nil {
+			c, data, diags := plan.LoadConfig(name)
+			return c, diags, data
+		}
+		c, diags := plan.ParseConfig(name, data)
+		return c, diags, data
+	}
+	oldC, oldDiags, oldData := read(oldName, oldData)
+	newC, newDiags, newData := read(newName, nil)
+	if oldDiags.HasErrors() || newDiags.HasErrors() {
+		all := append(oldDiags, newDiags...)
+		plan.WriteText(sys.Stderr, all, map[string][]byte{oldName: oldData, newName: newData})
+		return invalidf("cannot diff invalid account files: %s", count(all.Errors(), "error"))
+	}
+	return writeDiff(sys, o, plan.DiffConfig(oldC, newC))
+}
+
+// writeDiff writes d in the chosen format; exit 4 when anything changed.
+func writeDiff(sys *sysIO, o *diffOptions, d *plan.PlanDiff) error {
 	var err error
 	switch o.Format {
 	case "json":

@@ -24,7 +24,7 @@ func fmtCommand() *command {
 	return &command{
 		name:    "fmt",
 		args:    "[--check] [-w] PLAN...",
-		summary: "lay plans out the one canonical way, keeping comments",
+		summary: "lay plans (and the account file, betplan.yaml) out the one canonical way, keeping comments",
 		exits: []exitDoc{
 			{exitOK, "formatted (with --check: every file is already formatted)"},
 			{exitFailed, "--check: a file would change (its unified diff is printed); -w: a file could not be written"},
@@ -64,7 +64,11 @@ func formatPlans(_ context.Context, sys *sysIO, o *fmtOptions, args []string) er
 			invalid++
 			continue
 		}
-		out, diags := plan.Format(path, src)
+		format := plan.Format
+		if plan.IsAccountFile(path) {
+			format = plan.FormatConfig
+		}
+		out, diags := format(path, src)
 		if diags.HasErrors() {
 			plan.WriteText(sys.Stderr, diags, map[string][]byte{path: src})
 			invalid++

@@ -17,6 +17,7 @@ type planOptions struct {
 	Format           string
 	rehearsal        rehearsalOptions
 	state            stateOptions
+	account          accountOptions
 	service          serviceOptions
 }
 
@@ -50,6 +51,7 @@ func (o *planOptions) bind(fs *pflag.FlagSet) {
 	fs.BoolVar(&o.rehearsal.Sim, "sim", false, "resolve against an in-process simulated service")
 	o.rehearsal.bindWorld(fs)
 	o.state.bind(fs)
+	o.account.bind(fs)
 	o.service.bind(fs)
 	o.service.rehearsable = true
 }
@@ -72,12 +74,17 @@ func previewPlan(ctx context.Context, sys *sysIO, o *planOptions, args []string)
 	if err != nil {
 		return err
 	}
+	account, err := o.account.loadAccount(sys, path)
+	if err != nil {
+		return err
+	}
 	s, err := setUp(sys, &o.service, o.state, &o.rehearsal)
 	if err != nil {
 		return err
 	}
 	defer s.close()
 	opts := s.options(path)
+	opts.Account = account
 	opts.Log = nil
 	if opts.Simulated {
 		// A preview on a new simulated world has no journal to read.

@@ -27,6 +27,7 @@ type runOptions struct {
 	rehearsal      rehearsalOptions
 	report         reportOptions
 	state          stateOptions
+	account        accountOptions
 	service        serviceOptions
 }
 
@@ -63,6 +64,7 @@ func (o *runOptions) bind(fs *pflag.FlagSet) {
 	fs.BoolVar(&o.rehearsal.Sim, "sim", false, "run against an in-process simulated service with a fast clock")
 	o.report.bind(fs)
 	o.state.bind(fs)
+	o.account.bind(fs)
 	fs.DurationVar(&o.AmbiguousGrace, "ambiguous-grace", 60*time.Second, "how long to look a label up after an ambiguous create, 1s to 1h (warned below --http-timeout)")
 	fs.DurationVar(&o.LockTimeout, "lock-timeout", 0, "how long to wait for another run of the plan to finish")
 	fs.BoolVar(&o.AllowNoBot, "allow-no-bot", false, "create even when no targeted session has a running bot")
@@ -132,10 +134,14 @@ func runPlan(ctx context.Context, sys *sysIO, o *runOptions, args []string) erro
 	if err != nil {
 		return err
 	}
+	account, err := o.account.loadAccount(sys, planPath)
+	if err != nil {
+		return err
+	}
 	if err := checkTipster(sys, p, o.Republish, simulate); err != nil {
 		return err
 	}
-	if err := checkMoneyBound(sys, p, planPath, simulate, o.NoLimits); err != nil {
+	if err := checkMoneyBound(sys, p, account, planPath, simulate, o.NoLimits); err != nil {
 		return err
 	}
 	// Refused before any request, and before any report is written: the
@@ -150,6 +156,7 @@ func runPlan(ctx context.Context, sys *sysIO, o *runOptions, args []string) erro
 	}
 	defer s.close()
 	opts := s.options(planPath)
+	opts.Account = account
 	opts.Confirm = confirm
 	opts.NoWait = o.NoWait
 	opts.AllowNoBot = o.AllowNoBot
@@ -215,15 +222,15 @@ type unboundedError struct{ planPath string }
 func (e *unboundedError) Refused() bool { return true }
 
 func (e *unboundedError) Error() string {
-	return fmt.Sprintf("refused: %s puts money at risk with no bound: add limits.max_total_stake, max_open_stake or max_loss to it, or pass --no-limits", e.planPath)
+	return fmt.Sprintf("refused: %s puts money at risk with no bound: add limits.max_total_stake, max_open_stake or max_loss to it (or to the account file betplan.yaml), or pass --no-limits", e.planPath)
 }
 
 // checkMoneyBound refuses, before any request, a real run of a plan with
-// bets and none of the limits that bound the money at risk; a rehearsal
-// or --no-limits only warns.
-func checkMoneyBound(sys *sysIO, p *plan.Plan, planPath string, simulate, noLimits bool) error {
-	l := p.Limits
-	if len(p.Bets) == 0 || l.MaxTotalStake != nil || l.MaxOpenStake != nil || l.MaxLoss != nil {
+// bets and none of the limits that bound the money at risk, in the plan or
+// in the account file; a rehearsal or --no-limits only warns.
+func checkMoneyBound(sys *sysIO, p *plan.Plan, account *plan.Config, planPath string, simulate, noLimits bool) error {
+	bounds := func(l plan.Limits) bool { return l.MaxTotalStake != nil || l.MaxOpenStake != nil || l.MaxLoss != nil }
+	if len(p.Bets) == 0 || bounds(p.Limits) || (account != nil && bounds(account.Limits)) {
 		return nil
 	}
 	if !simulate && !noLimits {

@@ -10,13 +10,14 @@ import (
 func schemaCommand() *command {
 	return &command{
 		name:    "schema",
-		args:    "[plan|report|diff]",
-		summary: "print the JSON Schema of plan files (or of report.json, or of diff --format json)",
+		args:    "[plan|config|report|diff]",
+		summary: "print the JSON Schema of plan files (or of the account file betplan.yaml, of report.json, or of diff --format json)",
 		exits: []exitDoc{
 			{exitOK, "the schema was printed"},
 			{exitUsage, "usage error"},
 		},
 		examples: `  betplan schema plan > plan.schema.json
+  betplan schema config > config.schema.json
   betplan schema report
   betplan schema diff
 `,
@@ -24,11 +25,11 @@ func schemaCommand() *command {
 	}
 }
 
-// printSchema is `betplan schema [plan|report|diff]`.
+// printSchema is `betplan schema [plan|config|report|diff]`.
 func printSchema(_ context.Context, sys *sysIO, _ *noFlags, args []string) error {
 	which := "plan"
 	if len(args) > 1 {
-		return usagef("schema takes at most one argument: plan, report or diff")
+		return usagef("schema takes at most one argument: plan, config, report or diff")
 	}
 	if len(args) == 1 {
 		which = args[0]
@@ -38,12 +39,14 @@ func printSchema(_ context.Context, sys *sysIO, _ *noFlags, args []string) error
 	switch which {
 	case "plan":
 		b, err = plan.JSONSchema()
+	case "config":
+		b, err = plan.ConfigJSONSchema()
 	case "report":
 		b, err = reporters.JSONSchema()
 	case "diff":
 		b, err = plan.DiffJSONSchema()
 	default:
-		return usagef("unknown schema %q: plan, report or diff", which)
+		return usagef("unknown schema %q: plan, config, report or diff", which)
 	}
 	if err != nil {
 		return err

@@ -12,6 +12,7 @@ import (
 type statusOptions struct {
 	report  reportOptions
 	state   stateOptions
+	account accountOptions
 	service serviceOptions
 }
 
@@ -37,6 +38,7 @@ func statusCommand() *command {
 func (o *statusOptions) bind(fs *pflag.FlagSet) {
 	o.report.bind(fs)
 	o.state.bind(fs)
+	o.account.bind(fs)
 	o.report.bindFormat(fs)
 	o.service.bind(fs)
 }
@@ -53,12 +55,17 @@ func showStatus(ctx context.Context, sys *sysIO, o *statusOptions, args []string
 	if err != nil {
 		return err
 	}
+	account, err := o.account.loadAccount(sys, path)
+	if err != nil {
+		return err
+	}
 	s, err := setUp(sys, &o.service, o.state, nil)
 	if err != nil {
 		return err
 	}
 	defer s.close()
 	opts := s.options(path)
+	opts.Account = account
 	res, err := engine.ReadStatus(ctx, p, opts)
 	return finishRun(sys, o.report, f, opts, res, err)
 }

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/spf13/pflag"
@@ -19,6 +20,7 @@ import (
 type validateOptions struct {
 	Format  string
 	Online  bool
+	account accountOptions
 	service serviceOptions
 }
 
@@ -45,6 +47,7 @@ func validateCommand() *command {
 func (o *validateOptions) bind(fs *pflag.FlagSet) {
 	fs.StringVar(&o.Format, "format", "text", "output format: text, json, github (workflow annotations) or sarif (SARIF 2.1.0, for code scanning)")
 	fs.BoolVar(&o.Online, "online", false, "also resolve races and sessions against the service (read-only)")
+	o.account.bind(fs)
 	o.service.bind(fs)
 }
 
@@ -69,12 +72,36 @@ func validatePlans(ctx context.Context, sys *sysIO, o *validateOptions, args []s
 	var all plan.Diagnostics
 	src := map[string][]byte{}
 	var plans []*plan.Plan
+	var planCount int
+	var accounts []string // each account file checked, once
+	checkAccount := func(path string) {
+		path = filepath.Clean(path)
+		if slices.Contains(accounts, path) {
+			return
+		}
+		accounts = append(accounts, path)
+		_, data, diags := plan.LoadConfig(path)
+		all = append(all, diags...)
+		src[path] = data
+	}
 	for _, path := range files {
+		if plan.IsAccountFile(path) {
+			checkAccount(path)
+			continue
+		}
+		planCount++
 		p, data, diags := plan.LoadSource(path)
 		all = append(all, diags...)
 		src[path] = data
 		if p != nil {
 			plans = append(plans, p)
+		}
+		account, err := o.account.accountFile(sys, path)
+		if err != nil {
+			return err
+		}
+		if account != "" {
+			checkAccount(account)
 		}
 	}
 	if o.Online && !all.HasErrors() {
@@ -96,11 +123,7 @@ func validatePlans(ctx context.Context, sys *sysIO, o *validateOptions, args []s
 			err = plan.WriteText(sys.Stderr, all, src)
 		}
 		if !all.HasErrors() {
-			noun := "plans are"
-			if len(files) == 1 {
-				noun = "plan is"
-			}
-			fmt.Fprintf(sys.Stdout, "%d %s valid", len(files), noun)
+			fmt.Fprintf(sys.Stdout, "%s valid", validWords(planCount, accounts))
 			if n := all.Warnings(); n > 0 {
 				fmt.Fprintf(sys.Stdout, " (%s)", count(n, "warning"))
 			}
@@ -112,18 +135,38 @@ func validatePlans(ctx context.Context, sys *sysIO, o *validateOptions, args []s
 	}
 	if all.HasErrors() {
 		summary := fmt.Sprintf("%s, %s", count(all.Errors(), "error"), count(all.Warnings(), "warning"))
-		if len(files) > 1 {
+		if planCount+len(accounts) > 1 {
 			bad := map[string]bool{}
 			for _, d := range all {
 				if d.Severity == plan.SeverityError {
 					bad[d.Filename] = true
 				}
 			}
-			summary += fmt.Sprintf(" in %d of %d plans", len(bad), len(files))
+			noun := "plans"
+			if len(accounts) > 0 {
+				noun = "files" // the plans and the account file
+			}
+			summary += fmt.Sprintf(" in %d of %d %s", len(bad), planCount+len(accounts), noun)
 		}
 		return &invalidError{errors.New(summary)}
 	}
 	return nil
+}
+
+// validWords says what validate found valid: "2 plans are", "1 plan and
+// the account file betplan.yaml are".
+func validWords(plans int, accounts []string) string {
+	var parts []string
+	if plans > 0 {
+		parts = append(parts, count(plans, "plan"))
+	}
+	for _, a := range accounts {
+		parts = append(parts, "the account file "+a)
+	}
+	if plans == 1 && len(accounts) == 0 || plans == 0 && len(accounts) == 1 {
+		return parts[0] + " is"
+	}
+	return strings.Join(parts, " and ") + " are"
 }
 
 // planFiles expands validate's arguments: a file as given, a directory to
@@ -137,7 +180,7 @@ func planFiles(args []string) ([]string, error) {
 		info, err := os.Stat(arg)
 		switch {
 		case err == nil && info.IsDir():
-			found, err := plansUnder(arg)
+			found, accounts, err := filesUnder(arg)
 			if err != nil {
 				return nil, err
 			}
@@ -145,6 +188,7 @@ func planFiles(args []string) ([]string, error) {
 				return nil, usagef("no plan files (.yaml, .yml) under %s", arg)
 			}
 			files = append(files, found...)
+			files = append(files, accounts...)
 		case err != nil && strings.ContainsAny(arg, "*?["):
 			matches, gerr := filepath.Glob(arg)
 			if gerr != nil {
@@ -161,9 +205,10 @@ func planFiles(args []string) ([]string, error) {
 	return files, nil
 }
 
-func plansUnder(dir string) ([]string, error) {
-	var out []string
-	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+// filesUnder lists the plan files under dir, and apart the account files
+// (plan.IsAccountFile).
+func filesUnder(dir string) (plans, accounts []string, err error) {
+	err = filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
@@ -176,12 +221,15 @@ func plansUnder(dir string) ([]string, error) {
 		if strings.HasPrefix(d.Name(), ".") {
 			return nil
 		}
-		if ext := filepath.Ext(path); ext == ".yaml" || ext == ".yml" {
-			out = append(out, path)
+		switch ext := filepath.Ext(path); {
+		case plan.IsAccountFile(path):
+			accounts = append(accounts, path)
+		case ext == ".yaml" || ext == ".yml":
+			plans = append(plans, path)
 		}
 		return nil
 	})
-	return out, err
+	return plans, accounts, err
 }
 
 // validateOnline resolves each plan's races and sessions against the

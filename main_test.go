@@ -40,7 +40,7 @@ func TestScripts(t *testing.T) {
 		Setup: func(env *testscript.Env) error {
 			// A developer's own credentials must never leak into a script,
 			// nor may a script write a CI summary.
-			for _, k := range []string{"BETPLAN_BASE_URL", "BETPLAN_TOKEN", "BETPLAN_EMAIL", "BETPLAN_PASSWORD", "GITHUB_STEP_SUMMARY", "CI"} {
+			for _, k := range []string{"BETPLAN_BASE_URL", "BETPLAN_TOKEN", "BETPLAN_EMAIL", "BETPLAN_PASSWORD", "BETPLAN_CONFIG", "GITHUB_STEP_SUMMARY", "CI"} {
 				env.Setenv(k, "")
 			}
 			// Locks live in the user's cache dir and cached tokens in the

@@ -126,12 +126,7 @@ func (r *tracker) guardAndCreate(ctx context.Context, in *instance) error {
 	}
 	in.risk = r.exposure(in)
 	if reason := r.checkLimits(in, in.risk); reason != "" {
-		in.status, in.final = StatusFailed, true
-		in.reason = "refused by a limit: " + reason
-		if r.refused == "" { // the first refusal names the run's end; each bet says its own
-			r.refused = fmt.Sprintf("bet %s refused by a limit: %s", in.bet.ID, reason)
-		}
-		r.logf("refused %s: %s", in.name(), reason)
+		r.refuseByLimit(in, reason)
 		return nil
 	}
 	if !r.opts.AllowNoBot {
@@ -170,6 +165,17 @@ func (r *tracker) guardAndCreate(ctx context.Context, in *instance) error {
 		return nil
 	}
 	return r.create(ctx, in)
+}
+
+// refuseByLimit fails in, which a limit of the plan or of the account
+// does not allow.
+func (r *tracker) refuseByLimit(in *instance, reason string) {
+	in.status, in.final = StatusFailed, true
+	in.reason = "refused by a limit: " + reason
+	if r.refused == "" { // the first refusal names the run's end; each bet says its own
+		r.refused = fmt.Sprintf("bet %s refused by a limit: %s", in.bet.ID, reason)
+	}
+	r.logf("refused %s: %s", in.name(), reason)
 }
 
 // confirm asks once per run, before the first thing a real run cannot take
@@ -401,7 +407,26 @@ func (r *tracker) create(ctx context.Context, in *instance) error {
 			return nil
 		}
 		r.checkpoint("announce")
-		if err := r.journal.Record(journalEntry{Op: opCreating, Label: in.label, BetID: in.bet.ID, Amount: in.amount, AtRisk: in.risk.Amount, Basis: in.risk.Basis, Race: &info, Attempt: attempt}); err != nil {
+		release := func() {}
+		if attempt == 1 { // a later attempt is the same bet, counted by its first
+			var refusal string
+			var err error
+			if release, refusal, err = r.accountGate(ctx, in); err != nil {
+				if ctx.Err() != nil {
+					return ctx.Err()
+				}
+				in.err = err.Error()
+				in.reason = "could not check the account's limits; will try again"
+				return nil
+			}
+			if refusal != "" {
+				r.refuseByLimit(in, refusal)
+				return nil
+			}
+		}
+		err := r.journal.Record(journalEntry{Op: opCreating, Label: in.label, BetID: in.bet.ID, Amount: in.amount, AtRisk: in.risk.Amount, Basis: in.risk.Basis, Race: &info, Attempt: attempt})
+		release()
+		if err != nil {
 			return err
 		}
 		r.checkpoint("creating")

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/betplan/betplan/apiclient"
+	"github.com/betplan/betplan/plan"
 )
 
 // Backend is the narrow set of calls the engine makes; *apiclient.Client
@@ -51,6 +52,9 @@ type Options struct {
 	// chooses it (state.go); nil, for the engine's own tests, is the local
 	// files of State.
 	Store Store
+	// Account is the account file, whose limits every plan sharing the
+	// state is held to together (account.go); nil: none.
+	Account *plan.Config
 	// LockTimeout is how long to wait for another run of the plan.
 	LockTimeout time.Duration
 

@@ -150,6 +150,13 @@ func (r *tracker) outcome(st *stake, now time.Time) bool {
 		// known placed.
 		return !st.canceled
 	}
+	return applyOutcome(st, n, in, now)
+}
+
+// applyOutcome brings what the service showed of a stake, n, into it;
+// in is this run's bet of it, nil for another plan's. False when the bet
+// was cancelled with nothing placed.
+func applyOutcome(st *stake, n *apiclient.Notification, in *instance, now time.Time) bool {
 	accepted := float64(n.TotalAccepted)
 	off := in != nil && in.final
 	if start := n.Tip.Competition.StartTime.Time; !start.IsZero() && !now.Before(start) {

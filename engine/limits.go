@@ -136,6 +136,9 @@ func (r *tracker) certainRefusal() (string, []*instance) {
 		periods[u.period] = extra{p.staked + risk.Amount, p.bets + 1}
 		races[raceKey] = extra{rc.staked + risk.Amount, rc.bets + 1}
 	}
+	if why := r.certainAccountRefusal(certain); why != "" {
+		return why, certain
+	}
 	return "", nil
 }
 

@@ -43,6 +43,16 @@ func Preview(ctx context.Context, p *plan.Plan, opts Options) (*Result, *SavedPl
 		return res, nil, err
 	}
 	r.followJournal()
+	if _, local := r.opts.Store.(LocalStore); local && r.accountLimits() != nil {
+		if err := r.refreshAccountOutcomes(ctx); err != nil {
+			r.finish(res, err)
+			return res, nil, err
+		}
+		if r.accountOthers, err = r.otherPlansStakes(); err != nil {
+			r.finish(res, err)
+			return res, nil, err
+		}
+	}
 
 	now := r.clock.Now()
 	committed, _ := j.Committed()
@@ -83,8 +93,12 @@ func Preview(ctx context.Context, p *plan.Plan, opts Options) (*Result, *SavedPl
 		return res, nil, err
 	}
 	res.Limits.Periods = r.periodUsages()
+	r.fillAccount(res)
 	if certainWhy != "" {
 		res.Error = "run would refuse: " + certainWhy
+	}
+	if why := r.accountUnenforceable(); why != "" {
+		res.Error = "run would refuse: " + why
 	}
 	res.FinishedAt = r.clock.Now()
 	res.EndReason = EndCompleted
@@ -152,6 +166,14 @@ func (r *tracker) previewOne(in *instance, now time.Time, exists map[string]int6
 			b.Action = ActionRefuse
 			b.Reason = "run would refuse: " + reason
 			return b
+		}
+		if l := r.accountLimits(); l != nil {
+			u, who := r.accountUsage(*l, in.info, r.accountOthers)
+			if reason := limitRefusal(*l, in.risk, in.info, u, who+" or planned before this bet"); reason != "" {
+				b.Action = ActionRefuse
+				b.Reason = "run would refuse: account " + reason
+				return b
+			}
 		}
 		if reason := r.checkBot(in); reason != "" && !r.opts.AllowNoBot {
 			// The hint is run's flag, which plan does not have.

@@ -86,8 +86,11 @@ type Result struct {
 	Error string
 
 	Limits LimitsSummary
-	Bets   []BetResult
-	Totals Totals
+	// Account is the account file's limits and what every plan sharing
+	// the state uses of them; nil without an account file.
+	Account *AccountSummary
+	Bets    []BetResult
+	Totals  Totals
 
 	// Tips are the plan's tips (one per race for for_each_race tips), in
 	// plan order; Prealerts the pre-alerts, one per race with tips.

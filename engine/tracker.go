@@ -116,6 +116,12 @@ type tracker struct {
 	ledger     *ledger
 	outcomeGen int
 	exposures  map[exposureKey]exposure
+	// accountOthers are the other plans' stakes a preview holds its
+	// creates to, with the account's limits (account.go).
+	accountOthers []accountStake
+	// accountSeen is what the service showed of the other plans' bets,
+	// by label (refreshAccountOutcomes).
+	accountSeen map[string]*seenNotification
 }
 
 func newTracker(p *plan.Plan, opts Options) *tracker {
@@ -199,6 +205,7 @@ func (r *tracker) fill(res *Result) {
 		res.Assumptions = append(res.Assumptions, apiclient.EventAssumptions...)
 	}
 	res.Limits.Periods = r.periodUsages()
+	r.fillAccount(res)
 	res.FinishedAt = r.clock.Now()
 	res.ComputeTotals()
 }

@@ -89,28 +89,11 @@ func (p *parser) checkLimits() {
 		p.d.warnf(p.at("name"), "the plan has no limits: add limits (max_stake_per_bet, max_total_stake, max_bets) so a mistake cannot spend more than you mean")
 		return
 	}
-	before := p.d.diags.Errors()
-	p.validateStruct(doc, "limits", "limits")
-	period := PeriodPlan
-	if doc.Period != nil {
-		period = Period(*doc.Period)
-		if !slices.Contains(Periods(), period) {
-			names := make([]string, 0, 3)
-			for _, x := range Periods() {
-				names = append(names, string(x))
-			}
-			p.d.errorf(p.at("limits.period"), "unknown limits.period %q%s (periods: %s): the total limits count within the race's meeting day, its week, or the whole plan",
-				*doc.Period, didYouMean(*doc.Period, names), strings.Join(names, ", "))
-		}
-	}
-	if p.d.diags.Errors() > before {
+	l, ok := p.readLimits(doc)
+	if !ok {
 		return // an invalid limit would only add confusing errors to bets
 	}
-	p.plan.Limits = Limits{
-		Period: period, MaxStakePerBet: doc.MaxStakePerBet, MaxTotalStake: doc.MaxTotalStake, MaxBets: doc.MaxBets,
-		MaxLoss: doc.MaxLoss, StopLoss: doc.StopLoss, TakeProfit: doc.TakeProfit, MaxOpenStake: doc.MaxOpenStake,
-		MaxStakePerRace: doc.MaxStakePerRace, MaxBetsPerRace: doc.MaxBetsPerRace,
-	}
+	p.plan.Limits = l
 	var missing []string
 	if doc.MaxStakePerBet == nil {
 		missing = append(missing, "max_stake_per_bet")
@@ -127,6 +110,33 @@ func (p *parser) checkLimits() {
 	if doc.MaxStakePerBet != nil && doc.MaxTotalStake != nil && *doc.MaxStakePerBet > *doc.MaxTotalStake {
 		p.d.warnf(p.at("limits.max_stake_per_bet"), "max_stake_per_bet $%s is above max_total_stake $%s", money(*doc.MaxStakePerBet), money(*doc.MaxTotalStake))
 	}
+}
+
+// readLimits checks a limits section, a plan's or the account file's, and
+// returns the limits it sets; false when one of them is invalid.
+func (p *parser) readLimits(doc *limitsDoc) (Limits, bool) {
+	before := p.d.diags.Errors()
+	p.validateStruct(doc, "limits", "limits")
+	period := PeriodPlan
+	if doc.Period != nil {
+		period = Period(*doc.Period)
+		if !slices.Contains(Periods(), period) {
+			names := make([]string, 0, 3)
+			for _, x := range Periods() {
+				names = append(names, string(x))
+			}
+			p.d.errorf(p.at("limits.period"), "unknown limits.period %q%s (periods: %s): the total limits count within the race's meeting day, its week, or the whole plan",
+				*doc.Period, didYouMean(*doc.Period, names), strings.Join(names, ", "))
+		}
+	}
+	if p.d.diags.Errors() > before {
+		return Limits{}, false
+	}
+	return Limits{
+		Period: period, MaxStakePerBet: doc.MaxStakePerBet, MaxTotalStake: doc.MaxTotalStake, MaxBets: doc.MaxBets,
+		MaxLoss: doc.MaxLoss, StopLoss: doc.StopLoss, TakeProfit: doc.TakeProfit, MaxOpenStake: doc.MaxOpenStake,
+		MaxStakePerRace: doc.MaxStakePerRace, MaxBetsPerRace: doc.MaxBetsPerRace,
+	}, true
 }
 
 // checkStaticLimits holds the bets' static amounts to the limits, counting

@@ -203,6 +203,7 @@ type jsonRange struct {
 
 type jsonDiagnostic struct {
 	Severity Severity  `json:"severity"`
+	Rule     string    `json:"rule"` // the rule's id, as SARIF and the GitHub annotations name it
 	Summary  string    `json:"summary"`
 	Detail   string    `json:"detail"`
 	Range    jsonRange `json:"range"`
@@ -232,7 +233,7 @@ func WriteJSON(w io.Writer, diags Diagnostics) error {
 			end = jsonPos{d.Line, d.Column}
 		}
 		doc.Diagnostics = append(doc.Diagnostics, jsonDiagnostic{
-			Severity: d.Severity, Summary: d.Summary, Detail: d.Detail,
+			Severity: d.Severity, Rule: d.RuleOf().ID, Summary: d.Summary, Detail: d.Detail,
 			Range: jsonRange{Filename: d.Filename, Start: jsonPos{d.Line, d.Column}, End: end},
 		})
 	}

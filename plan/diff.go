@@ -25,6 +25,9 @@ type PlanDiff struct {
 	Before   WorstCase   `json:"worst_case_before"`
 	After    WorstCase   `json:"worst_case_after"`
 	Warnings []string    `json:"warnings"`
+	// Account is true for a diff of the account file (betplan.yaml): Plan
+	// holds its changes, and there are no bets, tips or worst case.
+	Account bool `json:"account,omitempty"`
 }
 
 // A Change is one field that differs. An empty Old means the field was not

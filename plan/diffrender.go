@@ -30,7 +30,7 @@ func WriteDiffText(w io.Writer, d *PlanDiff, color bool) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "betplan diff %s %s\n", d.Old, d.New)
 	if !d.Changed() {
-		b.WriteString("\nNo changes: the plans create the same bets and publish the same tips.\n")
+		b.WriteString("\n" + d.noChanges() + "\n")
 		_, err := io.WriteString(w, b.String())
 		return err
 	}
@@ -38,7 +38,7 @@ func WriteDiffText(w io.Writer, d *PlanDiff, color bool) error {
 		fmt.Fprintf(&b, "\n%s %s\n", paint(ansiYellow+ansiBold, "Warning:"), warn)
 	}
 	if len(d.Plan) > 0 {
-		fmt.Fprintf(&b, "\n%s\n", paint(ansiBold, "Plan"))
+		fmt.Fprintf(&b, "\n%s\n", paint(ansiBold, d.sectionTitle()))
 		for _, c := range d.Plan {
 			s := changeSign(c)
 			fmt.Fprintf(&b, "  %s %s: %s\n", paint(signColor[s], s), c.Field, changeText(c))
@@ -65,9 +65,11 @@ func WriteDiffText(w io.Writer, d *PlanDiff, color bool) error {
 			}
 		}
 	}
-	fmt.Fprintf(&b, "\n%s\n", paint(ansiBold, "Worst case"))
-	for _, row := range worstRows(d) {
-		fmt.Fprintf(&b, "  %-26s %14s %s %s\n", row[0], row[1], "→", row[2])
+	if !d.Account {
+		fmt.Fprintf(&b, "\n%s\n", paint(ansiBold, "Worst case"))
+		for _, row := range worstRows(d) {
+			fmt.Fprintf(&b, "  %-26s %14s %s %s\n", row[0], row[1], "→", row[2])
+		}
 	}
 	fmt.Fprintf(&b, "\n%s\n", summary(d))
 	_, err := io.WriteString(w, b.String())
@@ -79,7 +81,7 @@ func WriteDiffMarkdown(w io.Writer, d *PlanDiff) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "### betplan diff `%s`\n\n", d.New)
 	if !d.Changed() {
-		b.WriteString("No changes: the plans create the same bets and publish the same tips.\n")
+		b.WriteString(d.noChanges() + "\n")
 		_, err := io.WriteString(w, b.String())
 		return err
 	}
@@ -88,7 +90,7 @@ func WriteDiffMarkdown(w io.Writer, d *PlanDiff) error {
 		fmt.Fprintf(&b, "> [!WARNING]\n> %s\n\n", mdEscape(warn))
 	}
 	if len(d.Plan) > 0 {
-		b.WriteString("#### Plan\n\n| | Field | Before | After |\n|---|---|---|---|\n")
+		fmt.Fprintf(&b, "#### %s\n\n| | Field | Before | After |\n|---|---|---|---|\n", d.sectionTitle())
 		for _, c := range d.Plan {
 			fmt.Fprintf(&b, "| %s | `%s` | %s | %s |\n", changeSign(c), c.Field, mdCode(c.Old), mdCode(c.New))
 		}
@@ -114,9 +116,11 @@ func WriteDiffMarkdown(w io.Writer, d *PlanDiff) error {
 		}
 		b.WriteString("\n")
 	}
-	b.WriteString("#### Worst case\n\n| | Before | After |\n|---|---:|---:|\n")
-	for _, row := range worstRows(d) {
-		fmt.Fprintf(&b, "| %s | %s | %s |\n", row[0], mdEscape(row[1]), mdEscape(row[2]))
+	if !d.Account {
+		b.WriteString("#### Worst case\n\n| | Before | After |\n|---|---:|---:|\n")
+		for _, row := range worstRows(d) {
+			fmt.Fprintf(&b, "| %s | %s | %s |\n", row[0], mdEscape(row[1]), mdEscape(row[2]))
+		}
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
@@ -210,7 +214,29 @@ func limitNames(d *PlanDiff) []string {
 	return names
 }
 
+func (d *PlanDiff) noChanges() string {
+	if d.Account {
+		return "No changes: the account files set the same limits."
+	}
+	return "No changes: the plans create the same bets and publish the same tips."
+}
+
+// sectionTitle names the section of the file's own fields.
+func (d *PlanDiff) sectionTitle() string {
+	if d.Account {
+		return "Account (" + ConfigFileName + ")"
+	}
+	return "Plan"
+}
+
 func summary(d *PlanDiff) string {
+	if d.Account {
+		s := fmt.Sprintf("%d account %s", len(d.Plan), plural(len(d.Plan), "change"))
+		if n := len(d.Warnings); n > 0 {
+			s += fmt.Sprintf("; %d %s loosened", n, plural(n, "limit"))
+		}
+		return s + "."
+	}
 	s := fmt.Sprintf("%d to add, %d to change, %d to remove; %d plan-level %s", d.Count(BetAdded), d.Count(BetChanged), d.Count(BetRemoved), len(d.Plan), plural(len(d.Plan), "change"))
 	if len(d.Tips) > 0 {
 		n := map[string]int{}

@@ -183,7 +183,7 @@ func TestWriteJSON(t *testing.T) {
 	equal(t, 1.0, got["warning_count"])
 	d0 := got["diagnostics"].([]any)[0].(map[string]any)
 	equal(t, map[string]any{
-		"severity": "error", "summary": "stake must be more than 0, got -5", "detail": "",
+		"severity": "error", "rule": "BP010", "summary": "stake must be more than 0, got -5", "detail": "",
 		"range": map[string]any{"filename": "p.yaml", "start": map[string]any{"line": 9.0, "column": 12.0}, "end": map[string]any{"line": 9.0, "column": 14.0}},
 	}, d0)
 	buf.Reset()

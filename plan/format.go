@@ -18,9 +18,23 @@ func Format(filename string, src []byte) ([]byte, Diagnostics) {
 	if _, diags := Parse(filename, src); diags.HasErrors() {
 		return nil, diags
 	}
+	return layOut(src, reflect.TypeFor[planDoc]()), nil
+}
+
+// FormatConfig lays an account file out as Format does a plan; an
+// account file with errors comes back as its diagnostics.
+func FormatConfig(filename string, src []byte) ([]byte, Diagnostics) {
+	if _, diags := ParseConfig(filename, src); diags.HasErrors() {
+		return nil, diags
+	}
+	return layOut(src, reflect.TypeFor[configDoc]()), nil
+}
+
+// layOut formats a checked file whose YAML shape is t.
+func layOut(src []byte, t reflect.Type) []byte {
 	var doc yaml.Node
 	if err := yaml.Unmarshal(src, &doc); err != nil || doc.Kind != yaml.DocumentNode || len(doc.Content) != 1 {
-		return src, nil // Parse accepted it, so this cannot happen; leave the file alone
+		return src // Parse accepted it, so this cannot happen; leave the file alone
 	}
 	root := doc.Content[0]
 	srcLines := strings.Split(string(src), "\n")
@@ -36,7 +50,7 @@ func Format(filename string, src []byte) ([]byte, Diagnostics) {
 	if len(root.Content) > 0 {
 		header, root.Content[0].HeadComment = root.Content[0].HeadComment, ""
 	}
-	canonical(root, reflect.TypeFor[planDoc]())
+	canonical(root, t)
 	if len(root.Content) > 0 && header != "" {
 		first := root.Content[0]
 		first.HeadComment = strings.TrimSuffix(header+"\n"+first.HeadComment, "\n")
@@ -46,10 +60,10 @@ func Format(filename string, src []byte) ([]byte, Diagnostics) {
 	enc := yaml.NewEncoder(&out)
 	enc.SetIndent(2)
 	if err := enc.Encode(&doc); err != nil {
-		return src, nil
+		return src
 	}
 	enc.Close()
-	return alignComments(spaceOut(out.Bytes(), spaced), srcLines), nil
+	return alignComments(spaceOut(out.Bytes(), spaced), srcLines)
 }
 
 // alignComments keeps a person's alignment of end-of-line comments: where

@@ -80,12 +80,21 @@ type parser struct {
 var yamlErrLine = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
 
 func (p *parser) parse() {
+	if p.decodeRoot(reflect.ValueOf(&p.doc).Elem(), "plan") {
+		p.check()
+	}
+}
+
+// decodeRoot decodes the one YAML document of the file into v; what names
+// the file for messages ("plan", "account file"). False when nothing more
+// can be checked.
+func (p *parser) decodeRoot(v reflect.Value, what string) bool {
 	var doc yaml.Node
 	dec := yaml.NewDecoder(bytes.NewReader(p.src))
 	if err := dec.Decode(&doc); err != nil {
 		if err == io.EOF {
-			p.d.diags = append(p.d.diags, Diagnostic{Severity: SeverityError, Filename: p.d.filename, Line: 1, Column: 1, Summary: "the plan is empty"})
-			return
+			p.d.diags = append(p.d.diags, Diagnostic{Severity: SeverityError, Filename: p.d.filename, Line: 1, Column: 1, Summary: "the " + what + " is empty"})
+			return false
 		}
 		line, msg := 1, err.Error()
 		if m := yamlErrLine.FindStringSubmatch(msg); m != nil {
@@ -99,26 +108,23 @@ func (p *parser) parse() {
 			d.Summary, d.Detail = "invalid YAML: "+f.summary, f.hint
 		}
 		p.d.diags = append(p.d.diags, d)
-		return
+		return false
 	}
 	var extra yaml.Node
 	if err := dec.Decode(&extra); err == nil {
-		p.d.errorf(&extra, "the file holds more than one YAML document: a plan is one document")
+		p.d.errorf(&extra, "the file holds more than one YAML document: a %s is one document", what)
 	}
 	p.root = &doc
 	if len(doc.Content) == 0 {
-		p.d.errorf(&doc, "the plan is empty")
-		return
+		p.d.errorf(&doc, "the %s is empty", what)
+		return false
 	}
 	if a := selfAlias(&doc, map[*yaml.Node]bool{}); a != nil {
 		p.d.errorf(a, "alias *%s is inside its own anchor &%s: it would expand forever", a.Value, a.Value)
-		return
+		return false
 	}
-	p.d.decode(doc.Content[0], reflect.ValueOf(&p.doc).Elem(), "", "plan")
-	if p.d.bombed {
-		return
-	}
-	p.check()
+	p.d.decode(doc.Content[0], v, "", what)
+	return !p.d.bombed
 }
 
 // selfAlias finds an alias inside the value its anchor names, such as

@@ -16,7 +16,7 @@ type Rule struct {
 // Rules lists every rule, in the order they are tried.
 var Rules = []Rule{
 	{"BP001", "yaml-syntax", "The file is not valid YAML, or holds what a plan cannot (several documents, merge keys, an alias bomb). Fix the line named; YAML indents with spaces.",
-		regexp.MustCompile(`^(invalid YAML|merge keys|the file holds more than one YAML document|the plan expands to too many values|the plan is empty|the plan is larger than)`)},
+		regexp.MustCompile(`^(invalid YAML|merge keys|the file holds more than one YAML document|the plan expands to too many values|the (plan|account file) is empty|the (plan|account file) is larger than)`)},
 	{"BP002", "unknown-field", "A key the plan format does not have, usually a misspelling: the message suggests the nearest key.",
 		regexp.MustCompile(`^unknown field|is not an option`)},
 	{"BP003", "duplicate", "Bet and tip ids, and keys of a mapping, must be unique: an id is part of each bet's label, which makes it exactly-once.",
@@ -28,7 +28,7 @@ var Rules = []Rule{
 	{"BP006", "limit", "A limit is invalid, or the plan's own bets already break one.",
 		regexp.MustCompile(`(^limits|\blimits\.|^max_(stake|total|bets|loss|open)|^stop_loss|^take_profit|^period|no limits|above max_)`)},
 	{"BP007", "missing", "A field the plan, a bet or a tip needs is missing.",
-		regexp.MustCompile(`(^the plan is missing|^the plan has no |\bhas no \w+[:(]| needs (stake|target_profit)|^tip is missing|^bet is missing)`)},
+		regexp.MustCompile(`(^the (plan|account file) is missing|^the plan has no |\bhas no \w+[:(]| needs (stake|target_profit)|^tip is missing|^bet is missing)`)},
 	{"BP008", "expression", "An expression (when, for_each_race, an amount) does not compile, reads an unknown name, has the wrong type, divides by zero or can never be true.",
 		regexp.MustCompile(`(invalid (amount|condition|expression)|expression|can never be|cannot be both|always (true|false)|divides by zero|^when|^for_each_race)`)},
 	{"BP009", "version", "The plan's format version.",

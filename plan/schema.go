@@ -104,3 +104,24 @@ func (betDoc) JSONSchemaExtend(s *jsonschema.Schema) {
 		p.Type = "string"
 	}
 }
+
+// ConfigSchemaID is the $id of the account file's JSON Schema.
+const ConfigSchemaID = "https://github.com/betplan/betplan/schema/config.schema.json"
+
+// ConfigJSONSchema is the JSON Schema of the account file (betplan.yaml),
+// generated from its YAML shape as the plan's is.
+func ConfigJSONSchema() ([]byte, error) {
+	r := &jsonschema.Reflector{
+		FieldNameTag:               "yaml",
+		RequiredFromJSONSchemaTags: true,
+	}
+	s := r.Reflect(&configDoc{})
+	s.ID = ConfigSchemaID
+	s.Title = "betplan account file"
+	s.Description = "betplan.yaml: the limits every plan of the account is held to together, beside each plan's own."
+	b, err := json.MarshalIndent(s, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	return append(b, '\n'), nil
+}

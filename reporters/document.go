@@ -29,6 +29,7 @@ type Document struct {
 	Error          string   `json:"error" jsonschema_description:"The fatal error that ended the command; empty when none."`
 	Failed         bool     `json:"failed" jsonschema_description:"True when something counts as a failure (exit code 1): a failed, not-taken or unresolved bet, a bet with an error, a tip failed, unresolved or of unknown outcome, or a fatal error."`
 	Limits         Limits   `json:"limits" jsonschema_description:"The plan's limits and how much of them is used."`
+	Account        *Account `json:"account,omitempty" jsonschema_description:"The account file's limits (betplan.yaml) and how much of them every plan sharing the state uses; absent without an account file."`
 	Bets           []Bet    `json:"bets" jsonschema_description:"Every bet of the plan, in plan order (one per race for for_each_race bets)."`
 	Totals         Totals   `json:"totals" jsonschema_description:"Sums over bets."`
 
@@ -63,6 +64,15 @@ type Limits struct {
 	Planned         float64      `json:"planned" jsonschema_description:"Dollars a preview's creates would request now (plan reports; 0 otherwise)."`
 	CreatedBets     int          `json:"created_bets" jsonschema_description:"Notifications this plan has created, ever."`
 	Periods         []PeriodUsed `json:"periods" jsonschema_description:"What the limits count in each period the report's bets are in, oldest first."`
+}
+
+// Account is the account file's limits and their use over every plan
+// sharing the state.
+type Account struct {
+	File   string   `json:"file" jsonschema_description:"The account file, as found beside or above the plan, or named with --config."`
+	Plans  []string `json:"plans" jsonschema_description:"The plans whose bets were counted, this one first."`
+	Unread string   `json:"unread,omitempty" jsonschema_description:"Why the other plans' journals could not be read; their bets are then not counted."`
+	Limits
 }
 
 // PeriodUsed is what the plan's bets of one period add up to, across runs,
@@ -234,6 +244,7 @@ func NewDocument(r *engine.Result) *Document {
 		Error:          r.Error,
 		Failed:         r.Failed(),
 		Limits:         newLimits(&r.Limits),
+		Account:        newAccount(r.Account),
 		Bets:           make([]Bet, len(r.Bets)),
 	}
 	for i := range r.Bets {
@@ -243,6 +254,13 @@ func NewDocument(r *engine.Result) *Document {
 	d.Tips, d.Prealerts, d.TipTotals = newTips(r), newPrealerts(r), newTipTotals(r)
 	d.Assumptions = append([]string{}, r.Assumptions...)
 	return d
+}
+
+func newAccount(a *engine.AccountSummary) *Account {
+	if a == nil {
+		return nil
+	}
+	return &Account{File: a.File, Plans: append([]string{}, a.Plans...), Unread: a.Unread, Limits: newLimits(&a.LimitsSummary)}
 }
 
 func newLimits(l *engine.LimitsSummary) Limits {

@@ -41,7 +41,11 @@ type htmlPage struct {
 	Days      []group
 	Limits    []limitRow
 	Period    string // what the total limits count within
-	Notes     []string
+	// Account and AccountTitle are the account file's limits and what
+	// heads them; nil without an account file.
+	Account      []limitRow
+	AccountTitle string
+	Notes        []string
 
 	Tips        []htmlTip
 	TipCounts   string
@@ -138,6 +142,9 @@ func newHTMLPage(r *engine.Result) *htmlPage {
 	if p.Plan || r.Limits.Any() {
 		p.Limits = planLimits(r)
 		p.Period = capitalize(r.Limits.PeriodTitle())
+	}
+	if r.Account != nil {
+		p.Account, p.AccountTitle = accountLimits(r), capitalize(accountTitle(r.Account))
 	}
 	for i := range r.Bets {
 		b := &r.Bets[i]
@@ -370,6 +377,14 @@ svg text { font: 12px system-ui, sans-serif; fill: #59636e; }
 <table class="limits">
 <thead><tr><th></th><th class="n">{{if .Plan}}Already{{else}}Used{{end}}</th>{{if .Plan}}<th class="n">After this run</th>{{end}}<th class="n">Limit</th></tr></thead>
 <tbody>{{$plan := .Plan}}{{range .Limits}}
+<tr><td>{{.Name}}</td><td class="n">{{.Used}}</td>{{if $plan}}<td class="n">{{.After}}</td>{{end}}<td class="n{{if .Over}} bad{{end}}">{{.Limit}}</td></tr>{{end}}
+</tbody>
+</table>
+{{end}}{{if .Account}}<h2>Account limits</h2>
+<p class="notes">{{.AccountTitle}}; every amount is money at risk.</p>
+<table class="limits">
+<thead><tr><th></th><th class="n">{{if .Plan}}Already{{else}}Used{{end}}</th>{{if .Plan}}<th class="n">After this run</th>{{end}}<th class="n">Limit</th></tr></thead>
+<tbody>{{$plan := .Plan}}{{range .Account}}
 <tr><td>{{.Name}}</td><td class="n">{{.Used}}</td>{{if $plan}}<td class="n">{{.After}}</td>{{end}}<td class="n{{if .Over}} bad{{end}}">{{.Limit}}</td></tr>{{end}}
 </tbody>
 </table>

@@ -132,6 +132,15 @@ func (m *markdownWriter) run(r *engine.Result) {
 		}
 		m.printf("\n")
 	}
+	if r.Account != nil {
+		m.printf("### Account limits\n\n%s.\n\n", mdText(capitalize(accountTitle(r.Account))))
+		m.row("", "Used", "Limit")
+		m.printf("|---|--:|--:|\n")
+		for _, row := range accountLimits(r) {
+			m.row(row.Name, row.Used, row.Limit)
+		}
+		m.printf("\n")
+	}
 
 	if ss := sessions(r); len(ss) > 0 {
 		m.printf("### Sessions\n\n")
@@ -183,6 +192,15 @@ func (m *markdownWriter) plan(r *engine.Result) {
 		m.row(row.Name, row.Used, row.After, row.Limit)
 	}
 	m.printf("\n")
+	if r.Account != nil {
+		m.printf("### Account limits\n\n%s.\n\n", mdText(capitalize(accountTitle(r.Account))))
+		m.row("", "Already", "After this run", "Limit")
+		m.printf("|---|--:|--:|--:|\n")
+		for _, row := range accountLimits(r) {
+			m.row(row.Name, row.Used, row.After, row.Limit)
+		}
+		m.printf("\n")
+	}
 
 	if len(r.Bets) > 0 {
 		m.printf("### Bets\n\n")

@@ -516,6 +516,35 @@ func (t *textWriter) limits(r *engine.Result) {
 	}
 	t.table(cols, rows)
 	t.w.WriteByte('\n')
+	t.accountLimits(r, cols)
+}
+
+// accountLimits writes the account's limits and what every plan sharing
+// the state uses of them, in the columns of the plan's.
+func (t *textWriter) accountLimits(r *engine.Result, cols []column) {
+	a := r.Account
+	if a == nil {
+		return
+	}
+	t.w.WriteString(t.bold("ACCOUNT LIMITS") + " " + truncate(accountTitle(a), t.opts.Width-len("ACCOUNT LIMITS ")) + "\n")
+	if a.Unread != "" {
+		t.w.WriteString(truncate("  not counted: "+a.Unread, t.opts.Width) + "\n")
+	}
+	var rows []row
+	for _, lr := range accountLimits(r) {
+		cells := []cell{{text: lr.Name}, {text: lr.Used}}
+		if r.Kind == engine.KindPlan {
+			cells = append(cells, cell{text: lr.After})
+		}
+		tn := tonePlain
+		if lr.Over {
+			tn = toneBad
+		}
+		cells = append(cells, cell{text: lr.Limit, tone: tn})
+		rows = append(rows, row{cells: cells})
+	}
+	t.table(cols, rows)
+	t.w.WriteByte('\n')
 }
 
 func (t *textWriter) totals(r *engine.Result) {

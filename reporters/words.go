@@ -505,8 +505,23 @@ type limitRow struct {
 // planLimits is the limits table: for each limit, what is used already,
 // after this run (a preview's planned creates; a run's report shows the
 // same), and the limit. Every amount is money at risk.
-func planLimits(r *engine.Result) []limitRow {
-	l := r.Limits
+func planLimits(r *engine.Result) []limitRow { return limitRows(&r.Limits) }
+
+// accountLimits is the account's limits table, as planLimits, counted
+// over every plan sharing the state; nil without an account file.
+func accountLimits(r *engine.Result) []limitRow {
+	if r.Account == nil {
+		return nil
+	}
+	return limitRows(&r.Account.LimitsSummary)
+}
+
+// accountTitle heads the account's limits: the file and its period.
+func accountTitle(a *engine.AccountSummary) string {
+	return fmt.Sprintf("%s, %s, counted over the plans %s", a.File, a.PeriodTitle(), strings.Join(a.Plans, ", "))
+}
+
+func limitRows(l *engine.LimitsSummary) []limitRow {
 	limit := func(v *float64) string {
 		if v == nil {
 			return "none"

@@ -1,0 +1,144 @@
+package engine_test
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/betplan/betplan/apiclient/sim"
+	"github.com/betplan/betplan/engine"
+	"github.com/betplan/betplan/plan"
+)
+
+// TestAccountLimitsHoldAcrossConcurrentPlans: four plans sharing a state
+// dir start together, each with one $10 bet its own limits allow; the
+// account allows $25 a day. Whatever the interleaving, exactly two bets
+// are created and the others are refused by the account's limit: reading
+// the other plans' journals and announcing a create happen under the
+// account's lock.
+func TestAccountLimitsHoldAcrossConcurrentPlans(t *testing.T) {
+	account, diags := plan.ParseConfig("betplan.yaml", []byte("version: 1\nlimits: {period: day, max_total_stake: 25}\n"))
+	require.False(t, diags.HasErrors(), "%v", diags)
+	for round := range 5 {
+		w := newWorld(t)
+		r := w.race("Greyhounds", 0)
+		results := make([]*engine.Result, 4)
+		var wg sync.WaitGroup
+		for i := range results {
+			p, diags := plan.Parse(fmt.Sprintf("card-%d.yaml", i), []byte(fmt.Sprintf(`version: 1
+name: card-%d
+limits: {period: day, max_stake_per_bet: 10, max_total_stake: 20, max_bets: 2}
+defaults: {market: Fixed Win, type: Fixed Wager, target_session: "4417"}
+bets:
+  - id: box
+    race: %s
+    selection: %q
+    stake: 10
+    when: race.minutes_to_start > 0 # not certain: each create is checked on its own
+`, i, raceYAML(r), r.Runners[0])))
+			require.False(t, diags.HasErrors(), "%v", diags)
+			opts := w.options(w.client())
+			opts.PlanFile = p.Filename
+			opts.Account = account
+			opts.NoWait = true
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				results[i], _ = engine.Run(context.Background(), p, opts)
+			}()
+		}
+		wg.Wait()
+		created, refused := 0, 0
+		for _, res := range results {
+			require.NotNil(t, res)
+			for _, b := range res.Bets {
+				switch {
+				case b.NotificationID != 0:
+					created++
+				case strings.Contains(b.Reason, "account max_total_stake $25.00 in day "):
+					refused++
+				default:
+					t.Errorf("round %d: %s %s: %s (%s)", round, res.PlanName, b.ID, b.Status, b.Reason)
+				}
+			}
+		}
+		assert.Equal(t, 2, created, "round %d: bets created under the account's $25", round)
+		assert.Equal(t, 2, refused, "round %d: bets refused by the account", round)
+	}
+}
+
+// sharedStore stands for a shared state (PostgreSQL): the other plans'
+// journals are not in the local state dir.
+type sharedStore struct{ engine.LocalStore }
+
+// TestAccountLimitsOnASharedStateRefuse: the account's limits are held
+// across the plans of one local state dir; with a shared state they are
+// out of reach, so the run is refused before any create rather than
+// passing them unchecked.
+func TestAccountLimitsOnASharedStateRefuse(t *testing.T) {
+	account, diags := plan.ParseConfig("betplan.yaml", []byte("version: 1\nlimits: {max_total_stake: 25}\n"))
+	require.False(t, diags.HasErrors(), "%v", diags)
+	w := newWorld(t)
+	p := w.twoBetPlan("")
+	opts := w.options(w.client())
+	opts.Account = account
+	opts.NoWait = true
+	opts.Store = sharedStore{engine.LocalStore{Layout: opts.State}}
+	res, err := engine.Run(context.Background(), p, opts)
+	var refused *engine.RefusedError
+	require.ErrorAs(t, err, &refused)
+	assert.Contains(t, refused.Reason, "the account limits of betplan.yaml are held across the plans of one local state dir only")
+	assert.Zero(t, w.svc.NotificationCount())
+	assert.Equal(t, engine.EndRefused, res.EndReason)
+
+	// Without account limits the same store runs the plan.
+	opts.Account = nil
+	_, err = engine.Run(context.Background(), p, opts)
+	require.NoError(t, err)
+}
+
+// TestAccountStopLossCountsAnotherPlansLosses: one plan's bet loses $10;
+// later another plan, from cron, would bet. The account's stop_loss of $5
+// stops it: the other plan's outcome is read from the service before the
+// limit is applied, not taken as open from its journal.
+func TestAccountStopLossCountsAnotherPlansLosses(t *testing.T) {
+	account, diags := plan.ParseConfig("betplan.yaml", []byte("version: 1\nlimits: {period: day, stop_loss: 5}\n"))
+	require.False(t, diags.HasErrors(), "%v", diags)
+	w := newWorld(t)
+	a, b := w.raceAt("Flemington", 2), w.raceAt("Flemington", 4)
+	order := w.finishingOrder(a)
+	card := func(name string, r sim.RaceInfo, sel string) *plan.Plan {
+		p, diags := plan.Parse(name+".yaml", []byte(fmt.Sprintf(`version: 1
+name: %s
+limits: {period: day, max_stake_per_bet: 10, max_total_stake: 20, max_bets: 2}
+defaults: {market: Fixed Win, type: Fixed Wager, target_session: "4417"}
+bets:
+  - {id: box, race: %s, selection: %q, stake: 10, when: "race.minutes_to_start <= 10"}
+`, name, raceYAML(r), sel)))
+		require.False(t, diags.HasErrors(), "%v", diags)
+		return p
+	}
+	run := func(p *plan.Plan, at time.Time) *engine.Result {
+		w.clock.Set(at)
+		opts := w.options(w.client())
+		opts.PlanFile, opts.Account, opts.NoWait = p.Filename, account, true
+		res, err := engine.Run(context.Background(), p, opts)
+		require.NoError(t, err)
+		return res
+	}
+	loser := run(card("loser", a, order[len(order)-1]), a.Start.Add(-9*time.Minute))
+	require.NotZero(t, loser.Bets[0].NotificationID, "the first plan's bet is created: %s", loser.Bets[0].Reason)
+
+	later := run(card("later", b, b.Runners[0]), b.Start.Add(-9*time.Minute))
+	bet := later.Bets[0]
+	assert.Zero(t, bet.NotificationID, "the account's stop-loss must stop the second plan")
+	assert.Contains(t, bet.Reason, "account stop_loss $5.00: the settled profit in day "+a.Start.Format("2006-01-02")+" reached -$10.00")
+	require.NotNil(t, later.Account)
+	assert.Equal(t, -10.0, later.Account.Periods[0].Profit, "the report counts the other plan's loss")
+}

@@ -1,0 +1,209 @@
+package plan
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+)
+
+// ConfigFileName is the account file: the limits every plan of the
+// account is held to together, reviewed in the plans' repository.
+const ConfigFileName = "betplan.yaml"
+
+// IsAccountFile reports whether path names the account file rather than
+// a plan. Every command that lists plans in a directory asks it, so the
+// account file is never read as a plan.
+func IsAccountFile(path string) bool {
+	return filepath.Base(path) == ConfigFileName
+}
+
+// Config is a checked account file.
+type Config struct {
+	Filename string
+	Hash     string // "sha256:<hex>" of the file's bytes
+	Version  int
+	// Limits hold across every bet of every plan that shares the state;
+	// the zero value sets none.
+	Limits Limits
+}
+
+// configDoc is the YAML shape of the account file, as planDoc is a plan's.
+type configDoc struct {
+	Version int        `yaml:"version" jsonschema:"required" jsonschema_description:"The account file format version: 1."`
+	Limits  *limitsDoc `yaml:"limits" jsonschema_description:"The account's limits: the keys and meanings of a plan's limits, counted over every bet of every plan that shares the state (the same state directory). A bet is created only when both its plan's limits and these allow it."`
+}
+
+func init() { structFields(reflect.TypeFor[configDoc]()) }
+
+// LoadConfig reads and checks an account file.
+func LoadConfig(path string) (*Config, []byte, Diagnostics) {
+	data, err := ReadFile(path)
+	if err != nil {
+		msg := strings.TrimPrefix(err.Error(), path+": ")
+		return nil, nil, Diagnostics{{Severity: SeverityError, Filename: path, Summary: "cannot read the account file: " + msg}}
+	}
+	c, diags := ParseConfig(path, data)
+	return c, data, diags
+}
+
+// ParseConfig decodes and checks an account file as strictly as a plan:
+// unknown keys, wrong types and invalid limits are errors at their
+// position. The config is nil when the diagnostics hold an error.
+func ParseConfig(filename string, data []byte) (*Config, Diagnostics) {
+	if len(data) > MaxFileSize {
+		return nil, Diagnostics{{Severity: SeverityError, Filename: filename, Line: 1, Column: 1,
+			Summary: fmt.Sprintf("the account file is larger than %d MiB: refusing to read it (is this the right file?)", MaxFileSize>>20)}}
+	}
+	p := &parser{
+		d:   decoder{filename: filename, pos: map[string]*yaml.Node{}, keys: map[string]*yaml.Node{}},
+		src: data,
+	}
+	sum := sha256.Sum256(data)
+	c := &Config{Filename: filename, Hash: "sha256:" + hex.EncodeToString(sum[:])}
+	var doc configDoc
+	if p.decodeRoot(reflect.ValueOf(&doc).Elem(), "account file") {
+		switch {
+		case p.d.pos["version"] == nil:
+			p.d.errorf(p.rootNode(), "the account file is missing version: add version: 1 at the top")
+		case doc.Version != 1:
+			p.d.errorf(p.at("version"), "version %d is not supported: this betplan reads version 1", doc.Version)
+		}
+		c.Version = doc.Version
+		if doc.Limits == nil {
+			p.d.warnf(p.rootNode(), "the account file has no limits: add limits (max_total_stake, max_loss) to bound what every plan together may spend")
+		} else if l, ok := p.readLimits(doc.Limits); ok {
+			c.Limits = l
+		}
+	}
+	diags := p.d.diags
+	sortDiagnostics(diags)
+	diags = slices.Compact(diags)
+	diags = capDiagnostics(diags)
+	if diags.HasErrors() {
+		return nil, diags
+	}
+	return c, diags
+}
+
+// ConfigEnv names the account file when --config does not.
+const ConfigEnv = "BETPLAN_CONFIG"
+
+// FindConfig is the account file of the plan at planPath: betplan.yaml in
+// the plan's directory or the nearest one above it, up to the repository
+// root (the first directory holding .git). Outside a repository only the
+// plan's own directory is looked in. "" when there is none.
+func FindConfig(planPath string) (string, error) {
+	dir, err := filepath.Abs(filepath.Dir(planPath))
+	if err != nil {
+		return "", err
+	}
+	var dirs []string
+	inRepo := false
+	for d := dir; ; {
+		dirs = append(dirs, d)
+		if _, err := os.Stat(filepath.Join(d, ".git")); err == nil {
+			inRepo = true
+			break
+		}
+		parent := filepath.Dir(d)
+		if parent == d {
+			break
+		}
+		d = parent
+	}
+	if !inRepo {
+		dirs = dirs[:1]
+	}
+	for _, d := range dirs {
+		path := filepath.Join(d, ConfigFileName)
+		_, err := os.Stat(path)
+		switch {
+		case err == nil:
+			return relToWorkDir(path), nil
+		case !errors.Is(err, fs.ErrNotExist):
+			return "", fmt.Errorf("look for the account file: %w", err)
+		}
+	}
+	return "", nil
+}
+
+// relToWorkDir names path relative to the working directory when it is
+// under it, as people wrote the plan's path, for messages.
+func relToWorkDir(path string) string {
+	wd, err := os.Getwd()
+	if err != nil {
+		return path
+	}
+	rel, err := filepath.Rel(wd, path)
+	if err != nil || strings.HasPrefix(rel, "..") {
+		return path
+	}
+	return rel
+}
+
+// DiffConfig compares two checked account files. A loosened limit, one
+// raised or removed or counted over a shorter period, is a warning: it
+// lets every plan of the account together spend more, the line a reviewer
+// most needs to see.
+func DiffConfig(old, new *Config) *PlanDiff {
+	d := &PlanDiff{Old: old.Filename, New: new.Filename, Account: true, Plan: []Change{}, Bets: []BetChange{}, Tips: []BetChange{}, Warnings: []string{}}
+	if old.Version != new.Version {
+		d.Plan = append(d.Plan, Change{Field: "version", Old: fmt.Sprint(old.Version), New: fmt.Sprint(new.Version)})
+	}
+	d.Plan = append(d.Plan, structChanges("limits", old.Limits, new.Limits)...)
+	d.Warnings = append(d.Warnings, loosenedLimits(old.Limits, new.Limits)...)
+	d.Before.Limits, d.After.Limits = []LimitCheck{}, []LimitCheck{}
+	return d
+}
+
+// periodSpan orders the periods by how much one period holds: the total
+// limits of a shorter one allow more over time.
+var periodSpan = map[Period]int{PeriodDay: 1, PeriodWeek: 2, PeriodPlan: 3}
+
+// loosenedLimits says, limit by limit, how the new account limits allow
+// more than the old.
+func loosenedLimits(o, n Limits) []string {
+	var out []string
+	if o.Period != n.Period && periodSpan[n.Period] < periodSpan[o.Period] && o.Any() {
+		out = append(out, fmt.Sprintf("account limits loosened: limits.period %s → %s, so the total limits allow their amounts again every %s across every plan of the account", o.Period, n.Period, n.Period))
+	}
+	ov, nv := reflect.ValueOf(o), reflect.ValueOf(n)
+	for i := range ov.NumField() {
+		of, nf := ov.Field(i), nv.Field(i)
+		if of.Kind() != reflect.Pointer || of.IsNil() {
+			continue
+		}
+		name := "limits." + snake(ov.Type().Field(i).Name)
+		was := display(of)
+		if of.Type().Elem().Kind() == reflect.Float64 {
+			was = "$" + was
+		}
+		if nf.IsNil() {
+			out = append(out, fmt.Sprintf("account limit loosened: %s removed (was %s): nothing bounds it across every plan of the account any more", name, was))
+			continue
+		}
+		var raised bool
+		if of.Elem().Kind() == reflect.Int {
+			raised = nf.Elem().Int() > of.Elem().Int()
+		} else {
+			raised = nf.Elem().Float() > of.Elem().Float()+1e-9
+		}
+		if raised {
+			now := display(nf)
+			if of.Type().Elem().Kind() == reflect.Float64 {
+				now = "$" + now
+			}
+			out = append(out, fmt.Sprintf("account limit loosened: %s %s → %s, for every plan of the account together", name, was, now))
+		}
+	}
+	return out
+}
