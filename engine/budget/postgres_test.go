@@ -1,0 +1,101 @@
+package budget_test
+
+import (
+	"context"
+	"net/url"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/betplan/betplan/engine/budget"
+	"github.com/betplan/betplan/engine/pgstate"
+	"github.com/betplan/betplan/engine/pgstate/pgtest"
+)
+
+// pgBudgets are n processes' budgets of acct at rps in a fresh schema;
+// app names their connections, so a test can end them.
+func pgBudgets(t *testing.T, n int, rps float64, say func(string)) (server, app string, lims []limiter) {
+	t.Helper()
+	stateURL, schema := pgtest.Schema(t)
+	u, err := url.Parse(stateURL)
+	require.NoError(t, err)
+	q := u.Query()
+	app = "bt_" + schema
+	q.Set("application_name", app)
+	u.RawQuery = q.Encode()
+	cfg, err := pgstate.ParseURL(u.String(), "", false)
+	require.NoError(t, err)
+	acct := budget.AccountOf("http://127.0.0.1:1", "", "a@b.c")
+	for range n {
+		b, err := budget.NewPostgres(u.String(), cfg, acct, rps, say)
+		require.NoError(t, err)
+		t.Cleanup(func() { b.Close() })
+		lims = append(lims, b)
+	}
+	return pgtest.ServerURL(t), app, lims
+}
+
+// Four machines' budgets in one database let the account's rate through,
+// not four times it.
+func TestPostgresSharesTheRate(t *testing.T) {
+	_, _, lims := pgBudgets(t, 4, 20, func(msg string) { t.Errorf("fell back: %s", msg) })
+	start := time.Now()
+	at := spend(t, lims, 8) // 32 requests at 20/s: 1.55s at least
+	assert.GreaterOrEqual(t, time.Since(start), 1500*time.Millisecond)
+	assert.LessOrEqual(t, busiest(at, time.Second), 22, "requests in one second at 20/s")
+}
+
+// When the database goes away mid-run, each process keeps to its share
+// of the rate, guessed from how much of the account's budget it spent,
+// and says so once: together they still keep to the rate.
+func TestPostgresFallsBackToAShare(t *testing.T) {
+	var mu sync.Mutex
+	var said []string
+	server, app, lims := pgBudgets(t, 4, 20, func(msg string) {
+		mu.Lock()
+		said = append(said, msg)
+		mu.Unlock()
+	})
+	// Every process spends the budget for a while, so each knows its share.
+	var wg sync.WaitGroup
+	for _, l := range lims {
+		wg.Go(func() {
+			for range 5 {
+				require.NoError(t, l.Wait(context.Background()))
+			}
+		})
+	}
+	wg.Wait()
+	require.Empty(t, said)
+	pgtest.Exec(t, server, "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1", app)
+
+	start := time.Now()
+	at := spend(t, lims, 6) // 24 requests; at each one's share, 5/s each
+	assert.GreaterOrEqual(t, time.Since(start), time.Second, "%d requests let through", len(at))
+	assert.LessOrEqual(t, busiest(at, time.Second), 22, "requests in one second at 20/s after the fall back")
+	require.Len(t, said, 4, "each process says so once")
+	for _, s := range said {
+		t.Log(s)
+		assert.Contains(t, s, "is out of reach")
+		assert.Regexp(t, `keeps to [0-9.]+ requests per second by itself until it ends, its share of 20 among about [345] processes`, s)
+	}
+}
+
+// The password of the --state URL never shows in what the budget says.
+func TestPostgresNeverShowsThePassword(t *testing.T) {
+	raw := "postgres://betplan:s3cret-pw@127.0.0.1:1/nowhere?connect_timeout=1"
+	cfg, err := pgstate.ParseURL(raw, "", false)
+	require.NoError(t, err)
+	var said []string
+	b, err := budget.NewPostgres(raw, cfg, budget.AccountOf("http://127.0.0.1:1", "", ""), 20, func(msg string) { said = append(said, msg) })
+	require.NoError(t, err)
+	defer b.Close()
+	require.NoError(t, b.Wait(context.Background()))
+	require.Len(t, said, 1)
+	assert.Contains(t, said[0], "out of reach")
+	assert.Contains(t, said[0], "keeps to 10 requests per second", "a process that knows nothing of its peers takes half")
+	assert.NotContains(t, said[0], "s3cret-pw")
+}
