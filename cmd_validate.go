@@ -187,7 +187,7 @@ func plansUnder(dir string) ([]string, error) {
 // validateOnline resolves each plan's races and sessions against the
 // service with read-only calls.
 func validateOnline(ctx context.Context, sys *sysIO, so *serviceOptions, plans []*plan.Plan) (plan.Diagnostics, error) {
-	conn, err := so.connect(sys)
+	conn, err := so.connect(sys, nil)
 	if err != nil {
 		return nil, err
 	}

@@ -12,11 +12,11 @@ import (
 	"encoding/hex"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
-
-	"golang.org/x/time/rate"
 
 	"github.com/betplan/betplan/apiclient"
 )
@@ -110,19 +110,56 @@ var errPastDeadline = fmt.Errorf("the next free slot is past the call's deadline
 // fallback is the budget a process keeps to alone when the shared one is
 // out of reach: its share of the account's rate, in process, said once.
 type fallback struct {
-	lim atomic.Pointer[rate.Limiter]
+	lim atomic.Pointer[pace]
 }
 
-// engage switches to rps for the rest of the run; only the first call
-// counts, and it is the only one that says msg.
-func (f *fallback) engage(rps float64, say func(string), msg string) {
-	if f.lim.CompareAndSwap(nil, rate.NewLimiter(rate.Limit(rps), 1)) && say != nil {
+// engage switches to rps for the rest of the run, its first request no
+// sooner than start; only the first call counts, and it is the only one
+// that says msg.
+func (f *fallback) engage(rps float64, start time.Time, say func(string), msg string) {
+	if f.lim.CompareAndSwap(nil, &pace{every: interval(rps), tat: start}) && say != nil {
 		say(msg)
 	}
 }
 
-// limiter is the fallback's limiter once engaged, else nil.
-func (f *fallback) limiter() *rate.Limiter { return f.lim.Load() }
+// limiter is the fallback's pace once engaged, else nil.
+func (f *fallback) limiter() *pace { return f.lim.Load() }
+
+// pace is GCRA within one process.
+type pace struct {
+	every time.Duration
+	mu    sync.Mutex
+	tat   time.Time
+}
+
+// Wait takes the next free slot and waits for it.
+func (p *pace) Wait(ctx context.Context) error {
+	p.mu.Lock()
+	slot := later(p.tat, time.Now())
+	if pastDeadline(ctx, slot) {
+		p.mu.Unlock()
+		return errPastDeadline
+	}
+	p.tat = slot.Add(p.every)
+	p.mu.Unlock()
+	return sleepUntil(ctx, slot)
+}
+
+// staggered is a fallback's first slot: one share's interval, and a random
+// part of another, after after: the slots already taken in the shared
+// budget go first, and processes that fell back together do not send
+// together.
+func staggered(after time.Time, share float64) time.Time {
+	every := interval(share)
+	return later(after, time.Now()).Add(every + time.Duration(rand.Int64N(int64(every)+1)))
+}
+
+func later(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
+}
 
 func formatRate(rps float64) string {
 	return strings.TrimSuffix(strings.TrimRight(fmt.Sprintf("%.2f", rps), "0"), ".")

@@ -2,9 +2,10 @@ package budget
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
-	"math"
 	"net"
 	"net/url"
 	"strings"
@@ -31,31 +32,35 @@ type Postgres struct {
 	rps        float64
 	say        func(string)
 
+	// process names this process among the account's spenders.
+	process string
+
 	mu    sync.Mutex
 	conn  *pgx.Conn
-	ready bool // the table exists
-	seen  []sample
-	fb    fallback
+	ready bool // the tables exist
+	// others is how many other processes spent the account's budget in
+	// the last activeWindow, as of this process's last request.
+	others int
+	// tat is the account's TAT, by this machine's clock, as of this
+	// process's last request.
+	tat time.Time
+	fb  fallback
 }
 
-// sample is one of this process's requests: when, and the account's
-// request count that it made.
-type sample struct {
-	at time.Time
-	n  int64
-}
-
-// Table is the budget's table in the schema.
-const Table = "request_budget"
+// Tables are the budget's tables in the schema: the accounts' TATs, and
+// which processes spent each lately.
+const (
+	Table      = "request_budget"
+	PeersTable = "request_budget_peers"
+)
 
 const (
 	// statementTimeout bounds one round trip: a database that does not
 	// answer within it is out of reach.
 	statementTimeout = 5 * time.Second
-	// shareWindow is how far back this process's requests tell its share
-	// of the account's.
-	shareWindow = 30 * time.Second
-	maxSamples  = 64
+	// activeWindow is how recently a process must have spent the
+	// account's budget to count as one that shares it.
+	activeWindow = 30 * time.Second
 )
 
 // NewPostgres is acct's budget of rps requests per second in the database
@@ -72,7 +77,9 @@ func NewPostgres(raw string, cfg *pgstate.Config, acct Account, rps float64, say
 	if u, err := url.Parse(raw); err == nil {
 		password, _ = u.User.Password()
 	}
-	return &Postgres{connString: conn, password: password, where: cfg.String(), schema: cfg.Schema(), acct: acct,
+	var id [8]byte
+	rand.Read(id[:])
+	return &Postgres{connString: conn, password: password, process: hex.EncodeToString(id[:]), where: cfg.String(), schema: cfg.Schema(), acct: acct,
 		every: interval(rps), rps: rps, say: say}, nil
 }
 
@@ -105,7 +112,7 @@ func isLoopback(host string) bool {
 	return ip != nil && ip.IsLoopback()
 }
 
-func (b *Postgres) table() string { return pgx.Identifier{b.schema, Table}.Sanitize() }
+func (b *Postgres) table(name string) string { return pgx.Identifier{b.schema, name}.Sanitize() }
 
 // Wait takes the account's next free slot and waits for it.
 func (b *Postgres) Wait(ctx context.Context) error {
@@ -146,23 +153,30 @@ func (b *Postgres) reserve(ctx context.Context) (time.Duration, error) {
 		b.fail(err)
 		return 0, err
 	}
-	us := b.every.Microseconds()
 	var secs float64
-	var n int64
-	err := b.conn.QueryRow(qctx, `INSERT INTO `+b.table()+` AS b (base_url, account, tat, requests)
-		VALUES ($1, $2, now() + $3 * interval '1 microsecond', 1)
+	var others int
+	err := b.conn.QueryRow(qctx, `WITH me AS (
+			INSERT INTO `+b.table(PeersTable)+` AS p (base_url, account, process, seen)
+			VALUES ($1, $2, $5, now())
+			ON CONFLICT (base_url, account, process) DO UPDATE SET seen = now()
+		)
+		INSERT INTO `+b.table(Table)+` AS b (base_url, account, tat)
+		VALUES ($1, $2, now() + $3 * interval '1 microsecond')
 		ON CONFLICT (base_url, account) DO UPDATE SET
 			tat = CASE WHEN b.tat > now() + $4 * interval '1 microsecond' THEN now()
-				ELSE greatest(b.tat, now()) END + $3 * interval '1 microsecond',
-			requests = b.requests + 1
-		RETURNING extract(epoch FROM b.tat - $3 * interval '1 microsecond' - now())::float8, b.requests`,
-		b.acct.BaseURL, b.acct.Name, us, staleAfter(b.every).Microseconds()).Scan(&secs, &n)
+				ELSE greatest(b.tat, now()) END + $3 * interval '1 microsecond'
+		RETURNING extract(epoch FROM b.tat - $3 * interval '1 microsecond' - now())::float8,
+			(SELECT count(*) FROM `+b.table(PeersTable)+` p WHERE p.base_url = $1 AND p.account = $2
+				AND p.process <> $5 AND p.seen > now() - $6 * interval '1 microsecond')::int`,
+		b.acct.BaseURL, b.acct.Name, b.every.Microseconds(), staleAfter(b.every).Microseconds(),
+		b.process, activeWindow.Microseconds()).Scan(&secs, &others)
 	if err != nil {
 		b.fail(err)
 		return 0, err
 	}
-	b.note(n)
-	return time.Duration(secs * float64(time.Second)), nil
+	wait := time.Duration(secs * float64(time.Second))
+	b.others, b.tat = others, time.Now().Add(wait+b.every)
+	return wait, nil
 }
 
 // connect opens the connection and makes the table, once.
@@ -192,13 +206,20 @@ func (b *Postgres) connect(ctx context.Context) error {
 	for _, stmt := range []string{
 		`SELECT pg_advisory_xact_lock(hashtext('betplan request budget ' || $1))`,
 		`CREATE SCHEMA IF NOT EXISTS ` + pgx.Identifier{b.schema}.Sanitize(),
-		`CREATE TABLE IF NOT EXISTS ` + b.table() + ` (
+		`CREATE TABLE IF NOT EXISTS ` + b.table(Table) + ` (
 			base_url text NOT NULL,
 			account text NOT NULL, -- '' when the token does not say
 			tat timestamptz NOT NULL, -- the account's next free slot
-			requests bigint NOT NULL, -- requests so far, for each process's share
 			PRIMARY KEY (base_url, account)
 		)`,
+		`CREATE TABLE IF NOT EXISTS ` + b.table(PeersTable) + ` (
+			base_url text NOT NULL,
+			account text NOT NULL,
+			process text NOT NULL, -- random, one per run
+			seen timestamptz NOT NULL, -- its last request
+			PRIMARY KEY (base_url, account, process)
+		)`,
+		`DELETE FROM ` + b.table(PeersTable) + ` WHERE seen < now() - interval '1 day'`,
 	} {
 		var args []any
 		if strings.Contains(stmt, "$1") {
@@ -215,39 +236,13 @@ func (b *Postgres) connect(ctx context.Context) error {
 	return nil
 }
 
-// note keeps the account's count at this request, for share.
-func (b *Postgres) note(n int64) {
-	now := time.Now()
-	if len(b.seen) == maxSamples {
-		b.seen = append(b.seen[:0], b.seen[1:]...)
-	}
-	b.seen = append(b.seen, sample{at: now, n: n})
-}
-
-// peers guesses how many processes spent the account's budget lately:
-// the account's requests per request of this process's, over its
-// requests of the last shareWindow; at least 2, since a process that was
-// quiet then may not be quiet now.
-func (b *Postgres) peers() int {
-	cutoff := time.Now().Add(-shareWindow)
-	first := len(b.seen)
-	for i, s := range b.seen {
-		if s.at.After(cutoff) {
-			first = i
-			break
-		}
-	}
-	mine := len(b.seen) - first // this process's requests in the window
-	if mine < 2 {
-		return 2
-	}
-	all := b.seen[len(b.seen)-1].n - b.seen[first].n // the account's since the first of them
-	return max(int(math.Ceil(float64(all)/float64(mine-1))), 2)
-}
-
 // fail falls back to this process's share of the rate; b.mu is held.
+//
+// Its share is the rate over the processes that spent the account's
+// budget lately, itself included, and at least 2: a process that was
+// quiet then may not be quiet now.
 func (b *Postgres) fail(err error) {
-	p := b.peers()
+	p := max(b.others+1, 2)
 	if b.conn != nil {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 		b.conn.Close(ctx)
@@ -255,7 +250,7 @@ func (b *Postgres) fail(err error) {
 		b.conn = nil
 	}
 	share := b.rps / float64(p)
-	b.fb.engage(share, b.say, fmt.Sprintf("request budget: the budget of %s shared in %s is out of reach (%s): "+
+	b.fb.engage(share, staggered(b.tat, share), b.say, fmt.Sprintf("request budget: the budget of %s shared in %s is out of reach (%s): "+
 		"this run keeps to %s requests per second by itself until it ends, its share of %s among about %d processes",
 		b.acct, b.where, b.redact(err), formatRate(share), formatRate(b.rps), p))
 }

@@ -49,8 +49,8 @@ func TestPostgresSharesTheRate(t *testing.T) {
 }
 
 // When the database goes away mid-run, each process keeps to its share
-// of the rate, guessed from how much of the account's budget it spent,
-// and says so once: together they still keep to the rate.
+// of the rate among the processes that spent it lately, and says so
+// once: together they still keep to the rate.
 func TestPostgresFallsBackToAShare(t *testing.T) {
 	var mu sync.Mutex
 	var said []string
@@ -80,7 +80,7 @@ func TestPostgresFallsBackToAShare(t *testing.T) {
 	for _, s := range said {
 		t.Log(s)
 		assert.Contains(t, s, "is out of reach")
-		assert.Regexp(t, `keeps to [0-9.]+ requests per second by itself until it ends, its share of 20 among about [345] processes`, s)
+		assert.Contains(t, s, "keeps to 5 requests per second by itself until it ends, its share of 20 among about 4 processes")
 	}
 }
 
