@@ -25,19 +25,19 @@ func requestBudget(sys *sysIO, service *serviceOptions, state *stateOptions, raw
 		fmt.Fprintf(sys.Stderr, "%s %s\n", time.Now().UTC().Format("2006-01-02T15:04:05Z"), msg)
 	}
 	rps := service.MaxRPS.Value
+	local := budget.NewFile(budgetDir(), acct, rps, say)
 	if state != nil {
 		if raw := state.rawURL(sys); raw != "" {
 			// A URL pgstate refuses is refused as the shared state next,
 			// before any request.
 			if cfg, err := pgstate.ParseURL(raw, state.Schema, service.Insecure); err == nil {
-				if b, err := budget.NewPostgres(raw, cfg, acct, rps, say); err == nil {
+				if b, err := budget.NewPostgres(raw, cfg, acct, rps, say, local); err == nil {
 					return b, func() { b.Close() }
 				}
 			}
 		}
 	}
-	b := budget.NewFile(budgetDir(), acct, rps, say)
-	return b, func() { b.Close() }
+	return local, func() { local.Close() }
 }
 
 // budgetDir is where a host's request budgets live: beside the plans'

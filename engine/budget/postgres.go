@@ -45,6 +45,9 @@ type Postgres struct {
 	// process's last request.
 	tat time.Time
 	fb  fallback
+	// local is the host's budget, spent until the schema exists.
+	local   *File
+	recheck time.Time // when to look for the schema again
 }
 
 // Tables are the budget's tables in the schema: the accounts' TATs, and
@@ -65,10 +68,11 @@ const (
 
 // NewPostgres is acct's budget of rps requests per second in the database
 // of the --state URL raw, which pgstate.ParseURL checked as cfg. It
-// connects on the first request. When the database is out of reach, now
-// or later, the process keeps to its share of the rate by itself for the
-// rest of the run and says so once through say.
-func NewPostgres(raw string, cfg *pgstate.Config, acct Account, rps float64, say func(string)) (*Postgres, error) {
+// connects on the first request. Until a run has set up the schema, the
+// process spends local, the host's budget. When the database is out of
+// reach, now or later, the process keeps to its share of the rate by
+// itself for the rest of the run and says so once through say.
+func NewPostgres(raw string, cfg *pgstate.Config, acct Account, rps float64, say func(string), local *File) (*Postgres, error) {
 	conn, err := connString(raw)
 	if err != nil {
 		return nil, err
@@ -80,7 +84,7 @@ func NewPostgres(raw string, cfg *pgstate.Config, acct Account, rps float64, say
 	var id [8]byte
 	rand.Read(id[:])
 	return &Postgres{connString: conn, password: password, process: hex.EncodeToString(id[:]), where: cfg.String(), schema: cfg.Schema(), acct: acct,
-		every: interval(rps), rps: rps, say: say}, nil
+		every: interval(rps), rps: rps, say: say, local: local}, nil
 }
 
 // connString is the URL pgx connects with, settled as pgstate settles it:
@@ -123,7 +127,10 @@ func (b *Postgres) Wait(ctx context.Context) error {
 		return l.Wait(ctx)
 	}
 	wait, err := b.reserve(ctx)
-	if err != nil {
+	switch {
+	case errors.Is(err, errNoSchema):
+		return b.local.Wait(ctx)
+	case err != nil:
 		if l := b.fb.limiter(); l != nil {
 			return l.Wait(ctx)
 		}
@@ -145,11 +152,18 @@ func (b *Postgres) reserve(ctx context.Context) (time.Duration, error) {
 	if l := b.fb.limiter(); l != nil {
 		return 0, errors.New("fell back")
 	}
+	if time.Now().Before(b.recheck) {
+		return 0, errNoSchema
+	}
 	// The statement runs to its end even when the caller gives up, so the
 	// connection is never torn down mid-statement.
 	qctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), statementTimeout)
 	defer cancel()
 	if err := b.connect(qctx); err != nil {
+		if errors.Is(err, errNoSchema) {
+			b.recheck = time.Now().Add(SchemaRecheck)
+			return 0, err
+		}
 		b.fail(err)
 		return 0, err
 	}
@@ -179,33 +193,52 @@ func (b *Postgres) reserve(ctx context.Context) (time.Duration, error) {
 	return wait, nil
 }
 
-// connect opens the connection and makes the table, once.
+// errNoSchema is a --state schema no run has set up yet.
+var errNoSchema = errors.New("no betplan schema yet")
+
+// SchemaRecheck is how often a budget whose schema does not exist yet
+// looks again.
+var SchemaRecheck = 10 * time.Second
+
+// connect opens the connection and makes the tables, once, in a schema a
+// run has set up: a command that only reads (status, doctor) creates
+// nothing in a database betplan never used.
 func (b *Postgres) connect(ctx context.Context) error {
-	if b.conn != nil && b.ready {
+	if b.ready {
 		return nil
 	}
-	cc, err := pgx.ParseConfig(b.connString)
-	if err != nil {
-		return errors.New("the --state URL is not one pgx can use")
+	if b.conn == nil {
+		cc, err := pgx.ParseConfig(b.connString)
+		if err != nil {
+			return errors.New("the --state URL is not one pgx can use")
+		}
+		if _, ok := cc.RuntimeParams["application_name"]; !ok {
+			cc.RuntimeParams["application_name"] = "betplan budget"
+		}
+		conn, err := pgx.ConnectConfig(ctx, cc)
+		if err != nil {
+			return err
+		}
+		b.conn = conn
 	}
-	if _, ok := cc.RuntimeParams["application_name"]; !ok {
-		cc.RuntimeParams["application_name"] = "betplan budget"
-	}
-	conn, err := pgx.ConnectConfig(ctx, cc)
-	if err != nil {
-		return err
-	}
-	b.conn = conn
-	tx, err := conn.Begin(ctx)
+	tx, err := b.conn.Begin(ctx)
 	if err != nil {
 		return err
 	}
 	defer tx.Rollback(context.WithoutCancel(ctx))
 	// Runs starting together take turns: CREATE ... IF NOT EXISTS is not
 	// safe against itself.
+	var schema bool
+	err = tx.QueryRow(ctx, `SELECT to_regnamespace($2) IS NOT NULL
+		FROM (SELECT pg_advisory_xact_lock(hashtext('betplan request budget ' || $1))) turn`,
+		b.schema, pgx.Identifier{b.schema}.Sanitize()).Scan(&schema)
+	if err != nil {
+		return err
+	}
+	if !schema {
+		return errNoSchema
+	}
 	for _, stmt := range []string{
-		`SELECT pg_advisory_xact_lock(hashtext('betplan request budget ' || $1))`,
-		`CREATE SCHEMA IF NOT EXISTS ` + pgx.Identifier{b.schema}.Sanitize(),
 		`CREATE TABLE IF NOT EXISTS ` + b.table(Table) + ` (
 			base_url text NOT NULL,
 			account text NOT NULL, -- '' when the token does not say
@@ -221,11 +254,7 @@ func (b *Postgres) connect(ctx context.Context) error {
 		)`,
 		`DELETE FROM ` + b.table(PeersTable) + ` WHERE seen < now() - interval '1 day'`,
 	} {
-		var args []any
-		if strings.Contains(stmt, "$1") {
-			args = append(args, b.schema)
-		}
-		if _, err := tx.Exec(ctx, stmt, args...); err != nil {
+		if _, err := tx.Exec(ctx, stmt); err != nil {
 			return err
 		}
 	}
@@ -269,6 +298,7 @@ func (b *Postgres) redact(err error) string {
 func (b *Postgres) Close() error {
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	b.local.Close()
 	if b.conn == nil {
 		return nil
 	}

@@ -3,6 +3,7 @@ package budget_test
 import (
 	"context"
 	"net/url"
+	"os"
 	"sync"
 	"testing"
 	"time"
@@ -28,9 +29,10 @@ func pgBudgets(t *testing.T, n int, rps float64, say func(string)) (server, app 
 	u.RawQuery = q.Encode()
 	cfg, err := pgstate.ParseURL(u.String(), "", false)
 	require.NoError(t, err)
+	pgtest.Exec(t, pgtest.ServerURL(t), "CREATE SCHEMA "+schema) // as a run does
 	acct := budget.AccountOf("http://127.0.0.1:1", "", "a@b.c")
 	for range n {
-		b, err := budget.NewPostgres(u.String(), cfg, acct, rps, say)
+		b, err := budget.NewPostgres(u.String(), cfg, acct, rps, say, budget.NewFile(t.TempDir(), acct, rps, say))
 		require.NoError(t, err)
 		t.Cleanup(func() { b.Close() })
 		lims = append(lims, b)
@@ -59,12 +61,14 @@ func TestPostgresFallsBackToAShare(t *testing.T) {
 		said = append(said, msg)
 		mu.Unlock()
 	})
-	// Every process spends the budget for a while, so each knows its share.
+	// Every process spends the budget for a while, so each knows the
+	// others: all of them once, then a few more each.
+	spend(t, lims, 1)
 	var wg sync.WaitGroup
 	for _, l := range lims {
 		wg.Go(func() {
-			for range 5 {
-				require.NoError(t, l.Wait(context.Background()))
+			for range 3 {
+				assert.NoError(t, l.Wait(context.Background()))
 			}
 		})
 	}
@@ -90,7 +94,9 @@ func TestPostgresNeverShowsThePassword(t *testing.T) {
 	cfg, err := pgstate.ParseURL(raw, "", false)
 	require.NoError(t, err)
 	var said []string
-	b, err := budget.NewPostgres(raw, cfg, budget.AccountOf("http://127.0.0.1:1", "", ""), 20, func(msg string) { said = append(said, msg) })
+	acct := budget.AccountOf("http://127.0.0.1:1", "", "")
+	say := func(msg string) { said = append(said, msg) }
+	b, err := budget.NewPostgres(raw, cfg, acct, 20, say, budget.NewFile(t.TempDir(), acct, 20, say))
 	require.NoError(t, err)
 	defer b.Close()
 	require.NoError(t, b.Wait(context.Background()))
@@ -98,4 +104,34 @@ func TestPostgresNeverShowsThePassword(t *testing.T) {
 	assert.Contains(t, said[0], "out of reach")
 	assert.Contains(t, said[0], "keeps to 10 requests per second", "a process that knows nothing of its peers takes half")
 	assert.NotContains(t, said[0], "s3cret-pw")
+}
+
+// In a database no run has set up, a budget creates nothing: the process
+// spends the host's budget until a run makes the schema, then the
+// database's.
+func TestPostgresWaitsForTheSchema(t *testing.T) {
+	defer func(d time.Duration) { budget.SchemaRecheck = d }(budget.SchemaRecheck)
+	budget.SchemaRecheck = 200 * time.Millisecond
+	stateURL, schema := pgtest.Schema(t)
+	server := pgtest.ServerURL(t)
+	cfg, err := pgstate.ParseURL(stateURL, "", false)
+	require.NoError(t, err)
+	acct := budget.AccountOf("http://127.0.0.1:1", "", "")
+	dir := t.TempDir()
+	b, err := budget.NewPostgres(stateURL, cfg, acct, 20, func(msg string) { t.Errorf("said: %s", msg) }, budget.NewFile(dir, acct, 20, nil))
+	require.NoError(t, err)
+	defer b.Close()
+	spend(t, []limiter{b}, 3)
+	var exists bool
+	pgtest.Query(t, server, "SELECT to_regnamespace($1) IS NOT NULL", []any{schema}, &exists)
+	assert.False(t, exists, "the budget made no schema")
+	_, err = os.Stat(budget.FilePath(dir, acct))
+	assert.NoError(t, err, "the host's budget was spent")
+
+	pgtest.Exec(t, server, "CREATE SCHEMA "+schema)
+	time.Sleep(budget.SchemaRecheck)
+	spend(t, []limiter{b}, 3)
+	var rows int
+	pgtest.Query(t, server, "SELECT count(*) FROM "+schema+"."+budget.Table, nil, &rows)
+	assert.Equal(t, 1, rows, "the account's row, once the schema exists")
 }
