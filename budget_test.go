@@ -161,6 +161,6 @@ func TestBudgetWhenTheDatabaseGoesAway(t *testing.T) {
 		out := r.out.String()
 		assert.Equal(t, 1, strings.Count(out, "request budget:"), "%s says it fell back, once:\n%s", r.name, out)
 		assert.Contains(t, out, "is out of reach", r.name)
-		assert.Contains(t, out, "keeps to 1 requests per second by itself until it ends, its share of 4 among about 4 processes", r.name)
+		assert.Contains(t, out, "keeps to 1/s by itself until it ends, its share of 4/s among about 4 processes", r.name)
 	}
 }

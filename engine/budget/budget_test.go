@@ -136,7 +136,7 @@ func TestFileFallsBackToHalf(t *testing.T) {
 	assert.GreaterOrEqual(t, time.Since(start), 1050*time.Millisecond)
 	assert.LessOrEqual(t, busiest(at, time.Second), 11)
 	require.Len(t, said, 1)
-	assert.Contains(t, said[0], "keeps to 10 requests per second by itself")
+	assert.Contains(t, said[0], "keeps to 10/s by itself")
 }
 
 // A wait that would outlast the caller's deadline takes no slot.

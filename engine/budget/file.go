@@ -63,7 +63,7 @@ func (b *File) open() error {
 // file, so this one takes half the rate at most.
 func (b *File) fail(err error) {
 	b.fb.engage(b.rps/2, staggered(time.Now(), b.rps/2), b.say, fmt.Sprintf("request budget: %s cannot be used (%v): "+
-		"this run keeps to %s requests per second by itself until it ends, half the account's %s",
+		"this run keeps to %s/s by itself until it ends, half the account's %s/s",
 		b.path, err, formatRate(b.rps/2), formatRate(b.rps)))
 }
 

@@ -280,7 +280,7 @@ func (b *Postgres) fail(err error) {
 	}
 	share := b.rps / float64(p)
 	b.fb.engage(share, staggered(b.tat, share), b.say, fmt.Sprintf("request budget: the budget of %s shared in %s is out of reach (%s): "+
-		"this run keeps to %s requests per second by itself until it ends, its share of %s among about %d processes",
+		"this run keeps to %s/s by itself until it ends, its share of %s/s among about %d processes",
 		b.acct, b.where, b.redact(err), formatRate(share), formatRate(b.rps), p))
 }
 

@@ -84,7 +84,7 @@ func TestPostgresFallsBackToAShare(t *testing.T) {
 	for _, s := range said {
 		t.Log(s)
 		assert.Contains(t, s, "is out of reach")
-		assert.Contains(t, s, "keeps to 5 requests per second by itself until it ends, its share of 20 among about 4 processes")
+		assert.Contains(t, s, "keeps to 5/s by itself until it ends, its share of 20/s among about 4 processes")
 	}
 }
 
@@ -102,7 +102,7 @@ func TestPostgresNeverShowsThePassword(t *testing.T) {
 	require.NoError(t, b.Wait(context.Background()))
 	require.Len(t, said, 1)
 	assert.Contains(t, said[0], "out of reach")
-	assert.Contains(t, said[0], "keeps to 10 requests per second", "a process that knows nothing of its peers takes half")
+	assert.Contains(t, said[0], "keeps to 10/s", "a process that knows nothing of its peers takes half")
 	assert.NotContains(t, said[0], "s3cret-pw")
 }
 
