@@ -69,7 +69,7 @@ const (
 // NewPostgres is acct's budget of rps requests per second in the database
 // of the --state URL raw, which pgstate.ParseURL checked as cfg. It
 // connects on the first request. Until a run has set up the schema, the
-// process spends local, the host's budget. When the database is out of
+// process spends local (not nil), the host's budget. When the database is out of
 // reach, now or later, the process keeps to its share of the rate by
 // itself for the rest of the run and says so once through say.
 func NewPostgres(raw string, cfg *pgstate.Config, acct Account, rps float64, say func(string), local *File) (*Postgres, error) {
@@ -83,8 +83,11 @@ func NewPostgres(raw string, cfg *pgstate.Config, acct Account, rps float64, say
 	}
 	var id [8]byte
 	rand.Read(id[:])
-	return &Postgres{connString: conn, password: password, process: hex.EncodeToString(id[:]), where: cfg.String(), schema: cfg.Schema(), acct: acct,
-		every: interval(rps), rps: rps, say: say, local: local}, nil
+	return &Postgres{
+		connString: conn, password: password, where: cfg.String(), schema: cfg.Schema(),
+		acct: acct, every: interval(rps), rps: rps, say: say,
+		process: hex.EncodeToString(id[:]), local: local,
+	}, nil
 }
 
 // connString is the URL pgx connects with, settled as pgstate settles it:
@@ -289,7 +292,9 @@ func (b *Postgres) fail(err error) {
 func (b *Postgres) redact(err error) string {
 	msg := strings.Join(strings.Fields(err.Error()), " ")
 	if b.password != "" {
-		msg = strings.ReplaceAll(msg, b.password, "xxxxx")
+		for _, p := range []string{b.password, url.QueryEscape(b.password), url.PathEscape(b.password)} {
+			msg = strings.ReplaceAll(msg, p, "xxxxx")
+		}
 	}
 	return msg
 }
