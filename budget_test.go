@@ -89,6 +89,7 @@ func (w *crashWorld) assertAccountRate(runs []*accountRun) {
 		}
 		most = max(most, i-j+1)
 	}
+	w.t.Logf("the service saw %d requests over %v, at most %d in one second", len(at), at[len(at)-1].Sub(at[0]).Round(time.Millisecond), most)
 	if !assert.LessOrEqual(w.t, most, 6, "requests the service saw in one second, %d in all over %v", len(at), at[len(at)-1].Sub(at[0])) {
 		for _, r := range runs {
 			w.t.Logf("%s:\n%s", r.name, r.out.String())
@@ -161,6 +162,8 @@ func TestBudgetWhenTheDatabaseGoesAway(t *testing.T) {
 		out := r.out.String()
 		assert.Equal(t, 1, strings.Count(out, "request budget:"), "%s says it fell back, once:\n%s", r.name, out)
 		assert.Contains(t, out, "is out of reach", r.name)
-		assert.Contains(t, out, "keeps to 1/s by itself until it ends, its share of 4/s among about 4 processes", r.name)
+		// Its share among the processes it saw spend the budget: all four,
+		// unless one had not sent anything yet.
+		assert.Regexp(t, `keeps to (1|1\.33|2)/s by itself until it ends, its share of 4/s among about [234] processes`, out, r.name)
 	}
 }
