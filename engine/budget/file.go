@@ -16,8 +16,8 @@ import (
 )
 
 // File is an account's budget shared by the processes of one host: the
-// TAT, as Unix nanoseconds in a small file, read and moved under the
-// file's lock. One request costs one lock of the file.
+// TAT, as Unix nanoseconds in a small file, read and moved under a file
+// lock beside it. One request costs one lock of the file.
 type File struct {
 	path  string
 	every time.Duration
@@ -55,7 +55,9 @@ func (b *File) open() error {
 		return err
 	}
 	b.data = f
-	b.lock = flock.New(b.path)
+	// The lock is a file of its own: where locks are mandatory (Windows),
+	// a locked file cannot be read through another handle.
+	b.lock = flock.New(strings.TrimSuffix(b.path, ".tat") + ".lock")
 	return nil
 }
 
