@@ -235,7 +235,7 @@ func filesUnder(dir string) (plans, accounts []string, err error) {
 // validateOnline resolves each plan's races and sessions against the
 // service with read-only calls.
 func validateOnline(ctx context.Context, sys *sysIO, so *serviceOptions, plans []*plan.Plan) (plan.Diagnostics, error) {
-	conn, err := so.connect(sys)
+	conn, err := so.connect(sys, nil)
 	if err != nil {
 		return nil, err
 	}

@@ -50,8 +50,9 @@ func (s *serviceOptions) baseURL(sys *sysIO) (string, error) {
 }
 
 // connect builds the client from flags and environment (flag > env >
-// default).
-func (s *serviceOptions) connect(sys *sysIO) (*connection, error) {
+// default). Its requests spend the account's budget, shared through
+// state's database when it names one.
+func (s *serviceOptions) connect(sys *sysIO, state *stateOptions) (*connection, error) {
 	base := s.rawBaseURL(sys)
 	if base == "" {
 		if s.rehearsable {
@@ -80,11 +81,13 @@ func (s *serviceOptions) connect(sys *sysIO) (*connection, error) {
 	if token == "" && (email == "" || password == "") {
 		return nil, usagef("no credentials: set BETPLAN_TOKEN, or BETPLAN_EMAIL and BETPLAN_PASSWORD")
 	}
-	c, err := apiclient.New(base, opts...)
+	lim, closeBudget := requestBudget(sys, s, state, base, token, email)
+	c, err := apiclient.New(base, append(opts, apiclient.WithLimiter(lim))...)
 	if err != nil {
+		closeBudget()
 		return nil, baseURLError(err)
 	}
-	return &connection{client: c, clock: clock, baseURL: c.BaseURL(), insecure: s.Insecure, close: func() {}, tipsterKey: sys.Getenv(tipsterKeyEnv)}, nil
+	return &connection{client: c, clock: clock, baseURL: c.BaseURL(), insecure: s.Insecure, close: closeBudget, tipsterKey: sys.Getenv(tipsterKeyEnv)}, nil
 }
 
 // startSim serves a simulated service on 127.0.0.1 for this process.

@@ -27,7 +27,7 @@ func (s *serviceOptions) bind(fs *pflag.FlagSet) {
 	s.HTTPTimeout = optional[time.Duration]{Value: 30 * time.Second, parse: time.ParseDuration, typ: "duration"}
 	fs.Var(&s.HTTPTimeout, "http-timeout", "bound on one HTTP call, 1s to 10m")
 	s.MaxRPS = optional[float64]{Value: 4, parse: func(v string) (float64, error) { return strconv.ParseFloat(v, 64) }, typ: "float64"}
-	fs.Var(&s.MaxRPS, "max-rps", "global request rate to the service, requests per second (0.1 to 50)")
+	fs.Var(&s.MaxRPS, "max-rps", "the account's request rate, shared by its betplan processes on this host and through --state, requests per second (0.1 to 50)")
 	fs.BoolVar(&s.Insecure, "insecure", false, "allow a plain http:// base URL, or a --state with sslmode=disable, that is not loopback")
 }
 

@@ -30,7 +30,7 @@ func setUp(sys *sysIO, service *serviceOptions, state stateOptions, rehearsal *r
 		state.rehearsalNote(sys)
 		return s, nil
 	}
-	conn, err := service.connect(sys)
+	conn, err := service.connect(sys, &state)
 	if err != nil {
 		return nil, err
 	}

@@ -45,6 +45,7 @@ type Client struct {
 	timeout    time.Duration
 	userAgent  string
 	limiter    *rate.Limiter
+	shared     Limiter // WithLimiter: a budget shared beyond this process
 	logger     *slog.Logger
 	maxRetries int
 	// retryBudget bounds how long one call is repeated (WithRetryBudget).
@@ -112,6 +113,18 @@ func WithRateLimit(rps float64, burst int) Option {
 		c.limiter = rate.NewLimiter(rate.Limit(rps), burst)
 	}
 }
+
+// Limiter is a request budget kept outside the client, such as one that
+// every process of an account shares: Wait returns when one request may
+// be sent, or an error (ctx's, when it is done) when none may.
+type Limiter interface {
+	Wait(ctx context.Context) error
+}
+
+// WithLimiter makes every request (logins, retries, look-ups, creates,
+// polls) wait on l too, after the client's own rate limit (WithRateLimit).
+// nil removes it.
+func WithLimiter(l Limiter) Option { return func(c *Client) { c.shared = l } }
 
 // WithLogger sets the logger for debug lines (method, path, status,
 // duration). Tokens, passwords and the Authorization header are never
@@ -496,6 +509,14 @@ func (c *Client) do(req *http.Request) ([]byte, error) {
 				}
 				// The wait would outlast ctx's deadline.
 				return nil, fmt.Errorf("%s %s: rate limit: %w", req.Method, path, context.DeadlineExceeded)
+			}
+		}
+		if c.shared != nil {
+			if err := c.shared.Wait(ctx); err != nil {
+				if ctx.Err() != nil {
+					return nil, c.ctxError(req, path, class, false)
+				}
+				return nil, fmt.Errorf("%s %s: request budget: %w", req.Method, path, err)
 			}
 		}
 		res := c.attempt(ctx, req, class, path, needAuth)

@@ -19,6 +19,11 @@ type TokenClaims struct {
 	ExpiresAt    time.Time // exp
 	IssuedAt     time.Time // iat
 	OrigIssuedAt time.Time // orig_iat: the login a refreshed token goes back to
+
+	// Username and UserID name the account the token belongs to (claims
+	// username and user_id), "" when it does not say.
+	Username string
+	UserID   string
 }
 
 // ErrNotJWT means a token is not a JWT, so nothing is known of its expiry.
@@ -40,6 +45,7 @@ func ParseTokenClaims(tok string) (TokenClaims, error) {
 		return TokenClaims{}, fmt.Errorf("%w: payload: %v", ErrNotJWT, err)
 	}
 	var out TokenClaims
+	out.Username, out.UserID = claimText(claims["username"]), claimText(claims["user_id"])
 	for key, dst := range map[string]*time.Time{"exp": &out.ExpiresAt, "iat": &out.IssuedAt, "orig_iat": &out.OrigIssuedAt} {
 		raw, ok := claims[key]
 		if !ok || bytes.Equal(bytes.TrimSpace(raw), []byte("null")) {
@@ -53,6 +59,19 @@ func ParseTokenClaims(tok string) (TokenClaims, error) {
 		*dst = time.Unix(sec, int64((float64(secs)-float64(sec))*1e9))
 	}
 	return out, nil
+}
+
+// claimText is a string or number claim as text; "" for anything else.
+func claimText(raw json.RawMessage) string {
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return strings.TrimSpace(s)
+	}
+	var n json.Number
+	if json.Unmarshal(raw, &n) == nil {
+		return n.String()
+	}
+	return ""
 }
 
 // TokenClaims reads the claims of the token the client uses now. Without

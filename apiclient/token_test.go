@@ -101,3 +101,24 @@ func TestServerDate(t *testing.T) {
 		eq(t, "offset", server.Sub(local), skew)
 	}
 }
+
+// The account a token belongs to is read from its username and user_id
+// claims, whichever it carries; a token that says nothing names none.
+func TestTokenClaimsAccount(t *testing.T) {
+	tests := []struct {
+		name, token, username, userID string
+	}{
+		{"both", jwt(`{"username":"a@b.c","user_id":5}`), "a@b.c", "5"},
+		{"id as a string", jwt(`{"user_id":"u-7"}`), "", "u-7"},
+		{"neither", jwt(`{"exp":1700172800}`), "", ""},
+		{"not text", jwt(`{"username":{"x":1},"user_id":[1]}`), "", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := apiclient.ParseTokenClaims(tt.token)
+			must(t, err)
+			eq(t, "Username", got.Username, tt.username)
+			eq(t, "UserID", got.UserID, tt.userID)
+		})
+	}
+}

@@ -1,0 +1,51 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/betplan/betplan/apiclient"
+	"github.com/betplan/betplan/engine/budget"
+	"github.com/betplan/betplan/engine/pgstate"
+)
+
+// requestBudget is the account's request budget (--max-rps) that this
+// process spends with every other betplan process of the account: through
+// the database of --state when there is one, else through a file in the
+// user's cache dir beside the plans' locks. close lets it go.
+func requestBudget(sys *sysIO, service *serviceOptions, state *stateOptions, rawBase, token, email string) (lim apiclient.Limiter, close func()) {
+	base, err := apiclient.NormalizeBaseURL(rawBase)
+	if err != nil {
+		base = rawBase // the client refuses it next, and says why
+	}
+	acct := budget.AccountOf(base, token, email)
+	say := func(msg string) {
+		fmt.Fprintf(sys.Stderr, "%s %s\n", time.Now().UTC().Format("2006-01-02T15:04:05Z"), msg)
+	}
+	rps := service.MaxRPS.Value
+	local := budget.NewFile(budgetDir(), acct, rps, say)
+	if state != nil {
+		if raw := state.rawURL(sys); raw != "" {
+			// A URL pgstate refuses is refused as the shared state next,
+			// before any request.
+			if cfg, err := pgstate.ParseURL(raw, state.Schema, service.Insecure); err == nil {
+				if b, err := budget.NewPostgres(raw, cfg, acct, rps, say, local); err == nil {
+					return b, func() { b.Close() }
+				}
+			}
+		}
+	}
+	return local, func() { local.Close() }
+}
+
+// budgetDir is where a host's request budgets live: beside the plans'
+// locks in the user's cache dir.
+func budgetDir() string {
+	dir, err := os.UserCacheDir()
+	if err != nil {
+		dir = os.TempDir()
+	}
+	return filepath.Join(dir, "betplan", "locks")
+}
