@@ -16,7 +16,8 @@ import (
 // the database of --state when there is one, else through a file in the
 // user's cache dir beside the plans' locks. close lets it go.
 func requestBudget(sys *sysIO, service *serviceOptions, state *stateOptions, rawBase, token, email string) (lim apiclient.Limiter, close func()) {
-	base, err := apiclient.NormalizeBaseURL(rawBase)
+	// Keyed like the plans' locks: one service however it is spelled.
+	base, err := apiclient.ServiceIdentity(rawBase)
 	if err != nil {
 		base = rawBase // the client refuses it next, and says why
 	}

@@ -22,7 +22,7 @@ import (
 )
 
 // Account is whose budget a request spends: the service (its base URL in
-// apiclient.NormalizeBaseURL's form) and the account on it, as far as
+// apiclient.ServiceIdentity's form) and the account on it, as far as
 // betplan can tell.
 type Account struct {
 	BaseURL string
