@@ -340,3 +340,89 @@ func (l *planLogs) flush() {
 		}
 	}
 }
+
+// showStatuses is `betplan status` of several plans: each plan's
+// outcomes read in turn through one client and one set of reads, each
+// plan's reports rewritten, and the summary across plans.
+func showStatuses(ctx context.Context, sys *sysIO, o *statusOptions, files []string) error {
+	f, err := reporters.ParseFormat(o.report.Format)
+	if err != nil {
+		return usagef("%v", err)
+	}
+	plans, err := loadPlans(sys, files)
+	if err != nil {
+		return err
+	}
+	s, err := setUp(sys, &o.service, o.state, nil)
+	if err != nil {
+		return err
+	}
+	defer s.close()
+	account := engine.NewAccount(s.conn.client, s.conn.clock, 0)
+	logs := &planLogs{w: sys.Stderr}
+	opts := make([]engine.Options, len(plans))
+	results := make([]*engine.Result, len(plans))
+	errs := make([]error, len(plans))
+	for i, p := range plans {
+		opts[i] = s.options(files[i])
+		opts[i].Backend = account.Plan()
+		opts[i].Log = logs.plan(p.Name)
+		results[i], errs[i] = engine.ReadStatus(ctx, p, opts[i])
+		if ctx.Err() != nil {
+			break
+		}
+	}
+	logs.flush()
+	return finishRuns(sys, o.report, f, plans, opts, results, errs)
+}
+
+// previewPlans is `betplan plan` of several plans: every plan validated
+// first, then each previewed in turn on stdout.
+func previewPlans(ctx context.Context, sys *sysIO, o *planOptions, files []string) error {
+	if o.Out != "" {
+		return usagef("--out saves one plan: name one plan file, not %d", len(files))
+	}
+	f, _ := reporters.ParseFormat(o.Format) // checked by validate
+	plans, err := loadPlans(sys, files)
+	if err != nil {
+		return err
+	}
+	s, err := setUp(sys, &o.service, o.state, &o.rehearsal)
+	if err != nil {
+		return err
+	}
+	defer s.close()
+	account := engine.NewAccount(s.conn.client, s.conn.clock, 0)
+	changes := false
+	var failed []error
+	for i, p := range plans {
+		opts := s.options(files[i])
+		opts.Backend = account.Plan()
+		opts.Log = nil
+		if opts.Simulated {
+			opts.State = opts.State.Scratch()
+		}
+		res, saved, err := engine.Preview(ctx, p, opts)
+		if err != nil {
+			failed = append(failed, prefixed(p.Name, explainService(opts.BaseURL, err)))
+			if ctx.Err() != nil {
+				break
+			}
+			continue
+		}
+		if i > 0 && f == reporters.FormatText {
+			fmt.Fprintln(sys.Stdout)
+		}
+		if err := reporters.Write(sys.Stdout, f, res, sys.textOptions()); err != nil {
+			return err
+		}
+		changes = changes || len(saved.Creates) > 0 || publishesNow(res)
+	}
+	if err := joinFailures(failed); err != nil {
+		return err
+	}
+	if o.DetailedExitcode && changes {
+		return errChanges
+	}
+	return nil
+}

@@ -75,6 +75,13 @@ func runPlansTogether(t testing.TB, w *world, plans, bets, races int, share bool
 			require.True(t, b.Final, "plan %d bet %s: %s %s", i, b.ID, b.Status, b.Reason)
 		}
 	}
+	statuses := map[engine.Status]int{}
+	for _, r := range results {
+		for _, b := range r.Bets {
+			statuses[b.Status]++
+		}
+	}
+	t.Logf("statuses: %v", statuses)
 	// Exactly once: one notification per bet of every plan.
 	assert.Equal(t, plans*bets, w.svc.NotificationCount())
 	byPath := map[string]int{}
