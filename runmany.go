@@ -6,8 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 
 	"github.com/betplan/betplan/apiclient/sim"
@@ -425,4 +427,63 @@ func previewPlans(ctx context.Context, sys *sysIO, o *planOptions, files []strin
 		return errChanges
 	}
 	return nil
+}
+
+// severalPlans tells cancel's two forms apart: a folder or a glob first,
+// or nothing but plan files, names several plans (every bet of each);
+// else the first argument is the plan and the rest its bet ids.
+func severalPlans(args []string) bool {
+	if info, err := os.Stat(args[0]); err == nil && info.IsDir() {
+		return true
+	} else if err != nil && strings.ContainsAny(args[0], "*?[") {
+		return true
+	}
+	if len(args) < 2 {
+		return false
+	}
+	for _, a := range args {
+		if ext := filepath.Ext(a); ext != ".yaml" && ext != ".yml" {
+			return false
+		}
+	}
+	return true
+}
+
+// cancelPlans is `betplan cancel` of several plans: every plan validated
+// first, then each plan's open bets cancelled in turn (each asked for
+// apart), through one client.
+func cancelPlans(ctx context.Context, sys *sysIO, o *cancelOptions, files []string) error {
+	plans, err := loadPlans(sys, files)
+	if err != nil {
+		return err
+	}
+	confirm, err := confirmer(sys, o.Yes, false)
+	if err != nil {
+		return err
+	}
+	s, err := setUp(sys, &o.service, o.state, nil)
+	if err != nil {
+		return err
+	}
+	defer s.close()
+	account := engine.NewAccount(s.conn.client, s.conn.clock, 0)
+	logs := &planLogs{w: sys.Stderr}
+	opts := make([]engine.Options, len(plans))
+	results := make([]*engine.Result, len(plans))
+	errs := make([]error, len(plans))
+	for i, p := range plans {
+		opts[i] = s.options(files[i])
+		opts[i].Backend = account.Plan()
+		opts[i].Log = logs.plan(p.Name)
+		if confirm != nil {
+			name := p.Name
+			opts[i].Confirm = func(summary string) (bool, error) { return confirm(fmt.Sprintf("[%s] %s", name, summary)) }
+		}
+		results[i], errs[i] = engine.Cancel(ctx, p, nil, opts[i])
+		if ctx.Err() != nil {
+			break
+		}
+	}
+	logs.flush()
+	return finishRuns(sys, reportOptions{}, reporters.FormatText, plans, opts, results, errs)
 }
