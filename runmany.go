@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/betplan/betplan/apiclient/sim"
 	"github.com/betplan/betplan/engine"
@@ -138,6 +139,15 @@ func runPlans(ctx context.Context, sys *sysIO, o *runOptions, files []string) er
 	}
 	account := engine.NewAccount(s.conn.client, clock, 0)
 	logs := &planLogs{w: sys.Stderr}
+	// Only a person at a terminal reads a line redrawn in place: one line
+	// for the account, the plans' log lines above it.
+	var live *liveTerminal
+	var progress *accountProgress
+	if sys.IsTTY && sys.Getenv("CI") == "" {
+		live = newLiveTerminal(sys.Stderr, sys.Width, clock.Now)
+		logs.w = live
+		progress = newAccountProgress(live.progress)
+	}
 	var asking sync.Mutex
 	opts := make([]engine.Options, len(plans))
 	for i, p := range plans {
@@ -151,6 +161,9 @@ func runPlans(ctx context.Context, sys *sysIO, o *runOptions, files []string) er
 		o1.Checkpoint = checkpointHook(sys)
 		o1.Republish = republish[i]
 		o1.Log = logs.plan(p.Name)
+		if progress != nil {
+			o1.Live = progress.plan(p.Name)
+		}
 		if confirm != nil {
 			name := p.Name
 			o1.Confirm = func(summary string) (bool, error) {
@@ -185,6 +198,9 @@ func runPlans(ctx context.Context, sys *sysIO, o *runOptions, files []string) er
 	}
 	wg.Wait()
 	logs.flush()
+	if live != nil {
+		live.clear()
+	}
 	return finishRuns(sys, o.report, f, plans, opts, results, errs)
 }
 
@@ -486,4 +502,63 @@ func cancelPlans(ctx context.Context, sys *sysIO, o *cancelOptions, files []stri
 	}
 	logs.flush()
 	return finishRuns(sys, reportOptions{}, reporters.FormatText, plans, opts, results, errs)
+}
+
+// accountProgress merges the progress of several plans into the one live
+// line of a terminal: the counts of every plan, the soonest next poll and
+// jump, and the bet placed last, named with its plan.
+type accountProgress struct {
+	mu    sync.Mutex
+	plans map[string]engine.Progress
+	show  func(engine.Progress)
+}
+
+func newAccountProgress(show func(engine.Progress)) *accountProgress {
+	return &accountProgress{plans: map[string]engine.Progress{}, show: show}
+}
+
+// plan is the Live hook of the plan named name.
+func (a *accountProgress) plan(name string) func(engine.Progress) {
+	return func(p engine.Progress) {
+		a.mu.Lock()
+		defer a.mu.Unlock()
+		byStatus := make(map[engine.Status]int, len(p.ByStatus))
+		for s, n := range p.ByStatus {
+			byStatus[s] = n
+		}
+		p.ByStatus = byStatus
+		if lp := p.LastPlaced; lp != nil {
+			c := *lp
+			c.BetID = "[" + name + "] " + lp.BetID
+			c.By = append([]string(nil), lp.By...)
+			p.LastPlaced = &c
+		}
+		a.plans[name] = p
+		a.show(a.merged())
+	}
+}
+
+// merged is every plan's progress as one. a.mu is held.
+func (a *accountProgress) merged() engine.Progress {
+	m := engine.Progress{ByStatus: map[engine.Status]int{}}
+	soonest := func(cur, t time.Time) time.Time {
+		if cur.IsZero() || (!t.IsZero() && t.Before(cur)) {
+			return t
+		}
+		return cur
+	}
+	for _, p := range a.plans {
+		if p.Now.After(m.Now) {
+			m.Now = p.Now
+		}
+		for s, n := range p.ByStatus {
+			m.ByStatus[s] += n
+		}
+		m.NextPoll = soonest(m.NextPoll, p.NextPoll)
+		m.NextRace = soonest(m.NextRace, p.NextRace)
+		if lp := p.LastPlaced; lp != nil && (m.LastPlaced == nil || lp.At.After(m.LastPlaced.At)) {
+			m.LastPlaced = lp
+		}
+	}
+	return m
 }
