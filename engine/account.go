@@ -26,6 +26,7 @@ type Account struct {
 	window  time.Duration
 
 	mu      sync.Mutex
+	plans   int   // views handed out: the plans sharing the reads
 	writes  int64 // writes completed by every plan, in order
 	entries map[string]*accountRead
 }
@@ -57,7 +58,24 @@ func NewAccount(backend Backend, clock Clock, window time.Duration) *Account {
 
 // Plan is the Backend one plan's run uses: its own view of the shared
 // reads.
-func (a *Account) Plan() Backend { return &accountPlan{account: a} }
+func (a *Account) Plan() Backend {
+	a.mu.Lock()
+	a.plans++
+	a.mu.Unlock()
+	return &accountPlan{account: a}
+}
+
+// sharedBy is how many plans share the reads of svc: a page of the bet
+// history one plan reads at the end of its run serves the others that end
+// with it, so it is worth more pages than one plan's own records.
+func sharedBy(svc Backend) int {
+	if p, ok := svc.(*accountPlan); ok {
+		p.account.mu.Lock()
+		defer p.account.mu.Unlock()
+		return max(1, p.account.plans)
+	}
+	return 1
+}
 
 // accountPlan is one plan's view: it remembers its own last write.
 type accountPlan struct {
