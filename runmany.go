@@ -179,6 +179,10 @@ func runPlans(ctx context.Context, sys *sysIO, o *runOptions, files []string) er
 		}
 		opts[i] = o1
 	}
+	if live != nil {
+		// The client is the account's: its retries are no one plan's.
+		logRetries(s.conn.client, live, clock)
+	}
 	if s.conn.simulated {
 		fmt.Fprintf(sys.Stderr, "rehearsing %d plans on the simulated service at %s (simulated clock)\n", len(plans), s.conn.baseURL)
 	}
