@@ -21,7 +21,7 @@ type cancelOptions struct {
 func cancelCommand() *command {
 	return &command{
 		name:    "cancel",
-		args:    "PLAN [BET-ID...]",
+		args:    "PLAN [BET-ID...] | PLAN|DIR|GLOB...",
 		summary: "cancel the plan's notifications that can still be cancelled",
 		exits: append([]exitDoc{
 			{exitOK, "the notifications asked for were cancelled, or nothing was left to cancel"},
@@ -35,6 +35,8 @@ func cancelCommand() *command {
   betplan cancel --yes plans/saturday.yaml flem4-no3 rand2-no1
   # cancel one race's bet of a for_each_race bet, by the id its row shows
   betplan cancel plans/dogs.yaml box1@the-meadows-r5
+  # cancel every bet not yet final of every plan in a folder
+  betplan cancel plans/
 `,
 		colour: true,
 		setup:  bindTo((*cancelOptions).bind, cancelBets),
@@ -71,6 +73,13 @@ func (o *cancelOptions) checkIDs(ctx context.Context, sys *sysIO, p *plan.Plan, 
 func cancelBets(ctx context.Context, sys *sysIO, o *cancelOptions, args []string) error {
 	if len(args) == 0 {
 		return usagef("missing the plan file")
+	}
+	if severalPlans(args) {
+		files, err := planArgs(args)
+		if err != nil {
+			return err
+		}
+		return cancelPlans(ctx, sys, o, files)
 	}
 	p, err := loadPlan(sys, args[0])
 	if err != nil {

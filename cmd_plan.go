@@ -24,7 +24,7 @@ type planOptions struct {
 func planCommand() *command {
 	return &command{
 		name:    "plan",
-		args:    "PLAN",
+		args:    "PLAN|DIR|GLOB...",
 		summary: "show what run would do now, without creating anything",
 		exits: append([]exitDoc{
 			{exitOK, "the preview was shown (with --detailed-exitcode: nothing to create)"},
@@ -65,10 +65,14 @@ func (o *planOptions) validate() error {
 
 // previewPlan is `betplan plan PLAN`.
 func previewPlan(ctx context.Context, sys *sysIO, o *planOptions, args []string) error {
-	path, err := onePlanArg(args)
+	files, err := planArgs(args)
 	if err != nil {
 		return err
 	}
+	if len(files) > 1 {
+		return previewPlans(ctx, sys, o, files)
+	}
+	path := files[0]
 	f, _ := reporters.ParseFormat(o.Format) // checked by validate
 	p, err := loadPlan(sys, path)
 	if err != nil {

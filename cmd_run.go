@@ -34,8 +34,8 @@ type runOptions struct {
 func runCommand() *command {
 	return &command{
 		name:    "run",
-		args:    "PLAN",
-		summary: "create the plan's bets exactly once and follow their outcomes",
+		args:    "PLAN|DIR|GLOB...",
+		summary: "create the plans' bets exactly once and follow their outcomes",
 		exits: append([]exitDoc{
 			{exitOK, "every bet is final and none failed (with --no-wait: what was ready was created)"},
 			{exitFailed, "the run finished but something failed: a bet failed, was not taken, is in doubt or unresolved, or the poll timeout passed"},
@@ -109,9 +109,17 @@ func (o *runOptions) graceWarning() string {
 // set it, so the release binary can never kill itself.
 var checkpointHook = func(*sysIO) func(string) { return nil }
 
-// runPlan is `betplan run PLAN`, or `betplan run SAVED` for a saved plan.
+// runPlan is `betplan run PLAN`, or `betplan run SAVED` for a saved plan;
+// several plans (a directory, a glob, several files) run together.
 func runPlan(ctx context.Context, sys *sysIO, o *runOptions, args []string) error {
-	path, f, err := o.report.planAndFormat(args)
+	files, err := planArgs(args)
+	if err != nil {
+		return err
+	}
+	if len(files) > 1 {
+		return runPlans(ctx, sys, o, files)
+	}
+	path, f, err := o.report.planAndFormat(files)
 	if err != nil {
 		return err
 	}

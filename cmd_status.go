@@ -19,8 +19,8 @@ type statusOptions struct {
 func statusCommand() *command {
 	return &command{
 		name:    "status",
-		args:    "PLAN",
-		summary: "re-read the outcomes of the plan's bets and rewrite the report",
+		args:    "PLAN|DIR|GLOB...",
+		summary: "re-read the outcomes of the plans' bets and rewrite the reports",
 		exits: append([]exitDoc{
 			{exitOK, "the report was rewritten and nothing failed"},
 			{exitFailed, "a bet failed, was not taken, is in doubt or unresolved, or an API error"},
@@ -47,7 +47,14 @@ func (o *statusOptions) validate() error { return firstError(o.report.validate, 
 
 // showStatus is `betplan status PLAN`.
 func showStatus(ctx context.Context, sys *sysIO, o *statusOptions, args []string) error {
-	path, f, err := o.report.planAndFormat(args)
+	files, err := planArgs(args)
+	if err != nil {
+		return err
+	}
+	if len(files) > 1 {
+		return showStatuses(ctx, sys, o, files)
+	}
+	path, f, err := o.report.planAndFormat(files)
 	if err != nil {
 		return err
 	}

@@ -72,6 +72,14 @@ func (o *stopOptions) validate() error {
 // sessions off first (the bots stop placing at once), then each plan
 // stopped and its notifications cancelled, then the rest of the account.
 func stopPlans(ctx context.Context, sys *sysIO, o *stopOptions, args []string) error {
+	if len(args) > 0 {
+		// A folder or a glob names its plans, as for validate and run.
+		files, err := planArgs(args)
+		if err != nil {
+			return err
+		}
+		args = files
+	}
 	if o.Resume {
 		return resumePlans(ctx, sys, o, args)
 	}

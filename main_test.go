@@ -62,6 +62,7 @@ func TestScripts(t *testing.T) {
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"sim":        cmdSim,
 			"simcount":   cmdSimCount,
+			"simcalls":   cmdSimCalls,
 			"simreset":   cmdSimReset,
 			"simrace":    cmdSimRace,
 			"simbots":    cmdSimBots,

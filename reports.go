@@ -26,6 +26,12 @@ func finishRun(sys *sysIO, ro reportOptions, f reporters.Format, opts engine.Opt
 			}
 		}
 	}
+	return runOutcome(opts, res, runErr)
+}
+
+// runOutcome is the error a run's result and error end the command with:
+// a refusal, a failure, or nil.
+func runOutcome(opts engine.Options, res *engine.Result, runErr error) error {
 	switch {
 	case runErr != nil && engine.IsRefused(runErr):
 		return runErr

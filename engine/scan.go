@@ -271,7 +271,7 @@ func (r *tracker) readRecords(ctx context.Context, need func(*instance) bool) er
 		var reached time.Time // the oldest record time read so far
 		ended := false
 		firstIDs := map[int64]bool{}
-		for page := 1; page < len(want) && page <= maxScanPages; page++ {
+		for page := 1; page < len(want)*sharedBy(r.svc) && page <= maxScanPages; page++ {
 			p, err := r.svc.ListBets(ctx, apiclient.ListBetsOptions{Page: page, PageSize: 100})
 			if err != nil {
 				if ctx.Err() != nil {

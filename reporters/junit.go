@@ -76,6 +76,40 @@ type junitOutcome struct {
 // plan, one testcase per bet (see the package's JUnit notes for what counts
 // as failure, error and skipped).
 func WriteJUnit(w io.Writer, r *engine.Result) error {
+	suites := junitPlanSuites(r)
+	doc := junitSuites{
+		Name:   "betplan " + string(r.Kind) + " " + r.PlanName,
+		Time:   suites[0].Time,
+		Suites: suites,
+	}
+	doc.count()
+	return doc.encode(w)
+}
+
+// count totals the document's suites.
+func (d *junitSuites) count() {
+	for _, s := range d.Suites {
+		d.Tests += s.Tests
+		d.Failures += s.Failures
+		d.Errors += s.Errors
+	}
+}
+
+func (d *junitSuites) encode(w io.Writer) error {
+	bw := bufio.NewWriter(w)
+	bw.WriteString(xml.Header)
+	enc := xml.NewEncoder(bw)
+	enc.Indent("", "  ")
+	if err := enc.Encode(d); err != nil {
+		return fmt.Errorf("encode JUnit report: %w", err)
+	}
+	bw.WriteByte('\n')
+	return bw.Flush()
+}
+
+// junitPlanSuites is one plan's test suites: its bets, then its tips if
+// it has any.
+func junitPlanSuites(r *engine.Result) []junitSuite {
 	suite := junitSuite{
 		Name:      r.PlanName,
 		Time:      seconds(r),
@@ -113,28 +147,11 @@ func WriteJUnit(w io.Writer, r *engine.Result) error {
 			suite.Skipped++
 		}
 	}
-	doc := junitSuites{
-		Name:     "betplan " + string(r.Kind) + " " + r.PlanName,
-		Tests:    suite.Tests,
-		Failures: suite.Failures,
-		Errors:   suite.Errors,
-		Time:     suite.Time,
-		Suites:   []junitSuite{suite},
-	}
+	suites := []junitSuite{suite}
 	if tips := junitTips(r); tips != nil {
-		doc.Tests += tips.Tests
-		doc.Failures += tips.Failures
-		doc.Suites = append(doc.Suites, *tips)
+		suites = append(suites, *tips)
 	}
-	bw := bufio.NewWriter(w)
-	bw.WriteString(xml.Header)
-	enc := xml.NewEncoder(bw)
-	enc.Indent("", "  ")
-	if err := enc.Encode(doc); err != nil {
-		return fmt.Errorf("encode JUnit report: %w", err)
-	}
-	bw.WriteByte('\n')
-	return bw.Flush()
+	return suites
 }
 
 func junitBet(r *engine.Result, b *engine.BetResult) junitCase {

@@ -1,0 +1,237 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/betplan/betplan/apiclient"
+)
+
+// Account is what the plans of one run share on one account of the
+// service: one set of reads. Races, sessions, events and the pages of the
+// notification and bet lists that several plans ask for within a short
+// window of the engine's clock are read once and handed to each. Writes
+// (creates, cancels) and the look-ups that follow a create (a label, a
+// notification's bets) always go to the service.
+//
+// A plan never sees a list read before its own last write: its own bets
+// are in every page it is given. Another plan's writes do not matter to
+// it: they carry that plan's labels, not its own.
+type Account struct {
+	backend Backend
+	clock   Clock
+	window  time.Duration
+
+	mu      sync.Mutex
+	plans   int   // views handed out: the plans sharing the reads
+	writes  int64 // writes completed by every plan, in order
+	entries map[string]*accountRead
+}
+
+// accountRead is one read of the service, done or in flight.
+type accountRead struct {
+	at     time.Time // when it was sent, on the engine's clock
+	writes int64     // the writes completed when it was sent
+	done   chan struct{}
+	value  any
+	err    error
+}
+
+// DefaultShareWindow is how long a read serves the plans that ask for the
+// same thing after it: a tick's worth of plans asking together.
+const DefaultShareWindow = 2 * time.Second
+
+// NewAccount shares backend's reads among the plans given Plan's views;
+// window <= 0 is DefaultShareWindow. clock nil is the wall clock.
+func NewAccount(backend Backend, clock Clock, window time.Duration) *Account {
+	if clock == nil {
+		clock = RealClock()
+	}
+	if window <= 0 {
+		window = DefaultShareWindow
+	}
+	return &Account{backend: backend, clock: clock, window: window, entries: map[string]*accountRead{}}
+}
+
+// Plan is the Backend one plan's run uses: its own view of the shared
+// reads.
+func (a *Account) Plan() Backend {
+	a.mu.Lock()
+	a.plans++
+	a.mu.Unlock()
+	return &accountPlan{account: a}
+}
+
+// sharedBy is how many plans share the reads of svc: a page of the bet
+// history one plan reads at the end of its run serves the others that end
+// with it, so it is worth more pages than one plan's own records.
+func sharedBy(svc Backend) int {
+	if p, ok := svc.(*accountPlan); ok {
+		p.account.mu.Lock()
+		defer p.account.mu.Unlock()
+		return max(1, p.account.plans)
+	}
+	return 1
+}
+
+// accountPlan is one plan's view: it remembers its own last write.
+type accountPlan struct {
+	account *Account
+	mu      sync.Mutex
+	wrote   int64 // the account's write count just after this plan's last write
+}
+
+func (p *accountPlan) since() int64 {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.wrote
+}
+
+// written notes a write of this plan, whatever its outcome: an ambiguous
+// create may have landed.
+func (p *accountPlan) written() {
+	a := p.account
+	a.mu.Lock()
+	a.writes++
+	n := a.writes
+	a.mu.Unlock()
+	p.mu.Lock()
+	p.wrote = n
+	p.mu.Unlock()
+}
+
+// read returns what key's read gave, sharing one sent within the window
+// after this plan's last write (or still in flight), else sending it.
+func (p *accountPlan) read(ctx context.Context, key string, fetch func() (any, error)) (any, error) {
+	a := p.account
+	since := p.since()
+	now := a.clock.Now()
+	a.mu.Lock()
+	e := a.entries[key]
+	fresh := e != nil && e.writes >= since && now.Sub(e.at) < a.window && !now.Before(e.at)
+	if fresh {
+		select {
+		case <-e.done:
+			if e.err != nil {
+				fresh = false // an error is not shared after the fact
+			}
+		default:
+		}
+	}
+	if !fresh {
+		e = &accountRead{at: now, writes: a.writes, done: make(chan struct{})}
+		a.entries[key] = e
+		a.mu.Unlock()
+		e.value, e.err = fetch()
+		close(e.done)
+		return e.value, e.err
+	}
+	a.mu.Unlock()
+	select {
+	case <-e.done:
+		return e.value, e.err
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+func shared[T any](p *accountPlan, ctx context.Context, key string, fetch func() (T, error)) (T, error) {
+	v, err := p.read(ctx, key, func() (any, error) { return fetch() })
+	if err != nil {
+		var zero T
+		return zero, err
+	}
+	t, ok := v.(T)
+	if !ok {
+		var zero T
+		return zero, errors.New("shared read " + key + ": unexpected value")
+	}
+	return t, nil
+}
+
+// Each plan gets its own copy of a shared list, so sorting or trimming
+// it never reaches another plan.
+func copyPage[T any](pg *apiclient.Page[T]) *apiclient.Page[T] {
+	if pg == nil {
+		return nil
+	}
+	c := *pg
+	c.Results = append([]T(nil), pg.Results...)
+	return &c
+}
+
+func (p *accountPlan) ListRaces(ctx context.Context) ([]apiclient.Race, error) {
+	v, err := shared(p, ctx, "races", func() ([]apiclient.Race, error) { return p.account.backend.ListRaces(ctx) })
+	return append([]apiclient.Race(nil), v...), err
+}
+
+func (p *accountPlan) ListEvents(ctx context.Context) ([]apiclient.Event, error) {
+	v, err := shared(p, ctx, "events", func() ([]apiclient.Event, error) { return p.account.backend.ListEvents(ctx) })
+	return append([]apiclient.Event(nil), v...), err
+}
+
+func (p *accountPlan) ListSessions(ctx context.Context) ([]apiclient.Session, error) {
+	v, err := shared(p, ctx, "sessions", func() ([]apiclient.Session, error) { return p.account.backend.ListSessions(ctx) })
+	return append([]apiclient.Session(nil), v...), err
+}
+
+func (p *accountPlan) ListNotifications(ctx context.Context, opts apiclient.ListNotificationsOptions) (*apiclient.Page[apiclient.Notification], error) {
+	if opts.Label != "" {
+		return p.account.backend.ListNotifications(ctx, opts)
+	}
+	key := fmt.Sprintf("notifications page=%d size=%d", opts.Page, opts.PageSize)
+	v, err := shared(p, ctx, key, func() (*apiclient.Page[apiclient.Notification], error) {
+		return p.account.backend.ListNotifications(ctx, opts)
+	})
+	return copyPage(v), err
+}
+
+func (p *accountPlan) ListBets(ctx context.Context, opts apiclient.ListBetsOptions) (*apiclient.Page[apiclient.BetRecord], error) {
+	key := fmt.Sprintf("bets page=%d size=%d", opts.Page, opts.PageSize)
+	v, err := shared(p, ctx, key, func() (*apiclient.Page[apiclient.BetRecord], error) {
+		return p.account.backend.ListBets(ctx, opts)
+	})
+	return copyPage(v), err
+}
+
+func (p *accountPlan) GetEvent(ctx context.Context, id string) (*apiclient.Event, error) {
+	return p.account.backend.GetEvent(ctx, id)
+}
+
+func (p *accountPlan) NotificationsByLabel(ctx context.Context, label string) ([]apiclient.Notification, error) {
+	return p.account.backend.NotificationsByLabel(ctx, label)
+}
+
+func (p *accountPlan) BetsByNotification(ctx context.Context, id int64) ([]apiclient.BetRecord, error) {
+	return p.account.backend.BetsByNotification(ctx, id)
+}
+
+func (p *accountPlan) CreateNotification(ctx context.Context, req *apiclient.CreateNotificationRequest) (*apiclient.CreateResult, error) {
+	defer p.written()
+	return p.account.backend.CreateNotification(ctx, req)
+}
+
+func (p *accountPlan) CancelNotification(ctx context.Context, id int64) error {
+	defer p.written()
+	return p.account.backend.CancelNotification(ctx, id)
+}
+
+// PublishTips and SendPrealert pass a tipster plan's calls through.
+func (p *accountPlan) PublishTips(ctx context.Context, apikey string, tips []apiclient.PublishTip) (*apiclient.TipsterAnswer, error) {
+	tb, ok := p.account.backend.(TipsterBackend)
+	if !ok {
+		return nil, errors.New("the service client cannot publish tips")
+	}
+	return tb.PublishTips(ctx, apikey, tips)
+}
+
+func (p *accountPlan) SendPrealert(ctx context.Context, apikey string) (*apiclient.TipsterAnswer, error) {
+	tb, ok := p.account.backend.(TipsterBackend)
+	if !ok {
+		return nil, errors.New("the service client cannot send a pre-alert")
+	}
+	return tb.SendPrealert(ctx, apikey)
+}

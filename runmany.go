@@ -1,0 +1,586 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/betplan/betplan/apiclient/sim"
+	"github.com/betplan/betplan/engine"
+	"github.com/betplan/betplan/plan"
+	"github.com/betplan/betplan/reporters"
+)
+
+// accountFile is the account's settings file: it lives among the plans
+// but is never one.
+const accountFile = "betplan.yaml"
+
+// planArgs expands the plan arguments of run, plan, status, cancel and
+// stop as validate does (a directory to its plan files, a glob to its
+// matches), leaving the account file out and each plan once.
+func planArgs(args []string) ([]string, error) {
+	if len(args) == 0 {
+		return nil, usagef("missing the plan file")
+	}
+	files, err := planFiles(args)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	seen := map[string]bool{}
+	for _, f := range files {
+		if filepath.Base(f) == accountFile {
+			if slices.Contains(args, f) {
+				return nil, usagef("%s is the account file, not a plan", f)
+			}
+			continue
+		}
+		key := filepath.Clean(f)
+		if abs, err := filepath.Abs(f); err == nil {
+			key = abs
+		}
+		if !seen[key] {
+			seen[key] = true
+			out = append(out, f)
+		}
+	}
+	if len(out) == 0 {
+		return nil, usagef("no plan files in %v (%s is the account file, not a plan)", args, accountFile)
+	}
+	return out, nil
+}
+
+// loadPlans loads and validates every plan before anything is done with
+// any: each problem is printed at its file:line:col, and one invalid plan
+// stops them all. Two plans may not share a name: a plan's name keys its
+// journal, lock and reports.
+func loadPlans(sys *sysIO, files []string) ([]*plan.Plan, error) {
+	plans := make([]*plan.Plan, len(files))
+	bad := 0
+	for i, path := range files {
+		if _, isSaved, err := engine.ReadSavedPlan(path); err == nil && isSaved {
+			return nil, usagef("%s is a saved plan: apply it alone (betplan run %s)", path, path)
+		}
+		p, data, diags := plan.LoadSource(path)
+		if len(diags) > 0 {
+			plan.WriteText(sys.Stderr, diags, map[string][]byte{path: data})
+		}
+		if diags.HasErrors() || p == nil {
+			bad++
+			continue
+		}
+		plans[i] = p
+	}
+	if bad > 0 {
+		return nil, invalidf("%s of %d not valid: no plan was run", count(bad, "plan"), len(files))
+	}
+	byName := map[string]string{}
+	for i, p := range plans {
+		if other, ok := byName[p.Name]; ok {
+			return nil, invalidf("%s and %s are both named %q: each plan needs its own name (it keys the plan's journal, lock and reports)", other, files[i], p.Name)
+		}
+		byName[p.Name] = files[i]
+	}
+	return plans, nil
+}
+
+// runPlans is `betplan run` of several plans: validated together, then
+// run together in one process, each with its own labels, journal, lock,
+// stop mark, limits and report, sharing one client (one request budget)
+// and one set of reads of the account. A plan whose lock another run
+// holds is refused alone.
+func runPlans(ctx context.Context, sys *sysIO, o *runOptions, files []string) error {
+	f, err := reporters.ParseFormat(o.report.Format)
+	if err != nil {
+		return usagef("%v", err)
+	}
+	if w := o.graceWarning(); w != "" {
+		fmt.Fprintln(sys.Stderr, w)
+	}
+	plans, err := loadPlans(sys, files)
+	if err != nil {
+		return err
+	}
+	simulate := o.rehearsal.Sim
+	republish, err := republishByPlan(plans, o.Republish)
+	if err != nil {
+		return err
+	}
+	accounts := make([]*plan.Config, len(plans))
+	for i, p := range plans {
+		if err := checkTipster(sys, p, republish[i], simulate); err != nil {
+			return fmt.Errorf("%s: %w", files[i], err)
+		}
+		if accounts[i], err = o.account.loadAccount(sys, files[i]); err != nil {
+			return err
+		}
+		if err := checkMoneyBound(sys, p, accounts[i], files[i], simulate, o.NoLimits); err != nil {
+			return err
+		}
+	}
+	confirm, err := confirmer(sys, o.Yes, simulate)
+	if err != nil {
+		return err
+	}
+	s, err := setUp(sys, &o.service, o.state, &o.rehearsal)
+	if err != nil {
+		return err
+	}
+	defer s.close()
+
+	clock := s.conn.clock
+	var group *sim.GroupClock
+	if manual, ok := clock.(*sim.ManualClock); ok {
+		// A rehearsal's clock moves when every plan waits, not by each
+		// plan's wait in turn.
+		group = sim.NewGroupClock(manual, len(plans))
+		clock = group
+	}
+	account := engine.NewAccount(s.conn.client, clock, 0)
+	logs := &planLogs{w: sys.Stderr}
+	// Only a person at a terminal reads a line redrawn in place: one line
+	// for the account, the plans' log lines above it.
+	var live *liveTerminal
+	var progress *accountProgress
+	if sys.IsTTY && sys.Getenv("CI") == "" {
+		live = newLiveTerminal(sys.Stderr, sys.Width, clock.Now)
+		logs.w = live
+		progress = newAccountProgress(live.progress)
+	}
+	var asking sync.Mutex
+	opts := make([]engine.Options, len(plans))
+	for i, p := range plans {
+		o1 := s.options(files[i])
+		o1.Backend = account.Plan()
+		o1.Account = accounts[i]
+		o1.Clock = clock
+		o1.NoWait = o.NoWait
+		o1.AllowNoBot = o.AllowNoBot
+		o1.AmbiguousGrace = o.AmbiguousGrace
+		o1.LockTimeout = o.LockTimeout
+		o1.Checkpoint = checkpointHook(sys)
+		o1.Republish = republish[i]
+		o1.Log = logs.plan(p.Name)
+		if progress != nil {
+			o1.Live = progress.plan(p.Name)
+		}
+		if confirm != nil {
+			name := p.Name
+			o1.Confirm = func(summary string) (bool, error) {
+				asking.Lock() // one question at a time
+				defer asking.Unlock()
+				return confirm(fmt.Sprintf("[%s] %s", name, summary))
+			}
+			if live != nil {
+				o1.Confirm = live.asking(o1.Confirm)
+			}
+		}
+		if o1.Simulated {
+			if err := o1.State.ForgetJournal(p.Name); err != nil {
+				return err
+			}
+		}
+		opts[i] = o1
+	}
+	if live != nil {
+		// The client is the account's: its retries are no one plan's.
+		logRetries(s.conn.client, live, clock)
+	}
+	if s.conn.simulated {
+		fmt.Fprintf(sys.Stderr, "rehearsing %d plans on the simulated service at %s (simulated clock)\n", len(plans), s.conn.baseURL)
+	}
+
+	results := make([]*engine.Result, len(plans))
+	errs := make([]error, len(plans))
+	var wg sync.WaitGroup
+	for i, p := range plans {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if group != nil {
+				defer group.Leave()
+			}
+			results[i], errs[i] = engine.Run(ctx, p, opts[i])
+		}()
+	}
+	wg.Wait()
+	logs.flush()
+	if live != nil {
+		live.clear()
+	}
+	return finishRuns(sys, o.report, f, plans, opts, results, errs)
+}
+
+// republishByPlan deals --republish's tips to the plans that have them;
+// a tip no plan has is a usage error.
+func republishByPlan(plans []*plan.Plan, ids []string) ([][]string, error) {
+	out := make([][]string, len(plans))
+	for _, id := range ids {
+		found := false
+		for i, p := range plans {
+			for _, t := range p.Tips {
+				if t.ID == id {
+					out[i] = append(out[i], id)
+					found = true
+				}
+			}
+		}
+		if !found {
+			return nil, usagef("--republish %s: no plan has a tip %q", id, id)
+		}
+	}
+	return out, nil
+}
+
+// finishRuns writes each plan's reports and the summary across plans, and
+// ends the command with the worst outcome: a refusal of any plan or bet
+// (exit 3), else a failure (exit 1).
+func finishRuns(sys *sysIO, ro reportOptions, f reporters.Format, plans []*plan.Plan, opts []engine.Options, results []*engine.Result, errs []error) error {
+	var outcomes []error
+	var ran []*engine.Result
+	for i, p := range plans {
+		res, runErr := results[i], errs[i]
+		var locked *engine.LockedError
+		if errors.As(runErr, &locked) || errors.Is(runErr, engine.ErrNotConfirmed) {
+			// Nothing was done for this plan: its reports stay as they were.
+			outcomes = append(outcomes, refusef("%s: %v", p.Name, runErr))
+			if res != nil {
+				ran = append(ran, res)
+			}
+			continue
+		}
+		if res != nil {
+			ran = append(ran, res)
+			dir := opts[i].State.ReportDir(res.PlanName)
+			if ro.Dir != "" {
+				dir = filepath.Join(ro.Dir, res.PlanName)
+			}
+			if _, werr := reporters.WriteDir(dir, res); werr != nil {
+				fmt.Fprintf(sys.Stderr, "betplan: [%s] writing reports: %v\n", p.Name, werr)
+				if runErr == nil {
+					runErr = werr
+				}
+			} else if ro.Dir == "" {
+				fmt.Fprintf(sys.Stderr, "[%s] reports written to %s\n", p.Name, dir)
+			}
+		}
+		if err := runOutcome(opts[i], res, runErr); err != nil {
+			outcomes = append(outcomes, prefixed(p.Name, err))
+		}
+	}
+	if err := writeSummary(sys, ro, f, ran); err != nil {
+		fmt.Fprintf(sys.Stderr, "betplan: writing the summary: %v\n", err)
+		outcomes = append(outcomes, err)
+	}
+	return joinFailures(outcomes)
+}
+
+// prefixed names the plan an outcome is about, keeping what kind of
+// ending it is.
+func prefixed(name string, err error) error {
+	var r refusal
+	if errors.As(err, &r) && r.Refused() {
+		return refusef("%s: %v", name, err)
+	}
+	return fmt.Errorf("%s: %w", name, err)
+}
+
+// writeSummary prints the summary across plans on stdout in format f,
+// and with --report-dir writes it there in every format.
+func writeSummary(sys *sysIO, ro reportOptions, f reporters.Format, results []*engine.Result) error {
+	s := reporters.NewSummary(results)
+	var err error
+	switch f {
+	case reporters.FormatJSON:
+		err = reporters.WriteSummaryJSON(sys.Stdout, s)
+	case reporters.FormatMarkdown:
+		err = reporters.WriteSummaryMarkdown(sys.Stdout, s)
+	case reporters.FormatJUnit:
+		err = reporters.WriteSummaryJUnit(sys.Stdout, results)
+	default: // text, and html whose pages are each plan's report.html
+		err = reporters.WriteSummaryText(sys.Stdout, s)
+	}
+	if err != nil {
+		return err
+	}
+	if ro.Dir != "" {
+		if _, err := reporters.WriteSummaryDir(ro.Dir, results); err != nil {
+			return err
+		}
+		fmt.Fprintf(sys.Stderr, "reports written to %s (a folder per plan, and the summary)\n", ro.Dir)
+	}
+	if path := sys.Getenv("GITHUB_STEP_SUMMARY"); path != "" {
+		if err := reporters.AppendSummaryStep(path, s); err != nil {
+			return fmt.Errorf("GitHub step summary: %w", err)
+		}
+	}
+	return nil
+}
+
+// planLogs writes the log lines of several plans to one writer, whole
+// lines only, each starting with the name of the plan it is about.
+type planLogs struct {
+	mu    sync.Mutex
+	w     io.Writer
+	parts []*planLog
+}
+
+type planLog struct {
+	logs   *planLogs
+	prefix []byte
+	buf    []byte
+}
+
+func (l *planLogs) plan(name string) io.Writer {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	p := &planLog{logs: l, prefix: []byte("[" + name + "] ")}
+	l.parts = append(l.parts, p)
+	return p
+}
+
+func (p *planLog) Write(b []byte) (int, error) {
+	p.logs.mu.Lock()
+	defer p.logs.mu.Unlock()
+	p.buf = append(p.buf, b...)
+	for {
+		i := bytes.IndexByte(p.buf, '\n')
+		if i < 0 {
+			break
+		}
+		line := append(append([]byte(nil), p.prefix...), p.buf[:i+1]...)
+		if _, err := p.logs.w.Write(line); err != nil {
+			return len(b), err
+		}
+		p.buf = p.buf[i+1:]
+	}
+	return len(b), nil
+}
+
+// flush writes what is left of any unfinished line.
+func (l *planLogs) flush() {
+	for _, p := range l.parts {
+		if len(p.buf) > 0 {
+			p.Write([]byte("\n"))
+		}
+	}
+}
+
+// showStatuses is `betplan status` of several plans: each plan's
+// outcomes read in turn through one client and one set of reads, each
+// plan's reports rewritten, and the summary across plans.
+func showStatuses(ctx context.Context, sys *sysIO, o *statusOptions, files []string) error {
+	f, err := reporters.ParseFormat(o.report.Format)
+	if err != nil {
+		return usagef("%v", err)
+	}
+	plans, err := loadPlans(sys, files)
+	if err != nil {
+		return err
+	}
+	s, err := setUp(sys, &o.service, o.state, nil)
+	if err != nil {
+		return err
+	}
+	defer s.close()
+	account := engine.NewAccount(s.conn.client, s.conn.clock, 0)
+	logs := &planLogs{w: sys.Stderr}
+	opts := make([]engine.Options, len(plans))
+	results := make([]*engine.Result, len(plans))
+	errs := make([]error, len(plans))
+	for i, p := range plans {
+		opts[i] = s.options(files[i])
+		opts[i].Backend = account.Plan()
+		opts[i].Log = logs.plan(p.Name)
+		if opts[i].Account, err = o.account.loadAccount(sys, files[i]); err != nil {
+			return err
+		}
+		results[i], errs[i] = engine.ReadStatus(ctx, p, opts[i])
+		if ctx.Err() != nil {
+			break
+		}
+	}
+	logs.flush()
+	return finishRuns(sys, o.report, f, plans, opts, results, errs)
+}
+
+// previewPlans is `betplan plan` of several plans: every plan validated
+// first, then each previewed in turn on stdout.
+func previewPlans(ctx context.Context, sys *sysIO, o *planOptions, files []string) error {
+	if o.Out != "" {
+		return usagef("--out saves one plan: name one plan file, not %d", len(files))
+	}
+	f, _ := reporters.ParseFormat(o.Format) // checked by validate
+	plans, err := loadPlans(sys, files)
+	if err != nil {
+		return err
+	}
+	s, err := setUp(sys, &o.service, o.state, &o.rehearsal)
+	if err != nil {
+		return err
+	}
+	defer s.close()
+	account := engine.NewAccount(s.conn.client, s.conn.clock, 0)
+	changes := false
+	var failed []error
+	for i, p := range plans {
+		opts := s.options(files[i])
+		opts.Backend = account.Plan()
+		opts.Log = nil
+		if opts.Account, err = o.account.loadAccount(sys, files[i]); err != nil {
+			return err
+		}
+		if opts.Simulated {
+			// A preview on a new simulated world has no journal to read.
+			opts.State, opts.Store = scratchState(opts.State)
+		}
+		res, saved, err := engine.Preview(ctx, p, opts)
+		if err != nil {
+			failed = append(failed, prefixed(p.Name, explainService(opts.BaseURL, err)))
+			if ctx.Err() != nil {
+				break
+			}
+			continue
+		}
+		if i > 0 && f == reporters.FormatText {
+			fmt.Fprintln(sys.Stdout)
+		}
+		if err := reporters.Write(sys.Stdout, f, res, sys.textOptions()); err != nil {
+			return err
+		}
+		changes = changes || len(saved.Creates) > 0 || publishesNow(res)
+	}
+	if err := joinFailures(failed); err != nil {
+		return err
+	}
+	if o.DetailedExitcode && changes {
+		return errChanges
+	}
+	return nil
+}
+
+// severalPlans tells cancel's two forms apart: a folder or a glob first,
+// or nothing but plan files, names several plans (every bet of each);
+// else the first argument is the plan and the rest its bet ids.
+func severalPlans(args []string) bool {
+	if info, err := os.Stat(args[0]); err == nil && info.IsDir() {
+		return true
+	} else if err != nil && strings.ContainsAny(args[0], "*?[") {
+		return true
+	}
+	if len(args) < 2 {
+		return false
+	}
+	for _, a := range args {
+		if ext := filepath.Ext(a); ext != ".yaml" && ext != ".yml" {
+			return false
+		}
+	}
+	return true
+}
+
+// cancelPlans is `betplan cancel` of several plans: every plan validated
+// first, then each plan's open bets cancelled in turn (each asked for
+// apart), through one client.
+func cancelPlans(ctx context.Context, sys *sysIO, o *cancelOptions, files []string) error {
+	plans, err := loadPlans(sys, files)
+	if err != nil {
+		return err
+	}
+	confirm, err := confirmer(sys, o.Yes, false)
+	if err != nil {
+		return err
+	}
+	s, err := setUp(sys, &o.service, o.state, nil)
+	if err != nil {
+		return err
+	}
+	defer s.close()
+	account := engine.NewAccount(s.conn.client, s.conn.clock, 0)
+	logs := &planLogs{w: sys.Stderr}
+	opts := make([]engine.Options, len(plans))
+	results := make([]*engine.Result, len(plans))
+	errs := make([]error, len(plans))
+	for i, p := range plans {
+		opts[i] = s.options(files[i])
+		opts[i].Backend = account.Plan()
+		opts[i].Log = logs.plan(p.Name)
+		if confirm != nil {
+			name := p.Name
+			opts[i].Confirm = func(summary string) (bool, error) { return confirm(fmt.Sprintf("[%s] %s", name, summary)) }
+		}
+		results[i], errs[i] = engine.Cancel(ctx, p, nil, opts[i])
+		if ctx.Err() != nil {
+			break
+		}
+	}
+	logs.flush()
+	return finishRuns(sys, reportOptions{}, reporters.FormatText, plans, opts, results, errs)
+}
+
+// accountProgress merges the progress of several plans into the one live
+// line of a terminal: the counts of every plan, the soonest next poll and
+// jump, and the bet placed last, named with its plan.
+type accountProgress struct {
+	mu    sync.Mutex
+	plans map[string]engine.Progress
+	show  func(engine.Progress)
+}
+
+func newAccountProgress(show func(engine.Progress)) *accountProgress {
+	return &accountProgress{plans: map[string]engine.Progress{}, show: show}
+}
+
+// plan is the Live hook of the plan named name.
+func (a *accountProgress) plan(name string) func(engine.Progress) {
+	return func(p engine.Progress) {
+		a.mu.Lock()
+		defer a.mu.Unlock()
+		byStatus := make(map[engine.Status]int, len(p.ByStatus))
+		for s, n := range p.ByStatus {
+			byStatus[s] = n
+		}
+		p.ByStatus = byStatus
+		if lp := p.LastPlaced; lp != nil {
+			c := *lp
+			c.BetID = "[" + name + "] " + lp.BetID
+			c.By = append([]string(nil), lp.By...)
+			p.LastPlaced = &c
+		}
+		a.plans[name] = p
+		a.show(a.merged())
+	}
+}
+
+// merged is every plan's progress as one. a.mu is held.
+func (a *accountProgress) merged() engine.Progress {
+	m := engine.Progress{ByStatus: map[engine.Status]int{}}
+	soonest := func(cur, t time.Time) time.Time {
+		if cur.IsZero() || (!t.IsZero() && t.Before(cur)) {
+			return t
+		}
+		return cur
+	}
+	for _, p := range a.plans {
+		if p.Now.After(m.Now) {
+			m.Now = p.Now
+		}
+		for s, n := range p.ByStatus {
+			m.ByStatus[s] += n
+		}
+		m.NextPoll = soonest(m.NextPoll, p.NextPoll)
+		m.NextRace = soonest(m.NextRace, p.NextRace)
+		if lp := p.LastPlaced; lp != nil && (m.LastPlaced == nil || lp.At.After(m.LastPlaced.At)) {
+			m.LastPlaced = lp
+		}
+	}
+	return m
+}
