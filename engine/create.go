@@ -100,17 +100,8 @@ func (r *tracker) decide(ctx context.Context, in *instance, now time.Time) error
 // the safety guards and creates one.
 func (r *tracker) guardAndCreate(ctx context.Context, in *instance) error {
 	// Before every create: if the label exists, adopt it, never create.
-	found, err := r.lookup(ctx, in)
-	if err != nil {
-		if ctx.Err() != nil {
-			return ctx.Err()
-		}
-		in.err = fmt.Sprintf("looking label up: %v", err)
-		in.reason = "could not check whether the bet exists; will try again"
-		return nil
-	}
-	if found {
-		return nil
+	if done, err := r.adoptOrHold(ctx, in); done || err != nil {
+		return err
 	}
 	// A bot can start or stop between refreshes: what the bet puts at
 	// risk, and whether any bot takes it, are worked out on a fresh view.
@@ -152,17 +143,8 @@ func (r *tracker) guardAndCreate(ctx context.Context, in *instance) error {
 		// The answer may have taken minutes: the tick's label check is
 		// stale, and this label is looked up again before its create.
 		r.labelsSeen = nil
-		found, err := r.lookup(ctx, in)
-		if err != nil {
-			if ctx.Err() != nil {
-				return ctx.Err()
-			}
-			in.err = fmt.Sprintf("looking label up: %v", err)
-			in.reason = "could not check whether the bet exists; will try again"
-			return nil
-		}
-		if found {
-			return nil
+		if done, err := r.adoptOrHold(ctx, in); done || err != nil {
+			return err
 		}
 	}
 	r.confirmed = true
@@ -170,6 +152,23 @@ func (r *tracker) guardAndCreate(ctx context.Context, in *instance) error {
 		return nil
 	}
 	return r.create(ctx, in)
+}
+
+// adoptOrHold looks in's label up right before its create. done says
+// nothing is to be created now: the label exists and was adopted, or the
+// look-up failed and in says why (the bet is tried again on a later tick).
+// The error is only the context's.
+func (r *tracker) adoptOrHold(ctx context.Context, in *instance) (done bool, err error) {
+	found, err := r.lookup(ctx, in)
+	if err != nil {
+		if ctx.Err() != nil {
+			return true, ctx.Err()
+		}
+		in.err = fmt.Sprintf("looking label up: %v", err)
+		in.reason = "could not check whether the bet exists; will try again"
+		return true, nil
+	}
+	return found, nil
 }
 
 // confirm asks once per run, before the first thing a real run cannot take
