@@ -86,14 +86,23 @@ func (r *tracker) decide(ctx context.Context, in *instance, now time.Time) error
 		in.reason = fmt.Sprintf("waiting for %q (%s)", in.bet.When.String(), in.bet.When.Explain(env))
 		return nil
 	}
+	if !evaluateAmount(in, env) {
+		return nil
+	}
+	return r.guardAndCreate(ctx, in)
+}
+
+// evaluateAmount sets in's amount from its expression now. An amount that
+// cannot be evaluated fails the bet, with the reason, and is not ok.
+func evaluateAmount(in *instance, env *plan.Env) bool {
 	amount, err := in.bet.Amount(env)
 	if err != nil {
 		in.status, in.final = StatusFailed, true
 		in.reason = fmt.Sprintf("evaluating %s: %v", in.bet.AmountField(), err)
-		return nil
+		return false
 	}
 	in.amount = amount
-	return r.guardAndCreate(ctx, in)
+	return true
 }
 
 // guardAndCreate adopts an existing notification with the label, or checks
@@ -215,13 +224,9 @@ func (r *tracker) holdsNow(in *instance) bool {
 			r.logf("%s: %s", in.name(), in.reason)
 			return false
 		}
-		amount, err := in.bet.Amount(env)
-		if err != nil {
-			in.status, in.final = StatusFailed, true
-			in.reason = fmt.Sprintf("evaluating %s: %v", in.bet.AmountField(), err)
+		if !evaluateAmount(in, env) {
 			return false
 		}
-		in.amount = amount
 	}
 	in.risk = r.exposure(in)
 	if reason := r.checkLimits(in, in.risk); reason != "" {
