@@ -199,6 +199,28 @@ func (f fields) list(keys []string) ([]json.RawMessage, []string, error) {
 	return nil, nil, fmt.Errorf("want a list, got %s", truncate(v))
 }
 
+// namedList decodes the list under keys (see list) into Ts; an item
+// without a name takes its key's. Errors begin with owner and say which
+// item failed, counting from 1.
+func namedList[T any](f fields, keys []string, owner, item string, name func(*T) *string) ([]T, error) {
+	items, names, err := f.list(keys)
+	if err != nil {
+		return nil, fmt.Errorf("%s %ss: %w", owner, item, err)
+	}
+	var out []T
+	for i, it := range items {
+		var x T
+		if err := json.Unmarshal(it, &x); err != nil {
+			return nil, fmt.Errorf("%s %s %d: %w", owner, item, i+1, err)
+		}
+		if n := name(&x); *n == "" {
+			*n = names[i]
+		}
+		out = append(out, x)
+	}
+	return out, nil
+}
+
 func sortedKeys(m map[string]json.RawMessage) []string {
 	keys := make([]string, 0, len(m))
 	for k := range m {
@@ -242,19 +264,10 @@ func (e *Event) UnmarshalJSON(b []byte) error {
 	}
 	out.Status = f.text(eventStatusKeys)
 	out.Result = f.text(eventResultKeys)
-	items, names, err := f.list(eventMarketsKeys)
+	out.Markets, err = namedList(f, eventMarketsKeys, fmt.Sprintf("event %s", out.ID), "market",
+		func(m *EventMarket) *string { return &m.Name })
 	if err != nil {
-		return fmt.Errorf("event %s markets: %w", out.ID, err)
-	}
-	for i, it := range items {
-		var m EventMarket
-		if err := json.Unmarshal(it, &m); err != nil {
-			return fmt.Errorf("event %s market %d: %w", out.ID, i+1, err)
-		}
-		if m.Name == "" {
-			m.Name = names[i]
-		}
-		out.Markets = append(out.Markets, m)
+		return err
 	}
 	out.Raw = append(json.RawMessage(nil), bytes.TrimSpace(b)...)
 	*e = out
@@ -272,19 +285,10 @@ func (m *EventMarket) UnmarshalJSON(b []byte) error {
 		return fmt.Errorf("market id: %w", err)
 	}
 	out.Name = f.text(marketNameKeys)
-	items, names, err := f.list(marketSelectionKeys)
+	out.Selections, err = namedList(f, marketSelectionKeys, "market "+out.Name, "selection",
+		func(s *EventSelection) *string { return &s.Name })
 	if err != nil {
-		return fmt.Errorf("market %s selections: %w", out.Name, err)
-	}
-	for i, it := range items {
-		var s EventSelection
-		if err := json.Unmarshal(it, &s); err != nil {
-			return fmt.Errorf("market %s selection %d: %w", out.Name, i+1, err)
-		}
-		if s.Name == "" {
-			s.Name = names[i]
-		}
-		out.Selections = append(out.Selections, s)
+		return err
 	}
 	out.Raw = append(json.RawMessage(nil), bytes.TrimSpace(b)...)
 	*m = out

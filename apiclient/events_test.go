@@ -132,3 +132,25 @@ func TestCreateRequestSportsFields(t *testing.T) {
 	_, err = json.Marshal(req)
 	eq(t, "an option cannot set the handicap", err != nil, true)
 }
+
+// TestEventDecodeErrorsNameTheItem: a market or selection that cannot be
+// read is named by its event or market and its place in the list.
+func TestEventDecodeErrorsNameTheItem(t *testing.T) {
+	tests := []struct {
+		name, body, want string
+	}{
+		{"markets not a list", `{"id":"e1","markets":7}`, "event e1 markets: want a list, got 7"},
+		{"second market bad", `{"id":"e1","markets":[{"id":"m1"},"x"]}`, "event e1 market 2: "},
+		{"selections not a list", `{"id":"e1","markets":{"Win":{"id":"m1","name":"Win","selections":true}}}`, "event e1 market 1: market Win selections: want a list, got true"},
+		{"first selection bad", `{"id":"e1","markets":[{"id":"m1","name":"H2H","selections":[1]}]}`, "event e1 market 1: market H2H selection 1: "},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var e apiclient.Event
+			err := json.Unmarshal([]byte(tt.body), &e)
+			if err == nil || !strings.HasPrefix(err.Error(), tt.want) {
+				t.Fatalf("error %v, want it to start %q", err, tt.want)
+			}
+		})
+	}
+}

@@ -86,31 +86,31 @@ func (r *tracker) decide(ctx context.Context, in *instance, now time.Time) error
 		in.reason = fmt.Sprintf("waiting for %q (%s)", in.bet.When.String(), in.bet.When.Explain(env))
 		return nil
 	}
+	if !evaluateAmount(in, env) {
+		return nil
+	}
+	return r.guardAndCreate(ctx, in)
+}
+
+// evaluateAmount sets in's amount from its expression now. An amount that
+// cannot be evaluated fails the bet, with the reason, and is not ok.
+func evaluateAmount(in *instance, env *plan.Env) bool {
 	amount, err := in.bet.Amount(env)
 	if err != nil {
 		in.status, in.final = StatusFailed, true
 		in.reason = fmt.Sprintf("evaluating %s: %v", in.bet.AmountField(), err)
-		return nil
+		return false
 	}
 	in.amount = amount
-	return r.guardAndCreate(ctx, in)
+	return true
 }
 
 // guardAndCreate adopts an existing notification with the label, or checks
 // the safety guards and creates one.
 func (r *tracker) guardAndCreate(ctx context.Context, in *instance) error {
 	// Before every create: if the label exists, adopt it, never create.
-	found, err := r.lookup(ctx, in)
-	if err != nil {
-		if ctx.Err() != nil {
-			return ctx.Err()
-		}
-		in.err = fmt.Sprintf("looking label up: %v", err)
-		in.reason = "could not check whether the bet exists; will try again"
-		return nil
-	}
-	if found {
-		return nil
+	if done, err := r.adoptOrHold(ctx, in); done || err != nil {
+		return err
 	}
 	// A bot can start or stop between refreshes: what the bet puts at
 	// risk, and whether any bot takes it, are worked out on a fresh view.
@@ -147,17 +147,8 @@ func (r *tracker) guardAndCreate(ctx context.Context, in *instance) error {
 		// The answer may have taken minutes: the tick's label check is
 		// stale, and this label is looked up again before its create.
 		r.labelsSeen = nil
-		found, err := r.lookup(ctx, in)
-		if err != nil {
-			if ctx.Err() != nil {
-				return ctx.Err()
-			}
-			in.err = fmt.Sprintf("looking label up: %v", err)
-			in.reason = "could not check whether the bet exists; will try again"
-			return nil
-		}
-		if found {
-			return nil
+		if done, err := r.adoptOrHold(ctx, in); done || err != nil {
+			return err
 		}
 	}
 	r.confirmed = true
@@ -176,6 +167,23 @@ func (r *tracker) refuseByLimit(in *instance, reason string) {
 		r.refused = fmt.Sprintf("bet %s refused by a limit: %s", in.bet.ID, reason)
 	}
 	r.logf("refused %s: %s", in.name(), reason)
+}
+
+// adoptOrHold looks in's label up right before its create. done says
+// nothing is to be created now: the label exists and was adopted, or the
+// look-up failed and in says why (the bet is tried again on a later tick).
+// The error is only the context's.
+func (r *tracker) adoptOrHold(ctx context.Context, in *instance) (done bool, err error) {
+	found, err := r.lookup(ctx, in)
+	if err != nil {
+		if ctx.Err() != nil {
+			return true, ctx.Err()
+		}
+		in.err = fmt.Sprintf("looking label up: %v", err)
+		in.reason = "could not check whether the bet exists; will try again"
+		return true, nil
+	}
+	return found, nil
 }
 
 // confirm asks once per run, before the first thing a real run cannot take
@@ -222,13 +230,9 @@ func (r *tracker) holdsNow(in *instance) bool {
 			r.logf("%s: %s", in.name(), in.reason)
 			return false
 		}
-		amount, err := in.bet.Amount(env)
-		if err != nil {
-			in.status, in.final = StatusFailed, true
-			in.reason = fmt.Sprintf("evaluating %s: %v", in.bet.AmountField(), err)
+		if !evaluateAmount(in, env) {
 			return false
 		}
-		in.amount = amount
 	}
 	in.risk = r.exposure(in)
 	if reason := r.checkLimits(in, in.risk); reason != "" {

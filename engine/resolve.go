@@ -199,18 +199,11 @@ func (r *tracker) expand() error {
 				r.refreshRaces(b)
 				continue
 			}
-			for i := range r.races {
-				rc := &r.races[i]
-				if r.afterRun(rc, now) {
-					continue
-				}
-				ok, err := b.Matches(r.env(rc, now))
-				if err != nil {
-					return fmt.Errorf("bet %s: for_each_race on %s R%d: %w", b.ID, rc.Venue(), rc.EventNumber, err)
-				}
-				if ok {
-					r.addInstance(b, rc, "")
-				}
+			err := r.eachMatchingRace("bet "+b.ID, b.Matches, now, func(rc *apiclient.Race) {
+				r.addInstance(b, rc, "")
+			})
+			if err != nil {
+				return err
 			}
 			continue
 		}
@@ -243,6 +236,26 @@ func (r *tracker) expand() error {
 			r.removeInstance(old, "unresolved:"+b.ID)
 		}
 		r.addInstance(b, rc, "")
+	}
+	return nil
+}
+
+// eachMatchingRace calls add, in order, for each race of the run that a
+// for_each_race expression matches now (what names its bet or tip in an
+// error). A race after the run is not offered.
+func (r *tracker) eachMatchingRace(what string, matches func(*plan.Env) (bool, error), now time.Time, add func(rc *apiclient.Race)) error {
+	for i := range r.races {
+		rc := &r.races[i]
+		if r.afterRun(rc, now) {
+			continue
+		}
+		ok, err := matches(r.env(rc, now))
+		if err != nil {
+			return fmt.Errorf("%s: for_each_race on %s R%d: %w", what, rc.Venue(), rc.EventNumber, err)
+		}
+		if ok {
+			add(rc)
+		}
 	}
 	return nil
 }

@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"fmt"
 	"slices"
 	"strings"
 
@@ -28,18 +27,11 @@ func (r *tracker) expandTips() error {
 				r.refreshTipRaces(tip)
 				continue
 			}
-			for i := range r.races {
-				rc := &r.races[i]
-				if r.afterRun(rc, now) {
-					continue
-				}
-				ok, err := tip.Matches(r.env(rc, now))
-				if err != nil {
-					return fmt.Errorf("tip %s: for_each_race on %s R%d: %w", tip.ID, rc.Venue(), rc.EventNumber, err)
-				}
-				if ok {
-					r.addTip(tip, rc)
-				}
+			err := r.eachMatchingRace("tip "+tip.ID, tip.Matches, now, func(rc *apiclient.Race) {
+				r.addTip(tip, rc)
+			})
+			if err != nil {
+				return err
 			}
 			continue
 		}

@@ -165,18 +165,18 @@ var helpers = []struct {
 		}
 		return out, nil
 	}, []any{new(func([]SessionEnv) []SessionEnv)}},
-	{"total_balance", func(p ...any) (any, error) {
+	{"total_balance", sessionsSum(func(s SessionEnv) float64 { return s.Balance }), []any{new(func([]SessionEnv) float64)}},
+	{"total_bonus_balance", sessionsSum(func(s SessionEnv) float64 { return s.BonusBalance }), []any{new(func([]SessionEnv) float64)}},
+}
+
+// sessionsSum is an expression function adding up one amount over a list
+// of sessions.
+func sessionsSum(amount func(SessionEnv) float64) func(p ...any) (any, error) {
+	return func(p ...any) (any, error) {
 		t := 0.0
 		for _, s := range p[0].([]SessionEnv) {
-			t += s.Balance
+			t += amount(s)
 		}
 		return t, nil
-	}, []any{new(func([]SessionEnv) float64)}},
-	{"total_bonus_balance", func(p ...any) (any, error) {
-		t := 0.0
-		for _, s := range p[0].([]SessionEnv) {
-			t += s.BonusBalance
-		}
-		return t, nil
-	}, []any{new(func([]SessionEnv) float64)}},
+	}
 }

@@ -239,12 +239,32 @@ func (p *parser) checkHandicap(b *Bet, own, def resolvedBet, name string, event 
 	b.Handicap = h
 }
 
+// at is where an expression field is written; nil when it is absent.
+func (e *exprField) at() *yaml.Node {
+	if e == nil {
+		return nil
+	}
+	return e.node
+}
+
+// at is where an amount field is written; nil when it is absent.
+func (a *amountField) at() *yaml.Node {
+	if a == nil {
+		return nil
+	}
+	return a.node
+}
+
 // checkTargetNames refuses, in a bet's expressions, the names of what the
 // bet is not on: race in a bet on an event, event in a bet on races. Each
 // would read as zero and make a condition such as race.minutes_to_start
 // <= 10 true at once.
 func (p *parser) checkTargetNames(b *Bet, doc *betDoc, name string, event bool) {
 	def := p.doc.Defaults
+	if def == nil {
+		def = &betDoc{}
+	}
+	// Where a field is written: the bet's own key, else the defaults'.
 	node := func(own, dflt *yaml.Node) *yaml.Node {
 		if own != nil {
 			return own
@@ -252,44 +272,17 @@ func (p *parser) checkTargetNames(b *Bet, doc *betDoc, name string, event bool) 
 		return dflt
 	}
 	var nodes []*yaml.Node
-	var whenOwn, whenDef, stakeOwn, stakeDef, profitOwn, profitDef, forEachOwn, forEachDef *yaml.Node
-	if doc.When != nil {
-		whenOwn = doc.When.node
-	}
-	if doc.Stake != nil {
-		stakeOwn = doc.Stake.node
-	}
-	if doc.TargetProfit != nil {
-		profitOwn = doc.TargetProfit.node
-	}
-	if doc.ForEachRace != nil {
-		forEachOwn = doc.ForEachRace.node
-	}
-	if def != nil {
-		if def.When != nil {
-			whenDef = def.When.node
-		}
-		if def.Stake != nil {
-			stakeDef = def.Stake.node
-		}
-		if def.TargetProfit != nil {
-			profitDef = def.TargetProfit.node
-		}
-		if def.ForEachRace != nil {
-			forEachDef = def.ForEachRace.node
-		}
-	}
 	if b.When != nil {
-		nodes = append(nodes, node(whenOwn, whenDef))
+		nodes = append(nodes, node(doc.When.at(), def.When.at()))
 	}
 	if b.Stake != nil && b.Stake.Expr != nil {
-		nodes = append(nodes, node(stakeOwn, stakeDef))
+		nodes = append(nodes, node(doc.Stake.at(), def.Stake.at()))
 	}
 	if b.TargetProfit != nil && b.TargetProfit.Expr != nil {
-		nodes = append(nodes, node(profitOwn, profitDef))
+		nodes = append(nodes, node(doc.TargetProfit.at(), def.TargetProfit.at()))
 	}
 	if b.ForEachRace != nil {
-		nodes = append(nodes, node(forEachOwn, forEachDef))
+		nodes = append(nodes, node(doc.ForEachRace.at(), def.ForEachRace.at()))
 	}
 	wrong := "event"
 	if event {

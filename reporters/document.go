@@ -295,15 +295,10 @@ func newLimits(l *engine.LimitsSummary) Limits {
 
 func newBet(b *engine.BetResult) Bet {
 	out := Bet{
-		ID:         b.ID,
-		InstanceID: rowID(b),
-		Label:      b.Label,
-		Race: Race{
-			Venue:       b.Race.Venue,
-			Code:        b.Race.Code,
-			EventNumber: b.Race.EventNumber,
-			Start:       raceTimePtr(b.Race.Start),
-		},
+		ID:             b.ID,
+		InstanceID:     rowID(b),
+		Label:          b.Label,
+		Race:           newRace(b.Race),
 		Selection:      b.Selection,
 		Type:           b.Type,
 		Market:         b.Market,

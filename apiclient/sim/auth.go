@@ -121,17 +121,27 @@ func (s *Service) throttled(c *call, endpoint string) bool {
 	return limited
 }
 
+// credentials reads the {"email", "password"} body of login and signup;
+// not ok when the body was not JSON, which is already answered.
+func credentials(c *call) (email, password string, ok bool) {
+	m, ok := decodeBody(c)
+	if !ok {
+		return "", "", false
+	}
+	email, _ = str(m, "email")
+	password, _ = str(m, "password")
+	return email, password, true
+}
+
 // POST /account/login/ {"email", "password"} → {"token"}
 func (s *Service) login(c *call) {
 	if rateLimited(c, &s.loginTimes, loginLimit) {
 		return
 	}
-	m, ok := decodeBody(c)
+	email, password, ok := credentials(c)
 	if !ok {
 		return
 	}
-	email, _ := str(m, "email")
-	password, _ := str(m, "password")
 	fe := fieldErrors{}
 	if email == "" {
 		fe.add("email", "This field is required.")
@@ -187,12 +197,10 @@ func (s *Service) signup(c *call) {
 	if s.throttled(c, "signup") {
 		return
 	}
-	m, ok := decodeBody(c)
+	email, password, ok := credentials(c)
 	if !ok {
 		return
 	}
-	email, _ := str(m, "email")
-	password, _ := str(m, "password")
 	fe := fieldErrors{}
 	if !strings.Contains(email, "@") {
 		fe.add("email", "Enter a valid email address.")

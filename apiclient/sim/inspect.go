@@ -108,13 +108,9 @@ func (s *Service) Sessions() []SessionInfo {
 
 // SetBotRunning starts or stops the bot of a session.
 func (s *Service) SetBotRunning(sessionID int, running bool) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	now := s.clock.Now()
-	s.advance(now)
-	if ss := s.session(sessionID); ss != nil {
+	s.changeSession(sessionID, func(ss *session, now time.Time) {
 		ss.setRunning(running, now)
-	}
+	})
 }
 
 // SetDateSkew makes the Date header of every response run d ahead of the
@@ -126,13 +122,21 @@ func (s *Service) SetDateSkew(d time.Duration) { s.dateSkew.Store(int64(d)) }
 // log in to the bookmaker); an empty msg clears it. The session's bot keeps
 // running: the real service shows both at once.
 func (s *Service) SetLoginError(sessionID int, msg string) {
+	s.changeSession(sessionID, func(ss *session, now time.Time) {
+		ss.LoginError = msg
+		ss.UpdateTime = now
+	})
+}
+
+// changeSession brings the world up to now, then applies change to the
+// session, if there is one with that id.
+func (s *Service) changeSession(sessionID int, change func(ss *session, now time.Time)) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	now := s.clock.Now()
 	s.advance(now)
 	if ss := s.session(sessionID); ss != nil {
-		ss.LoginError = msg
-		ss.UpdateTime = now
+		change(ss, now)
 	}
 }
 

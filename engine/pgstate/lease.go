@@ -60,6 +60,24 @@ func (l *lease) loseLocked(reason string) error {
 // nothing. Any failure loses the lock: the run cannot know what the
 // database holds any more, so it creates nothing else.
 func (l *lease) Append(serial int64, entry []byte) error {
+	return l.whileHeld(func(ctx context.Context) error {
+		s := l.store
+		tag, err := l.conn.Exec(ctx, "INSERT INTO "+s.table("journal")+" (plan_id, serial, entry, epoch)"+
+			" SELECT id, $2::bigint, $3::jsonb, epoch FROM "+s.table("plans")+" WHERE id = $1 AND epoch = $4", l.plan, serial, entry, l.epoch)
+		switch {
+		case err != nil:
+			return l.loseLocked(fmt.Sprintf("the journal write failed on the connection that holds it (%v)", s.cfg.redact(err)))
+		case tag.RowsAffected() == 0:
+			return l.loseLocked(fmt.Sprintf("another run took it over (this run's epoch %d is no longer the plan's)", l.epoch))
+		}
+		return nil
+	})
+}
+
+// whileHeld runs use on the lock's connection, one use at a time and each
+// bounded by writeTimeout; once the lock is lost, use is not run and the
+// loss is the answer.
+func (l *lease) whileHeld(use func(ctx context.Context) error) error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.err != nil {
@@ -67,16 +85,7 @@ func (l *lease) Append(serial int64, entry []byte) error {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), writeTimeout)
 	defer cancel()
-	s := l.store
-	tag, err := l.conn.Exec(ctx, "INSERT INTO "+s.table("journal")+" (plan_id, serial, entry, epoch)"+
-		" SELECT id, $2::bigint, $3::jsonb, epoch FROM "+s.table("plans")+" WHERE id = $1 AND epoch = $4", l.plan, serial, entry, l.epoch)
-	switch {
-	case err != nil:
-		return l.loseLocked(fmt.Sprintf("the journal write failed on the connection that holds it (%v)", s.cfg.redact(err)))
-	case tag.RowsAffected() == 0:
-		return l.loseLocked(fmt.Sprintf("another run took it over (this run's epoch %d is no longer the plan's)", l.epoch))
-	}
-	return nil
+	return use(ctx)
 }
 
 // watch checks the lock every interval, so a run whose connection died,
@@ -102,22 +111,17 @@ func (l *lease) watch(every time.Duration) {
 }
 
 func (l *lease) check() error {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.err != nil {
-		return l.err
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), writeTimeout)
-	defer cancel()
-	var epoch int64
-	err := l.conn.QueryRow(ctx, "SELECT epoch FROM "+l.store.table("plans")+" WHERE id = $1", l.plan).Scan(&epoch)
-	switch {
-	case err != nil:
-		return l.loseLocked(fmt.Sprintf("the connection that holds it failed (%v)", l.store.cfg.redact(err)))
-	case epoch != l.epoch:
-		return l.loseLocked(fmt.Sprintf("another run took it over (epoch %d is now %d)", l.epoch, epoch))
-	}
-	return nil
+	return l.whileHeld(func(ctx context.Context) error {
+		var epoch int64
+		err := l.conn.QueryRow(ctx, "SELECT epoch FROM "+l.store.table("plans")+" WHERE id = $1", l.plan).Scan(&epoch)
+		switch {
+		case err != nil:
+			return l.loseLocked(fmt.Sprintf("the connection that holds it failed (%v)", l.store.cfg.redact(err)))
+		case epoch != l.epoch:
+			return l.loseLocked(fmt.Sprintf("another run took it over (epoch %d is now %d)", l.epoch, epoch))
+		}
+		return nil
+	})
 }
 
 // Release closes the session, which frees the advisory lock.

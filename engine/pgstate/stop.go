@@ -3,10 +3,10 @@ package pgstate
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 
 	"github.com/betplan/betplan/engine/state"
+	"github.com/jackc/pgx/v5"
 )
 
 // SetStop sets (or, with a nil mark, clears) the plan's stop mark. Every
@@ -36,26 +36,17 @@ func (s *Store) SetStop(ctx context.Context, k state.PlanKey, mark *state.StopMa
 // ReadStop reads the plan's stop mark; a database betplan never wrote to
 // has none.
 func (s *Store) ReadStop(ctx context.Context, k state.PlanKey) (*state.StopMark, error) {
-	conn, err := s.connect(ctx, true)
-	if errors.Is(err, errNoSchema) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	defer closeConn(conn)
-	id, found, err := s.findPlan(ctx, conn, k, false)
-	if err != nil {
-		return nil, s.unavailable(err)
-	}
-	if !found {
-		return nil, nil
-	}
-	var b []byte
-	if err := conn.QueryRow(ctx, "SELECT stop_mark FROM "+s.table("plans")+" WHERE id = $1", id).Scan(&b); err != nil {
-		return nil, s.unavailable(err)
-	}
-	return decodeStop(b)
+	var mark *state.StopMark
+	err := s.readPlan(ctx, k, func(conn *pgx.Conn, id int64) error {
+		var b []byte
+		if err := conn.QueryRow(ctx, "SELECT stop_mark FROM "+s.table("plans")+" WHERE id = $1", id).Scan(&b); err != nil {
+			return s.unavailable(err)
+		}
+		var err error
+		mark, err = decodeStop(b)
+		return err
+	})
+	return mark, err
 }
 
 // Stopped reads the stop mark on the connection that holds the lock.

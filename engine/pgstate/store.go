@@ -290,26 +290,40 @@ func (s *Store) entries(ctx context.Context, conn *pgx.Conn, plan int64) ([][]by
 // ReadLog reads the plan's records without the lock (status, plan). It
 // writes nothing: a database where betplan never ran has none.
 func (s *Store) ReadLog(ctx context.Context, k state.PlanKey) ([][]byte, error) {
-	conn, err := s.connect(ctx, true)
-	if errors.Is(err, errNoSchema) {
-		return nil, nil
-	}
+	var entries [][]byte
+	err := s.readPlan(ctx, k, func(conn *pgx.Conn, id int64) error {
+		var err error
+		if entries, err = s.entries(ctx, conn, id); err != nil {
+			return s.unavailable(err)
+		}
+		return nil
+	})
 	if err != nil {
 		return nil, err
+	}
+	return entries, nil
+}
+
+// readPlan calls read with the plan's row on a connection that writes
+// nothing, not even the schema. Where betplan never kept the plan (no
+// schema, or no row) read is not called and there is no error.
+func (s *Store) readPlan(ctx context.Context, k state.PlanKey, read func(conn *pgx.Conn, id int64) error) error {
+	conn, err := s.connect(ctx, true)
+	if errors.Is(err, errNoSchema) {
+		return nil
+	}
+	if err != nil {
+		return err
 	}
 	defer closeConn(conn)
 	id, found, err := s.findPlan(ctx, conn, k, false)
 	if err != nil {
-		return nil, s.unavailable(err)
+		return s.unavailable(err)
 	}
 	if !found {
-		return nil, nil
+		return nil
 	}
-	entries, err := s.entries(ctx, conn, id)
-	if err != nil {
-		return nil, s.unavailable(err)
-	}
-	return entries, nil
+	return read(conn, id)
 }
 
 // Unlock shows who holds the plan's lock. The lock of a run that ended is

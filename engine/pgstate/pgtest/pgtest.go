@@ -65,20 +65,23 @@ func Schema(t testing.TB) (stateURL, schema string) {
 // Exec runs one statement on the server as the test's administrator.
 func Exec(t testing.TB, server, sql string, args ...any) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	conn, err := pgx.Connect(ctx, server)
-	if err != nil {
-		t.Fatalf("connect to %s: %v", server, err)
-	}
-	defer conn.Close(ctx)
-	if _, err := conn.Exec(ctx, sql, args...); err != nil {
-		t.Fatalf("%s: %v", sql, err)
-	}
+	onServer(t, server, sql, func(ctx context.Context, conn *pgx.Conn) error {
+		_, err := conn.Exec(ctx, sql, args...)
+		return err
+	})
 }
 
 // Query runs one query on the server and scans its single row into dest.
 func Query(t testing.TB, server, sql string, args []any, dest ...any) {
+	t.Helper()
+	onServer(t, server, sql, func(ctx context.Context, conn *pgx.Conn) error {
+		return conn.QueryRow(ctx, sql, args...).Scan(dest...)
+	})
+}
+
+// onServer runs do on a connection of its own to the server, failing the
+// test with sql and the error if it cannot connect or do fails.
+func onServer(t testing.TB, server, sql string, do func(ctx context.Context, conn *pgx.Conn) error) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
@@ -87,7 +90,7 @@ func Query(t testing.TB, server, sql string, args []any, dest ...any) {
 		t.Fatalf("connect to %s: %v", server, err)
 	}
 	defer conn.Close(ctx)
-	if err := conn.QueryRow(ctx, sql, args...).Scan(dest...); err != nil {
+	if err := do(ctx, conn); err != nil {
 		t.Fatalf("%s: %v", sql, err)
 	}
 }
