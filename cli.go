@@ -161,6 +161,7 @@ func commands() []*command {
 		cancelCommand(),
 		stopCommand(),
 		doctorCommand(),
+		notifyCommand(),
 		unlockCommand(),
 		schemaCommand(),
 		simCommand(),

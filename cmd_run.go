@@ -79,7 +79,7 @@ func (o *runOptions) bind(fs *pflag.FlagSet) {
 var checkpointHook = func(*sysIO) func(string) { return nil }
 
 // runPlan is `betplan run PLAN`, or `betplan run SAVED` for a saved plan.
-func runPlan(ctx context.Context, sys *sysIO, o *runOptions, args []string) error {
+func runPlan(ctx context.Context, sys *sysIO, o *runOptions, args []string) (err error) {
 	path, f, err := o.report.planAndFormat(args)
 	if err != nil {
 		return err
@@ -107,6 +107,15 @@ func runPlan(ctx context.Context, sys *sysIO, o *runOptions, args []string) erro
 	if err != nil {
 		return err
 	}
+	targets, err := alertTargets(sys, p)
+	if err != nil {
+		return err
+	}
+	if hb, err := heartbeatURL(sys, p); err != nil {
+		return err
+	} else if hb != "" {
+		defer func() { heartbeat(ctx, sys, hb, exitCodeOf(err)) }()
+	}
 	if err := checkTipster(sys, p, o.Republish, simulate); err != nil {
 		return err
 	}
@@ -133,6 +142,7 @@ func runPlan(ctx context.Context, sys *sysIO, o *runOptions, args []string) erro
 	opts.LockTimeout = o.LockTimeout
 	opts.Checkpoint = checkpointHook(sys)
 	opts.Republish = o.Republish
+	opts.Notify = targets
 	if conn.simulated {
 		if err := opts.State.ForgetJournal(p.Name); err != nil {
 			return err

@@ -68,12 +68,17 @@ func TestScripts(t *testing.T) {
 			"expandenv": cmdExpandEnv,
 			"exits":     cmdExits,
 			"waitfile":  cmdWaitFile,
+			"receiver":  cmdReceiver,
+			"received":  cmdReceived,
 		},
 	})
 }
 
 // scriptSim holds the simulated service one script started with `sim`.
-type scriptSim struct{ svc *sim.Service }
+type scriptSim struct {
+	svc      *sim.Service
+	receiver *receiver // a webhook receiver (alerts_test.go)
+}
 
 type scriptSimKey struct{}
 

@@ -19,13 +19,23 @@ import (
 func Run(ctx context.Context, p *plan.Plan, opts Options) (*Result, error) {
 	r := newTracker(p, opts)
 	res := r.newResult(KindRun, r.clock.Now())
+	ended := false
 	err := r.runLocked(ctx, func() error {
-		if err := r.start(ctx); err != nil {
-			return err
+		r.startAlerts()
+		err := r.start(ctx)
+		if err == nil {
+			err = r.loop(ctx)
 		}
-		return r.loop(ctx)
+		// The run's last alerts are journalled while it holds the journal.
+		r.finish(res, err)
+		r.endAlerts(res, err)
+		ended = true
+		return err
 	})
-	r.finish(res, err)
+	if !ended {
+		r.finish(res, err)
+		r.endAlerts(res, err)
+	}
 	return res, err
 }
 
@@ -181,6 +191,7 @@ func (r *tracker) loop(ctx context.Context) error {
 		if err := r.poll(ctx); err != nil {
 			return err
 		}
+		r.alertTick()
 		r.progress(now, interval)
 		if r.opts.NoWait || r.done() {
 			if err := r.completeRecords(ctx); err != nil {

@@ -98,6 +98,8 @@ type tracker struct {
 	ledger     *ledger
 	outcomeGen int
 	exposures  map[exposureKey]exposure
+
+	alerts *alerting // the run's alerts; nil without targets (alerts.go)
 }
 
 func newTracker(p *plan.Plan, opts Options) *tracker {

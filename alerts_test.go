@@ -1,0 +1,295 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"io/fs"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/rogpeppe/go-internal/testscript"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// receiver is a webhook receiver on loopback: it keeps the bodies it
+// answered 200, and answers 500 to the first failFirst requests.
+type receiver struct {
+	srv *httptest.Server
+
+	mu        sync.Mutex
+	failFirst int
+	requests  int
+	bodies    []map[string]any
+	raw       [][]byte
+	paths     []string
+}
+
+func newReceiver(failFirst int) *receiver {
+	rc := &receiver{failFirst: failFirst}
+	rc.srv = httptest.NewServer(http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		rc.mu.Lock()
+		defer rc.mu.Unlock()
+		rc.requests++
+		if rc.requests <= rc.failFirst || r.Header.Get("Content-Type") != "application/json" {
+			rw.WriteHeader(http.StatusInternalServerError)
+			return
+		}
+		var m map[string]any
+		if json.Unmarshal(b, &m) != nil {
+			rw.WriteHeader(http.StatusBadRequest)
+			return
+		}
+		rc.bodies, rc.raw, rc.paths = append(rc.bodies, m), append(rc.raw, b), append(rc.paths, r.URL.Path)
+	}))
+	return rc
+}
+
+func (rc *receiver) received() []map[string]any {
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	return append([]map[string]any(nil), rc.bodies...)
+}
+
+// downURL is a loopback URL nothing listens on.
+func downURL(t *testing.T) string {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	addr := l.Addr().String()
+	l.Close()
+	return "http://" + addr
+}
+
+// cmdReceiver is `receiver [fail N | down]`: a webhook receiver on
+// loopback for the rest of the script, at $RECEIVER_URL; what it took is
+// written, one JSON body a line, to $WORK/received.jsonl when the script
+// runs `received`. With fail N it answers 500 to its first N requests;
+// with down nothing listens at $RECEIVER_URL.
+func cmdReceiver(ts *testscript.TestScript, neg bool, args []string) {
+	if neg {
+		ts.Fatalf("unsupported: ! receiver")
+	}
+	switch {
+	case len(args) == 1 && args[0] == "down":
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		ts.Check(err)
+		addr := l.Addr().String()
+		l.Close()
+		ts.Setenv("RECEIVER_URL", "http://"+addr)
+		return
+	case len(args) == 2 && args[0] == "fail":
+	case len(args) == 0:
+	default:
+		ts.Fatalf("usage: receiver [fail N | down]")
+	}
+	fail := 0
+	if len(args) == 2 {
+		n, err := json.Number(args[1]).Int64()
+		ts.Check(err)
+		fail = int(n)
+	}
+	rc := newReceiver(fail)
+	ts.Defer(rc.srv.Close)
+	ts.Setenv("RECEIVER_URL", rc.srv.URL)
+	ts.Value(scriptSimKey{}).(*scriptSim).receiver = rc
+}
+
+// cmdReceived is `received`: it writes what the script's receiver took to
+// $WORK/received.jsonl, and the paths it was sent to to received.paths.
+func cmdReceived(ts *testscript.TestScript, neg bool, args []string) {
+	rc := ts.Value(scriptSimKey{}).(*scriptSim).receiver
+	if neg || rc == nil {
+		ts.Fatalf("usage: received, after receiver")
+	}
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	var b, p bytes.Buffer
+	for i, raw := range rc.raw {
+		b.Write(raw)
+		b.WriteByte('\n')
+		p.WriteString(rc.paths[i] + "\n")
+	}
+	ts.Check(os.WriteFile(ts.MkAbs("received.jsonl"), b.Bytes(), 0o644))
+	ts.Check(os.WriteFile(ts.MkAbs("received.paths"), p.Bytes(), 0o644))
+}
+
+// alertCard is the README's card with alerts to hook (read from $HOOK)
+// and a total limit that refuses its last bet.
+func alertCard(t *testing.T, dir, on string) string {
+	src, err := os.ReadFile("examples/saturday-card.yaml")
+	require.NoError(t, err)
+	card := strings.Replace(string(src), "max_total_stake: 100", "max_total_stake: 65", 1)
+	require.NotEqual(t, string(src), card)
+	card = strings.Replace(card, "\nbets:\n", "\nnotify:\n  - url: ${HOOK}\n    on: ["+on+"]\nbets:\n", 1)
+	path := filepath.Join(dir, "card.yaml")
+	require.NoError(t, os.WriteFile(path, []byte(card), 0o644))
+	return path
+}
+
+// betplanExec runs this test binary as betplan with env added.
+func betplanExec(t *testing.T, dir string, env []string, args ...string) (stdout, stderr string, code int) {
+	exe, err := os.Executable()
+	require.NoError(t, err)
+	cmd := exec.Command(exe, args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "BETPLAN_TEST_EXEC_MAIN=1", "GORACE=atexit_sleep_ms=10",
+		"BETPLAN_BASE_URL=", "BETPLAN_TOKEN=", "GITHUB_STEP_SUMMARY=", "CI=",
+		"HOME="+filepath.Join(dir, "home"), "XDG_CACHE_HOME="+filepath.Join(dir, "cache"))
+	cmd.Env = append(cmd.Env, env...)
+	var o, e bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &o, &e
+	err = cmd.Run()
+	code = 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else {
+		require.NoError(t, err)
+	}
+	return o.String(), e.String(), code
+}
+
+const secretPath = "/hook/T0KEN-s3cr3t-9f8e7d"
+
+type reportDoc struct {
+	EndReason string `json:"end_reason"`
+	Bets      []struct {
+		ID             string   `json:"id"`
+		InstanceID     string   `json:"instance_id"`
+		Label          string   `json:"label"`
+		Status         string   `json:"status"`
+		Reason         string   `json:"reason"`
+		NotificationID int64    `json:"notification_id"`
+		Stake          *float64 `json:"stake"`
+		AmountAccepted float64  `json:"amount_accepted"`
+		Profit         float64  `json:"profit"`
+	} `json:"bets"`
+	Totals struct {
+		Bets           int     `json:"bets"`
+		AmountAccepted float64 `json:"amount_accepted"`
+		Profit         float64 `json:"profit"`
+	} `json:"totals"`
+	Undelivered []struct {
+		Event   string `json:"event"`
+		Bet     string `json:"bet"`
+		Target  string `json:"target"`
+		Outcome string `json:"outcome"`
+	} `json:"undelivered_alerts"`
+}
+
+func readReport(t *testing.T, dir string) reportDoc {
+	b, err := os.ReadFile(filepath.Join(dir, "report.json"))
+	require.NoError(t, err)
+	var rep reportDoc
+	require.NoError(t, json.Unmarshal(b, &rep))
+	return rep
+}
+
+// assertNoSecret checks that no output and no file under dirs holds the
+// secret part of the target URL.
+func assertNoSecret(t *testing.T, secret string, outputs []string, dirs ...string) {
+	t.Helper()
+	for _, o := range outputs {
+		assert.NotContains(t, o, secret)
+	}
+	for _, d := range dirs {
+		filepath.WalkDir(d, func(path string, e fs.DirEntry, err error) error {
+			if err != nil || e.IsDir() {
+				return nil
+			}
+			b, _ := os.ReadFile(path)
+			assert.NotContains(t, string(b), secret, "%s holds the target URL's secret", path)
+			return nil
+		})
+	}
+}
+
+func TestAlertsOfARehearsedCard(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts the real binary")
+	}
+	rc := newReceiver(0)
+	defer rc.srv.Close()
+	dir := t.TempDir()
+	card := alertCard(t, dir, "placed, not_placed, settled, limit, in_doubt, run_failed, summary")
+	stdout, stderr, code := betplanExec(t, dir, []string{"HOOK=" + rc.srv.URL + secretPath},
+		"run", "--sim", card, "--report-dir", filepath.Join(dir, "rep"), "--state-dir", filepath.Join(dir, "state"))
+	assert.Equal(t, exitRefused, code, "a limit refused a bet: %s", stderr)
+	rep := readReport(t, filepath.Join(dir, "rep"))
+	assert.Empty(t, rep.Undelivered)
+
+	got := rc.received()
+	byKey := map[string]map[string]any{}
+	ids := map[string]bool{}
+	for _, b := range got {
+		key := b["event"].(string) + " " + str(b["instance"])
+		assert.Nil(t, byKey[key], "%s sent twice", key)
+		byKey[key] = b
+		assert.False(t, ids[b["id"].(string)], "alert id %s sent twice", b["id"])
+		ids[b["id"].(string)] = true
+		assert.Equal(t, "saturday-card", b["plan"])
+		assert.NotEmpty(t, b["message"])
+		assert.NotEmpty(t, b["time"])
+	}
+	won, lost, limits := 0, 0, 0
+	for _, bet := range rep.Bets {
+		switch bet.Status {
+		case "settled":
+			p := byKey["placed "+bet.InstanceID]
+			require.NotNil(t, p, "placed %s", bet.InstanceID)
+			assert.Equal(t, bet.Label, p["label"])
+			assert.EqualValues(t, bet.NotificationID, p["notification_id"])
+			assert.EqualValues(t, *bet.Stake, p["requested"])
+			s := byKey["settled "+bet.InstanceID]
+			require.NotNil(t, s, "settled %s", bet.InstanceID)
+			assert.Equal(t, "settled", s["status"])
+			assert.EqualValues(t, bet.Profit, s["profit"], bet.InstanceID)
+			assert.EqualValues(t, bet.AmountAccepted, s["accepted"], bet.InstanceID)
+			if bet.Profit > 0 {
+				won++
+				assert.Contains(t, s["message"], "won "+bet.InstanceID)
+			} else {
+				lost++
+				assert.Contains(t, s["message"], "lost "+bet.InstanceID)
+			}
+			race, _ := s["race"].(map[string]any)
+			assert.NotEmpty(t, race["venue"])
+			assert.NotEmpty(t, race["start"])
+		case "failed":
+			l := byKey["limit "+bet.InstanceID]
+			require.NotNil(t, l, "limit %s: %s", bet.InstanceID, bet.Reason)
+			assert.Contains(t, l["message"], "max_total_stake")
+			limits++
+		}
+	}
+	assert.Positive(t, won, "a winner on the card")
+	assert.Positive(t, lost, "a loser on the card")
+	assert.Equal(t, 1, limits, "one bet refused by the limit")
+	sum := byKey["summary "]
+	require.NotNil(t, sum, "the run's summary")
+	totals := sum["totals"].(map[string]any)
+	assert.EqualValues(t, rep.Totals.Bets, totals["bets"])
+	assert.EqualValues(t, rep.Totals.Profit, totals["profit"])
+	assert.EqualValues(t, rep.Totals.AmountAccepted, totals["accepted"])
+	fail := byKey["run_failed "]
+	require.NotNil(t, fail, "the refused run's failure")
+	assert.Contains(t, fail["message"], "refused by a limit")
+	assert.Len(t, got, 2*(won+lost)+limits+2, "nothing else was sent")
+	for _, p := range rc.paths {
+		assert.Equal(t, secretPath, p)
+	}
+	assertNoSecret(t, "s3cr3t", []string{stdout, stderr}, dir)
+}
+
+func str(v any) string {
+	s, _ := v.(string)
+	return s
+}

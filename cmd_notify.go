@@ -1,0 +1,152 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/betplan/betplan/notify"
+	"github.com/betplan/betplan/plan"
+)
+
+// notifyOptions are the flags of `betplan notify test`.
+type notifyOptions struct{}
+
+func notifyCommand() *command {
+	return &command{
+		name:    "notify",
+		args:    "test PLAN",
+		summary: "send a test alert to every notify target of the plan",
+		exits: []exitDoc{
+			{exitOK, "every target took the test alert"},
+			{exitFailed, "a target did not take it (each is named by scheme and host)"},
+			{exitUsage, "usage error, invalid plan, or a ${NAME} its URL reads is not set"},
+		},
+		examples: `  export SLACK_URL=slack://...
+  betplan notify test plans/saturday.yaml
+`,
+		setup: bindTo((*notifyOptions).bind, notifyTest),
+	}
+}
+
+func (o *notifyOptions) bind(*pflag.FlagSet) {}
+
+// notifyTest is `betplan notify test PLAN`.
+func notifyTest(ctx context.Context, sys *sysIO, _ *notifyOptions, args []string) error {
+	if len(args) == 0 || args[0] != "test" {
+		return usagef("the notify command is `betplan notify test PLAN`")
+	}
+	path, err := onePlanArg(args[1:])
+	if err != nil {
+		return err
+	}
+	p, err := loadPlan(sys, path)
+	if err != nil {
+		return err
+	}
+	targets, err := alertTargets(sys, p)
+	if err != nil {
+		return err
+	}
+	if len(targets) == 0 {
+		return usagef("%s has no notify targets", path)
+	}
+	var failed []string
+	for _, t := range targets {
+		m := &notify.Message{
+			ID:      "test-" + strconv.FormatInt(time.Now().UnixNano(), 36),
+			Event:   "test",
+			Plan:    p.Name,
+			Time:    time.Now().UTC().Format(time.RFC3339),
+			Message: fmt.Sprintf("a test alert: this target is sent %s", strings.Join(t.On, ", ")),
+		}
+		if _, err := notify.Send(ctx, nil, t, m); err != nil {
+			fmt.Fprintf(sys.Stdout, "FAILED  %s: %v\n", t.Where(), err)
+			failed = append(failed, t.Where())
+			continue
+		}
+		fmt.Fprintf(sys.Stdout, "sent    %s (%s)\n", t.Where(), strings.Join(t.On, ", "))
+	}
+	if len(failed) > 0 {
+		return &exitError{code: exitFailed, err: fmt.Errorf("%d of %d targets did not take the test alert: %s", len(failed), len(targets), strings.Join(failed, ", "))}
+	}
+	return nil
+}
+
+// alertTargets expands the plan's notify targets from the environment; a
+// variable not set is a usage error before any request.
+func alertTargets(sys *sysIO, p *plan.Plan) ([]notify.Target, error) {
+	ts, err := notify.Targets(p.Notify, sys.Getenv)
+	if err != nil {
+		return nil, &exitError{code: exitUsage, err: fmt.Errorf("%s: %w", p.Filename, err)}
+	}
+	return ts, nil
+}
+
+// heartbeatURL expands the plan's heartbeat URL ("" for none).
+func heartbeatURL(sys *sysIO, p *plan.Plan) (string, error) {
+	if p.Heartbeat == "" {
+		return "", nil
+	}
+	u, err := plan.ExpandNotifyURL(p.Heartbeat, sys.Getenv)
+	if err == nil {
+		err = plan.CheckNotifyURL(u)
+	}
+	if err != nil {
+		return "", &exitError{code: exitUsage, err: fmt.Errorf("%s: heartbeat: %w", p.Filename, err)}
+	}
+	return u, nil
+}
+
+// heartbeat requests hb with the run's exit status appended to its path
+// (healthchecks.io's form: URL/0 for success, URL/3 for a refusal), so
+// its service notices both failed runs and runs that stopped happening.
+// It never changes how the run exits.
+func heartbeat(ctx context.Context, sys *sysIO, hb string, code int) {
+	u, err := url.Parse(hb)
+	if err != nil {
+		return
+	}
+	u.Path = strings.TrimSuffix(u.Path, "/") + "/" + strconv.Itoa(code)
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), notify.AttemptTimeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, u.String(), bytes.NewReader([]byte("exit "+strconv.Itoa(code)+"\n")))
+	if err != nil {
+		return
+	}
+	req.Header.Set("User-Agent", "betplan")
+	resp, err := http.DefaultClient.Do(req)
+	where := plan.RedactURL(hb)
+	if err != nil {
+		fmt.Fprintf(sys.Stderr, "betplan: heartbeat to %s not sent: the request failed\n", where)
+		return
+	}
+	resp.Body.Close()
+	if resp.StatusCode/100 != 2 {
+		fmt.Fprintf(sys.Stderr, "betplan: heartbeat to %s answered %s\n", where, resp.Status)
+	}
+}
+
+// exitCodeOf is the exit code err will end the command with, for the
+// heartbeat (exitCode maps it for main, and prints it).
+func exitCodeOf(err error) int {
+	var ue *usageError
+	var ee *exitError
+	switch {
+	case err == nil:
+		return exitOK
+	case errors.As(err, &ue):
+		return exitUsage
+	case errors.As(err, &ee):
+		return ee.code
+	}
+	return exitFailed
+}
