@@ -40,16 +40,20 @@ func newReceiver(failFirst int) *receiver {
 		rc.mu.Lock()
 		defer rc.mu.Unlock()
 		rc.requests++
-		if rc.requests <= rc.failFirst || r.Header.Get("Content-Type") != "application/json" {
+		if rc.requests <= rc.failFirst {
 			rw.WriteHeader(http.StatusInternalServerError)
 			return
+		}
+		rc.paths = append(rc.paths, r.Method+" "+r.URL.Path)
+		if r.Header.Get("Content-Type") != "application/json" {
+			return // a heartbeat
 		}
 		var m map[string]any
 		if json.Unmarshal(b, &m) != nil {
 			rw.WriteHeader(http.StatusBadRequest)
 			return
 		}
-		rc.bodies, rc.raw, rc.paths = append(rc.bodies, m), append(rc.raw, b), append(rc.paths, r.URL.Path)
+		rc.bodies, rc.raw = append(rc.bodies, m), append(rc.raw, b)
 	}))
 	return rc
 }
@@ -103,8 +107,9 @@ func cmdReceiver(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Value(scriptSimKey{}).(*scriptSim).receiver = rc
 }
 
-// cmdReceived is `received`: it writes what the script's receiver took to
-// $WORK/received.jsonl, and the paths it was sent to to received.paths.
+// cmdReceived is `received`: it writes the JSON bodies the script's
+// receiver took to $WORK/received.jsonl, and every request's method and
+// path (heartbeats too) to received.paths.
 func cmdReceived(ts *testscript.TestScript, neg bool, args []string) {
 	rc := ts.Value(scriptSimKey{}).(*scriptSim).receiver
 	if neg || rc == nil {
@@ -113,10 +118,12 @@ func cmdReceived(ts *testscript.TestScript, neg bool, args []string) {
 	rc.mu.Lock()
 	defer rc.mu.Unlock()
 	var b, p bytes.Buffer
-	for i, raw := range rc.raw {
+	for _, raw := range rc.raw {
 		b.Write(raw)
 		b.WriteByte('\n')
-		p.WriteString(rc.paths[i] + "\n")
+	}
+	for _, path := range rc.paths {
+		p.WriteString(path + "\n")
 	}
 	ts.Check(os.WriteFile(ts.MkAbs("received.jsonl"), b.Bytes(), 0o644))
 	ts.Check(os.WriteFile(ts.MkAbs("received.paths"), p.Bytes(), 0o644))
@@ -284,7 +291,7 @@ func TestAlertsOfARehearsedCard(t *testing.T) {
 	assert.Contains(t, fail["message"], "refused by a limit")
 	assert.Len(t, got, 2*(won+lost)+limits+2, "nothing else was sent")
 	for _, p := range rc.paths {
-		assert.Equal(t, secretPath, p)
+		assert.Equal(t, "POST "+secretPath, p)
 	}
 	assertNoSecret(t, "s3cr3t", []string{stdout, stderr}, dir)
 }
@@ -292,4 +299,143 @@ func TestAlertsOfARehearsedCard(t *testing.T) {
 func str(v any) string {
 	s, _ := v.(string)
 	return s
+}
+
+func TestAlertsRetryAfterA500(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts the real binary")
+	}
+	rc := newReceiver(1)
+	defer rc.srv.Close()
+	dir := t.TempDir()
+	card := alertCard(t, dir, "placed, settled, limit, summary")
+	_, stderr, code := betplanExec(t, dir, []string{"HOOK=" + rc.srv.URL + secretPath},
+		"run", "--sim", card, "--report-dir", filepath.Join(dir, "rep"), "--state-dir", filepath.Join(dir, "state"))
+	assert.Equal(t, exitRefused, code, stderr)
+	rep := readReport(t, filepath.Join(dir, "rep"))
+	assert.Empty(t, rep.Undelivered, "the alert answered 500 was sent again and taken")
+	got := rc.received()
+	require.NotEmpty(t, got)
+	// The first alert was refused once, then taken: it is the first body
+	// taken, and nothing was taken twice.
+	seen := map[string]bool{}
+	for _, b := range got {
+		id := b["id"].(string)
+		assert.False(t, seen[id], "%s taken twice", id)
+		seen[id] = true
+	}
+	assert.Equal(t, "placed", got[0]["event"])
+	assert.Equal(t, len(got)+1, rc.requests, "one request more than bodies taken: the 500")
+	assert.Contains(t, stderr, "not delivered (attempt 1): answered 500 Internal Server Error")
+}
+
+func TestAlertsReceiverDownForTheWholeRun(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts the real binary")
+	}
+	dir := t.TempDir()
+	card := alertCard(t, dir, "placed, settled, limit, summary, run_failed")
+	args := []string{"run", "--sim", card, "--state-dir", filepath.Join(dir, "state")}
+	// The same card without alerts exits as it does with a target down.
+	plain := filepath.Join(dir, "plain.yaml")
+	src, err := os.ReadFile(card)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(plain, []byte(strings.Replace(string(src), "url: ${HOOK}", "url: ${HOOK_NOT_USED}", 1)), 0o644))
+	_, _, want := betplanExec(t, dir, []string{"HOOK_NOT_USED=http://127.0.0.1:1/x"}, "validate", plain)
+	require.Equal(t, 0, want)
+
+	stdout, stderr, code := betplanExec(t, dir, []string{"HOOK=" + downURL(t) + secretPath}, append(args, "--report-dir", filepath.Join(dir, "rep"))...)
+	assert.Equal(t, exitRefused, code, "a target that is down changes nothing in how the run exits: %s", stderr)
+	rep := readReport(t, filepath.Join(dir, "rep"))
+	require.NotEmpty(t, rep.Undelivered)
+	events := map[string]int{}
+	for _, u := range rep.Undelivered {
+		events[u.Event]++
+		assert.Regexp(t, `^http://127\.0\.0\.1:\d+/…$`, u.Target)
+		assert.Equal(t, "not delivered: the next run tries again", u.Outcome)
+	}
+	assert.Equal(t, 1, events["summary"])
+	assert.Equal(t, 1, events["run_failed"])
+	assert.Equal(t, 1, events["limit"])
+	assert.Positive(t, events["settled"])
+	assert.Contains(t, stdout, "ALERTS NOT DELIVERED")
+	assert.Regexp(t, `\d+ alert\(s\) to http://127\.0\.0\.1:\d+/… not delivered`, stderr)
+	assertNoSecret(t, "s3cr3t", []string{stdout, stderr}, dir)
+}
+
+func TestAlertsNeedTheirVariables(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts the real binary")
+	}
+	dir := t.TempDir()
+	card := alertCard(t, dir, "summary")
+	_, stderr, code := betplanExec(t, dir, nil, "run", "--sim", card, "--state-dir", filepath.Join(dir, "state"))
+	assert.Equal(t, exitUsage, code)
+	assert.Contains(t, stderr, "card.yaml:31: notify url: environment variable HOOK is not set")
+	assert.NotContains(t, stderr, "rehearsing", "refused before the rehearsal started")
+}
+
+// TestAlertsOnceAcrossKills kills runs of a plan right after an alert
+// reached the receiver (before the journal said so) and right after an
+// attempt was announced (before it went out): no alert ever arrives twice,
+// and the one that may never have gone out is reported, not sent again.
+func TestAlertsOnceAcrossKills(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts the real binary many times")
+	}
+	rc := newReceiver(0)
+	defer rc.srv.Close()
+	w := newCrashWorld(t, 3)
+	src, err := os.ReadFile(w.plan)
+	require.NoError(t, err)
+	withAlerts := string(src) + "notify:\n  - url: ${HOOK}\n    on: [placed, not_placed, settled, summary, run_failed]\n"
+	require.NoError(t, os.WriteFile(w.plan, []byte(withAlerts), 0o644))
+	hook := "HOOK=" + rc.srv.URL + secretPath
+
+	run := func(crashAt string) (string, bool) {
+		cmd := w.betplan(crashAt)
+		cmd.Env = append(cmd.Env, hook)
+		out, err := cmd.CombinedOutput()
+		if killedBySIGKILL(err) {
+			return string(out), true
+		}
+		return string(out), false
+	}
+	out, killed := run("alert-posted:1")
+	require.True(t, killed, "killed after the first alert was taken: %s", out)
+	require.Len(t, rc.received(), 1, "the first alert reached the receiver")
+	first := rc.received()[0]["id"]
+
+	out, killed = run("alert-sending:1")
+	require.True(t, killed, "killed after announcing an attempt: %s", out)
+	afterSecond := len(rc.received())
+
+	out, killed = run("")
+	require.False(t, killed, out)
+	rep := readReport(t, filepath.Join(w.dir, "report"))
+	// The first run's summary was taken before the kill: the second run
+	// finds its attempt without an outcome and never repeats it. The
+	// second run's summary was announced and not sent before the kill:
+	// the last run reports it as of unknown outcome, and never sends it.
+	require.Len(t, rep.Undelivered, 1, "%+v", rep.Undelivered)
+	assert.Equal(t, "summary", rep.Undelivered[0].Event)
+	assert.Equal(t, "outcome unknown", rep.Undelivered[0].Outcome)
+
+	seen := map[string]int{}
+	for _, b := range rc.received() {
+		seen[b["id"].(string)]++
+	}
+	for id, n := range seen {
+		assert.Equal(t, 1, n, "alert %s arrived %d times", id, n)
+	}
+	assert.Equal(t, 1, seen[first.(string)])
+	assert.Equal(t, 1, afterSecond, "the second run was killed before its attempt went out")
+	summaries := 0
+	for _, b := range rc.received() {
+		if b["event"] == "summary" {
+			summaries++
+		}
+	}
+	assert.Equal(t, 2, summaries, "the first run's (once, though its journal never heard), and the last run's")
+	assertNoSecret(t, "s3cr3t", []string{out}, w.dir)
 }

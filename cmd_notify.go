@@ -84,9 +84,9 @@ func notifyTest(ctx context.Context, sys *sysIO, _ *notifyOptions, args []string
 // alertTargets expands the plan's notify targets from the environment; a
 // variable not set is a usage error before any request.
 func alertTargets(sys *sysIO, p *plan.Plan) ([]notify.Target, error) {
-	ts, err := notify.Targets(p.Notify, sys.Getenv)
+	ts, err := notify.Targets(p.Filename, p.Notify, sys.Getenv)
 	if err != nil {
-		return nil, &exitError{code: exitUsage, err: fmt.Errorf("%s: %w", p.Filename, err)}
+		return nil, &exitError{code: exitUsage, err: err}
 	}
 	return ts, nil
 }

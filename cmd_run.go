@@ -111,9 +111,12 @@ func runPlan(ctx context.Context, sys *sysIO, o *runOptions, args []string) (err
 	if err != nil {
 		return err
 	}
-	if hb, err := heartbeatURL(sys, p); err != nil {
+	hb, err := heartbeatURL(sys, p)
+	if err != nil {
 		return err
-	} else if hb != "" {
+	}
+	if hb != "" {
+		// err is the run's result: the heartbeat says how it exits.
 		defer func() { heartbeat(ctx, sys, hb, exitCodeOf(err)) }()
 	}
 	if err := checkTipster(sys, p, o.Republish, simulate); err != nil {

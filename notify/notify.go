@@ -34,17 +34,17 @@ type Target struct {
 }
 
 // Targets expands the environment variables (${NAME}) of a plan's targets
-// and checks each expanded URL. Errors name the target by its line and the
-// variable, never the URL.
-func Targets(ts []plan.NotifyTarget, getenv func(string) string) ([]Target, error) {
+// and checks each expanded URL. Errors name the target by file and line
+// and the variable, never the URL.
+func Targets(file string, ts []plan.NotifyTarget, getenv func(string) string) ([]Target, error) {
 	var out []Target
 	for _, t := range ts {
 		u, err := plan.ExpandNotifyURL(t.URL, getenv)
-		if err != nil {
-			return nil, fmt.Errorf("notify target at line %d: %w", t.Line, err)
+		if err == nil {
+			err = plan.CheckNotifyURL(u)
 		}
-		if err := plan.CheckNotifyURL(u); err != nil {
-			return nil, fmt.Errorf("notify target at line %d: %w", t.Line, err)
+		if err != nil {
+			return nil, fmt.Errorf("%s:%d: notify url: %w", file, t.Line, err)
 		}
 		out = append(out, Target{URL: u, On: t.On})
 	}

@@ -129,7 +129,22 @@ func (p *parser) checkTargetURL(raw, path, what string) bool {
 		p.d.errorf(n, "%s: %v", what, err)
 		return false
 	}
+	if u, err := url.Parse(raw); err == nil && !loopbackHost(u.Hostname()) {
+		p.d.warnf(n, "%s is written in the plan: write it as ${NAME} and set NAME in the environment (a CI secret), so whoever reads the repository cannot use its token", what)
+	}
 	return true
+}
+
+// sourceURL finds a target URL in a quoted line of a plan.
+var sourceURL = regexp.MustCompile(`((?:url|heartbeat)\s*:\s*["']?)([A-Za-z][A-Za-z0-9+.-]*://[^\s"'#,}\]]+)`)
+
+// redactSource shows the target URLs of a plan's line as their scheme
+// and host, for a diagnostic that quotes the line.
+func redactSource(line string) string {
+	return sourceURL.ReplaceAllStringFunc(line, func(m string) string {
+		sub := sourceURL.FindStringSubmatch(m)
+		return sub[1] + RedactURL(sub[2])
+	})
 }
 
 // ExpandNotifyURL reads the environment variables a target URL names
