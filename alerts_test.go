@@ -369,10 +369,12 @@ func TestAlertsNeedTheirVariables(t *testing.T) {
 	}
 	dir := t.TempDir()
 	card := alertCard(t, dir, "summary")
-	_, stderr, code := betplanExec(t, dir, nil, "run", "--sim", card, "--state-dir", filepath.Join(dir, "state"))
-	assert.Equal(t, exitUsage, code)
+	// A service nothing listens on: the run must stop before any request.
+	_, stderr, code := betplanExec(t, dir, []string{"BETPLAN_BASE_URL=" + downURL(t), "BETPLAN_TOKEN=x"},
+		"run", "--yes", card, "--state-dir", filepath.Join(dir, "state"))
+	assert.Equal(t, exitUsage, code, stderr)
 	assert.Contains(t, stderr, "card.yaml:31: notify url: environment variable HOOK is not set")
-	assert.NotContains(t, stderr, "rehearsing", "refused before the rehearsal started")
+	assert.NotContains(t, stderr, "cannot be reached", "stopped before any request")
 }
 
 // TestAlertsOnceAcrossKills kills runs of a plan right after an alert
@@ -438,4 +440,42 @@ func TestAlertsOnceAcrossKills(t *testing.T) {
 	}
 	assert.Equal(t, 2, summaries, "the first run's (once, though its journal never heard), and the last run's")
 	assertNoSecret(t, "s3cr3t", []string{out}, w.dir)
+}
+
+// TestHeartbeatWithTheExitStatus runs a plan for real (on a simulated
+// service over loopback): its heartbeat is requested once at the end, with
+// the exit status, whether the run succeeds or is refused.
+func TestHeartbeatWithTheExitStatus(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts the real binary")
+	}
+	rc := newReceiver(0)
+	defer rc.srv.Close()
+	w := newCrashWorld(t, 2)
+	src, err := os.ReadFile(w.plan)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(w.plan, append(src, "heartbeat: ${PING}\n"...), 0o644))
+	ping := "PING=" + rc.srv.URL + "/ping/hc-s3cr3t"
+
+	cmd := w.betplan("")
+	cmd.Env = append(cmd.Env, ping)
+	out, err := cmd.CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	assert.Equal(t, []string{"POST /ping/hc-s3cr3t/0"}, rc.paths)
+
+	// The second bet no longer fits the total limit: refused, exit 3.
+	w2 := newCrashWorld(t, 2)
+	src, err = os.ReadFile(w2.plan)
+	require.NoError(t, err)
+	tight := strings.Replace(string(src), "max_total_stake: 500", "max_total_stake: 3", 1)
+	tight = strings.ReplaceAll(tight, "stake: 2\n", "stake: vars.unit\n") + "vars: {unit: 2}\nheartbeat: ${PING}\n"
+	require.NoError(t, os.WriteFile(w2.plan, []byte(tight), 0o644))
+	cmd = w2.betplan("")
+	cmd.Env = append(cmd.Env, ping)
+	out, err = cmd.CombinedOutput()
+	var ee *exec.ExitError
+	require.ErrorAs(t, err, &ee, "%s", out)
+	assert.Equal(t, exitRefused, ee.ExitCode(), "%s", out)
+	assert.Equal(t, []string{"POST /ping/hc-s3cr3t/0", "POST /ping/hc-s3cr3t/3"}, rc.paths)
+	assert.NotContains(t, string(out), "s3cr3t")
 }

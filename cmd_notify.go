@@ -52,7 +52,7 @@ func notifyTest(ctx context.Context, sys *sysIO, _ *notifyOptions, args []string
 	if err != nil {
 		return err
 	}
-	targets, err := alertTargets(sys, p)
+	targets, err := alertTargets(sys, p, false)
 	if err != nil {
 		return err
 	}
@@ -82,18 +82,35 @@ func notifyTest(ctx context.Context, sys *sysIO, _ *notifyOptions, args []string
 }
 
 // alertTargets expands the plan's notify targets from the environment; a
-// variable not set is a usage error before any request.
-func alertTargets(sys *sysIO, p *plan.Plan) ([]notify.Target, error) {
-	ts, err := notify.Targets(p.Filename, p.Notify, sys.Getenv)
-	if err != nil {
-		return nil, &exitError{code: exitUsage, err: err}
+// variable not set is a usage error before any request, except in a
+// rehearsal, which goes on without that target: a punter rehearses a plan
+// long before its secrets are set.
+func alertTargets(sys *sysIO, p *plan.Plan, rehearsal bool) ([]notify.Target, error) {
+	var out []notify.Target
+	for _, t := range p.Notify {
+		ts, err := notify.Targets(p.Filename, []plan.NotifyTarget{t}, sys.Getenv)
+		var unset *plan.UnsetVariableError
+		switch {
+		case err != nil && rehearsal && errors.As(err, &unset):
+			fmt.Fprintf(sys.Stderr, "rehearsal without the notify target at %s:%d: %v\n", p.Filename, t.Line, unset)
+		case err != nil:
+			return nil, &exitError{code: exitUsage, err: err}
+		default:
+			out = append(out, ts...)
+		}
 	}
-	return ts, nil
+	return out, nil
 }
 
-// heartbeatURL expands the plan's heartbeat URL ("" for none).
-func heartbeatURL(sys *sysIO, p *plan.Plan) (string, error) {
+// heartbeatURL expands the plan's heartbeat URL ("" for none). A rehearsal
+// never requests it: it would tell the heartbeat's service that real runs
+// are happening.
+func heartbeatURL(sys *sysIO, p *plan.Plan, rehearsal bool) (string, error) {
 	if p.Heartbeat == "" {
+		return "", nil
+	}
+	if rehearsal {
+		fmt.Fprintf(sys.Stderr, "rehearsal: the heartbeat is not requested\n")
 		return "", nil
 	}
 	u, err := plan.ExpandNotifyURL(p.Heartbeat, sys.Getenv)

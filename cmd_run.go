@@ -107,11 +107,11 @@ func runPlan(ctx context.Context, sys *sysIO, o *runOptions, args []string) (err
 	if err != nil {
 		return err
 	}
-	targets, err := alertTargets(sys, p)
+	targets, err := alertTargets(sys, p, simulate)
 	if err != nil {
 		return err
 	}
-	hb, err := heartbeatURL(sys, p)
+	hb, err := heartbeatURL(sys, p, simulate)
 	if err != nil {
 		return err
 	}

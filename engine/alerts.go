@@ -164,6 +164,7 @@ func (r *tracker) raise(key, ev string, build func() *notify.Message) {
 		if m == nil {
 			m = build()
 			m.ID = alertDigest(r.journal.Lineage(), key)
+			m.Simulated = r.opts.Simulated
 		}
 		body, err := json.Marshal(m)
 		if err != nil {
@@ -371,6 +372,7 @@ func (r *tracker) alertsWithoutJournal(res *Result, runErr error) {
 		return
 	}
 	m := failureMessage(r.plan.Name, why, r.clock.Now())
+	m.Simulated = r.opts.Simulated
 	s := &notify.Sender{Client: r.opts.NotifyClient, Backoff: r.opts.NotifyBackoff}
 	for _, t := range r.opts.Notify {
 		if t.Wants(plan.EventRunFailed) {

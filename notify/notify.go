@@ -96,6 +96,8 @@ type Message struct {
 	Race           *Race    `json:"race,omitempty"`
 	Totals         *Totals  `json:"totals,omitempty"`
 	Time           string   `json:"time"`
+	// Simulated marks an alert of a rehearsal: no real money moved.
+	Simulated bool `json:"simulated,omitempty"`
 	// Message is one line a person reads.
 	Message string `json:"message"`
 }
@@ -122,10 +124,14 @@ type Totals struct {
 
 // Text is the message as a chat or e-mail shows it.
 func (m *Message) Text() string {
-	if m.Plan == "" {
-		return "betplan: " + m.Message
+	who := "betplan"
+	if m.Plan != "" {
+		who += " " + m.Plan
 	}
-	return "betplan " + m.Plan + ": " + m.Message
+	if m.Simulated {
+		who += " (rehearsal)"
+	}
+	return who + ": " + m.Message
 }
 
 // Outcome is what one attempt to deliver came to.

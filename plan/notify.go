@@ -161,9 +161,17 @@ func ExpandNotifyURL(raw string, getenv func(string) string) (string, error) {
 		return v
 	})
 	if len(missing) > 0 {
-		return "", fmt.Errorf("environment variable %s is not set", strings.Join(missing, ", "))
+		return "", &UnsetVariableError{Names: missing}
 	}
 	return out, nil
+}
+
+// UnsetVariableError is a target URL that reads environment variables
+// that are not set.
+type UnsetVariableError struct{ Names []string }
+
+func (e *UnsetVariableError) Error() string {
+	return fmt.Sprintf("environment variable %s is not set", strings.Join(e.Names, ", "))
 }
 
 // CheckNotifyURL checks a target URL (after ${NAME} expansion): an http
