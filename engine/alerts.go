@@ -40,6 +40,35 @@ type alerting struct {
 	failing map[string]bool // targets with a failed attempt this run
 }
 
+// runWithAlerts is a run under the plan's lock: check (if any) before
+// anything is journalled, then the run's alerts, start and loop, then its
+// result and its last alerts, journalled while the run still holds the
+// journal. A run that never held the lock still says it failed.
+func (r *tracker) runWithAlerts(ctx context.Context, res *Result, check func() error) error {
+	ended := false
+	err := r.runLocked(ctx, func() error {
+		if check != nil {
+			if err := check(); err != nil {
+				return err
+			}
+		}
+		r.startAlerts()
+		err := r.start(ctx)
+		if err == nil {
+			err = r.loop(ctx)
+		}
+		r.finish(res, err)
+		r.endAlerts(res, err)
+		ended = true
+		return err
+	})
+	if !ended {
+		r.finish(res, err)
+		r.endAlerts(res, err)
+	}
+	return err
+}
+
 // defaultNotifyWithin is how long the end of a run waits for its alerts.
 const defaultNotifyWithin = 15 * time.Second
 

@@ -19,23 +19,7 @@ import (
 func Run(ctx context.Context, p *plan.Plan, opts Options) (*Result, error) {
 	r := newTracker(p, opts)
 	res := r.newResult(KindRun, r.clock.Now())
-	ended := false
-	err := r.runLocked(ctx, func() error {
-		r.startAlerts()
-		err := r.start(ctx)
-		if err == nil {
-			err = r.loop(ctx)
-		}
-		// The run's last alerts are journalled while it holds the journal.
-		r.finish(res, err)
-		r.endAlerts(res, err)
-		ended = true
-		return err
-	})
-	if !ended {
-		r.finish(res, err)
-		r.endAlerts(res, err)
-	}
+	err := r.runWithAlerts(ctx, res, nil)
 	return res, err
 }
 
