@@ -171,12 +171,21 @@ func (r *tracker) alertTick() {
 		return
 	}
 	r.logAlerts()
+	named := false
 	for _, in := range r.insts {
 		if in.label == "" {
 			continue
 		}
 		for _, ev := range betEvents(in) {
-			r.raise(in.label+"|"+ev, ev, func() *notify.Message { return r.betMessage(in, ev) })
+			r.raise(in.label+"|"+ev, ev, func() *notify.Message {
+				if !named {
+					// The instance ids reports show ("box1@the-meadows-r5"),
+					// named as the run's report will name them.
+					r.nameInstances()
+					named = true
+				}
+				return r.betMessage(in, ev)
+			})
 		}
 	}
 }

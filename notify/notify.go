@@ -31,6 +31,7 @@ import (
 type Target struct {
 	URL string
 	On  []string
+	id  string // ID, worked out once
 }
 
 // Targets expands the environment variables (${NAME}) of a plan's targets
@@ -46,7 +47,9 @@ func Targets(file string, ts []plan.NotifyTarget, getenv func(string) string) ([
 		if err != nil {
 			return nil, fmt.Errorf("%s:%d: notify url: %w", file, t.Line, err)
 		}
-		out = append(out, Target{URL: u, On: t.On})
+		tg := Target{URL: u, On: t.On}
+		tg.id = tg.ID()
+		out = append(out, tg)
 	}
 	return out, nil
 }
@@ -57,6 +60,9 @@ func (t Target) Where() string { return plan.RedactURL(t.URL) }
 // ID names the target in the journal: a digest of its URL, the same on
 // every run and machine, from which the URL cannot be read back.
 func (t Target) ID() string {
+	if t.id != "" {
+		return t.id
+	}
 	h := sha256.Sum256([]byte("betplan notify target\x00" + t.URL))
 	return hex.EncodeToString(h[:8])
 }

@@ -212,3 +212,34 @@ func TestServiceURLsAreNeverShown(t *testing.T) {
 		assert.True(t, strings.HasSuffix(w, "…"), w)
 	}
 }
+
+// A scheme other than http(s) goes through the notification library: its
+// generic webhook service posts the message's text to the receiver.
+func TestSendThroughTheLibrary(t *testing.T) {
+	var mu sync.Mutex
+	var got []string
+	srv := httptest.NewServer(http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		mu.Lock()
+		got = append(got, r.URL.Path+" "+string(b))
+		mu.Unlock()
+	}))
+	defer srv.Close()
+	host := strings.TrimPrefix(srv.URL, "http://")
+	tg := notify.Target{URL: "generic://" + host + "/gen" + secret + "?disabletls=yes", On: plan.AlertEvents()}
+	require.NoError(t, plan.CheckNotifyURL(tg.URL))
+	assert.Equal(t, "generic://…", tg.Where())
+	o, err := notify.Send(t.Context(), nil, tg, &notify.Message{Plan: "card", Simulated: true, Message: "won flem1-no2: +$12.00"})
+	require.NoError(t, err)
+	assert.Equal(t, notify.Delivered, o)
+	mu.Lock()
+	assert.Equal(t, []string{"/gen" + secret + " betplan card (rehearsal): won flem1-no2: +$12.00"}, got)
+	mu.Unlock()
+
+	srv.Close()
+	o, err = notify.Send(t.Context(), nil, tg, &notify.Message{Message: "x"})
+	assert.Equal(t, notify.NotDelivered, o)
+	require.Error(t, err)
+	assert.NotContains(t, err.Error(), "s3cr3t", "the library's error quotes the URL: it is never passed on")
+	assert.NotContains(t, err.Error(), host)
+}
