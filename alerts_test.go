@@ -479,3 +479,37 @@ func TestHeartbeatWithTheExitStatus(t *testing.T) {
 	assert.Equal(t, []string{"POST /ping/hc-s3cr3t/0", "POST /ping/hc-s3cr3t/3"}, rc.paths)
 	assert.NotContains(t, string(out), "s3cr3t")
 }
+
+// A stop-loss refuses every bet after it: it is told once, as the plan
+// stopping, not once for every bet it refused.
+func TestAlertsStopLossOnce(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts the real binary")
+	}
+	rc := newReceiver(0)
+	defer rc.srv.Close()
+	dir := t.TempDir()
+	src, err := os.ReadFile("examples/stop-for-the-day.yaml")
+	require.NoError(t, err)
+	p := strings.Replace(string(src), " && plan.lowest_profit > -50 && plan.won < 3", "", 1)
+	p = strings.Replace(p, "max_loss: 50", "max_loss: 20", 1)
+	p = strings.Replace(p, "\nbets:\n", "\nnotify:\n  - url: ${HOOK}\n    on: [limit]\nbets:\n", 1)
+	path := filepath.Join(dir, "stop.yaml")
+	require.NoError(t, os.WriteFile(path, []byte(p), 0o644))
+	_, stderr, code := betplanExec(t, dir, []string{"HOOK=" + rc.srv.URL + secretPath},
+		"run", "--sim", "--sim-start", "2026-11-28T00:42:00Z", path, "--report-dir", filepath.Join(dir, "rep"), "--state-dir", filepath.Join(dir, "state"))
+	assert.Equal(t, exitRefused, code, stderr)
+	rep := readReport(t, filepath.Join(dir, "rep"))
+	refused := 0
+	for _, b := range rep.Bets {
+		if strings.Contains(b.Reason, "refused by a limit: max_loss") {
+			refused++
+		}
+	}
+	require.Greater(t, refused, 1, "the stop-loss refused several bets")
+	got := rc.received()
+	require.Len(t, got, 1, "one alert for the stop")
+	assert.Equal(t, "limit", got[0]["event"])
+	assert.Contains(t, got[0]["message"], "the plan stopped creating bets, from runner1@")
+	assert.Contains(t, got[0]["message"], "max_loss $20.00")
+}

@@ -177,7 +177,11 @@ func (r *tracker) alertTick() {
 			continue
 		}
 		for _, ev := range betEvents(in) {
-			r.raise(in.label+"|"+ev, ev, func() *notify.Message {
+			key := in.label + "|" + ev
+			if stop := stopKey(in); stop != "" {
+				key = stop
+			}
+			r.raise(key, ev, func() *notify.Message {
 				if !named {
 					// The instance ids reports show ("box1@the-meadows-r5"),
 					// named as the run's report will name them.
@@ -238,6 +242,18 @@ func betEvents(in *instance) []string {
 		}
 	}
 	return evs
+}
+
+// stopKey is the alert key of a stop-loss or take-profit that refused in:
+// the limit and its period, so a stop is told once, not once for every
+// bet it refuses after it, on this run or the next ("" for other bets).
+func stopKey(in *instance) string {
+	why, ok := strings.CutPrefix(in.reason, limitRefusedReason+": ")
+	if !ok || in.status != StatusFailed || !(strings.HasPrefix(why, "max_loss ") || strings.HasPrefix(why, "take_profit ")) {
+		return ""
+	}
+	stop, _, _ := strings.Cut(why, " reached ")
+	return "stop|" + stop
 }
 
 // limitRefusedReason begins the reason of a bet a limit refused (create.go).
@@ -306,6 +322,9 @@ func (r *tracker) betMessage(in *instance, ev string) *notify.Message {
 		m.Message = name + " " + in.reason
 		if m.Requested != nil {
 			m.Message += fmt.Sprintf(" (%s $%.2f)", what, *m.Requested)
+		}
+		if stopKey(in) != "" {
+			m.Message = "the plan stopped creating bets, from " + name + " on: " + strings.TrimPrefix(in.reason, limitRefusedReason+": ")
 		}
 	case plan.EventInDoubt:
 		m.Message = "in doubt " + name + ": " + in.reason
