@@ -14,6 +14,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
 	"github.com/stretchr/testify/assert"
@@ -512,4 +513,38 @@ func TestAlertsStopLossOnce(t *testing.T) {
 	assert.Equal(t, "limit", got[0]["event"])
 	assert.Contains(t, got[0]["message"], "the plan stopped creating bets, from runner1@")
 	assert.Contains(t, got[0]["message"], "max_loss $20.00")
+}
+
+// A target added to a plan that already has bets hears what they do from
+// then on, not everything they did before it was added.
+func TestAlertsAddedTargetHearsWhatComesNext(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts the real binary")
+	}
+	rc := newReceiver(0)
+	defer rc.srv.Close()
+	w := newCrashWorld(t, 2)
+	out, err := w.betplan("").CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	// The simulated bots take the bets up 3 seconds after their create.
+	time.Sleep(4 * time.Second)
+
+	src, err := os.ReadFile(w.plan)
+	require.NoError(t, err)
+	withAlerts := string(src) + "notify:\n  - url: ${HOOK}\n    on: [placed, not_placed, settled, summary]\n"
+	require.NoError(t, os.WriteFile(w.plan, []byte(withAlerts), 0o644))
+	cmd := w.betplan("")
+	cmd.Env = append(cmd.Env, "HOOK="+rc.srv.URL+secretPath)
+	out, err = cmd.CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	var events []string
+	for _, b := range rc.received() {
+		events = append(events, b["event"].(string))
+	}
+	assert.Equal(t, []string{"summary"}, events, "the bets' earlier events are not sent to the new target")
+	journals, _ := filepath.Glob(filepath.Join(w.dir, "state", "*.journal.jsonl"))
+	require.Len(t, journals, 1)
+	journal, err := os.ReadFile(journals[0])
+	require.NoError(t, err)
+	assert.Equal(t, 2, strings.Count(string(journal), `"op":"alert_skipped"`), "both bets were placed before the target was added")
 }

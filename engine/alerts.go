@@ -35,6 +35,13 @@ type alerting struct {
 	// earlier are alerts of earlier runs found interrupted mid-attempt:
 	// never sent again, and listed in this run's report.
 	earlier []AlertResult
+	// added are targets new to a plan that already has bets, and before
+	// the bets the journal knew as the run started: what those bets had
+	// already done when the target was added is not sent to it (the
+	// first tick's events), only what they do from then on.
+	added   map[string]bool
+	before  map[string]bool
+	ticked  bool
 	mu      sync.Mutex
 	notes   []string        // attempts that failed, for the log (written by the run's goroutine)
 	failing map[string]bool // targets with a failed attempt this run
@@ -111,6 +118,20 @@ func (r *tracker) startAlerts() {
 		},
 	}
 	r.alerts = a
+	if labels := r.journal.Labels(); len(labels) > 0 {
+		known := r.journal.alertTargets()
+		for _, t := range a.targets {
+			if !known[t.ID()] {
+				if a.added == nil {
+					a.added, a.before = map[string]bool{}, map[string]bool{}
+					for _, l := range labels {
+						a.before[l] = true
+					}
+				}
+				a.added[t.ID()] = true
+			}
+		}
+	}
 	byID := map[string]notify.Target{}
 	for _, t := range a.targets {
 		byID[t.ID()] = t
@@ -181,7 +202,7 @@ func (r *tracker) alertTick() {
 			if stop := stopKey(in); stop != "" {
 				key = stop
 			}
-			r.raise(key, ev, func() *notify.Message {
+			r.raise(key, in.label, ev, func() *notify.Message {
 				if !named {
 					// The instance ids reports show ("box1@the-meadows-r5"),
 					// named as the run's report will name them.
@@ -192,15 +213,21 @@ func (r *tracker) alertTick() {
 			})
 		}
 	}
+	r.alerts.ticked = true
 }
 
 // raise journals event ev (key) for every target that wants it and has
 // not had it, and hands it to the sender. The message is built once, and
 // only when some target needs it.
-func (r *tracker) raise(key, ev string, build func() *notify.Message) {
+func (r *tracker) raise(key, label, ev string, build func() *notify.Message) {
 	var m *notify.Message
-	for _, t := range r.alerts.targets {
+	a := r.alerts
+	for _, t := range a.targets {
 		if !t.Wants(ev) || r.journal.Alert(key, t.ID()) != nil {
+			continue
+		}
+		if !a.ticked && a.added[t.ID()] && a.before[label] {
+			_ = r.journal.Record(journalEntry{Op: opAlertSkipped, Alert: &journalAlert{Key: key, Target: t.ID(), Where: t.Where(), Event: ev}})
 			continue
 		}
 		if m == nil {
@@ -385,9 +412,9 @@ func (r *tracker) endAlerts(res *Result, runErr error) {
 	}
 	r.alertTick()
 	summary := runSummary(r.plan.Name, res, r.clock.Now())
-	r.raise(r.alerts.runKey+"|"+plan.EventSummary, plan.EventSummary, func() *notify.Message { return summary })
+	r.raise(r.alerts.runKey+"|"+plan.EventSummary, "", plan.EventSummary, func() *notify.Message { return summary })
 	if why, ok := runFailure(res, runErr); ok {
-		r.raise(r.alerts.runKey+"|"+plan.EventRunFailed, plan.EventRunFailed, func() *notify.Message { return failureMessage(r.plan.Name, why, r.clock.Now()) })
+		r.raise(r.alerts.runKey+"|"+plan.EventRunFailed, "", plan.EventRunFailed, func() *notify.Message { return failureMessage(r.plan.Name, why, r.clock.Now()) })
 	}
 	within := r.opts.NotifyWithin
 	if within <= 0 {

@@ -16,6 +16,7 @@ const (
 	opAlertFailed  = "alert_failed"   // certainly not delivered: tried again
 	opAlertUnknown = "alert_unknown"  // it may have been delivered: never sent again
 	opAlertGivenUp = "alert_given_up" // too many attempts: not tried again
+	opAlertSkipped = "alert_skipped"  // already true when the target was added: not sent
 )
 
 // journalAlert is the alert an outbox entry is about. A target is named
@@ -40,11 +41,12 @@ type alertState struct {
 	Sent     bool
 	Unknown  bool
 	GaveUp   bool
+	Skipped  bool
 	Err      string
 }
 
 // done reports whether nothing more is sent for the alert.
-func (s *alertState) done() bool { return s.Sent || s.Unknown || s.GaveUp }
+func (s *alertState) done() bool { return s.Sent || s.Unknown || s.GaveUp || s.Skipped }
 
 // alertBook is the outbox folded from the journal.
 type alertBook struct {
@@ -86,6 +88,8 @@ func (b *alertBook) apply(e journalEntry) {
 		s.InFlight, s.Unknown, s.Err = false, true, e.Error
 	case opAlertGivenUp:
 		s.InFlight, s.GaveUp, s.Err = false, true, e.Error
+	case opAlertSkipped:
+		s.Skipped = true
 	}
 }
 
@@ -111,6 +115,17 @@ func (j *Journal) Alerts() []alertState {
 		c := *j.alerts.byID[id]
 		c.Body = slices.Clone(c.Body)
 		out = append(out, c)
+	}
+	return out
+}
+
+// alertTargets returns the ids of the targets the journal has alerts for.
+func (j *Journal) alertTargets() map[string]bool {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	out := map[string]bool{}
+	for _, s := range j.alerts.byID {
+		out[s.Target] = true
 	}
 	return out
 }
