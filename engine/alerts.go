@@ -39,12 +39,16 @@ type alerting struct {
 	// the bets the journal knew as the run started: what those bets had
 	// already done when the target was added is not sent to it (the
 	// first tick's events), only what they do from then on.
-	added   map[string]bool
-	before  map[string]bool
-	ticked  bool
-	mu      sync.Mutex
-	notes   []string        // attempts that failed, for the log (written by the run's goroutine)
-	failing map[string]bool // targets with a failed attempt this run
+	added  map[string]bool
+	before map[string]bool
+	ticked bool
+	// startSerial is the journal's last entry as the run began; raised
+	// counts the events the run journalled for its targets.
+	startSerial int64
+	raised      int
+	mu          sync.Mutex
+	notes       []string        // attempts that failed, for the log (written by the run's goroutine)
+	failing     map[string]bool // targets with a failed attempt this run
 }
 
 // runWithAlerts is a run under the plan's lock: check (if any) before
@@ -85,7 +89,7 @@ func (r *tracker) startAlerts() {
 	if len(r.opts.Notify) == 0 || r.journal == nil {
 		return
 	}
-	a := &alerting{targets: r.opts.Notify, runKey: "run:" + strconv.FormatInt(r.journal.Serial(), 10)}
+	a := &alerting{targets: r.opts.Notify, runKey: "run:" + strconv.FormatInt(r.journal.Serial(), 10), startSerial: r.journal.Serial()}
 	a.sender = &notify.Sender{
 		Client:  r.opts.NotifyClient,
 		Backoff: r.opts.NotifyBackoff,
@@ -144,7 +148,9 @@ func (r *tracker) startAlerts() {
 			// sent again.
 			why := "interrupted while it was being sent: it may have arrived, so it is not sent again"
 			_ = r.journal.Record(journalEntry{Op: opAlertUnknown, Alert: &journalAlert{Key: s.Key, Target: s.Target}, Error: why})
-			a.earlier = append(a.earlier, AlertResult{Event: s.Event, Bet: betOfAlertKey(s.Key), Target: s.Where, Outcome: notify.Unknown.String(), Error: why, Attempts: s.Attempts})
+			var m notify.Message
+			_ = json.Unmarshal(s.Body, &m)
+			a.earlier = append(a.earlier, AlertResult{Event: s.Event, Bet: m.Instance, Target: s.Where, Outcome: notify.Unknown.String(), Error: why, Attempts: s.Attempts})
 		default:
 			t, ok := byID[s.Target]
 			if !ok {
@@ -243,7 +249,8 @@ func (r *tracker) raise(key, label, ev string, build func() *notify.Message) {
 			r.logf("alert %s to %s not journalled, not sent: %v", ev, t.Where(), err)
 			continue
 		}
-		r.alerts.sender.Start(&notify.Delivery{Key: key, Target: t, Message: m})
+		a.raised++
+		a.sender.Start(&notify.Delivery{Key: key, Target: t, Message: m})
 	}
 }
 
@@ -285,15 +292,6 @@ func stopKey(in *instance) string {
 
 // limitRefusedReason begins the reason of a bet a limit refused (create.go).
 const limitRefusedReason = "refused by a limit"
-
-// betOfAlertKey is the bet part of an alert's key, for a report.
-func betOfAlertKey(key string) string {
-	if strings.HasPrefix(key, "run:") {
-		return ""
-	}
-	label, _, _ := strings.Cut(key, "|")
-	return label
-}
 
 // betMessage is the alert of event ev of in.
 func (r *tracker) betMessage(in *instance, ev string) *notify.Message {
@@ -411,9 +409,12 @@ func (r *tracker) endAlerts(res *Result, runErr error) {
 		return
 	}
 	r.alertTick()
-	summary := runSummary(r.plan.Name, res, r.clock.Now())
-	r.raise(r.alerts.runKey+"|"+plan.EventSummary, "", plan.EventSummary, func() *notify.Message { return summary })
-	if why, ok := runFailure(res, runErr); ok {
+	why, failed := runFailure(res, runErr)
+	if failed || r.alerts.raised > 0 || res.EndReason != EndNoWait || r.createdThisRun() {
+		summary := runSummary(r.plan.Name, res, r.clock.Now())
+		r.raise(r.alerts.runKey+"|"+plan.EventSummary, "", plan.EventSummary, func() *notify.Message { return summary })
+	}
+	if failed {
 		r.raise(r.alerts.runKey+"|"+plan.EventRunFailed, "", plan.EventRunFailed, func() *notify.Message { return failureMessage(r.plan.Name, why, r.clock.Now()) })
 	}
 	within := r.opts.NotifyWithin
@@ -446,6 +447,18 @@ func (r *tracker) endAlerts(res *Result, runErr error) {
 		last := as[len(as)-1]
 		r.logf("%d alert(s) to %s not delivered (%s: %s); the report lists them", len(as), w, last.Outcome, last.Error)
 	}
+}
+
+// createdThisRun reports whether the run announced a create. A cron run
+// (--no-wait) that created nothing, and whose bets did nothing new, sends
+// no summary: every few minutes, it would bury the alerts that matter.
+func (r *tracker) createdThisRun() bool {
+	for _, e := range r.journal.changedSince(r.alerts.startSerial) {
+		if e.created() || e.Pending {
+			return true
+		}
+	}
+	return false
 }
 
 // alertsWithoutJournal sends a run's failure when the run never held its
