@@ -561,3 +561,21 @@ func TestAlertsAddedTargetHearsWhatComesNext(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, 2, strings.Count(string(journal), `"op":"alert_skipped"`), "both bets were placed before the target was added")
 }
+
+func TestHeartbeatURLForEachService(t *testing.T) {
+	for _, tt := range []struct {
+		hb   string
+		code int
+		want string
+	}{
+		{"https://hc-ping.com/5f2c", 0, "https://hc-ping.com/5f2c/0"},
+		{"https://hc-ping.com/5f2c/", 3, "https://hc-ping.com/5f2c/3"},
+		{"https://hc-ping.com/ping/key/slug?create=1", 1, "https://hc-ping.com/ping/key/slug/1?create=1"},
+		{"https://cronitor.link/p/KEY/nightly", 0, "https://cronitor.link/p/KEY/nightly?state=complete&status_code=0"},
+		{"https://cronitor.link/p/KEY/nightly?env=prod", 3, "https://cronitor.link/p/KEY/nightly?env=prod&state=fail&status_code=3"},
+	} {
+		got, err := heartbeatURLFor(tt.hb, tt.code)
+		require.NoError(t, err)
+		assert.Equal(t, tt.want, got, "%s exit %d", tt.hb, tt.code)
+	}
+}

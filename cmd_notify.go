@@ -123,19 +123,42 @@ func heartbeatURL(sys *sysIO, p *plan.Plan, rehearsal bool) (string, error) {
 	return u, nil
 }
 
-// heartbeat requests hb with the run's exit status appended to its path
-// (healthchecks.io's form: URL/0 for success, URL/3 for a refusal), so
+// heartbeatURLFor is hb with the run's exit status, in the form its
+// service reads: Cronitor's telemetry takes state and status_code in the
+// query; healthchecks.io (and the rest) the status appended to the path,
+// URL/0 for success, URL/3 for a refusal.
+func heartbeatURLFor(hb string, code int) (string, error) {
+	u, err := url.Parse(hb)
+	if err != nil {
+		return "", err
+	}
+	host := strings.ToLower(u.Hostname())
+	if host == "cronitor.link" || strings.HasSuffix(host, ".cronitor.link") || strings.HasSuffix(host, ".cronitor.io") {
+		q := u.Query()
+		state := "complete"
+		if code != exitOK {
+			state = "fail"
+		}
+		q.Set("state", state)
+		q.Set("status_code", strconv.Itoa(code))
+		u.RawQuery = q.Encode()
+		return u.String(), nil
+	}
+	u.Path = strings.TrimSuffix(u.Path, "/") + "/" + strconv.Itoa(code)
+	return u.String(), nil
+}
+
+// heartbeat requests hb with the run's exit status (heartbeatURLFor), so
 // its service notices both failed runs and runs that stopped happening.
 // It never changes how the run exits.
 func heartbeat(ctx context.Context, sys *sysIO, hb string, code int) {
-	u, err := url.Parse(hb)
+	target, err := heartbeatURLFor(hb, code)
 	if err != nil {
 		return
 	}
-	u.Path = strings.TrimSuffix(u.Path, "/") + "/" + strconv.Itoa(code)
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), notify.AttemptTimeout)
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, u.String(), bytes.NewReader([]byte("exit "+strconv.Itoa(code)+"\n")))
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, target, bytes.NewReader([]byte("exit "+strconv.Itoa(code)+"\n")))
 	if err != nil {
 		return
 	}

@@ -93,7 +93,8 @@ type Options struct {
 	// again, deliberately (run --republish).
 	Republish []string
 
-	// Notify are the run's alert targets, their URLs expanded (alerts.go).
+	// Notify are the run's alert targets, their URLs expanded (alerts.go):
+	// the plan's, and (once there is an account file) the account's.
 	Notify []notify.Target
 	// NotifyWithin bounds how long the end of a run waits for alerts to be
 	// delivered (default 15s); what is left is tried by the next run.
