@@ -44,6 +44,12 @@ type NotifyTarget struct {
 	Line int
 }
 
+// words is the target as a diff shows it: its URL as written (a literal
+// one by scheme and host) and its events.
+func (t NotifyTarget) words() string {
+	return RedactURL(t.URL) + " on " + strings.Join(t.On, ", ")
+}
+
 // Wants reports whether the target is sent event e.
 func (t NotifyTarget) Wants(e string) bool { return slices.Contains(t.On, e) }
 
@@ -225,6 +231,9 @@ func schemeOf(raw string) string {
 // RedactURL shows a target URL as its scheme and host only
 // (https://hooks.example.com/…, slack://…): the rest may be a token.
 func RedactURL(raw string) string {
+	if raw == "" {
+		return ""
+	}
 	if strings.Contains(raw, "${") && !strings.Contains(raw, "://") {
 		return raw // a reference to the environment, not a secret
 	}
