@@ -116,7 +116,11 @@ func (r *tracker) startAlerts() {
 			e := journalEntry{Op: op, Alert: &journalAlert{Key: d.Key, Target: d.Target.ID(), Attempt: attempt}}
 			if err != nil {
 				e.Error = err.Error()
-				a.noteFailure(d.Target, fmt.Sprintf("alert %s to %s not delivered (attempt %d): %s; retrying in the background", d.Message.Event, d.Target.Where(), attempt, e.Error))
+				next := "retrying in the background"
+				if o == notify.Unknown {
+					next = "it may have arrived, so it is not sent again"
+				}
+				a.noteFailure(d.Target, fmt.Sprintf("alert %s to %s not delivered (attempt %d): %s; %s", d.Message.Event, d.Target.Where(), attempt, e.Error, next))
 			}
 			_ = r.journal.Record(e) // a journal out of reach stops the run on its own
 		},
