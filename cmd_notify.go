@@ -11,14 +11,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/spf13/pflag"
-
 	"github.com/betplan/betplan/notify"
 	"github.com/betplan/betplan/plan"
 )
-
-// notifyOptions are the flags of `betplan notify test`.
-type notifyOptions struct{}
 
 func notifyCommand() *command {
 	return &command{
@@ -33,14 +28,12 @@ func notifyCommand() *command {
 		examples: `  export SLACK_URL=slack://...
   betplan notify test plans/saturday.yaml
 `,
-		setup: bindTo((*notifyOptions).bind, notifyTest),
+		setup: bindTo(nil, notifyTest),
 	}
 }
 
-func (o *notifyOptions) bind(*pflag.FlagSet) {}
-
 // notifyTest is `betplan notify test PLAN`.
-func notifyTest(ctx context.Context, sys *sysIO, _ *notifyOptions, args []string) error {
+func notifyTest(ctx context.Context, sys *sysIO, _ *noFlags, args []string) error {
 	if len(args) == 0 || args[0] != "test" {
 		return usagef("the notify command is `betplan notify test PLAN`")
 	}
