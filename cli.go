@@ -159,6 +159,7 @@ func commands() []*command {
 		cancelCommand(),
 		stopCommand(),
 		doctorCommand(),
+		notifyCommand(),
 		unlockCommand(),
 		schemaCommand(),
 		simCommand(),

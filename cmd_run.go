@@ -111,7 +111,7 @@ var checkpointHook = func(*sysIO) func(string) { return nil }
 
 // runPlan is `betplan run PLAN`, or `betplan run SAVED` for a saved plan;
 // several plans (a directory, a glob, several files) run together.
-func runPlan(ctx context.Context, sys *sysIO, o *runOptions, args []string) error {
+func runPlan(ctx context.Context, sys *sysIO, o *runOptions, args []string) (err error) {
 	files, err := planArgs(args)
 	if err != nil {
 		return err
@@ -146,6 +146,18 @@ func runPlan(ctx context.Context, sys *sysIO, o *runOptions, args []string) erro
 	if err != nil {
 		return err
 	}
+	targets, err := alertTargets(sys, p, simulate)
+	if err != nil {
+		return err
+	}
+	hb, err := heartbeatURL(sys, p, simulate)
+	if err != nil {
+		return err
+	}
+	if hb != "" {
+		// err is the run's result: the heartbeat says how it exits.
+		defer func() { heartbeat(ctx, sys, hb, exitCode(err)) }()
+	}
 	if err := checkTipster(sys, p, o.Republish, simulate); err != nil {
 		return err
 	}
@@ -172,6 +184,7 @@ func runPlan(ctx context.Context, sys *sysIO, o *runOptions, args []string) erro
 	opts.LockTimeout = o.LockTimeout
 	opts.Checkpoint = checkpointHook(sys)
 	opts.Republish = o.Republish
+	opts.Notify = targets
 	if opts.Simulated {
 		if err := opts.State.ForgetJournal(p.Name); err != nil {
 			return err

@@ -93,6 +93,28 @@ func joinFailures(errs []error) error {
 // ("" when the command's output already said everything). Anything not
 // recognised is a failure (1).
 func (c *command) exitStatus(err error) (code int, line string) {
+	code = exitCode(err)
+	var (
+		sig    *interruptedError
+		usage  *usageError
+		locked *engine.LockedError
+	)
+	switch {
+	case err == nil, errors.Is(err, errChanges):
+		return code, ""
+	case errors.As(err, &sig):
+		return code, c.interruptedWords()
+	case errors.As(err, &usage):
+		return code, fmt.Sprintf("%s\nRun 'betplan %s --help' for usage.", usage.msg, c.name)
+	case errors.As(err, &locked):
+		return code, c.lockHeld(locked)
+	}
+	return code, err.Error()
+}
+
+// exitCode is the exit code err ends a command with, the one mapping of
+// errors to codes; exitStatus adds the line a user reads.
+func exitCode(err error) int {
 	var (
 		sig     *interruptedError
 		usage   *usageError
@@ -102,21 +124,19 @@ func (c *command) exitStatus(err error) (code int, line string) {
 	)
 	switch {
 	case err == nil:
-		return exitOK, ""
+		return exitOK
 	case errors.As(err, &sig):
-		return sig.sig.exitCode(), c.interruptedWords()
+		return sig.sig.exitCode()
 	case errors.Is(err, errChanges):
-		return exitChanges, ""
-	case errors.As(err, &usage):
-		return exitUsage, fmt.Sprintf("%s\nRun 'betplan %s --help' for usage.", usage.msg, c.name)
-	case errors.As(err, &invalid):
-		return exitUsage, err.Error()
+		return exitChanges
+	case errors.As(err, &usage), errors.As(err, &invalid):
+		return exitUsage
 	case errors.As(err, &locked):
-		return exitRefused, c.lockHeld(locked)
+		return exitRefused
 	case errors.As(err, &refused) && refused.Refused():
-		return exitRefused, err.Error()
+		return exitRefused
 	}
-	return exitFailed, err.Error()
+	return exitFailed
 }
 
 // lockHeld is what every command says when another run holds the plan's

@@ -75,6 +75,8 @@ func TestScripts(t *testing.T) {
 			"exits":      cmdExits,
 			"waitfile":   cmdWaitFile,
 			"scratch":    cmdSimScratch,
+			"receiver":   cmdReceiver,
+			"received":   cmdReceived,
 		},
 	})
 }
@@ -82,8 +84,9 @@ func TestScripts(t *testing.T) {
 // scriptSim holds the simulated service one script started with `sim`,
 // and the clock it runs on.
 type scriptSim struct {
-	svc   *sim.Service
-	clock *jumpClock
+	svc      *sim.Service
+	clock    *jumpClock
+	receiver *receiver // a webhook receiver (alerts_test.go)
 }
 
 // jumpClock is the wall clock moved forward by every `simadvance`: a

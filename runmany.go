@@ -15,6 +15,7 @@ import (
 
 	"github.com/betplan/betplan/apiclient/sim"
 	"github.com/betplan/betplan/engine"
+	"github.com/betplan/betplan/notify"
 	"github.com/betplan/betplan/plan"
 	"github.com/betplan/betplan/reporters"
 )
@@ -97,7 +98,7 @@ func loadPlans(sys *sysIO, files []string) ([]*plan.Plan, error) {
 // stop mark, limits and report, sharing one client (one request budget)
 // and one set of reads of the account. A plan whose lock another run
 // holds is refused alone.
-func runPlans(ctx context.Context, sys *sysIO, o *runOptions, files []string) error {
+func runPlans(ctx context.Context, sys *sysIO, o *runOptions, files []string) (err error) {
 	f, err := reporters.ParseFormat(o.report.Format)
 	if err != nil {
 		return usagef("%v", err)
@@ -115,6 +116,7 @@ func runPlans(ctx context.Context, sys *sysIO, o *runOptions, files []string) er
 		return err
 	}
 	accounts := make([]*plan.Config, len(plans))
+	targets := make([][]notify.Target, len(plans))
 	for i, p := range plans {
 		if err := checkTipster(sys, p, republish[i], simulate); err != nil {
 			return fmt.Errorf("%s: %w", files[i], err)
@@ -124,6 +126,17 @@ func runPlans(ctx context.Context, sys *sysIO, o *runOptions, files []string) er
 		}
 		if err := checkMoneyBound(sys, p, accounts[i], files[i], simulate, o.NoLimits); err != nil {
 			return err
+		}
+		if targets[i], err = alertTargets(sys, p, simulate); err != nil {
+			return err
+		}
+		hb, herr := heartbeatURL(sys, p, simulate)
+		if herr != nil {
+			return herr
+		}
+		if hb != "" {
+			// Each plan's heartbeat hears how the run of them all exits.
+			defer func() { heartbeat(ctx, sys, hb, exitCode(err)) }()
 		}
 	}
 	confirm, err := confirmer(sys, o.Yes, simulate)
@@ -161,6 +174,7 @@ func runPlans(ctx context.Context, sys *sysIO, o *runOptions, files []string) er
 		o1 := s.options(files[i])
 		o1.Backend = account.Plan()
 		o1.Account = accounts[i]
+		o1.Notify = targets[i]
 		o1.Clock = clock
 		o1.NoWait = o.NoWait
 		o1.AllowNoBot = o.AllowNoBot

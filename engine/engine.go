@@ -8,9 +8,11 @@ import (
 	"context"
 	"errors"
 	"io"
+	"net/http"
 	"time"
 
 	"github.com/betplan/betplan/apiclient"
+	"github.com/betplan/betplan/notify"
 	"github.com/betplan/betplan/plan"
 )
 
@@ -95,6 +97,17 @@ type Options struct {
 	// Republish names tips whose publish has an unknown outcome to send
 	// again, deliberately (run --republish).
 	Republish []string
+
+	// Notify are the run's alert targets, their URLs expanded (alerts.go):
+	// the plan's, and (once there is an account file) the account's.
+	Notify []notify.Target
+	// NotifyWithin bounds how long the end of a run waits for alerts to be
+	// delivered (default 15s); what is left is tried by the next run.
+	NotifyWithin time.Duration
+	// NotifyClient and NotifyBackoff are the sender's HTTP client and
+	// backoff; nil takes the defaults.
+	NotifyClient  *http.Client
+	NotifyBackoff func(attempt int) time.Duration
 }
 
 // Progress is a snapshot for live display.

@@ -51,6 +51,8 @@ type journalEntry struct {
 	// Tips are the tips (or the race of a pre-alert) a publication entry
 	// is about: one publish call, all of them at once (tips.go).
 	Tips []journalTip `json:"tips,omitempty"`
+	// Alert is the alert an outbox entry is about (journal_alerts.go).
+	Alert *journalAlert `json:"alert,omitempty"`
 }
 
 // labelState is what the journal knows of one label.
@@ -91,6 +93,7 @@ type Journal struct {
 	settled bool
 	pubs    map[string]*pubState // tips and pre-alerts by key (tips.go)
 	pubKeys []string             // their keys in first-seen order
+	alerts  alertBook            // the outbox of alerts (journal_alerts.go)
 	// changes lists, entry by entry, the label each entry changed, so the
 	// limits' running sums need read only what changed (changedSince).
 	changes []labelChange
@@ -160,6 +163,10 @@ func (j *Journal) apply(e journalEntry) {
 	}
 	if len(e.Tips) > 0 {
 		j.applyPub(e)
+		return
+	}
+	if e.Alert != nil {
+		j.alerts.apply(e)
 		return
 	}
 	if e.Label == "" {

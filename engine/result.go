@@ -99,6 +99,8 @@ type Result struct {
 	// Assumptions say what was assumed where the service's shapes are
 	// not known.
 	Assumptions []string
+	// Alerts are the alerts not delivered by the end of the run.
+	Alerts []AlertResult
 }
 
 // LimitsSummary is the plan's limits and how much of them is used.

@@ -19,13 +19,7 @@ import (
 func Run(ctx context.Context, p *plan.Plan, opts Options) (*Result, error) {
 	r := newTracker(p, opts)
 	res := r.newResult(KindRun, r.clock.Now())
-	err := r.runLocked(ctx, func() error {
-		if err := r.start(ctx); err != nil {
-			return err
-		}
-		return r.loop(ctx)
-	})
-	r.finish(res, err)
+	err := r.runWithAlerts(ctx, res, nil)
 	return reported(res, err)
 }
 
@@ -236,6 +230,7 @@ func (r *tracker) loop(ctx context.Context) error {
 		if err := r.readPlacements(ctx); err != nil {
 			return err
 		}
+		r.alertTick()
 		r.progress(now, interval)
 		if r.opts.NoWait || r.done() {
 			if err := r.completeRecords(ctx); err != nil {

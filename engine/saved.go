@@ -66,7 +66,7 @@ func ApplySaved(ctx context.Context, p *plan.Plan, s *SavedPlan, opts Options) (
 	}
 	r := newTracker(p, opts)
 	res := r.newResult(KindRun, r.clock.Now())
-	err := r.runLocked(ctx, func() error {
+	err := r.runWithAlerts(ctx, res, func() error {
 		switch {
 		case p.Hash != s.PlanHash:
 			return &RefusedError{Reason: fmt.Sprintf("the plan file changed since the plan was saved (%s, saved %s): run 'betplan plan --out' again", p.Hash, s.PlanHash)}
@@ -82,11 +82,7 @@ func ApplySaved(ctx context.Context, p *plan.Plan, s *SavedPlan, opts Options) (
 		case s.JournalLineage != "" && r.journal.Serial() != s.JournalSerial:
 			return &RefusedError{Reason: fmt.Sprintf("the journal moved on since the plan was saved (entry %d, saved at %d): run 'betplan plan --out' again", r.journal.Serial(), s.JournalSerial)}
 		}
-		if err := r.start(ctx); err != nil {
-			return err
-		}
-		return r.loop(ctx)
+		return nil
 	})
-	r.finish(res, err)
 	return reported(res, err)
 }

@@ -122,6 +122,8 @@ type tracker struct {
 	// accountSeen is what the service showed of the other plans' bets,
 	// by label (refreshAccountOutcomes).
 	accountSeen map[string]*seenNotification
+
+	alerts *alerting // the run's alerts; nil without targets (alerts.go)
 }
 
 func newTracker(p *plan.Plan, opts Options) *tracker {

@@ -41,6 +41,7 @@ func (p *parser) check() {
 	p.checkRaces()
 	p.checkPrealert()
 	p.checkTips()
+	p.checkNotify()
 
 	var defaults resolvedBet
 	if doc.Defaults != nil {

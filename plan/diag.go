@@ -103,7 +103,7 @@ func WriteText(w io.Writer, diags Diagnostics, src map[string][]byte) error {
 		b.WriteString(d.String())
 		b.WriteByte('\n')
 		if line, ok := sourceLine(src[d.Filename], d.Line); ok && d.Column > 0 {
-			line, col := quoteWindow(strings.ReplaceAll(line, "\t", " "), d.Column)
+			line, col := quoteWindow(redactSource(strings.ReplaceAll(line, "\t", " ")), d.Column)
 			fmt.Fprintf(&b, "    %s\n", line)
 			width := 1
 			if d.EndLine == d.Line && d.EndColumn > d.Column {

@@ -111,6 +111,19 @@ func Diff(old, new *Plan) *PlanDiff {
 	d.Plan = append(d.Plan, structChanges("defaults", old.Defaults, new.Defaults)...)
 	d.Plan = append(d.Plan, raceChanges(old.Races, new.Races)...)
 	d.Plan = append(d.Plan, structChanges("poll", withPollDefaults(old.Poll), withPollDefaults(new.Poll))...)
+	// Alerts: a target dropped or an event no longer sent is what a
+	// reviewer of an unattended plan needs to see.
+	for i := range max(len(old.Notify), len(new.Notify)) {
+		var o, n string
+		if i < len(old.Notify) {
+			o = old.Notify[i].words()
+		}
+		if i < len(new.Notify) {
+			n = new.Notify[i].words()
+		}
+		add(fmt.Sprintf("notify[%d]", i), o, n)
+	}
+	add("heartbeat", RedactURL(old.Heartbeat), RedactURL(new.Heartbeat))
 
 	oldBets := map[string]*Bet{}
 	for _, b := range old.Bets {

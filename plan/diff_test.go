@@ -170,3 +170,29 @@ bets:
 		}
 	}
 }
+
+// TestDiffNotify shows a notify target and the heartbeat changing, their
+// URLs as written (a literal one by scheme and host only).
+func TestDiffNotify(t *testing.T) {
+	parse := func(tail string) *plan.Plan {
+		t.Helper()
+		p, diags := plan.Parse("p.yaml", []byte(`version: 1
+name: p
+limits: {max_stake_per_bet: 5, max_total_stake: 5, max_bets: 1}
+bets:
+  - {id: a, race: {venue: Flemington, code: Galloping, event_number: 1}, type: Fixed Wager, market: Fixed Win, selection: "2", stake: 5}
+`+tail))
+		if diags.HasErrors() {
+			t.Fatal(diags.Error())
+		}
+		return p
+	}
+	old := parse("notify:\n  - url: ${SLACK_URL}\n  - url: https://hooks.example.com/T0KEN\n    on: [placed]\n")
+	d := plan.Diff(old, parse("notify:\n  - url: ${SLACK_URL}\n    on: [summary]\nheartbeat: https://hc-ping.com/T0KEN\n"))
+	equal(t, []plan.Change{
+		{Field: "notify[0]", Old: "${SLACK_URL} on not_placed, settled, limit, in_doubt, run_failed, summary", New: "${SLACK_URL} on summary"},
+		{Field: "notify[1]", Old: "https://hooks.example.com/… on placed"},
+		{Field: "heartbeat", New: "https://hc-ping.com/…"},
+	}, d.Plan, "notify changes")
+	check(t, !plan.Diff(old, old).Changed(), "a plan compared with itself changed")
+}

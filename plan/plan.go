@@ -23,6 +23,10 @@ type Plan struct {
 	Poll        Poll
 	Tips        []*Tip    // in file order
 	Prealert    *Prealert // nil: no pre-alerts
+	// Notify are the plan's alert targets, added to the account's;
+	// Heartbeat is requested at the end of every run ("" for none).
+	Notify    []NotifyTarget
+	Heartbeat string
 	// ReadsOutcomes is true when an expression reads plan or bets: the
 	// engine then fills them in before it evaluates one.
 	ReadsOutcomes bool

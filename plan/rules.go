@@ -33,6 +33,8 @@ var Rules = []Rule{
 		regexp.MustCompile(`(invalid (amount|condition|expression)|expression|can never be|cannot be both|always (true|false)|divides by zero|^when|^for_each_race)`)},
 	{"BP009", "version", "The plan's format version.",
 		regexp.MustCompile(`^version`)},
+	{"BP011", "notify", "A notify target or heartbeat is invalid: an event name alerts do not have, a URL its service cannot read, http:// off loopback, or a ${NAME} that is not a variable name.",
+		regexp.MustCompile(`^(notify|heartbeat|unknown alert event|duplicate event)`)},
 	{"BP010", "invalid-value", "A value of the wrong type or shape: the message says what the field takes.",
 		regexp.MustCompile(``)},
 }

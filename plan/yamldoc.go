@@ -16,6 +16,8 @@ type planDoc struct {
 	Prealert    *prealertDoc       `yaml:"prealert" jsonschema_description:"Send the tip package's pre-alert, which wakes subscribers' bots, this long before the first tip of each race."`
 	Tips        []tipDoc           `yaml:"tips" jsonschema:"minItems=1" jsonschema_description:"Picks published to the subscribers of a tip package (the package API key comes from BETPLAN_TIPSTER_APIKEY), each at most once per race. A plan has bets, tips, or both."`
 	Poll        *pollDoc           `yaml:"poll" jsonschema_description:"How outcomes are followed after creation."`
+	Notify      []notifyDoc        `yaml:"notify" jsonschema_description:"Where alerts go (added to the account's): a list of {url, on}. Each event of a bet is sent at most once, journalled like a create; delivery never delays a create or a poll."`
+	Heartbeat   *string            `yaml:"heartbeat" validate:"-" jsonschema:"minLength=1" jsonschema_description:"A URL requested at the end of every run with its exit status appended (healthchecks.io style: URL/0 on success), so a run that stops happening is noticed. https:// (http:// only on loopback); may be ${NAME}."`
 }
 
 type limitsDoc struct {

@@ -37,6 +37,8 @@ type Document struct {
 	Prealerts   []Prealert `json:"prealerts" jsonschema_description:"The pre-alerts, one per race with tips, when the plan asks for them."`
 	TipTotals   TipTotals  `json:"tip_totals" jsonschema_description:"The tipster's record over tips."`
 	Assumptions []string   `json:"assumptions" jsonschema_description:"What betplan assumed where the service's shapes are not known (tipster and sports event endpoints); empty when nothing was."`
+	// UndeliveredAlerts is absent when every alert was delivered.
+	UndeliveredAlerts []UndeliveredAlert `json:"undelivered_alerts,omitempty" jsonschema_description:"Alerts of the plan's notify targets not delivered by the end of the run; absent when none."`
 }
 
 // PlanInfo names the plan a report is about.
@@ -253,6 +255,7 @@ func NewDocument(r *engine.Result) *Document {
 	d.Totals = newTotals(r)
 	d.Tips, d.Prealerts, d.TipTotals = newTips(r), newPrealerts(r), newTipTotals(r)
 	d.Assumptions = append([]string{}, r.Assumptions...)
+	d.UndeliveredAlerts = newUndeliveredAlerts(r)
 	return d
 }
 

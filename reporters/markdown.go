@@ -34,6 +34,7 @@ func WriteMarkdown(w io.Writer, r *engine.Result) error {
 		m.run(r)
 	}
 	m.tips(r)
+	m.alerts(r)
 	m.details(r)
 	bw := bufio.NewWriter(w)
 	bw.Write(buf.Bytes())

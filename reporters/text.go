@@ -45,6 +45,7 @@ func WriteText(w io.Writer, r *engine.Result, opts TextOptions) error {
 		t.limits(r)
 	}
 	t.tipTable(r)
+	t.alerts(r)
 	t.totals(r)
 	return t.w.Flush()
 }

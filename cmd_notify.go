@@ -1,0 +1,169 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/betplan/betplan/notify"
+	"github.com/betplan/betplan/plan"
+)
+
+func notifyCommand() *command {
+	return &command{
+		name:    "notify",
+		args:    "test PLAN",
+		summary: "send a test alert to every notify target of the plan",
+		exits: []exitDoc{
+			{exitOK, "every target took the test alert"},
+			{exitFailed, "a target did not take it (each is named by scheme and host)"},
+			{exitUsage, "usage error, invalid plan, or a ${NAME} its URL reads is not set"},
+		},
+		examples: `  export SLACK_URL=slack://...
+  betplan notify test plans/saturday.yaml
+`,
+		setup: bindTo(nil, notifyTest),
+	}
+}
+
+// notifyTest is `betplan notify test PLAN`.
+func notifyTest(ctx context.Context, sys *sysIO, _ *noFlags, args []string) error {
+	if len(args) == 0 || args[0] != "test" {
+		return usagef("the notify command is `betplan notify test PLAN`")
+	}
+	path, err := onePlanArg(args[1:])
+	if err != nil {
+		return err
+	}
+	p, err := loadPlan(sys, path)
+	if err != nil {
+		return err
+	}
+	targets, err := alertTargets(sys, p, false)
+	if err != nil {
+		return err
+	}
+	if len(targets) == 0 {
+		return usagef("%s has no notify targets", path)
+	}
+	var failed []string
+	for _, t := range targets {
+		m := &notify.Message{
+			ID:      "test-" + strconv.FormatInt(time.Now().UnixNano(), 36),
+			Event:   "test",
+			Plan:    p.Name,
+			Time:    time.Now().UTC().Format(time.RFC3339),
+			Message: fmt.Sprintf("a test alert: this target is sent %s", strings.Join(t.On, ", ")),
+		}
+		if _, err := notify.Send(ctx, nil, t, m); err != nil {
+			fmt.Fprintf(sys.Stdout, "FAILED  %s: %v\n", t.Where(), err)
+			failed = append(failed, t.Where())
+			continue
+		}
+		fmt.Fprintf(sys.Stdout, "sent    %s (%s)\n", t.Where(), strings.Join(t.On, ", "))
+	}
+	if len(failed) > 0 {
+		return fmt.Errorf("%d of %d targets did not take the test alert: %s", len(failed), len(targets), strings.Join(failed, ", "))
+	}
+	return nil
+}
+
+// alertTargets expands the plan's notify targets from the environment; a
+// variable not set is a usage error before any request, except in a
+// rehearsal, which goes on without that target: a punter rehearses a plan
+// long before its secrets are set.
+func alertTargets(sys *sysIO, p *plan.Plan, rehearsal bool) ([]notify.Target, error) {
+	var out []notify.Target
+	for _, t := range p.Notify {
+		ts, err := notify.Targets(p.Filename, []plan.NotifyTarget{t}, sys.Getenv)
+		var unset *plan.UnsetVariableError
+		switch {
+		case err != nil && rehearsal && errors.As(err, &unset):
+			fmt.Fprintf(sys.Stderr, "rehearsal without the notify target at %s:%d: %v\n", p.Filename, t.Line, unset)
+		case err != nil:
+			return nil, &invalidError{err}
+		default:
+			out = append(out, ts...)
+		}
+	}
+	return out, nil
+}
+
+// heartbeatURL expands the plan's heartbeat URL ("" for none). A rehearsal
+// never requests it: it would tell the heartbeat's service that real runs
+// are happening.
+func heartbeatURL(sys *sysIO, p *plan.Plan, rehearsal bool) (string, error) {
+	if p.Heartbeat == "" {
+		return "", nil
+	}
+	if rehearsal {
+		fmt.Fprintf(sys.Stderr, "rehearsal: the heartbeat is not requested\n")
+		return "", nil
+	}
+	u, err := plan.ExpandNotifyURL(p.Heartbeat, sys.Getenv)
+	if err == nil {
+		err = plan.CheckNotifyURL(u)
+	}
+	if err != nil {
+		return "", invalidf("%s: heartbeat: %w", p.Filename, err)
+	}
+	return u, nil
+}
+
+// heartbeatURLFor is hb with the run's exit status, in the form its
+// service reads: Cronitor's telemetry takes state and status_code in the
+// query; healthchecks.io (and the rest) the status appended to the path,
+// URL/0 for success, URL/3 for a refusal.
+func heartbeatURLFor(hb string, code int) (string, error) {
+	u, err := url.Parse(hb)
+	if err != nil {
+		return "", err
+	}
+	host := strings.ToLower(u.Hostname())
+	if host == "cronitor.link" || strings.HasSuffix(host, ".cronitor.link") || strings.HasSuffix(host, ".cronitor.io") {
+		q := u.Query()
+		state := "complete"
+		if code != exitOK {
+			state = "fail"
+		}
+		q.Set("state", state)
+		q.Set("status_code", strconv.Itoa(code))
+		u.RawQuery = q.Encode()
+		return u.String(), nil
+	}
+	u.Path = strings.TrimSuffix(u.Path, "/") + "/" + strconv.Itoa(code)
+	return u.String(), nil
+}
+
+// heartbeat requests hb with the run's exit status (heartbeatURLFor), so
+// its service notices both failed runs and runs that stopped happening.
+// It never changes how the run exits.
+func heartbeat(ctx context.Context, sys *sysIO, hb string, code int) {
+	target, err := heartbeatURLFor(hb, code)
+	if err != nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), notify.AttemptTimeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, target, bytes.NewReader([]byte("exit "+strconv.Itoa(code)+"\n")))
+	if err != nil {
+		return
+	}
+	req.Header.Set("User-Agent", "betplan")
+	resp, err := http.DefaultClient.Do(req)
+	where := plan.RedactURL(hb)
+	if err != nil {
+		fmt.Fprintf(sys.Stderr, "betplan: heartbeat to %s not sent: the request failed\n", where)
+		return
+	}
+	resp.Body.Close()
+	if resp.StatusCode/100 != 2 {
+		fmt.Fprintf(sys.Stderr, "betplan: heartbeat to %s answered %s\n", where, resp.Status)
+	}
+}

@@ -1,0 +1,560 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/betplan/betplan/notify"
+	"github.com/betplan/betplan/plan"
+)
+
+// AlertResult is an alert that did not reach its target by the end of a
+// run: the report and the log list it.
+type AlertResult struct {
+	Event    string
+	Bet      string // the instance id; "" for a run's summary or failure
+	Target   string // scheme and host only
+	Outcome  string // "not delivered" (the next run tries again), "outcome unknown", "given up"
+	Error    string
+	Attempts int
+}
+
+// alerting is a run's alerts: the events its bets raised, handed to a
+// background sender once each is journalled.
+type alerting struct {
+	targets []notify.Target
+	sender  *notify.Sender
+	// runKey names this run's summary and failure: once per run.
+	runKey string
+	// earlier are alerts of earlier runs found interrupted mid-attempt:
+	// never sent again, and listed in this run's report.
+	earlier []AlertResult
+	// added are targets new to a plan that already has bets, and before
+	// the bets the journal knew as the run started: what those bets had
+	// already done when the target was added is not sent to it (the
+	// first tick's events), only what they do from then on.
+	added  map[string]bool
+	before map[string]bool
+	ticked bool
+	// startSerial is the journal's last entry as the run began; raised
+	// counts the events the run journalled for its targets.
+	startSerial int64
+	raised      int
+	mu          sync.Mutex
+	notes       []string        // attempts that failed, for the log (written by the run's goroutine)
+	failing     map[string]bool // targets with a failed attempt this run
+}
+
+// runWithAlerts is a run under the plan's lock: check (if any) before
+// anything is journalled, then the run's alerts, start and loop, then its
+// result and its last alerts, journalled while the run still holds the
+// journal. A run that never held the lock still says it failed.
+func (r *tracker) runWithAlerts(ctx context.Context, res *Result, check func() error) error {
+	ended := false
+	err := r.runLocked(ctx, func() error {
+		if check != nil {
+			if err := check(); err != nil {
+				return err
+			}
+		}
+		r.startAlerts()
+		err := r.start(ctx)
+		if err == nil {
+			err = r.loop(ctx)
+		}
+		r.finish(res, err)
+		r.endAlerts(res, err)
+		ended = true
+		return err
+	})
+	if !ended {
+		r.finish(res, err)
+		r.endAlerts(res, err)
+	}
+	return err
+}
+
+// defaultNotifyWithin is how long the end of a run waits for its alerts.
+const defaultNotifyWithin = 15 * time.Second
+
+// startAlerts starts the run's sender and hands it what earlier runs
+// journalled and did not deliver. It needs the journal (the lock held).
+func (r *tracker) startAlerts() {
+	if len(r.opts.Notify) == 0 || r.journal == nil {
+		return
+	}
+	a := &alerting{targets: r.opts.Notify, runKey: "run:" + strconv.FormatInt(r.journal.Serial(), 10), startSerial: r.journal.Serial()}
+	a.sender = &notify.Sender{
+		Client:  r.opts.NotifyClient,
+		Backoff: r.opts.NotifyBackoff,
+		Attempting: func(d *notify.Delivery, attempt int) error {
+			err := r.journal.Record(journalEntry{Op: opAlertSending, Alert: &journalAlert{Key: d.Key, Target: d.Target.ID(), Attempt: attempt}})
+			if err == nil {
+				r.checkpoint("alert-sending")
+			}
+			return err
+		},
+		Finished: func(d *notify.Delivery, attempt int, o notify.Outcome, err error, gaveUp bool) {
+			if o == notify.Delivered {
+				r.checkpoint("alert-posted")
+			}
+			op := opAlertSent
+			switch {
+			case gaveUp:
+				op = opAlertGivenUp
+			case o == notify.NotDelivered:
+				op = opAlertFailed
+			case o == notify.Unknown:
+				op = opAlertUnknown
+			}
+			e := journalEntry{Op: op, Alert: &journalAlert{Key: d.Key, Target: d.Target.ID(), Attempt: attempt}}
+			if err != nil {
+				e.Error = err.Error()
+				next := "retrying in the background"
+				if o == notify.Unknown {
+					next = "it may have arrived, so it is not sent again"
+				}
+				a.noteFailure(d.Target, fmt.Sprintf("alert %s to %s not delivered (attempt %d): %s; %s", d.Message.Event, d.Target.Where(), attempt, e.Error, next))
+			}
+			_ = r.journal.Record(e) // a journal out of reach stops the run on its own
+		},
+	}
+	r.alerts = a
+	if labels := r.journal.Labels(); len(labels) > 0 {
+		known := r.journal.alertTargets()
+		for _, t := range a.targets {
+			if !known[t.ID()] {
+				if a.added == nil {
+					a.added, a.before = map[string]bool{}, map[string]bool{}
+					for _, l := range labels {
+						a.before[l] = true
+					}
+				}
+				a.added[t.ID()] = true
+			}
+		}
+	}
+	byID := map[string]notify.Target{}
+	for _, t := range a.targets {
+		byID[t.ID()] = t
+	}
+	for _, s := range r.journal.Alerts() {
+		switch {
+		case s.done():
+		case s.InFlight:
+			// Interrupted while sending: it may have arrived, so it is not
+			// sent again.
+			why := "interrupted while it was being sent: it may have arrived, so it is not sent again"
+			_ = r.journal.Record(journalEntry{Op: opAlertUnknown, Alert: &journalAlert{Key: s.Key, Target: s.Target}, Error: why})
+			var m notify.Message
+			_ = json.Unmarshal(s.Body, &m)
+			a.earlier = append(a.earlier, AlertResult{Event: s.Event, Bet: m.Instance, Target: s.Where, Outcome: notify.Unknown.String(), Error: why, Attempts: s.Attempts})
+		default:
+			t, ok := byID[s.Target]
+			if !ok {
+				continue // a target the plan no longer has
+			}
+			var m notify.Message
+			if json.Unmarshal(s.Body, &m) != nil {
+				continue
+			}
+			a.sender.Start(&notify.Delivery{Key: s.Key, Target: t, Message: &m, Attempts: s.Attempts})
+		}
+	}
+}
+
+// noteFailure keeps a failed attempt for the log: the first of each
+// target in the run, so a target that is down does not flood it.
+func (a *alerting) noteFailure(t notify.Target, line string) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.failing == nil {
+		a.failing = map[string]bool{}
+	}
+	if a.failing[t.ID()] {
+		return
+	}
+	a.failing[t.ID()] = true
+	a.notes = append(a.notes, line)
+}
+
+// logAlerts writes the failed attempts noted since the last call.
+func (r *tracker) logAlerts() {
+	a := r.alerts
+	a.mu.Lock()
+	notes := a.notes
+	a.notes = nil
+	a.mu.Unlock()
+	for _, n := range notes {
+		r.logf("%s", n)
+	}
+}
+
+// alertTick raises the events the run's bets reached since the last tick.
+func (r *tracker) alertTick() {
+	if r.alerts == nil {
+		return
+	}
+	r.logAlerts()
+	named := false
+	for _, in := range r.insts {
+		if in.label == "" {
+			continue
+		}
+		for _, ev := range betEvents(in) {
+			key := in.label + "|" + ev
+			if stop := stopKey(in); stop != "" {
+				key = stop
+			}
+			r.raise(key, in.label, ev, func() *notify.Message {
+				if !named {
+					// The instance ids reports show ("box1@the-meadows-r5"),
+					// named as the run's report will name them.
+					r.nameInstances()
+					named = true
+				}
+				return r.betMessage(in, ev)
+			})
+		}
+	}
+	r.alerts.ticked = true
+}
+
+// raise journals event ev (key) for every target that wants it and has
+// not had it, and hands it to the sender. The message is built once, and
+// only when some target needs it.
+func (r *tracker) raise(key, label, ev string, build func() *notify.Message) {
+	var m *notify.Message
+	a := r.alerts
+	for _, t := range a.targets {
+		if !t.Wants(ev) || r.journal.Alert(key, t.ID()) != nil {
+			continue
+		}
+		if !a.ticked && a.added[t.ID()] && a.before[label] {
+			_ = r.journal.Record(journalEntry{Op: opAlertSkipped, Alert: &journalAlert{Key: key, Target: t.ID(), Where: t.Where(), Event: ev}})
+			continue
+		}
+		if m == nil {
+			m = build()
+			m.ID = alertDigest(r.journal.Lineage(), key)
+			m.Simulated = r.opts.Simulated
+		}
+		body, err := json.Marshal(m)
+		if err != nil {
+			continue
+		}
+		if err := r.journal.Record(journalEntry{Op: opAlertQueued, Alert: &journalAlert{Key: key, Target: t.ID(), Where: t.Where(), Event: ev, Body: body}}); err != nil {
+			r.logf("alert %s to %s not journalled, not sent: %v", ev, t.Where(), err)
+			continue
+		}
+		a.raised++
+		a.sender.Start(&notify.Delivery{Key: key, Target: t, Message: m})
+	}
+}
+
+// betEvents are the events in has reached.
+func betEvents(in *instance) []string {
+	var evs []string
+	if !in.placedAt.IsZero() {
+		evs = append(evs, plan.EventPlaced)
+	}
+	switch in.status {
+	case StatusSettled:
+		evs = append(evs, plan.EventSettled)
+	case StatusNotTaken:
+		evs = append(evs, plan.EventNotPlaced)
+	case StatusInDoubt:
+		evs = append(evs, plan.EventInDoubt)
+	case StatusFailed:
+		switch {
+		case strings.HasPrefix(in.reason, limitRefusedReason):
+			evs = append(evs, plan.EventLimit)
+		case in.notifID != 0 || strings.HasPrefix(in.reason, "the service refused the create"):
+			evs = append(evs, plan.EventNotPlaced)
+		}
+	}
+	return evs
+}
+
+// stopKey is the alert key of a stop-loss or take-profit that refused in:
+// the limit and its period, so a stop is told once, not once for every
+// bet it refuses after it, on this run or the next ("" for other bets).
+func stopKey(in *instance) string {
+	why, ok := strings.CutPrefix(in.reason, limitRefusedReason+": ")
+	if !ok || in.status != StatusFailed || !(strings.HasPrefix(why, "max_loss ") || strings.HasPrefix(why, "take_profit ")) {
+		return ""
+	}
+	stop, _, _ := strings.Cut(why, " reached ")
+	return "stop|" + stop
+}
+
+// limitRefusedReason begins the reason of a bet a limit refused (create.go).
+const limitRefusedReason = "refused by a limit"
+
+// betMessage is the alert of event ev of in.
+func (r *tracker) betMessage(in *instance, ev string) *notify.Message {
+	b := r.result(in)
+	m := &notify.Message{
+		Event:          ev,
+		Plan:           r.plan.Name,
+		Bet:            b.ID,
+		Instance:       in.name(),
+		Label:          b.Label,
+		NotificationID: b.NotificationID,
+		Status:         string(b.Status),
+		Time:           r.clock.Now().UTC().Format(time.RFC3339),
+		Race:           raceOf(b.Race),
+	}
+	what := "stake"
+	switch {
+	case b.Stake != nil:
+		m.Requested, m.RequestedField = ptr(*b.Stake), "stake"
+	case b.TargetProfit != nil:
+		m.Requested, m.RequestedField, what = ptr(*b.TargetProfit), "target_profit", "target profit"
+	}
+	if b.AtRisk > 0 {
+		m.AtRisk = ptr(b.AtRisk)
+	}
+	if in.notif != nil {
+		m.Accepted = ptr(b.AmountAccepted)
+		if o := float64(in.notif.AverageOdds); o > 0 {
+			m.Odds = ptr(o)
+		}
+	}
+	name := in.name() + " (" + raceWords(b.Race) + ")"
+	switch ev {
+	case plan.EventPlaced:
+		m.Message = fmt.Sprintf("placed %s: $%.2f accepted", name, b.AmountAccepted)
+		if m.Odds != nil {
+			m.Message += fmt.Sprintf(" at %.2f", *m.Odds)
+		}
+		m.Message += " by " + sessionList(in.placedBy)
+	case plan.EventSettled:
+		m.Profit = ptr(b.Profit)
+		verdict := "void"
+		switch {
+		case b.Profit > 0:
+			verdict = "won"
+		case b.Profit < 0:
+			verdict = "lost"
+		}
+		m.Message = fmt.Sprintf("%s %s: %s on $%.2f accepted", verdict, name, signedMoney(b.Profit), b.AmountAccepted)
+	case plan.EventNotPlaced:
+		m.Message = "not placed " + name + ": " + in.reason
+	case plan.EventLimit:
+		m.Message = name + " " + in.reason
+		if m.Requested != nil {
+			m.Message += fmt.Sprintf(" (%s $%.2f)", what, *m.Requested)
+		}
+		if stopKey(in) != "" {
+			m.Message = "the plan stopped creating bets, from " + name + " on: " + strings.TrimPrefix(in.reason, limitRefusedReason+": ")
+		}
+	case plan.EventInDoubt:
+		m.Message = "in doubt " + name + ": " + in.reason
+	}
+	return m
+}
+
+func ptr(v float64) *float64 { return &v }
+
+func signedMoney(v float64) string {
+	if v < 0 {
+		return fmt.Sprintf("-$%.2f", -v)
+	}
+	return fmt.Sprintf("+$%.2f", v)
+}
+
+func raceOf(ri RaceInfo) *notify.Race {
+	r := &notify.Race{Venue: ri.Venue, Code: ri.Code, EventNumber: ri.EventNumber}
+	if ri.Event != nil {
+		r = &notify.Race{Event: ri.Event.Name}
+	}
+	if !ri.Start.IsZero() {
+		r.Start = ri.Start.UTC().Format(time.RFC3339)
+	}
+	if *r == (notify.Race{}) {
+		return nil
+	}
+	return r
+}
+
+func raceWords(ri RaceInfo) string {
+	if ri.Event != nil {
+		return ri.Event.Name
+	}
+	if ri.Venue == "" {
+		return "race not resolved"
+	}
+	return fmt.Sprintf("%s R%d", ri.Venue, ri.EventNumber)
+}
+
+// alertDigest is an alert's id: the same for the same event of the same
+// plan's journal, whichever run sends it.
+func alertDigest(lineage, key string) string {
+	return lineage + "-" + raceHash("alert", lineage, key, RaceInfo{})
+}
+
+// endAlerts raises the last events of the run (bets in doubt, its
+// summary, its failure), waits a bounded time for the sender, and lists
+// in res what was not delivered. Without the journal (the lock was not
+// taken) the run's failure is sent once, unjournalled.
+func (r *tracker) endAlerts(res *Result, runErr error) {
+	if len(r.opts.Notify) == 0 {
+		return
+	}
+	if r.alerts == nil {
+		r.alertsWithoutJournal(res, runErr)
+		return
+	}
+	r.alertTick()
+	why, failed := runFailure(res, runErr)
+	if failed || r.alerts.raised > 0 || res.EndReason != EndNoWait || r.createdThisRun() {
+		summary := runSummary(r.plan.Name, res, r.clock.Now())
+		r.raise(r.alerts.runKey+"|"+plan.EventSummary, "", plan.EventSummary, func() *notify.Message { return summary })
+	}
+	if failed {
+		r.raise(r.alerts.runKey+"|"+plan.EventRunFailed, "", plan.EventRunFailed, func() *notify.Message { return failureMessage(r.plan.Name, why, r.clock.Now()) })
+	}
+	within := r.opts.NotifyWithin
+	if within <= 0 {
+		within = defaultNotifyWithin
+	}
+	left := r.alerts.sender.Close(within)
+	r.logAlerts()
+	res.Alerts = append(res.Alerts, r.alerts.earlier...)
+	for _, u := range left {
+		out := u.Outcome.String()
+		if u.GaveUp {
+			out = "given up"
+		} else if u.Outcome == notify.NotDelivered {
+			out += ": the next run tries again"
+		}
+		res.Alerts = append(res.Alerts, AlertResult{Event: u.Delivery.Message.Event, Bet: u.Delivery.Message.Instance, Target: u.Delivery.Target.Where(), Outcome: out, Error: u.Err, Attempts: u.Attempts})
+	}
+	// One line per target: the report lists each alert.
+	var where []string
+	byTarget := map[string][]AlertResult{}
+	for _, a := range res.Alerts {
+		if byTarget[a.Target] == nil {
+			where = append(where, a.Target)
+		}
+		byTarget[a.Target] = append(byTarget[a.Target], a)
+	}
+	for _, w := range where {
+		as := byTarget[w]
+		last := as[len(as)-1]
+		r.logf("%d alert(s) to %s not delivered (%s: %s); the report lists them", len(as), w, last.Outcome, last.Error)
+	}
+}
+
+// createdThisRun reports whether the run announced a create. A cron run
+// (--no-wait) that created nothing, and whose bets did nothing new, sends
+// no summary: every few minutes, it would bury the alerts that matter.
+func (r *tracker) createdThisRun() bool {
+	for _, e := range r.journal.changedSince(r.alerts.startSerial) {
+		if e.created() || e.Pending {
+			return true
+		}
+	}
+	return false
+}
+
+// alertsWithoutJournal sends a run's failure when the run never held its
+// journal: nothing else happened to tell.
+func (r *tracker) alertsWithoutJournal(res *Result, runErr error) {
+	why, ok := runFailure(res, runErr)
+	if !ok {
+		return
+	}
+	m := failureMessage(r.plan.Name, why, r.clock.Now())
+	m.Simulated = r.opts.Simulated
+	s := &notify.Sender{Client: r.opts.NotifyClient, Backoff: r.opts.NotifyBackoff}
+	for _, t := range r.opts.Notify {
+		if t.Wants(plan.EventRunFailed) {
+			s.Start(&notify.Delivery{Key: "run|" + plan.EventRunFailed, Target: t, Message: m})
+		}
+	}
+	within := r.opts.NotifyWithin
+	if within <= 0 {
+		within = defaultNotifyWithin
+	}
+	for _, u := range s.Close(within) {
+		res.Alerts = append(res.Alerts, AlertResult{Event: plan.EventRunFailed, Target: u.Delivery.Target.Where(), Outcome: u.Outcome.String(), Error: u.Err, Attempts: u.Attempts})
+	}
+}
+
+// runFailure says whether a run ends with exit 1 or 3 and why, in one
+// line: an error or refusal that ended it, or a bet that failed.
+// Interrupted runs exit otherwise.
+func runFailure(res *Result, runErr error) (string, bool) {
+	if errors.Is(runErr, context.Canceled) || res.EndReason == EndInterrupted {
+		return "", false
+	}
+	if res.Error != "" {
+		return res.Error, true
+	}
+	if runErr != nil {
+		return runErr.Error(), true
+	}
+	if !res.Failed() {
+		return "", false
+	}
+	var parts []string
+	for _, s := range []Status{StatusInDoubt, StatusFailed, StatusNotTaken, StatusUnresolved} {
+		if n := res.Totals.ByStatus[s]; n > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", n, strings.ReplaceAll(string(s), "_", " ")))
+		}
+	}
+	if len(parts) == 0 {
+		return "something failed; see the report", true
+	}
+	return "finished with " + strings.Join(parts, ", "), true
+}
+
+func failureMessage(planName, why string, now time.Time) *notify.Message {
+	return &notify.Message{Event: plan.EventRunFailed, Plan: planName, Status: "failed", Time: now.UTC().Format(time.RFC3339), Message: "run failed: " + why}
+}
+
+// runSummary is a run's summary alert: its totals, as the report shows
+// them.
+func runSummary(planName string, res *Result, now time.Time) *notify.Message {
+	t := res.Totals
+	by := map[string]int{}
+	var words []string
+	for _, s := range Statuses() {
+		if n := t.ByStatus[s]; n > 0 {
+			by[string(s)] = n
+			words = append(words, fmt.Sprintf("%d %s", n, strings.ReplaceAll(string(s), "_", " ")))
+		}
+	}
+	won, lost := 0, 0
+	for _, b := range res.Bets {
+		if b.Status == StatusSettled {
+			switch {
+			case b.Profit > 0:
+				won++
+			case b.Profit < 0:
+				lost++
+			}
+		}
+	}
+	line := fmt.Sprintf("run %s: %d bets", res.EndReason, t.Bets)
+	if len(words) > 0 {
+		line += " (" + strings.Join(words, ", ") + ")"
+	}
+	line += fmt.Sprintf("; %d won, %d lost; $%.2f accepted, profit %s", won, lost, t.AmountAccepted, signedMoney(t.Profit))
+	return &notify.Message{
+		Event:   plan.EventSummary,
+		Plan:    planName,
+		Status:  string(res.EndReason),
+		Time:    now.UTC().Format(time.RFC3339),
+		Totals:  &notify.Totals{Bets: t.Bets, ByStatus: by, Staked: t.StakeRequested, Accepted: t.AmountAccepted, Profit: t.Profit, EndedBy: string(res.EndReason)},
+		Message: line,
+	}
+}

@@ -1,0 +1,131 @@
+package engine
+
+import (
+	"encoding/json"
+	"slices"
+)
+
+// Journal operations of the alert outbox. An alert is journalled with its
+// body before it is handed to the sender, and every attempt is announced
+// before it is made, like a create: an attempt with no outcome after it
+// may have reached its target, so it is never made again.
+const (
+	opAlertQueued  = "alert_queued"   // the alert, for one target: sent by this run or the next
+	opAlertSending = "alert_sending"  // an attempt is about to be made
+	opAlertSent    = "alert_sent"     // the target said yes
+	opAlertFailed  = "alert_failed"   // certainly not delivered: tried again
+	opAlertUnknown = "alert_unknown"  // it may have been delivered: never sent again
+	opAlertGivenUp = "alert_given_up" // too many attempts: not tried again
+	opAlertSkipped = "alert_skipped"  // already true when the target was added: not sent
+)
+
+// journalAlert is the alert an outbox entry is about. A target is named
+// by a digest of its URL and shown by its scheme and host: the URL may
+// hold a token and is never journalled.
+type journalAlert struct {
+	Key     string          `json:"key"`
+	Target  string          `json:"target"`
+	Where   string          `json:"where,omitempty"`
+	Event   string          `json:"event,omitempty"`
+	Body    json.RawMessage `json:"body,omitempty"`
+	Attempt int             `json:"attempt,omitempty"`
+}
+
+// alertState is what the journal knows of one alert for one target.
+type alertState struct {
+	Key, Target, Where, Event string
+	Body                      json.RawMessage
+	Attempts                  int
+	// InFlight: an attempt was announced and nothing followed it.
+	InFlight bool
+	Sent     bool
+	Unknown  bool
+	GaveUp   bool
+	Skipped  bool
+	Err      string
+}
+
+// done reports whether nothing more is sent for the alert.
+func (s *alertState) done() bool { return s.Sent || s.Unknown || s.GaveUp || s.Skipped }
+
+// alertBook is the outbox folded from the journal.
+type alertBook struct {
+	byID  map[string]*alertState
+	order []string
+}
+
+func alertID(key, target string) string { return key + "\x00" + target }
+
+func (b *alertBook) apply(e journalEntry) {
+	a := e.Alert
+	id := alertID(a.Key, a.Target)
+	if b.byID == nil {
+		b.byID = map[string]*alertState{}
+	}
+	s := b.byID[id]
+	if s == nil {
+		s = &alertState{Key: a.Key, Target: a.Target}
+		b.byID[id] = s
+		b.order = append(b.order, id)
+	}
+	if a.Where != "" {
+		s.Where = a.Where
+	}
+	if a.Event != "" {
+		s.Event = a.Event
+	}
+	if len(a.Body) > 0 {
+		s.Body = a.Body
+	}
+	switch e.Op {
+	case opAlertSending:
+		s.InFlight, s.Attempts = true, max(s.Attempts, a.Attempt)
+	case opAlertSent:
+		s.InFlight, s.Sent = false, true
+	case opAlertFailed:
+		s.InFlight, s.Err = false, e.Error
+	case opAlertUnknown:
+		s.InFlight, s.Unknown, s.Err = false, true, e.Error
+	case opAlertGivenUp:
+		s.InFlight, s.GaveUp, s.Err = false, true, e.Error
+	case opAlertSkipped:
+		s.Skipped = true
+	}
+}
+
+// Alert returns what the journal knows of the alert key for target, or
+// nil.
+func (j *Journal) Alert(key, target string) *alertState {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if s, ok := j.alerts.byID[alertID(key, target)]; ok {
+		c := *s
+		return &c
+	}
+	return nil
+}
+
+// Alerts returns every alert the journal knows, in the order they were
+// first journalled.
+func (j *Journal) Alerts() []alertState {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	out := make([]alertState, 0, len(j.alerts.order))
+	for _, id := range j.alerts.order {
+		c := *j.alerts.byID[id]
+		c.Body = slices.Clone(c.Body)
+		out = append(out, c)
+	}
+	return out
+}
+
+// alertTargets returns the ids of the targets the journal has alerts for.
+func (j *Journal) alertTargets() map[string]bool {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	out := map[string]bool{}
+	for _, s := range j.alerts.byID {
+		out[s.Target] = true
+	}
+	return out
+}

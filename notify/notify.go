@@ -1,0 +1,264 @@
+// Package notify delivers alerts where the user is: a JSON webhook for
+// http(s) URLs, a chat, push or e-mail service for the other schemes
+// (through shoutrrr). A Sender delivers in the background, with retries and
+// backoff, so no alert ever waits on a create or a poll; what it could not
+// deliver it says, and the caller journals every attempt.
+package notify
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/nicholas-fedor/shoutrrr/pkg/router"
+	"github.com/nicholas-fedor/shoutrrr/pkg/types"
+
+	"github.com/betplan/betplan/plan"
+)
+
+// Target is one place alerts go: its URL (secret: never shown, logged or
+// journalled whole) and the events it is sent.
+type Target struct {
+	URL string
+	On  []string
+	id  string // ID, worked out once
+}
+
+// Targets expands the environment variables (${NAME}) of a plan's targets
+// and checks each expanded URL. Errors name the target by file and line
+// and the variable, never the URL.
+func Targets(file string, ts []plan.NotifyTarget, getenv func(string) string) ([]Target, error) {
+	var out []Target
+	for _, t := range ts {
+		u, err := plan.ExpandNotifyURL(t.URL, getenv)
+		if err == nil {
+			err = plan.CheckNotifyURL(u)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s:%d: notify url: %w", file, t.Line, err)
+		}
+		tg := Target{URL: u, On: t.On}
+		tg.id = tg.ID()
+		out = append(out, tg)
+	}
+	return out, nil
+}
+
+// Where is the target as output shows it: scheme and host only.
+func (t Target) Where() string { return plan.RedactURL(t.URL) }
+
+// ID names the target in the journal: a digest of its URL, the same on
+// every run and machine, from which the URL cannot be read back.
+func (t Target) ID() string {
+	if t.id != "" {
+		return t.id
+	}
+	h := sha256.Sum256([]byte("betplan notify target\x00" + t.URL))
+	return hex.EncodeToString(h[:8])
+}
+
+// Wants reports whether the target is sent event e.
+func (t Target) Wants(event string) bool { return slices.Contains(t.On, event) }
+
+func (t Target) webhook() bool {
+	s, _, _ := strings.Cut(t.URL, "://")
+	s = strings.ToLower(s)
+	return s == "http" || s == "https"
+}
+
+// Message is an alert: the JSON body of a webhook, and for the other
+// services its Text. It never holds a token or key.
+type Message struct {
+	// ID is the alert's own id, the same on every attempt and every run:
+	// a receiver that keeps it can drop a repeat.
+	ID    string `json:"id"`
+	Event string `json:"event"`
+	Plan  string `json:"plan"`
+	Bet   string `json:"bet,omitempty"`
+	// Instance is the id reports show and cancel takes (the bet id, or
+	// "<bet>@<venue>-r<n>" for a for_each_race bet).
+	Instance       string `json:"instance,omitempty"`
+	Label          string `json:"label,omitempty"`
+	NotificationID int64  `json:"notification_id,omitempty"`
+	Status         string `json:"status,omitempty"`
+	// Requested is the bet's stake, or its target profit when
+	// RequestedField says so.
+	Requested      *float64 `json:"requested,omitempty"`
+	RequestedField string   `json:"requested_field,omitempty"`
+	AtRisk         *float64 `json:"at_risk,omitempty"`
+	Accepted       *float64 `json:"accepted,omitempty"`
+	Odds           *float64 `json:"odds,omitempty"`
+	Profit         *float64 `json:"profit,omitempty"`
+	Race           *Race    `json:"race,omitempty"`
+	Totals         *Totals  `json:"totals,omitempty"`
+	Time           string   `json:"time"`
+	// Simulated marks an alert of a rehearsal: no real money moved.
+	Simulated bool `json:"simulated,omitempty"`
+	// Message is one line a person reads.
+	Message string `json:"message"`
+}
+
+// Race is the race (or sports event) of a bet's alert.
+type Race struct {
+	Venue       string `json:"venue,omitempty"`
+	Code        string `json:"code,omitempty"`
+	EventNumber int    `json:"event_number,omitempty"`
+	Event       string `json:"event,omitempty"`
+	Start       string `json:"start,omitempty"`
+}
+
+// Totals are a run's sums, for its summary.
+type Totals struct {
+	Bets     int            `json:"bets"`
+	ByStatus map[string]int `json:"by_status"`
+	Staked   float64        `json:"staked"`
+	Accepted float64        `json:"accepted"`
+	Profit   float64        `json:"profit"`
+	EndedBy  string         `json:"end_reason"`
+	ExitCode int            `json:"exit_code,omitempty"`
+}
+
+// Text is the message as a chat or e-mail shows it.
+func (m *Message) Text() string {
+	who := "betplan"
+	if m.Plan != "" {
+		who += " " + m.Plan
+	}
+	if m.Simulated {
+		who += " (rehearsal)"
+	}
+	return who + ": " + m.Message
+}
+
+// Outcome is what one attempt to deliver came to.
+type Outcome int
+
+// The outcomes of an attempt.
+const (
+	// Delivered: the target said yes.
+	Delivered Outcome = iota
+	// NotDelivered: certainly not delivered (refused, unreachable): it
+	// may be tried again.
+	NotDelivered
+	// Unknown: it may have been delivered (no answer after it was sent):
+	// it is not sent again, so nothing is sent twice.
+	Unknown
+)
+
+func (o Outcome) String() string {
+	switch o {
+	case Delivered:
+		return "delivered"
+	case NotDelivered:
+		return "not delivered"
+	}
+	return "outcome unknown"
+}
+
+// AttemptTimeout bounds one attempt.
+const AttemptTimeout = 10 * time.Second
+
+// Send makes one attempt to deliver m to t. The error says why it was not
+// delivered, in words that never hold the URL (nor name the target: the
+// caller does, with Where).
+func Send(ctx context.Context, client *http.Client, t Target, m *Message) (Outcome, error) {
+	ctx, cancel := context.WithTimeout(ctx, AttemptTimeout)
+	defer cancel()
+	if t.webhook() {
+		return postWebhook(ctx, client, t, m)
+	}
+	return sendService(ctx, t, m)
+}
+
+func postWebhook(ctx context.Context, client *http.Client, t Target, m *Message) (Outcome, error) {
+	body, err := json.Marshal(m)
+	if err != nil {
+		return NotDelivered, err
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, t.URL, bytes.NewReader(body))
+	if err != nil {
+		return NotDelivered, errors.New("the URL does not make a request")
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("User-Agent", "betplan")
+	if client == nil {
+		client = http.DefaultClient
+	}
+	resp, err := client.Do(req)
+	if err != nil {
+		return transportOutcome(err), errors.New(transportWords(err))
+	}
+	defer resp.Body.Close()
+	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
+	if resp.StatusCode/100 == 2 {
+		return Delivered, nil
+	}
+	return NotDelivered, fmt.Errorf("answered %s", resp.Status)
+}
+
+// transportOutcome says whether a request that failed may have reached
+// the receiver: not when the connection was never made.
+func transportOutcome(err error) Outcome {
+	var op *net.OpError
+	if errors.As(err, &op) && op.Op == "dial" {
+		return NotDelivered
+	}
+	var dns *net.DNSError
+	if errors.As(err, &dns) {
+		return NotDelivered
+	}
+	return Unknown
+}
+
+// transportWords says what went wrong with a request without its URL (a
+// url.Error quotes it whole).
+func transportWords(err error) string {
+	var op *net.OpError
+	var dns *net.DNSError
+	switch {
+	case errors.As(err, &dns):
+		return "host not found"
+	case errors.As(err, &op) && op.Op == "dial":
+		return "unreachable (" + op.Err.Error() + ")"
+	case errors.Is(err, context.DeadlineExceeded):
+		return fmt.Sprintf("no answer within %s", AttemptTimeout)
+	case errors.Is(err, context.Canceled):
+		return "cancelled"
+	}
+	return "the request failed"
+}
+
+// sendService delivers through the notification library. Its errors quote
+// the URL, so only their kind is kept. A service that answered an error
+// did not post; only a timeout leaves the outcome unknown.
+func sendService(ctx context.Context, t Target, m *Message) (Outcome, error) {
+	svc, err := (&router.ServiceRouter{}).Locate(t.URL)
+	if err != nil {
+		return NotDelivered, errors.New("the URL is not one the service reads")
+	}
+	done := make(chan error, 1)
+	go func() { done <- svc.Send(m.Text(), &types.Params{}) }()
+	select {
+	case err := <-done:
+		if err == nil {
+			return Delivered, nil
+		}
+		var ne net.Error
+		if errors.As(err, &ne) && ne.Timeout() {
+			return Unknown, errors.New("no answer in time")
+		}
+		return NotDelivered, errors.New("the service did not take the message")
+	case <-ctx.Done():
+		return Unknown, fmt.Errorf("no answer within %s", AttemptTimeout)
+	}
+}

@@ -1,0 +1,259 @@
+package plan
+
+import (
+	"fmt"
+	"net"
+	"net/url"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/nicholas-fedor/shoutrrr/pkg/router"
+	"gopkg.in/yaml.v3"
+)
+
+// Alert events: what a notify target can be told about.
+const (
+	EventPlaced    = "placed"     // a session accepted a bet
+	EventNotPlaced = "not_placed" // every session refused it, or none took it
+	EventSettled   = "settled"    // won, lost or void, with its profit
+	EventLimit     = "limit"      // a bet refused by a limit
+	EventInDoubt   = "in_doubt"   // a create may have landed
+	EventRunFailed = "run_failed" // a run ended with exit 1 or 3
+	EventSummary   = "summary"    // the end of a run, with its totals
+)
+
+// AlertEvents lists every event, in the order alerts describe them.
+func AlertEvents() []string {
+	return []string{EventPlaced, EventNotPlaced, EventSettled, EventLimit, EventInDoubt, EventRunFailed, EventSummary}
+}
+
+// DefaultAlertEvents are the events of a target without on: every event
+// but placed, which a busy card would turn into noise.
+func DefaultAlertEvents() []string {
+	return slices.DeleteFunc(AlertEvents(), func(e string) bool { return e == EventPlaced })
+}
+
+// NotifyTarget is where alerts go: a URL as written (it may read
+// environment variables, ${NAME}) and the events it is sent.
+type NotifyTarget struct {
+	URL string // as written: may hold ${NAME}; never shown whole
+	On  []string
+	// Line is where the target's url is written, for messages.
+	Line int
+}
+
+// words is the target as a diff shows it: its URL as written (a literal
+// one by scheme and host) and its events.
+func (t NotifyTarget) words() string {
+	return RedactURL(t.URL) + " on " + strings.Join(t.On, ", ")
+}
+
+// Wants reports whether the target is sent event e.
+func (t NotifyTarget) Wants(e string) bool { return slices.Contains(t.On, e) }
+
+type notifyDoc struct {
+	URL *string  `yaml:"url" validate:"-" jsonschema:"required,minLength=1" jsonschema_description:"Where alerts go: https://… for a JSON webhook (http:// only on loopback), or a notification service URL such as slack://…, discord://…, telegram://…, pushover://…, ntfy://…, smtp://…. Write it as ${NAME} to read it from the environment, so tokens stay out of the repository."`
+	On  []string `yaml:"on" validate:"-" jsonschema:"uniqueItems=true,enum=placed,enum=not_placed,enum=settled,enum=limit,enum=in_doubt,enum=run_failed,enum=summary" jsonschema_description:"The events sent to this target: placed, not_placed, settled, limit, in_doubt, run_failed, summary. Absent: every event but placed."`
+}
+
+// envRef is one ${NAME} in a target URL.
+var envRef = regexp.MustCompile(`\$\{([^}]*)\}`)
+
+var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+
+// checkNotify reads notify: and heartbeat:.
+func (p *parser) checkNotify() {
+	for i := range p.doc.Notify {
+		path := "notify[" + strconv.Itoa(i) + "]"
+		doc := &p.doc.Notify[i]
+		if doc.URL == nil || *doc.URL == "" {
+			if p.d.pos[path+".url"] == nil {
+				p.d.errorf(p.at(path), "notify target is missing url: where the alerts go, e.g. url: ${SLACK_URL}")
+			} else {
+				p.d.errorf(p.at(path+".url"), "notify url is empty")
+			}
+			continue
+		}
+		t := NotifyTarget{URL: *doc.URL, Line: p.at(path + ".url").Line}
+		ok := p.checkTargetURL(*doc.URL, path+".url", "notify url")
+		if p.d.pos[path+".on"] == nil {
+			t.On = DefaultAlertEvents()
+		}
+		seen := map[string]bool{}
+		for j, e := range doc.On {
+			at := p.at(path + ".on[" + strconv.Itoa(j) + "]")
+			switch {
+			case !slices.Contains(AlertEvents(), e):
+				p.d.errorf(at, "unknown alert event %q: notify events are %s%s", e, strings.Join(AlertEvents(), ", "), didYouMean(e, AlertEvents()))
+				ok = false
+			case seen[e]:
+				p.d.errorf(at, "duplicate event %q in on", e)
+			default:
+				seen[e] = true
+				t.On = append(t.On, e)
+			}
+		}
+		if n := p.d.pos[path+".on"]; n != nil && n.Kind == yaml.SequenceNode && len(doc.On) == 0 {
+			p.d.warnf(n, "notify on is empty: this target is sent nothing")
+		}
+		if ok {
+			p.plan.Notify = append(p.plan.Notify, t)
+		}
+	}
+	if h := p.doc.Heartbeat; h != nil {
+		if p.checkTargetURL(*h, "heartbeat", "heartbeat") {
+			if u := *h; !strings.Contains(u, "${") && !isWebhook(u) {
+				p.d.errorf(p.at("heartbeat"), "heartbeat must be an https:// URL (healthchecks.io or Cronitor style), got a %s URL", schemeOf(u))
+			} else {
+				p.plan.Heartbeat = u
+			}
+		}
+	}
+}
+
+// checkTargetURL checks a target URL as far as it can be checked without
+// the environment: the ${NAME} references' syntax, and a URL with none
+// whole. It never prints the URL: it may hold a token.
+func (p *parser) checkTargetURL(raw, path, what string) bool {
+	n := p.at(path)
+	if strings.Contains(raw, "${") {
+		for _, m := range envRef.FindAllStringSubmatch(raw, -1) {
+			if !envName.MatchString(m[1]) {
+				p.d.errorf(n, "%s: ${%s} is not an environment variable name (letters, digits and _)", what, m[1])
+				return false
+			}
+		}
+		if strings.Count(raw, "${") != len(envRef.FindAllString(raw, -1)) {
+			p.d.errorf(n, "%s: a ${ without its closing }", what)
+			return false
+		}
+		return true
+	}
+	if err := CheckNotifyURL(raw); err != nil {
+		p.d.errorf(n, "%s: %v", what, err)
+		return false
+	}
+	if u, err := url.Parse(raw); err == nil && !loopbackHost(u.Hostname()) {
+		p.d.warnf(n, "%s is written in the plan: write it as ${NAME} and set NAME in the environment (a CI secret), so whoever reads the repository cannot use its token", what)
+	}
+	return true
+}
+
+// sourceURL finds a target URL in a quoted line of a plan.
+var sourceURL = regexp.MustCompile(`((?:url|heartbeat)\s*:\s*["']?)([A-Za-z][A-Za-z0-9+.-]*://[^\s"'#,}\]]+)`)
+
+// redactSource shows the target URLs of a plan's line as their scheme
+// and host, for a diagnostic that quotes the line.
+func redactSource(line string) string {
+	return sourceURL.ReplaceAllStringFunc(line, func(m string) string {
+		sub := sourceURL.FindStringSubmatch(m)
+		return sub[1] + RedactURL(sub[2])
+	})
+}
+
+// ExpandNotifyURL reads the environment variables a target URL names
+// (${NAME}) with getenv. A variable that is unset or empty is an error
+// naming it, never the URL.
+func ExpandNotifyURL(raw string, getenv func(string) string) (string, error) {
+	var missing []string
+	out := envRef.ReplaceAllStringFunc(raw, func(ref string) string {
+		name := ref[2 : len(ref)-1]
+		v := getenv(name)
+		if v == "" {
+			missing = append(missing, name)
+		}
+		return v
+	})
+	if len(missing) > 0 {
+		return "", &UnsetVariableError{Names: missing}
+	}
+	return out, nil
+}
+
+// UnsetVariableError is a target URL that reads environment variables
+// that are not set.
+type UnsetVariableError struct{ Names []string }
+
+func (e *UnsetVariableError) Error() string {
+	return fmt.Sprintf("environment variable %s is not set", strings.Join(e.Names, ", "))
+}
+
+// CheckNotifyURL checks a target URL (after ${NAME} expansion): an http
+// URL is a JSON webhook that needs https except on loopback; any other
+// scheme must be one the notification library knows and parse as its
+// URL. Errors never hold the URL.
+func CheckNotifyURL(raw string) error {
+	u, err := url.Parse(raw)
+	if err != nil || u.Scheme == "" {
+		return fmt.Errorf("not a URL: write scheme://host/…, e.g. https://hooks.example.com/… or slack://…")
+	}
+	switch strings.ToLower(u.Scheme) {
+	case "https":
+		if u.Host == "" {
+			return fmt.Errorf("https URL without a host")
+		}
+		return nil
+	case "http":
+		if !loopbackHost(u.Hostname()) {
+			return fmt.Errorf("https is required for %s (http:// only on loopback): a webhook body says what was bet", RedactURL(raw))
+		}
+		return nil
+	case "matrix":
+		// The library logs in to check a matrix URL: validate stays
+		// offline, and the first alert tells.
+		if u.Host == "" {
+			return fmt.Errorf("matrix URL without a host")
+		}
+		return nil
+	}
+	if _, err := (&router.ServiceRouter{}).Locate(raw); err != nil {
+		if strings.Contains(err.Error(), "unknown service") {
+			return fmt.Errorf("unknown scheme %q: use https:// for a webhook, or one of the notification services (slack, discord, telegram, pushover, ntfy, smtp, teams, gotify, …)", u.Scheme)
+		}
+		return fmt.Errorf("%s is not a valid %s URL: see https://shoutrrr.nickfedor.com for its form", RedactURL(raw), strings.ToLower(u.Scheme))
+	}
+	return nil
+}
+
+// isWebhook reports whether raw is an http(s) URL.
+func isWebhook(raw string) bool {
+	s := strings.ToLower(schemeOf(raw))
+	return s == "http" || s == "https"
+}
+
+func schemeOf(raw string) string {
+	s, _, _ := strings.Cut(raw, "://")
+	return s
+}
+
+// RedactURL shows a target URL as its scheme and host only
+// (https://hooks.example.com/…, slack://…): the rest may be a token.
+func RedactURL(raw string) string {
+	if raw == "" {
+		return ""
+	}
+	if strings.Contains(raw, "${") && !strings.Contains(raw, "://") {
+		return raw // a reference to the environment, not a secret
+	}
+	u, err := url.Parse(raw)
+	if err != nil || u.Scheme == "" {
+		return "(a URL)"
+	}
+	scheme := strings.ToLower(u.Scheme)
+	if scheme != "http" && scheme != "https" {
+		// A service URL's host is often its token (slack://token@…).
+		return scheme + "://…"
+	}
+	return scheme + "://" + u.Host + "/…"
+}
+
+// loopbackHost reports whether host names this machine.
+func loopbackHost(host string) bool {
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}

@@ -1,0 +1,56 @@
+package reporters
+
+import (
+	"fmt"
+
+	"github.com/betplan/betplan/engine"
+)
+
+// UndeliveredAlert is an alert that did not reach its target by the end
+// of the run.
+type UndeliveredAlert struct {
+	Event    string `json:"event" jsonschema_description:"The alert's event: placed, not_placed, settled, limit, in_doubt, run_failed or summary."`
+	Bet      string `json:"bet" jsonschema_description:"The bet's instance id; empty for a run's summary or failure."`
+	Target   string `json:"target" jsonschema_description:"The target, as its scheme and host only: the rest of a URL may be a token."`
+	Outcome  string `json:"outcome" jsonschema_description:"not delivered (the next run tries again), outcome unknown (it may have arrived: not sent again), or given up."`
+	Error    string `json:"error" jsonschema_description:"Why, from the last attempt."`
+	Attempts int    `json:"attempts" jsonschema_description:"Attempts made, over every run."`
+}
+
+func newUndeliveredAlerts(r *engine.Result) []UndeliveredAlert {
+	var out []UndeliveredAlert
+	for _, a := range r.Alerts {
+		out = append(out, UndeliveredAlert(a))
+	}
+	return out
+}
+
+func alertWords(a engine.AlertResult) string {
+	s := a.Event
+	if a.Bet != "" {
+		s += " of " + a.Bet
+	}
+	return fmt.Sprintf("%s to %s: %s (%s; %d attempts)", s, a.Target, a.Outcome, a.Error, a.Attempts)
+}
+
+func (t *textWriter) alerts(r *engine.Result) {
+	if len(r.Alerts) == 0 {
+		return
+	}
+	t.w.WriteString(t.bold("ALERTS NOT DELIVERED") + "\n")
+	for _, a := range r.Alerts {
+		t.line(oneLine("- "+alertWords(a)), toneWarn)
+	}
+	t.w.WriteByte('\n')
+}
+
+func (m *markdownWriter) alerts(r *engine.Result) {
+	if len(r.Alerts) == 0 {
+		return
+	}
+	m.printf("Alerts not delivered:\n\n")
+	for _, a := range r.Alerts {
+		m.printf("- %s\n", mdText(alertWords(a)))
+	}
+	m.printf("\n")
+}
