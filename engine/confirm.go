@@ -1,0 +1,123 @@
+package engine
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/betplan/betplan/plan"
+)
+
+// confirm asks once per run, before the first thing a real run cannot take
+// back (a create, a publication), showing summary; a no refuses the run.
+func (r *tracker) confirm(summary func() string) error {
+	if r.confirmed || r.opts.Confirm == nil {
+		r.confirmed = true
+		return nil
+	}
+	ok, err := r.opts.Confirm(summary())
+	if err != nil {
+		return err
+	}
+	if !ok {
+		r.refused = "not confirmed"
+		return ErrNotConfirmed
+	}
+	r.confirmed = true
+	return nil
+}
+
+// confirmSummary is what the prompt shows before the first create: each
+// bet that may be created, its requested amount and what it puts at risk
+// (and how that was worked out), and the limits of its period.
+func (r *tracker) confirmSummary() string {
+	var rows []*instance
+	only := r.opts.OnlyLabels
+	for _, in := range r.byStart() {
+		if in.status != StatusWaiting || in.notifID != 0 {
+			continue
+		}
+		if only != nil {
+			if _, ok := only[in.label]; !ok {
+				continue
+			}
+		}
+		if notInField(in) != "" {
+			continue // a vacant box or a scratched runner: never created
+		}
+		rows = append(rows, in)
+	}
+	var requested, atRisk float64
+	unknown := 0
+	lines := make([]string, 0, len(rows))
+	now := r.clock.Now()
+	for _, in := range rows {
+		if in.amount <= 0 {
+			unknown++
+			continue
+		}
+		e := r.exposure(in)
+		requested += in.amount
+		atRisk += e.Amount
+		line := fmt.Sprintf("  %s on %s R%d: %s %s requested, %s at risk (%s)",
+			in.name(), in.info.Venue, in.info.EventNumber, usd(in.amount), in.bet.AmountField(), usd(e.Amount), e.Basis)
+		if only == nil {
+			// What is certain now: the bets whose conditions hold already
+			// (a saved plan's creates are all made now).
+			if ready, err := in.bet.Ready(r.instanceEnv(in, now)); err == nil && ready {
+				line += "; ready now"
+			} else {
+				line += "; when its condition holds"
+			}
+		}
+		lines = append(lines, line)
+	}
+	var b strings.Builder
+	noun := plural(len(rows), "bet", "bets")
+	if only != nil {
+		fmt.Fprintf(&b, "Saved plan of %q against %s: %d %s will be created, %s requested, %s at risk.", r.plan.Name, r.opts.BaseURL, len(rows), noun, usd(requested), usd(atRisk))
+	} else {
+		fmt.Fprintf(&b, "Plan %q against %s: up to %d %s may be created, %s requested, %s at risk", r.plan.Name, r.opts.BaseURL, len(rows), noun, usd(requested), usd(atRisk))
+		if unknown > 0 {
+			fmt.Fprintf(&b, " before %d more whose amounts are known when their conditions hold", unknown)
+		}
+		b.WriteString(".")
+		b.WriteString(r.tipsSummary())
+	}
+	if len(lines) > 0 {
+		b.WriteString("\nA Fixed Wager stake is placed by each session the bet reaches: at risk is the stake times those sessions, unless it is a total (ensure_total_wager).")
+	}
+	const most = 10
+	for i, l := range lines {
+		if i == most {
+			fmt.Fprintf(&b, "\n  ... and %d more", len(lines)-most)
+			break
+		}
+		b.WriteString("\n" + l)
+	}
+	if len(rows) > 0 {
+		u := r.usageFor(rows[0].info)
+		if w := limitsWords(r.plan.Limits, u); w != "" {
+			b.WriteString("\n" + w)
+		}
+		b.WriteString(worstCaseWords(r.plan.Limits, u.totals.Staked, atRisk, unknown))
+	}
+	return b.String()
+}
+
+// worstCaseWords says, for the prompt, what the listed bets put at risk
+// together with what the period has committed, against the total limit:
+// the worst case the user agrees to.
+func worstCaseWords(l plan.Limits, committed, listed float64, unknown int) string {
+	if l.MaxTotalStake == nil || listed <= 0 {
+		return ""
+	}
+	worst := committed + listed
+	s := fmt.Sprintf("\nWorst case if every bet listed is created: %s at risk in the period (%s committed + %s listed)", usd(worst), usd(committed), usd(listed))
+	if unknown > 0 {
+		s += fmt.Sprintf(", plus %d whose amounts are not known yet", unknown)
+	}
+	if worst > *l.MaxTotalStake {
+		return s + fmt.Sprintf("; max_total_stake %s stops the bets past it.", usd(*l.MaxTotalStake))
+	}
+	return s + fmt.Sprintf(", within max_total_stake %s.", usd(*l.MaxTotalStake))
+}
