@@ -45,12 +45,18 @@ func notifyTest(ctx context.Context, sys *sysIO, _ *noFlags, args []string) erro
 	if err != nil {
 		return err
 	}
-	targets, err := alertTargets(sys, p, false)
+	// The account file found the usual way ($BETPLAN_CONFIG, or up to the
+	// repository root): its targets hear the test too.
+	account, err := (&accountOptions{}).loadAccount(sys, path)
+	if err != nil {
+		return err
+	}
+	targets, err := alertTargets(sys, p, account, false)
 	if err != nil {
 		return err
 	}
 	if len(targets) == 0 {
-		return usagef("%s has no notify targets", path)
+		return usagef("%s has no notify targets (nor its account file)", path)
 	}
 	var failed []string
 	for _, t := range targets {
@@ -74,18 +80,33 @@ func notifyTest(ctx context.Context, sys *sysIO, _ *noFlags, args []string) erro
 	return nil
 }
 
-// alertTargets expands the plan's notify targets from the environment; a
+// alertTargets expands the account's and the plan's notify targets from
+// the environment; a
 // variable not set is a usage error before any request, except in a
 // rehearsal, which goes on without that target: a punter rehearses a plan
 // long before its secrets are set.
-func alertTargets(sys *sysIO, p *plan.Plan, rehearsal bool) ([]notify.Target, error) {
-	var out []notify.Target
+func alertTargets(sys *sysIO, p *plan.Plan, account *plan.Config, rehearsal bool) ([]notify.Target, error) {
+	type target struct {
+		file string
+		t    plan.NotifyTarget
+	}
+	var all []target
+	if account != nil {
+		for _, t := range account.Notify {
+			all = append(all, target{account.Filename, t})
+		}
+	}
 	for _, t := range p.Notify {
-		ts, err := notify.Targets(p.Filename, []plan.NotifyTarget{t}, sys.Getenv)
+		all = append(all, target{p.Filename, t})
+	}
+	var out []notify.Target
+	for _, a := range all {
+		t := a.t
+		ts, err := notify.Targets(a.file, []plan.NotifyTarget{t}, sys.Getenv)
 		var unset *plan.UnsetVariableError
 		switch {
 		case err != nil && rehearsal && errors.As(err, &unset):
-			fmt.Fprintf(sys.Stderr, "rehearsal without the notify target at %s:%d: %v\n", p.Filename, t.Line, unset)
+			fmt.Fprintf(sys.Stderr, "rehearsal without the notify target at %s:%d: %v\n", a.file, t.Line, unset)
 		case err != nil:
 			return nil, &invalidError{err}
 		default:

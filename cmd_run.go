@@ -146,7 +146,7 @@ func runPlan(ctx context.Context, sys *sysIO, o *runOptions, args []string) (err
 	if err != nil {
 		return err
 	}
-	targets, err := alertTargets(sys, p, simulate)
+	targets, err := alertTargets(sys, p, account, simulate)
 	if err != nil {
 		return err
 	}

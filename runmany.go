@@ -20,10 +20,6 @@ import (
 	"github.com/betplan/betplan/reporters"
 )
 
-// accountFile is the account's settings file: it lives among the plans
-// but is never one.
-const accountFile = "betplan.yaml"
-
 // planArgs expands the plan arguments of run, plan, status, cancel and
 // stop as validate does (a directory to its plan files, a glob to its
 // matches), leaving the account file out and each plan once.
@@ -38,7 +34,7 @@ func planArgs(args []string) ([]string, error) {
 	var out []string
 	seen := map[string]bool{}
 	for _, f := range files {
-		if filepath.Base(f) == accountFile {
+		if plan.IsAccountFile(f) {
 			if slices.Contains(args, f) {
 				return nil, usagef("%s is the account file, not a plan", f)
 			}
@@ -54,7 +50,7 @@ func planArgs(args []string) ([]string, error) {
 		}
 	}
 	if len(out) == 0 {
-		return nil, usagef("no plan files in %v (%s is the account file, not a plan)", args, accountFile)
+		return nil, usagef("no plan files in %v (%s is the account file, not a plan)", args, plan.ConfigFileName)
 	}
 	return out, nil
 }
@@ -127,7 +123,7 @@ func runPlans(ctx context.Context, sys *sysIO, o *runOptions, files []string) (e
 		if err := checkMoneyBound(sys, p, accounts[i], files[i], simulate, o.NoLimits); err != nil {
 			return err
 		}
-		if targets[i], err = alertTargets(sys, p, simulate); err != nil {
+		if targets[i], err = alertTargets(sys, p, accounts[i], simulate); err != nil {
 			return err
 		}
 		hb, herr := heartbeatURL(sys, p, simulate)

@@ -34,12 +34,16 @@ type Config struct {
 	// Limits hold across every bet of every plan that shares the state;
 	// the zero value sets none.
 	Limits Limits
+	// Notify are the account's alert targets: every plan's alerts go to
+	// them, as well as to the plan's own.
+	Notify []NotifyTarget
 }
 
 // configDoc is the YAML shape of the account file, as planDoc is a plan's.
 type configDoc struct {
-	Version int        `yaml:"version" jsonschema:"required" jsonschema_description:"The account file format version: 1."`
-	Limits  *limitsDoc `yaml:"limits" jsonschema_description:"The account's limits: the keys and meanings of a plan's limits, counted over every bet of every plan that shares the state (the same state directory). A bet is created only when both its plan's limits and these allow it."`
+	Version int         `yaml:"version" jsonschema:"required" jsonschema_description:"The account file format version: 1."`
+	Limits  *limitsDoc  `yaml:"limits" jsonschema_description:"The account's limits: the keys and meanings of a plan's limits, counted over every bet of every plan that shares the state (the same state directory). A bet is created only when both its plan's limits and these allow it."`
+	Notify  []notifyDoc `yaml:"notify" jsonschema_description:"Where every plan's alerts go, as well as to each plan's own notify targets: a list of {url, on}, as in a plan."`
 }
 
 func init() { structFields(reflect.TypeFor[configDoc]()) }
@@ -83,6 +87,7 @@ func ParseConfig(filename string, data []byte) (*Config, Diagnostics) {
 		} else if l, ok := p.readLimits(doc.Limits); ok {
 			c.Limits = l
 		}
+		c.Notify = p.readNotify(doc.Notify)
 	}
 	diags := p.d.diags
 	sortDiagnostics(diags)

@@ -18,10 +18,12 @@ func TestParseConfig(t *testing.T) {
 		{"missing version", "limits: {max_bets: 3}\n", []string{"betplan.yaml:1:1: the account file is missing version: add version: 1 at the top"}},
 		{"a plan's key", "version: 1\nname: x\n", []string{
 			"betplan.yaml:1:1: warning: the account file has no limits: add limits (max_total_stake, max_loss) to bound what every plan together may spend",
-			`betplan.yaml:2:1: unknown field "name" in account file (fields: version, limits)`}},
+			`betplan.yaml:2:1: unknown field "name" in account file (fields: version, limits, notify)`}},
 		{"a limit as a plan's", "version: 1\nlimits: {max_loss: -5}\n", []string{
 			"betplan.yaml:2:20: max_loss must be more than 0, got -5: write the most the period may lose as a positive amount (max_loss: 50 never risks going below -$50), or leave it out"}},
 		{"empty", "", []string{"betplan.yaml:1:1: the account file is empty"}},
+		{"a notify event unknown", "version: 1\nlimits: {max_bets: 3}\nnotify:\n  - {url: \"${HOOK}\", on: [placed, setled]}\n", []string{
+			`betplan.yaml:4:35: unknown alert event "setled": notify events are placed, not_placed, settled, limit, in_doubt, run_failed, summary; did you mean "settled"?`}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -37,6 +39,14 @@ func TestParseConfig(t *testing.T) {
 	c, _ := plan.ParseConfig("betplan.yaml", []byte("version: 1\nlimits: {max_total_stake: 50}\n"))
 	equal(t, 50.0, *c.Limits.MaxTotalStake)
 	equal(t, plan.PeriodPlan, c.Limits.Period)
+
+	// The account's targets, read as a plan's are.
+	c, diags := plan.ParseConfig("betplan.yaml", []byte("version: 1\nlimits: {max_bets: 3}\nnotify:\n  - url: ${HOOK}\n    on: [limit]\n  - url: ${CHAT}\n"))
+	check(t, !diags.HasErrors(), "valid: %v", diags)
+	equal(t, 2, len(c.Notify))
+	equal(t, []string{"limit"}, c.Notify[0].On)
+	equal(t, plan.DefaultAlertEvents(), c.Notify[1].On)
+	equal(t, 6, c.Notify[1].Line)
 }
 
 func TestFindConfig(t *testing.T) {

@@ -65,9 +65,25 @@ var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
 // checkNotify reads notify: and heartbeat:.
 func (p *parser) checkNotify() {
-	for i := range p.doc.Notify {
+	p.plan.Notify = append(p.plan.Notify, p.readNotify(p.doc.Notify)...)
+	if h := p.doc.Heartbeat; h != nil {
+		if p.checkTargetURL(*h, "heartbeat", "heartbeat") {
+			if u := *h; !strings.Contains(u, "${") && !isWebhook(u) {
+				p.d.errorf(p.at("heartbeat"), "heartbeat must be an https:// URL (healthchecks.io or Cronitor style), got a %s URL", schemeOf(u))
+			} else {
+				p.plan.Heartbeat = u
+			}
+		}
+	}
+}
+
+// readNotify checks the notify: targets of a plan or of the account file
+// and returns the good ones.
+func (p *parser) readNotify(docs []notifyDoc) []NotifyTarget {
+	var targets []NotifyTarget
+	for i := range docs {
 		path := "notify[" + strconv.Itoa(i) + "]"
-		doc := &p.doc.Notify[i]
+		doc := &docs[i]
 		if doc.URL == nil || *doc.URL == "" {
 			if p.d.pos[path+".url"] == nil {
 				p.d.errorf(p.at(path), "notify target is missing url: where the alerts go, e.g. url: ${SLACK_URL}")
@@ -99,18 +115,10 @@ func (p *parser) checkNotify() {
 			p.d.warnf(n, "notify on is empty: this target is sent nothing")
 		}
 		if ok {
-			p.plan.Notify = append(p.plan.Notify, t)
+			targets = append(targets, t)
 		}
 	}
-	if h := p.doc.Heartbeat; h != nil {
-		if p.checkTargetURL(*h, "heartbeat", "heartbeat") {
-			if u := *h; !strings.Contains(u, "${") && !isWebhook(u) {
-				p.d.errorf(p.at("heartbeat"), "heartbeat must be an https:// URL (healthchecks.io or Cronitor style), got a %s URL", schemeOf(u))
-			} else {
-				p.plan.Heartbeat = u
-			}
-		}
-	}
+	return targets
 }
 
 // checkTargetURL checks a target URL as far as it can be checked without
