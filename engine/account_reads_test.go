@@ -117,16 +117,19 @@ func TestManyPlansShareReads(t *testing.T) {
 }
 
 // Fifty plans of 20 bets over the next 10 races cost about 1.3 calls per
-// bet: the creates, and reads every plan shares. Measured 1.26 to 1.31:
-// the order in which the plans' goroutines create moves how the bets lie
-// in the notification list, and so how many pages a poll reads.
+// bet: the creates, and reads every plan shares. Measured 1.26 to 1.31,
+// and 1.39 under -race on a loaded machine: the order in which the plans'
+// goroutines create moves how the bets lie in the notification list, and
+// so how many pages a poll reads. Each plan reading for itself costs 2.23;
+// the bound keeps well clear of that and of the scheduling noise, and
+// BenchmarkManyPlans reports the figure itself.
 func TestFiftyPlansShareReads(t *testing.T) {
 	if testing.Short() {
 		t.Skip("50 plans of 20 bets")
 	}
 	perBet := runPlansTogether(t, newWorld(t), 50, 20, 10, true)
 	t.Logf("50 plans x 20 bets over 10 races: %.3f calls per bet", perBet)
-	assert.LessOrEqual(t, perBet, 1.35)
+	assert.LessOrEqual(t, perBet, 1.5)
 }
 
 // BenchmarkManyPlans measures API calls per bet of one run of many plans
