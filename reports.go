@@ -32,7 +32,11 @@ func finishRun(sys *sysIO, ro reportOptions, f reporters.Format, opts engine.Opt
 // runOutcome is the error a run's result and error end the command with:
 // a refusal, a failure, or nil.
 func runOutcome(opts engine.Options, res *engine.Result, runErr error) error {
+	var token *engine.TokenRefusedError
 	switch {
+	case errors.As(runErr, &token):
+		// The service refused the token: say how to renew it.
+		return explainService(opts.BaseURL, token)
 	case runErr != nil && engine.IsRefused(runErr):
 		return runErr
 	case res != nil && res.EndReason == engine.EndRefused:

@@ -375,7 +375,8 @@ func (r *tracker) create(ctx context.Context, in *instance) error {
 				in.status, in.final = StatusFailed, true
 				in.err = err.Error()
 				in.reason = "the service refused the credentials"
-				return nil
+				// No later create or poll can succeed either: end the run.
+				return &TokenRefusedError{Err: err}
 			}
 		case isNotSent(err):
 			// The connection was refused: nothing reached the service.

@@ -167,6 +167,26 @@ func (e *RefusedError) Error() string { return "refused: " + e.Reason }
 // Refused says the error is a safety check's refusal.
 func (e *RefusedError) Refused() bool { return true }
 
+// TokenRefusedError is a 401 the client could not cure by logging in again
+// (no e-mail and password, or the login refused too): no call can succeed,
+// so the run ends at once, its report listing what it created, rather
+// than polling in vain until poll.timeout (exit code 3).
+type TokenRefusedError struct{ Err error }
+
+func (e *TokenRefusedError) Error() string { return "refused: " + e.Err.Error() }
+func (e *TokenRefusedError) Unwrap() error { return e.Err }
+
+// Refused says the error is a refusal: the service will not serve the run.
+func (e *TokenRefusedError) Refused() bool { return true }
+
+// tokenRefused is err as a TokenRefusedError when it is a 401, else nil.
+func tokenRefused(err error) error {
+	if apiclient.IsUnauthorized(err) {
+		return &TokenRefusedError{Err: err}
+	}
+	return nil
+}
+
 // IsRefused reports whether err is a refusal by a safety check (the lock
 // held or lost, the plan stopped, its state out of reach): an error that
 // says so with a Refused method.

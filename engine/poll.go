@@ -174,6 +174,9 @@ func (r *tracker) fetch(ctx context.Context, open []*instance, now time.Time) er
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
+		if refused := tokenRefused(err); refused != nil {
+			return refused
+		}
 		r.logf("poll: %v", err) // fall back to label look-ups
 		rest = slices.DeleteFunc(slices.Clone(open), func(in *instance) bool { return seen[in.notifID] != nil })
 	}
@@ -181,6 +184,9 @@ func (r *tracker) fetch(ctx context.Context, open []*instance, now time.Time) er
 		if err := r.scanFor(ctx, rest, seen); err != nil {
 			if ctx.Err() != nil {
 				return ctx.Err()
+			}
+			if refused := tokenRefused(err); refused != nil {
+				return refused
 			}
 			r.logf("poll: %v", err) // fall back to label look-ups
 		}
@@ -194,6 +200,9 @@ func (r *tracker) fetch(ctx context.Context, open []*instance, now time.Time) er
 		if err != nil {
 			if ctx.Err() != nil {
 				return ctx.Err()
+			}
+			if refused := tokenRefused(err); refused != nil {
+				return refused
 			}
 			in.err = fmt.Sprintf("polling: %v", err)
 			continue

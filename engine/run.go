@@ -193,6 +193,9 @@ func (r *tracker) loop(ctx context.Context) error {
 				if ctx.Err() != nil {
 					return ctx.Err()
 				}
+				if refused := tokenRefused(err); refused != nil {
+					return refused
+				}
 				r.logf("refresh: %v", err)
 			} else if err := r.expand(); err != nil {
 				return err
