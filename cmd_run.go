@@ -40,7 +40,7 @@ func runCommand() *command {
 			{exitOK, "every bet is final and none failed (with --no-wait: what was ready was created)"},
 			{exitFailed, "the run finished but something failed: a bet failed, was not taken, is in doubt or unresolved, or the poll timeout passed"},
 			{exitUsage, "usage error or invalid plan, before any request"},
-			{exitRefused, "refused: a limit, a plan whose money has no bound (without --no-limits), no confirmation, no running bot, another run holds the lock, or the service cannot be reached or refuses the credentials"},
+			{exitRefused, "refused: a limit, a plan whose money has no bound (without --no-limits), no confirmation, no running bot, another run holds the lock, or the service cannot be reached, is not at that URL, or refuses the credentials"},
 		}, interruptedExits...),
 		examples: `  # rehearse on the embedded simulated service with a fast clock
   betplan run --sim examples/saturday-card.yaml

@@ -25,7 +25,7 @@ func statusCommand() *command {
 			{exitOK, "the report was rewritten and nothing failed"},
 			{exitFailed, "a bet failed, was not taken, is in doubt or unresolved, or an API error"},
 			{exitUsage, "usage error or invalid plan, before any request"},
-			{exitRefused, "the service cannot be reached or refuses the credentials"},
+			{exitRefused, "the service cannot be reached, is not at that URL, or refuses the credentials"},
 		}, interruptedExits...),
 		examples: `  betplan status plans/saturday.yaml
   betplan status --format json plans/saturday.yaml | jq .totals

@@ -18,6 +18,14 @@ func finishRun(sys *sysIO, ro reportOptions, f reporters.Format, opts engine.Opt
 		// no): the reports stay as they were.
 		return runErr
 	}
+	if !reached(opts) {
+		if err := runOutcome(opts, res, runErr); err != nil {
+			// The run ended before the service answered anything: there
+			// is nothing new to report, and the reports of the plan's
+			// last run stay as that run wrote them.
+			return err
+		}
+	}
 	if res != nil {
 		if werr := writeReports(sys, ro, f, opts, res); werr != nil {
 			fmt.Fprintf(sys.Stderr, "betplan: writing reports: %v\n", werr)
@@ -41,12 +49,21 @@ func runOutcome(opts engine.Options, res *engine.Result, runErr error) error {
 		return runErr
 	case res != nil && res.EndReason == engine.EndRefused:
 		return &engine.RefusedError{Reason: res.Error}
+	case runErr != nil && !reached(opts):
+		return explainStart(opts.BaseURL, runErr)
 	case runErr != nil:
 		return explainService(opts.BaseURL, runErr)
 	case res != nil && res.Failed():
 		return errors.New(failureSummary(res))
 	}
 	return nil
+}
+
+// reached reports whether the service has answered any request of the
+// run with success; a backend that cannot say counts as reached.
+func reached(opts engine.Options) bool {
+	a, ok := opts.Backend.(interface{ Answered() bool })
+	return !ok || a.Answered()
 }
 
 func failureSummary(res *engine.Result) string {

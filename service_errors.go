@@ -33,6 +33,34 @@ func explainService(base string, err error) error {
 	return err
 }
 
+// noServiceError is a base URL where documented endpoints are not found
+// before anything answered: whatever is there, it is not the betting
+// service, most often because the path of the URL is wrong.
+type noServiceError struct {
+	base string
+	err  *apiclient.Error
+}
+
+func (e *noServiceError) Error() string {
+	return fmt.Sprintf("no betting service at %s: %s %s answered %d %s; check the path of --base-url or BETPLAN_BASE_URL",
+		e.base, e.err.Method, e.err.Path, e.err.StatusCode, http.StatusText(e.err.StatusCode))
+}
+
+func (e *noServiceError) Unwrap() error { return e.err }
+
+// Refused makes it a refusal: exit 3, nothing to retry as it is.
+func (e *noServiceError) Refused() bool { return true }
+
+// explainStart is explainService for an error met before the service
+// answered any request: a 404 then means no betting service at base.
+func explainStart(base string, err error) error {
+	var apiErr *apiclient.Error
+	if errors.As(err, &apiErr) && apiErr.StatusCode == http.StatusNotFound {
+		return &noServiceError{base: base, err: apiErr}
+	}
+	return explainService(base, err)
+}
+
 // serviceProblem explains, in one line, an error that means betplan could
 // not talk to the service at base at all (nothing answered, TLS failed, or
 // the credentials were refused): the URL, what failed and what to do next.

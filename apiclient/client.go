@@ -58,6 +58,7 @@ type Client struct {
 	cachePath       string
 
 	requests atomic.Int64
+	answered atomic.Bool // some request got a 2xx answer
 	lastDate atomic.Pointer[serverDate]
 
 	// auth guards the token and serialises logins, so concurrent callers
@@ -339,6 +340,11 @@ func (c *Client) BaseURL() string { return c.baseStr }
 // logins included.
 func (c *Client) Requests() int64 { return c.requests.Load() }
 
+// Answered reports whether the service has answered any request of this
+// client with success (2xx): until then, betplan may not be talking to a
+// betting service at all.
+func (c *Client) Answered() bool { return c.answered.Load() }
+
 // NewRequest builds a request for path (relative to the base URL, starting
 // with "/", optionally with a query). A non-nil body is sent as JSON.
 func (c *Client) NewRequest(ctx context.Context, method, path string, body any) (*http.Request, error) {
@@ -468,6 +474,9 @@ func (c *Client) attempt(ctx context.Context, req *http.Request, class retryClas
 		return res
 	}
 	res.body = body
+	if resp.StatusCode >= 200 && resp.StatusCode < 300 {
+		c.answered.Store(true)
+	}
 	res.retryAfter = retryAfter(resp.Header.Get("Retry-After"), time.Now())
 	c.logger.Debug("apiclient request", "method", req.Method, "path", path, "status", resp.StatusCode, "duration", time.Since(start))
 	return res

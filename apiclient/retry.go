@@ -104,6 +104,10 @@ func (c *Client) shouldRetry(class retryClass, res attemptResult, attempt int, e
 		return p
 	}
 	switch {
+	case res.err != nil && res.dial && !c.answered.Load():
+		// Nothing has answered yet (a closed port, an unknown host): no
+		// outage to ride out, as no service was ever seen there.
+		return p
 	case res.err != nil && res.dial:
 	case res.err != nil && class == retrySafe:
 	case res.status == http.StatusTooManyRequests:
