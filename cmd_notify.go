@@ -116,6 +116,21 @@ func alertTargets(sys *sysIO, p *plan.Plan, account *plan.Config, rehearsal bool
 	return out, nil
 }
 
+// planAlerts is where a plan's alerts go (its own and its account's
+// targets) and its heartbeat URL ("" for none), each checked before any
+// request.
+func planAlerts(sys *sysIO, p *plan.Plan, account *plan.Config, rehearsal bool) ([]notify.Target, string, error) {
+	targets, err := alertTargets(sys, p, account, rehearsal)
+	if err != nil {
+		return nil, "", err
+	}
+	hb, err := heartbeatURL(sys, p, rehearsal)
+	if err != nil {
+		return nil, "", err
+	}
+	return targets, hb, nil
+}
+
 // heartbeatURL expands the plan's heartbeat URL ("" for none). A rehearsal
 // never requests it: it would tell the heartbeat's service that real runs
 // are happening.

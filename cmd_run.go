@@ -146,11 +146,7 @@ func runPlan(ctx context.Context, sys *sysIO, o *runOptions, args []string) (err
 	if err != nil {
 		return err
 	}
-	targets, err := alertTargets(sys, p, account, simulate)
-	if err != nil {
-		return err
-	}
-	hb, err := heartbeatURL(sys, p, simulate)
+	targets, hb, err := planAlerts(sys, p, account, simulate)
 	if err != nil {
 		return err
 	}

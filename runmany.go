@@ -123,13 +123,11 @@ func runPlans(ctx context.Context, sys *sysIO, o *runOptions, files []string) (e
 		if err := checkMoneyBound(sys, p, accounts[i], files[i], simulate, o.NoLimits); err != nil {
 			return err
 		}
-		if targets[i], err = alertTargets(sys, p, accounts[i], simulate); err != nil {
-			return err
+		ts, hb, aerr := planAlerts(sys, p, accounts[i], simulate)
+		if aerr != nil {
+			return aerr
 		}
-		hb, herr := heartbeatURL(sys, p, simulate)
-		if herr != nil {
-			return herr
-		}
+		targets[i] = ts
 		if hb != "" {
 			// Each plan's heartbeat hears how the run of them all exits.
 			defer func() { heartbeat(ctx, sys, hb, exitCode(err)) }()
