@@ -23,7 +23,8 @@ type lease struct {
 	records [][]byte        // the journal as read when the lock was taken
 	earlier state.LockOwner // this host's earlier holder (LockRequest.Earlier)
 	plan    int64
-	epoch   int64 // the fencing token
+	service string // the plan's service: its account's plans share it
+	epoch   int64  // the fencing token
 
 	mu   sync.Mutex
 	conn *pgx.Conn

@@ -268,7 +268,7 @@ func (s *Store) lock(ctx context.Context, conn *pgx.Conn, req state.LockRequest)
 	if err != nil {
 		return nil, s.unavailable(err)
 	}
-	l := &lease{store: s, conn: conn, plan: id, epoch: epoch, records: entries, earlier: req.Earlier,
+	l := &lease{store: s, conn: conn, plan: id, service: req.Service(), epoch: epoch, records: entries, earlier: req.Earlier,
 		lost: make(chan struct{}), stop: make(chan struct{}), done: make(chan struct{})}
 	go l.watch(s.WatchEvery)
 	return l, nil

@@ -30,6 +30,10 @@ type Store interface {
 	SetStop(ctx context.Context, key PlanKey, mark *StopMark) error
 	// ReadStop reads the plan's stop mark; nil when there is none.
 	ReadStop(ctx context.Context, key PlanKey) (*StopMark, error)
+	// ReadAccount reads, without any lock, the records of every plan
+	// that shares the store on service, the plan's account: each plan
+	// once, by name. A store where nothing was kept has none.
+	ReadAccount(ctx context.Context, service string) ([]PlanLog, error)
 	// String names the store in messages, never with a password.
 	String() string
 }
@@ -53,6 +57,21 @@ type Lease interface {
 	Stopped() (*StopMark, error)
 	// Release closes the log and gives the lock up.
 	Release() error
+	// AppendGated appends record as Append does, under the account's gate
+	// named gate: the other plans sharing the store on the lease's service
+	// are read under it and handed to check, and the record is appended
+	// only when check returns nil (its error is returned as is, with
+	// nothing appended). Two leases of one store that pass one gate take
+	// turns from the read to the record's durability, whatever machine
+	// they run on, so a total read there cannot be passed by a record
+	// another plan appends meanwhile. ctx bounds the wait for the gate.
+	AppendGated(ctx context.Context, gate string, serial int64, record []byte, check func(others []PlanLog) error) error
+}
+
+// PlanLog is one plan's records as the store keeps them.
+type PlanLog struct {
+	Name    string
+	Records [][]byte
 }
 
 // Log is a plan's journal as a store keeps it: records in order, each

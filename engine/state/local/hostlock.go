@@ -66,6 +66,10 @@ func (s hostLocked) Unlock(ctx context.Context, key state.PlanKey, force bool) (
 	return owner, nil
 }
 
+func (s hostLocked) ReadAccount(ctx context.Context, service string) ([]state.PlanLog, error) {
+	return s.shared.ReadAccount(ctx, service)
+}
+
 func (s hostLocked) SetStop(ctx context.Context, key state.PlanKey, mark *state.StopMark) error {
 	return s.shared.SetStop(ctx, key, mark)
 }

@@ -45,7 +45,7 @@ func (l Layout) WithDefaults(planFile string) Layout {
 
 // JournalPath is the plan's journal.
 func (l Layout) JournalPath(planName string) string {
-	return filepath.Join(l.Dir, planName+".journal.jsonl")
+	return filepath.Join(l.Dir, planName+journalSuffix)
 }
 
 // ReportDir is where the plan's reports go by default: one folder per plan

@@ -39,7 +39,8 @@ func (s Store) Lock(ctx context.Context, req state.LockRequest) (state.Lease, er
 	}
 	// The file lock's fencing token is the lock file itself: once it is
 	// removed (unlock --force), this run writes nothing more.
-	return &lease{FileLog: log, lock: lock, earlier: req.Earlier, lost: make(chan struct{}), stopPaths: layout.stopPaths(req.Name, req.BaseURL)}, nil
+	return &lease{FileLog: log, lock: lock, earlier: req.Earlier, lost: make(chan struct{}), stopPaths: layout.stopPaths(req.Name, req.BaseURL),
+		dir: layout.Dir, journal: layout.JournalPath(req.Name)}, nil
 }
 
 // ReadLog reads the journal file's records.
@@ -57,6 +58,8 @@ type lease struct {
 	lock      *Lock
 	earlier   state.LockOwner
 	stopPaths []string
+	dir       string // the state dir, where the account's gate is
+	journal   string // this plan's journal
 	mu        sync.Mutex
 	err       error
 	lost      chan struct{}

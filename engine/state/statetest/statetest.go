@@ -5,6 +5,7 @@ package statetest
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"testing"
 	"time"
@@ -174,6 +175,129 @@ func RunTests(t *testing.T, newStore func(t *testing.T) state.Store) {
 		m, err = s.ReadStop(ctx, key)
 		require.NoError(t, err)
 		assert.Nil(t, m)
+	})
+
+	t.Run("account read", func(t *testing.T) {
+		t.Parallel()
+		s := newStore(t)
+		logs, err := s.ReadAccount(ctx, key.Service())
+		require.NoError(t, err)
+		assert.Empty(t, logs, "nothing kept yet")
+		a := lock(t, s, holderA)
+		require.NoError(t, a.Append(1, record(1, "a1")))
+		require.NoError(t, a.Append(2, record(2, "a2")))
+		require.NoError(t, a.Release())
+		other := state.PlanKey{Name: "other", BaseURL: "https://Betting.Example.com/"}
+		b, err := s.Lock(ctx, state.LockRequest{PlanKey: other, Owner: holderB})
+		require.NoError(t, err)
+		require.NoError(t, b.Append(1, record(1, "b1")))
+		defer b.Release()
+
+		logs, err = s.ReadAccount(ctx, key.Service())
+		require.NoError(t, err)
+		require.Len(t, logs, 2, "every plan of the service once, the service however spelled")
+		byName := map[string][][]byte{}
+		for _, l := range logs {
+			byName[l.Name] = l.Records
+		}
+		assertRecords(t, [][]byte{record(1, "a1"), record(2, "a2")}, byName[key.Name], "a released plan's records")
+		assertRecords(t, [][]byte{record(1, "b1")}, byName["other"], "a held plan's records, read without its lock")
+	})
+
+	t.Run("account gate", func(t *testing.T) {
+		t.Parallel()
+		s := newStore(t)
+		a := lock(t, s, holderA)
+		defer a.Release()
+		b, err := s.Lock(ctx, state.LockRequest{PlanKey: state.PlanKey{Name: "other", BaseURL: key.BaseURL}, Owner: holderB})
+		require.NoError(t, err)
+		defer b.Release()
+		require.NoError(t, b.Append(1, record(1, "b1")))
+
+		// A refusal appends nothing and the lease goes on.
+		refused := errors.New("account limit")
+		err = a.AppendGated(ctx, "day 1", 1, record(1, "refused"), func(others []state.PlanLog) error {
+			require.Len(t, others, 1, "the other plans, not this one")
+			assert.Equal(t, "other", others[0].Name)
+			assertRecords(t, [][]byte{record(1, "b1")}, others[0].Records, "the other plan's records under the gate")
+			return refused
+		})
+		require.ErrorIs(t, err, refused)
+		records, err := s.ReadLog(ctx, key)
+		require.NoError(t, err)
+		assert.Empty(t, records, "a refused record is not appended")
+
+		// While a's check runs, b waits at the gate; b's check then reads
+		// a's record, appended before a let go.
+		inCheck, letGo := make(chan struct{}), make(chan struct{})
+		aDone := make(chan error, 1)
+		go func() {
+			aDone <- a.AppendGated(ctx, "day 1", 1, record(1, "a1"), func([]state.PlanLog) error {
+				close(inCheck)
+				<-letGo
+				return nil
+			})
+		}()
+		<-inCheck
+		bSaw := make(chan []state.PlanLog, 1)
+		bDone := make(chan error, 1)
+		go func() {
+			bDone <- b.AppendGated(ctx, "day 1", 2, record(2, "b2"), func(others []state.PlanLog) error {
+				bSaw <- others
+				return nil
+			})
+		}()
+		select {
+		case <-bSaw:
+			t.Fatal("b passed the gate while a held it")
+		case <-time.After(300 * time.Millisecond):
+		}
+		close(letGo)
+		require.NoError(t, <-aDone)
+		others := <-bSaw
+		require.NoError(t, <-bDone)
+		require.Len(t, others, 1)
+		assertRecords(t, [][]byte{record(1, "a1")}, others[0].Records, "b read a's record, committed before the gate let b in")
+
+		// A wait for the gate is bounded by ctx; the lease survives it.
+		inCheck, letGo = make(chan struct{}), make(chan struct{})
+		go func() {
+			aDone <- a.AppendGated(ctx, "day 1", 2, record(2, "a2"), func([]state.PlanLog) error {
+				close(inCheck)
+				<-letGo
+				return nil
+			})
+		}()
+		<-inCheck
+		short, cancel := context.WithTimeout(ctx, 200*time.Millisecond)
+		err = b.AppendGated(short, "day 1", 3, record(3, "late"), func([]state.PlanLog) error { return nil })
+		cancel()
+		require.Error(t, err, "the gate is held")
+		var lost *state.LockLostError
+		assert.False(t, errors.As(err, &lost), "a wait for the gate does not lose the plan's lock: %v", err)
+		close(letGo)
+		require.NoError(t, <-aDone)
+		require.NoError(t, b.Append(3, record(3, "b3")), "the lease goes on after a wait that timed out")
+		records, err = s.ReadLog(ctx, state.PlanKey{Name: "other", BaseURL: key.BaseURL})
+		require.NoError(t, err)
+		assertRecords(t, [][]byte{record(1, "b1"), record(2, "b2"), record(3, "b3")}, records, "b's records")
+	})
+
+	t.Run("fenced gate", func(t *testing.T) {
+		t.Parallel()
+		s := newStore(t)
+		a := lock(t, s, holderA)
+		defer a.Release()
+		_, err := s.Unlock(ctx, key, true)
+		require.NoError(t, err)
+		b := lock(t, s, holderB)
+		defer b.Release()
+		err = a.AppendGated(ctx, "day 1", 1, record(1, "fenced"), func([]state.PlanLog) error { return nil })
+		var lost *state.LockLostError
+		require.ErrorAs(t, err, &lost, "a fenced-off run appends nothing through the gate either")
+		records, err := s.ReadLog(ctx, key)
+		require.NoError(t, err)
+		assert.Empty(t, records)
 	})
 }
 
