@@ -4,32 +4,28 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
 	"time"
 
-	"github.com/gofrs/flock"
-
 	"github.com/betplan/betplan/apiclient"
+	"github.com/betplan/betplan/engine/state"
 	"github.com/betplan/betplan/plan"
 )
 
-// The account's limits (betplan.yaml) hold for every plan whose journal
-// is in the same state dir, together, beside each plan's own. Before a
-// create announces itself, the run takes the account's lock in the state
-// dir, reads the other plans' journals, checks the account's limits with
-// its own plan's stakes and theirs, and appends its `creating` record
-// before it lets go: two processes sharing the state dir never together
-// pass an account limit.
+// The account's limits (betplan.yaml) hold for every plan that shares the
+// state (the state dir, or the PostgreSQL state of every machine),
+// together, beside each plan's own. A create announces itself through the
+// account's gate (state.Lease.AppendGated): under it the other plans'
+// journals are read, the account's limits checked with this plan's stakes
+// and theirs, and the `creating` record appended before it lets go, so two
+// runs sharing the state, on one host or many, never together pass an
+// account limit.
 
-// accountLockName is the account's lock file in the state dir.
-const accountLockName = "account.lock"
-
-// accountLockWait bounds the wait for another plan's create to finish
-// its check and announcement, which take milliseconds.
-const accountLockWait = 30 * time.Second
+// accountGateWait bounds the wait for another plan's create to finish its
+// check and announcement, which take milliseconds.
+const accountGateWait = 30 * time.Second
 
 // accountStake is a bet another plan of the account committed, as its
 // journal says.
@@ -47,84 +43,93 @@ func (r *tracker) accountLimits() *plan.Limits {
 	return &r.opts.Account.Limits
 }
 
-// accountUnenforceable says why the account's limits cannot be held
-// here, or "": the other plans' journals are read from the local state
-// dir, so with a shared state (PostgreSQL) they are not in reach yet, and
-// a run is refused rather than passing them unchecked.
-func (r *tracker) accountUnenforceable() string {
-	if r.accountLimits() == nil {
-		return ""
-	}
-	if _, local := r.opts.Store.(LocalStore); local {
-		return ""
-	}
-	return fmt.Sprintf("the account limits of %s are held across the plans of one local state dir only, not yet on a shared state: refusing rather than creating unchecked; run without --state, or move the limits into each plan", r.opts.Account.Filename)
+// accountRefusal is the account's limits refusing a create under the gate.
+type accountRefusal struct{ reason string }
+
+func (e *accountRefusal) Error() string { return e.reason }
+
+// accountGateName is the gate a create in race passes: one per period of
+// the account's limits, as they count nothing across periods.
+func accountGateName(l plan.Limits, race RaceInfo) string {
+	return "account limits " + periodKey(l.Period, race.Start)
 }
 
-// accountGate holds a create to the account's limits. When they allow it,
-// the account's lock is held until release, which the caller calls once
-// the bet's `creating` record is durable; refusal says why they do not
-// (the lock is then released already).
-func (r *tracker) accountGate(ctx context.Context, in *instance) (release func(), refusal string, err error) {
+// recordCreating appends in's `creating` record e, through the account's
+// gate when the account has limits. refusal says why the account's
+// limits refuse it (nothing was appended); err is the journal's, as
+// Journal.Record's; unchecked says why the limits could not be checked
+// (nothing was appended; the bet is tried again later).
+func (r *tracker) recordCreating(ctx context.Context, in *instance, e journalEntry) (refusal, unchecked string, err error) {
 	l := r.accountLimits()
 	if l == nil {
-		return func() {}, "", nil
+		return "", "", r.journal.Record(e)
 	}
-	// The service is read before the lock is taken: a bet another plan
+	// The service is read before the gate is taken: a bet another plan
 	// announces meanwhile is counted at what it announced.
-	if err := r.refreshAccountOutcomes(ctx); err != nil {
-		return nil, "", err
+	if accountReadsOutcomes(l) {
+		if err := r.loadAccount(ctx); err != nil {
+			if ctx.Err() != nil {
+				return "", "", ctx.Err()
+			}
+			return "", err.Error(), nil
+		}
 	}
-	fl := flock.New(filepath.Join(r.opts.State.Dir, accountLockName))
-	wait, cancel := context.WithTimeout(ctx, accountLockWait)
+	own := r.stakes()
+	checked := false
+	wait, cancel := context.WithTimeout(ctx, accountGateWait)
 	defer cancel()
-	ok, err := fl.TryLockContext(wait, 20*time.Millisecond)
-	if err != nil || !ok {
-		if ctx.Err() != nil {
-			return nil, "", ctx.Err()
+	err = r.journal.RecordGated(wait, accountGateName(*l, in.info), e, func(logs []state.PlanLog) error {
+		checked = true
+		r.checkpoint("account gate")
+		others, err := r.stakesOf(logs)
+		if err != nil {
+			return err
 		}
-		if errors.Is(err, context.DeadlineExceeded) {
-			err = fmt.Errorf("another plan's create held it for %v", accountLockWait)
+		u, words := r.accountUsageWith(*l, in.info, own, others)
+		if reason := limitRefusal(*l, in.risk, in.info, u, words); reason != "" {
+			return &accountRefusal{reason: "account " + reason}
 		}
-		return nil, "", fmt.Errorf("take the account's lock %s: %w", fl.Path(), err)
+		return nil
+	})
+	var refused *accountRefusal
+	switch {
+	case err == nil:
+		return "", "", nil
+	case errors.As(err, &refused):
+		return refused.reason, "", nil
+	case ctx.Err() != nil:
+		return "", "", ctx.Err()
 	}
-	release = func() { fl.Unlock() }
-	others, err := r.otherPlansStakes()
-	if err != nil {
-		release()
-		return nil, "", err
+	if _, lost := isLockLost(err); lost || checked {
+		return "", "", err // the record may have been sent: the journal's error
 	}
-	u, words := r.accountUsage(*l, in.info, others)
-	if reason := limitRefusal(*l, in.risk, in.info, u, words); reason != "" {
-		release()
-		return nil, "account " + reason, nil
-	}
-	return release, "", nil
+	return "", err.Error(), nil
 }
 
-// otherPlansStakes reads the journals of the other plans in the state dir:
-// what each announced at risk, with what the service showed of it when
-// refreshAccountOutcomes read it, else counted as open, as a plan's own
-// limits count a bet whose outcome they do not know yet.
-func (r *tracker) otherPlansStakes() ([]accountStake, error) {
-	if _, local := r.opts.Store.(LocalStore); !local {
-		return nil, nil // out of reach: see accountUnenforceable
-	}
-	own := filepath.Clean(r.opts.State.JournalPath(r.plan.Name))
-	paths, err := filepath.Glob(filepath.Join(r.opts.State.Dir, "*.journal.jsonl"))
+// otherPlansStakes reads the journals of the other plans sharing the
+// state: what each announced at risk, with what the service showed of it
+// when refreshAccountOutcomes read it, else counted as open, as a plan's
+// own limits count a bet whose outcome they do not know yet.
+func (r *tracker) otherPlansStakes(ctx context.Context) ([]accountStake, error) {
+	logs, err := r.opts.Store.ReadAccount(ctx, r.planKey().Service())
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("read the other plans' journals for the account's limits: %w", err)
 	}
+	return r.stakesOf(logs)
+}
+
+// stakesOf is what the journals of the account's plans, but this one's,
+// committed.
+func (r *tracker) stakesOf(logs []state.PlanLog) ([]accountStake, error) {
 	var out []accountStake
-	for _, path := range paths {
-		if filepath.Clean(path) == own {
+	for _, log := range logs {
+		if log.Name == r.plan.Name {
 			continue
 		}
-		j, err := ReadJournal(path)
+		j, err := replayRecords(r.opts.Store.String()+": plan "+log.Name, log.Records, nil)
 		if err != nil {
 			return nil, fmt.Errorf("read another plan's journal for the account's limits: %w", err)
 		}
-		name := strings.TrimSuffix(filepath.Base(path), ".journal.jsonl")
 		for _, e := range j.states() {
 			s := e.labelState
 			if (!s.created() && !s.Pending) || s.Canceled {
@@ -138,7 +143,7 @@ func (r *tracker) otherPlansStakes() ([]accountStake, error) {
 			if n := r.accountSeen[e.label]; n != nil && !applyOutcome(&st, n.n, nil, r.clock.Now()) {
 				continue // cancelled with nothing placed
 			}
-			out = append(out, accountStake{plan: name, stake: st})
+			out = append(out, accountStake{plan: log.Name, stake: st})
 		}
 	}
 	return out, nil
@@ -148,8 +153,13 @@ func (r *tracker) otherPlansStakes() ([]accountStake, error) {
 // itself, this plan's stakes and the other plans', and says who
 // committed them ("committed by saturday-card and this plan").
 func (r *tracker) accountUsage(l plan.Limits, race RaceInfo, others []accountStake) (usage, string) {
-	all := make([]accountStake, 0, len(others))
-	for _, s := range r.stakes() {
+	return r.accountUsageWith(l, race, r.stakes(), others)
+}
+
+// accountUsageWith is accountUsage with this plan's stakes as given.
+func (r *tracker) accountUsageWith(l plan.Limits, race RaceInfo, own []stake, others []accountStake) (usage, string) {
+	all := make([]accountStake, 0, len(own)+len(others))
+	for _, s := range own {
 		all = append(all, accountStake{plan: r.plan.Name, stake: s})
 	}
 	all = append(all, others...)
@@ -230,15 +240,14 @@ func (r *tracker) fillAccount(res *Result) {
 	}
 	a := &AccountSummary{File: r.opts.Account.Filename, LimitsSummary: LimitsSummary{Limits: *l}, Plans: []string{r.plan.Name}}
 	others := r.accountOthers
-	_, local := r.opts.Store.(LocalStore)
-	switch {
-	case !local:
-		a.Unread = "the other plans' journals are not read on a shared state yet"
-		others = nil
-	case res.Kind != KindPlan:
+	if res.Kind != KindPlan {
+		// The report says what the account's plans committed as it ends.
+		ctx, cancel := context.WithTimeout(context.Background(), accountGateWait)
+		defer cancel()
 		var err error
-		if others, err = r.otherPlansStakes(); err != nil {
+		if others, err = r.otherPlansStakes(ctx); err != nil {
 			a.Unread = err.Error()
+			others = r.accountOthers
 		}
 	}
 	seen := map[string]bool{r.plan.Name: true}
@@ -271,18 +280,14 @@ func (r *tracker) fillAccount(res *Result) {
 
 // certainAccountRefusal is certainRefusal for the account's limits: the
 // bets certain to be created now, each counting the ones before it, with
-// what every plan sharing the state committed. It reads the other plans'
-// journals without the account's lock: each create is checked again under
-// it.
+// what every plan sharing the state committed as loadAccount read it,
+// without the account's gate: each create is checked again under it.
 func (r *tracker) certainAccountRefusal(certain []*instance) string {
 	l := r.accountLimits()
 	if l == nil {
 		return ""
 	}
-	others, err := r.otherPlansStakes()
-	if err != nil {
-		return err.Error()
-	}
+	others := r.accountOthers
 	var before []accountStake
 	for _, in := range certain {
 		risk := r.exposure(in)
@@ -317,20 +322,24 @@ func accountReadsOutcomes(l *plan.Limits) bool {
 // plan's open bet may be when the account's limits count it.
 const accountRefreshEvery = time.Minute
 
-// refreshAccountOutcomes reads from the service, by label, the other
-// plans' bets whose outcome is not known yet, so an account stop-loss
-// counts another plan's losses (cron runs of different plans see each
-// other's results). A resulted bet is read once.
-func (r *tracker) refreshAccountOutcomes(ctx context.Context) error {
+// loadAccount reads what the other plans sharing the state committed into
+// r.accountOthers. When the account's limits depend on how the bets went,
+// it first reads from the service, by label, the other plans' bets whose
+// outcome is not known yet, so an account stop-loss counts another plan's
+// losses (cron runs of different plans see each other's results). A
+// resulted bet is read once.
+func (r *tracker) loadAccount(ctx context.Context) error {
 	l := r.accountLimits()
-	if l == nil || !accountReadsOutcomes(l) {
+	if l == nil {
 		return nil
 	}
-	if _, local := r.opts.Store.(LocalStore); !local {
-		return nil
-	}
-	others, err := r.otherPlansStakes()
+	logs, err := r.opts.Store.ReadAccount(ctx, r.planKey().Service())
 	if err != nil {
+		return fmt.Errorf("read the other plans' journals for the account's limits: %w", err)
+	}
+	others, err := r.stakesOf(logs)
+	if err != nil || !accountReadsOutcomes(l) {
+		r.accountOthers = others
 		return err
 	}
 	now := r.clock.Now()
@@ -356,5 +365,6 @@ func (r *tracker) refreshAccountOutcomes(ctx context.Context) error {
 		}
 		r.accountSeen[o.label] = &seenNotification{n: first, at: now}
 	}
-	return nil
+	r.accountOthers, err = r.stakesOf(logs)
+	return err
 }

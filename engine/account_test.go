@@ -73,36 +73,6 @@ bets:
 	}
 }
 
-// sharedStore stands for a shared state (PostgreSQL): the other plans'
-// journals are not in the local state dir.
-type sharedStore struct{ engine.LocalStore }
-
-// TestAccountLimitsOnASharedStateRefuse: the account's limits are held
-// across the plans of one local state dir; with a shared state they are
-// out of reach, so the run is refused before any create rather than
-// passing them unchecked.
-func TestAccountLimitsOnASharedStateRefuse(t *testing.T) {
-	account, diags := plan.ParseConfig("betplan.yaml", []byte("version: 1\nlimits: {max_total_stake: 25}\n"))
-	require.False(t, diags.HasErrors(), "%v", diags)
-	w := newWorld(t)
-	p := w.twoBetPlan("")
-	opts := w.options(w.client())
-	opts.Account = account
-	opts.NoWait = true
-	opts.Store = sharedStore{engine.LocalStore{Layout: opts.State}}
-	res, err := engine.Run(context.Background(), p, opts)
-	var refused *engine.RefusedError
-	require.ErrorAs(t, err, &refused)
-	assert.Contains(t, refused.Reason, "the account limits of betplan.yaml are held across the plans of one local state dir only")
-	assert.Zero(t, w.svc.NotificationCount())
-	assert.Equal(t, engine.EndRefused, res.EndReason)
-
-	// Without account limits the same store runs the plan.
-	opts.Account = nil
-	_, err = engine.Run(context.Background(), p, opts)
-	require.NoError(t, err)
-}
-
 // TestAccountStopLossCountsAnotherPlansLosses: one plan's bet loses $10;
 // later another plan, from cron, would bet. The account's stop_loss of $5
 // stops it: the other plan's outcome is read from the service before the

@@ -295,26 +295,21 @@ func (r *tracker) create(ctx context.Context, in *instance) error {
 			return nil
 		}
 		r.checkpoint("announce")
-		release := func() {}
+		e := journalEntry{Op: opCreating, Label: in.label, BetID: in.bet.ID, Amount: in.amount, AtRisk: in.risk.Amount, Basis: in.risk.Basis, Race: &info, Attempt: attempt}
 		if attempt == 1 { // a later attempt is the same bet, counted by its first
-			var refusal string
-			var err error
-			if release, refusal, err = r.accountGate(ctx, in); err != nil {
-				if ctx.Err() != nil {
-					return ctx.Err()
-				}
-				in.err = err.Error()
+			refusal, unchecked, err := r.recordCreating(ctx, in, e)
+			switch {
+			case err != nil:
+				return err
+			case unchecked != "":
+				in.err = unchecked
 				in.reason = "could not check the account's limits; will try again"
 				return nil
-			}
-			if refusal != "" {
+			case refusal != "":
 				r.refuseByLimit(in, refusal)
 				return nil
 			}
-		}
-		err := r.journal.Record(journalEntry{Op: opCreating, Label: in.label, BetID: in.bet.ID, Amount: in.amount, AtRisk: in.risk.Amount, Basis: in.risk.Basis, Race: &info, Attempt: attempt})
-		release()
-		if err != nil {
+		} else if err := r.journal.Record(e); err != nil {
 			return err
 		}
 		r.checkpoint("creating")

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
@@ -10,6 +11,8 @@ import (
 	"sort"
 	"sync"
 	"time"
+
+	"github.com/betplan/betplan/engine/state"
 )
 
 // Journal operations. A `creating` entry is written and fsync'd before
@@ -222,6 +225,12 @@ func foldKey[S any](states *map[string]*S, order *[]string, key string) *S {
 
 // append hands one entry to the log and applies it once it is durable.
 func (j *Journal) append(e journalEntry) error {
+	return j.appendWith(e, j.log.Append)
+}
+
+// appendWith numbers e, hands it to write and applies it once it is
+// durable.
+func (j *Journal) appendWith(e journalEntry, write func(serial int64, b []byte) error) error {
 	e.Serial = j.serial + 1
 	e.Lineage = j.lineage
 	if e.Time.IsZero() {
@@ -231,11 +240,29 @@ func (j *Journal) append(e journalEntry) error {
 	if err != nil {
 		return err
 	}
-	if err := j.log.Append(e.Serial, b); err != nil {
+	if err := write(e.Serial, b); err != nil {
 		return err
 	}
 	j.apply(e)
 	return nil
+}
+
+// gatedLog is a log that appends under the account's gate (a lease).
+type gatedLog interface {
+	AppendGated(ctx context.Context, gate string, serial int64, record []byte, check func([]state.PlanLog) error) error
+}
+
+// RecordGated appends an entry under the account's gate, when check, given
+// the other plans' records read under it, allows it (state.Lease's
+// AppendGated); check's error is returned as is, with nothing appended.
+func (j *Journal) RecordGated(ctx context.Context, gate string, e journalEntry, check func([]state.PlanLog) error) error {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	g, ok := j.log.(gatedLog)
+	if !ok {
+		return errors.New("this journal is not held under a lock of the state, so the account's limits cannot be checked with it")
+	}
+	return j.appendWith(e, func(serial int64, b []byte) error { return g.AppendGated(ctx, gate, serial, b, check) })
 }
 
 // Record appends an entry (safe for concurrent use).

@@ -43,15 +43,9 @@ func Preview(ctx context.Context, p *plan.Plan, opts Options) (*Result, *SavedPl
 		return res, nil, err
 	}
 	r.followJournal()
-	if _, local := r.opts.Store.(LocalStore); local && r.accountLimits() != nil {
-		if err := r.refreshAccountOutcomes(ctx); err != nil {
-			r.finish(res, err)
-			return res, nil, err
-		}
-		if r.accountOthers, err = r.otherPlansStakes(); err != nil {
-			r.finish(res, err)
-			return res, nil, err
-		}
+	if err := r.loadAccount(ctx); err != nil {
+		r.finish(res, err)
+		return res, nil, err
 	}
 
 	now := r.clock.Now()
@@ -96,9 +90,6 @@ func Preview(ctx context.Context, p *plan.Plan, opts Options) (*Result, *SavedPl
 	r.fillAccount(res)
 	if certainWhy != "" {
 		res.Error = "run would refuse: " + certainWhy
-	}
-	if why := r.accountUnenforceable(); why != "" {
-		res.Error = "run would refuse: " + why
 	}
 	res.FinishedAt = r.clock.Now()
 	res.EndReason = EndCompleted

@@ -69,9 +69,6 @@ func (r *tracker) runLocked(ctx context.Context, fn func() error) error {
 // start resolves races and sessions, builds the instances and, when the
 // journal is new, recovers what earlier runs created from the service.
 func (r *tracker) start(ctx context.Context) error {
-	if why := r.accountUnenforceable(); why != "" {
-		return &RefusedError{Reason: why}
-	}
 	if err := r.refresh(ctx); err != nil {
 		return err
 	}
@@ -100,7 +97,7 @@ func (r *tracker) start(ctx context.Context) error {
 			return err
 		}
 	}
-	if err := r.refreshAccountOutcomes(ctx); err != nil {
+	if err := r.loadAccount(ctx); err != nil {
 		return err
 	}
 	if why, certain := r.certainRefusal(); why != "" {
