@@ -3,6 +3,7 @@ package engine_test
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -13,6 +14,8 @@ import (
 
 	"github.com/betplan/betplan/apiclient/sim"
 	"github.com/betplan/betplan/engine"
+	"github.com/betplan/betplan/engine/pgstate"
+	"github.com/betplan/betplan/engine/pgstate/pgtest"
 	"github.com/betplan/betplan/plan"
 )
 
@@ -23,6 +26,31 @@ import (
 // the other plans' journals and announcing a create happen under the
 // account's lock.
 func TestAccountLimitsHoldAcrossConcurrentPlans(t *testing.T) {
+	forEachStore(t, testAccountLimitsHoldAcrossConcurrentPlans)
+}
+
+// forEachStore runs test with the local files (every plan in one state
+// dir) and with a PostgreSQL state shared by plans whose local state dirs
+// differ, as on machines of their own. store(opts) is the store a plan's
+// run takes, i its machine.
+func forEachStore(t *testing.T, test func(t *testing.T, store func(opts *engine.Options, i int))) {
+	t.Run("local", func(t *testing.T) {
+		test(t, func(*engine.Options, int) {})
+	})
+	t.Run("postgres", func(t *testing.T) {
+		url, _ := pgtest.Schema(t)
+		cfg, err := pgstate.ParseURL(url, "", false)
+		require.NoError(t, err)
+		shared := pgstate.New(cfg)
+		test(t, func(opts *engine.Options, i int) {
+			opts.State.Dir = filepath.Join(opts.State.Dir, fmt.Sprintf("machine-%d", i))
+			opts.State.LockDir = filepath.Join(opts.State.LockDir, fmt.Sprintf("machine-%d", i))
+			opts.Store = shared
+		})
+	})
+}
+
+func testAccountLimitsHoldAcrossConcurrentPlans(t *testing.T, store func(opts *engine.Options, i int)) {
 	account, diags := plan.ParseConfig("betplan.yaml", []byte("version: 1\nlimits: {period: day, max_total_stake: 25}\n"))
 	require.False(t, diags.HasErrors(), "%v", diags)
 	for round := range 5 {
@@ -47,6 +75,7 @@ bets:
 			opts.PlanFile = p.Filename
 			opts.Account = account
 			opts.NoWait = true
+			store(&opts, i)
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
@@ -78,6 +107,10 @@ bets:
 // stops it: the other plan's outcome is read from the service before the
 // limit is applied, not taken as open from its journal.
 func TestAccountStopLossCountsAnotherPlansLosses(t *testing.T) {
+	forEachStore(t, testAccountStopLossCountsAnotherPlansLosses)
+}
+
+func testAccountStopLossCountsAnotherPlansLosses(t *testing.T, store func(opts *engine.Options, i int)) {
 	account, diags := plan.ParseConfig("betplan.yaml", []byte("version: 1\nlimits: {period: day, stop_loss: 5}\n"))
 	require.False(t, diags.HasErrors(), "%v", diags)
 	w := newWorld(t)
@@ -94,10 +127,13 @@ bets:
 		require.False(t, diags.HasErrors(), "%v", diags)
 		return p
 	}
+	machine := 0
 	run := func(p *plan.Plan, at time.Time) *engine.Result {
 		w.clock.Set(at)
 		opts := w.options(w.client())
 		opts.PlanFile, opts.Account, opts.NoWait = p.Filename, account, true
+		machine++
+		store(&opts, machine)
 		res, err := engine.Run(context.Background(), p, opts)
 		require.NoError(t, err)
 		return res
