@@ -93,6 +93,18 @@ func TestAccountLimitOnSharedStateAcrossMachines(t *testing.T) {
 		assert.Equal(t, 1, created, "round %d: runs that created:\n%s\n%s", i, a.output(), b.output())
 		assert.Equal(t, 1, refused, "round %d: runs refused by the account", i)
 		assert.Equal(t, 1, w.svc.NotificationCount(), "round %d: never past the account's $50", i)
+
+		if i == rounds-1 {
+			// A third machine's doctor shows the account's use on the
+			// shared state.
+			dir := filepath.Join(w.dir, "c", "plans")
+			require.NoError(t, os.MkdirAll(dir, 0o755))
+			require.NoError(t, os.WriteFile(filepath.Join(dir, "betplan.yaml"), []byte(account), 0o644))
+			d := w.onMachine("c", state, "doctor", dir)
+			d.run()
+			assert.Regexp(t, `(?m)^  ok +account +\S+betplan.yaml \(plan card-[ab]\): every limit has room$`, d.stdout.String())
+			assert.Regexp(t, `(?m)^            max_total_stake +\$30\.00 at risk of \$50\.00 \(\$20\.00 left\)$`, d.stdout.String())
+		}
 	}
 }
 

@@ -5,24 +5,29 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/spf13/pflag"
 
 	"github.com/betplan/betplan/engine"
+	"github.com/betplan/betplan/plan"
 )
 
 // doctorOptions are the flags of `betplan doctor`.
 type doctorOptions struct {
 	Format  string
 	state   stateOptions
+	account accountOptions
 	service serviceOptions
 }
 
 func doctorCommand() *command {
 	return &command{
 		name:    "doctor",
-		summary: "check, read-only, whether a run can work now: token, bots, clock, state",
+		args:    "[PLAN|DIR]",
+		summary: "check, read-only, whether a run can work now: token, bots, clock, state, the account's limits",
 		exits: append([]exitDoc{
 			{exitOK, "ready: a run can work now (warnings allowed)"},
 			{exitFailed, "not ready: a check failed (the token, the bots, the clock, the state), or an API error"},
@@ -32,6 +37,8 @@ func doctorCommand() *command {
 		examples: `  # gate a cron run on it
   betplan doctor && betplan run --yes --no-wait plans/greyhounds.yaml
   betplan doctor --format json | jq .checks
+  # today's use of the account's limits (betplan.yaml) by the plans in plans/
+  betplan doctor plans/
 `,
 		setup: bindTo((*doctorOptions).bind, runDoctor),
 	}
@@ -39,7 +46,8 @@ func doctorCommand() *command {
 
 func (o *doctorOptions) bind(fs *pflag.FlagSet) {
 	fs.StringVar(&o.Format, "format", "text", "output format: text or json")
-	o.state.bindShared(fs)
+	o.state.bind(fs)
+	o.account.bind(fs)
 	o.service.bind(fs)
 }
 
@@ -53,8 +61,16 @@ func (o *doctorOptions) validate() error {
 // runDoctor is `betplan doctor`. It only reads: no create, no control, no
 // lock taken, nothing written to the shared state.
 func runDoctor(ctx context.Context, sys *sysIO, o *doctorOptions, args []string) error {
-	if len(args) > 0 {
-		return usagef("doctor takes no arguments, got %q", args[0])
+	if len(args) > 1 {
+		return usagef("doctor takes at most one plan or folder, got %d", len(args))
+	}
+	where, err := doctorPlace(args)
+	if err != nil {
+		return err
+	}
+	account, err := o.account.loadAccount(sys, where)
+	if err != nil {
+		return err
 	}
 	s, err := setUp(sys, &o.service, o.state, nil)
 	if err != nil {
@@ -62,6 +78,10 @@ func runDoctor(ctx context.Context, sys *sysIO, o *doctorOptions, args []string)
 	}
 	defer s.close()
 	rep := engine.Examine(ctx, s.conn.client, s.conn.baseURL, s.conn.clock.Now(), s.shared)
+	if account != nil {
+		layout := engine.NewLayout(o.state.StateDir, where, false)
+		engine.ExamineAccount(ctx, rep, s.conn.client, s.conn.clock, storeFor(layout, s.shared), s.conn.baseURL, account)
+	}
 	if o.Format == "json" {
 		enc := json.NewEncoder(sys.Stdout)
 		enc.SetIndent("", "  ")
@@ -75,6 +95,24 @@ func runDoctor(ctx context.Context, sys *sysIO, o *doctorOptions, args []string)
 		return fmt.Errorf("not ready: %s", strings.Join(rep.Reasons, "; "))
 	}
 	return nil
+}
+
+// doctorPlace is the file whose directory the account file is looked up
+// from, and whose local state dir holds the plans' journals: the plan
+// given, or a file in the folder given (default the current one).
+func doctorPlace(args []string) (string, error) {
+	dir := "."
+	if len(args) == 1 {
+		fi, err := os.Stat(args[0])
+		if err != nil {
+			return "", usagef("%v", err)
+		}
+		if !fi.IsDir() {
+			return args[0], nil
+		}
+		dir = args[0]
+	}
+	return filepath.Join(dir, plan.ConfigFileName), nil
 }
 
 func writeDoctorText(w io.Writer, rep *engine.DoctorReport) {
@@ -92,6 +130,14 @@ func writeDoctorText(w io.Writer, rep *engine.DoctorReport) {
 					fmt.Fprintf(w, ", login error: %s", s.LoginError)
 				}
 				fmt.Fprintln(w)
+			}
+		}
+		if ch.Name == "account" && rep.Account != nil {
+			for _, p := range rep.Account.Periods {
+				fmt.Fprintf(w, "          %s:\n", p.Words)
+				for _, l := range p.Limits {
+					fmt.Fprintf(w, "            %-18s %s\n", l.Name, l.Words)
+				}
 			}
 		}
 	}

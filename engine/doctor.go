@@ -74,6 +74,7 @@ type DoctorReport struct {
 	Sessions  []DoctorSession `json:"sessions"`
 	Readiness json.RawMessage `json:"readiness,omitempty"`
 	Clock     *DoctorClock    `json:"clock,omitempty"`
+	Account   *DoctorAccount  `json:"account,omitempty"`
 }
 
 func (r *DoctorReport) add(name string, level CheckLevel, format string, args ...any) {

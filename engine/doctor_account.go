@@ -1,0 +1,159 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/betplan/betplan/plan"
+)
+
+// DoctorAccount is the account file's limits and today's use of each,
+// over every plan sharing the state.
+type DoctorAccount struct {
+	File string `json:"file"`
+	// Plans are the plans with bets in Periods.
+	Plans []string `json:"plans"`
+	// Unread says why the other plans' journals or outcomes could not
+	// be read; Periods are then missing.
+	Unread string `json:"unread,omitempty"`
+	// Periods are today's periods of the account's limits: the one of
+	// this machine's clock and those of the bets on races within a day
+	// of it (a meeting's day is its own time zone's).
+	Periods []DoctorPeriod `json:"periods"`
+}
+
+// DoctorPeriod is the use of the account's limits in one period.
+type DoctorPeriod struct {
+	Period string        `json:"period,omitempty"` // "" for limits with no period
+	Words  string        `json:"words"`
+	Limits []DoctorLimit `json:"limits"`
+}
+
+// DoctorLimit is one account limit and its use. Used is absent for the
+// limits that bound each bet or race, not the period.
+type DoctorLimit struct {
+	Name  string   `json:"name"`
+	Limit float64  `json:"limit"`
+	Used  *float64 `json:"used,omitempty"`
+	// Reached: a run creates nothing more in the period under it.
+	Reached bool   `json:"reached"`
+	Words   string `json:"words"`
+}
+
+// ExamineAccount adds to rep the account's limits and what the plans
+// sharing store on the service at baseURL use of each today, reading the
+// other plans' open bets from svc as a run would before applying a
+// stop-loss. It only reads. A limit reached is a warning: a run creates
+// nothing more under it, but that is the limit doing its work.
+func ExamineAccount(ctx context.Context, rep *DoctorReport, svc Backend, clock Clock, store Store, baseURL string, account *plan.Config) {
+	if account == nil || !account.Limits.Any() {
+		return
+	}
+	defer func() { rep.Ready = len(rep.Reasons) == 0 }()
+	r := newTracker(&plan.Plan{}, Options{Backend: svc, Clock: clock, Store: store, BaseURL: baseURL, Account: account})
+	l := account.Limits
+	now := r.clock.Now()
+	a := &DoctorAccount{File: account.Filename, Plans: []string{}, Periods: []DoctorPeriod{}}
+	rep.Account = a
+	if err := r.loadAccount(ctx); err != nil {
+		a.Unread = err.Error()
+		rep.add("account", LevelFail, "%s: cannot tell what the account's plans used: %v", a.File, err)
+		return
+	}
+	starts := map[string]time.Time{periodKey(l.Period, now): now}
+	inPeriods := map[string]bool{}
+	for _, o := range r.accountOthers {
+		if st := o.race.Start; !st.IsZero() && st.Sub(now).Abs() <= 24*time.Hour {
+			if k := periodKey(l.Period, st); starts[k].IsZero() {
+				starts[k] = st
+			}
+		}
+	}
+	for _, o := range r.accountOthers {
+		if k := periodKey(l.Period, o.race.Start); !starts[k].IsZero() || o.race.Start.IsZero() || l.Period == "" {
+			inPeriods[o.plan] = true
+		}
+	}
+	for p := range inPeriods {
+		a.Plans = append(a.Plans, p)
+	}
+	sort.Strings(a.Plans)
+	var reached []string
+	for k, st := range starts {
+		u, _ := r.accountUsageWith(l, RaceInfo{Start: st}, nil, r.accountOthers)
+		dp := DoctorPeriod{Period: k, Words: periodWords(l.Period, k), Limits: doctorLimits(l, u)}
+		for _, dl := range dp.Limits {
+			if dl.Reached {
+				reached = append(reached, dl.Name+" in "+dp.Words)
+			}
+		}
+		a.Periods = append(a.Periods, dp)
+	}
+	sort.Slice(a.Periods, func(i, j int) bool { return a.Periods[i].Period < a.Periods[j].Period })
+	sort.Strings(reached)
+	who := "no plan has a bet in it yet"
+	if len(a.Plans) > 0 {
+		who = plural(len(a.Plans), "plan ", "plans ") + strings.Join(a.Plans, ", ")
+	}
+	if len(reached) > 0 {
+		rep.add("account", LevelWarn, "%s (%s): %s reached, a run creates nothing more under it", a.File, who, joinAnd(reached))
+		return
+	}
+	rep.add("account", LevelOK, "%s (%s): every limit has room", a.File, who)
+}
+
+// doctorLimits says each of l's limits with its use in u.
+func doctorLimits(l plan.Limits, u usage) []DoctorLimit {
+	t := u.totals
+	var out []DoctorLimit
+	add := func(name string, limit float64, used *float64, reached bool, words string) {
+		out = append(out, DoctorLimit{Name: name, Limit: limit, Used: used, Reached: reached, Words: words})
+	}
+	num := func(v float64) *float64 { return &v }
+	room := func(limit, used float64) string {
+		if used >= limit-1e-9 {
+			return "none left"
+		}
+		return usd(roundCents(limit-used)) + " left"
+	}
+	if v := l.MaxTotalStake; v != nil {
+		add("max_total_stake", *v, num(t.Staked), t.Staked >= *v-1e-9, fmt.Sprintf("%s at risk of %s (%s)", usd(t.Staked), usd(*v), room(*v, t.Staked)))
+	}
+	if v := l.MaxOpenStake; v != nil {
+		add("max_open_stake", *v, num(t.OpenStake), t.OpenStake >= *v-1e-9, fmt.Sprintf("%s open of %s (%s)", usd(t.OpenStake), usd(*v), room(*v, t.OpenStake)))
+	}
+	if v := l.MaxBets; v != nil {
+		add("max_bets", float64(*v), num(float64(t.Bets)), t.Bets >= *v, fmt.Sprintf("%d of %d %s", t.Bets, *v, plural(*v, "bet", "bets")))
+	}
+	if v := l.MaxLoss; v != nil {
+		loss := -worstCase(t)
+		add("max_loss", *v, num(loss), loss >= *v-1e-9, fmt.Sprintf("worst case %s if every open bet lost (settled %s, %s open) against -%s", signedUSD(-loss), signedUSD(t.Profit), usd(t.OpenStake), usd(*v)))
+	}
+	if v := l.StopLoss; v != nil {
+		add("stop_loss", *v, num(t.Profit), t.LowestProfit <= -*v+1e-9, fmt.Sprintf("settled profit %s (lowest %s) against -%s", signedUSD(t.Profit), signedUSD(t.LowestProfit), usd(*v)))
+	}
+	if v := l.TakeProfit; v != nil {
+		add("take_profit", *v, num(t.Profit), t.HighestProfit >= *v-1e-9, fmt.Sprintf("settled profit %s (highest %s) against %s", signedUSD(t.Profit), signedUSD(t.HighestProfit), usd(*v)))
+	}
+	if v := l.MaxStakePerBet; v != nil {
+		add("max_stake_per_bet", *v, nil, false, usd(*v)+" at risk per bet")
+	}
+	if v := l.MaxStakePerRace; v != nil {
+		add("max_stake_per_race", *v, nil, false, usd(*v)+" at risk per race")
+	}
+	if v := l.MaxBetsPerRace; v != nil {
+		add("max_bets_per_race", float64(*v), nil, false, fmt.Sprintf("%d %s per race", *v, plural(*v, "bet", "bets")))
+	}
+	return out
+}
+
+// joinAnd says "a", "a and b", "a, b and c".
+func joinAnd(words []string) string {
+	if len(words) < 2 {
+		return strings.Join(words, "")
+	}
+	return strings.Join(words[:len(words)-1], ", ") + " and " + words[len(words)-1]
+}
