@@ -3,6 +3,7 @@ package main
 import (
 	"github.com/spf13/pflag"
 
+	"github.com/betplan/betplan/engine"
 	"github.com/betplan/betplan/plan"
 )
 
@@ -49,4 +50,33 @@ func (a *accountOptions) loadAccount(sys *sysIO, planPath string) (*plan.Config,
 		return nil, invalidf("%s is not a valid account file: %s", path, count(diags.Errors(), "error"))
 	}
 	return c, nil
+}
+
+// groupRuns puts the plans that share an account file with limits and a
+// state into one group: their certain bets are held to the account's
+// limits together before any of them creates.
+func groupRuns(plans []*plan.Plan, opts []engine.Options) {
+	byKey := map[string][]int{}
+	var keys []string
+	for i := range plans {
+		a := opts[i].Account
+		if a == nil || !a.Limits.Any() {
+			continue
+		}
+		k := a.Filename + "\x00" + opts[i].Store.String()
+		if byKey[k] == nil {
+			keys = append(keys, k)
+		}
+		byKey[k] = append(byKey[k], i)
+	}
+	for _, k := range keys {
+		names := make([]string, len(byKey[k]))
+		for j, i := range byKey[k] {
+			names[j] = plans[i].Name
+		}
+		g := engine.NewRunGroup(names)
+		for _, i := range byKey[k] {
+			opts[i].RunGroup = g
+		}
+	}
 }

@@ -198,6 +198,7 @@ func runPlans(ctx context.Context, sys *sysIO, o *runOptions, files []string) (e
 		}
 		opts[i] = o1
 	}
+	groupRuns(plans, opts)
 	if live != nil {
 		// The client is the account's: its retries are no one plan's.
 		logRetries(s.conn.client, live, clock)

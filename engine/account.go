@@ -162,7 +162,12 @@ func (r *tracker) accountUsageWith(l plan.Limits, race RaceInfo, own []stake, ot
 	for _, s := range own {
 		all = append(all, accountStake{plan: r.plan.Name, stake: s})
 	}
-	all = append(all, others...)
+	return accountUsageOf(l, race, append(all, others...), r.plan.Name)
+}
+
+// accountUsageOf adds up all in the account's period of race and on race
+// itself, and says who committed them, self as "this plan".
+func accountUsageOf(l plan.Limits, race RaceInfo, all []accountStake, self string) (usage, string) {
 	key := periodKey(l.Period, race.Start)
 	var a periodSums
 	byPlan := map[string]float64{}
@@ -184,7 +189,7 @@ func (r *tracker) accountUsageWith(l plan.Limits, race RaceInfo, own []stake, ot
 	u.planned, u.plannedBets = roundCents(a.planned), a.plannedBets
 	u.totals.LowestProfit, u.totals.HighestProfit = profitRange(a.settled)
 	u.raceStake = roundCents(u.raceStake)
-	return u, "committed by " + committers(byPlan, r.plan.Name)
+	return u, "committed by " + committers(byPlan, self)
 }
 
 // committers names the plans that committed money, the largest first:

@@ -57,6 +57,10 @@ type Options struct {
 	// Account is the account file, whose limits every plan sharing the
 	// state is held to together (account.go); nil: none.
 	Account *plan.Config
+	// RunGroup, for a run of several plans under one account file and
+	// one state, holds the certain bets of every plan of it to the
+	// account's limits together before any create (NewRunGroup).
+	RunGroup *RunGroup
 	// LockTimeout is how long to wait for another run of the plan.
 	LockTimeout time.Duration
 

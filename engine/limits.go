@@ -90,6 +90,15 @@ func (r *tracker) checkLimits(in *instance, risk exposure) string {
 // within the limits, with what the plan committed before, or "". Run then
 // refuses before creating any of them rather than some.
 func (r *tracker) certainRefusal() (string, []*instance) {
+	certain := r.certainBets()
+	if len(certain) == 0 {
+		return "", nil
+	}
+	return r.certainRefusalOf(certain)
+}
+
+// certainBets are the bets certain to be created now, by race start.
+func (r *tracker) certainBets() []*instance {
 	now := r.clock.Now()
 	var certain []*instance
 	for _, in := range r.byStart() {
@@ -106,9 +115,11 @@ func (r *tracker) certainRefusal() (string, []*instance) {
 		}
 		certain = append(certain, in)
 	}
-	if len(certain) == 0 {
-		return "", nil
-	}
+	return certain
+}
+
+// certainRefusalOf is certainRefusal for the certain bets given.
+func (r *tracker) certainRefusalOf(certain []*instance) (string, []*instance) {
 	// Each certain bet counts the ones before it, as if created.
 	type extra struct {
 		staked float64

@@ -69,6 +69,7 @@ func (r *tracker) runLocked(ctx context.Context, fn func() error) error {
 // start resolves races and sessions, builds the instances and, when the
 // journal is new, recovers what earlier runs created from the service.
 func (r *tracker) start(ctx context.Context) error {
+	defer r.opts.RunGroup.leave(r.plan.Name) // whatever ends start, the others wait no more
 	if err := r.refresh(ctx); err != nil {
 		return err
 	}
@@ -100,7 +101,16 @@ func (r *tracker) start(ctx context.Context) error {
 	if err := r.loadAccount(ctx); err != nil {
 		return err
 	}
-	if why, certain := r.certainRefusal(); why != "" {
+	why, certain := r.certainRefusal()
+	if why == "" {
+		// The plans of one run under one account hold their certain bets
+		// to its limits together.
+		var err error
+		if why, certain, err = r.groupCertainRefusal(ctx); err != nil {
+			return err
+		}
+	}
+	if why != "" {
 		for _, in := range certain {
 			in.status, in.final = StatusFailed, true
 			in.reason = "not created: the run refused before any create: " + why

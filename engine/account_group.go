@@ -1,0 +1,169 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+)
+
+// RunGroup is the plans of one run that share an account file and a
+// state: before any of them creates, the bets certain to be created by
+// all of them (a named race, no when, a static amount) are held to the
+// account's limits together, as one plan's are (certainAccountRefusal).
+// Each plan's run arrives with its certain bets once its own limits
+// passed them; when every plan has arrived (or ended before), the limits
+// are checked over them all, with what the account's plans committed
+// before, and every plan with certain bets learns the answer.
+type RunGroup struct {
+	mu      sync.Mutex
+	waiting map[string]bool // plans not arrived yet
+	members []*groupMember  // plans arrived with certain bets
+	done    chan struct{}
+	refusal string
+}
+
+// groupMember is one plan's part: its certain bets, what it committed
+// and what it read of the account's other plans.
+type groupMember struct {
+	r       *tracker
+	certain []*instance
+	own     []stake
+	others  []accountStake
+}
+
+// NewRunGroup is the group of the plans named; nil for fewer than two.
+func NewRunGroup(plans []string) *RunGroup {
+	if len(plans) < 2 {
+		return nil
+	}
+	g := &RunGroup{waiting: map[string]bool{}, done: make(chan struct{})}
+	for _, p := range plans {
+		g.waiting[p] = true
+	}
+	return g
+}
+
+// leave says plan will arrive no more (its start ended, or it refused
+// on its own): the others do not wait for it.
+func (g *RunGroup) leave(plan string) {
+	if g == nil {
+		return
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.arrivedLocked(plan)
+}
+
+// arrivedLocked takes plan off the waiting list; the last one to arrive
+// decides. g.mu is held.
+func (g *RunGroup) arrivedLocked(plan string) {
+	if !g.waiting[plan] {
+		return
+	}
+	delete(g.waiting, plan)
+	if len(g.waiting) == 0 {
+		g.refusal = g.decide()
+		close(g.done)
+	}
+}
+
+// groupWaitStep is how often a plan waiting for the others of its group
+// looks again, on the engine's clock (a rehearsal's clock moves only when
+// every plan waits on it).
+const groupWaitStep = 50 * time.Millisecond
+
+// groupCertainRefusal brings this plan's certain bets to the run's group
+// and waits for the others; it says why the group's certain bets break an
+// account limit together, and which of this plan's bets are refused.
+func (r *tracker) groupCertainRefusal(ctx context.Context) (string, []*instance, error) {
+	g := r.opts.RunGroup
+	if g == nil || r.accountLimits() == nil {
+		return "", nil, nil
+	}
+	certain := r.certainBets()
+	g.mu.Lock()
+	if len(certain) > 0 && g.waiting[r.plan.Name] {
+		g.members = append(g.members, &groupMember{r: r, certain: certain, own: r.stakes(), others: r.accountOthers})
+	}
+	g.arrivedLocked(r.plan.Name)
+	g.mu.Unlock()
+	for {
+		select {
+		case <-g.done:
+			if g.refusal == "" || len(certain) == 0 {
+				return "", nil, nil
+			}
+			return g.refusal, certain, nil
+		default:
+		}
+		if err := r.clock.Sleep(ctx, groupWaitStep); err != nil {
+			return "", nil, err
+		}
+	}
+}
+
+// decide checks the members' certain bets, by race start, each counting
+// the ones before it, with what the account's plans committed: the
+// members' own stakes, and the other plans' as the members read them.
+func (g *RunGroup) decide() string {
+	if len(g.members) < 2 {
+		return "" // one plan's certain bets were checked by its own run
+	}
+	sort.Slice(g.members, func(i, j int) bool { return g.members[i].r.plan.Name < g.members[j].r.plan.Name })
+	l := g.members[0].r.accountLimits()
+	inRun := map[string]bool{}
+	for _, m := range g.members {
+		inRun[m.r.plan.Name] = true
+	}
+	var committed []accountStake
+	outside := map[string]accountStake{}
+	type bet struct {
+		m  *groupMember
+		in *instance
+	}
+	var bets []bet
+	for _, m := range g.members {
+		for _, s := range m.own {
+			committed = append(committed, accountStake{plan: m.r.plan.Name, stake: s})
+		}
+		for _, o := range m.others {
+			if !inRun[o.plan] {
+				outside[o.plan+"\x00"+o.label] = o
+			}
+		}
+		for _, in := range m.certain {
+			bets = append(bets, bet{m, in})
+		}
+	}
+	keys := make([]string, 0, len(outside))
+	for k := range outside {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		committed = append(committed, outside[k])
+	}
+	sort.SliceStable(bets, func(i, j int) bool { return bets[i].in.info.Start.Before(bets[j].in.info.Start) })
+	var before []accountStake
+	for _, b := range bets {
+		risk := b.m.r.exposure(b.in)
+		u, who := accountUsageOf(*l, b.in.info, append(committed[:len(committed):len(committed)], before...), "")
+		if reason := limitRefusal(*l, risk, b.in.info, u, who+" and the certain bets before it"); reason != "" {
+			var parts []string
+			for _, m := range g.members {
+				ids := make([]string, len(m.certain))
+				for i, in := range m.certain {
+					ids[i] = in.bet.ID
+				}
+				parts = append(parts, m.r.plan.Name+": "+strings.Join(ids, ", "))
+			}
+			return fmt.Sprintf("the bets certain to be created by the plans of this run (%s; each a named race, no when, a static amount) break an account limit together, with what the account's plans committed before: at %s's bet %s, account %s",
+				strings.Join(parts, "; "), b.m.r.plan.Name, b.in.bet.ID, reason)
+		}
+		before = append(before, accountStake{plan: b.m.r.plan.Name, stake: stake{label: b.in.label, betID: b.in.bet.ID, race: b.in.info, requested: b.in.amount, risk: risk, open: true}})
+	}
+	return ""
+}
