@@ -6,7 +6,6 @@ import (
 	"sort"
 	"strings"
 	"sync"
-	"time"
 )
 
 // RunGroup is the plans of one run that share an account file and a
@@ -70,11 +69,6 @@ func (g *RunGroup) arrivedLocked(plan string) {
 	}
 }
 
-// groupWaitStep is how often a plan waiting for the others of its group
-// looks again, on the engine's clock (a rehearsal's clock moves only when
-// every plan waits on it).
-const groupWaitStep = 50 * time.Millisecond
-
 // groupCertainRefusal brings this plan's certain bets to the run's group
 // and waits for the others; it says why the group's certain bets break an
 // account limit together, and which of this plan's bets are refused.
@@ -90,19 +84,18 @@ func (r *tracker) groupCertainRefusal(ctx context.Context) (string, []*instance,
 	}
 	g.arrivedLocked(r.plan.Name)
 	g.mu.Unlock()
-	for {
-		select {
-		case <-g.done:
-			if g.refusal == "" || len(certain) == 0 {
-				return "", nil, nil
-			}
-			return g.refusal, certain, nil
-		default:
-		}
-		if err := r.clock.Sleep(ctx, groupWaitStep); err != nil {
-			return "", nil, err
-		}
+	// The wait is not a sleep on the engine's clock: nothing before
+	// this point of a run sleeps on it with a fresh journal (a rehearsal's
+	// always is), so no plan's clock waits for one held here.
+	select {
+	case <-g.done:
+	case <-ctx.Done():
+		return "", nil, ctx.Err()
 	}
+	if g.refusal == "" || len(certain) == 0 {
+		return "", nil, nil
+	}
+	return g.refusal, certain, nil
 }
 
 // decide checks the members' certain bets, by race start, each counting

@@ -148,3 +148,60 @@ bets:
 	require.NotNil(t, later.Account)
 	assert.Equal(t, -10.0, later.Account.Periods[0].Profit, "the report counts the other plan's loss")
 }
+
+// TestRunGroupHoldsCertainBetsTogether: three plans of one run share an
+// account allowing $25 a day, each with one certain $10 bet. Each alone
+// fits, together they do not: every plan is refused before any create,
+// the plans and bets named. A fourth plan of the group whose lock another
+// run holds never starts, and holds no one back.
+func TestRunGroupHoldsCertainBetsTogether(t *testing.T) {
+	account, diags := plan.ParseConfig("betplan.yaml", []byte("version: 1\nlimits: {period: day, max_total_stake: 25}\n"))
+	require.False(t, diags.HasErrors(), "%v", diags)
+	w := newWorld(t)
+	r := w.race("Greyhounds", 0)
+	names := []string{"card-0", "card-1", "card-2", "locked"}
+	group := engine.NewRunGroup(names)
+	blocker := w.options(w.client())
+	held, err := blocker.State.WithDefaults("").LockPath("locked", blocker.BaseURL), error(nil)
+	require.NoError(t, err)
+	lock, err := engine.AcquireLock(context.Background(), held, engine.LockOwner{PID: 1, Host: "elsewhere"}, 0)
+	require.NoError(t, err)
+	defer lock.Release()
+
+	results := make([]*engine.Result, len(names))
+	errs := make([]error, len(names))
+	var wg sync.WaitGroup
+	for i, name := range names {
+		p, diags := plan.Parse(name+".yaml", []byte(fmt.Sprintf(`version: 1
+name: %s
+limits: {period: day, max_stake_per_bet: 10, max_total_stake: 20, max_bets: 2}
+defaults: {market: Fixed Win, type: Fixed Wager, target_session: "4417"}
+bets:
+  - {id: box, race: %s, selection: %q, stake: 10}
+`, name, raceYAML(r), r.Runners[0])))
+		require.False(t, diags.HasErrors(), "%v", diags)
+		opts := w.options(w.client())
+		opts.PlanFile, opts.Account, opts.NoWait, opts.RunGroup = p.Filename, account, true, group
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			results[i], errs[i] = engine.Run(context.Background(), p, opts)
+		}()
+	}
+	wg.Wait()
+	for i := range names {
+		if results[i] != nil && len(results[i].Bets) > 0 {
+			t.Logf("%s: %v; %s %s", names[i], errs[i], results[i].Bets[0].Status, results[i].Bets[0].Reason)
+		}
+	}
+	var locked *engine.LockedError
+	require.ErrorAs(t, errs[3], &locked, "the fourth plan's lock is held")
+	for i := range 3 {
+		var refused *engine.RefusedError
+		require.ErrorAs(t, errs[i], &refused, "%s", names[i])
+		assert.Contains(t, refused.Reason, "the bets certain to be created by the plans of this run (card-0: box; card-1: box; card-2: box; each a named race, no when, a static amount) break an account limit together")
+		assert.Contains(t, refused.Reason, "account max_total_stake $25.00 in day ")
+		assert.Contains(t, results[i].Bets[0].Reason, "not created: the run refused before any create")
+	}
+	assert.Zero(t, w.svc.NotificationCount(), "nothing created")
+}

@@ -18,6 +18,9 @@ import (
 // whatever happened; the error says why the run ended early.
 func Run(ctx context.Context, p *plan.Plan, opts Options) (*Result, error) {
 	r := newTracker(p, opts)
+	// A run that ends before its start (a lock held elsewhere) holds the
+	// other plans of its group back no longer.
+	defer opts.RunGroup.leave(p.Name)
 	res := r.newResult(KindRun, r.clock.Now())
 	err := r.runWithAlerts(ctx, res, nil)
 	return reported(res, err)
