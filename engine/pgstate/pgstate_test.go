@@ -240,3 +240,27 @@ func TestRowsKeyedBySpellingAreFound(t *testing.T) {
 	require.ErrorAs(t, err, &unavailable)
 	assert.Contains(t, err.Error(), "2 journals for one service")
 }
+
+// The account's plans are the plans of one service: another service's
+// journal in the same schema is not read, a row an earlier betplan keyed
+// by the base URL as spelled is.
+func TestReadAccountIsTheServicesPlans(t *testing.T) {
+	t.Parallel()
+	s, server, schema := newStore(t)
+	ctx := context.Background()
+	for _, k := range []state.PlanKey{key, {Name: "elsewhere", BaseURL: "https://other.example.com"}, {Name: "legacy", BaseURL: key.BaseURL}} {
+		l, err := s.Lock(ctx, state.LockRequest{PlanKey: k})
+		require.NoError(t, err)
+		require.NoError(t, l.Append(1, []byte(`{"serial":1,"op":"init"}`)))
+		require.NoError(t, l.Release())
+	}
+	pgtest.Exec(t, server, fmt.Sprintf("UPDATE %s.plans SET base_url = 'https://Betting.Example.com:443/' WHERE name = 'legacy'", schema))
+	logs, err := s.ReadAccount(ctx, key.Service())
+	require.NoError(t, err)
+	var names []string
+	for _, l := range logs {
+		names = append(names, l.Name)
+		assert.Len(t, l.Records, 1, l.Name)
+	}
+	assert.Equal(t, []string{"card", "legacy"}, names)
+}
