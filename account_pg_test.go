@@ -82,6 +82,7 @@ func TestAccountLimitOnSharedStateAcrossMachines(t *testing.T) {
 				created++
 			case 3:
 				refused++
+				t.Logf("round %d, machine %s refused:\n%s", i, m.name, m.stderr.String())
 				assert.Regexp(t, refusal, m.stderr.String(), "round %d, machine %s names the limit and the numbers", i, m.name)
 				if !regexp.MustCompile(`this bet adds \$30\.00|at bet box, account max_total_stake`).MatchString(m.output()) {
 					t.Errorf("round %d, machine %s does not say its own bet:\n%s", i, m.name, m.output())

@@ -60,7 +60,10 @@ func (l *lease) AppendGated(ctx context.Context, _ string, serial int64, record 
 	fl := flock.New(filepath.Join(l.dir, accountLockName))
 	ok, err := fl.TryLockContext(ctx, accountLockPoll)
 	if err != nil || !ok {
-		if err == nil {
+		switch {
+		case errors.Is(err, context.DeadlineExceeded):
+			err = errors.New("another plan's create held it until the wait ran out")
+		case err == nil:
 			err = errors.New("not taken")
 		}
 		return fmt.Errorf("take the account's lock %s: %w", fl.Path(), err)
