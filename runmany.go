@@ -160,13 +160,14 @@ func runPlans(ctx context.Context, sys *sysIO, o *runOptions, files []string) (e
 	if sys.IsTTY && sys.Getenv("CI") == "" {
 		live = newLiveTerminal(sys.Stderr, sys.Width, clock.Now)
 		logs.w = live
-		progress = newAccountProgress(live.progress)
+		progress = newAccountProgress(live.progressAbout)
 	}
 	var asking sync.Mutex
 	opts := make([]engine.Options, len(plans))
 	for i, p := range plans {
 		o1 := s.options(files[i])
-		o1.Backend = account.Plan()
+		o1.Log = logs.plan(p.Name)
+		o1.Backend = account.PlanTelling(retryLines(o1.Log, clock))
 		o1.Account = accounts[i]
 		o1.Notify = targets[i]
 		o1.Clock = clock
@@ -176,7 +177,6 @@ func runPlans(ctx context.Context, sys *sysIO, o *runOptions, files []string) (e
 		o1.LockTimeout = o.LockTimeout
 		o1.Checkpoint = checkpointHook(sys)
 		o1.Republish = republish[i]
-		o1.Log = logs.plan(p.Name)
 		if progress != nil {
 			o1.Live = progress.plan(p.Name)
 		}
@@ -198,10 +198,9 @@ func runPlans(ctx context.Context, sys *sysIO, o *runOptions, files []string) (e
 		}
 		opts[i] = o1
 	}
-	if live != nil {
-		// The client is the account's: its retries are no one plan's.
-		logRetries(s.conn.client, live, clock)
-	}
+	// The reads the plans share are the account's: their retries are no
+	// one plan's.
+	logRetries(s.conn.client, logs.account(), clock)
 	if s.conn.simulated {
 		fmt.Fprintf(sys.Stderr, "rehearsing %d plans on the simulated service at %s (simulated clock)\n", len(plans), s.conn.baseURL)
 	}
@@ -373,6 +372,10 @@ func (p *planLog) Write(b []byte) (int, error) {
 	return len(b), nil
 }
 
+// account is the writer of the lines about the account rather than one
+// plan: the reads the plans share.
+func (l *planLogs) account() io.Writer { return l.plan("account") }
+
 // flush writes what is left of any unfinished line.
 func (l *planLogs) flush() {
 	for _, p := range l.parts {
@@ -401,13 +404,15 @@ func showStatuses(ctx context.Context, sys *sysIO, o *statusOptions, files []str
 	defer s.close()
 	account := engine.NewAccount(s.conn.client, s.conn.clock, 0)
 	logs := &planLogs{w: sys.Stderr}
+	accountLog := logs.account()
 	opts := make([]engine.Options, len(plans))
 	results := make([]*engine.Result, len(plans))
 	errs := make([]error, len(plans))
 	for i, p := range plans {
 		opts[i] = s.options(files[i])
-		opts[i].Backend = account.Plan()
+		logRetries(s.conn.client, accountLog, s.conn.clock)
 		opts[i].Log = logs.plan(p.Name)
+		opts[i].Backend = account.PlanTelling(retryLines(opts[i].Log, s.conn.clock))
 		if opts[i].Account, err = o.account.loadAccount(sys, files[i]); err != nil {
 			return err
 		}
@@ -437,11 +442,15 @@ func previewPlans(ctx context.Context, sys *sysIO, o *planOptions, files []strin
 	}
 	defer s.close()
 	account := engine.NewAccount(s.conn.client, s.conn.clock, 0)
+	logs := &planLogs{w: sys.Stderr}
+	defer logs.flush()
+	accountLog := logs.account()
 	changes := false
 	var failed []error
 	for i, p := range plans {
 		opts := s.options(files[i])
-		opts.Backend = account.Plan()
+		logRetries(s.conn.client, accountLog, s.conn.clock)
+		opts.Backend = account.PlanTelling(retryLines(logs.plan(p.Name), s.conn.clock))
 		opts.Log = nil
 		if opts.Account, err = o.account.loadAccount(sys, files[i]); err != nil {
 			return err
@@ -514,13 +523,15 @@ func cancelPlans(ctx context.Context, sys *sysIO, o *cancelOptions, files []stri
 	defer s.close()
 	account := engine.NewAccount(s.conn.client, s.conn.clock, 0)
 	logs := &planLogs{w: sys.Stderr}
+	accountLog := logs.account()
 	opts := make([]engine.Options, len(plans))
 	results := make([]*engine.Result, len(plans))
 	errs := make([]error, len(plans))
 	for i, p := range plans {
 		opts[i] = s.options(files[i])
-		opts[i].Backend = account.Plan()
+		logRetries(s.conn.client, accountLog, s.conn.clock)
 		opts[i].Log = logs.plan(p.Name)
+		opts[i].Backend = account.PlanTelling(retryLines(opts[i].Log, s.conn.clock))
 		if confirm != nil {
 			name := p.Name
 			opts[i].Confirm = func(summary string) (bool, error) { return confirm(fmt.Sprintf("[%s] %s", name, summary)) }
@@ -540,10 +551,10 @@ func cancelPlans(ctx context.Context, sys *sysIO, o *cancelOptions, files []stri
 type accountProgress struct {
 	mu    sync.Mutex
 	plans map[string]engine.Progress
-	show  func(engine.Progress)
+	show  func(engine.Progress, liveAbout)
 }
 
-func newAccountProgress(show func(engine.Progress)) *accountProgress {
+func newAccountProgress(show func(engine.Progress, liveAbout)) *accountProgress {
 	return &accountProgress{plans: map[string]engine.Progress{}, show: show}
 }
 
@@ -568,27 +579,33 @@ func (a *accountProgress) plan(name string) func(engine.Progress) {
 	}
 }
 
-// merged is every plan's progress as one. a.mu is held.
-func (a *accountProgress) merged() engine.Progress {
+// merged is every plan's progress as one, and the plans whose poll and
+// jump come next. a.mu is held.
+func (a *accountProgress) merged() (engine.Progress, liveAbout) {
 	m := engine.Progress{ByStatus: map[engine.Status]int{}}
-	soonest := func(cur, t time.Time) time.Time {
-		if cur.IsZero() || (!t.IsZero() && t.Before(cur)) {
-			return t
+	about := liveAbout{plans: len(a.plans)}
+	// soonest keeps the sooner of cur and t, and whose it is; ties go to
+	// the plan first by name, so the line does not flicker between them.
+	soonest := func(cur *time.Time, who *string, t time.Time, name string) {
+		if t.IsZero() {
+			return
 		}
-		return cur
+		if cur.IsZero() || t.Before(*cur) || (t.Equal(*cur) && name < *who) {
+			*cur, *who = t, name
+		}
 	}
-	for _, p := range a.plans {
+	for name, p := range a.plans {
 		if p.Now.After(m.Now) {
 			m.Now = p.Now
 		}
 		for s, n := range p.ByStatus {
 			m.ByStatus[s] += n
 		}
-		m.NextPoll = soonest(m.NextPoll, p.NextPoll)
-		m.NextRace = soonest(m.NextRace, p.NextRace)
+		soonest(&m.NextPoll, &about.poll, p.NextPoll, name)
+		soonest(&m.NextRace, &about.race, p.NextRace, name)
 		if lp := p.LastPlaced; lp != nil && (m.LastPlaced == nil || lp.At.After(m.LastPlaced.At)) {
 			m.LastPlaced = lp
 		}
 	}
-	return m
+	return m, about
 }

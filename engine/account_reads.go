@@ -58,11 +58,17 @@ func NewAccount(backend Backend, clock Clock, window time.Duration) *Account {
 
 // Plan is the Backend one plan's run uses: its own view of the shared
 // reads.
-func (a *Account) Plan() Backend {
+func (a *Account) Plan() Backend { return a.PlanTelling(nil) }
+
+// PlanTelling is Plan whose own calls (its creates, cancels and look-ups,
+// not the reads it shares) tell onRetry of every attempt the client
+// repeats, so a log says which plan a slow call is about. The shared
+// reads tell the client's own OnRetry: they are the account's.
+func (a *Account) PlanTelling(onRetry func(apiclient.Retry)) Backend {
 	a.mu.Lock()
 	a.plans++
 	a.mu.Unlock()
-	return &accountPlan{account: a}
+	return &accountPlan{account: a, onRetry: onRetry}
 }
 
 // sharedBy is how many plans share the reads of svc: a page of the bet
@@ -80,6 +86,7 @@ func sharedBy(svc Backend) int {
 // accountPlan is one plan's view: it remembers its own last write.
 type accountPlan struct {
 	account *Account
+	onRetry func(apiclient.Retry) // told of the retries of this plan's own calls; nil: the client's
 	mu      sync.Mutex
 	wrote   int64 // the account's write count just after this plan's last write
 }
@@ -180,7 +187,7 @@ func (p *accountPlan) ListSessions(ctx context.Context) ([]apiclient.Session, er
 
 func (p *accountPlan) ListNotifications(ctx context.Context, opts apiclient.ListNotificationsOptions) (*apiclient.Page[apiclient.Notification], error) {
 	if opts.Label != "" {
-		return p.account.backend.ListNotifications(ctx, opts)
+		return p.account.backend.ListNotifications(p.own(ctx), opts)
 	}
 	key := fmt.Sprintf("notifications page=%d size=%d", opts.Page, opts.PageSize)
 	v, err := shared(p, ctx, key, func() (*apiclient.Page[apiclient.Notification], error) {
@@ -197,30 +204,42 @@ func (p *accountPlan) ListBets(ctx context.Context, opts apiclient.ListBetsOptio
 	return copyPage(v), err
 }
 
+// own is ctx for a call of this plan's own, telling its retries to the
+// plan's hook.
+func (p *accountPlan) own(ctx context.Context) context.Context {
+	return apiclient.WithRetryHook(ctx, p.onRetry)
+}
+
 func (p *accountPlan) GetEvent(ctx context.Context, id string) (*apiclient.Event, error) {
+	ctx = p.own(ctx)
 	return p.account.backend.GetEvent(ctx, id)
 }
 
 func (p *accountPlan) NotificationsByLabel(ctx context.Context, label string) ([]apiclient.Notification, error) {
+	ctx = p.own(ctx)
 	return p.account.backend.NotificationsByLabel(ctx, label)
 }
 
 func (p *accountPlan) BetsByNotification(ctx context.Context, id int64) ([]apiclient.BetRecord, error) {
+	ctx = p.own(ctx)
 	return p.account.backend.BetsByNotification(ctx, id)
 }
 
 func (p *accountPlan) CreateNotification(ctx context.Context, req *apiclient.CreateNotificationRequest) (*apiclient.CreateResult, error) {
+	ctx = p.own(ctx)
 	defer p.written()
 	return p.account.backend.CreateNotification(ctx, req)
 }
 
 func (p *accountPlan) CancelNotification(ctx context.Context, id int64) error {
+	ctx = p.own(ctx)
 	defer p.written()
 	return p.account.backend.CancelNotification(ctx, id)
 }
 
 // PublishTips and SendPrealert pass a tipster plan's calls through.
 func (p *accountPlan) PublishTips(ctx context.Context, apikey string, tips []apiclient.PublishTip) (*apiclient.TipsterAnswer, error) {
+	ctx = p.own(ctx)
 	tb, ok := p.account.backend.(TipsterBackend)
 	if !ok {
 		return nil, errors.New("the service client cannot publish tips")
@@ -229,6 +248,7 @@ func (p *accountPlan) PublishTips(ctx context.Context, apikey string, tips []api
 }
 
 func (p *accountPlan) SendPrealert(ctx context.Context, apikey string) (*apiclient.TipsterAnswer, error) {
+	ctx = p.own(ctx)
 	tb, ok := p.account.backend.(TipsterBackend)
 	if !ok {
 		return nil, errors.New("the service client cannot send a pre-alert")
