@@ -312,7 +312,9 @@ func writeSummary(sys *sysIO, ro reportOptions, f reporters.Format, results []*e
 		err = reporters.WriteSummaryMarkdown(sys.Stdout, s)
 	case reporters.FormatJUnit:
 		err = reporters.WriteSummaryJUnit(sys.Stdout, results)
-	default: // text, and html whose pages are each plan's report.html
+	case reporters.FormatHTML:
+		err = reporters.WriteSummaryHTML(sys.Stdout, s)
+	default:
 		err = reporters.WriteSummaryText(sys.Stdout, s)
 	}
 	if err != nil {
@@ -426,7 +428,8 @@ func showStatuses(ctx context.Context, sys *sysIO, o *statusOptions, files []str
 }
 
 // previewPlans is `betplan plan` of several plans: every plan validated
-// first, then each previewed in turn on stdout.
+// first, then each previewed in turn on stdout; in JSON, one array of
+// the plans' documents, so stdout stays one document a program reads.
 func previewPlans(ctx context.Context, sys *sysIO, o *planOptions, files []string) error {
 	if o.Out != "" {
 		return usagef("--out saves one plan: name one plan file, not %d", len(files))
@@ -445,7 +448,7 @@ func previewPlans(ctx context.Context, sys *sysIO, o *planOptions, files []strin
 	logs := &planLogs{w: sys.Stderr}
 	defer logs.flush()
 	accountLog := logs.account()
-	changes := false
+	changes, wroteJSON := false, false
 	var failed []error
 	for i, p := range plans {
 		opts := s.options(files[i])
@@ -467,13 +470,31 @@ func previewPlans(ctx context.Context, sys *sysIO, o *planOptions, files []strin
 			}
 			continue
 		}
-		if i > 0 && f == reporters.FormatText {
-			fmt.Fprintln(sys.Stdout)
-		}
-		if err := reporters.Write(sys.Stdout, f, res, sys.textOptions()); err != nil {
-			return err
+		if f == reporters.FormatJSON {
+			// One JSON document on stdout: an array of the plans' own.
+			sep := "[\n"
+			if wroteJSON {
+				sep = ",\n"
+			}
+			wroteJSON = true
+			var doc bytes.Buffer
+			if err := reporters.WriteJSON(&doc, res); err != nil {
+				return err
+			}
+			fmt.Fprint(sys.Stdout, sep)
+			sys.Stdout.Write(bytes.TrimRight(doc.Bytes(), "\n"))
+		} else {
+			if i > 0 && f == reporters.FormatText {
+				fmt.Fprintln(sys.Stdout)
+			}
+			if err := reporters.Write(sys.Stdout, f, res, sys.textOptions()); err != nil {
+				return err
+			}
 		}
 		changes = changes || len(saved.Creates) > 0 || publishesNow(res)
+	}
+	if wroteJSON {
+		fmt.Fprintln(sys.Stdout, "\n]")
 	}
 	if err := joinFailures(failed); err != nil {
 		return err
