@@ -22,8 +22,9 @@ import (
 
 // planArgs expands the plan arguments of run, plan, status, cancel and
 // stop as validate does (a directory to its plan files, a glob to its
-// matches), leaving the account file out and each plan once.
-func planArgs(args []string) ([]string, error) {
+// matches), leaving the account file out (by its name, or as --config or
+// $BETPLAN_CONFIG names it) and each plan once.
+func (a *accountOptions) planArgs(sys *sysIO, args []string) ([]string, error) {
 	if len(args) == 0 {
 		return nil, usagef("missing the plan file")
 	}
@@ -34,7 +35,7 @@ func planArgs(args []string) ([]string, error) {
 	var out []string
 	seen := map[string]bool{}
 	for _, f := range files {
-		if plan.IsAccountFile(f) {
+		if a.isAccountFile(sys, f) {
 			if slices.Contains(args, f) {
 				return nil, usagef("%s is the account file, not a plan", f)
 			}
@@ -67,6 +68,9 @@ func loadPlans(sys *sysIO, files []string) ([]*plan.Plan, error) {
 			return nil, usagef("%s is a saved plan: apply it alone (betplan run %s)", path, path)
 		}
 		p, data, diags := plan.LoadSource(path)
+		if p == nil && plan.LooksLikeAccountFile(data) {
+			diags = plan.Diagnostics{strayAccountFile(path)}
+		}
 		if len(diags) > 0 {
 			plan.WriteText(sys.Stderr, diags, map[string][]byte{path: data})
 		}
