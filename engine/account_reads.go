@@ -1,9 +1,11 @@
 package engine
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -38,6 +40,9 @@ type accountRead struct {
 	done   chan struct{}
 	value  any
 	err    error
+	// listPage is the page number of a read of the notification list, 0
+	// for any other read: another plan adopts it (listPagesSince).
+	listPage int
 }
 
 // DefaultShareWindow is how long a read serves the plans that ask for the
@@ -113,6 +118,12 @@ func (p *accountPlan) written() {
 // read returns what key's read gave, sharing one sent within the window
 // after this plan's last write (or still in flight), else sending it.
 func (p *accountPlan) read(ctx context.Context, key string, fetch func() (any, error)) (any, error) {
+	return p.readPage(ctx, key, 0, fetch)
+}
+
+// readPage is read of page listPage of the notification list (0: another
+// read).
+func (p *accountPlan) readPage(ctx context.Context, key string, listPage int, fetch func() (any, error)) (any, error) {
 	a := p.account
 	since := p.since()
 	now := a.clock.Now()
@@ -129,7 +140,7 @@ func (p *accountPlan) read(ctx context.Context, key string, fetch func() (any, e
 		}
 	}
 	if !fresh {
-		e = &accountRead{at: now, writes: a.writes, done: make(chan struct{})}
+		e = &accountRead{at: now, writes: a.writes, done: make(chan struct{}), listPage: listPage}
 		a.entries[key] = e
 		a.mu.Unlock()
 		e.value, e.err = fetch()
@@ -190,10 +201,58 @@ func (p *accountPlan) ListNotifications(ctx context.Context, opts apiclient.List
 		return p.account.backend.ListNotifications(p.own(ctx), opts)
 	}
 	key := fmt.Sprintf("notifications page=%d size=%d", opts.Page, opts.PageSize)
-	v, err := shared(p, ctx, key, func() (*apiclient.Page[apiclient.Notification], error) {
+	page := 0
+	if opts.PageSize == listPageSize {
+		page = max(opts.Page, 1)
+	}
+	v, err := p.readPage(ctx, key, page, func() (any, error) {
 		return p.account.backend.ListNotifications(ctx, opts)
 	})
-	return copyPage(v), err
+	if err != nil {
+		return nil, err
+	}
+	pg, ok := v.(*apiclient.Page[apiclient.Notification])
+	if !ok {
+		return nil, errors.New("shared read " + key + ": unexpected value")
+	}
+	return copyPage(pg), nil
+}
+
+// sharedListPage is a page of the account's notification list that a plan
+// of the run read, as listPagesSince hands it to another.
+type sharedListPage struct {
+	n    int
+	at   time.Time // when it was sent, on the engine's clock
+	page *apiclient.Page[apiclient.Notification]
+}
+
+// listPagesSince are the latest reads of the notification list's pages,
+// by any plan of the run, sent after since and after this plan's last
+// write (so they show every bet it created), oldest first: a page read
+// for one plan polls every other plan's bets it shows.
+func (p *accountPlan) listPagesSince(since time.Time) []sharedListPage {
+	a := p.account
+	wrote := p.since()
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	var out []sharedListPage
+	for _, e := range a.entries {
+		if e.listPage == 0 || e.writes < wrote || !e.at.After(since) {
+			continue
+		}
+		select {
+		case <-e.done:
+		default:
+			continue // still in flight: the plan that sent it applies it
+		}
+		pg, ok := e.value.(*apiclient.Page[apiclient.Notification])
+		if e.err != nil || !ok || pg == nil {
+			continue
+		}
+		out = append(out, sharedListPage{n: e.listPage, at: e.at, page: copyPage(pg)})
+	}
+	slices.SortFunc(out, func(x, y sharedListPage) int { return cmp.Or(x.at.Compare(y.at), cmp.Compare(x.n, y.n)) })
+	return out
 }
 
 func (p *accountPlan) ListBets(ctx context.Context, opts apiclient.ListBetsOptions) (*apiclient.Page[apiclient.BetRecord], error) {
