@@ -195,6 +195,7 @@ func runPlan(ctx context.Context, sys *sysIO, o *runOptions, args []string) (err
 		opts.Live = live.progress
 		opts.Log = live
 		logRetries(s.conn.client, live, opts.Clock)
+		s.conn.logBudget(live)
 		opts.Confirm = live.asking(opts.Confirm)
 	}
 

@@ -204,7 +204,9 @@ func runPlans(ctx context.Context, sys *sysIO, o *runOptions, files []string) (e
 	}
 	// The reads the plans share are the account's: their retries are no
 	// one plan's.
-	logRetries(s.conn.client, logs.account(), clock)
+	accountLog := logs.account()
+	logRetries(s.conn.client, accountLog, clock)
+	s.conn.logBudget(accountLog)
 	if s.conn.simulated {
 		fmt.Fprintf(sys.Stderr, "rehearsing %d plans on the simulated service at %s (simulated clock)\n", len(plans), s.conn.baseURL)
 	}
