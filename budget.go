@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"sync"
 	"path/filepath"
+	"sync"
 	"time"
 
 	"github.com/betplan/betplan/apiclient"
