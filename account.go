@@ -1,6 +1,10 @@
 package main
 
 import (
+	"fmt"
+	"os"
+	"path/filepath"
+
 	"github.com/spf13/pflag"
 
 	"github.com/betplan/betplan/engine"
@@ -18,15 +22,44 @@ func (a *accountOptions) bind(fs *pflag.FlagSet) {
 	fs.StringVar(&a.Config, "config", "", "the account file with the limits every plan shares (default $"+plan.ConfigEnv+", else "+plan.ConfigFileName+" in the plan's directory or above it, up to the repository root)")
 }
 
+// named is the account file named by --config, else $BETPLAN_CONFIG;
+// "" when neither names one (each plan then finds its own).
+func (a *accountOptions) named(sys *sysIO) string {
+	if a.Config != "" {
+		return a.Config
+	}
+	return sys.Getenv(plan.ConfigEnv)
+}
+
+// isAccountFile reports whether path is the account file rather than a
+// plan, as discovery sees it: named betplan.yaml, or the file --config
+// or $BETPLAN_CONFIG names.
+func (a *accountOptions) isAccountFile(sys *sysIO, path string) bool {
+	if plan.IsAccountFile(path) {
+		return true
+	}
+	named := a.named(sys)
+	return named != "" && sameFile(path, named)
+}
+
+// sameFile reports whether a and b name one file, however spelled.
+func sameFile(a, b string) bool {
+	ia, errA := os.Stat(a)
+	ib, errB := os.Stat(b)
+	if errA == nil && errB == nil {
+		return os.SameFile(ia, ib)
+	}
+	absA, errA := filepath.Abs(a)
+	absB, errB := filepath.Abs(b)
+	return errA == nil && errB == nil && absA == absB
+}
+
 // accountFile is the account file of the plan at planPath: --config, else
 // $BETPLAN_CONFIG, else the one found from the plan's directory. "" when
 // there is none.
 func (a *accountOptions) accountFile(sys *sysIO, planPath string) (string, error) {
-	if a.Config != "" {
-		return a.Config, nil
-	}
-	if env := sys.Getenv(plan.ConfigEnv); env != "" {
-		return env, nil
+	if named := a.named(sys); named != "" {
+		return named, nil
 	}
 	return plan.FindConfig(planPath)
 }
@@ -79,4 +112,12 @@ func groupRuns(plans []*plan.Plan, opts []engine.Options) {
 			opts[i].RunGroup = g
 		}
 	}
+}
+
+// strayAccountFile is the error of a file that reads as an account file
+// (plan.LooksLikeAccountFile) where discovery does not look: its limits
+// would hold for no plan, silently.
+func strayAccountFile(path string) plan.Diagnostic {
+	return plan.Diagnostic{Severity: plan.SeverityError, Filename: filepath.Clean(path), Line: 1, Column: 1,
+		Summary: fmt.Sprintf("limits and alerts of this account file hold for no plan: plans find theirs only as %s (in the plan's directory or above it in the repository) or as --config or $%s names it", plan.ConfigFileName, plan.ConfigEnv)}
 }

@@ -2,8 +2,10 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
+	"sync"
 	"time"
 
 	"github.com/betplan/betplan/apiclient"
@@ -15,7 +17,7 @@ import (
 // process spends with every other betplan process of the account: through
 // the database of --state when there is one, else through a file in the
 // user's cache dir beside the plans' locks. close lets it go.
-func requestBudget(sys *sysIO, service *serviceOptions, state *stateOptions, rawBase, token, email string) (lim apiclient.Limiter, close func()) {
+func requestBudget(log io.Writer, service *serviceOptions, state *stateOptions, sys *sysIO, rawBase, token, email string) (lim apiclient.Limiter, close func()) {
 	// Keyed like the plans' locks: one service however it is spelled.
 	base, err := apiclient.ServiceIdentity(rawBase)
 	if err != nil {
@@ -23,7 +25,7 @@ func requestBudget(sys *sysIO, service *serviceOptions, state *stateOptions, raw
 	}
 	acct := budget.AccountOf(base, token, email)
 	say := func(msg string) {
-		fmt.Fprintf(sys.Stderr, "%s %s\n", time.Now().UTC().Format("2006-01-02T15:04:05Z"), msg)
+		fmt.Fprintf(log, "%s %s\n", time.Now().UTC().Format("2006-01-02T15:04:05Z"), msg)
 	}
 	rps := service.MaxRPS.Value
 	local := budget.NewFile(budgetDir(), acct, rps, say)
@@ -49,4 +51,25 @@ func budgetDir() string {
 		dir = os.TempDir()
 	}
 	return filepath.Join(dir, "betplan", "locks")
+}
+
+// budgetLog is where the request budget says it fell back and came back:
+// stderr until a command sends its lines elsewhere (above a live line,
+// or as the account's among several plans' lines).
+type budgetLog struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *budgetLog) Write(b []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(b)
+}
+
+// to sends the budget's lines to w from now on.
+func (l *budgetLog) to(w io.Writer) {
+	l.mu.Lock()
+	l.w = w
+	l.mu.Unlock()
 }

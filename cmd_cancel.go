@@ -75,7 +75,7 @@ func cancelBets(ctx context.Context, sys *sysIO, o *cancelOptions, args []string
 		return usagef("missing the plan file")
 	}
 	if severalPlans(args) {
-		files, err := planArgs(args)
+		files, err := (&accountOptions{}).planArgs(sys, args)
 		if err != nil {
 			return err
 		}

@@ -16,8 +16,9 @@ import (
 
 // fmtOptions are the flags of `betplan fmt`.
 type fmtOptions struct {
-	Check bool
-	Write bool
+	Check   bool
+	Write   bool
+	account accountOptions
 }
 
 func fmtCommand() *command {
@@ -40,6 +41,7 @@ func fmtCommand() *command {
 func (o *fmtOptions) bind(fs *pflag.FlagSet) {
 	fs.BoolVar(&o.Check, "check", false, "change nothing: print a unified diff of what would change and exit 1 if anything would")
 	fs.BoolVarP(&o.Write, "write", "w", false, "rewrite the files in place (atomically)")
+	o.account.bind(fs)
 }
 
 func (o *fmtOptions) validate() error {
@@ -64,8 +66,10 @@ func formatPlans(_ context.Context, sys *sysIO, o *fmtOptions, args []string) er
 			invalid++
 			continue
 		}
+		// The account file as discovery knows it (by its name, or as
+		// --config or $BETPLAN_CONFIG names it), or by what it holds.
 		format := plan.Format
-		if plan.IsAccountFile(path) {
+		if o.account.isAccountFile(sys, path) || plan.LooksLikeAccountFile(src) {
 			format = plan.FormatConfig
 		}
 		out, diags := format(path, src)

@@ -65,7 +65,7 @@ func (o *planOptions) validate() error {
 
 // previewPlan is `betplan plan PLAN`.
 func previewPlan(ctx context.Context, sys *sysIO, o *planOptions, args []string) error {
-	files, err := planArgs(args)
+	files, err := o.account.planArgs(sys, args)
 	if err != nil {
 		return err
 	}

@@ -112,7 +112,7 @@ var checkpointHook = func(*sysIO) func(string) { return nil }
 // runPlan is `betplan run PLAN`, or `betplan run SAVED` for a saved plan;
 // several plans (a directory, a glob, several files) run together.
 func runPlan(ctx context.Context, sys *sysIO, o *runOptions, args []string) (err error) {
-	files, err := planArgs(args)
+	files, err := o.account.planArgs(sys, args)
 	if err != nil {
 		return err
 	}
@@ -195,6 +195,7 @@ func runPlan(ctx context.Context, sys *sysIO, o *runOptions, args []string) (err
 		opts.Live = live.progress
 		opts.Log = live
 		logRetries(s.conn.client, live, opts.Clock)
+		s.conn.logBudget(live)
 		opts.Confirm = live.asking(opts.Confirm)
 	}
 

@@ -47,7 +47,7 @@ func (o *statusOptions) validate() error { return firstError(o.report.validate, 
 
 // showStatus is `betplan status PLAN`.
 func showStatus(ctx context.Context, sys *sysIO, o *statusOptions, args []string) error {
-	files, err := planArgs(args)
+	files, err := o.account.planArgs(sys, args)
 	if err != nil {
 		return err
 	}

@@ -74,7 +74,7 @@ func (o *stopOptions) validate() error {
 func stopPlans(ctx context.Context, sys *sysIO, o *stopOptions, args []string) error {
 	if len(args) > 0 {
 		// A folder or a glob names its plans, as for validate and run.
-		files, err := planArgs(args)
+		files, err := (&accountOptions{}).planArgs(sys, args)
 		if err != nil {
 			return err
 		}

@@ -85,12 +85,19 @@ func validatePlans(ctx context.Context, sys *sysIO, o *validateOptions, args []s
 		src[path] = data
 	}
 	for _, path := range files {
-		if plan.IsAccountFile(path) {
+		if o.account.isAccountFile(sys, path) {
 			checkAccount(path)
 			continue
 		}
-		planCount++
 		p, data, diags := plan.LoadSource(path)
+		if p == nil && plan.LooksLikeAccountFile(data) {
+			// An account file under another name is found by no plan:
+			// its limits would hold for nothing, silently.
+			checkAccount(path)
+			all = append(all, strayAccountFile(path))
+			continue
+		}
+		planCount++
 		all = append(all, diags...)
 		src[path] = data
 		if p != nil {

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"time"
 
 	"github.com/betplan/betplan/apiclient"
@@ -25,6 +26,16 @@ type connection struct {
 	// tipsterKey is the tip package's API key: BETPLAN_TIPSTER_APIKEY,
 	// or the simulated service's own in a rehearsal. Never printed.
 	tipsterKey string
+	// budgetLog is where the request budget's lines go (nil in a
+	// rehearsal, which spends no budget).
+	budgetLog *budgetLog
+}
+
+// logBudget sends the request budget's lines to w.
+func (c *connection) logBudget(w io.Writer) {
+	if c.budgetLog != nil {
+		c.budgetLog.to(w)
+	}
 }
 
 // rawBaseURL is the base URL as configured: flag > environment.
@@ -81,13 +92,14 @@ func (s *serviceOptions) connect(sys *sysIO, state *stateOptions) (*connection, 
 	if token == "" && (email == "" || password == "") {
 		return nil, usagef("no credentials: set BETPLAN_TOKEN, or BETPLAN_EMAIL and BETPLAN_PASSWORD")
 	}
-	lim, closeBudget := requestBudget(sys, s, state, base, token, email)
+	budgetLog := &budgetLog{w: sys.Stderr}
+	lim, closeBudget := requestBudget(budgetLog, s, state, sys, base, token, email)
 	c, err := apiclient.New(base, append(opts, apiclient.WithLimiter(lim))...)
 	if err != nil {
 		closeBudget()
 		return nil, baseURLError(err)
 	}
-	return &connection{client: c, clock: clock, baseURL: c.BaseURL(), insecure: s.Insecure, close: closeBudget, tipsterKey: sys.Getenv(tipsterKeyEnv)}, nil
+	return &connection{client: c, clock: clock, baseURL: c.BaseURL(), insecure: s.Insecure, close: closeBudget, tipsterKey: sys.Getenv(tipsterKeyEnv), budgetLog: budgetLog}, nil
 }
 
 // startSim serves a simulated service on 127.0.0.1 for this process.

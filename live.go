@@ -27,6 +27,7 @@ type liveTerminal struct {
 	loc   *time.Location   // where times are shown; nil is the local zone
 	now   func() time.Time // the engine's clock
 	p     *engine.Progress // the last progress; nil before the first and after clear
+	about liveAbout        // which plans p is about, when it merges several
 	last  string           // the line as drawn; "" when none
 	// paused stops the line while the user is asked something: a redraw
 	// would draw over the question (pause, resume).
@@ -75,9 +76,19 @@ func (l *liveTerminal) Write(b []byte) (int, error) {
 	return len(b), nil
 }
 
+// liveAbout names the plans a line merging several plans' progress is
+// about: how many, and whose poll and whose jump come next.
+type liveAbout struct {
+	plans      int
+	poll, race string
+}
+
 // progress is the engine's tick: the line is drawn from p at once, and
 // redrawn from it until the next.
-func (l *liveTerminal) progress(p engine.Progress) {
+func (l *liveTerminal) progress(p engine.Progress) { l.progressAbout(p, liveAbout{}) }
+
+// progressAbout is progress of several plans' progress merged in p.
+func (l *liveTerminal) progressAbout(p engine.Progress, about liveAbout) {
 	// The engine goes on with its instances: keep copies of what is shown.
 	byStatus := make(map[engine.Status]int, len(p.ByStatus))
 	for s, n := range p.ByStatus {
@@ -92,7 +103,7 @@ func (l *liveTerminal) progress(p engine.Progress) {
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	l.p = &p
+	l.p, l.about = &p, about
 	if !l.paused {
 		l.draw(l.line(p, p.Now))
 	}
@@ -165,12 +176,22 @@ func (l *liveTerminal) line(p engine.Progress, now time.Time) []string {
 			parts = append(parts, fmt.Sprintf("%d %s", n, s))
 		}
 	}
-	line := []string{fmt.Sprintf("%s  %s", now.In(loc).Format("15:04:05 MST"), strings.Join(parts, ", "))}
+	counts := strings.Join(parts, ", ")
+	if l.about.plans > 1 {
+		counts = fmt.Sprintf("%d plans: %s", l.about.plans, counts)
+	}
+	whose := func(name string) string {
+		if name == "" {
+			return ""
+		}
+		return " (" + name + ")"
+	}
+	line := []string{fmt.Sprintf("%s  %s", now.In(loc).Format("15:04:05 MST"), counts)}
 	if !p.NextPoll.IsZero() {
-		line = append(line, "next poll "+countdown(p.NextPoll.Sub(now)))
+		line = append(line, "next poll "+countdown(p.NextPoll.Sub(now))+whose(l.about.poll))
 	}
 	if !p.NextRace.IsZero() {
-		line = append(line, "next jump "+countdown(p.NextRace.Sub(now)))
+		line = append(line, "next jump "+countdown(p.NextRace.Sub(now))+whose(l.about.race))
 	}
 	if lp := p.LastPlaced; lp != nil {
 		placed := fmt.Sprintf("last placed %s %s", lp.BetID, lp.At.In(loc).Format("15:04:05 MST"))
@@ -211,6 +232,6 @@ func (l *liveTerminal) clear() {
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	l.p, l.last = nil, ""
+	l.p, l.last, l.about = nil, "", liveAbout{}
 	fmt.Fprint(l.w, "\r\033[K")
 }

@@ -16,7 +16,13 @@ func logRetries(c *apiclient.Client, log io.Writer, clock engine.Clock) {
 		c.OnRetry(nil)
 		return
 	}
-	c.OnRetry(func(r apiclient.Retry) {
+	c.OnRetry(retryLines(log, clock))
+}
+
+// retryLines writes each retry to log as a line of the engine's form:
+// the hook of one plan's calls when several plans share the client.
+func retryLines(log io.Writer, clock engine.Clock) func(apiclient.Retry) {
+	return func(r apiclient.Retry) {
 		fmt.Fprintf(log, "%s %s\n", clock.Now().UTC().Format("2006-01-02T15:04:05Z"), r)
-	})
+	}
 }

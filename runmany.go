@@ -5,13 +5,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/betplan/betplan/apiclient/sim"
 	"github.com/betplan/betplan/engine"
@@ -22,8 +20,9 @@ import (
 
 // planArgs expands the plan arguments of run, plan, status, cancel and
 // stop as validate does (a directory to its plan files, a glob to its
-// matches), leaving the account file out and each plan once.
-func planArgs(args []string) ([]string, error) {
+// matches), leaving the account file out (by its name, or as --config or
+// $BETPLAN_CONFIG names it) and each plan once.
+func (a *accountOptions) planArgs(sys *sysIO, args []string) ([]string, error) {
 	if len(args) == 0 {
 		return nil, usagef("missing the plan file")
 	}
@@ -34,7 +33,7 @@ func planArgs(args []string) ([]string, error) {
 	var out []string
 	seen := map[string]bool{}
 	for _, f := range files {
-		if plan.IsAccountFile(f) {
+		if a.isAccountFile(sys, f) {
 			if slices.Contains(args, f) {
 				return nil, usagef("%s is the account file, not a plan", f)
 			}
@@ -67,6 +66,9 @@ func loadPlans(sys *sysIO, files []string) ([]*plan.Plan, error) {
 			return nil, usagef("%s is a saved plan: apply it alone (betplan run %s)", path, path)
 		}
 		p, data, diags := plan.LoadSource(path)
+		if p == nil && plan.LooksLikeAccountFile(data) {
+			diags = plan.Diagnostics{strayAccountFile(path)}
+		}
 		if len(diags) > 0 {
 			plan.WriteText(sys.Stderr, diags, map[string][]byte{path: data})
 		}
@@ -160,13 +162,14 @@ func runPlans(ctx context.Context, sys *sysIO, o *runOptions, files []string) (e
 	if sys.IsTTY && sys.Getenv("CI") == "" {
 		live = newLiveTerminal(sys.Stderr, sys.Width, clock.Now)
 		logs.w = live
-		progress = newAccountProgress(live.progress)
+		progress = newAccountProgress(live.progressAbout)
 	}
 	var asking sync.Mutex
 	opts := make([]engine.Options, len(plans))
 	for i, p := range plans {
 		o1 := s.options(files[i])
-		o1.Backend = account.Plan()
+		o1.Log = logs.plan(p.Name)
+		o1.Backend = account.PlanTelling(retryLines(o1.Log, clock))
 		o1.Account = accounts[i]
 		o1.Notify = targets[i]
 		o1.Clock = clock
@@ -176,7 +179,6 @@ func runPlans(ctx context.Context, sys *sysIO, o *runOptions, files []string) (e
 		o1.LockTimeout = o.LockTimeout
 		o1.Checkpoint = checkpointHook(sys)
 		o1.Republish = republish[i]
-		o1.Log = logs.plan(p.Name)
 		if progress != nil {
 			o1.Live = progress.plan(p.Name)
 		}
@@ -199,10 +201,11 @@ func runPlans(ctx context.Context, sys *sysIO, o *runOptions, files []string) (e
 		opts[i] = o1
 	}
 	groupRuns(plans, opts)
-	if live != nil {
-		// The client is the account's: its retries are no one plan's.
-		logRetries(s.conn.client, live, clock)
-	}
+	// The reads the plans share are the account's: their retries are no
+	// one plan's.
+	accountLog := logs.account()
+	logRetries(s.conn.client, accountLog, clock)
+	s.conn.logBudget(accountLog)
 	if s.conn.simulated {
 		fmt.Fprintf(sys.Stderr, "rehearsing %d plans on the simulated service at %s (simulated clock)\n", len(plans), s.conn.baseURL)
 	}
@@ -314,7 +317,9 @@ func writeSummary(sys *sysIO, ro reportOptions, f reporters.Format, results []*e
 		err = reporters.WriteSummaryMarkdown(sys.Stdout, s)
 	case reporters.FormatJUnit:
 		err = reporters.WriteSummaryJUnit(sys.Stdout, results)
-	default: // text, and html whose pages are each plan's report.html
+	case reporters.FormatHTML:
+		err = reporters.WriteSummaryHTML(sys.Stdout, s)
+	default:
 		err = reporters.WriteSummaryText(sys.Stdout, s)
 	}
 	if err != nil {
@@ -332,55 +337,6 @@ func writeSummary(sys *sysIO, ro reportOptions, f reporters.Format, results []*e
 		}
 	}
 	return nil
-}
-
-// planLogs writes the log lines of several plans to one writer, whole
-// lines only, each starting with the name of the plan it is about.
-type planLogs struct {
-	mu    sync.Mutex
-	w     io.Writer
-	parts []*planLog
-}
-
-type planLog struct {
-	logs   *planLogs
-	prefix []byte
-	buf    []byte
-}
-
-func (l *planLogs) plan(name string) io.Writer {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	p := &planLog{logs: l, prefix: []byte("[" + name + "] ")}
-	l.parts = append(l.parts, p)
-	return p
-}
-
-func (p *planLog) Write(b []byte) (int, error) {
-	p.logs.mu.Lock()
-	defer p.logs.mu.Unlock()
-	p.buf = append(p.buf, b...)
-	for {
-		i := bytes.IndexByte(p.buf, '\n')
-		if i < 0 {
-			break
-		}
-		line := append(append([]byte(nil), p.prefix...), p.buf[:i+1]...)
-		if _, err := p.logs.w.Write(line); err != nil {
-			return len(b), err
-		}
-		p.buf = p.buf[i+1:]
-	}
-	return len(b), nil
-}
-
-// flush writes what is left of any unfinished line.
-func (l *planLogs) flush() {
-	for _, p := range l.parts {
-		if len(p.buf) > 0 {
-			p.Write([]byte("\n"))
-		}
-	}
 }
 
 // showStatuses is `betplan status` of several plans: each plan's
@@ -402,13 +358,15 @@ func showStatuses(ctx context.Context, sys *sysIO, o *statusOptions, files []str
 	defer s.close()
 	account := engine.NewAccount(s.conn.client, s.conn.clock, 0)
 	logs := &planLogs{w: sys.Stderr}
+	accountLog := logs.account()
 	opts := make([]engine.Options, len(plans))
 	results := make([]*engine.Result, len(plans))
 	errs := make([]error, len(plans))
 	for i, p := range plans {
 		opts[i] = s.options(files[i])
-		opts[i].Backend = account.Plan()
+		logRetries(s.conn.client, accountLog, s.conn.clock)
 		opts[i].Log = logs.plan(p.Name)
+		opts[i].Backend = account.PlanTelling(retryLines(opts[i].Log, s.conn.clock))
 		if opts[i].Account, err = o.account.loadAccount(sys, files[i]); err != nil {
 			return err
 		}
@@ -422,7 +380,8 @@ func showStatuses(ctx context.Context, sys *sysIO, o *statusOptions, files []str
 }
 
 // previewPlans is `betplan plan` of several plans: every plan validated
-// first, then each previewed in turn on stdout.
+// first, then each previewed in turn on stdout; in JSON, one array of
+// the plans' documents, so stdout stays one document a program reads.
 func previewPlans(ctx context.Context, sys *sysIO, o *planOptions, files []string) error {
 	if o.Out != "" {
 		return usagef("--out saves one plan: name one plan file, not %d", len(files))
@@ -438,11 +397,15 @@ func previewPlans(ctx context.Context, sys *sysIO, o *planOptions, files []strin
 	}
 	defer s.close()
 	account := engine.NewAccount(s.conn.client, s.conn.clock, 0)
-	changes := false
+	logs := &planLogs{w: sys.Stderr}
+	defer logs.flush()
+	accountLog := logs.account()
+	changes, wroteJSON := false, false
 	var failed []error
 	for i, p := range plans {
 		opts := s.options(files[i])
-		opts.Backend = account.Plan()
+		logRetries(s.conn.client, accountLog, s.conn.clock)
+		opts.Backend = account.PlanTelling(retryLines(logs.plan(p.Name), s.conn.clock))
 		opts.Log = nil
 		if opts.Account, err = o.account.loadAccount(sys, files[i]); err != nil {
 			return err
@@ -459,13 +422,31 @@ func previewPlans(ctx context.Context, sys *sysIO, o *planOptions, files []strin
 			}
 			continue
 		}
-		if i > 0 && f == reporters.FormatText {
-			fmt.Fprintln(sys.Stdout)
-		}
-		if err := reporters.Write(sys.Stdout, f, res, sys.textOptions()); err != nil {
-			return err
+		if f == reporters.FormatJSON {
+			// One JSON document on stdout: an array of the plans' own.
+			sep := "[\n"
+			if wroteJSON {
+				sep = ",\n"
+			}
+			wroteJSON = true
+			var doc bytes.Buffer
+			if err := reporters.WriteJSON(&doc, res); err != nil {
+				return err
+			}
+			fmt.Fprint(sys.Stdout, sep)
+			sys.Stdout.Write(bytes.TrimRight(doc.Bytes(), "\n"))
+		} else {
+			if i > 0 && f == reporters.FormatText {
+				fmt.Fprintln(sys.Stdout)
+			}
+			if err := reporters.Write(sys.Stdout, f, res, sys.textOptions()); err != nil {
+				return err
+			}
 		}
 		changes = changes || len(saved.Creates) > 0 || publishesNow(res)
+	}
+	if wroteJSON {
+		fmt.Fprintln(sys.Stdout, "\n]")
 	}
 	if err := joinFailures(failed); err != nil {
 		return err
@@ -515,13 +496,15 @@ func cancelPlans(ctx context.Context, sys *sysIO, o *cancelOptions, files []stri
 	defer s.close()
 	account := engine.NewAccount(s.conn.client, s.conn.clock, 0)
 	logs := &planLogs{w: sys.Stderr}
+	accountLog := logs.account()
 	opts := make([]engine.Options, len(plans))
 	results := make([]*engine.Result, len(plans))
 	errs := make([]error, len(plans))
 	for i, p := range plans {
 		opts[i] = s.options(files[i])
-		opts[i].Backend = account.Plan()
+		logRetries(s.conn.client, accountLog, s.conn.clock)
 		opts[i].Log = logs.plan(p.Name)
+		opts[i].Backend = account.PlanTelling(retryLines(opts[i].Log, s.conn.clock))
 		if confirm != nil {
 			name := p.Name
 			opts[i].Confirm = func(summary string) (bool, error) { return confirm(fmt.Sprintf("[%s] %s", name, summary)) }
@@ -533,63 +516,4 @@ func cancelPlans(ctx context.Context, sys *sysIO, o *cancelOptions, files []stri
 	}
 	logs.flush()
 	return finishRuns(sys, reportOptions{}, reporters.FormatText, plans, opts, results, errs)
-}
-
-// accountProgress merges the progress of several plans into the one live
-// line of a terminal: the counts of every plan, the soonest next poll and
-// jump, and the bet placed last, named with its plan.
-type accountProgress struct {
-	mu    sync.Mutex
-	plans map[string]engine.Progress
-	show  func(engine.Progress)
-}
-
-func newAccountProgress(show func(engine.Progress)) *accountProgress {
-	return &accountProgress{plans: map[string]engine.Progress{}, show: show}
-}
-
-// plan is the Live hook of the plan named name.
-func (a *accountProgress) plan(name string) func(engine.Progress) {
-	return func(p engine.Progress) {
-		a.mu.Lock()
-		defer a.mu.Unlock()
-		byStatus := make(map[engine.Status]int, len(p.ByStatus))
-		for s, n := range p.ByStatus {
-			byStatus[s] = n
-		}
-		p.ByStatus = byStatus
-		if lp := p.LastPlaced; lp != nil {
-			c := *lp
-			c.BetID = "[" + name + "] " + lp.BetID
-			c.By = append([]string(nil), lp.By...)
-			p.LastPlaced = &c
-		}
-		a.plans[name] = p
-		a.show(a.merged())
-	}
-}
-
-// merged is every plan's progress as one. a.mu is held.
-func (a *accountProgress) merged() engine.Progress {
-	m := engine.Progress{ByStatus: map[engine.Status]int{}}
-	soonest := func(cur, t time.Time) time.Time {
-		if cur.IsZero() || (!t.IsZero() && t.Before(cur)) {
-			return t
-		}
-		return cur
-	}
-	for _, p := range a.plans {
-		if p.Now.After(m.Now) {
-			m.Now = p.Now
-		}
-		for s, n := range p.ByStatus {
-			m.ByStatus[s] += n
-		}
-		m.NextPoll = soonest(m.NextPoll, p.NextPoll)
-		m.NextRace = soonest(m.NextRace, p.NextRace)
-		if lp := p.LastPlaced; lp != nil && (m.LastPlaced == nil || lp.At.After(m.LastPlaced.At)) {
-			m.LastPlaced = lp
-		}
-	}
-	return m
 }

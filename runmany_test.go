@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"io"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -40,7 +41,8 @@ func cmdSimCalls(ts *testscript.TestScript, neg bool, args []string) {
 // plan of the bet placed last.
 func TestAccountProgressNamesThePlan(t *testing.T) {
 	var shown engine.Progress
-	a := newAccountProgress(func(p engine.Progress) { shown = p })
+	var about liveAbout
+	a := newAccountProgress(func(p engine.Progress, ab liveAbout) { shown, about = p, ab })
 	now := time.Date(2026, 11, 21, 11, 0, 0, 0, time.UTC)
 	a.plan("alpha")(engine.Progress{
 		Now:        now,
@@ -60,6 +62,14 @@ func TestAccountProgressNamesThePlan(t *testing.T) {
 	assert.Equal(t, now.Add(10*time.Second), shown.NextPoll)
 	assert.Equal(t, now.Add(5*time.Minute), shown.NextRace)
 	assert.Equal(t, "[beta] harn-first", shown.LastPlaced.BetID)
+	assert.Equal(t, liveAbout{plans: 2, poll: "beta", race: "beta"}, about)
+
+	// The line drawn from it names the plans whose poll and jump come next.
+	var buf bytes.Buffer
+	l := &liveTerminal{w: &buf, loc: time.UTC, now: func() time.Time { return now }}
+	l.progressAbout(shown, about)
+	assert.Equal(t, "11:00:00 UTC  2 plans: 3 waiting, 3 placed  next poll in 10s (beta)  next jump in 5m00s (beta)  last placed [beta] harn-first 10:59:59 UTC",
+		strings.TrimPrefix(buf.String(), "\r\033[K"))
 }
 
 // Each plan's log lines reach the writer whole, each starting with the

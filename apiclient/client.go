@@ -185,6 +185,31 @@ func (c *Client) OnRetry(f func(Retry)) {
 	c.onRetry.Store(&f)
 }
 
+// retryHookKey carries a retry hook in a context (WithRetryHook).
+type retryHookKey struct{}
+
+// WithRetryHook returns a copy of ctx whose calls tell f, rather than the
+// client's OnRetry, of every failed attempt they are about to repeat: a
+// caller that shares one client among several tasks (the plans of one
+// run) says which task a slow call is about.
+func WithRetryHook(ctx context.Context, f func(Retry)) context.Context {
+	if f == nil {
+		return ctx
+	}
+	return context.WithValue(ctx, retryHookKey{}, f)
+}
+
+// retryHook is the hook a call's ctx carries, else the client's.
+func (c *Client) retryHook(ctx context.Context) func(Retry) {
+	if f, ok := ctx.Value(retryHookKey{}).(func(Retry)); ok {
+		return f
+	}
+	if f := c.onRetry.Load(); f != nil {
+		return *f
+	}
+	return nil
+}
+
 // WithDateObserver calls f with the Date header of every answer (the
 // service's clock, to the second) and the local time it arrived, so a
 // caller can follow the service's time.

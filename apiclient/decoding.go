@@ -159,8 +159,8 @@ func (c *Client) do(req *http.Request) ([]byte, error) {
 			}
 			return nil, err
 		}
-		if f := c.onRetry.Load(); f != nil {
-			(*f)(Retry{Method: req.Method, Path: path, Attempt: attempt + 1, Reason: plan.reason,
+		if f := c.retryHook(ctx); f != nil {
+			f(Retry{Method: req.Method, Path: path, Attempt: attempt + 1, Reason: plan.reason,
 				Wait: plan.wait, RetryAfter: res.retryAfter > 0})
 		}
 		c.logger.Debug("apiclient retry", "method", req.Method, "path", path, "attempt", attempt+1, "reason", plan.reason, "wait", plan.wait)

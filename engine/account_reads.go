@@ -1,9 +1,11 @@
 package engine
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -38,6 +40,9 @@ type accountRead struct {
 	done   chan struct{}
 	value  any
 	err    error
+	// listPage is the page number of a read of the notification list, 0
+	// for any other read: another plan adopts it (listPagesSince).
+	listPage int
 }
 
 // DefaultShareWindow is how long a read serves the plans that ask for the
@@ -58,11 +63,17 @@ func NewAccount(backend Backend, clock Clock, window time.Duration) *Account {
 
 // Plan is the Backend one plan's run uses: its own view of the shared
 // reads.
-func (a *Account) Plan() Backend {
+func (a *Account) Plan() Backend { return a.PlanTelling(nil) }
+
+// PlanTelling is Plan whose own calls (its creates, cancels and look-ups,
+// not the reads it shares) tell onRetry of every attempt the client
+// repeats, so a log says which plan a slow call is about. The shared
+// reads tell the client's own OnRetry: they are the account's.
+func (a *Account) PlanTelling(onRetry func(apiclient.Retry)) Backend {
 	a.mu.Lock()
 	a.plans++
 	a.mu.Unlock()
-	return &accountPlan{account: a}
+	return &accountPlan{account: a, onRetry: onRetry}
 }
 
 // sharedBy is how many plans share the reads of svc: a page of the bet
@@ -80,6 +91,7 @@ func sharedBy(svc Backend) int {
 // accountPlan is one plan's view: it remembers its own last write.
 type accountPlan struct {
 	account *Account
+	onRetry func(apiclient.Retry) // told of the retries of this plan's own calls; nil: the client's
 	mu      sync.Mutex
 	wrote   int64 // the account's write count just after this plan's last write
 }
@@ -106,6 +118,12 @@ func (p *accountPlan) written() {
 // read returns what key's read gave, sharing one sent within the window
 // after this plan's last write (or still in flight), else sending it.
 func (p *accountPlan) read(ctx context.Context, key string, fetch func() (any, error)) (any, error) {
+	return p.readPage(ctx, key, 0, fetch)
+}
+
+// readPage is read of page listPage of the notification list (0: another
+// read).
+func (p *accountPlan) readPage(ctx context.Context, key string, listPage int, fetch func() (any, error)) (any, error) {
 	a := p.account
 	since := p.since()
 	now := a.clock.Now()
@@ -122,7 +140,7 @@ func (p *accountPlan) read(ctx context.Context, key string, fetch func() (any, e
 		}
 	}
 	if !fresh {
-		e = &accountRead{at: now, writes: a.writes, done: make(chan struct{})}
+		e = &accountRead{at: now, writes: a.writes, done: make(chan struct{}), listPage: listPage}
 		a.entries[key] = e
 		a.mu.Unlock()
 		e.value, e.err = fetch()
@@ -180,13 +198,61 @@ func (p *accountPlan) ListSessions(ctx context.Context) ([]apiclient.Session, er
 
 func (p *accountPlan) ListNotifications(ctx context.Context, opts apiclient.ListNotificationsOptions) (*apiclient.Page[apiclient.Notification], error) {
 	if opts.Label != "" {
-		return p.account.backend.ListNotifications(ctx, opts)
+		return p.account.backend.ListNotifications(p.own(ctx), opts)
 	}
 	key := fmt.Sprintf("notifications page=%d size=%d", opts.Page, opts.PageSize)
-	v, err := shared(p, ctx, key, func() (*apiclient.Page[apiclient.Notification], error) {
+	page := 0
+	if opts.PageSize == listPageSize {
+		page = max(opts.Page, 1)
+	}
+	v, err := p.readPage(ctx, key, page, func() (any, error) {
 		return p.account.backend.ListNotifications(ctx, opts)
 	})
-	return copyPage(v), err
+	if err != nil {
+		return nil, err
+	}
+	pg, ok := v.(*apiclient.Page[apiclient.Notification])
+	if !ok {
+		return nil, errors.New("shared read " + key + ": unexpected value")
+	}
+	return copyPage(pg), nil
+}
+
+// sharedListPage is a page of the account's notification list that a plan
+// of the run read, as listPagesSince hands it to another.
+type sharedListPage struct {
+	n    int
+	at   time.Time // when it was sent, on the engine's clock
+	page *apiclient.Page[apiclient.Notification]
+}
+
+// listPagesSince are the latest reads of the notification list's pages,
+// by any plan of the run, sent after since and after this plan's last
+// write (so they show every bet it created), oldest first: a page read
+// for one plan polls every other plan's bets it shows.
+func (p *accountPlan) listPagesSince(since time.Time) []sharedListPage {
+	a := p.account
+	wrote := p.since()
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	var out []sharedListPage
+	for _, e := range a.entries {
+		if e.listPage == 0 || e.writes < wrote || !e.at.After(since) {
+			continue
+		}
+		select {
+		case <-e.done:
+		default:
+			continue // still in flight: the plan that sent it applies it
+		}
+		pg, ok := e.value.(*apiclient.Page[apiclient.Notification])
+		if e.err != nil || !ok || pg == nil {
+			continue
+		}
+		out = append(out, sharedListPage{n: e.listPage, at: e.at, page: copyPage(pg)})
+	}
+	slices.SortFunc(out, func(x, y sharedListPage) int { return cmp.Or(x.at.Compare(y.at), cmp.Compare(x.n, y.n)) })
+	return out
 }
 
 func (p *accountPlan) ListBets(ctx context.Context, opts apiclient.ListBetsOptions) (*apiclient.Page[apiclient.BetRecord], error) {
@@ -197,30 +263,42 @@ func (p *accountPlan) ListBets(ctx context.Context, opts apiclient.ListBetsOptio
 	return copyPage(v), err
 }
 
+// own is ctx for a call of this plan's own, telling its retries to the
+// plan's hook.
+func (p *accountPlan) own(ctx context.Context) context.Context {
+	return apiclient.WithRetryHook(ctx, p.onRetry)
+}
+
 func (p *accountPlan) GetEvent(ctx context.Context, id string) (*apiclient.Event, error) {
+	ctx = p.own(ctx)
 	return p.account.backend.GetEvent(ctx, id)
 }
 
 func (p *accountPlan) NotificationsByLabel(ctx context.Context, label string) ([]apiclient.Notification, error) {
+	ctx = p.own(ctx)
 	return p.account.backend.NotificationsByLabel(ctx, label)
 }
 
 func (p *accountPlan) BetsByNotification(ctx context.Context, id int64) ([]apiclient.BetRecord, error) {
+	ctx = p.own(ctx)
 	return p.account.backend.BetsByNotification(ctx, id)
 }
 
 func (p *accountPlan) CreateNotification(ctx context.Context, req *apiclient.CreateNotificationRequest) (*apiclient.CreateResult, error) {
+	ctx = p.own(ctx)
 	defer p.written()
 	return p.account.backend.CreateNotification(ctx, req)
 }
 
 func (p *accountPlan) CancelNotification(ctx context.Context, id int64) error {
+	ctx = p.own(ctx)
 	defer p.written()
 	return p.account.backend.CancelNotification(ctx, id)
 }
 
 // PublishTips and SendPrealert pass a tipster plan's calls through.
 func (p *accountPlan) PublishTips(ctx context.Context, apikey string, tips []apiclient.PublishTip) (*apiclient.TipsterAnswer, error) {
+	ctx = p.own(ctx)
 	tb, ok := p.account.backend.(TipsterBackend)
 	if !ok {
 		return nil, errors.New("the service client cannot publish tips")
@@ -229,6 +307,7 @@ func (p *accountPlan) PublishTips(ctx context.Context, apikey string, tips []api
 }
 
 func (p *accountPlan) SendPrealert(ctx context.Context, apikey string) (*apiclient.TipsterAnswer, error) {
+	ctx = p.own(ctx)
 	tb, ok := p.account.backend.(TipsterBackend)
 	if !ok {
 		return nil, errors.New("the service client cannot send a pre-alert")

@@ -4,6 +4,7 @@ import (
 	"flag"
 	"os"
 	"testing"
+	"time"
 )
 
 // What the store tests (package engine_test) write into journals.
@@ -22,4 +23,14 @@ func TestMain(m *testing.M) {
 	flag.Parse()
 	verifyLedger = flag.Lookup("test.bench").Value.String() == ""
 	os.Exit(m.Run())
+}
+
+// ListPagesSince is the numbers of the list pages the plan's view of the
+// account would adopt (accountPlan.listPagesSince).
+func ListPagesSince(b Backend, since time.Time) []int {
+	var ns []int
+	for _, p := range b.(*accountPlan).listPagesSince(since) {
+		ns = append(ns, p.n)
+	}
+	return ns
 }

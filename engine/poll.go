@@ -81,6 +81,9 @@ func (in *instance) answered() bool {
 // set larger than the list pages needed to cover it is read through list
 // pages (100 a call) instead of one look-up per label.
 func (r *tracker) poll(ctx context.Context) error {
+	if err := r.adoptListPages(ctx); err != nil {
+		return err
+	}
 	now := r.clock.Now()
 	interval := r.plan.Poll.Interval
 	if interval <= 0 {
@@ -126,6 +129,48 @@ func (r *tracker) poll(ctx context.Context) error {
 		}
 	}
 	return r.fetch(ctx, rest, now)
+}
+
+// adoptListPages applies the pages of the notification list that other
+// plans of the run read since this plan last looked (and after its own
+// last create): a page shows every bet on it, so it is a poll of this
+// plan's bets there too, at the time it was read, and they need no read
+// of their own until they are due again. A plan running alone has none.
+// The list index is left as the plan's own reads set it: an adopted page
+// may be older than what the plan last saw of the list's length, and
+// would move its predictions back.
+func (r *tracker) adoptListPages(ctx context.Context) error {
+	ap, ok := r.svc.(*accountPlan)
+	if !ok {
+		return nil
+	}
+	pages := ap.listPagesSince(r.adoptedAt)
+	if len(pages) == 0 {
+		return nil
+	}
+	ours := r.notifications()
+	for _, sp := range pages {
+		if sp.at.After(r.adoptedAt) {
+			r.adoptedAt = sp.at
+		}
+		if sp.n > 1 && sp.page.Previous == nil {
+			continue // past the end: the service's page 1 (see listPage)
+		}
+		for i := range sp.page.Results {
+			in := ours[int64(sp.page.Results[i].ID)]
+			if in == nil || in.final || !in.lastPolled.Before(sp.at) {
+				continue
+			}
+			in.lastPolled = sp.at
+			if strings.HasPrefix(in.err, "polling:") {
+				in.err = ""
+			}
+			if err := r.update(ctx, in, &sp.page.Results[i]); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // pollLast is the run's last look before it ends unfinished (poll.timeout):

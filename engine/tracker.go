@@ -73,13 +73,16 @@ func (in *instance) open() bool {
 // tracker is the state of one engine command: the plan's instances and
 // what the journal and the service said of each.
 type tracker struct {
-	opts    Options
-	plan    *plan.Plan
-	svc     Backend
-	clock   Clock
-	journal *Journal
-	lease   Lease  // the plan's lock, while a run or cancel holds it
-	command string // who takes the lock: "betplan run" unless set
+	opts Options
+	plan *plan.Plan
+	svc  Backend
+	// adoptedAt is when the last list page adopted from another plan of
+	// the run was read (adoptListPages).
+	adoptedAt time.Time
+	clock     Clock
+	journal   *Journal
+	lease     Lease  // the plan's lock, while a run or cancel holds it
+	command   string // who takes the lock: "betplan run" unless set
 
 	races       []apiclient.Race
 	sports      eventsState // the events of the plan's event bets (sports.go)

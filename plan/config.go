@@ -1,10 +1,12 @@
 package plan
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -24,6 +26,37 @@ const ConfigFileName = "betplan.yaml"
 // account file is never read as a plan.
 func IsAccountFile(path string) bool {
 	return filepath.Base(path) == ConfigFileName
+}
+
+// LooksLikeAccountFile reports whether src reads as an account file
+// rather than a plan, whatever its name: a mapping of the account file's
+// keys only (version, limits, notify), with limits or notify. A plan
+// always has a name and bets or tips, so neither is taken for the other.
+// Aliases are not expanded: this reads the top-level keys only.
+func LooksLikeAccountFile(src []byte) bool {
+	if len(src) > MaxFileSize {
+		return false
+	}
+	var doc, more yaml.Node
+	dec := yaml.NewDecoder(bytes.NewReader(src))
+	if dec.Decode(&doc) != nil || len(doc.Content) != 1 || !errors.Is(dec.Decode(&more), io.EOF) {
+		return false
+	}
+	top := doc.Content[0]
+	if top.Kind != yaml.MappingNode {
+		return false
+	}
+	account := false
+	for i := 0; i+1 < len(top.Content); i += 2 {
+		switch top.Content[i].Value {
+		case "version":
+		case "limits", "notify":
+			account = true
+		default:
+			return false
+		}
+	}
+	return account
 }
 
 // Config is a checked account file.

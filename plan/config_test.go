@@ -82,3 +82,27 @@ func TestFindConfig(t *testing.T) {
 
 	check(t, plan.IsAccountFile("plans/betplan.yaml") && !plan.IsAccountFile("plans/betplan.yml") && !plan.IsAccountFile("plans/card.yaml"), "IsAccountFile names betplan.yaml only")
 }
+
+// An account file is known by what it holds, whatever its name; a plan,
+// a half-written plan and what is not YAML are not taken for one.
+func TestLooksLikeAccountFile(t *testing.T) {
+	for _, tt := range []struct {
+		name, src string
+		want      bool
+	}{
+		{"limits", "version: 1\nlimits: {max_loss: 50}\n", true},
+		{"notify only", "notify:\n  - url: ${HOOK}\n", true},
+		{"version only", "version: 1\n", false},
+		{"plan", "version: 1\nname: x\nlimits: {max_loss: 5}\nbets: []\n", false},
+		{"plan without a name", "version: 1\nlimits: {max_loss: 5}\nbets: []\n", false},
+		{"list", "- limits: {}\n", false},
+		{"not yaml", "limits: [\n", false},
+		{"two documents", "limits: {}\n---\nlimits: {}\n", false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := plan.LooksLikeAccountFile([]byte(tt.src)); got != tt.want {
+				t.Errorf("LooksLikeAccountFile(%q) = %v, want %v", tt.src, got, tt.want)
+			}
+		})
+	}
+}

@@ -95,13 +95,15 @@ func sortDiagnostics(d Diagnostics) {
 	})
 }
 
-// WriteText writes every diagnostic as "FILE:LINE:COL: message", followed,
-// when src has the file, by the offending line and a caret under the column.
+// WriteText writes every diagnostic as "FILE:LINE:COL: message [RULE
+// name]" (actionlint's form: the rule id a reader looks up, as the JSON,
+// GitHub and SARIF forms carry it), followed, when src has the file, by
+// the offending line and a caret under the column.
 func WriteText(w io.Writer, diags Diagnostics, src map[string][]byte) error {
 	var b bytes.Buffer
 	for _, d := range diags {
-		b.WriteString(d.String())
-		b.WriteByte('\n')
+		rule := d.RuleOf()
+		fmt.Fprintf(&b, "%s [%s %s]\n", d.String(), rule.ID, rule.Name)
 		if line, ok := sourceLine(src[d.Filename], d.Line); ok && d.Column > 0 {
 			line, col := quoteWindow(redactSource(strings.ReplaceAll(line, "\t", " ")), d.Column)
 			fmt.Fprintf(&b, "    %s\n", line)

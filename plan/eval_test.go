@@ -211,7 +211,8 @@ func TestWriteText(t *testing.T) {
 	}
 	var buf bytes.Buffer
 	must(t, plan.WriteText(&buf, diags, map[string][]byte{"p.yaml": src}))
-	equal(t, "p.yaml:2:7: warning: hm\n    name: x\n          ^\np.yaml:3:9: bad\n     stake: 5\n            ^\nq.yaml:1:1: no source\n", buf.String())
+	equal(t, "p.yaml:2:7: warning: hm [BP010 invalid-value]\n    name: x\n          ^\np.yaml:3:9: bad [BP010 invalid-value]\n     stake: 5\n            ^\n"+
+		"q.yaml:1:1: no source [BP010 invalid-value]\n", buf.String())
 	equal(t, "p.yaml:3:9: bad\nq.yaml:1:1: no source", diags.Error())
 	equal(t, 2, diags.Errors())
 	equal(t, 1, diags.Warnings())

@@ -141,7 +141,8 @@ func WriteSummaryJUnit(w io.Writer, results []*engine.Result) error {
 }
 
 // WriteSummaryDir writes the summary of results into dir: summary.txt,
-// summary.json, summary.md and summary.xml (JUnit, a suite per plan).
+// summary.json, summary.md, summary.xml (JUnit, a suite per plan) and
+// summary.html (linking to each plan's report.html).
 func WriteSummaryDir(dir string, results []*engine.Result) ([]string, error) {
 	s := NewSummary(results)
 	files := []struct {
@@ -152,6 +153,7 @@ func WriteSummaryDir(dir string, results []*engine.Result) ([]string, error) {
 		{"summary.txt", func(w io.Writer) error { return WriteSummaryText(w, s) }},
 		{"summary.md", func(w io.Writer) error { return WriteSummaryMarkdown(w, s) }},
 		{"summary.xml", func(w io.Writer) error { return WriteSummaryJUnit(w, results) }},
+		{"summary.html", func(w io.Writer) error { return WriteSummaryHTML(w, s) }},
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("create report directory: %w", err)

@@ -108,22 +108,84 @@ func pastDeadline(ctx context.Context, slot time.Time) bool {
 var errPastDeadline = fmt.Errorf("the next free slot is past the call's deadline: %w", context.DeadlineExceeded)
 
 // fallback is the budget a process keeps to alone when the shared one is
-// out of reach: its share of the account's rate, in process, said once.
+// out of reach: its share of the account's rate, in process, said once
+// each time it is engaged. A store that can come back (the database) tries
+// it again every SharedRetry (due) and, once it answers, ends the fallback
+// (recover); for one more SharedRetry the process keeps its share's pace
+// as well as the store's (grace), so that peers still on their own share
+// and this one back on the store never add up past the rate.
 type fallback struct {
 	lim atomic.Pointer[pace]
+
+	mu         sync.Mutex
+	retryAt    time.Time // when to try the shared store again
+	grace      *pace     // the pace kept after recover, until graceUntil
+	graceUntil time.Time
 }
 
-// engage switches to rps for the rest of the run, its first request no
-// sooner than start; only the first call counts, and it is the only one
-// that says msg.
+// SharedRetry is how often a process that fell back tries the shared
+// budget's store again, and how long it keeps its share's pace after the
+// store answers again.
+var SharedRetry = 30 * time.Second
+
+// engage switches to rps, its first request no sooner than start, until
+// recover; only the first call since the last recover counts, and it is
+// the only one that says msg.
 func (f *fallback) engage(rps float64, start time.Time, say func(string), msg string) {
-	if f.lim.CompareAndSwap(nil, &pace{every: interval(rps), tat: start}) && say != nil {
-		say(msg)
+	if f.lim.CompareAndSwap(nil, &pace{every: interval(rps), tat: start}) {
+		f.mu.Lock()
+		f.retryAt = time.Now().Add(SharedRetry)
+		f.mu.Unlock()
+		if say != nil {
+			say(msg)
+		}
 	}
 }
 
 // limiter is the fallback's pace once engaged, else nil.
 func (f *fallback) limiter() *pace { return f.lim.Load() }
+
+// due says whether the shared store should be tried again now: engaged,
+// and SharedRetry since it was last tried. One caller per period is told
+// yes.
+func (f *fallback) due() bool {
+	if f.lim.Load() == nil {
+		return false
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	now := time.Now()
+	if now.Before(f.retryAt) {
+		return false
+	}
+	f.retryAt = now.Add(SharedRetry)
+	return true
+}
+
+// recover ends the fallback, the store having answered again, and says
+// msg; its pace is kept as the grace for SharedRetry more.
+func (f *fallback) recover(say func(string), msg string) {
+	l := f.lim.Load()
+	if l == nil {
+		return
+	}
+	f.mu.Lock()
+	f.grace, f.graceUntil = l, time.Now().Add(SharedRetry)
+	f.mu.Unlock()
+	if f.lim.CompareAndSwap(l, nil) && say != nil {
+		say(msg)
+	}
+}
+
+// gracePace is the fallback's pace still to keep after recover, else nil.
+func (f *fallback) gracePace() *pace {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.grace != nil && !time.Now().Before(f.graceUntil) {
+		f.grace = nil
+	}
+	return f.grace
+}
 
 // pace is GCRA within one process.
 type pace struct {

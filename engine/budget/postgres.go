@@ -48,6 +48,7 @@ type Postgres struct {
 	// local is the host's budget, spent until the schema exists.
 	local   *File
 	recheck time.Time // when to look for the schema again
+	closed  bool      // Close was called: a probe opens nothing
 }
 
 // Tables are the budget's tables in the schema: the accounts' TATs, and
@@ -71,7 +72,8 @@ const (
 // connects on the first request. Until a run has set up the schema, the
 // process spends local (not nil), the host's budget. When the database is out of
 // reach, now or later, the process keeps to its share of the rate by
-// itself for the rest of the run and says so once through say.
+// itself and says so through say, trying the database again every
+// SharedRetry; when it answers, the process spends it again and says so.
 func NewPostgres(raw string, cfg *pgstate.Config, acct Account, rps float64, say func(string), local *File) (*Postgres, error) {
 	conn, err := connString(raw)
 	if err != nil {
@@ -127,6 +129,11 @@ func (b *Postgres) Wait(ctx context.Context) error {
 		return err
 	}
 	if l := b.fb.limiter(); l != nil {
+		if b.fb.due() {
+			// The request goes at its share's pace meanwhile: a database
+			// still away costs it nothing.
+			go b.probe()
+		}
 		return l.Wait(ctx)
 	}
 	wait, err := b.reserve(ctx)
@@ -143,7 +150,37 @@ func (b *Postgres) Wait(ctx context.Context) error {
 	if pastDeadline(ctx, slot) {
 		return errPastDeadline // the slot is spent: the account loses it, no one exceeds it
 	}
+	if g := b.fb.gracePace(); g != nil {
+		// Just back on the database: peers may still keep to their own
+		// share, unseen by it, so this process keeps to its own too.
+		if err := g.Wait(ctx); err != nil {
+			return err
+		}
+	}
 	return sleepUntil(ctx, slot)
+}
+
+// probe tries the database again after a fall back: a new connection and
+// one round trip. When it answers, the process spends the shared budget
+// again, and says so; else it stays on its share until the next try.
+func (b *Postgres) probe() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.closed || b.fb.limiter() == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), statementTimeout)
+	defer cancel()
+	err := b.connect(ctx)
+	if err == nil {
+		err = b.conn.Ping(ctx)
+	}
+	if err != nil {
+		b.disconnect()
+		return
+	}
+	b.fb.recover(b.say, fmt.Sprintf("request budget: the budget of %s shared in %s answers again: this run spends it with the account's other processes again",
+		b.acct, b.where))
 }
 
 // reserve moves the account's TAT in one statement and returns how long
@@ -207,9 +244,6 @@ var SchemaRecheck = 10 * time.Second
 // run has set up: a command that only reads (status, doctor) creates
 // nothing in a database betplan never used.
 func (b *Postgres) connect(ctx context.Context) error {
-	if b.ready {
-		return nil
-	}
 	if b.conn == nil {
 		cc, err := pgx.ParseConfig(b.connString)
 		if err != nil {
@@ -223,6 +257,9 @@ func (b *Postgres) connect(ctx context.Context) error {
 			return err
 		}
 		b.conn = conn
+	}
+	if b.ready {
+		return nil
 	}
 	tx, err := b.conn.Begin(ctx)
 	if err != nil {
@@ -275,16 +312,21 @@ func (b *Postgres) connect(ctx context.Context) error {
 // quiet then may not be quiet now.
 func (b *Postgres) fail(err error) {
 	p := max(b.others+1, 2)
+	b.disconnect()
+	share := b.rps / float64(p)
+	b.fb.engage(share, staggered(b.tat, share), b.say, fmt.Sprintf("request budget: the budget of %s shared in %s is out of reach (%s): "+
+		"this run keeps to %s/s by itself, its share of %s/s among about %d processes, and tries the database again every %v",
+		b.acct, b.where, b.redact(err), formatRate(share), formatRate(b.rps), p, SharedRetry))
+}
+
+// disconnect drops the connection; b.mu is held.
+func (b *Postgres) disconnect() {
 	if b.conn != nil {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 		b.conn.Close(ctx)
 		cancel()
 		b.conn = nil
 	}
-	share := b.rps / float64(p)
-	b.fb.engage(share, staggered(b.tat, share), b.say, fmt.Sprintf("request budget: the budget of %s shared in %s is out of reach (%s): "+
-		"this run keeps to %s/s by itself until it ends, its share of %s/s among about %d processes",
-		b.acct, b.where, b.redact(err), formatRate(share), formatRate(b.rps), p))
 }
 
 // redact is err's message on one line, without the password (pgx's own
@@ -303,6 +345,7 @@ func (b *Postgres) redact(err error) string {
 func (b *Postgres) Close() error {
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	b.closed = true
 	b.local.Close()
 	if b.conn == nil {
 		return nil

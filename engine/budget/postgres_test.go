@@ -4,6 +4,8 @@ import (
 	"context"
 	"net/url"
 	"os"
+	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -84,7 +86,7 @@ func TestPostgresFallsBackToAShare(t *testing.T) {
 	for _, s := range said {
 		t.Log(s)
 		assert.Contains(t, s, "is out of reach")
-		assert.Contains(t, s, "keeps to 5/s by itself until it ends, its share of 20/s among about 4 processes")
+		assert.Contains(t, s, "keeps to 5/s by itself, its share of 20/s among about 4 processes, and tries the database again every 30s")
 	}
 }
 
@@ -134,4 +136,81 @@ func TestPostgresWaitsForTheSchema(t *testing.T) {
 	var rows int
 	pgtest.Query(t, server, "SELECT count(*) FROM "+schema+"."+budget.Table, nil, &rows)
 	assert.Equal(t, 1, rows, "the account's row, once the schema exists")
+}
+
+// When the database comes back after a fall back, each process spends
+// the shared budget again and says so; while it is away, the processes
+// keep to their shares and say nothing more; through it all, together
+// they never pass the rate.
+func TestPostgresReturnsToTheSharedBudget(t *testing.T) {
+	defer func(d time.Duration) { budget.SharedRetry = d }(budget.SharedRetry)
+	budget.SharedRetry = 300 * time.Millisecond
+	stateURL, schema := pgtest.Schema(t)
+	server := pgtest.ServerURL(t)
+	pgtest.Exec(t, server, "CREATE SCHEMA "+schema) // as a run does
+	u, err := url.Parse(stateURL)
+	require.NoError(t, err)
+	proxy := pgtest.NewProxy(t, u.Host)
+	u.Host = proxy.Addr()
+	cfg, err := pgstate.ParseURL(u.String(), "", false)
+	require.NoError(t, err)
+
+	var mu sync.Mutex
+	var said []string
+	say := func(msg string) {
+		mu.Lock()
+		said = append(said, msg)
+		mu.Unlock()
+	}
+	saying := func(part string) int {
+		mu.Lock()
+		defer mu.Unlock()
+		n := 0
+		for _, s := range said {
+			if strings.Contains(s, part) {
+				n++
+			}
+		}
+		return n
+	}
+	acct := budget.AccountOf("http://127.0.0.1:1", "", "a@b.c")
+	var lims []limiter
+	for range 2 {
+		b, err := budget.NewPostgres(u.String(), cfg, acct, 20, say, budget.NewFile(t.TempDir(), acct, 20, say))
+		require.NoError(t, err)
+		t.Cleanup(func() { b.Close() })
+		lims = append(lims, b)
+	}
+	var all []time.Time
+	all = append(all, spend(t, lims, 3)...)
+	require.Zero(t, saying(""), "said %v", said)
+
+	proxy.Drop()
+	all = append(all, spend(t, lims, 3)...)
+	require.Equal(t, 2, saying("is out of reach"), "each process says so once: %v", said)
+	assert.Equal(t, 2, saying("tries the database again every 300ms"))
+	// Tried again while still away: nothing more is said, the shares hold.
+	time.Sleep(2 * budget.SharedRetry)
+	all = append(all, spend(t, lims, 3)...)
+	time.Sleep(budget.SharedRetry / 2) // a try under way ends
+	assert.Zero(t, saying("answers again"), "said %v", said)
+
+	proxy.Restore()
+	deadline := time.Now().Add(10 * time.Second)
+	for saying("answers again") < 2 && time.Now().Before(deadline) {
+		all = append(all, spend(t, lims, 1)...)
+		time.Sleep(50 * time.Millisecond)
+	}
+	require.Equal(t, 2, saying("answers again"), "each process says it is back: %v", said)
+	sent := proxy.Sent()
+	all = append(all, spend(t, lims, 4)...)
+	assert.Greater(t, proxy.Sent(), sent, "the requests go through the database again")
+	var rows int
+	pgtest.Query(t, server, "SELECT count(*) FROM "+schema+"."+budget.Table, nil, &rows)
+	assert.Equal(t, 1, rows)
+	slices.SortFunc(all, func(a, b time.Time) int { return a.Compare(b) })
+	assert.LessOrEqual(t, busiest(all, time.Second), 22, "requests in one second at 20/s, before, during and after")
+	for _, s := range said {
+		t.Log(s)
+	}
 }

@@ -19,6 +19,7 @@ type Proxy struct {
 	mu    sync.Mutex
 	conns []net.Conn
 	cut   bool
+	down  bool // Drop: connections are refused until Restore
 }
 
 // NewProxy forwards a loopback port to target until the test ends.
@@ -36,6 +37,13 @@ func (p *Proxy) serve(target string) {
 		c, err := p.ln.Accept()
 		if err != nil {
 			return
+		}
+		p.mu.Lock()
+		down := p.down
+		p.mu.Unlock()
+		if down {
+			c.Close()
+			continue
 		}
 		up, err := net.Dial("tcp", target)
 		if err != nil {
@@ -86,4 +94,23 @@ func (p *Proxy) Cut() {
 	for _, c := range p.conns {
 		c.Close()
 	}
+}
+
+// Drop closes every connection through the proxy and refuses new ones
+// until Restore: the database went away for a while.
+func (p *Proxy) Drop() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.down = true
+	for _, c := range p.conns {
+		c.Close()
+	}
+	p.conns = nil
+}
+
+// Restore lets connections through again after Drop.
+func (p *Proxy) Restore() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.down = false
 }
