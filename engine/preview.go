@@ -235,6 +235,20 @@ func (r *tracker) mayRefuse(in *instance) string {
 	if src == nil {
 		return ""
 	}
+	if in.amount > 0 {
+		// As things are now the amount already breaks a limit: say so,
+		// with the value it gives now.
+		now := r.exposure(in)
+		why := ownRefusal(r.plan.Limits, now)
+		if why == "" && r.accountLimits() != nil {
+			if why = ownRefusal(*r.accountLimits(), now); why != "" {
+				why = "account " + why
+			}
+		}
+		if why != "" {
+			return fmt.Sprintf("%s %s gives %s now, and then %s", field, src, usd(in.amount), why)
+		}
+	}
 	if math.IsInf(hi, 1) {
 		risk := exposureOf(r.sessions, betTerms(in.bet), plan.MaxBetAmount)
 		if ownRefusal(r.plan.Limits, risk) == "" && (r.accountLimits() == nil || ownRefusal(*r.accountLimits(), risk) == "") {
