@@ -143,7 +143,7 @@ func (p *parser) amount(f *amountField, field AmountField) *Amount {
 		p.errAt(f.node, finding{fmt.Sprintf("%s: the amount %s is always %s: %s", field, f.node.Value, strconv.FormatFloat(v, 'g', -1, 64), betAmountRange), 0})
 		return nil
 	}
-	v, known, err := foldAmount(e, tree, field, p.plan.Vars)
+	v, known, err := p.c.fold(e, tree, field, p.plan.Vars)
 	if err != nil {
 		p.d.errorf(f.node, "%v: every run would fail the bet", err)
 		return nil
