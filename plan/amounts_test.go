@@ -66,3 +66,27 @@ func TestRiskOf(t *testing.T) {
 		}
 	}
 }
+
+func TestWorstCaseCountsAmountsKnownOffline(t *testing.T) {
+	src := `version: 1
+name: worst
+vars: {unit: 10}
+limits: {max_stake_per_bet: 30, max_total_stake: 100, max_bets: 5}
+defaults: {market: Fixed Win, race: {venue: Flemington, code: Galloping, event_number: 8}}
+bets:
+  - {id: a, selection: "1", type: Fixed Wager, stake: vars.unit * 2}
+  - {id: b, selection: "2", type: Fixed Profit, target_profit: 15, options: {check_odds: true, odds: 2.5}}
+  - {id: c, selection: "3", type: Fixed Wager, stake: "clamp(total_balance(sessions) / 100, 1, 8)"}
+`
+	p, diags := Parse("worst.yaml", []byte(src))
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	w := worstCase(p)
+	if w.StaticTotal != 30 || w.MaxStatic != 20 || w.ExprAmounts != 1 {
+		t.Errorf("static total %v, largest %v, run-time %d; want 30 (20 + 15/1.5), 20, 1", w.StaticTotal, w.MaxStatic, w.ExprAmounts)
+	}
+	if w.Limits[0].Binds {
+		t.Errorf("max_stake_per_bet $30 binds (%s): the run-time stake is at most $8", w.Limits[0].Why)
+	}
+}

@@ -3,6 +3,7 @@ package plan
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"reflect"
 	"slices"
 	"sort"
@@ -359,6 +360,7 @@ func snake(s string) string {
 
 func worstCase(p *Plan) WorstCase {
 	var w WorstCase
+	runtimeMax := 0.0 // the most a run-time amount can give (math.Inf(1): no bound offline)
 	for _, b := range p.Bets {
 		a := b.amount()
 		if b.ForEachRace != nil {
@@ -372,6 +374,10 @@ func worstCase(p *Plan) WorstCase {
 		r, known := b.KnownRisk()
 		if !known || !r.Bounded {
 			w.ExprAmounts++
+			runtimeMax = max(runtimeMax, b.AmountBound())
+			if known {
+				runtimeMax = math.Inf(1) // Fixed Profit with no odds floor
+			}
 			continue
 		}
 		w.MaxStatic = max(w.MaxStatic, r.PerSession)
@@ -387,7 +393,7 @@ func worstCase(p *Plan) WorstCase {
 		switch {
 		case w.MaxStatic >= *l.MaxStakePerBet:
 			c.Binds, c.Why = true, "a static amount reaches it"
-		case unknownAmount:
+		case unknownAmount && runtimeMax >= *l.MaxStakePerBet:
 			c.Binds, c.Why = true, "amounts known only at run time are bounded only by it"
 		}
 		w.Limits = append(w.Limits, c)
