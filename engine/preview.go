@@ -251,10 +251,17 @@ func (r *tracker) mayRefuse(in *instance) string {
 	}
 	if math.IsInf(hi, 1) {
 		risk := exposureOf(r.sessions, betTerms(in.bet), plan.MaxBetAmount)
-		if ownRefusal(r.plan.Limits, risk) == "" && (r.accountLimits() == nil || ownRefusal(*r.accountLimits(), risk) == "") {
+		limit := ownRefusal(r.plan.Limits, risk)
+		if limit == "" && r.accountLimits() != nil {
+			if limit = ownRefusal(*r.accountLimits(), risk); limit != "" {
+				limit = "account " + limit
+			}
+		}
+		if limit == "" {
 			return ""
 		}
-		return fmt.Sprintf("%s %s has no upper bound before the run evaluates it; the run refuses it if it puts more at risk than the limits allow", field, src)
+		limit, _, _ = strings.Cut(limit, ":") // "max_stake_per_bet $10.00"
+		return fmt.Sprintf("%s %s has no upper bound before the run evaluates it; the run refuses it if it puts more at risk than %s allows", field, src, limit)
 	}
 	risk := exposureOf(r.sessions, betTerms(in.bet), hi)
 	why := ownRefusal(r.plan.Limits, risk)
