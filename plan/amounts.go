@@ -277,6 +277,11 @@ func (p *parser) checkBetRisk(b *Bet, a *Amount, name, at string) {
 		return
 	}
 	r := RiskOf(b.Type, a.Value, b.OddsFloor())
+	if !r.Bounded && l.MaxStakePerBet != nil && r.PerSession > *l.MaxStakePerBet+1e-9 {
+		p.d.errorf(p.at(at), "%s is Fixed Profit without check_odds: its stake is known only when the sessions place it, and until then the run counts its target_profit %s as the stake, above limits.max_stake_per_bet (%s), so the run would refuse it; set options.check_odds and options.odds to bound the stake",
+			name, money(a.Value), money(*l.MaxStakePerBet))
+		return
+	}
 	if !r.Bounded {
 		if l.MaxStakePerBet != nil || l.MaxTotalStake != nil || l.MaxOpenStake != nil || l.MaxStakePerRace != nil || l.MaxLoss != nil {
 			p.d.warnf(p.at(at), "%s is Fixed Profit without check_odds: what it stakes (target_profit / (odds − 1)) is known only when the sessions place it, so no limit bounds it beforehand (the run counts the target profit $%s as the stake until then); set options.check_odds and options.odds to hold it to limits.max_stake_per_bet and the others",
