@@ -191,3 +191,25 @@ func limitsWords(l plan.Limits, u usage) string {
 	}
 	return fmt.Sprintf("Limits for %s: %s.", periodWords(l.Period, u.period), strings.Join(parts, ", "))
 }
+
+// ownRefusal returns why a bet would be refused whatever else the plan
+// has at risk: what it puts at risk alone breaks a limit (max_stake_per_bet,
+// or a total, open, race or loss limit smaller than it), or "". A bet
+// still waiting for its condition is held to these now: it could never be
+// created as things are.
+func ownRefusal(l plan.Limits, risk exposure) string {
+	a := risk.Amount
+	switch {
+	case l.MaxStakePerBet != nil && a > *l.MaxStakePerBet+1e-9:
+		return fmt.Sprintf("max_stake_per_bet %s: this bet puts %s at risk (%s)", usd(*l.MaxStakePerBet), usd(a), risk.Basis)
+	case l.MaxStakePerRace != nil && a > *l.MaxStakePerRace+1e-9:
+		return fmt.Sprintf("max_stake_per_race %s: this bet alone puts %s at risk on its race (%s)", usd(*l.MaxStakePerRace), usd(a), risk.Basis)
+	case l.MaxOpenStake != nil && a > *l.MaxOpenStake+1e-9:
+		return fmt.Sprintf("max_open_stake %s: this bet alone puts %s at risk (%s)", usd(*l.MaxOpenStake), usd(a), risk.Basis)
+	case l.MaxTotalStake != nil && a > *l.MaxTotalStake+1e-9:
+		return fmt.Sprintf("max_total_stake %s: this bet alone puts %s at risk (%s)", usd(*l.MaxTotalStake), usd(a), risk.Basis)
+	case l.MaxLoss != nil && a > *l.MaxLoss+1e-9:
+		return fmt.Sprintf("max_loss %s: this bet alone may lose %s (%s)", usd(*l.MaxLoss), usd(a), risk.Basis)
+	}
+	return ""
+}

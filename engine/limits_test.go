@@ -173,7 +173,7 @@ func limitCases() []limitCase {
 	return []limitCase{
 		{"max_stake_per_bet", "max_stake_per_bet: 15", func(w *world) []limitBet {
 			a, b, _ := sequential(w)
-			return []limitBet{{id: "a", race: a, stake: "10"}, {id: "b", race: b, stake: "10 * 2"}}
+			return []limitBet{{id: "a", race: a, stake: "10"}, {id: "b", race: b, stake: "20 + 0 * plan.bets"}}
 		}, "b", "max_stake_per_bet $15.00: this bet puts $20.00 at risk ($20.00 × 1: the target session 4417 (Main Sportsbet))"},
 		{"max_total_stake", "max_total_stake: 25", three, "c",
 			"max_total_stake $25.00 in day %s: $20.00 at risk already committed by this plan, this bet adds $10.00"},

@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	"math"
 	"strings"
 	"time"
 
@@ -150,6 +151,12 @@ func (r *tracker) previewOne(in *instance, now time.Time, exists map[string]int6
 	case !ready:
 		b.Action = ActionWait
 		b.Reason = fmt.Sprintf("waiting for %q (%s)", in.bet.When.String(), in.bet.When.Explain(env))
+		if why := r.waitRefusal(in); why != "" {
+			b.Action = ActionRefuse
+			b.Reason = "run would refuse it when " + fmt.Sprintf("%q", in.bet.When.String()) + " holds: " + why
+		} else if why := r.mayRefuse(in); why != "" {
+			b.Reason += "; may refuse: " + why
+		}
 	default:
 		in.status = StatusWaiting
 		in.risk = r.exposure(in)
@@ -181,4 +188,81 @@ func (r *tracker) previewOne(in *instance, now time.Time, exists map[string]int6
 		r.planned = append(r.planned, stake{label: in.label, betID: in.bet.ID, race: in.info, requested: in.amount, risk: in.risk, open: true, planned: true})
 	}
 	return b
+}
+
+// waitRefusal returns why a bet waiting for its condition could never be
+// created as things are: its amount is known offline and what it puts at
+// risk with the running sessions breaks a limit on its own (ownRefusal),
+// the plan's or the account's; or "".
+func (r *tracker) waitRefusal(in *instance) string {
+	if _, known := in.bet.StaticAmount(); !known || in.amount <= 0 {
+		return ""
+	}
+	risk := r.exposure(in)
+	if why := ownRefusal(r.plan.Limits, risk); why != "" {
+		return why
+	}
+	if l := r.accountLimits(); l != nil {
+		if why := ownRefusal(*l, risk); why != "" {
+			return "account " + why
+		}
+	}
+	return ""
+}
+
+// mayRefuse says how a waiting bet whose amount is known only at run time
+// can break a limit on its own: the most its expression can give, with
+// the running sessions, is more than a limit allows; or "".
+func (r *tracker) mayRefuse(in *instance) string {
+	if _, known := in.bet.StaticAmount(); known {
+		return ""
+	}
+	hi := in.bet.AmountBound()
+	field := string(in.bet.AmountField())
+	src := in.bet.Stake
+	if in.bet.AmountField() == plan.AmountTargetProfit {
+		src = in.bet.TargetProfit
+	}
+	if src == nil {
+		return ""
+	}
+	if in.amount > 0 {
+		// As things are now the amount already breaks a limit: say so,
+		// with the value it gives now.
+		now := r.exposure(in)
+		why := ownRefusal(r.plan.Limits, now)
+		if why == "" && r.accountLimits() != nil {
+			if why = ownRefusal(*r.accountLimits(), now); why != "" {
+				why = "account " + why
+			}
+		}
+		if why != "" {
+			return fmt.Sprintf("%s %s gives %s now, and then %s", field, src, usd(in.amount), why)
+		}
+	}
+	if math.IsInf(hi, 1) {
+		risk := exposureOf(r.sessions, betTerms(in.bet), plan.MaxBetAmount)
+		limit := ownRefusal(r.plan.Limits, risk)
+		if limit == "" && r.accountLimits() != nil {
+			if limit = ownRefusal(*r.accountLimits(), risk); limit != "" {
+				limit = "account " + limit
+			}
+		}
+		if limit == "" {
+			return ""
+		}
+		limit, _, _ = strings.Cut(limit, ":") // "max_stake_per_bet $10.00"
+		return fmt.Sprintf("%s %s has no upper bound before the run evaluates it; the run refuses it if it puts more at risk than %s allows", field, src, limit)
+	}
+	risk := exposureOf(r.sessions, betTerms(in.bet), hi)
+	why := ownRefusal(r.plan.Limits, risk)
+	if why == "" && r.accountLimits() != nil {
+		if why = ownRefusal(*r.accountLimits(), risk); why != "" {
+			why = "account " + why
+		}
+	}
+	if why == "" {
+		return ""
+	}
+	return fmt.Sprintf("%s %s can reach %s, and then %s", field, src, usd(hi), why)
 }

@@ -438,8 +438,9 @@ func (r *tracker) followJournal() {
 	r.nameInstances()
 }
 
-// staticAmount is a bet's stake or target profit when it is a plain
-// number (0 for an expression, known only when evaluated).
+// staticAmount is a bet's stake or target profit when it is known
+// offline: a number, or an expression of vars and literals (0 for one
+// that reads the run, known only when evaluated).
 func staticAmount(b *plan.Bet) float64 {
 	a, _ := b.StaticAmount()
 	return a

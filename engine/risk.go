@@ -2,7 +2,6 @@ package engine
 
 import (
 	"fmt"
-	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -37,9 +36,7 @@ type stakeTerms struct {
 func betTerms(b *plan.Bet) stakeTerms {
 	t := stakeTerms{betType: b.Type, targetSession: b.TargetSession, total: b.StakeIsTotal()}
 	t.targetBot, _ = b.Options["target_bot"].(string)
-	if check, _ := b.Options["check_odds"].(bool); check {
-		t.oddsFloor = optionNumber(b.Options["odds"])
-	}
+	t.oddsFloor = b.OddsFloor()
 	return t
 }
 
@@ -52,16 +49,6 @@ func notificationTerms(n *apiclient.Notification) stakeTerms {
 		t.oddsFloor = float64(n.Tip.Odds)
 	}
 	return t
-}
-
-func optionNumber(v any) float64 {
-	switch x := v.(type) {
-	case int:
-		return float64(x)
-	case float64:
-		return x
-	}
-	return 0
 }
 
 // placers are the sessions that can place a bet with terms t now: the
@@ -106,10 +93,10 @@ func exposureOf(sessions []apiclient.Session, t stakeTerms, amount float64) expo
 	if t.total {
 		return exposure{Amount: roundCents(amount), Basis: fmt.Sprintf("%s in all, split across the sessions (ensure_total_wager)", usd(amount))}
 	}
-	perSession, what := amount, ""
+	risk := plan.RiskOf(t.betType, amount, t.oddsFloor)
+	perSession, what := risk.PerSession, ""
 	if plan.AmountFieldFor(t.betType) == plan.AmountTargetProfit {
-		if t.oddsFloor > 1 {
-			perSession = math.Ceil(amount/(t.oddsFloor-1)*100-1e-6) / 100
+		if risk.Bounded {
 			what = fmt.Sprintf("%s a session at most (%s profit at odds of at least %s)", usd(perSession), usd(amount), strconv.FormatFloat(t.oddsFloor, 'f', -1, 64))
 		} else {
 			what = fmt.Sprintf("%s a session (the target profit counted as the stake: without check_odds the stake has no bound)", usd(amount))

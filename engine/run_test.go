@@ -194,7 +194,7 @@ bets:
   - id: too-big
     race: %s
     selection: "1"
-    stake: vars.unit * 1
+    stake: vars.unit + 0 * plan.bets # reads the run: only the run can hold it to the limits
   - id: fits
     race: %s
     selection: "1"
@@ -202,7 +202,7 @@ bets:
   - id: over-total
     race: %s
     selection: "2"
-    stake: 5 * 2 # an expression: not certain, so validate lets the plan through
+    stake: 10 + 0 * plan.bets # reads the run: not certain, so validate lets the plan through
 `, raceYAML(a), raceYAML(b), raceYAML(b)))
 	res, err := engine.Run(context.Background(), p, w.options(w.client()))
 	require.NoError(t, err)

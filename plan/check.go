@@ -140,97 +140,136 @@ func (p *parser) readLimits(doc *limitsDoc) (Limits, bool) {
 	}, true
 }
 
-// checkStaticLimits holds the bets' static amounts to the limits, counting
-// each at its least: one session (the run counts every session that can
-// place it). A bet certain to be created (a named race, no when, a static
-// amount) that the limits leave no room for is an error: run would refuse
-// the plan before creating anything. Bets with a when may never all be
-// created, so their sum over a limit is a warning.
+// checkStaticLimits holds the bets' amounts known offline to the limits,
+// counting what each puts at risk on one session at least (the run counts
+// every session that can place it): a Fixed Profit bet by the stake its
+// target profit takes at its odds floor (RiskOf). A bet certain to be
+// created (a named race, no when, an amount known offline) that the
+// limits leave no room for is an error: run would refuse the plan before
+// creating anything. Bets with a when may never all be created, so their
+// sum over a limit is a warning.
 func (p *parser) checkStaticLimits() {
 	l := p.plan.Limits
 	var largest float64
 	var largestBet string
-	var certainTotal, staticTotal float64
-	var certain []string
-	certainCount, namedCount := 0, 0
-	type raceUse struct {
-		stake float64
-		bets  []string
-	}
-	perRace := map[string]*raceUse{}
+	var staticTotal float64
+	var all certainSum
+	namedCount := 0
+	perRace := map[string]*certainSum{}
 	var raceOrder []string
 	for _, b := range p.plan.Bets {
-		a, static := b.StaticAmount()
-		if static && a > largest {
-			largest, largestBet = a, b.ID
+		r, known := b.KnownRisk()
+		if known && r.Bounded && r.PerSession > largest {
+			largest, largestBet = r.PerSession, b.ID
 		}
 		if b.ForEachRace != nil {
 			continue
 		}
 		namedCount++
-		if static {
-			staticTotal += a
+		if known && r.Bounded {
+			staticTotal += r.PerSession
 		}
 		if !b.Certain() {
 			continue
 		}
-		certainCount++
-		certain = append(certain, b.ID)
-		certainTotal += a
+		all.add(b.ID, r)
 		key := FoldVenue(b.Race.Venue) + "|" + strings.ToLower(b.Race.Code) + "|" + strconv.Itoa(b.Race.EventNumber)
 		u := perRace[key]
 		if u == nil {
-			u = &raceUse{}
+			u = &certainSum{}
 			perRace[key] = u
 			raceOrder = append(raceOrder, key)
 		}
-		u.stake += a
-		u.bets = append(u.bets, b.ID)
-	}
-	certainWords := func(ids []string) string {
-		return "the bets certain to be created (a named race, no when, a static amount: " + strings.Join(ids, ", ") + ")"
+		u.add(b.ID, r)
 	}
 	const refuse = "run would refuse the plan before creating any bet"
 	if l.MaxOpenStake != nil && largest > *l.MaxOpenStake+1e-9 {
-		p.d.errorf(p.at("limits.max_open_stake"), "max_open_stake $%s is below bet %s's amount $%s: that bet could never be created; raise the limit to at least $%s",
+		p.d.errorf(p.at("limits.max_open_stake"), "max_open_stake $%s is below bet %s's amount at risk $%s: that bet could never be created; raise the limit to at least $%s",
 			money(*l.MaxOpenStake), largestBet, money(largest), money(largest))
 	}
 	if l.MaxStakePerRace != nil && largest > *l.MaxStakePerRace+1e-9 {
-		p.d.errorf(p.at("limits.max_stake_per_race"), "max_stake_per_race $%s is below bet %s's amount $%s: that bet could never be created; raise the limit to at least $%s",
+		p.d.errorf(p.at("limits.max_stake_per_race"), "max_stake_per_race $%s is below bet %s's amount at risk $%s: that bet could never be created; raise the limit to at least $%s",
 			money(*l.MaxStakePerRace), largestBet, money(largest), money(largest))
 	}
 	switch {
-	case l.MaxTotalStake != nil && certainTotal > *l.MaxTotalStake+1e-9:
-		p.d.errorf(p.at("limits.max_total_stake"), "%s stake $%s at least, above max_total_stake $%s: %s; raise the limit or remove a bet",
-			certainWords(certain), money(certainTotal), money(*l.MaxTotalStake), refuse)
+	case l.MaxTotalStake != nil && all.total() > *l.MaxTotalStake+1e-9:
+		p.d.errorf(p.at("limits.max_total_stake"), "%s %s, above max_total_stake $%s: %s; raise the limit or remove a bet",
+			all.words(), all.riskWords(), money(*l.MaxTotalStake), refuse)
 	case l.MaxTotalStake != nil && staticTotal > *l.MaxTotalStake+1e-9:
-		p.d.warnf(p.at("limits.max_total_stake"), "the fixed amounts of the bets add up to $%s, above max_total_stake $%s: the bets past the limit will be refused", money(staticTotal), money(*l.MaxTotalStake))
+		p.d.warnf(p.at("limits.max_total_stake"), "the fixed amounts of the bets add up to $%s at risk, above max_total_stake $%s: the bets past the limit will be refused", money(staticTotal), money(*l.MaxTotalStake))
 	}
-	if l.MaxOpenStake != nil && certainTotal > *l.MaxOpenStake+1e-9 && largest <= *l.MaxOpenStake+1e-9 {
-		p.d.errorf(p.at("limits.max_open_stake"), "%s are open together and stake $%s at least, above max_open_stake $%s: %s; raise the limit or remove a bet",
-			certainWords(certain), money(certainTotal), money(*l.MaxOpenStake), refuse)
+	if l.MaxOpenStake != nil && all.total() > *l.MaxOpenStake+1e-9 && largest <= *l.MaxOpenStake+1e-9 {
+		p.d.errorf(p.at("limits.max_open_stake"), "%s are open together and %s, above max_open_stake $%s: %s; raise the limit or remove a bet",
+			all.words(), all.riskWords(), money(*l.MaxOpenStake), refuse)
 	}
 	switch {
-	case l.MaxBets != nil && certainCount > *l.MaxBets:
+	case l.MaxBets != nil && len(all.ids) > *l.MaxBets:
 		p.d.errorf(p.at("limits.max_bets"), "%s are %d, above max_bets %d: %s; raise the limit or remove a bet",
-			certainWords(certain), certainCount, *l.MaxBets, refuse)
+			all.words(), len(all.ids), *l.MaxBets, refuse)
 	case l.MaxBets != nil && namedCount > *l.MaxBets:
 		p.d.warnf(p.at("limits.max_bets"), "the plan has %d bets on named races, above max_bets %d: the bets past the limit will be refused", namedCount, *l.MaxBets)
 	}
 	for _, key := range raceOrder {
 		u := perRace[key]
-		if len(u.bets) < 2 {
+		if len(u.ids) < 2 {
 			continue
 		}
-		if l.MaxStakePerRace != nil && u.stake > *l.MaxStakePerRace+1e-9 && largest <= *l.MaxStakePerRace+1e-9 {
-			p.d.errorf(p.at("limits.max_stake_per_race"), "%s are on one race and stake $%s at least, above max_stake_per_race $%s: %s; raise the limit or remove a bet",
-				certainWords(u.bets), money(u.stake), money(*l.MaxStakePerRace), refuse)
+		if l.MaxStakePerRace != nil && u.total() > *l.MaxStakePerRace+1e-9 && largest <= *l.MaxStakePerRace+1e-9 {
+			p.d.errorf(p.at("limits.max_stake_per_race"), "%s are on one race and %s, above max_stake_per_race $%s: %s; raise the limit or remove a bet",
+				u.words(), u.riskWords(), money(*l.MaxStakePerRace), refuse)
 		}
-		if l.MaxBetsPerRace != nil && len(u.bets) > *l.MaxBetsPerRace {
+		if l.MaxBetsPerRace != nil && len(u.ids) > *l.MaxBetsPerRace {
 			p.d.errorf(p.at("limits.max_bets_per_race"), "%s are %d on one race, above max_bets_per_race %d: %s; raise the limit or remove a bet",
-				certainWords(u.bets), len(u.bets), *l.MaxBetsPerRace, refuse)
+				u.words(), len(u.ids), *l.MaxBetsPerRace, refuse)
 		}
 	}
+}
+
+// certainSum adds up what bets certain to be created put at risk on one
+// session: known, and for a Fixed Profit bet with no odds floor, the
+// target profit the run counts until the sessions place it (unbounded
+// names those).
+type certainSum struct {
+	ids       []string
+	known     float64
+	estimate  float64
+	unbounded []string
+}
+
+func (c *certainSum) add(id string, r Risk) {
+	c.ids = append(c.ids, id)
+	if r.Bounded {
+		c.known += r.PerSession
+		return
+	}
+	c.estimate += r.PerSession
+	c.unbounded = append(c.unbounded, id)
+}
+
+func (c *certainSum) total() float64 { return c.known + c.estimate }
+
+func (c *certainSum) words() string {
+	return "the bets certain to be created (a named race, no when, a static amount: " + strings.Join(c.ids, ", ") + ")"
+}
+
+// riskWords says what the bets put at risk: "put $25 at risk at least"
+// when every amount is known (each on one session), else what is known
+// and what only the run can know.
+func (c *certainSum) riskWords() string {
+	if len(c.unbounded) == 0 {
+		return "put $" + money(c.known) + " at risk at least"
+	}
+	if c.known == 0 {
+		return strings.Join(c.unbounded, ", ") + " (Fixed Profit without check_odds) stake an amount known only when the sessions place it, which the run counts as the target profit ($" +
+			money(c.estimate) + ") until then"
+	}
+	verb := "has"
+	if len(c.unbounded) > 1 {
+		verb = "have"
+	}
+	return "put $" + money(c.known) + " at risk at least, and " + strings.Join(c.unbounded, ", ") + " (Fixed Profit without check_odds) " + verb +
+		" a stake known only when the sessions place it, which the run counts as the target profit ($" + money(c.estimate) + ") until then: $" +
+		money(c.total()) + " as the run counts it"
 }
 
 func (p *parser) checkPoll() {

@@ -71,6 +71,29 @@ type compiler struct {
 	cache map[compileKey]compiled
 	lints map[compileKey][]finding
 	reads map[string]exprReads
+	folds map[compileKey]folded
+}
+
+// folded is an amount worked out offline (foldAmount).
+type folded struct {
+	v     float64
+	known bool
+	err   error
+}
+
+// fold is foldAmount, once per distinct source and field: a generated
+// plan repeats the same amount in every bet.
+func (c *compiler) fold(e *Expr, tree ast.Node, field AmountField, vars map[string]any) (float64, bool, error) {
+	key := compileKey{string(field) + "\x00" + e.Source, kindNumber}
+	if f, ok := c.folds[key]; ok {
+		return f.v, f.known, f.err
+	}
+	v, known, err := foldAmount(e, tree, field, vars)
+	if c.folds == nil {
+		c.folds = map[compileKey]folded{}
+	}
+	c.folds[key] = folded{v, known, err}
+	return v, known, err
 }
 
 type compileKey struct {

@@ -3,6 +3,7 @@ package plan
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"reflect"
 	"slices"
 	"sort"
@@ -56,16 +57,19 @@ type BetChange struct {
 	NewLabel string   `json:"new_label,omitempty"` // why the label changes; empty when it does not
 }
 
-// WorstCase is what a plan can stake at most, as far as it is known
-// offline: bets on a named race count once with their static amounts;
-// for_each_race bets and expression amounts are known only when run, and
-// there the limits are what bounds the plan.
+// WorstCase is what a plan can put at risk at most on one session, as far
+// as it is known offline: bets on a named race count once with what their
+// amounts put at risk when those are known offline (a number, or an
+// expression of vars and literals; a Fixed Profit bet at its odds floor);
+// for_each_race bets and amounts known only at run time (expressions
+// reading the run, Fixed Profit without check_odds) are bounded only by
+// the limits.
 type WorstCase struct {
 	Bets        int          `json:"bets"`          // bets on one named race
 	PerRaceBets int          `json:"per_race_bets"` // for_each_race bets: one per matching race
-	StaticTotal float64      `json:"static_total"`  // sum of the static amounts of Bets
-	MaxStatic   float64      `json:"max_static"`    // the largest static amount of any bet
-	ExprAmounts int          `json:"expr_amounts"`  // bets whose amount is an expression
+	StaticTotal float64      `json:"static_total"`  // what the amounts of Bets known offline put at risk, summed
+	MaxStatic   float64      `json:"max_static"`    // the most one bet's amount known offline puts at risk
+	ExprAmounts int          `json:"expr_amounts"`  // bets whose amount, or its risk, is known only at run time
 	Limits      []LimitCheck `json:"limits"`
 }
 
@@ -356,6 +360,7 @@ func snake(s string) string {
 
 func worstCase(p *Plan) WorstCase {
 	var w WorstCase
+	runtimeMax := 0.0 // the most a run-time amount can give (math.Inf(1): no bound offline)
 	for _, b := range p.Bets {
 		a := b.amount()
 		if b.ForEachRace != nil {
@@ -366,13 +371,18 @@ func worstCase(p *Plan) WorstCase {
 		if a == nil {
 			continue
 		}
-		if a.Expr != nil {
+		r, known := b.KnownRisk()
+		if !known || !r.Bounded {
 			w.ExprAmounts++
+			runtimeMax = max(runtimeMax, b.AmountBound())
+			if known {
+				runtimeMax = math.Inf(1) // Fixed Profit with no odds floor
+			}
 			continue
 		}
-		w.MaxStatic = max(w.MaxStatic, a.Value)
+		w.MaxStatic = max(w.MaxStatic, r.PerSession)
 		if b.ForEachRace == nil {
-			w.StaticTotal += a.Value
+			w.StaticTotal += r.PerSession
 		}
 	}
 	l := p.Limits
@@ -383,8 +393,8 @@ func worstCase(p *Plan) WorstCase {
 		switch {
 		case w.MaxStatic >= *l.MaxStakePerBet:
 			c.Binds, c.Why = true, "a static amount reaches it"
-		case unknownAmount:
-			c.Binds, c.Why = true, "expression amounts are bounded only by it"
+		case unknownAmount && runtimeMax >= *l.MaxStakePerBet:
+			c.Binds, c.Why = true, "amounts known only at run time are bounded only by it"
 		}
 		w.Limits = append(w.Limits, c)
 	}
@@ -394,7 +404,7 @@ func worstCase(p *Plan) WorstCase {
 		case w.StaticTotal >= *l.MaxTotalStake:
 			c.Binds, c.Why = true, "the static total reaches it"
 		case unknownCount || unknownAmount:
-			c.Binds, c.Why = true, "for_each_race bets or expression amounts are bounded only by it"
+			c.Binds, c.Why = true, "for_each_race bets or amounts known only at run time are bounded only by it"
 		}
 		w.Limits = append(w.Limits, c)
 	}

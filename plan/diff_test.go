@@ -87,7 +87,7 @@ func TestDiffFindsEachKindOfChange(t *testing.T) {
 	stake := bets["rand6-no7"].Changes
 	check(t, len(stake) == 3 && stake[1] == plan.Change{Field: "stake", Old: "15", New: "vars.unit * 2"}, "expression stake: %v", stake)
 	equal(t, 70.0, d.Before.StaticTotal, "static total before")
-	equal(t, 45.0, d.After.StaticTotal, "static total after")
+	equal(t, 65.0, d.After.StaticTotal, "static total after: vars.unit * 2 counts its $20")
 	equal(t, 1, d.After.PerRaceBets, "for_each_race bets after")
 
 	same := plan.Diff(old, loadDiffPlan(t, "old.yaml"))

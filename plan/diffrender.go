@@ -181,7 +181,7 @@ func worstRows(d *PlanDiff) [][3]string {
 		{"for_each_race bets", fmt.Sprint(d.Before.PerRaceBets), fmt.Sprint(d.After.PerRaceBets)},
 		{"static total", "$" + money(d.Before.StaticTotal), "$" + money(d.After.StaticTotal)},
 		{"largest static amount", "$" + money(d.Before.MaxStatic), "$" + money(d.After.MaxStatic)},
-		{"expression amounts", fmt.Sprint(d.Before.ExprAmounts), fmt.Sprint(d.After.ExprAmounts)},
+		{"run-time amounts", fmt.Sprint(d.Before.ExprAmounts), fmt.Sprint(d.After.ExprAmounts)},
 	}
 	limit := func(w WorstCase, name string) string {
 		for _, c := range w.Limits {

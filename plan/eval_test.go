@@ -38,7 +38,7 @@ bets:
   - id: negative
     race: {venue: Randwick, code: Galloping, event_number: 2}
     selection: "2"
-    stake: vars.unit - 10
+    stake: vars.unit - 10 + plan.staked # plan.staked is 0: -5 on the run
 `
 
 func loadEval(t *testing.T) map[string]*plan.Bet {

@@ -125,13 +125,11 @@ func (p *parser) checkBet(doc *betDoc, path string, def resolvedBet) *Bet {
 			b.Stake = stake
 		}
 	}
-	if a, ap := b.amount(), stakePath; a != nil && a.Expr == nil {
+	if a, ap := b.amount(), stakePath; a != nil {
 		if b.AmountField() == AmountTargetProfit {
 			ap = profitPath
 		}
-		if err := p.plan.Limits.CheckBet(a.Value); err != nil && a.Value > 0 {
-			p.d.errorf(p.at(ap), "%s: %s %s is above limits.max_stake_per_bet (%s)", name, b.AmountField(), money(a.Value), money(*p.plan.Limits.MaxStakePerBet))
-		}
+		p.checkBetRisk(b, a, name, ap)
 	}
 	p.checkTargetNames(b, doc, name, event)
 	if typ != nil && *typ != TypeFixedWager {

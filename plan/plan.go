@@ -137,6 +137,11 @@ type Bet struct {
 type Amount struct {
 	Value float64
 	Expr  *Expr // nil: Value is the amount
+	// Known is set on an expression that reads only the plan's vars and
+	// literals: Value is what it gives on every run. Max is the most any
+	// other expression can give (math.Inf(1): nothing bounds it offline).
+	Known bool
+	Max   float64
 }
 
 func (a *Amount) String() string {
@@ -203,18 +208,19 @@ func money(v float64) string {
 	return fmt.Sprintf("%.2f", v)
 }
 
-// StaticAmount is the bet's amount when it is a plain number; ok is false
-// for an expression, known only when evaluated.
+// StaticAmount is the bet's amount when it is known offline: a plain
+// number, or an expression of the plan's vars and literals only; ok is
+// false for an expression that reads the run, known only when evaluated.
 func (b *Bet) StaticAmount() (amount float64, ok bool) {
 	a := b.amount()
-	if a == nil || a.Expr != nil {
+	if a == nil || (a.Expr != nil && !a.Known) {
 		return 0, false
 	}
 	return a.Value, true
 }
 
 // Certain reports whether the bet is sure to be created once its race is
-// found: a named race, no when and a static amount.
+// found: a named race, no when and an amount known offline.
 func (b *Bet) Certain() bool {
 	_, static := b.StaticAmount()
 	return b.Race != nil && b.ForEachRace == nil && b.When == nil && static

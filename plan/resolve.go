@@ -143,7 +143,15 @@ func (p *parser) amount(f *amountField, field AmountField) *Amount {
 		p.errAt(f.node, finding{fmt.Sprintf("%s: the amount %s is always %s: %s", field, f.node.Value, strconv.FormatFloat(v, 'g', -1, 64), betAmountRange), 0})
 		return nil
 	}
-	return &Amount{Expr: e}
+	v, known, err := p.c.fold(e, tree, field, p.plan.Vars)
+	if err != nil {
+		p.d.errorf(f.node, "%v: every run would fail the bet", err)
+		return nil
+	}
+	if known {
+		return &Amount{Expr: e, Known: true, Value: v, Max: v}
+	}
+	return &Amount{Expr: e, Max: amountMax(tree, p.plan.Vars)}
 }
 
 // compileField compiles an expression written at n, reporting an error at

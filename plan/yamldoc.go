@@ -9,7 +9,7 @@ type planDoc struct {
 	Name        string             `yaml:"name" validate:"required,max=40,planname" jsonschema:"required,pattern=^[a-z0-9]+(-[a-z0-9]+)*$,maxLength=40" jsonschema_description:"The plan's name: lowercase letters, digits and '-'. It is part of the label of every bet the plan creates, so renaming a plan makes its bets new."`
 	Description string             `yaml:"description" jsonschema_description:"Free text for people reading the plan."`
 	Vars        map[string]any     `yaml:"vars" jsonschema_description:"Free values, readable in expressions as vars.NAME (e.g. vars.unit * 2)."`
-	Limits      *limitsDoc         `yaml:"limits" jsonschema_description:"Hard limits, checked before every bet is created against the money at risk (stake times the sessions that can place it). Total limits count within limits.period. Static amounts are checked by validate; expression amounts when evaluated."`
+	Limits      *limitsDoc         `yaml:"limits" jsonschema_description:"Hard limits, checked before every bet is created against the money at risk (stake times the sessions that can place it). Total limits count within limits.period. Amounts known offline (numbers, and expressions of vars and literals only) are checked by validate; amounts that read the run (odds, balances, outcomes) when evaluated."`
 	Defaults    *betDoc            `yaml:"defaults" jsonschema_description:"Values for any bet field except id; a bet's own value wins."`
 	Races       map[string]raceDoc `yaml:"races" jsonschema_description:"Named races that bets refer to by key (race: KEY)."`
 	Bets        []betDoc           `yaml:"bets" jsonschema:"minItems=1" jsonschema_description:"The bets, each created at most once per race. A plan has bets, tips, or both."`

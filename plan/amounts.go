@@ -1,0 +1,305 @@
+package plan
+
+import (
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/expr-lang/expr/ast"
+)
+
+// What an amount is known to be before the run. An amount written as a
+// number, or as an expression of the plan's vars and literals only
+// (`vars.unit * 3`), is the same on every run: validate, plan and diff
+// hold it to the limits like a literal. An amount that reads run-time
+// values (odds, balances, the plan's totals) is known only when the run
+// evaluates it; its range, worked out here from what each value can be,
+// says whether it can break a limit.
+
+// offlineOnly reports whether the expression tree reads nothing of the
+// run: no name of the environment but vars, no call of now.
+func offlineOnly(tree ast.Node) bool {
+	ok := true
+	ast.Find(tree, func(n ast.Node) bool {
+		switch x := n.(type) {
+		case *ast.IdentifierNode:
+			switch x.Value {
+			case "race", "event", "now", "sessions", "plan", "bets":
+				ok = false
+			}
+		case *ast.CallNode, *ast.BuiltinNode:
+			if name, _ := callOf(n); name == "now" || name == "date" || name == "timezone" {
+				ok = false
+			}
+		}
+		return !ok
+	})
+	return ok
+}
+
+// foldAmount evaluates an expression amount that reads only the plan's
+// vars, as the run would evaluate it (rounded down to cents). ok is
+// false when the amount depends on the run; err says why an offline
+// amount can never be evaluated.
+func foldAmount(e *Expr, tree ast.Node, field AmountField, vars map[string]any) (v float64, ok bool, err error) {
+	if e == nil || tree == nil || !offlineOnly(tree) {
+		return 0, false, nil
+	}
+	b := &Bet{Type: TypeFixedWager, Stake: &Amount{Expr: e}}
+	if field == AmountTargetProfit {
+		b = &Bet{Type: TypeFixedProfit, TargetProfit: &Amount{Expr: e}}
+	}
+	v, err = b.Amount(&Env{Vars: vars})
+	return v, err == nil, err
+}
+
+// Risk is what one bet puts at risk on one session before it is placed,
+// as far as it is known: for Fixed Wager and High Odds First the stake
+// (with ensure_total_wager, the total); for Fixed Profit the stake that
+// makes target_profit at the lowest odds check_odds lets the sessions
+// take, target_profit / (odds − 1), rounded up to cents. Without such a
+// floor a Fixed Profit stake has no bound before the sessions place it:
+// Bounded is false, and PerSession is the target profit, the figure the
+// run counts until the sessions say what they staked.
+type Risk struct {
+	PerSession float64
+	Bounded    bool
+}
+
+// RiskOf is the risk of amount on a bet of betType whose odds floor is
+// oddsFloor (0: none). Every count of a bet's risk before its placement,
+// validate's, plan's, diff's and the run's limit checks, goes through it.
+func RiskOf(betType string, amount, oddsFloor float64) Risk {
+	if AmountFieldFor(betType) != AmountTargetProfit {
+		return Risk{PerSession: amount, Bounded: true}
+	}
+	if oddsFloor > 1 {
+		return Risk{PerSession: math.Ceil(amount/(oddsFloor-1)*100-1e-6) / 100, Bounded: true}
+	}
+	return Risk{PerSession: amount}
+}
+
+// OddsFloor is the lowest odds a bet's sessions may take: options.odds
+// when options.check_odds is on, else 0.
+func (b *Bet) OddsFloor() float64 {
+	if on, _ := b.Options["check_odds"].(bool); !on {
+		return 0
+	}
+	switch x := b.Options["odds"].(type) {
+	case int:
+		return float64(x)
+	case float64:
+		return x
+	}
+	return 0
+}
+
+// KnownRisk is what the bet puts at risk on one session when that is
+// known offline: a known amount and, for Fixed Profit, an odds floor.
+func (b *Bet) KnownRisk() (Risk, bool) {
+	a, ok := b.StaticAmount()
+	if !ok {
+		return Risk{}, false
+	}
+	return RiskOf(b.Type, a, b.OddsFloor()), true
+}
+
+// AmountBound is the largest value the bet's amount can take on a run,
+// capped at MaxBetAmount (the run refuses more); math.Inf(1) when nothing
+// bounds it but that cap. For a known amount it is the amount.
+func (b *Bet) AmountBound() float64 {
+	a := b.amount()
+	if a == nil {
+		return 0
+	}
+	if a.Expr == nil || a.Known {
+		return a.Value
+	}
+	return a.Max
+}
+
+// interval is a range of values an expression can give.
+type interval struct{ lo, hi float64 }
+
+var anyValue = interval{math.Inf(-1), math.Inf(1)}
+
+func point(v float64) interval { return interval{v, v} }
+
+// nonNegative are the run-time values that are never below 0 (and odds,
+// never below 1), by their path or, inside a list, their field.
+var nonNegative = map[string]float64{
+	"plan.staked": 0, "plan.open_stake": 0, "plan.bets": 0, "plan.settled": 0, "plan.won": 0, "plan.lost": 0,
+	"race.event_number": 1, "event.selection.odds": 1,
+	// fields of a session, a bet or a selection read through an index or a closure
+	"balance": 0, "bonus_balance": 0, "amount": 0, "accepted": 0, "average_odds": 0, "odds": 1,
+}
+
+// rangeOf is the range of values the amount expression n can give on a
+// run, counting every run-time value at its widest.
+func rangeOf(n ast.Node, vars map[string]any) interval {
+	if name, ok := varName(n); ok {
+		switch v := vars[name].(type) {
+		case float64:
+			return point(v)
+		case int:
+			return point(float64(v))
+		}
+		return anyValue
+	}
+	switch x := n.(type) {
+	case *ast.IntegerNode:
+		return point(float64(x.Value))
+	case *ast.FloatNode:
+		return point(x.Value)
+	case *ast.MemberNode:
+		if lo, ok := nonNegative[memberPath(x)]; ok {
+			return interval{lo, math.Inf(1)}
+		}
+		if s, ok := x.Property.(*ast.StringNode); ok && !x.Method && !strings.Contains(memberPath(x), ".") {
+			if lo, ok := nonNegative[s.Value]; ok {
+				return interval{lo, math.Inf(1)}
+			}
+		}
+	case *ast.ChainNode:
+		return rangeOf(x.Node, vars)
+	case *ast.UnaryNode:
+		v := rangeOf(x.Node, vars)
+		switch x.Operator {
+		case "-":
+			return interval{-v.hi, -v.lo}
+		case "+":
+			return v
+		}
+	case *ast.BinaryNode:
+		l, r := rangeOf(x.Left, vars), rangeOf(x.Right, vars)
+		switch x.Operator {
+		case "+":
+			return interval{l.lo + r.lo, l.hi + r.hi}
+		case "-":
+			return interval{l.lo - r.hi, l.hi - r.lo}
+		case "*":
+			return span(mul(l.lo, r.lo), mul(l.lo, r.hi), mul(l.hi, r.lo), mul(l.hi, r.hi))
+		case "/":
+			if r.lo <= 0 && r.hi >= 0 {
+				return anyValue
+			}
+			return span(l.lo/r.lo, l.lo/r.hi, l.hi/r.lo, l.hi/r.hi)
+		}
+	case *ast.ConditionalNode:
+		a, b := rangeOf(x.Exp1, vars), rangeOf(x.Exp2, vars)
+		return interval{math.Min(a.lo, b.lo), math.Max(a.hi, b.hi)}
+	case *ast.CallNode, *ast.BuiltinNode:
+		return callRange(n, vars)
+	}
+	return anyValue
+}
+
+// callRange is the range of a call of a function whose result grows with
+// its arguments (min, max, clamp, floor, ceil, round) or is never below 0.
+func callRange(n ast.Node, vars map[string]any) interval {
+	name, args := callOf(n)
+	rs := make([]interval, len(args))
+	for i, a := range args {
+		rs[i] = rangeOf(a, vars)
+	}
+	switch {
+	case (name == "min" || name == "max") && len(rs) > 0:
+		out := rs[0]
+		for _, r := range rs[1:] {
+			if name == "min" {
+				out = interval{math.Min(out.lo, r.lo), math.Min(out.hi, r.hi)}
+			} else {
+				out = interval{math.Max(out.lo, r.lo), math.Max(out.hi, r.hi)}
+			}
+		}
+		return out
+	case name == "clamp" && len(rs) == 3:
+		c := func(x, lo, hi float64) float64 { return math.Min(math.Max(x, lo), hi) }
+		return interval{c(rs[0].lo, rs[1].lo, rs[2].lo), c(rs[0].hi, rs[1].hi, rs[2].hi)}
+	case name == "floor" && len(rs) == 1:
+		return interval{math.Floor(rs[0].lo), math.Floor(rs[0].hi)}
+	case name == "ceil" && len(rs) == 1:
+		return interval{math.Ceil(rs[0].lo), math.Ceil(rs[0].hi)}
+	case name == "round" && len(rs) == 2:
+		places, ok := args[1].(*ast.IntegerNode)
+		if !ok || places.Value < 0 || places.Value > 10 {
+			return anyValue
+		}
+		f := math.Pow10(places.Value)
+		return interval{math.Round(rs[0].lo*f) / f, math.Round(rs[0].hi*f) / f}
+	case name == "abs" && len(rs) == 1:
+		lo := 0.0
+		if rs[0].lo > 0 || rs[0].hi < 0 {
+			lo = math.Min(math.Abs(rs[0].lo), math.Abs(rs[0].hi))
+		}
+		return interval{lo, math.Max(math.Abs(rs[0].lo), math.Abs(rs[0].hi))}
+	case name == "total_balance" || name == "total_bonus_balance" || name == "len":
+		return interval{0, math.Inf(1)}
+	}
+	return anyValue
+}
+
+// mul multiplies two ends of ranges, where 0 times an unbounded end is 0.
+func mul(a, b float64) float64 {
+	if a == 0 || b == 0 {
+		return 0
+	}
+	return a * b
+}
+
+func span(vs ...float64) interval {
+	out := interval{math.Inf(1), math.Inf(-1)}
+	for _, v := range vs {
+		if math.IsNaN(v) {
+			return anyValue
+		}
+		out.lo, out.hi = math.Min(out.lo, v), math.Max(out.hi, v)
+	}
+	return out
+}
+
+// amountMax is the most a run-time amount expression can give, in whole
+// cents as the run rounds it, capped at MaxBetAmount.
+func amountMax(tree ast.Node, vars map[string]any) float64 {
+	hi := rangeOf(tree, vars).hi
+	if math.IsNaN(hi) || hi >= MaxBetAmount {
+		return math.Inf(1)
+	}
+	return math.Floor(hi*100+1e-6) / 100
+}
+
+// checkBetRisk holds one bet's amount, when it is known offline, to
+// max_stake_per_bet, counting what it puts at risk on one session (the
+// run counts every session that can place it): an error at the amount.
+func (p *parser) checkBetRisk(b *Bet, a *Amount, name, at string) {
+	l := p.plan.Limits
+	if a.Value <= 0 || (a.Expr != nil && !a.Known) {
+		return
+	}
+	r := RiskOf(b.Type, a.Value, b.OddsFloor())
+	if !r.Bounded && l.MaxStakePerBet != nil && r.PerSession > *l.MaxStakePerBet+1e-9 {
+		p.d.errorf(p.at(at), "%s is Fixed Profit without check_odds: its stake is known only when the sessions place it, and until then the run counts its target_profit %s as the stake, above limits.max_stake_per_bet (%s), so the run would refuse it; set options.check_odds and options.odds to bound the stake",
+			name, money(a.Value), money(*l.MaxStakePerBet))
+		return
+	}
+	if !r.Bounded {
+		if l.MaxStakePerBet != nil || l.MaxTotalStake != nil || l.MaxOpenStake != nil || l.MaxStakePerRace != nil || l.MaxLoss != nil {
+			p.d.warnf(p.at(at), "%s is Fixed Profit without check_odds: what it stakes (target_profit / (odds − 1)) is known only when the sessions place it, so no limit bounds it beforehand (the run counts the target profit $%s as the stake until then); set options.check_odds and options.odds to hold it to limits.max_stake_per_bet and the others",
+				name, money(a.Value))
+		}
+		return
+	}
+	if l.MaxStakePerBet == nil || r.PerSession <= *l.MaxStakePerBet+1e-9 {
+		return
+	}
+	what := money(a.Value)
+	if a.Expr != nil {
+		what = a.Expr.Source + " = " + money(a.Value)
+	}
+	if b.AmountField() == AmountTargetProfit {
+		p.d.errorf(p.at(at), "%s: target_profit %s at odds of at least %s stakes $%s on each session, above limits.max_stake_per_bet (%s)",
+			name, what, strconv.FormatFloat(b.OddsFloor(), 'f', -1, 64), money(r.PerSession), money(*l.MaxStakePerBet))
+		return
+	}
+	p.d.errorf(p.at(at), "%s: %s %s is above limits.max_stake_per_bet (%s)", name, b.AmountField(), what, money(*l.MaxStakePerBet))
+}
