@@ -3,7 +3,6 @@ package engine_test
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"sort"
 	"strings"
 	"sync"
@@ -288,7 +287,7 @@ func TestBurstLabelCheckAdoptsWhatExists(t *testing.T) {
 			}
 			p := w.plan(sb.String())
 			elsewhere, here := w.options(c), w.options(c)
-			elsewhere.State.Dir = filepath.Join(w.dir, "elsewhere")
+			w.moveState(&elsewhere, "elsewhere")
 			elsewhere.NoWait, here.NoWait = true, true
 			// This machine's journal exists (an earlier run found nothing
 			// ready) and knows none of the bets.

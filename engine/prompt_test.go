@@ -97,8 +97,8 @@ bets:
 	opts.Confirm = func(string) (bool, error) {
 		other := w.options(w.client())
 		other.NoWait = true
-		other.State.Dir = filepath.Join(w.dir, "other-state")
-		other.State.LockDir = filepath.Join(w.dir, "other-locks")
+		other.State = engine.Layout{Dir: filepath.Join(w.dir, "other-state"), LockDir: filepath.Join(w.dir, "other-locks")}
+		other.Store = engine.LocalStore{Layout: other.State}
 		_, err := engine.Run(context.Background(), p, other)
 		require.NoError(t, err)
 		require.Equal(t, 1, w.svc.NotificationCount())

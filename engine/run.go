@@ -17,6 +17,9 @@ import (
 // NoWait, until what is ready now was created). The result is complete
 // whatever happened; the error says why the run ended early.
 func Run(ctx context.Context, p *plan.Plan, opts Options) (*Result, error) {
+	if err := opts.validate(); err != nil {
+		return nil, err
+	}
 	r := newTracker(p, opts)
 	res := r.newResult(KindRun, r.clock.Now())
 	err := r.runWithAlerts(ctx, res, nil)

@@ -3,7 +3,6 @@ package engine_test
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -52,7 +51,7 @@ func TestRerunNeverCreatesTwice(t *testing.T) {
 	// Again with the journal, and again with the state dir lost.
 	_, err = engine.Run(context.Background(), p, opts)
 	require.NoError(t, err)
-	opts.State.Dir = filepath.Join(w.dir, "lost")
+	w.moveState(&opts, "lost")
 	res, err := engine.Run(context.Background(), p, opts)
 	require.NoError(t, err)
 	assert.Equal(t, 2, w.svc.NotificationCount())
@@ -73,7 +72,7 @@ func TestConcurrentRunsCreateOnce(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			opts := w.options(w.client())
-			opts.State.Dir = filepath.Join(w.dir, fmt.Sprintf("state-%d", i)) // different state dirs, one lock
+			w.moveState(&opts, fmt.Sprintf("state-%d", i)) // different state dirs, one lock
 			opts.LockTimeout = 30 * time.Second
 			results[i], errs[i] = engine.Run(context.Background(), p, opts)
 		}()

@@ -3,7 +3,6 @@ package engine_test
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -115,7 +114,7 @@ func benchmarkRun(b *testing.B, n int) {
 		w := newWorld(b)
 		p := w.plan(w.bigPlan(n))
 		opts := w.options(w.client())
-		opts.State.Dir = filepath.Join(w.dir, fmt.Sprint(i))
+		w.moveState(&opts, fmt.Sprint(i))
 		b.StartTimer()
 		if _, err := engine.Run(context.Background(), p, opts); err != nil {
 			b.Fatal(err)
@@ -193,7 +192,7 @@ func BenchmarkBurst(b *testing.B) {
 				}
 				p := w.plan(sb.String())
 				opts := w.options(w.client())
-				opts.State.Dir = filepath.Join(w.dir, fmt.Sprint(i))
+				w.moveState(&opts, fmt.Sprint(i))
 				b.StartTimer()
 				if _, err := engine.Run(context.Background(), p, opts); err != nil {
 					b.Fatal(err)
@@ -240,7 +239,7 @@ func BenchmarkFastResults(b *testing.B) {
 			w.svc.RunAt(r, simStart.Add(time.Second)) // resulted a second later
 		}
 		opts := w.options(w.client())
-		opts.State.Dir = filepath.Join(w.dir, fmt.Sprint(i))
+		w.moveState(&opts, fmt.Sprint(i))
 		b.StartTimer()
 		res, err := engine.Run(context.Background(), p, opts)
 		if err != nil {

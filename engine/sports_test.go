@@ -8,7 +8,6 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -362,7 +361,7 @@ func TestEventBetsRehearsed(t *testing.T) {
 	// is created twice, and the event is recovered from the service.
 	_, err = engine.Run(context.Background(), p, opts)
 	require.NoError(t, err)
-	opts.State.Dir = filepath.Join(w.dir, "lost")
+	w.moveState(&opts, "lost")
 	again, err := engine.Run(context.Background(), p, opts)
 	require.NoError(t, err)
 	assert.Equal(t, 3, w.svc.NotificationCount())

@@ -72,17 +72,30 @@ func (w *world) client(opts ...apiclient.Option) *apiclient.Client {
 	return c
 }
 
+// options are a run's options against the world through c, its journal
+// and lock in local files below the world's temporary directory (the
+// engine never picks a store: every test names one, here).
 func (w *world) options(c *apiclient.Client) engine.Options {
+	state := engine.Layout{Dir: filepath.Join(w.dir, "state"), LockDir: filepath.Join(w.dir, "locks")}
 	return engine.Options{
 		Backend:        c,
 		Clock:          w.clock,
 		BaseURL:        w.srv.URL,
 		PlanFile:       filepath.Join(w.dir, "plan.yaml"),
-		State:          engine.Layout{Dir: filepath.Join(w.dir, "state"), LockDir: filepath.Join(w.dir, "locks")},
+		State:          state,
+		Store:          engine.LocalStore{Layout: state},
 		AmbiguousGrace: 30 * time.Second,
 		LookupInterval: 5 * time.Second,
 		Simulated:      true,
 	}
+}
+
+// moveState gives o another state dir, dir below the world's, and keeps
+// its journal there too: a state dir lost, or another machine's. The
+// lock stays where it was.
+func (w *world) moveState(o *engine.Options, dir string) {
+	o.State.Dir = filepath.Join(w.dir, dir)
+	o.Store = engine.LocalStore{Layout: o.State}
 }
 
 // race returns the n-th upcoming race of the given code.
