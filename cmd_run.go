@@ -109,6 +109,10 @@ func (o *runOptions) graceWarning() string {
 // set it, so the release binary can never kill itself.
 var checkpointHook = func(*sysIO) func(string) { return nil }
 
+// storeHook lets the crash tests watch a run's store (when its lock is
+// lost); only the tests set it.
+var storeHook = func(_ *sysIO, s engine.Store) engine.Store { return s }
+
 // runPlan is `betplan run PLAN`, or `betplan run SAVED` for a saved plan;
 // several plans (a directory, a glob, several files) run together.
 func runPlan(ctx context.Context, sys *sysIO, o *runOptions, args []string) (err error) {
@@ -179,6 +183,7 @@ func runPlan(ctx context.Context, sys *sysIO, o *runOptions, args []string) (err
 	opts.AmbiguousGrace = o.AmbiguousGrace
 	opts.LockTimeout = o.LockTimeout
 	opts.Checkpoint = checkpointHook(sys)
+	opts.Store = storeHook(sys, opts.Store)
 	opts.Republish = o.Republish
 	opts.Notify = targets
 	if opts.Simulated {

@@ -94,12 +94,27 @@ func (m *machineRun) start() *machineRun {
 // waitPaused waits until the run stands at its checkpoint.
 func (m *machineRun) waitPaused() {
 	m.w.t.Helper()
-	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
-		if _, err := os.Stat(filepath.Join(m.pause, "paused")); err == nil {
-			return
+	m.waitPauseFile("paused", 30*time.Second, "reached its checkpoint")
+}
+
+// waitLost waits until the paused run's lease says its lock is lost
+// (crashhook_test.go's lossNoting), and returns why.
+func (m *machineRun) waitLost() string {
+	m.w.t.Helper()
+	return m.waitPauseFile("lost", 10*time.Second, "saw its lock lost")
+}
+
+// waitPauseFile waits, within bound, for the run to write name into its
+// pause dir, and returns what it wrote.
+func (m *machineRun) waitPauseFile(name string, bound time.Duration, what string) string {
+	m.w.t.Helper()
+	for deadline := time.Now().Add(bound); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		if b, err := os.ReadFile(filepath.Join(m.pause, name)); err == nil {
+			return string(b)
 		}
 	}
-	m.w.t.Fatalf("%s never reached its checkpoint:\n%s", m.name, m.stderr.String())
+	m.w.t.Fatalf("%s never %s within %v:\n%s", m.name, what, bound, m.stderr.String())
+	return ""
 }
 
 func (m *machineRun) resume() {
@@ -269,9 +284,10 @@ func TestSharedStateFencing(t *testing.T) {
 			require.Equal(t, 0, b.run(), "%s", b.output())
 			bDone := time.Now()
 			b.assertComplete()
-			// A's engine stands still, its lock watcher does not: give it
-			// the time of one check (every second) to notice.
-			time.Sleep(time.Until(killed.Add(1500 * time.Millisecond)))
+			// A's engine stands still, its lock watcher does not: A goes
+			// on once its lease says the lock is lost.
+			why := a.waitLost()
+			t.Logf("A's lease lost its lock %v after the kill: %s", time.Since(killed).Round(time.Millisecond), why)
 
 			a.resume()
 			require.Equal(t, 3, a.wait(), "A lost its lock: exit 3\n%s", a.output())
