@@ -1,6 +1,11 @@
 package main
 
-import "github.com/betplan/betplan/engine"
+import (
+	"context"
+
+	"github.com/betplan/betplan/engine"
+	"github.com/betplan/betplan/plan"
+)
 
 // commandSetup is how every command that works on plans through the
 // engine is set up, the one way: a connection to the service (or a
@@ -83,4 +88,33 @@ func stateOnly(sys *sysIO, service *serviceOptions, state stateOptions, planFile
 		return engine.Options{}, err
 	}
 	return engine.Options{BaseURL: base, PlanFile: planFile, State: layout, Store: store}, nil
+}
+
+// inTurn runs command on each plan in turn, through the one client and
+// one set of reads, each plan's log lines kept together; configure
+// completes a plan's options first (an error of it ends the whole).
+// Once ctx ends, no further plan is started.
+func (s *commandSetup) inTurn(ctx context.Context, plans []*plan.Plan, files []string,
+	configure func(i int, opts *engine.Options) error,
+	command func(p *plan.Plan, opts engine.Options) (*engine.Result, error),
+) ([]engine.Options, []*engine.Result, []error, error) {
+	account := engine.NewAccount(s.conn.client, s.conn.clock, 0)
+	logs := &planLogs{w: s.sys.Stderr}
+	opts := make([]engine.Options, len(plans))
+	results := make([]*engine.Result, len(plans))
+	errs := make([]error, len(plans))
+	for i, p := range plans {
+		opts[i] = s.options(files[i])
+		opts[i].Backend = account.Plan()
+		opts[i].Log = logs.plan(p.Name)
+		if err := configure(i, &opts[i]); err != nil {
+			return nil, nil, nil, err
+		}
+		results[i], errs[i] = command(p, opts[i])
+		if ctx.Err() != nil {
+			break
+		}
+	}
+	logs.flush()
+	return opts, results, errs, nil
 }
