@@ -121,17 +121,10 @@ bets:
 // in the bet and in the totals.
 func TestCancelAfterPlacementKeepsWhatWasPlaced(t *testing.T) {
 	w := newWorld(t)
-	p := w.twoBetPlan("")
-	a := w.race("Galloping", 0)
-	opts := w.options(w.client())
-	opts.NoWait = true
-	w.clock.Set(a.Start.Add(-9 * time.Minute))
-	_, err := engine.Run(context.Background(), p, opts)
-	require.NoError(t, err)
-	w.clock.Advance(time.Minute) // the bot places it
+	p, a := w.firstBetPlaced()
 
 	var log strings.Builder
-	opts = w.options(w.client())
+	opts := w.options(w.client())
 	opts.Log = &log
 	res, err := engine.Cancel(context.Background(), p, []string{"first"}, opts)
 	require.NoError(t, err)

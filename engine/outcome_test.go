@@ -526,18 +526,11 @@ bets:
 // and that who placed it is not known yet, and the bet has no error.
 func TestPlacementWithoutRecordsIsNoError(t *testing.T) {
 	w := newWorld(t)
-	p := w.twoBetPlan("")
-	a := w.race("Galloping", 0)
-	opts := w.options(w.client())
-	opts.NoWait = true
-	w.clock.Set(a.Start.Add(-9 * time.Minute))
-	_, err := engine.Run(context.Background(), p, opts)
-	require.NoError(t, err)
-	w.clock.Advance(time.Minute) // the bot places it
+	p, _ := w.firstBetPlaced()
 	w.svc.InjectFault(sim.Fault{Method: "GET", Path: "/bet/notification/1*", Kind: sim.StatusFault, Status: 404})
 
 	var log strings.Builder
-	opts = w.options(w.client())
+	opts := w.options(w.client())
 	opts.Log = &log
 	res, err := engine.ReadStatus(context.Background(), p, opts)
 	require.NoError(t, err)

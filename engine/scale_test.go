@@ -81,17 +81,7 @@ func TestThousandBetPlanCallsPerBet(t *testing.T) {
 	assert.Equal(t, 1000, w.svc.NotificationCount())
 	calls := len(w.svc.Requests())
 	perBet := float64(calls) / 1000
-	byPath := map[string]int{}
-	for _, r := range w.svc.Requests() {
-		path := r.Path
-		if strings.HasPrefix(path, "/bet/notification/") {
-			path = "/bet/notification/{id}/"
-		}
-		if r.Path == "/notification/" && strings.Contains(r.Query, "label=") {
-			path += "?label="
-		}
-		byPath[r.Method+" "+path]++
-	}
+	byPath := w.callsByPath()
 	t.Logf("1,000 bets: %d API calls, %.2f per bet: %v", calls, perBet, byPath)
 	assert.LessOrEqual(t, perBet, maxCallsPerBet)
 	assert.Equal(t, int64(calls), c.Requests(), "the client counts every call the service saw")

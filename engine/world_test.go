@@ -1,10 +1,12 @@
 package engine_test
 
 import (
+	"context"
 	"fmt"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -145,6 +147,37 @@ bets:
     stake: 5
     when: race.minutes_to_start <= 10
 `, extra, raceYAML(a), a.Runners[0], raceYAML(b), b.Runners[1]))
+}
+
+// firstBetPlaced is twoBetPlan after a run created its first bet, 9
+// minutes before its race a, and the bot placed it a minute later.
+func (w *world) firstBetPlaced() (p *plan.Plan, a sim.RaceInfo) {
+	w.t.Helper()
+	p, a = w.twoBetPlan(""), w.race("Galloping", 0)
+	opts := w.options(w.client())
+	opts.NoWait = true
+	w.clock.Set(a.Start.Add(-9 * time.Minute))
+	_, err := engine.Run(context.Background(), p, opts)
+	require.NoError(w.t, err)
+	w.clock.Advance(time.Minute) // the bot places it
+	return p, a
+}
+
+// callsByPath counts the calls the service saw by method and path, a
+// notification's id and a label look-up's query each as one.
+func (w *world) callsByPath() map[string]int {
+	byPath := map[string]int{}
+	for _, r := range w.svc.Requests() {
+		path := r.Path
+		if strings.HasPrefix(path, "/bet/notification/") {
+			path = "/bet/notification/{id}/"
+		}
+		if r.Path == "/notification/" && strings.Contains(r.Query, "label=") {
+			path += "?label="
+		}
+		byPath[r.Method+" "+path]++
+	}
+	return byPath
 }
 
 func assertOnePerLabel(t *testing.T, svc *sim.Service, res *engine.Result) {
