@@ -45,8 +45,6 @@ func (w *crashWorld) onMachine(name, state string, args ...string) *machineRun {
 // onMachineAt is onMachine with the service spelled baseURL, and no
 // --state when state is empty (the local state of that machine).
 func (w *crashWorld) onMachineAt(name, baseURL, state string, args ...string) *machineRun {
-	exe, err := os.Executable()
-	require.NoError(w.t, err)
 	home := filepath.Join(w.dir, name)
 	all := append(slices.Clone(args), "--base-url", baseURL)
 	if state != "" {
@@ -64,9 +62,19 @@ func (w *crashWorld) onMachineAt(name, baseURL, state string, args ...string) *m
 			all = append(all, "--ambiguous-grace", "1s")
 		}
 	}
-	m := &machineRun{w: w, name: name}
-	m.cmd = exec.Command(exe, all...)
-	m.cmd.Env = append(os.Environ(),
+	m := &machineRun{w: w, name: name, cmd: w.machineCmd(home, all...)}
+	m.cmd.Stdout, m.cmd.Stderr = &m.stdout, &m.stderr
+	return m
+}
+
+// machineCmd is betplan (this test binary in main mode) with args on the
+// machine whose HOME is home: the world's token, nothing else of the
+// environment's betplan settings.
+func (w *crashWorld) machineCmd(home string, args ...string) *exec.Cmd {
+	exe, err := os.Executable()
+	require.NoError(w.t, err)
+	cmd := exec.Command(exe, args...)
+	cmd.Env = append(os.Environ(),
 		"BETPLAN_TEST_EXEC_MAIN=1",
 		"GORACE=atexit_sleep_ms=10",
 		"BETPLAN_TOKEN="+w.svc.Token(),
@@ -75,8 +83,7 @@ func (w *crashWorld) onMachineAt(name, baseURL, state string, args ...string) *m
 		"XDG_CACHE_HOME="+filepath.Join(home, "cache"),
 		"XDG_CONFIG_HOME="+filepath.Join(home, "config"),
 	)
-	m.cmd.Stdout, m.cmd.Stderr = &m.stdout, &m.stderr
-	return m
+	return cmd
 }
 
 // pauseAt makes the run stop at a checkpoint until resume.
