@@ -149,6 +149,22 @@ bets:
 `, extra, raceYAML(a), a.Runners[0], raceYAML(b), b.Runners[1]))
 }
 
+// dogsPlan bets box 1 ($2) on the Meadows' greyhound races that races,
+// an expression, names (for_each_race), and more after it.
+func (w *world) dogsPlan(races, more string) *plan.Plan {
+	return w.plan(`version: 1
+poll: {interval: 30s, timeout: 12h}
+name: dogs
+defaults: {market: Fixed Win, type: Fixed Wager, target_session: "4417"}
+limits: {max_bets: 10, max_total_stake: 100}
+bets:
+  - id: box1
+    for_each_race: race.code == "Greyhounds" && race.venue == "The Meadows" && ` + races + `
+    selection: "1"
+    stake: 2
+` + more)
+}
+
 // firstBetPlaced is twoBetPlan after a run created its first bet, 9
 // minutes before its race a, and the bot placed it a minute later.
 func (w *world) firstBetPlaced() (p *plan.Plan, a sim.RaceInfo) {
