@@ -142,11 +142,7 @@ func runPlan(ctx context.Context, sys *sysIO, o *runOptions, args []string) (err
 	if w := o.graceWarning(); w != "" {
 		fmt.Fprintln(sys.Stderr, w)
 	}
-	p, err := loadPlan(sys, planPath)
-	if err != nil {
-		return err
-	}
-	account, err := o.account.loadAccount(sys, planPath)
+	p, account, err := o.account.loadPlan(sys, planPath)
 	if err != nil {
 		return err
 	}
@@ -166,11 +162,7 @@ func runPlan(ctx context.Context, sys *sysIO, o *runOptions, args []string) (err
 	}
 	// Refused before any request, and before any report is written: the
 	// reports of the plan's last run stay as that run wrote them.
-	confirm, err := confirmer(sys, o.Yes, simulate)
-	if err != nil {
-		return err
-	}
-	s, err := setUp(sys, &o.service, o.state, &o.rehearsal)
+	confirm, s, err := setUpConfirmed(sys, o.Yes, simulate, &o.service, o.state, &o.rehearsal)
 	if err != nil {
 		return err
 	}

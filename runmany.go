@@ -133,11 +133,7 @@ func runPlans(ctx context.Context, sys *sysIO, o *runOptions, files []string) (e
 			defer func() { heartbeat(ctx, sys, hb, exitCode(err)) }()
 		}
 	}
-	confirm, err := confirmer(sys, o.Yes, simulate)
-	if err != nil {
-		return err
-	}
-	s, err := setUp(sys, &o.service, o.state, &o.rehearsal)
+	confirm, s, err := setUpConfirmed(sys, o.Yes, simulate, &o.service, o.state, &o.rehearsal)
 	if err != nil {
 		return err
 	}
@@ -494,11 +490,7 @@ func cancelPlans(ctx context.Context, sys *sysIO, o *cancelOptions, files []stri
 	if err != nil {
 		return err
 	}
-	confirm, err := confirmer(sys, o.Yes, false)
-	if err != nil {
-		return err
-	}
-	s, err := setUp(sys, &o.service, o.state, nil)
+	confirm, s, err := setUpConfirmed(sys, o.Yes, false, &o.service, o.state, nil)
 	if err != nil {
 		return err
 	}

@@ -50,6 +50,20 @@ func setUp(sys *sysIO, service *serviceOptions, state stateOptions, rehearsal *r
 
 func (s *commandSetup) close() { s.conn.close() }
 
+// setUpConfirmed is setUp for a command that asks before it acts
+// (confirmer): refused before any connection when it cannot ask.
+func setUpConfirmed(sys *sysIO, yes, simulate bool, service *serviceOptions, state stateOptions, rehearsal *rehearsalOptions) (func(string) (bool, error), *commandSetup, error) {
+	confirm, err := confirmer(sys, yes, simulate)
+	if err != nil {
+		return nil, nil, err
+	}
+	s, err := setUp(sys, service, state, rehearsal)
+	if err != nil {
+		return nil, nil, err
+	}
+	return confirm, s, nil
+}
+
 // options are the engine's options for the plan in planFile.
 func (s *commandSetup) options(planFile string) engine.Options {
 	c := s.conn
