@@ -225,12 +225,7 @@ func TestAlertsOfARehearsedCard(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts the real binary")
 	}
-	rc := newReceiver(0)
-	defer rc.srv.Close()
-	dir := t.TempDir()
-	card := alertCard(t, dir, "placed, not_placed, settled, limit, in_doubt, run_failed, summary")
-	stdout, stderr, code, rep := rc.rehearse(t, dir, card)
-	assert.Equal(t, exitRefused, code, "a limit refused a bet: %s", stderr)
+	rc, dir, stdout, stderr, rep := rehearseCard(t, 0, "placed, not_placed, settled, limit, in_doubt, run_failed, summary")
 	assert.Empty(t, rep.Undelivered)
 
 	got := rc.received()
@@ -296,6 +291,19 @@ func TestAlertsOfARehearsedCard(t *testing.T) {
 	assertNoSecret(t, "s3cr3t", []string{stdout, stderr}, dir)
 }
 
+// rehearseCard rehearses the alert card (alertCard) told of events, its
+// target a receiver that answers the first fail requests 500; a limit
+// refuses one of its bets, which exits 3.
+func rehearseCard(t *testing.T, fail int, events string) (rc *receiver, dir, stdout, stderr string, rep reportDoc) {
+	t.Helper()
+	rc = newReceiver(fail)
+	t.Cleanup(rc.srv.Close)
+	dir = t.TempDir()
+	stdout, stderr, code, rep := rc.rehearse(t, dir, alertCard(t, dir, events))
+	assert.Equal(t, exitRefused, code, "a limit refused a bet: %s", stderr)
+	return rc, dir, stdout, stderr, rep
+}
+
 // rehearse runs plan (in dir) with --sim and extra flags, its alerts'
 // target ${HOOK} the receiver, and reads the run's report.
 func (rc *receiver) rehearse(t *testing.T, dir, plan string, extra ...string) (stdout, stderr string, code int, rep reportDoc) {
@@ -324,12 +332,7 @@ func TestAlertsRetryAfterA500(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts the real binary")
 	}
-	rc := newReceiver(1)
-	defer rc.srv.Close()
-	dir := t.TempDir()
-	card := alertCard(t, dir, "placed, settled, limit, summary")
-	_, stderr, code, rep := rc.rehearse(t, dir, card)
-	assert.Equal(t, exitRefused, code, stderr)
+	rc, _, _, stderr, rep := rehearseCard(t, 1, "placed, settled, limit, summary")
 	assert.Empty(t, rep.Undelivered, "the alert answered 500 was sent again and taken")
 	got := rc.received()
 	require.NotEmpty(t, got)
