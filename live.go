@@ -75,10 +75,9 @@ func (l *liveTerminal) Write(b []byte) (int, error) {
 	return len(b), nil
 }
 
-// progress is the engine's tick: the line is drawn from p at once, and
-// redrawn from it until the next.
-func (l *liveTerminal) progress(p engine.Progress) {
-	// The engine goes on with its instances: keep copies of what is shown.
+// ownProgress is p with copies of its own of what the engine goes on
+// changing with its instances: what a live line keeps to show.
+func ownProgress(p engine.Progress) engine.Progress {
 	byStatus := make(map[engine.Status]int, len(p.ByStatus))
 	for s, n := range p.ByStatus {
 		byStatus[s] = n
@@ -90,6 +89,13 @@ func (l *liveTerminal) progress(p engine.Progress) {
 		c.Refused = append([]string(nil), lp.Refused...)
 		p.LastPlaced = &c
 	}
+	return p
+}
+
+// progress is the engine's tick: the line is drawn from p at once, and
+// redrawn from it until the next.
+func (l *liveTerminal) progress(p engine.Progress) {
+	p = ownProgress(p)
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.p = &p
