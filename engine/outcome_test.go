@@ -211,13 +211,7 @@ func TestBurstCreatesWithinOneCallPerBet(t *testing.T) {
 	const rate = 4 // requests a second: the CLI's default
 	w := newWorld(t)
 	r := w.raceAfter(30 * time.Minute)
-	var sb strings.Builder
-	fmt.Fprintf(&sb, "version: 1\npoll: {interval: 30s, timeout: 12h}\nname: burst\nlimits: {max_stake_per_bet: 5, max_total_stake: %d, max_bets: %d}\n", n*5, n)
-	sb.WriteString("defaults: {market: Fixed Win, type: Fixed Wager, when: race.minutes_to_start <= 1}\nbets:\n")
-	for i := range n {
-		fmt.Fprintf(&sb, "  - id: b%02d\n    race: %s\n    selection: %q\n    stake: 1\n", i, raceYAML(r), r.Runners[i%len(r.Runners)])
-	}
-	res, err := engine.Run(context.Background(), w.plan(sb.String()), w.options(w.client()))
+	res, err := engine.Run(context.Background(), w.plan(burstPlan(r, n)), w.options(w.client()))
 	require.NoError(t, err)
 	assertOnePerLabel(t, w.svc, res)
 	require.Equal(t, n, w.svc.NotificationCount())
@@ -225,6 +219,17 @@ func TestBurstCreatesWithinOneCallPerBet(t *testing.T) {
 	// At rate requests a second, N / rate + 1 s leaves room for rate calls
 	// besides the creates.
 	assert.LessOrEqual(t, calls, n+rate, "%d calls from the tick to the last create", calls)
+}
+
+// burstPlan is n bets of $1 on race r, all due a minute before it.
+func burstPlan(r sim.RaceInfo, n int) string {
+	var sb strings.Builder
+	fmt.Fprintf(&sb, "version: 1\npoll: {interval: 30s, timeout: 12h}\nname: burst\nlimits: {max_stake_per_bet: 5, max_total_stake: %d, max_bets: %d}\n", n*5, n)
+	sb.WriteString("defaults: {market: Fixed Win, type: Fixed Wager, when: race.minutes_to_start <= 1}\nbets:\n")
+	for i := range n {
+		fmt.Fprintf(&sb, "  - id: b%03d\n    race: %s\n    selection: %q\n    stake: 1\n", i, raceYAML(r), r.Runners[i%len(r.Runners)])
+	}
+	return sb.String()
 }
 
 // tickToLastCreate counts the calls of the tick of the last create, up to

@@ -174,13 +174,7 @@ func BenchmarkBurst(b *testing.B) {
 				b.StopTimer()
 				w := newWorld(b)
 				r := w.raceAfter(30 * time.Minute)
-				var sb strings.Builder
-				fmt.Fprintf(&sb, "version: 1\npoll: {interval: 30s, timeout: 12h}\nname: burst\nlimits: {max_stake_per_bet: 5, max_total_stake: %d, max_bets: %d}\n", n*5, n)
-				sb.WriteString("defaults: {market: Fixed Win, type: Fixed Wager, when: race.minutes_to_start <= 1}\nbets:\n")
-				for j := range n {
-					fmt.Fprintf(&sb, "  - id: b%03d\n    race: %s\n    selection: %q\n    stake: 1\n", j, raceYAML(r), r.Runners[j%len(r.Runners)])
-				}
-				p := w.plan(sb.String())
+				p := w.plan(burstPlan(r, n))
 				opts := w.options(w.client())
 				w.moveState(&opts, fmt.Sprint(i))
 				b.StartTimer()
