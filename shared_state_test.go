@@ -166,6 +166,14 @@ func (m *machineRun) report() sharedReport {
 }
 
 // assertComplete checks a report lists every bet with its notification.
+// assertEachOnce is assertComplete, and every bet of the report created
+// exactly once on the service.
+func (m *machineRun) assertEachOnce() {
+	m.w.t.Helper()
+	m.assertComplete()
+	m.w.assertOnePerLabel(m.report().labels())
+}
+
 func (m *machineRun) assertComplete() {
 	m.w.t.Helper()
 	rep := m.report()
@@ -401,8 +409,7 @@ func TestSharedStateDatabaseDown(t *testing.T) {
 		// Back up: a run from another machine finishes the plan.
 		b := w.onMachine("b", state, "run", w.plan, "--no-wait")
 		require.Equal(t, 0, b.run(), "%s", b.output())
-		b.assertComplete()
-		w.assertOnePerLabel(b.report().labels())
+		b.assertEachOnce()
 	})
 }
 
