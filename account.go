@@ -64,6 +64,20 @@ func (a *accountOptions) accountFile(sys *sysIO, planPath string) (string, error
 	return plan.FindConfig(planPath)
 }
 
+// loadPlan is the plan in path and the account file it is held to
+// (nil: none).
+func (a *accountOptions) loadPlan(sys *sysIO, path string) (*plan.Plan, *plan.Config, error) {
+	p, err := loadPlan(sys, path)
+	if err != nil {
+		return nil, nil, err
+	}
+	account, err := a.loadAccount(sys, path)
+	if err != nil {
+		return nil, nil, err
+	}
+	return p, account, nil
+}
+
 // loadAccount reads and checks the account file of the plan at planPath;
 // nil when there is none. An invalid account file stops the command
 // before any request, as an invalid plan does.

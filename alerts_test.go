@@ -225,14 +225,7 @@ func TestAlertsOfARehearsedCard(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts the real binary")
 	}
-	rc := newReceiver(0)
-	defer rc.srv.Close()
-	dir := t.TempDir()
-	card := alertCard(t, dir, "placed, not_placed, settled, limit, in_doubt, run_failed, summary")
-	stdout, stderr, code := betplanExec(t, dir, []string{"HOOK=" + rc.srv.URL + secretPath},
-		"run", "--sim", card, "--report-dir", filepath.Join(dir, "rep"), "--state-dir", filepath.Join(dir, "state"))
-	assert.Equal(t, exitRefused, code, "a limit refused a bet: %s", stderr)
-	rep := readReport(t, filepath.Join(dir, "rep"))
+	rc, dir, stdout, stderr, rep := rehearseCard(t, 0, "placed, not_placed, settled, limit, in_doubt, run_failed, summary")
 	assert.Empty(t, rep.Undelivered)
 
 	got := rc.received()
@@ -298,6 +291,38 @@ func TestAlertsOfARehearsedCard(t *testing.T) {
 	assertNoSecret(t, "s3cr3t", []string{stdout, stderr}, dir)
 }
 
+// rehearseCard rehearses the alert card (alertCard) told of events, its
+// target a receiver that answers the first fail requests 500; a limit
+// refuses one of its bets, which exits 3.
+func rehearseCard(t *testing.T, fail int, events string) (rc *receiver, dir, stdout, stderr string, rep reportDoc) {
+	t.Helper()
+	rc = newReceiver(fail)
+	t.Cleanup(rc.srv.Close)
+	dir = t.TempDir()
+	stdout, stderr, code, rep := rc.rehearse(t, dir, alertCard(t, dir, events))
+	assert.Equal(t, exitRefused, code, "a limit refused a bet: %s", stderr)
+	return rc, dir, stdout, stderr, rep
+}
+
+// rehearse runs plan (in dir) with --sim and extra flags, its alerts'
+// target ${HOOK} the receiver, and reads the run's report.
+func (rc *receiver) rehearse(t *testing.T, dir, plan string, extra ...string) (stdout, stderr string, code int, rep reportDoc) {
+	t.Helper()
+	args := append([]string{"run", "--sim"}, extra...)
+	stdout, stderr, code = betplanExec(t, dir, []string{"HOOK=" + rc.srv.URL + secretPath},
+		append(args, plan, "--report-dir", filepath.Join(dir, "rep"), "--state-dir", filepath.Join(dir, "state"))...)
+	return stdout, stderr, code, readReport(t, filepath.Join(dir, "rep"))
+}
+
+// notifyHook gives the world's plan one alert target, ${HOOK}, told of
+// the events on.
+func (w *crashWorld) notifyHook(on string) {
+	src, err := os.ReadFile(w.plan)
+	require.NoError(w.t, err)
+	withAlerts := string(src) + "notify:\n  - url: ${HOOK}\n    on: [" + on + "]\n"
+	require.NoError(w.t, os.WriteFile(w.plan, []byte(withAlerts), 0o644))
+}
+
 func str(v any) string {
 	s, _ := v.(string)
 	return s
@@ -307,14 +332,7 @@ func TestAlertsRetryAfterA500(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts the real binary")
 	}
-	rc := newReceiver(1)
-	defer rc.srv.Close()
-	dir := t.TempDir()
-	card := alertCard(t, dir, "placed, settled, limit, summary")
-	_, stderr, code := betplanExec(t, dir, []string{"HOOK=" + rc.srv.URL + secretPath},
-		"run", "--sim", card, "--report-dir", filepath.Join(dir, "rep"), "--state-dir", filepath.Join(dir, "state"))
-	assert.Equal(t, exitRefused, code, stderr)
-	rep := readReport(t, filepath.Join(dir, "rep"))
+	rc, _, _, stderr, rep := rehearseCard(t, 1, "placed, settled, limit, summary")
 	assert.Empty(t, rep.Undelivered, "the alert answered 500 was sent again and taken")
 	got := rc.received()
 	require.NotEmpty(t, got)
@@ -390,10 +408,7 @@ func TestAlertsOnceAcrossKills(t *testing.T) {
 	rc := newReceiver(0)
 	defer rc.srv.Close()
 	w := newCrashWorld(t, 3)
-	src, err := os.ReadFile(w.plan)
-	require.NoError(t, err)
-	withAlerts := string(src) + "notify:\n  - url: ${HOOK}\n    on: [placed, not_placed, settled, summary, run_failed]\n"
-	require.NoError(t, os.WriteFile(w.plan, []byte(withAlerts), 0o644))
+	w.notifyHook("placed, not_placed, settled, summary, run_failed")
 	hook := "HOOK=" + rc.srv.URL + secretPath
 
 	run := func(crashAt string) (string, bool) {
@@ -510,10 +525,8 @@ func TestAlertsStopLossOnce(t *testing.T) {
 	p = strings.Replace(p, "\nbets:\n", "\nnotify:\n  - url: ${HOOK}\n    on: [limit]\nbets:\n", 1)
 	path := filepath.Join(dir, "stop.yaml")
 	require.NoError(t, os.WriteFile(path, []byte(p), 0o644))
-	_, stderr, code := betplanExec(t, dir, []string{"HOOK=" + rc.srv.URL + secretPath},
-		"run", "--sim", "--sim-start", "2026-11-28T00:42:00Z", path, "--report-dir", filepath.Join(dir, "rep"), "--state-dir", filepath.Join(dir, "state"))
+	_, stderr, code, rep := rc.rehearse(t, dir, path, "--sim-start", "2026-11-28T00:42:00Z")
 	assert.Equal(t, exitRefused, code, stderr)
-	rep := readReport(t, filepath.Join(dir, "rep"))
 	refused := 0
 	for _, b := range rep.Bets {
 		if strings.Contains(b.Reason, "refused by a limit: max_loss") {
@@ -542,10 +555,7 @@ func TestAlertsAddedTargetHearsWhatComesNext(t *testing.T) {
 	// The simulated bots take the bets up 3 seconds after their create.
 	time.Sleep(4 * time.Second)
 
-	src, err := os.ReadFile(w.plan)
-	require.NoError(t, err)
-	withAlerts := string(src) + "notify:\n  - url: ${HOOK}\n    on: [placed, not_placed, settled, summary]\n"
-	require.NoError(t, os.WriteFile(w.plan, []byte(withAlerts), 0o644))
+	w.notifyHook("placed, not_placed, settled, summary")
 	cmd := w.betplan("")
 	cmd.Env = append(cmd.Env, "HOOK="+rc.srv.URL+secretPath)
 	out, err = cmd.CombinedOutput()

@@ -31,21 +31,10 @@ func (w *crashWorld) accountRun(home, name string, extra ...string) *accountRun 
 	plan := filepath.Join(home, "plans", name+".yaml")
 	require.NoError(w.t, os.MkdirAll(filepath.Dir(plan), 0o755))
 	require.NoError(w.t, os.WriteFile(plan, bytes.Replace(b, []byte("name: crash-card"), []byte("name: "+name), 1), 0o644))
-	exe, err := os.Executable()
-	require.NoError(w.t, err)
 	args := append([]string{"run", plan, "--yes", "--ambiguous-grace", "1s", "--http-timeout", "5s",
 		"--state-dir", filepath.Join(home, "state"), "--report-dir", filepath.Join(home, "report", name),
 		"--base-url", w.url}, extra...)
-	r := &accountRun{name: name, cmd: exec.Command(exe, args...)}
-	r.cmd.Env = append(os.Environ(),
-		"BETPLAN_TEST_EXEC_MAIN=1",
-		"GORACE=atexit_sleep_ms=10",
-		"BETPLAN_TOKEN="+w.svc.Token(),
-		"BETPLAN_EMAIL=", "BETPLAN_PASSWORD=", "GITHUB_STEP_SUMMARY=", "BETPLAN_STATE=", "BETPLAN_BASE_URL=",
-		"HOME="+home,
-		"XDG_CACHE_HOME="+filepath.Join(home, "cache"),
-		"XDG_CONFIG_HOME="+filepath.Join(home, "config"),
-	)
+	r := &accountRun{name: name, cmd: w.machineCmd(home, args...)}
 	r.cmd.Stdout, r.cmd.Stderr = &r.out, &r.out
 	return r
 }

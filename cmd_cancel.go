@@ -88,11 +88,7 @@ func cancelBets(ctx context.Context, sys *sysIO, o *cancelOptions, args []string
 	if err := o.checkIDs(ctx, sys, p, args[0], args[1:]); err != nil {
 		return err
 	}
-	confirm, err := confirmer(sys, o.Yes, false)
-	if err != nil {
-		return err
-	}
-	s, err := setUp(sys, &o.service, o.state, nil)
+	confirm, s, err := setUpConfirmed(sys, o.Yes, false, &o.service, o.state, nil)
 	if err != nil {
 		return err
 	}

@@ -41,13 +41,9 @@ func notifyTest(ctx context.Context, sys *sysIO, _ *noFlags, args []string) erro
 	if err != nil {
 		return err
 	}
-	p, err := loadPlan(sys, path)
-	if err != nil {
-		return err
-	}
 	// The account file found the usual way ($BETPLAN_CONFIG, or up to the
 	// repository root): its targets hear the test too.
-	account, err := (&accountOptions{}).loadAccount(sys, path)
+	p, account, err := (&accountOptions{}).loadPlan(sys, path)
 	if err != nil {
 		return err
 	}

@@ -74,11 +74,7 @@ func previewPlan(ctx context.Context, sys *sysIO, o *planOptions, args []string)
 	}
 	path := files[0]
 	f, _ := reporters.ParseFormat(o.Format) // checked by validate
-	p, err := loadPlan(sys, path)
-	if err != nil {
-		return err
-	}
-	account, err := o.account.loadAccount(sys, path)
+	p, account, err := o.account.loadPlan(sys, path)
 	if err != nil {
 		return err
 	}

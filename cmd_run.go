@@ -109,6 +109,10 @@ func (o *runOptions) graceWarning() string {
 // set it, so the release binary can never kill itself.
 var checkpointHook = func(*sysIO) func(string) { return nil }
 
+// storeHook lets the crash tests watch a run's store (when its lock is
+// lost); only the tests set it.
+var storeHook = func(_ *sysIO, s engine.Store) engine.Store { return s }
+
 // runPlan is `betplan run PLAN`, or `betplan run SAVED` for a saved plan;
 // several plans (a directory, a glob, several files) run together.
 func runPlan(ctx context.Context, sys *sysIO, o *runOptions, args []string) (err error) {
@@ -138,11 +142,7 @@ func runPlan(ctx context.Context, sys *sysIO, o *runOptions, args []string) (err
 	if w := o.graceWarning(); w != "" {
 		fmt.Fprintln(sys.Stderr, w)
 	}
-	p, err := loadPlan(sys, planPath)
-	if err != nil {
-		return err
-	}
-	account, err := o.account.loadAccount(sys, planPath)
+	p, account, err := o.account.loadPlan(sys, planPath)
 	if err != nil {
 		return err
 	}
@@ -162,11 +162,7 @@ func runPlan(ctx context.Context, sys *sysIO, o *runOptions, args []string) (err
 	}
 	// Refused before any request, and before any report is written: the
 	// reports of the plan's last run stay as that run wrote them.
-	confirm, err := confirmer(sys, o.Yes, simulate)
-	if err != nil {
-		return err
-	}
-	s, err := setUp(sys, &o.service, o.state, &o.rehearsal)
+	confirm, s, err := setUpConfirmed(sys, o.Yes, simulate, &o.service, o.state, &o.rehearsal)
 	if err != nil {
 		return err
 	}
@@ -179,6 +175,7 @@ func runPlan(ctx context.Context, sys *sysIO, o *runOptions, args []string) (err
 	opts.AmbiguousGrace = o.AmbiguousGrace
 	opts.LockTimeout = o.LockTimeout
 	opts.Checkpoint = checkpointHook(sys)
+	opts.Store = storeHook(sys, opts.Store)
 	opts.Republish = o.Republish
 	opts.Notify = targets
 	if opts.Simulated {

@@ -58,11 +58,7 @@ func showStatus(ctx context.Context, sys *sysIO, o *statusOptions, args []string
 	if err != nil {
 		return err
 	}
-	p, err := loadPlan(sys, path)
-	if err != nil {
-		return err
-	}
-	account, err := o.account.loadAccount(sys, path)
+	p, account, err := o.account.loadPlan(sys, path)
 	if err != nil {
 		return err
 	}

@@ -91,11 +91,7 @@ func stopPlans(ctx context.Context, sys *sysIO, o *stopOptions, args []string) e
 			return err
 		}
 	}
-	confirm, err := confirmer(sys, o.Yes, false)
-	if err != nil {
-		return err
-	}
-	s, err := setUp(sys, &o.service, o.state, nil)
+	confirm, s, err := setUpConfirmed(sys, o.Yes, false, &o.service, o.state, nil)
 	if err != nil {
 		return err
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -9,6 +10,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/betplan/betplan/engine"
 )
 
 // crashEnv names a test-only variable: "POINT" or "POINT:N" makes the
@@ -41,6 +44,34 @@ func init() {
 		}
 		return func(at string) { pause(at); crash(at) }
 	}
+	storeHook = func(sys *sysIO, s engine.Store) engine.Store {
+		// The engine tells the local files apart by type (account.go):
+		// only a shared store, whose lock a test cuts, is wrapped.
+		dir := sys.Getenv(pauseDirEnv)
+		if _, local := s.(engine.LocalStore); local || dir == "" {
+			return s
+		}
+		return lossNoting{Store: s, dir: dir}
+	}
+}
+
+// lossNoting is a store whose leases, once lost, write the file "lost"
+// into dir: a test that cut a paused run's lock waits for it, not for
+// the time the lock watcher usually takes.
+type lossNoting struct {
+	engine.Store
+	dir string
+}
+
+func (s lossNoting) Lock(ctx context.Context, req engine.LockRequest) (engine.Lease, error) {
+	l, err := s.Store.Lock(ctx, req)
+	if err == nil {
+		go func() {
+			<-l.Lost()
+			os.WriteFile(filepath.Join(s.dir, "lost"), []byte(fmt.Sprint(l.Err())), 0o644)
+		}()
+	}
+	return l, err
 }
 
 // nthPoint reports, for "POINT[:N]", whether a checkpoint is the N-th of

@@ -83,13 +83,9 @@ type liveAbout struct {
 	poll, race string
 }
 
-// progress is the engine's tick: the line is drawn from p at once, and
-// redrawn from it until the next.
-func (l *liveTerminal) progress(p engine.Progress) { l.progressAbout(p, liveAbout{}) }
-
-// progressAbout is progress of several plans' progress merged in p.
-func (l *liveTerminal) progressAbout(p engine.Progress, about liveAbout) {
-	// The engine goes on with its instances: keep copies of what is shown.
+// ownProgress is p with copies of its own of what the engine goes on
+// changing with its instances: what a live line keeps to show.
+func ownProgress(p engine.Progress) engine.Progress {
 	byStatus := make(map[engine.Status]int, len(p.ByStatus))
 	for s, n := range p.ByStatus {
 		byStatus[s] = n
@@ -101,6 +97,16 @@ func (l *liveTerminal) progressAbout(p engine.Progress, about liveAbout) {
 		c.Refused = append([]string(nil), lp.Refused...)
 		p.LastPlaced = &c
 	}
+	return p
+}
+
+// progress is the engine's tick: the line is drawn from p at once, and
+// redrawn from it until the next.
+func (l *liveTerminal) progress(p engine.Progress) { l.progressAbout(p, liveAbout{}) }
+
+// progressAbout is progress of several plans' progress merged in p.
+func (l *liveTerminal) progressAbout(p engine.Progress, about liveAbout) {
+	p = ownProgress(p)
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.p, l.about = &p, about

@@ -33,8 +33,7 @@ func TestLockOneServiceManySpellings(t *testing.T) {
 			}
 			first.resume()
 			require.Equal(t, 0, first.wait(), "%s", first.output())
-			first.assertComplete()
-			w.assertOnePerLabel(first.report().labels())
+			first.assertEachOnce()
 		})
 	}
 }

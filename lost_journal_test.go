@@ -48,8 +48,7 @@ func TestLostJournalWithACreateInFlight(t *testing.T) {
 			require.Equal(t, 0, again.run(), "%s", again.output())
 			<-w.landed
 			assert.Contains(t, again.stderr.String(), "every bet is in doubt")
-			again.assertComplete()
-			w.assertOnePerLabel(again.report().labels())
+			again.assertEachOnce()
 		})
 	}
 }

@@ -16,6 +16,7 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 
+	"github.com/betplan/betplan/apiclient"
 	"github.com/betplan/betplan/apiclient/sim"
 )
 
@@ -104,14 +105,7 @@ func (c *jumpClock) Now() time.Time {
 }
 
 func (c *jumpClock) Sleep(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
+	return apiclient.Sleep(ctx, d)
 }
 
 // cmdSameField is `samefield FILE1 FILE2 KEY`: the first "KEY": value

@@ -135,11 +135,7 @@ func runPlans(ctx context.Context, sys *sysIO, o *runOptions, files []string) (e
 			defer func() { heartbeat(ctx, sys, hb, exitCode(err)) }()
 		}
 	}
-	confirm, err := confirmer(sys, o.Yes, simulate)
-	if err != nil {
-		return err
-	}
-	s, err := setUp(sys, &o.service, o.state, &o.rehearsal)
+	confirm, s, err := setUpConfirmed(sys, o.Yes, simulate, &o.service, o.state, &o.rehearsal)
 	if err != nil {
 		return err
 	}
@@ -356,26 +352,15 @@ func showStatuses(ctx context.Context, sys *sysIO, o *statusOptions, files []str
 		return err
 	}
 	defer s.close()
-	account := engine.NewAccount(s.conn.client, s.conn.clock, 0)
-	logs := &planLogs{w: sys.Stderr}
-	accountLog := logs.account()
-	opts := make([]engine.Options, len(plans))
-	results := make([]*engine.Result, len(plans))
-	errs := make([]error, len(plans))
-	for i, p := range plans {
-		opts[i] = s.options(files[i])
-		logRetries(s.conn.client, accountLog, s.conn.clock)
-		opts[i].Log = logs.plan(p.Name)
-		opts[i].Backend = account.PlanTelling(retryLines(opts[i].Log, s.conn.clock))
-		if opts[i].Account, err = o.account.loadAccount(sys, files[i]); err != nil {
-			return err
-		}
-		results[i], errs[i] = engine.ReadStatus(ctx, p, opts[i])
-		if ctx.Err() != nil {
-			break
-		}
+	opts, results, errs, err := s.inTurn(ctx, plans, files, func(i int, opts *engine.Options) (err error) {
+		opts.Account, err = o.account.loadAccount(sys, files[i])
+		return err
+	}, func(p *plan.Plan, opts engine.Options) (*engine.Result, error) {
+		return engine.ReadStatus(ctx, p, opts)
+	})
+	if err != nil {
+		return err
 	}
-	logs.flush()
 	return finishRuns(sys, o.report, f, plans, opts, results, errs)
 }
 
@@ -485,35 +470,22 @@ func cancelPlans(ctx context.Context, sys *sysIO, o *cancelOptions, files []stri
 	if err != nil {
 		return err
 	}
-	confirm, err := confirmer(sys, o.Yes, false)
-	if err != nil {
-		return err
-	}
-	s, err := setUp(sys, &o.service, o.state, nil)
+	confirm, s, err := setUpConfirmed(sys, o.Yes, false, &o.service, o.state, nil)
 	if err != nil {
 		return err
 	}
 	defer s.close()
-	account := engine.NewAccount(s.conn.client, s.conn.clock, 0)
-	logs := &planLogs{w: sys.Stderr}
-	accountLog := logs.account()
-	opts := make([]engine.Options, len(plans))
-	results := make([]*engine.Result, len(plans))
-	errs := make([]error, len(plans))
-	for i, p := range plans {
-		opts[i] = s.options(files[i])
-		logRetries(s.conn.client, accountLog, s.conn.clock)
-		opts[i].Log = logs.plan(p.Name)
-		opts[i].Backend = account.PlanTelling(retryLines(opts[i].Log, s.conn.clock))
+	opts, results, errs, err := s.inTurn(ctx, plans, files, func(i int, opts *engine.Options) error {
 		if confirm != nil {
-			name := p.Name
-			opts[i].Confirm = func(summary string) (bool, error) { return confirm(fmt.Sprintf("[%s] %s", name, summary)) }
+			name := plans[i].Name
+			opts.Confirm = func(summary string) (bool, error) { return confirm(fmt.Sprintf("[%s] %s", name, summary)) }
 		}
-		results[i], errs[i] = engine.Cancel(ctx, p, nil, opts[i])
-		if ctx.Err() != nil {
-			break
-		}
+		return nil
+	}, func(p *plan.Plan, opts engine.Options) (*engine.Result, error) {
+		return engine.Cancel(ctx, p, nil, opts)
+	})
+	if err != nil {
+		return err
 	}
-	logs.flush()
 	return finishRuns(sys, reportOptions{}, reporters.FormatText, plans, opts, results, errs)
 }

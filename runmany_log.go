@@ -83,16 +83,9 @@ func (a *accountProgress) plan(name string) func(engine.Progress) {
 	return func(p engine.Progress) {
 		a.mu.Lock()
 		defer a.mu.Unlock()
-		byStatus := make(map[engine.Status]int, len(p.ByStatus))
-		for s, n := range p.ByStatus {
-			byStatus[s] = n
-		}
-		p.ByStatus = byStatus
+		p = ownProgress(p)
 		if lp := p.LastPlaced; lp != nil {
-			c := *lp
-			c.BetID = "[" + name + "] " + lp.BetID
-			c.By = append([]string(nil), lp.By...)
-			p.LastPlaced = &c
+			lp.BetID = "[" + name + "] " + lp.BetID
 		}
 		a.plans[name] = p
 		a.show(a.merged())

@@ -1,6 +1,11 @@
 package main
 
-import "github.com/betplan/betplan/engine"
+import (
+	"context"
+
+	"github.com/betplan/betplan/engine"
+	"github.com/betplan/betplan/plan"
+)
 
 // commandSetup is how every command that works on plans through the
 // engine is set up, the one way: a connection to the service (or a
@@ -45,6 +50,20 @@ func setUp(sys *sysIO, service *serviceOptions, state stateOptions, rehearsal *r
 
 func (s *commandSetup) close() { s.conn.close() }
 
+// setUpConfirmed is setUp for a command that asks before it acts
+// (confirmer): refused before any connection when it cannot ask.
+func setUpConfirmed(sys *sysIO, yes, simulate bool, service *serviceOptions, state stateOptions, rehearsal *rehearsalOptions) (func(string) (bool, error), *commandSetup, error) {
+	confirm, err := confirmer(sys, yes, simulate)
+	if err != nil {
+		return nil, nil, err
+	}
+	s, err := setUp(sys, service, state, rehearsal)
+	if err != nil {
+		return nil, nil, err
+	}
+	return confirm, s, nil
+}
+
 // options are the engine's options for the plan in planFile.
 func (s *commandSetup) options(planFile string) engine.Options {
 	c := s.conn
@@ -83,4 +102,36 @@ func stateOnly(sys *sysIO, service *serviceOptions, state stateOptions, planFile
 		return engine.Options{}, err
 	}
 	return engine.Options{BaseURL: base, PlanFile: planFile, State: layout, Store: store}, nil
+}
+
+// inTurn runs command on each plan in turn, through the one client and
+// one set of reads, each plan's log lines kept together; configure
+// completes a plan's options first (an error of it ends the whole).
+// Once ctx ends, no further plan is started.
+func (s *commandSetup) inTurn(ctx context.Context, plans []*plan.Plan, files []string,
+	configure func(i int, opts *engine.Options) error,
+	command func(p *plan.Plan, opts engine.Options) (*engine.Result, error),
+) ([]engine.Options, []*engine.Result, []error, error) {
+	account := engine.NewAccount(s.conn.client, s.conn.clock, 0)
+	logs := &planLogs{w: s.sys.Stderr}
+	// The reads the plans share are the account's: their retries are no
+	// one plan's.
+	logRetries(s.conn.client, logs.account(), s.conn.clock)
+	opts := make([]engine.Options, len(plans))
+	results := make([]*engine.Result, len(plans))
+	errs := make([]error, len(plans))
+	for i, p := range plans {
+		opts[i] = s.options(files[i])
+		opts[i].Log = logs.plan(p.Name)
+		opts[i].Backend = account.PlanTelling(retryLines(opts[i].Log, s.conn.clock))
+		if err := configure(i, &opts[i]); err != nil {
+			return nil, nil, nil, err
+		}
+		results[i], errs[i] = command(p, opts[i])
+		if ctx.Err() != nil {
+			break
+		}
+	}
+	logs.flush()
+	return opts, results, errs, nil
 }

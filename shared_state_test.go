@@ -45,8 +45,6 @@ func (w *crashWorld) onMachine(name, state string, args ...string) *machineRun {
 // onMachineAt is onMachine with the service spelled baseURL, and no
 // --state when state is empty (the local state of that machine).
 func (w *crashWorld) onMachineAt(name, baseURL, state string, args ...string) *machineRun {
-	exe, err := os.Executable()
-	require.NoError(w.t, err)
 	home := filepath.Join(w.dir, name)
 	all := append(slices.Clone(args), "--base-url", baseURL)
 	if state != "" {
@@ -64,9 +62,19 @@ func (w *crashWorld) onMachineAt(name, baseURL, state string, args ...string) *m
 			all = append(all, "--ambiguous-grace", "1s")
 		}
 	}
-	m := &machineRun{w: w, name: name}
-	m.cmd = exec.Command(exe, all...)
-	m.cmd.Env = append(os.Environ(),
+	m := &machineRun{w: w, name: name, cmd: w.machineCmd(home, all...)}
+	m.cmd.Stdout, m.cmd.Stderr = &m.stdout, &m.stderr
+	return m
+}
+
+// machineCmd is betplan (this test binary in main mode) with args on the
+// machine whose HOME is home: the world's token, nothing else of the
+// environment's betplan settings.
+func (w *crashWorld) machineCmd(home string, args ...string) *exec.Cmd {
+	exe, err := os.Executable()
+	require.NoError(w.t, err)
+	cmd := exec.Command(exe, args...)
+	cmd.Env = append(os.Environ(),
 		"BETPLAN_TEST_EXEC_MAIN=1",
 		"GORACE=atexit_sleep_ms=10",
 		"BETPLAN_TOKEN="+w.svc.Token(),
@@ -75,8 +83,7 @@ func (w *crashWorld) onMachineAt(name, baseURL, state string, args ...string) *m
 		"XDG_CACHE_HOME="+filepath.Join(home, "cache"),
 		"XDG_CONFIG_HOME="+filepath.Join(home, "config"),
 	)
-	m.cmd.Stdout, m.cmd.Stderr = &m.stdout, &m.stderr
-	return m
+	return cmd
 }
 
 // pauseAt makes the run stop at a checkpoint until resume.
@@ -94,12 +101,27 @@ func (m *machineRun) start() *machineRun {
 // waitPaused waits until the run stands at its checkpoint.
 func (m *machineRun) waitPaused() {
 	m.w.t.Helper()
-	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
-		if _, err := os.Stat(filepath.Join(m.pause, "paused")); err == nil {
-			return
+	m.waitPauseFile("paused", 30*time.Second, "reached its checkpoint")
+}
+
+// waitLost waits until the paused run's lease says its lock is lost
+// (crashhook_test.go's lossNoting), and returns why.
+func (m *machineRun) waitLost() string {
+	m.w.t.Helper()
+	return m.waitPauseFile("lost", 10*time.Second, "saw its lock lost")
+}
+
+// waitPauseFile waits, within bound, for the run to write name into its
+// pause dir, and returns what it wrote.
+func (m *machineRun) waitPauseFile(name string, bound time.Duration, what string) string {
+	m.w.t.Helper()
+	for deadline := time.Now().Add(bound); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		if b, err := os.ReadFile(filepath.Join(m.pause, name)); err == nil {
+			return string(b)
 		}
 	}
-	m.w.t.Fatalf("%s never reached its checkpoint:\n%s", m.name, m.stderr.String())
+	m.w.t.Fatalf("%s never %s within %v:\n%s", m.name, what, bound, m.stderr.String())
+	return ""
 }
 
 func (m *machineRun) resume() {
@@ -144,6 +166,14 @@ func (m *machineRun) report() sharedReport {
 }
 
 // assertComplete checks a report lists every bet with its notification.
+// assertEachOnce is assertComplete, and every bet of the report created
+// exactly once on the service.
+func (m *machineRun) assertEachOnce() {
+	m.w.t.Helper()
+	m.assertComplete()
+	m.w.assertOnePerLabel(m.report().labels())
+}
+
 func (m *machineRun) assertComplete() {
 	m.w.t.Helper()
 	rep := m.report()
@@ -269,9 +299,10 @@ func TestSharedStateFencing(t *testing.T) {
 			require.Equal(t, 0, b.run(), "%s", b.output())
 			bDone := time.Now()
 			b.assertComplete()
-			// A's engine stands still, its lock watcher does not: give it
-			// the time of one check (every second) to notice.
-			time.Sleep(time.Until(killed.Add(1500 * time.Millisecond)))
+			// A's engine stands still, its lock watcher does not: A goes
+			// on once its lease says the lock is lost.
+			why := a.waitLost()
+			t.Logf("A's lease lost its lock %v after the kill: %s", time.Since(killed).Round(time.Millisecond), why)
 
 			a.resume()
 			require.Equal(t, 3, a.wait(), "A lost its lock: exit 3\n%s", a.output())
@@ -378,8 +409,7 @@ func TestSharedStateDatabaseDown(t *testing.T) {
 		// Back up: a run from another machine finishes the plan.
 		b := w.onMachine("b", state, "run", w.plan, "--no-wait")
 		require.Equal(t, 0, b.run(), "%s", b.output())
-		b.assertComplete()
-		w.assertOnePerLabel(b.report().labels())
+		b.assertEachOnce()
 	})
 }
 

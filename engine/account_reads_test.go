@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -84,17 +83,7 @@ func runPlansTogether(t testing.TB, w *world, plans, bets, races int, share bool
 	t.Logf("statuses: %v", statuses)
 	// Exactly once: one notification per bet of every plan.
 	assert.Equal(t, plans*bets, w.svc.NotificationCount())
-	byPath := map[string]int{}
-	for _, r := range w.svc.Requests() {
-		path := r.Path
-		if strings.HasPrefix(path, "/bet/notification/") {
-			path = "/bet/notification/{id}/"
-		}
-		if r.Path == "/notification/" && strings.Contains(r.Query, "label=") {
-			path += "?label="
-		}
-		byPath[r.Method+" "+path]++
-	}
+	byPath := w.callsByPath()
 	t.Logf("%d plans x %d bets: %v", plans, bets, byPath)
 	if os.Getenv("BP_TRACE_CALLS") != "" {
 		start := w.svc.Requests()[0].SimTime

@@ -18,6 +18,9 @@ import (
 // instance id ("box1@the-meadows-r5", instance.go) one race's bet of a
 // for_each_race bet.
 func Cancel(ctx context.Context, p *plan.Plan, ids []string, opts Options) (*Result, error) {
+	if err := opts.validate(); err != nil {
+		return nil, err
+	}
 	r := newTracker(p, opts)
 	res := r.newResult(KindStatus, r.clock.Now())
 	err := r.runLocked(ctx, func() error {

@@ -28,6 +28,9 @@ func cancelIDErrorf(format string, args ...any) error {
 // for such an id. A new journal (lost, so rebuilt from the service by the
 // run) leaves that to Cancel, which checks against what the service has.
 func CheckCancelIDs(ctx context.Context, p *plan.Plan, ids []string, opts Options) error {
+	if err := opts.validate(); err != nil {
+		return err
+	}
 	bets := map[string]*plan.Bet{}
 	var all []string
 	for _, b := range p.Bets {

@@ -17,21 +17,11 @@ import (
 func TestCheckCancelIDs(t *testing.T) {
 	w := newWorld(t)
 	a := w.race("Greyhounds", 0)
-	p := w.plan(fmt.Sprintf(`version: 1
-poll: {interval: 30s, timeout: 12h}
-name: dogs
-defaults: {market: Fixed Win, type: Fixed Wager, target_session: "4417"}
-limits: {max_bets: 10, max_total_stake: 100}
-bets:
-  - id: box1
-    for_each_race: race.code == "Greyhounds" && race.venue == "The Meadows" && race.event_number == %d
-    selection: "1"
-    stake: 2
-  - id: single
-    race: %s
+	p := w.dogsPlan(fmt.Sprintf("race.event_number == %d", a.EventNumber), `  - id: single
+    race: `+raceYAML(a)+`
     selection: "2"
     stake: 2
-`, a.EventNumber, raceYAML(a)))
+`)
 	ctx := context.Background()
 	// No journal yet: a well-formed instance id is left to Cancel.
 	offline := w.options(nil)

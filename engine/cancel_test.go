@@ -44,17 +44,7 @@ func TestCancelOneInstanceOfAForEachRaceBet(t *testing.T) {
 	a, b := w.race("Greyhounds", 0), w.race("Greyhounds", 1)
 	require.Equal(t, "The Meadows", a.Venue)
 	require.Equal(t, a.Venue, b.Venue)
-	p := w.plan(fmt.Sprintf(`version: 1
-poll: {interval: 30s, timeout: 12h}
-name: dogs
-defaults: {market: Fixed Win, type: Fixed Wager, target_session: "4417"}
-limits: {max_bets: 10, max_total_stake: 100}
-bets:
-  - id: box1
-    for_each_race: race.code == "Greyhounds" && race.venue == "The Meadows" && race.event_number in [%d, %d]
-    selection: "1"
-    stake: 2
-`, a.EventNumber, b.EventNumber))
+	p := w.dogsPlan(fmt.Sprintf("race.event_number in [%d, %d]", a.EventNumber, b.EventNumber), "")
 	w.svc.SetBotRunning(4417, false) // nothing gets placed, so both can be cancelled
 	opts := w.options(w.client())
 	opts.NoWait = true
@@ -121,17 +111,10 @@ bets:
 // in the bet and in the totals.
 func TestCancelAfterPlacementKeepsWhatWasPlaced(t *testing.T) {
 	w := newWorld(t)
-	p := w.twoBetPlan("")
-	a := w.race("Galloping", 0)
-	opts := w.options(w.client())
-	opts.NoWait = true
-	w.clock.Set(a.Start.Add(-9 * time.Minute))
-	_, err := engine.Run(context.Background(), p, opts)
-	require.NoError(t, err)
-	w.clock.Advance(time.Minute) // the bot places it
+	p, a := w.firstBetPlaced()
 
 	var log strings.Builder
-	opts = w.options(w.client())
+	opts := w.options(w.client())
 	opts.Log = &log
 	res, err := engine.Cancel(context.Background(), p, []string{"first"}, opts)
 	require.NoError(t, err)

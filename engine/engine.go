@@ -47,12 +47,12 @@ type Options struct {
 	Simulated bool
 
 	PlanFile string // as given on the command line
-	// State is where the reports (and, with no Store, the journal and the
-	// lock) live; zero fields take NewLayout's defaults.
+	// State is where the reports live; zero fields take NewLayout's
+	// defaults.
 	State Layout
-	// Store keeps the plan's journal and lock. betplan's main always
-	// chooses it (state.go); nil, for the engine's own tests, is the local
-	// files of State.
+	// Store keeps the plan's journal, lock and stop mark: required by every
+	// command that reads or writes the plan's saved state. The caller
+	// chooses it (betplan's main in state.go); the engine never does.
 	Store Store
 	// Account is the account file, whose limits every plan sharing the
 	// state is held to together (account.go); nil: none.
@@ -139,9 +139,6 @@ func (o *Options) withDefaults() {
 		o.Clock = RealClock()
 	}
 	o.State = o.State.WithDefaults(o.PlanFile)
-	if o.Store == nil {
-		o.Store = LocalStore{Layout: o.State}
-	}
 	if o.AmbiguousGrace <= 0 {
 		o.AmbiguousGrace = 60 * time.Second
 	}
@@ -157,6 +154,19 @@ func (o *Options) withDefaults() {
 	if o.RefreshEvery <= 0 {
 		o.RefreshEvery = 5 * time.Minute
 	}
+}
+
+// ErrNoStore is a command given no Store: where a plan's journal and lock
+// live is its caller's choice, never a default of the engine.
+var ErrNoStore = errors.New("engine: Options.Store is nil: the caller must choose where the plan's journal and lock live")
+
+// validate checks, before any I/O, what a command of the plan's saved
+// state needs of its options.
+func (o *Options) validate() error {
+	if o.Store == nil {
+		return ErrNoStore
+	}
+	return nil
 }
 
 // ErrNotConfirmed is a run the user declined at the prompt, before its

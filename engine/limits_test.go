@@ -3,7 +3,6 @@ package engine_test
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -258,7 +257,7 @@ bets:
 						opts := w.options(w.client())
 						opts.NoWait = true
 						if mode == "lost state dir" {
-							opts.State.Dir = filepath.Join(w.dir, fmt.Sprintf("state-%d", i))
+							w.moveState(&opts, fmt.Sprintf("state-%d", i))
 						}
 						res, err := engine.Run(context.Background(), p, opts)
 						require.NoError(t, err)

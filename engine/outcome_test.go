@@ -3,7 +3,6 @@ package engine_test
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"sort"
 	"strings"
 	"sync"
@@ -212,13 +211,7 @@ func TestBurstCreatesWithinOneCallPerBet(t *testing.T) {
 	const rate = 4 // requests a second: the CLI's default
 	w := newWorld(t)
 	r := w.raceAfter(30 * time.Minute)
-	var sb strings.Builder
-	fmt.Fprintf(&sb, "version: 1\npoll: {interval: 30s, timeout: 12h}\nname: burst\nlimits: {max_stake_per_bet: 5, max_total_stake: %d, max_bets: %d}\n", n*5, n)
-	sb.WriteString("defaults: {market: Fixed Win, type: Fixed Wager, when: race.minutes_to_start <= 1}\nbets:\n")
-	for i := range n {
-		fmt.Fprintf(&sb, "  - id: b%02d\n    race: %s\n    selection: %q\n    stake: 1\n", i, raceYAML(r), r.Runners[i%len(r.Runners)])
-	}
-	res, err := engine.Run(context.Background(), w.plan(sb.String()), w.options(w.client()))
+	res, err := engine.Run(context.Background(), w.plan(burstPlan(r, n)), w.options(w.client()))
 	require.NoError(t, err)
 	assertOnePerLabel(t, w.svc, res)
 	require.Equal(t, n, w.svc.NotificationCount())
@@ -226,6 +219,17 @@ func TestBurstCreatesWithinOneCallPerBet(t *testing.T) {
 	// At rate requests a second, N / rate + 1 s leaves room for rate calls
 	// besides the creates.
 	assert.LessOrEqual(t, calls, n+rate, "%d calls from the tick to the last create", calls)
+}
+
+// burstPlan is n bets of $1 on race r, all due a minute before it.
+func burstPlan(r sim.RaceInfo, n int) string {
+	var sb strings.Builder
+	fmt.Fprintf(&sb, "version: 1\npoll: {interval: 30s, timeout: 12h}\nname: burst\nlimits: {max_stake_per_bet: 5, max_total_stake: %d, max_bets: %d}\n", n*5, n)
+	sb.WriteString("defaults: {market: Fixed Win, type: Fixed Wager, when: race.minutes_to_start <= 1}\nbets:\n")
+	for i := range n {
+		fmt.Fprintf(&sb, "  - id: b%03d\n    race: %s\n    selection: %q\n    stake: 1\n", i, raceYAML(r), r.Runners[i%len(r.Runners)])
+	}
+	return sb.String()
 }
 
 // tickToLastCreate counts the calls of the tick of the last create, up to
@@ -288,7 +292,7 @@ func TestBurstLabelCheckAdoptsWhatExists(t *testing.T) {
 			}
 			p := w.plan(sb.String())
 			elsewhere, here := w.options(c), w.options(c)
-			elsewhere.State.Dir = filepath.Join(w.dir, "elsewhere")
+			w.moveState(&elsewhere, "elsewhere")
 			elsewhere.NoWait, here.NoWait = true, true
 			// This machine's journal exists (an earlier run found nothing
 			// ready) and knows none of the bets.
@@ -527,18 +531,11 @@ bets:
 // and that who placed it is not known yet, and the bet has no error.
 func TestPlacementWithoutRecordsIsNoError(t *testing.T) {
 	w := newWorld(t)
-	p := w.twoBetPlan("")
-	a := w.race("Galloping", 0)
-	opts := w.options(w.client())
-	opts.NoWait = true
-	w.clock.Set(a.Start.Add(-9 * time.Minute))
-	_, err := engine.Run(context.Background(), p, opts)
-	require.NoError(t, err)
-	w.clock.Advance(time.Minute) // the bot places it
+	p, _ := w.firstBetPlaced()
 	w.svc.InjectFault(sim.Fault{Method: "GET", Path: "/bet/notification/1*", Kind: sim.StatusFault, Status: 404})
 
 	var log strings.Builder
-	opts = w.options(w.client())
+	opts := w.options(w.client())
 	opts.Log = &log
 	res, err := engine.ReadStatus(context.Background(), p, opts)
 	require.NoError(t, err)

@@ -15,6 +15,9 @@ import (
 // do now. It takes no lock and writes nothing; one scan of the service's
 // notifications finds labels that exist already.
 func Preview(ctx context.Context, p *plan.Plan, opts Options) (*Result, *SavedPlan, error) {
+	if err := opts.validate(); err != nil {
+		return nil, nil, err
+	}
 	r := newTracker(p, opts)
 	res := r.newResult(KindPlan, r.clock.Now())
 	j, err := ReadPlanJournal(ctx, r.opts.Store, r.planKey())

@@ -11,7 +11,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/betplan/betplan/apiclient/sim"
 	"github.com/betplan/betplan/engine"
+	"github.com/betplan/betplan/plan"
 )
 
 // A "yes" typed long after the prompt appeared must not create a bet
@@ -33,18 +35,7 @@ func TestLateConfirmationChecksAgain(t *testing.T) {
 			w := newWorld(t)
 			a := w.race("Galloping", 0)
 			w.clock.Set(a.Start.Add(-3*time.Minute - 30*time.Second))
-			p := w.plan(fmt.Sprintf(`version: 1
-name: late-yes
-poll: {interval: 30s, timeout: 1h}
-limits: {max_total_stake: 50, max_stake_per_bet: 10}
-defaults: {market: Fixed Win, type: Fixed Wager, target_session: "4417"}
-bets:
-  - id: fav
-    race: %s
-    selection: %q
-    stake: 5
-    when: race.minutes_to_start <= 4 && race.minutes_to_start > 0.5
-`, raceYAML(a), a.Runners[0]))
+			p := w.favPlan("late-yes", a, "race.minutes_to_start <= 4 && race.minutes_to_start > 0.5")
 			opts := w.options(w.client())
 			asked := 0
 			opts.Confirm = func(summary string) (bool, error) {
@@ -80,25 +71,14 @@ func TestConfirmationLooksTheLabelUpAgain(t *testing.T) {
 	w := newWorld(t)
 	a := w.race("Galloping", 0)
 	w.clock.Set(a.Start.Add(-3*time.Minute - 30*time.Second))
-	p := w.plan(fmt.Sprintf(`version: 1
-name: elsewhere
-poll: {interval: 30s, timeout: 1h}
-limits: {max_total_stake: 50, max_stake_per_bet: 10}
-defaults: {market: Fixed Win, type: Fixed Wager, target_session: "4417"}
-bets:
-  - id: fav
-    race: %s
-    selection: %q
-    stake: 5
-    when: race.minutes_to_start <= 4
-`, raceYAML(a), a.Runners[0]))
+	p := w.favPlan("elsewhere", a, "race.minutes_to_start <= 4")
 	opts := w.options(w.client())
 	opts.NoWait = true
 	opts.Confirm = func(string) (bool, error) {
 		other := w.options(w.client())
 		other.NoWait = true
-		other.State.Dir = filepath.Join(w.dir, "other-state")
-		other.State.LockDir = filepath.Join(w.dir, "other-locks")
+		other.State = engine.Layout{Dir: filepath.Join(w.dir, "other-state"), LockDir: filepath.Join(w.dir, "other-locks")}
+		other.Store = engine.LocalStore{Layout: other.State}
 		_, err := engine.Run(context.Background(), p, other)
 		require.NoError(t, err)
 		require.Equal(t, 1, w.svc.NotificationCount())
@@ -109,4 +89,20 @@ bets:
 	require.Len(t, res.Bets, 1)
 	assert.NotZero(t, res.Bets[0].NotificationID)
 	assert.Equal(t, 1, w.svc.NotificationCount(), "created twice after the prompt")
+}
+
+// favPlan is plan name: $5 on race a's first runner once when holds.
+func (w *world) favPlan(name string, a sim.RaceInfo, when string) *plan.Plan {
+	return w.plan(fmt.Sprintf(`version: 1
+name: %s
+poll: {interval: 30s, timeout: 1h}
+limits: {max_total_stake: 50, max_stake_per_bet: 10}
+defaults: {market: Fixed Win, type: Fixed Wager, target_session: "4417"}
+bets:
+  - id: fav
+    race: %s
+    selection: %q
+    stake: 5
+    when: %s
+`, name, raceYAML(a), a.Runners[0], when))
 }

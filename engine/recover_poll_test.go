@@ -3,7 +3,6 @@ package engine_test
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -56,7 +55,7 @@ bets:
 			// The state dir is lost; the runner is scratched once the
 			// recovering run has read the bet placed.
 			opts.NoWait = false
-			opts.State.Dir = filepath.Join(w.dir, "lost")
+			w.moveState(&opts, "lost")
 			scratched := false
 			opts.Live = func(engine.Progress) {
 				if !scratched {

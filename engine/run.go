@@ -17,6 +17,9 @@ import (
 // NoWait, until what is ready now was created). The result is complete
 // whatever happened; the error says why the run ended early.
 func Run(ctx context.Context, p *plan.Plan, opts Options) (*Result, error) {
+	if err := opts.validate(); err != nil {
+		return nil, err
+	}
 	r := newTracker(p, opts)
 	// A run that ends before its start (a lock held elsewhere) holds the
 	// other plans of its group back no longer.

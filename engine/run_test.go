@@ -3,7 +3,6 @@ package engine_test
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -52,7 +51,7 @@ func TestRerunNeverCreatesTwice(t *testing.T) {
 	// Again with the journal, and again with the state dir lost.
 	_, err = engine.Run(context.Background(), p, opts)
 	require.NoError(t, err)
-	opts.State.Dir = filepath.Join(w.dir, "lost")
+	w.moveState(&opts, "lost")
 	res, err := engine.Run(context.Background(), p, opts)
 	require.NoError(t, err)
 	assert.Equal(t, 2, w.svc.NotificationCount())
@@ -73,7 +72,7 @@ func TestConcurrentRunsCreateOnce(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			opts := w.options(w.client())
-			opts.State.Dir = filepath.Join(w.dir, fmt.Sprintf("state-%d", i)) // different state dirs, one lock
+			w.moveState(&opts, fmt.Sprintf("state-%d", i)) // different state dirs, one lock
 			opts.LockTimeout = 30 * time.Second
 			results[i], errs[i] = engine.Run(context.Background(), p, opts)
 		}()
@@ -133,52 +132,53 @@ func TestNoRunningBotRefuses(t *testing.T) {
 	assert.True(t, res.Failed())
 }
 
-func TestUnresolvedRace(t *testing.T) {
-	w := newWorld(t)
-	a := w.race("Galloping", 0)
-	p := w.plan(fmt.Sprintf(`version: 1
-poll: {interval: 30s, timeout: 12h}
-name: unresolved
-defaults: {market: Fixed Win, type: Fixed Wager}
-bets:
+// TestBetNeverCreated: a bet whose race does not resolve fails the run; one
+// whose own condition never held is skipped, which is no failure. Neither
+// sends a create.
+func TestBetNeverCreated(t *testing.T) {
+	for _, tt := range []struct {
+		name    string
+		code    string                      // of the race the plan is written about
+		bets    func(a sim.RaceInfo) string // the plan after its defaults
+		status  engine.Status
+		reasons func(a sim.RaceInfo) []string
+		failed  bool
+	}{
+		{"unresolved race", "Galloping", func(a sim.RaceInfo) string {
+			return fmt.Sprintf(`bets:
   - id: nowhere
     race: {venue: %q, code: Galloping, event_number: 99}
     selection: "1"
     stake: 5
-`, a.Venue))
-	res, err := engine.Run(context.Background(), p, w.options(w.client()))
-	require.NoError(t, err)
-	require.Len(t, res.Bets, 1)
-	assert.Equal(t, engine.StatusUnresolved, res.Bets[0].Status)
-	assert.Contains(t, res.Bets[0].Reason, "upcoming at "+a.Venue)
-	assert.True(t, res.Failed())
-	assert.Zero(t, w.svc.NotificationCount())
-}
-
-func TestConditionNeverTrueIsSkipped(t *testing.T) {
-	w := newWorld(t)
-	a := w.race("Harness", 0)
-	p := w.plan(fmt.Sprintf(`version: 1
-poll: {interval: 30s, timeout: 12h}
-name: never
-defaults: {market: Fixed Win, type: Fixed Wager}
-vars: {min_runners: 40}
+`, a.Venue)
+		}, engine.StatusUnresolved, func(a sim.RaceInfo) []string { return []string{"upcoming at " + a.Venue} }, true},
+		{"condition never true", "Harness", func(a sim.RaceInfo) string {
+			return fmt.Sprintf(`vars: {min_runners: 40}
 bets:
   - id: big-field
     race: %s
     selection: "1"
     stake: 5
     when: len(race.runners) >= vars.min_runners
-`, raceYAML(a)))
-	res, err := engine.Run(context.Background(), p, w.options(w.client()))
-	require.NoError(t, err)
-	require.Len(t, res.Bets, 1)
-	b := res.Bets[0]
-	assert.Equal(t, engine.StatusSkipped, b.Status)
-	assert.Contains(t, b.Reason, "race started before")
-	assert.Contains(t, b.Reason, "vars.min_runners")
-	assert.False(t, res.Failed(), "a bet skipped by its own condition is not a failure")
-	assert.Zero(t, w.svc.NotificationCount())
+`, raceYAML(a))
+		}, engine.StatusSkipped, func(sim.RaceInfo) []string { return []string{"race started before", "vars.min_runners"} }, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			w := newWorld(t)
+			a := w.race(tt.code, 0)
+			p := w.plan("version: 1\npoll: {interval: 30s, timeout: 12h}\nname: never\ndefaults: {market: Fixed Win, type: Fixed Wager}\n" + tt.bets(a))
+			res, err := engine.Run(context.Background(), p, w.options(w.client()))
+			require.NoError(t, err)
+			require.Len(t, res.Bets, 1)
+			b := res.Bets[0]
+			assert.Equal(t, tt.status, b.Status)
+			for _, want := range tt.reasons(a) {
+				assert.Contains(t, b.Reason, want)
+			}
+			assert.Equal(t, tt.failed, res.Failed(), "only a bet the run could not resolve is a failure")
+			assert.Zero(t, w.svc.NotificationCount())
+		})
+	}
 }
 
 func TestLimitAtRunTimeRefuses(t *testing.T) {

@@ -60,6 +60,9 @@ func ReadSavedPlan(path string) (s *SavedPlan, ok bool, err error) {
 // plan file or the journal moved on since the plan was saved, then creates
 // exactly the saved creates and follows outcomes.
 func ApplySaved(ctx context.Context, p *plan.Plan, s *SavedPlan, opts Options) (*Result, error) {
+	if err := opts.validate(); err != nil {
+		return nil, err
+	}
 	opts.OnlyLabels = map[string]float64{}
 	for _, c := range s.Creates {
 		opts.OnlyLabels[c.Label] = c.Amount

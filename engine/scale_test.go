@@ -3,7 +3,6 @@ package engine_test
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -82,17 +81,7 @@ func TestThousandBetPlanCallsPerBet(t *testing.T) {
 	assert.Equal(t, 1000, w.svc.NotificationCount())
 	calls := len(w.svc.Requests())
 	perBet := float64(calls) / 1000
-	byPath := map[string]int{}
-	for _, r := range w.svc.Requests() {
-		path := r.Path
-		if strings.HasPrefix(path, "/bet/notification/") {
-			path = "/bet/notification/{id}/"
-		}
-		if r.Path == "/notification/" && strings.Contains(r.Query, "label=") {
-			path += "?label="
-		}
-		byPath[r.Method+" "+path]++
-	}
+	byPath := w.callsByPath()
 	t.Logf("1,000 bets: %d API calls, %.2f per bet: %v", calls, perBet, byPath)
 	assert.LessOrEqual(t, perBet, maxCallsPerBet)
 	assert.Equal(t, int64(calls), c.Requests(), "the client counts every call the service saw")
@@ -115,7 +104,7 @@ func benchmarkRun(b *testing.B, n int) {
 		w := newWorld(b)
 		p := w.plan(w.bigPlan(n))
 		opts := w.options(w.client())
-		opts.State.Dir = filepath.Join(w.dir, fmt.Sprint(i))
+		w.moveState(&opts, fmt.Sprint(i))
 		b.StartTimer()
 		if _, err := engine.Run(context.Background(), p, opts); err != nil {
 			b.Fatal(err)
@@ -185,15 +174,9 @@ func BenchmarkBurst(b *testing.B) {
 				b.StopTimer()
 				w := newWorld(b)
 				r := w.raceAfter(30 * time.Minute)
-				var sb strings.Builder
-				fmt.Fprintf(&sb, "version: 1\npoll: {interval: 30s, timeout: 12h}\nname: burst\nlimits: {max_stake_per_bet: 5, max_total_stake: %d, max_bets: %d}\n", n*5, n)
-				sb.WriteString("defaults: {market: Fixed Win, type: Fixed Wager, when: race.minutes_to_start <= 1}\nbets:\n")
-				for j := range n {
-					fmt.Fprintf(&sb, "  - id: b%03d\n    race: %s\n    selection: %q\n    stake: 1\n", j, raceYAML(r), r.Runners[j%len(r.Runners)])
-				}
-				p := w.plan(sb.String())
+				p := w.plan(burstPlan(r, n))
 				opts := w.options(w.client())
-				opts.State.Dir = filepath.Join(w.dir, fmt.Sprint(i))
+				w.moveState(&opts, fmt.Sprint(i))
 				b.StartTimer()
 				if _, err := engine.Run(context.Background(), p, opts); err != nil {
 					b.Fatal(err)
@@ -240,7 +223,7 @@ func BenchmarkFastResults(b *testing.B) {
 			w.svc.RunAt(r, simStart.Add(time.Second)) // resulted a second later
 		}
 		opts := w.options(w.client())
-		opts.State.Dir = filepath.Join(w.dir, fmt.Sprint(i))
+		w.moveState(&opts, fmt.Sprint(i))
 		b.StartTimer()
 		res, err := engine.Run(context.Background(), p, opts)
 		if err != nil {

@@ -8,7 +8,6 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -20,6 +19,7 @@ import (
 	"github.com/betplan/betplan/apiclient"
 	"github.com/betplan/betplan/apiclient/sim"
 	"github.com/betplan/betplan/engine"
+	"github.com/betplan/betplan/plan"
 )
 
 // sportsEvent returns the n-th upcoming event of a sport.
@@ -226,48 +226,21 @@ func TestEventCreateOnTheWire(t *testing.T) {
 // event bet, ends in exactly one notification, a create that landed never
 // sent again.
 func TestEventCreateFaultMatrix(t *testing.T) {
-	tests := []struct {
-		name  string
-		fault sim.Fault
-	}{
+	runCreateFaults(t, []createFault{
 		{"commit then 500", sim.Fault{Kind: sim.CommitThenStatus, Status: 500}},
 		{"commit then timeout", sim.Fault{Kind: sim.CommitThenTimeout, Latency: 5 * time.Second}},
 		{"commit then connection drop", sim.Fault{Kind: sim.CommitThenDrop}},
 		{"500 before commit", sim.Fault{Kind: sim.StatusFault, Status: 500}},
 		{"connection drop before commit", sim.Fault{Kind: sim.Drop}},
 		{"429", sim.Fault{Kind: sim.RateLimit, RetryAfter: time.Second}},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			w := newWorld(t)
-			p := w.plan(sportsHead + `  - id: pies
+	}, 1, func(w *world) *plan.Plan {
+		return w.plan(sportsHead + `  - id: pies
     event: {sport: AFL, name: Collingwood v Carlton}
     market: Head To Head
     selection: Carlton
     when: event.minutes_to_start <= 10
 `)
-			f := tt.fault
-			f.Method, f.Path, f.Times = "POST", "/notification/create/", 1
-			w.svc.InjectFault(f)
-			res, err := engine.Run(context.Background(), p, w.options(w.client(apiclient.WithTimeout(300*time.Millisecond))))
-			require.NoError(t, err)
-			assert.Equal(t, 1, w.svc.NotificationCount(), "exactly one notification for the label")
-			assertOnePerLabel(t, w.svc, res)
-			require.Len(t, res.Bets, 1)
-			assert.Equal(t, engine.StatusSettled, res.Bets[0].Status, "%s %s", res.Bets[0].Reason, res.Bets[0].Error)
-			creates := 0
-			for _, r := range w.svc.Requests() {
-				if r.Method == "POST" && r.Path == "/notification/create/" {
-					creates++
-				}
-			}
-			if strings.HasPrefix(tt.name, "commit") {
-				assert.Equal(t, 1, creates, "a create that landed is never sent again")
-			} else {
-				assert.Equal(t, 2, creates, "a create that did not land is sent once more")
-			}
-		})
-	}
+	})
 }
 
 // TestEventBetsRehearsed plays event bets to the final score: each is
@@ -362,7 +335,7 @@ func TestEventBetsRehearsed(t *testing.T) {
 	// is created twice, and the event is recovered from the service.
 	_, err = engine.Run(context.Background(), p, opts)
 	require.NoError(t, err)
-	opts.State.Dir = filepath.Join(w.dir, "lost")
+	w.moveState(&opts, "lost")
 	again, err := engine.Run(context.Background(), p, opts)
 	require.NoError(t, err)
 	assert.Equal(t, 3, w.svc.NotificationCount())

@@ -12,6 +12,9 @@ import (
 // journal is gone) and returns a fresh result. It creates nothing and
 // takes no lock.
 func ReadStatus(ctx context.Context, p *plan.Plan, opts Options) (*Result, error) {
+	if err := opts.validate(); err != nil {
+		return nil, err
+	}
 	r := newTracker(p, opts)
 	res := r.newResult(KindStatus, r.clock.Now())
 	err := r.status(ctx)

@@ -2,7 +2,6 @@ package engine_test
 
 import (
 	"context"
-	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -17,7 +16,7 @@ func TestStatusWithoutJournalFindsBetsByLabel(t *testing.T) {
 	opts := w.options(w.client())
 	ran, err := engine.Run(context.Background(), p, opts)
 	require.NoError(t, err)
-	opts.State.Dir = filepath.Join(w.dir, "gone")
+	w.moveState(&opts, "gone")
 	res, err := engine.ReadStatus(context.Background(), p, opts)
 	require.NoError(t, err)
 	require.Len(t, res.Bets, 2)

@@ -59,6 +59,9 @@ const commandStop = "betplan stop"
 // for any the journal lacks) and cancels those not final yet. It returns
 // the plan's status afterwards, notification by notification.
 func Stop(ctx context.Context, p *plan.Plan, opts Options) (*Result, error) {
+	if err := opts.validate(); err != nil {
+		return nil, err
+	}
 	r := newTracker(p, opts)
 	r.command = commandStop
 	res := r.newResult(KindStatus, r.clock.Now())
@@ -84,6 +87,9 @@ func Stop(ctx context.Context, p *plan.Plan, opts Options) (*Result, error) {
 // Resume clears the plan's stop mark, so runs create again. It reports
 // whether there was one.
 func Resume(ctx context.Context, p *plan.Plan, opts Options) (bool, error) {
+	if err := opts.validate(); err != nil {
+		return false, err
+	}
 	r := newTracker(p, opts)
 	mark, err := r.opts.Store.ReadStop(ctx, r.planKey())
 	if err != nil || mark == nil {

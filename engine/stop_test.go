@@ -98,17 +98,21 @@ func TestStopDuringRun(t *testing.T) {
 	})
 }
 
-// testStopDuringRun plays it on store (nil: the local files), every
-// command sharing it as machines sharing a database would.
+// testStopDuringRun plays it on shared (nil: the world's local files),
+// every command sharing it as machines sharing a database would.
 func testStopDuringRun(t *testing.T, shared engine.Store) {
 	w := newWorld(t)
 	runOpts, base, yaml, lateStart := w.spacedPlan()
+	store := runOpts.Store
+	if shared != nil {
+		store = shared
+	}
 	fresh := func() *engine.Options {
 		o := base()
-		o.Store = shared
+		o.Store = store
 		return o
 	}
-	runOpts.Store = shared
+	runOpts.Store = store
 	p := w.plan(yaml)
 	gate := &gatedClock{ManualClock: w.clock, svc: w.svc, paused: make(chan struct{}), resume: make(chan struct{})}
 	runOpts.Clock = gate
@@ -138,10 +142,6 @@ func testStopDuringRun(t *testing.T, shared engine.Store) {
 	}()
 	// Let the run go on only once the mark is there, as a run that ticks
 	// after `stop` began would find it.
-	var store engine.Store = engine.LocalStore{Layout: stopOpts.State}
-	if shared != nil {
-		store = shared
-	}
 	key := engine.PlanKey{Name: p.Name, BaseURL: stopOpts.BaseURL}
 	require.Eventually(t, func() bool {
 		m, err := store.ReadStop(context.Background(), key)

@@ -306,3 +306,29 @@ func withJournal(t testing.TB, l engine.Lease) *journaled {
 	require.NoError(t, err)
 	return &journaled{Lease: l, j: j}
 }
+
+// TestCommandsNeedAStore: the engine never picks where a plan's journal
+// and lock live; a command given no store says so before any request
+// (the options here have no backend either, so any I/O would panic).
+func TestCommandsNeedAStore(t *testing.T) {
+	w := newWorld(t)
+	p := w.twoBetPlan("")
+	opts := engine.Options{PlanFile: filepath.Join(w.dir, "plan.yaml"), BaseURL: w.srv.URL}
+	ctx := context.Background()
+	commands := map[string]func() error{
+		"run":    func() error { _, err := engine.Run(ctx, p, opts); return err },
+		"apply":  func() error { _, err := engine.ApplySaved(ctx, p, &engine.SavedPlan{}, opts); return err },
+		"plan":   func() error { _, _, err := engine.Preview(ctx, p, opts); return err },
+		"status": func() error { _, err := engine.ReadStatus(ctx, p, opts); return err },
+		"cancel": func() error { _, err := engine.Cancel(ctx, p, nil, opts); return err },
+		"ids":    func() error { return engine.CheckCancelIDs(ctx, p, []string{"first"}, opts) },
+		"stop":   func() error { _, err := engine.Stop(ctx, p, opts); return err },
+		"resume": func() error { _, err := engine.Resume(ctx, p, opts); return err },
+	}
+	for name, command := range commands {
+		t.Run(name, func(t *testing.T) {
+			require.ErrorIs(t, command(), engine.ErrNoStore)
+		})
+	}
+	assert.Zero(t, w.svc.NotificationCount())
+}

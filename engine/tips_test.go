@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -491,7 +490,7 @@ func TestTipsOnSharedState(t *testing.T) {
 	w.svc.InjectFault(sim.Fault{Method: "POST", Path: "/pick/tipster/publish/", Kind: sim.CommitThenStatus, Status: 502, Times: 1})
 	machine := func(dir string) engine.Options {
 		opts := w.tipsterOptions(w.client())
-		opts.State.Dir = filepath.Join(w.dir, dir)
+		w.moveState(&opts, dir)
 		opts.Store = pgstate.New(cfg)
 		return opts
 	}

@@ -1,10 +1,12 @@
 package engine_test
 
 import (
+	"context"
 	"fmt"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -72,17 +74,30 @@ func (w *world) client(opts ...apiclient.Option) *apiclient.Client {
 	return c
 }
 
+// options are a run's options against the world through c, its journal
+// and lock in local files below the world's temporary directory (the
+// engine never picks a store: every test names one, here).
 func (w *world) options(c *apiclient.Client) engine.Options {
+	state := engine.Layout{Dir: filepath.Join(w.dir, "state"), LockDir: filepath.Join(w.dir, "locks")}
 	return engine.Options{
 		Backend:        c,
 		Clock:          w.clock,
 		BaseURL:        w.srv.URL,
 		PlanFile:       filepath.Join(w.dir, "plan.yaml"),
-		State:          engine.Layout{Dir: filepath.Join(w.dir, "state"), LockDir: filepath.Join(w.dir, "locks")},
+		State:          state,
+		Store:          engine.LocalStore{Layout: state},
 		AmbiguousGrace: 30 * time.Second,
 		LookupInterval: 5 * time.Second,
 		Simulated:      true,
 	}
+}
+
+// moveState gives o another state dir, dir below the world's, and keeps
+// its journal there too: a state dir lost, or another machine's. The
+// lock stays where it was.
+func (w *world) moveState(o *engine.Options, dir string) {
+	o.State.Dir = filepath.Join(w.dir, dir)
+	o.Store = engine.LocalStore{Layout: o.State}
 }
 
 // race returns the n-th upcoming race of the given code.
@@ -132,6 +147,53 @@ bets:
     stake: 5
     when: race.minutes_to_start <= 10
 `, extra, raceYAML(a), a.Runners[0], raceYAML(b), b.Runners[1]))
+}
+
+// dogsPlan bets box 1 ($2) on the Meadows' greyhound races that races,
+// an expression, names (for_each_race), and more after it.
+func (w *world) dogsPlan(races, more string) *plan.Plan {
+	return w.plan(`version: 1
+poll: {interval: 30s, timeout: 12h}
+name: dogs
+defaults: {market: Fixed Win, type: Fixed Wager, target_session: "4417"}
+limits: {max_bets: 10, max_total_stake: 100}
+bets:
+  - id: box1
+    for_each_race: race.code == "Greyhounds" && race.venue == "The Meadows" && ` + races + `
+    selection: "1"
+    stake: 2
+` + more)
+}
+
+// firstBetPlaced is twoBetPlan after a run created its first bet, 9
+// minutes before its race a, and the bot placed it a minute later.
+func (w *world) firstBetPlaced() (p *plan.Plan, a sim.RaceInfo) {
+	w.t.Helper()
+	p, a = w.twoBetPlan(""), w.race("Galloping", 0)
+	opts := w.options(w.client())
+	opts.NoWait = true
+	w.clock.Set(a.Start.Add(-9 * time.Minute))
+	_, err := engine.Run(context.Background(), p, opts)
+	require.NoError(w.t, err)
+	w.clock.Advance(time.Minute) // the bot places it
+	return p, a
+}
+
+// callsByPath counts the calls the service saw by method and path, a
+// notification's id and a label look-up's query each as one.
+func (w *world) callsByPath() map[string]int {
+	byPath := map[string]int{}
+	for _, r := range w.svc.Requests() {
+		path := r.Path
+		if strings.HasPrefix(path, "/bet/notification/") {
+			path = "/bet/notification/{id}/"
+		}
+		if r.Path == "/notification/" && strings.Contains(r.Query, "label=") {
+			path += "?label="
+		}
+		byPath[r.Method+" "+path]++
+	}
+	return byPath
 }
 
 func assertOnePerLabel(t *testing.T, svc *sim.Service, res *engine.Result) {

@@ -502,21 +502,7 @@ func (t *textWriter) limits(r *engine.Result) {
 		cols = append(cols, column{title: "AFTER THIS RUN", right: true})
 	}
 	cols = append(cols, column{title: "LIMIT", right: true})
-	var rows []row
-	for _, lr := range planLimits(r) {
-		cells := []cell{{text: lr.Name}, {text: lr.Used}}
-		if r.Kind == engine.KindPlan {
-			cells = append(cells, cell{text: lr.After})
-		}
-		tn := tonePlain
-		if lr.Over {
-			tn = toneBad
-		}
-		cells = append(cells, cell{text: lr.Limit, tone: tn})
-		rows = append(rows, row{cells: cells})
-	}
-	t.table(cols, rows)
-	t.w.WriteByte('\n')
+	t.limitTable(r, cols, planLimits(r))
 	t.accountLimits(r, cols)
 }
 
@@ -531,8 +517,14 @@ func (t *textWriter) accountLimits(r *engine.Result, cols []column) {
 	if a.Unread != "" {
 		t.w.WriteString(truncate("  not counted: "+a.Unread, t.opts.Width) + "\n")
 	}
+	t.limitTable(r, cols, accountLimits(r))
+}
+
+// limitTable writes limit rows in cols: what a preview would leave after
+// it in its own column, a limit passed in the bad tone.
+func (t *textWriter) limitTable(r *engine.Result, cols []column, limits []limitRow) {
 	var rows []row
-	for _, lr := range accountLimits(r) {
+	for _, lr := range limits {
 		cells := []cell{{text: lr.Name}, {text: lr.Used}}
 		if r.Kind == engine.KindPlan {
 			cells = append(cells, cell{text: lr.After})

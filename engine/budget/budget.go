@@ -82,18 +82,7 @@ func staleAfter(every time.Duration) time.Duration {
 
 // sleepUntil waits until slot by the wall clock, or until ctx is done.
 func sleepUntil(ctx context.Context, slot time.Time) error {
-	d := time.Until(slot)
-	if d <= 0 {
-		return ctx.Err()
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
+	return apiclient.Sleep(ctx, time.Until(slot))
 }
 
 // pastDeadline says whether ctx would end before slot: the request could
