@@ -8,6 +8,7 @@ import (
 	"github.com/betplan/betplan/apiclient"
 	"github.com/betplan/betplan/apiclient/sim"
 	"github.com/betplan/betplan/engine"
+	"github.com/betplan/betplan/engine/budget"
 )
 
 // tipsterKeyEnv holds the tip package's API key for plans with tips.
@@ -25,6 +26,9 @@ type connection struct {
 	// tipsterKey is the tip package's API key: BETPLAN_TIPSTER_APIKEY,
 	// or the simulated service's own in a rehearsal. Never printed.
 	tipsterKey string
+	// account is the account on the service the token (or the login
+	// e-mail) names, "" when nothing says: a plan's journal belongs to it.
+	account string
 }
 
 // rawBaseURL is the base URL as configured: flag > environment.
@@ -87,7 +91,8 @@ func (s *serviceOptions) connect(sys *sysIO, state *stateOptions) (*connection, 
 		closeBudget()
 		return nil, baseURLError(err)
 	}
-	return &connection{client: c, clock: clock, baseURL: c.BaseURL(), insecure: s.Insecure, close: closeBudget, tipsterKey: sys.Getenv(tipsterKeyEnv)}, nil
+	return &connection{client: c, clock: clock, baseURL: c.BaseURL(), insecure: s.Insecure, close: closeBudget, tipsterKey: sys.Getenv(tipsterKeyEnv),
+		account: budget.AccountOf(base, token, email).Name}, nil
 }
 
 // startSim serves a simulated service on 127.0.0.1 for this process.

@@ -77,6 +77,9 @@ func TestScripts(t *testing.T) {
 			"scratch":    cmdSimScratch,
 			"receiver":   cmdReceiver,
 			"received":   cmdReceived,
+			"freeport":   cmdFreePort,
+			"waitport":   cmdWaitPort,
+			"journal":    cmdJournal,
 		},
 	})
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -110,21 +111,20 @@ func (r *tracker) otherPlansStakes() ([]accountStake, error) {
 	if _, local := r.opts.Store.(LocalStore); !local {
 		return nil, nil // out of reach: see accountUnenforceable
 	}
-	own := filepath.Clean(r.opts.State.JournalPath(r.plan.Name))
-	paths, err := filepath.Glob(filepath.Join(r.opts.State.Dir, "*.journal.jsonl"))
+	paths, err := r.accountJournals()
 	if err != nil {
 		return nil, err
 	}
+	me := r.owner()
 	var out []accountStake
-	for _, path := range paths {
-		if filepath.Clean(path) == own {
-			continue
-		}
-		j, err := ReadJournal(path)
+	for _, name := range slices.Sorted(maps.Keys(paths)) {
+		j, err := ReadJournal(paths[name])
 		if err != nil {
 			return nil, fmt.Errorf("read another plan's journal for the account's limits: %w", err)
 		}
-		name := strings.TrimSuffix(filepath.Base(path), ".journal.jsonl")
+		if me.othersJournal(j) != "" {
+			continue // another account's, on this service
+		}
 		for _, e := range j.states() {
 			s := e.labelState
 			if (!s.created() && !s.Pending) || s.Canceled {
@@ -142,6 +142,30 @@ func (r *tracker) otherPlansStakes() ([]accountStake, error) {
 		}
 	}
 	return out, nil
+}
+
+// accountJournals are the journals of the account's other plans: those of
+// the state dir kept against this run's service (a rehearsal's, or
+// another service's, are another account's), by plan name. A plan with
+// none yet but a journal an earlier betplan kept for every service alike
+// has that one counted, to be safe, until its first run against this
+// service tells whose it is (claimLegacy).
+func (r *tracker) accountJournals() (map[string]string, error) {
+	paths, err := r.opts.State.Journals(r.opts.BaseURL)
+	if err != nil {
+		return nil, err
+	}
+	legacy, err := r.opts.State.LegacyJournals()
+	if err != nil {
+		return nil, err
+	}
+	for name, p := range legacy {
+		if _, ok := paths[name]; !ok {
+			paths[name] = p
+		}
+	}
+	delete(paths, r.plan.Name)
+	return paths, nil
 }
 
 // accountUsage adds up, in the account's period of race and on race

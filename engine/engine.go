@@ -57,6 +57,10 @@ type Options struct {
 	// Account is the account file, whose limits every plan sharing the
 	// state is held to together (account.go); nil: none.
 	Account *plan.Config
+	// ServiceAccount is the account on the service the token (or the
+	// login e-mail) names, as budget.AccountOf reads it; "" when nothing
+	// says. A journal records a hash of it and belongs to that account.
+	ServiceAccount string
 	// LockTimeout is how long to wait for another run of the plan.
 	LockTimeout time.Duration
 

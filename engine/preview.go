@@ -16,7 +16,7 @@ import (
 func Preview(ctx context.Context, p *plan.Plan, opts Options) (*Result, *SavedPlan, error) {
 	r := newTracker(p, opts)
 	res := r.newResult(KindPlan, r.clock.Now())
-	j, err := ReadPlanJournal(ctx, r.opts.Store, r.planKey())
+	j, err := r.readJournal(ctx)
 	if err != nil {
 		return res, nil, err
 	}

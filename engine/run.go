@@ -55,7 +55,7 @@ func (r *tracker) runLocked(ctx context.Context, fn func() error) error {
 		return err
 	}
 	defer lease.Release()
-	j, err := OpenLeaseJournal(r.opts.Store.String(), lease)
+	j, err := r.openJournal(ctx, lease)
 	if err != nil {
 		return err
 	}
