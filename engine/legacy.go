@@ -76,7 +76,7 @@ func (r *tracker) openJournal(ctx context.Context, lease Lease) (*Journal, error
 	}
 	j.repaired = lease.Repaired()
 	if j.fresh {
-		lj, ours, err := r.claimLegacy(ctx, lease)
+		lj, ours, err := r.claimLegacy(ctx)
 		if err != nil {
 			return nil, err
 		}
@@ -101,7 +101,7 @@ func (r *tracker) readJournal(ctx context.Context) (*Journal, error) {
 		return nil, err
 	}
 	if j.fresh {
-		_, ours, err := r.claimLegacy(ctx, nil)
+		_, ours, err := r.claimLegacy(ctx)
 		if err != nil {
 			return nil, err
 		}
@@ -137,9 +137,9 @@ func (r *tracker) takeOver(ctx context.Context, j *Journal, lj *state.LegacyJour
 	}
 	j.fresh = false
 	if err := r.opts.Store.(state.LegacyStore).RetireLegacy(ctx, r.planKey(), lj); err != nil {
-		r.logf("journal %s was moved into %s, but it could not be renamed: %v", lj.Where, lj.Suggested, err)
+		r.logf("journal %s copied into %s, this service's journal, but not renamed: %v", lj.Where, lj.Suggested, err)
 		return nil
 	}
-	r.logf("journal %s is this service's (%s): moved into %s", lj.Where, ServiceIdentity(r.opts.BaseURL), lj.Suggested)
+	r.logf("journal %s moved into %s, this service's journal", lj.Where, lj.Suggested)
 	return nil
 }

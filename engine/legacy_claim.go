@@ -13,24 +13,23 @@ const legacyLookups = 5
 
 // claimLegacy reads the plan's journal from before journals were kept per
 // service and says whether it is this service's: ours is it replayed
-// (read-only) when it is, nil when it is not or there is none. The
-// evidence, strongest first:
+// (read-only) when it is, nil when it is not or there is none. Only the
+// service can tell:
 //   - a bet it says was created (notification id and label) is listed by
-//     this service under that id: ours; none of the few looked up is: not
-//     ours (a rehearsal's, or another service's);
-//   - a create it left in doubt is listed by label: ours;
-//   - with nothing on the service either way, the lock files: this host
-//     ran the plan against this service and no other (ours), or against
-//     others and never this one (not ours).
+//     this service under that id: ours (labels are the plan's own, so a
+//     bet listed under one is this plan's bet on this service whichever
+//     journal wrote it); none of the few looked up is: not ours (a
+//     rehearsal's, or another service's);
+//   - a create it left in doubt is listed by label: ours.
 //
-// Otherwise it cannot be told, and the run is refused with how to say:
-// adopting another service's bets, or creating this one's twice, are both
-// worse than a question. A journal that created nothing and published
-// nothing has nothing to lose: it is left alone.
-//
-// lease is the lock just taken (its Earlier says whether this host ran the
-// plan against this service), nil for a command that takes none.
-func (r *tracker) claimLegacy(ctx context.Context, lease Lease) (*state.LegacyJournal, *Journal, error) {
+// A journal that created nothing, left nothing in doubt and published
+// nothing has nothing to lose: it is left alone. Otherwise (a create in
+// doubt that no service lists, or tips only: the service lists no tips) it cannot be
+// told, and the command is refused with how to say: adopting another
+// service's records, or creating or publishing this one's twice, are both
+// worse than a question. The lock files cannot tell: every run of this
+// betplan, refused ones too, writes the lock of the service it points at.
+func (r *tracker) claimLegacy(ctx context.Context) (*state.LegacyJournal, *Journal, error) {
 	ls, ok := r.opts.Store.(state.LegacyStore)
 	if !ok || r.opts.Simulated {
 		return nil, nil, nil
@@ -43,9 +42,6 @@ func (r *tracker) claimLegacy(ctx context.Context, lease Lease) (*state.LegacyJo
 	if err != nil {
 		return nil, nil, err
 	}
-	if lease != nil {
-		lj.RanHere = lease.Earlier().PID != 0
-	}
 	var created, pending []labelEntry
 	for _, e := range old.states() {
 		switch {
@@ -55,8 +51,10 @@ func (r *tracker) claimLegacy(ctx context.Context, lease Lease) (*state.LegacyJo
 			pending = append(pending, e)
 		}
 	}
-	if len(created) == 0 && len(pending) == 0 && len(old.pubKeys) == 0 && len(old.alerts.order) == 0 {
-		return lj, nil, nil // it created nothing: nothing to find or lose
+	if len(created) == 0 && len(pending) == 0 && len(old.pubKeys) == 0 {
+		// It created and published nothing: nothing to find or lose (its
+		// alerts' outbox, at worst, says something again).
+		return lj, nil, nil
 	}
 	service := ServiceIdentity(r.opts.BaseURL)
 	if len(created) > 0 {
@@ -82,16 +80,24 @@ func (r *tracker) claimLegacy(ctx context.Context, lease Lease) (*state.LegacyJo
 			return lj, old, nil
 		}
 	}
-	switch {
-	case lj.RanHere && !lj.OtherServices:
-		r.logf("journal %s (kept before journals were per service): this host ran plan %s against %s and no other service, so it is this service's", lj.Where, r.plan.Name, service)
-		return lj, old, nil
-	case !lj.RanHere && lj.OtherServices:
-		r.logf("journal %s (kept before journals were per service) is not this service's: this host ran plan %s against another service, never %s; this run keeps a journal of its own and leaves it alone", lj.Where, r.plan.Name, service)
-		return lj, nil, nil
-	}
-	return nil, nil, &RefusedError{Reason: fmt.Sprintf("journal %s was kept by an earlier betplan for every service alike, and nothing shows whether it was %s's: if it was, rename it to %s; if it was a rehearsal's, delete it; then run again",
-		lj.Where, service, lj.Suggested)}
+	return nil, nil, &UnattributedJournalError{Path: lj.Where, Service: service, Suggested: lj.Suggested}
+}
+
+// UnattributedJournalError is a journal from before journals were kept
+// per service that nothing shows to be this service's or another's:
+// nothing was created, and the reports stay as they were.
+type UnattributedJournalError struct {
+	Path      string
+	Service   string
+	Suggested string // where it goes if it is this service's
+}
+
+// Refused says nothing was sent to create.
+func (e *UnattributedJournalError) Refused() bool { return true }
+
+func (e *UnattributedJournalError) Error() string {
+	return fmt.Sprintf("refused: journal %s was kept by an earlier betplan for every service alike, and nothing shows whether it was %s's: if it was, rename it to %s; if it was a rehearsal's, delete it; then run again",
+		e.Path, e.Service, e.Suggested)
 }
 
 // lookUpLegacy looks labels up on the service: listed says how one was

@@ -28,7 +28,8 @@ func Run(ctx context.Context, p *plan.Plan, opts Options) (*Result, error) {
 // show the plan's bets as never created.
 func reported(res *Result, err error) (*Result, error) {
 	var bad *BadJournalError
-	if errors.As(err, &bad) {
+	var whose *UnattributedJournalError
+	if errors.As(err, &bad) || errors.As(err, &whose) {
 		return nil, err
 	}
 	return res, err

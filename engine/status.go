@@ -19,7 +19,7 @@ func ReadStatus(ctx context.Context, p *plan.Plan, opts Options) (*Result, error
 	if err == nil {
 		res.EndReason = EndCompleted
 	}
-	return res, err
+	return reported(res, err)
 }
 
 func (r *tracker) status(ctx context.Context) error {

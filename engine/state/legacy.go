@@ -25,11 +25,4 @@ type LegacyJournal struct {
 	// Suggested is where it would go if it was this service's journal,
 	// for a message that tells the user how to say so.
 	Suggested string
-	// OtherServices says whether this host ran the plan against another
-	// service too (a lock file of the plan names one): without that, the
-	// plan was only ever run here against this service.
-	OtherServices bool
-	// RanHere says whether this host ran the plan against this service
-	// (its lock file names who last did).
-	RanHere bool
 }

@@ -146,23 +146,6 @@ func (l Layout) lockPathFor(planName, key string) string {
 	return filepath.Join(l.LockDir, planName+"-"+hex.EncodeToString(h[:])[:12]+".lock")
 }
 
-// otherServiceLocks are the lock files of the plan on this host that are
-// not its lock against the service at baseURL (nor that lock as an earlier
-// betplan spelled it): each is a service this host ran the plan against.
-// Another plan whose name starts with this one's may be among them; that
-// only makes the answer more careful.
-func (l Layout) otherServiceLocks(planName, baseURL string) []string {
-	paths, _ := filepath.Glob(filepath.Join(l.LockDir, planName+"-????????????.lock"))
-	own := map[string]bool{l.LockPath(planName, baseURL): true, l.legacyLockPath(planName, baseURL): true}
-	var out []string
-	for _, p := range paths {
-		if !own[p] {
-			out = append(out, p)
-		}
-	}
-	return out
-}
-
 // Scratch is a layout in a folder of its own that nothing has written to,
 // for a preview against a simulated world that has no history.
 func (l Layout) Scratch() Layout {

@@ -113,9 +113,7 @@ func (s Store) LegacyJournal(_ context.Context, key state.PlanKey) (*state.Legac
 	if err != nil {
 		return nil, err
 	}
-	return &state.LegacyJournal{Where: path, Records: records, Suggested: layout.JournalPath(key.Name, key.BaseURL),
-		OtherServices: len(layout.otherServiceLocks(key.Name, key.BaseURL)) > 0,
-		RanHere:       ReadLockOwner(layout.LockPath(key.Name, key.BaseURL)).PID != 0}, nil
+	return &state.LegacyJournal{Where: path, Records: records, Suggested: layout.JournalPath(key.Name, key.BaseURL)}, nil
 }
 
 // RetireLegacy renames the legacy journal to <plan>.journal.jsonl.moved-
