@@ -59,10 +59,20 @@ func (o journalOwner) othersJournal(j *Journal) string {
 // checkOwner refuses a journal kept for another service or account.
 func (r *tracker) checkOwner(where string, j *Journal) error {
 	if why := r.owner().othersJournal(j); why != "" {
-		return &RefusedError{Reason: fmt.Sprintf("the journal of plan %s in %s is not this run's: %s; give each account a state dir of its own (--state-dir)", r.plan.Name, where, why)}
+		return &ForeignJournalError{Reason: fmt.Sprintf("the journal of plan %s in %s is not this run's: %s; give each account a state dir of its own (--state-dir)", r.plan.Name, where, why)}
 	}
 	return nil
 }
+
+// ForeignJournalError is a journal kept for another service or account:
+// nothing of it is applied, counted or reported, and the reports stay as
+// they were.
+type ForeignJournalError struct{ Reason string }
+
+// Refused says nothing was sent to create.
+func (e *ForeignJournalError) Refused() bool { return true }
+
+func (e *ForeignJournalError) Error() string { return "refused: " + e.Reason }
 
 // openJournal replays the journal the lease holds, open for writing. A
 // new journal takes over the plan's legacy journal when it is this

@@ -29,7 +29,8 @@ func Run(ctx context.Context, p *plan.Plan, opts Options) (*Result, error) {
 func reported(res *Result, err error) (*Result, error) {
 	var bad *BadJournalError
 	var whose *UnattributedJournalError
-	if errors.As(err, &bad) || errors.As(err, &whose) {
+	var foreign *ForeignJournalError
+	if errors.As(err, &bad) || errors.As(err, &whose) || errors.As(err, &foreign) {
 		return nil, err
 	}
 	return res, err
