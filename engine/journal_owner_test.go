@@ -3,6 +3,8 @@ package engine_test
 import (
 	"context"
 	"fmt"
+	"os"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -88,4 +90,47 @@ func TestAccountLimitsCountOnlyThisAccountsJournals(t *testing.T) {
 	res := run("card-c", "alice@example.com")
 	assert.Zero(t, res.Bets[0].NotificationID, "alice's $10 and $10 pass her $15")
 	assert.True(t, strings.Contains(res.Bets[0].Reason, "account max_total_stake $15.00") || strings.Contains(res.Error, "account max_total_stake $15.00"), "%s / %s", res.Bets[0].Reason, res.Error)
+}
+
+// TestLegacyTakeOverResumesAfterACrash: a run that moved only part of a
+// journal an earlier betplan kept per plan (a crash mid-copy) leaves a
+// journal of the legacy's lineage that names no service; the next run
+// copies the rest before anything else, so nothing the old journal knew
+// is lost, then names the service and retires the old file.
+func TestLegacyTakeOverResumesAfterACrash(t *testing.T) {
+	w := newWorld(t)
+	p := ownerPlan(t, "card", w.race("Greyhounds", 0))
+	opts := w.options(w.client())
+	opts.Simulated = false // a real service's journal: the legacy one is looked at
+	opts.PlanFile = p.Filename
+	opts.NoWait = true
+	var log strings.Builder
+	opts.Log = &log
+	_, err := engine.Run(context.Background(), p, opts)
+	require.NoError(t, err)
+	require.Equal(t, 1, w.svc.NotificationCount())
+
+	// The journal as an earlier betplan kept it: no service named.
+	path := opts.State.JournalPath("card", opts.BaseURL)
+	b, err := os.ReadFile(path)
+	require.NoError(t, err)
+	legacy := regexp.MustCompile(`,"service":"[^"]*"`).ReplaceAllString(string(b), "")
+	lines := strings.SplitAfter(strings.TrimSpace(legacy), "\n")
+	require.GreaterOrEqual(t, len(lines), 3, "init, creating, created: %s", legacy)
+	require.NoError(t, os.WriteFile(opts.State.LegacyJournalPath("card"), []byte(legacy), 0o644))
+	// The crash: only the first record was copied.
+	require.NoError(t, os.WriteFile(path, []byte(lines[0]), 0o644))
+
+	res, err := engine.Run(context.Background(), p, opts)
+	require.NoError(t, err)
+	assert.Contains(t, log.String(), "resuming its move")
+	assert.Equal(t, 1, w.svc.NotificationCount())
+	require.Len(t, res.Bets, 1)
+	assert.NotZero(t, res.Bets[0].NotificationID)
+	after, err := os.ReadFile(path)
+	require.NoError(t, err)
+	assert.Equal(t, len(lines)+1, strings.Count(string(after), "\n"), "every old record, then the service's: %s", after)
+	assert.Contains(t, string(after), `"op":"service"`)
+	_, err = os.Stat(opts.State.LegacyJournalPath("card"))
+	assert.ErrorIs(t, err, os.ErrNotExist, "retired once moved")
 }

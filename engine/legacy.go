@@ -85,15 +85,20 @@ func (r *tracker) openJournal(ctx context.Context, lease Lease) (*Journal, error
 		return nil, err
 	}
 	j.repaired = lease.Repaired()
-	if j.fresh {
+	switch {
+	case j.fresh:
 		lj, ours, err := r.claimLegacy(ctx)
 		if err != nil {
 			return nil, err
 		}
 		if ours != nil {
-			if err := r.takeOver(ctx, j, lj, ours); err != nil {
+			if err := r.takeOver(ctx, j, lj, ours.lineage, 0); err != nil {
 				return nil, err
 			}
+		}
+	case j.service == "":
+		if err := r.resumeTakeOver(ctx, j); err != nil {
+			return nil, err
 		}
 	}
 	if err := j.begin(lease.Earlier(), r.owner()); err != nil {
@@ -122,14 +127,16 @@ func (r *tracker) readJournal(ctx context.Context) (*Journal, error) {
 	return j, r.checkOwner(r.opts.Store.String(), j)
 }
 
-// takeOver copies the legacy journal's entries into the service's new
-// journal, in order and with their lineage (a saved plan still matches),
-// then names the service and account, then retires the legacy file. A
-// crash in between leaves the new journal with whatever was copied: the
-// legacy file is only read again while no journal of the service exists.
-func (r *tracker) takeOver(ctx context.Context, j *Journal, lj *state.LegacyJournal, old *Journal) error {
-	j.lineage = old.lineage
-	for i, b := range lj.Records {
+// takeOver copies the legacy journal's entries, from the one at index
+// from, into the service's new journal, in order and with their lineage
+// (a saved plan still matches), then names the service and account, then
+// retires the legacy file. A crash in between leaves the new journal with
+// the legacy's lineage and no service named: the next run resumes the
+// copy (resumeTakeOver).
+func (r *tracker) takeOver(ctx context.Context, j *Journal, lj *state.LegacyJournal, lineage string, from int) error {
+	j.lineage = lineage
+	for i := from; i < len(lj.Records); i++ {
+		b := lj.Records[i]
 		var e journalEntry
 		if err := json.Unmarshal(b, &e); err != nil {
 			return &BadJournalError{Path: lj.Where, Line: i + 1, Reason: fmt.Sprintf("record %d does not read (%v)", i+1, err)}
@@ -152,4 +159,31 @@ func (r *tracker) takeOver(ctx context.Context, j *Journal, lj *state.LegacyJour
 	}
 	r.logf("journal %s moved into %s, this service's journal", lj.Where, lj.Suggested)
 	return nil
+}
+
+// resumeTakeOver finishes a take-over a crash cut short: a journal that
+// names no service, whose entries are the first ones of the legacy
+// journal of the same lineage, gets the rest of them. A journal begun by
+// this betplan names its service in its init entry, so this reads the
+// legacy journal only after such a crash (or for a store's journal begun
+// before journals named their service, which has no legacy one).
+func (r *tracker) resumeTakeOver(ctx context.Context, j *Journal) error {
+	ls, ok := r.opts.Store.(state.LegacyStore)
+	if !ok || r.opts.Simulated || j.lineage == "" {
+		return nil
+	}
+	lj, err := ls.LegacyJournal(ctx, r.planKey())
+	if err != nil || lj == nil {
+		return err
+	}
+	old, err := replayRecords(lj.Where, lj.Records, nil)
+	if err != nil {
+		return err
+	}
+	copied := int(j.Serial())
+	if old.lineage != j.lineage || copied > len(lj.Records) {
+		return nil
+	}
+	r.logf("journal %s: resuming its move into %s, cut short after %d of its %d records", lj.Where, lj.Suggested, copied, len(lj.Records))
+	return r.takeOver(ctx, j, lj, j.lineage, copied)
 }
