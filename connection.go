@@ -9,6 +9,7 @@ import (
 	"github.com/betplan/betplan/apiclient"
 	"github.com/betplan/betplan/apiclient/sim"
 	"github.com/betplan/betplan/engine"
+	"github.com/betplan/betplan/engine/budget"
 )
 
 // tipsterKeyEnv holds the tip package's API key for plans with tips.
@@ -29,6 +30,9 @@ type connection struct {
 	// budgetLog is where the request budget's lines go (nil in a
 	// rehearsal, which spends no budget).
 	budgetLog *budgetLog
+	// account is the account on the service the token (or the login
+	// e-mail) names, "" when nothing says: a plan's journal belongs to it.
+	account string
 }
 
 // logBudget sends the request budget's lines to w.
@@ -99,7 +103,8 @@ func (s *serviceOptions) connect(sys *sysIO, state *stateOptions) (*connection, 
 		closeBudget()
 		return nil, baseURLError(err)
 	}
-	return &connection{client: c, clock: clock, baseURL: c.BaseURL(), insecure: s.Insecure, close: closeBudget, tipsterKey: sys.Getenv(tipsterKeyEnv), budgetLog: budgetLog}, nil
+	return &connection{client: c, clock: clock, baseURL: c.BaseURL(), insecure: s.Insecure, close: closeBudget, tipsterKey: sys.Getenv(tipsterKeyEnv), budgetLog: budgetLog,
+		account: budget.AccountOf(base, token, email).Name}, nil
 }
 
 // startSim serves a simulated service on 127.0.0.1 for this process.

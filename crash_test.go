@@ -310,7 +310,7 @@ func TestInterruptMidCreateIsInDoubt(t *testing.T) {
 			var stdout, stderr bytes.Buffer
 			cmd.Stdout, cmd.Stderr = &stdout, &stderr
 			require.NoError(t, cmd.Start())
-			journal := filepath.Join(w.dir, "state", "crash-card.journal.jsonl")
+			journal := w.journalPath()
 			deadline := time.Now().Add(20 * time.Second)
 			for time.Now().Before(deadline) {
 				if b, _ := os.ReadFile(journal); bytes.Contains(b, []byte(`"op":"creating"`)) && w.svc.NotificationCount() == 1 {

@@ -10,6 +10,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/betplan/betplan/engine/state/local"
 )
 
 func processExit(t *testing.T, err error) int {
@@ -23,7 +25,7 @@ func processExit(t *testing.T, err error) int {
 }
 
 func (w *crashWorld) journalPath() string {
-	return filepath.Join(w.dir, "state", "crash-card.journal.jsonl")
+	return local.Layout{Dir: filepath.Join(w.dir, "state")}.JournalPath("crash-card", w.url)
 }
 
 // A line that does not read in the middle of the journal: the run refuses

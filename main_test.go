@@ -78,6 +78,9 @@ func TestScripts(t *testing.T) {
 			"scratch":    cmdSimScratch,
 			"receiver":   cmdReceiver,
 			"received":   cmdReceived,
+			"freeport":   cmdFreePort,
+			"waitport":   cmdWaitPort,
+			"journal":    cmdJournal,
 		},
 	})
 }

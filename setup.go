@@ -84,7 +84,8 @@ func (s *commandSetup) options(planFile string) engine.Options {
 		Store:     store,
 		Log:       s.sys.Stderr,
 
-		TipsterAPIKey: c.tipsterKey,
+		TipsterAPIKey:  c.tipsterKey,
+		ServiceAccount: c.account,
 	}
 }
 

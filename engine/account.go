@@ -121,6 +121,7 @@ func (r *tracker) otherPlansStakes(ctx context.Context) ([]accountStake, error) 
 // stakesOf is what the journals of the account's plans, but this one's,
 // committed.
 func (r *tracker) stakesOf(logs []state.PlanLog) ([]accountStake, error) {
+	me := r.owner()
 	var out []accountStake
 	for _, log := range logs {
 		if log.Name == r.plan.Name {
@@ -129,6 +130,9 @@ func (r *tracker) stakesOf(logs []state.PlanLog) ([]accountStake, error) {
 		j, err := replayRecords(r.opts.Store.String()+": plan "+log.Name, log.Records, nil)
 		if err != nil {
 			return nil, fmt.Errorf("read another plan's journal for the account's limits: %w", err)
+		}
+		if me.othersJournal(j) != "" {
+			continue // another account's, on this service
 		}
 		for _, e := range j.states() {
 			s := e.labelState

@@ -61,6 +61,10 @@ type Options struct {
 	// one state, holds the certain bets of every plan of it to the
 	// account's limits together before any create (NewRunGroup).
 	RunGroup *RunGroup
+	// ServiceAccount is the account on the service the token (or the
+	// login e-mail) names, as budget.AccountOf reads it; "" when nothing
+	// says. A journal records a hash of it and belongs to that account.
+	ServiceAccount string
 	// LockTimeout is how long to wait for another run of the plan.
 	LockTimeout time.Duration
 

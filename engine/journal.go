@@ -32,6 +32,11 @@ const (
 	// perhaps in flight) has every label looked up over the grace window
 	// before its first create.
 	opSettled = "doubt_settled"
+	// opService names the service (and account) a journal belongs to,
+	// written when a journal kept before journals were per service was
+	// moved into the service's journal (legacy.go); init says it for a
+	// journal begun since.
+	opService = "service"
 )
 
 type journalEntry struct {
@@ -56,6 +61,10 @@ type journalEntry struct {
 	Tips []journalTip `json:"tips,omitempty"`
 	// Alert is the alert an outbox entry is about (journal_alerts.go).
 	Alert *journalAlert `json:"alert,omitempty"`
+	// Service and Account (init, service) are whose journal it is: the
+	// service's identity and a hash of the account on it (accountKey).
+	Service string `json:"service,omitempty"`
+	Account string `json:"account,omitempty"`
 }
 
 // labelState is what the journal knows of one label.
@@ -100,6 +109,9 @@ type Journal struct {
 	// changes lists, entry by entry, the label each entry changed, so the
 	// limits' running sums need read only what changed (changedSince).
 	changes []labelChange
+	// service and account are whose journal it is, as its init (or
+	// service) entry says; "" when it does not say (an earlier betplan's).
+	service, account string
 }
 
 // JournalLog keeps a journal's entries: a lease's log (state.Log), or a
@@ -135,7 +147,7 @@ func replayRecords(where string, records [][]byte, log JournalLog) (*Journal, er
 // one: a create may have been in flight when it was lost, and lands after
 // a single look-up finds nothing. Its init entry says so, in the same
 // write, so every label is in doubt until a run settles it.
-func (j *Journal) begin(earlier LockOwner) error {
+func (j *Journal) begin(earlier LockOwner, owner journalOwner) error {
 	if j.lineage != "" {
 		return nil
 	}
@@ -144,7 +156,7 @@ func (j *Journal) begin(earlier LockOwner) error {
 		return err
 	}
 	j.lineage = hex.EncodeToString(b[:])
-	init := journalEntry{Op: opInit}
+	init := journalEntry{Op: opInit, Service: owner.service, Account: owner.account}
 	if earlier.PID != 0 {
 		init.Error = fmt.Sprintf("no journal of this plan was found, but %s ran it on this host", earlier)
 	}
@@ -161,6 +173,10 @@ func (j *Journal) apply(e journalEntry) {
 	switch e.Op {
 	case opInit:
 		j.doubt = e.Error
+		j.service, j.account = e.Service, e.Account
+	case opService:
+		j.service, j.account = e.Service, e.Account
+		return
 	case opSettled:
 		j.doubt, j.settled = "", true
 	}

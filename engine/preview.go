@@ -20,7 +20,7 @@ func Preview(ctx context.Context, p *plan.Plan, opts Options) (*Result, *SavedPl
 	}
 	r := newTracker(p, opts)
 	res := r.newResult(KindPlan, r.clock.Now())
-	j, err := ReadPlanJournal(ctx, r.opts.Store, r.planKey())
+	j, err := r.readJournal(ctx)
 	if err != nil {
 		return res, nil, err
 	}

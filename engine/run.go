@@ -34,7 +34,9 @@ func Run(ctx context.Context, p *plan.Plan, opts Options) (*Result, error) {
 // show the plan's bets as never created.
 func reported(res *Result, err error) (*Result, error) {
 	var bad *BadJournalError
-	if errors.As(err, &bad) {
+	var whose *UnattributedJournalError
+	var foreign *ForeignJournalError
+	if errors.As(err, &bad) || errors.As(err, &whose) || errors.As(err, &foreign) {
 		return nil, err
 	}
 	return res, err
@@ -61,7 +63,7 @@ func (r *tracker) runLocked(ctx context.Context, fn func() error) error {
 		return err
 	}
 	defer lease.Release()
-	j, err := OpenLeaseJournal(r.opts.Store.String(), lease)
+	j, err := r.openJournal(ctx, lease)
 	if err != nil {
 		return err
 	}

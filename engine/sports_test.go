@@ -420,7 +420,7 @@ func TestEventBetKeepsItsJournalLabel(t *testing.T) {
 	})
 	require.NoError(t, err)
 	opts := w.options(w.client())
-	j, err := engine.OpenJournal(opts.State.JournalPath("footy"))
+	j, err := engine.OpenJournal(opts.State.JournalPath("footy", opts.BaseURL))
 	require.NoError(t, err)
 	require.NoError(t, j.Record(engine.JournalEntry{Op: engine.OpCreated, Label: label, BetID: "pies", NotificationID: made.ID, Amount: 10,
 		Race: &engine.RaceInfo{Start: afl.Start.Add(-24 * time.Hour), Event: &engine.EventInfo{ID: fmt.Sprint(afl.ID), Sport: "AFL"}}}))

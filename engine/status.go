@@ -22,12 +22,12 @@ func ReadStatus(ctx context.Context, p *plan.Plan, opts Options) (*Result, error
 	if err == nil {
 		res.EndReason = EndCompleted
 	}
-	return res, err
+	return reported(res, err)
 }
 
 func (r *tracker) status(ctx context.Context) error {
 	if r.journal == nil { // cancel holds the journal open already
-		j, err := ReadPlanJournal(ctx, r.opts.Store, r.planKey())
+		j, err := r.readJournal(ctx)
 		if err != nil {
 			return err
 		}

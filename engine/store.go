@@ -59,7 +59,7 @@ func OpenLeaseJournal(where string, lease Lease) (*Journal, error) {
 		return nil, err
 	}
 	j.repaired = lease.Repaired()
-	if err := j.begin(lease.Earlier()); err != nil {
+	if err := j.begin(lease.Earlier(), journalOwner{}); err != nil {
 		return nil, err
 	}
 	return j, nil
@@ -88,7 +88,7 @@ func OpenJournal(path string) (*Journal, error) {
 		return nil, err
 	}
 	j.repaired = log.Repaired()
-	if err := j.begin(LockOwner{}); err != nil {
+	if err := j.begin(LockOwner{}, journalOwner{}); err != nil {
 		log.Close()
 		return nil, err
 	}

@@ -110,7 +110,7 @@ func tipsByID(res *engine.Result) map[string]engine.TipResult {
 
 func journalText(t *testing.T, opts engine.Options, name string) string {
 	t.Helper()
-	b, err := os.ReadFile(opts.State.JournalPath(name))
+	b, err := os.ReadFile(opts.State.JournalPath(name, opts.BaseURL))
 	require.NoError(t, err)
 	return string(b)
 }

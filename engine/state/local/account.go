@@ -4,10 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
-	"sort"
-	"strings"
+	"slices"
 	"time"
 
 	"github.com/gofrs/flock"
@@ -16,36 +16,44 @@ import (
 )
 
 // The account's plans, on the local files, are the journals of one state
-// dir: every plan run with it, whatever its service (a journal file does
-// not say). The account's gate is one lock file there.
+// dir kept against one service (Layout.Journals), and the journals an
+// earlier betplan kept there whatever the service, until a run of their
+// plan settles whose they are: counted rather than missed. The account's
+// gate is one lock file there.
 
 // accountLockName is the account's gate in the state dir.
 const accountLockName = "account.lock"
 
-const journalSuffix = ".journal.jsonl"
-
-// ReadAccount reads every journal of the state dir.
-func (s Store) ReadAccount(_ context.Context, _ string) ([]state.PlanLog, error) {
-	return readAccount(s.Layout.WithDefaults("").Dir, "")
+// ReadAccount reads every journal of the state dir kept against service.
+func (s Store) ReadAccount(_ context.Context, service string) ([]state.PlanLog, error) {
+	return readAccount(s.Layout.WithDefaults(""), service, "")
 }
 
-// readAccount reads the journals in dir, but for the one at skip.
-func readAccount(dir, skip string) ([]state.PlanLog, error) {
-	paths, err := filepath.Glob(filepath.Join(dir, "*"+journalSuffix))
+// readAccount reads the journals of layout's state dir kept against
+// service, and the earlier betplan's journals of plans that have none of
+// their own yet, but for the plan named skip.
+func readAccount(layout Layout, service, skip string) ([]state.PlanLog, error) {
+	paths, err := layout.Journals(service)
 	if err != nil {
 		return nil, err
 	}
-	sort.Strings(paths)
-	var out []state.PlanLog
-	for _, path := range paths {
-		if skip != "" && filepath.Clean(path) == filepath.Clean(skip) {
-			continue
+	legacy, err := layout.LegacyJournals()
+	if err != nil {
+		return nil, err
+	}
+	for name, p := range legacy {
+		if _, ok := paths[name]; !ok {
+			paths[name] = p
 		}
-		records, err := ReadLog(path)
+	}
+	delete(paths, skip)
+	var out []state.PlanLog
+	for _, name := range slices.Sorted(maps.Keys(paths)) {
+		records, err := ReadLog(paths[name])
 		if err != nil {
 			return nil, fmt.Errorf("read another plan's journal: %w", err)
 		}
-		out = append(out, state.PlanLog{Name: strings.TrimSuffix(filepath.Base(path), journalSuffix), Records: records})
+		out = append(out, state.PlanLog{Name: name, Records: records})
 	}
 	return out, nil
 }
@@ -54,10 +62,10 @@ func readAccount(dir, skip string) ([]state.PlanLog, error) {
 // reads the other journals under it, and appends record when check
 // allows it, before letting go.
 func (l *lease) AppendGated(ctx context.Context, _ string, serial int64, record []byte, check func([]state.PlanLog) error) error {
-	if err := os.MkdirAll(l.dir, 0o755); err != nil {
+	if err := os.MkdirAll(l.layout.Dir, 0o755); err != nil {
 		return fmt.Errorf("create state dir: %w", err)
 	}
-	fl := flock.New(filepath.Join(l.dir, accountLockName))
+	fl := flock.New(filepath.Join(l.layout.Dir, accountLockName))
 	ok, err := fl.TryLockContext(ctx, accountLockPoll)
 	if err != nil || !ok {
 		switch {
@@ -69,7 +77,7 @@ func (l *lease) AppendGated(ctx context.Context, _ string, serial int64, record 
 		return fmt.Errorf("take the account's lock %s: %w", fl.Path(), err)
 	}
 	defer fl.Unlock()
-	others, err := readAccount(l.dir, l.journal)
+	others, err := readAccount(l.layout, l.service, l.plan)
 	if err != nil {
 		return err
 	}

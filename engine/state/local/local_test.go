@@ -57,7 +57,7 @@ func TestTornTailAndDamageThroughTheStore(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, l.Append(1, []byte(`{"serial":1,"op":"init"}`)))
 	require.NoError(t, l.Release())
-	path := layout.JournalPath("card")
+	path := layout.JournalPath("card", key.BaseURL)
 	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
 	require.NoError(t, err)
 	_, err = f.WriteString(`{"serial":2,"op":"crea` + "\n")

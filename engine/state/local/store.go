@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"sync"
 
 	"github.com/betplan/betplan/engine/state"
@@ -16,7 +17,10 @@ import (
 // Store is the local files of a Layout.
 type Store struct{ Layout Layout }
 
-var _ state.Store = Store{}
+var (
+	_ state.Store       = Store{}
+	_ state.LegacyStore = Store{}
+)
 
 func (s Store) String() string { return s.Layout.Dir }
 
@@ -32,7 +36,7 @@ func (s Store) Lock(ctx context.Context, req state.LockRequest) (state.Lease, er
 	if err != nil {
 		return nil, err
 	}
-	log, err := OpenLog(layout.JournalPath(req.Name))
+	log, err := OpenLog(layout.JournalPath(req.Name, req.BaseURL))
 	if err != nil {
 		lock.Release()
 		return nil, err
@@ -40,12 +44,12 @@ func (s Store) Lock(ctx context.Context, req state.LockRequest) (state.Lease, er
 	// The file lock's fencing token is the lock file itself: once it is
 	// removed (unlock --force), this run writes nothing more.
 	return &lease{FileLog: log, lock: lock, earlier: req.Earlier, lost: make(chan struct{}), stopPaths: layout.stopPaths(req.Name, req.BaseURL),
-		dir: layout.Dir, journal: layout.JournalPath(req.Name)}, nil
+		layout: layout, service: req.Service(), plan: req.Name}, nil
 }
 
 // ReadLog reads the journal file's records.
 func (s Store) ReadLog(_ context.Context, key state.PlanKey) ([][]byte, error) {
-	return ReadLog(s.Layout.WithDefaults("").JournalPath(key.Name))
+	return ReadLog(s.Layout.WithDefaults("").JournalPath(key.Name, key.BaseURL))
 }
 
 // Unlock removes a stale lock file (or, forced, a live one).
@@ -58,8 +62,9 @@ type lease struct {
 	lock      *Lock
 	earlier   state.LockOwner
 	stopPaths []string
-	dir       string // the state dir, where the account's gate is
-	journal   string // this plan's journal
+	layout    Layout // the state dir, where the account's gate is
+	service   string // the service's identity: the account's journals are its
+	plan      string // this plan's name
 	mu        sync.Mutex
 	err       error
 	lost      chan struct{}
@@ -98,4 +103,25 @@ func (l *lease) lose(reason string) error {
 
 func (l *lease) Release() error {
 	return errors.Join(l.FileLog.Close(), l.lock.Release())
+}
+
+// LegacyJournal reads <plan>.journal.jsonl, the journal an earlier betplan
+// kept for the plan whatever the service; nil when there is none.
+func (s Store) LegacyJournal(_ context.Context, key state.PlanKey) (*state.LegacyJournal, error) {
+	layout := s.Layout.WithDefaults("")
+	path := layout.LegacyJournalPath(key.Name)
+	if _, err := os.Lstat(path); errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	records, err := ReadLog(path)
+	if err != nil {
+		return nil, err
+	}
+	return &state.LegacyJournal{Where: path, Records: records, Suggested: layout.JournalPath(key.Name, key.BaseURL)}, nil
+}
+
+// RetireLegacy renames the legacy journal to <plan>.journal.jsonl.moved-
+// to-<service>: kept, for whoever looks, but no journal of any service.
+func (s Store) RetireLegacy(_ context.Context, key state.PlanKey, j *state.LegacyJournal) error {
+	return os.Rename(j.Where, j.Where+".moved-to-"+ServiceKey(key.BaseURL))
 }

@@ -1,0 +1,189 @@
+package engine
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+
+	"github.com/betplan/betplan/engine/state"
+	"github.com/betplan/betplan/engine/state/local"
+)
+
+// A journal belongs to one service and one account on it: its init entry
+// names them, and a run against another refuses it rather than apply,
+// count or report another service's bets. A journal an earlier betplan
+// kept per plan, whatever the service, names neither: it is moved into a
+// service's journal only once the service shows it knows the journal's
+// bets (claimLegacy), so a rehearsal's journal never leaks into a real
+// run and a real journal is still found after an upgrade.
+
+// journalOwner is whose journal it is: the service's identity and a hash
+// of the account on it ("" when unknown).
+type journalOwner struct{ service, account string }
+
+// owner is this run's service and account.
+func (r *tracker) owner() journalOwner {
+	o := journalOwner{account: accountKey(r.opts.ServiceAccount)}
+	switch {
+	case r.opts.Simulated:
+		o.service = local.RehearsalService // a new port every time
+	case r.opts.BaseURL != "":
+		o.service = ServiceIdentity(r.opts.BaseURL)
+	}
+	return o
+}
+
+// accountKey names an account in a journal without showing who it is.
+func accountKey(name string) string {
+	if name == "" {
+		return ""
+	}
+	h := sha256.Sum256([]byte("betplan account\x00" + name))
+	return hex.EncodeToString(h[:])[:16]
+}
+
+// othersJournal says why a journal is not this run's: kept for another
+// service, or another account on it; "" when it is (or does not say).
+func (o journalOwner) othersJournal(j *Journal) string {
+	switch {
+	case j.service != "" && o.service != "" && j.service != o.service:
+		return fmt.Sprintf("it was kept for the service at %s, not %s", j.service, o.service)
+	case j.account != "" && o.account != "" && j.account != o.account:
+		return "it was kept for another account on " + o.service + " than the one this token (or login) names"
+	}
+	return ""
+}
+
+// checkOwner refuses a journal kept for another service or account.
+func (r *tracker) checkOwner(where string, j *Journal) error {
+	if why := r.owner().othersJournal(j); why != "" {
+		return &ForeignJournalError{Reason: fmt.Sprintf("the journal of plan %s in %s is not this run's: %s; give each account a state dir of its own (--state-dir)", r.plan.Name, where, why)}
+	}
+	return nil
+}
+
+// ForeignJournalError is a journal kept for another service or account:
+// nothing of it is applied, counted or reported, and the reports stay as
+// they were.
+type ForeignJournalError struct{ Reason string }
+
+// Refused says nothing was sent to create.
+func (e *ForeignJournalError) Refused() bool { return true }
+
+func (e *ForeignJournalError) Error() string { return "refused: " + e.Reason }
+
+// openJournal replays the journal the lease holds, open for writing. A
+// new journal takes over the plan's legacy journal when it is this
+// service's (claimLegacy), else begins with its init entry naming the
+// service and account.
+func (r *tracker) openJournal(ctx context.Context, lease Lease) (*Journal, error) {
+	where := r.opts.Store.String()
+	j, err := replayRecords(where, lease.Records(), lease)
+	if err != nil {
+		return nil, err
+	}
+	j.repaired = lease.Repaired()
+	switch {
+	case j.fresh:
+		lj, ours, err := r.claimLegacy(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if ours != nil {
+			if err := r.takeOver(ctx, j, lj, ours.lineage, 0); err != nil {
+				return nil, err
+			}
+		}
+	case j.service == "":
+		if err := r.resumeTakeOver(ctx, j); err != nil {
+			return nil, err
+		}
+	}
+	if err := j.begin(lease.Earlier(), r.owner()); err != nil {
+		return nil, err
+	}
+	return j, r.checkOwner(where, j)
+}
+
+// readJournal replays the plan's journal without its lock (status, plan):
+// the legacy journal when it is this service's and no journal of the
+// service was begun yet.
+func (r *tracker) readJournal(ctx context.Context) (*Journal, error) {
+	j, err := ReadPlanJournal(ctx, r.opts.Store, r.planKey())
+	if err != nil {
+		return nil, err
+	}
+	if j.fresh {
+		_, ours, err := r.claimLegacy(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if ours != nil {
+			j = ours
+		}
+	}
+	return j, r.checkOwner(r.opts.Store.String(), j)
+}
+
+// takeOver copies the legacy journal's entries, from the one at index
+// from, into the service's new journal, in order and with their lineage
+// (a saved plan still matches), then names the service and account, then
+// retires the legacy file. A crash in between leaves the new journal with
+// the legacy's lineage and no service named: the next run resumes the
+// copy (resumeTakeOver).
+func (r *tracker) takeOver(ctx context.Context, j *Journal, lj *state.LegacyJournal, lineage string, from int) error {
+	j.lineage = lineage
+	for i := from; i < len(lj.Records); i++ {
+		b := lj.Records[i]
+		var e journalEntry
+		if err := json.Unmarshal(b, &e); err != nil {
+			return &BadJournalError{Path: lj.Where, Line: i + 1, Reason: fmt.Sprintf("record %d does not read (%v)", i+1, err)}
+		}
+		if err := j.append(e); err != nil {
+			return err
+		}
+	}
+	if j.lineage == "" {
+		return nil // nothing with a lineage: begin starts it
+	}
+	o := r.owner()
+	if err := j.append(journalEntry{Op: opService, Service: o.service, Account: o.account, Error: "moved from " + lj.Where}); err != nil {
+		return err
+	}
+	j.fresh = false
+	if err := r.opts.Store.(state.LegacyStore).RetireLegacy(ctx, r.planKey(), lj); err != nil {
+		r.logf("journal %s copied into %s, this service's journal, but not renamed: %v", lj.Where, lj.Suggested, err)
+		return nil
+	}
+	r.logf("journal %s moved into %s, this service's journal", lj.Where, lj.Suggested)
+	return nil
+}
+
+// resumeTakeOver finishes a take-over a crash cut short: a journal that
+// names no service, whose entries are the first ones of the legacy
+// journal of the same lineage, gets the rest of them. A journal begun by
+// this betplan names its service in its init entry, so this reads the
+// legacy journal only after such a crash (or for a store's journal begun
+// before journals named their service, which has no legacy one).
+func (r *tracker) resumeTakeOver(ctx context.Context, j *Journal) error {
+	ls, ok := r.opts.Store.(state.LegacyStore)
+	if !ok || r.opts.Simulated || j.lineage == "" {
+		return nil
+	}
+	lj, err := ls.LegacyJournal(ctx, r.planKey())
+	if err != nil || lj == nil {
+		return err
+	}
+	old, err := replayRecords(lj.Where, lj.Records, nil)
+	if err != nil {
+		return err
+	}
+	copied := int(j.Serial())
+	if old.lineage != j.lineage || copied > len(lj.Records) {
+		return nil
+	}
+	r.logf("journal %s: resuming its move into %s, cut short after %d of its %d records", lj.Where, lj.Suggested, copied, len(lj.Records))
+	return r.takeOver(ctx, j, lj, j.lineage, copied)
+}
