@@ -20,6 +20,7 @@ import (
 func Cancel(ctx context.Context, p *plan.Plan, ids []string, opts Options) (*Result, error) {
 	r := newTracker(p, opts)
 	res := r.newResult(KindStatus, r.clock.Now())
+	res.Command = "cancel"
 	err := r.runLocked(ctx, func() error {
 		if err := r.status(ctx); err != nil {
 			return err

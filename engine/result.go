@@ -71,7 +71,10 @@ const (
 
 // Result is everything a command learnt about a plan: what reporters render.
 type Result struct {
-	Kind       Kind
+	Kind Kind
+	// Command is the command that produced a status result when it is
+	// not `status` itself ("cancel", "stop"), for the report's title.
+	Command    string
 	PlanName   string
 	PlanFile   string // as given on the command line
 	PlanHash   string // "sha256:<hex>" of the plan file

@@ -474,6 +474,9 @@ func kindTitle(r *engine.Result) string {
 	case engine.KindPlan:
 		return "plan preview"
 	case engine.KindStatus:
+		if r.Command != "" {
+			return r.Command
+		}
 		return "status"
 	}
 	return "run"
