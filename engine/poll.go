@@ -367,6 +367,9 @@ func (r *tracker) records(ctx context.Context, in *instance) ([]apiclient.BetRec
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
+		if refused := tokenRefused(err); refused != nil {
+			return nil, refused
+		}
 		in.err = fmt.Sprintf("reading bet records: %v", err)
 		return nil, nil
 	}
