@@ -98,6 +98,7 @@ func previewPlan(ctx context.Context, sys *sysIO, o *planOptions, args []string)
 	if err != nil {
 		return explainAt(opts.BaseURL, reached(opts), err)
 	}
+	showTimes(res, opts)
 	if err := reporters.Write(sys.Stdout, f, res, sys.textOptions()); err != nil {
 		return err
 	}

@@ -11,12 +11,12 @@ import (
 // logRetries has the client say in log, in the form of the engine's own
 // lines, every call it repeats, why, and how long it waits first: a run
 // riding out a short outage is visibly waiting, not stuck.
-func logRetries(c *apiclient.Client, log io.Writer, clock engine.Clock) {
+func logRetries(c *apiclient.Client, log io.Writer, clock engine.Clock, simulated bool) {
 	if log == nil {
 		c.OnRetry(nil)
 		return
 	}
 	c.OnRetry(func(r apiclient.Retry) {
-		fmt.Fprintf(log, "%s %s\n", clock.Now().UTC().Format("2006-01-02T15:04:05Z"), r)
+		fmt.Fprintf(log, "%s %s\n", shownClock(clock, simulated).Stamp(clock.Now()), r)
 	})
 }

@@ -158,7 +158,7 @@ func runPlans(ctx context.Context, sys *sysIO, o *runOptions, files []string) (e
 	var live *liveTerminal
 	var progress *accountProgress
 	if sys.IsTTY && sys.Getenv("CI") == "" {
-		live = newLiveTerminal(sys.Stderr, sys.Width, clock.Now)
+		live = newLiveTerminal(sys.Stderr, sys.Width, clock.Now, func() reporters.Clock { return shownClock(s.conn.clock, s.conn.simulated) })
 		logs.w = live
 		progress = newAccountProgress(live.progress)
 	}
@@ -200,7 +200,7 @@ func runPlans(ctx context.Context, sys *sysIO, o *runOptions, files []string) (e
 	}
 	if live != nil {
 		// The client is the account's: its retries are no one plan's.
-		logRetries(s.conn.client, live, clock)
+		logRetries(s.conn.client, live, clock, s.conn.simulated)
 	}
 	if s.conn.simulated {
 		fmt.Fprintf(sys.Stderr, "rehearsing %d plans on the simulated service at %s (simulated clock)\n", len(plans), s.conn.baseURL)
@@ -266,6 +266,7 @@ func finishRuns(sys *sysIO, ro reportOptions, f reporters.Format, plans []*plan.
 			continue
 		}
 		if res != nil {
+			showTimes(res, opts[i])
 			ran = append(ran, res)
 			dir := opts[i].State.ReportDir(res.PlanName)
 			if ro.Dir != "" {
@@ -466,6 +467,7 @@ func previewPlans(ctx context.Context, sys *sysIO, o *planOptions, files []strin
 		if i > 0 && f == reporters.FormatText {
 			fmt.Fprintln(sys.Stdout)
 		}
+		showTimes(res, opts)
 		if err := reporters.Write(sys.Stdout, f, res, sys.textOptions()); err != nil {
 			return err
 		}

@@ -1,6 +1,10 @@
 package main
 
-import "github.com/betplan/betplan/engine"
+import (
+	"time"
+
+	"github.com/betplan/betplan/engine"
+)
 
 // commandSetup is how every command that works on plans through the
 // engine is set up, the one way: a connection to the service (or a
@@ -48,7 +52,7 @@ func (s *commandSetup) close() { s.conn.close() }
 // options are the engine's options for the plan in planFile.
 func (s *commandSetup) options(planFile string) engine.Options {
 	c := s.conn
-	logRetries(c.client, s.sys.Stderr, c.clock)
+	logRetries(c.client, s.sys.Stderr, c.clock, c.simulated)
 	layout := engine.NewLayout(s.state.StateDir, planFile, c.simulated)
 	store := rehearsalStore(layout)
 	if !c.simulated {
@@ -64,6 +68,7 @@ func (s *commandSetup) options(planFile string) engine.Options {
 		State:     layout,
 		Store:     store,
 		Log:       s.sys.Stderr,
+		Stamp:     func(t time.Time) string { return shownClock(c.clock, c.simulated).Stamp(t) },
 
 		TipsterAPIKey: c.tipsterKey,
 	}

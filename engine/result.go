@@ -83,6 +83,11 @@ type Result struct {
 	Simulated  bool   // run against the simulated service
 	StartedAt  time.Time
 	FinishedAt time.Time
+	// Zone is the zone the command's own times are shown in (the
+	// machine's; nil: UTC), and SimTime says they are a simulated
+	// service's clock: both set by the command, for the reports' words.
+	Zone    *time.Location
+	SimTime bool
 
 	EndReason EndReason
 	// Error is the fatal error that ended the command, if any.
