@@ -453,9 +453,7 @@ func previewPlans(ctx context.Context, sys *sysIO, o *planOptions, files []strin
 		}
 		res, saved, err := engine.Preview(ctx, p, opts)
 		if err != nil {
-			if !s.conn.client.Answered() {
-				// No service there, or none reachable: the next plans
-				// would only say it again.
+			if !s.conn.client.Answered() { // nothing answered: the next plans would say it again
 				return explainStart(opts.BaseURL, err)
 			}
 			failed = append(failed, prefixed(p.Name, explainService(opts.BaseURL, err)))
