@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/betplan/betplan/engine"
+	"github.com/betplan/betplan/reporters"
 )
 
 // commandSetup is how every command that works on plans through the
@@ -69,6 +70,7 @@ func (s *commandSetup) options(planFile string) engine.Options {
 		Store:     store,
 		Log:       s.sys.Stderr,
 		Stamp:     func(t time.Time) string { return shownClock(c.clock, c.simulated).Stamp(t) },
+		RaceTime:  reporters.RaceTime,
 
 		TipsterAPIKey: c.tipsterKey,
 	}

@@ -202,7 +202,7 @@ func (r *tracker) holdsNow(in *instance) bool {
 	now := r.clock.Now()
 	if !now.Before(in.start()) {
 		in.status, in.final = StatusSkipped, true
-		in.reason = fmt.Sprintf("the %s started at %s, before the create could be sent: not created", in.what(), in.start().UTC().Format(time.RFC3339))
+		in.reason = fmt.Sprintf("the %s started at %s, before the create could be sent: not created", in.what(), r.raceTime(in.info.Venue, in.start()))
 		r.logf("skipped %s: %s", in.name(), in.reason)
 		return false
 	}

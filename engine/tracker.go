@@ -165,6 +165,15 @@ func (r *tracker) checkpoint(point string) {
 	}
 }
 
+// raceTime is t, a time of a race's day at venue, as the command shows
+// race times (Options.RaceTime).
+func (r *tracker) raceTime(venue string, t time.Time) string {
+	if r.opts.RaceTime != nil {
+		return r.opts.RaceTime(venue, t)
+	}
+	return t.UTC().Format(time.RFC3339)
+}
+
 func (r *tracker) logf(format string, args ...any) {
 	if r.opts.Log == nil {
 		return

@@ -132,6 +132,12 @@ func raceClock(race engine.RaceInfo, t time.Time) string {
 	return t.Format("15:04:05") + " " + zoneName(t)
 }
 
+// RaceTime is a time of a race's day at venue, in the meeting's zone,
+// for the engine's log lines and reasons: "21:41:00 AEDT".
+func RaceTime(venue string, t time.Time) string {
+	return raceClock(engine.RaceInfo{Venue: venue, Start: t}, t)
+}
+
 // zoneName is the name of the zone t is in: the zone database's
 // abbreviation ("AEDT", "AWST", "GMT"), or for a bare offset the name
 // Australians give it, else UTC+hh:mm.
