@@ -11,6 +11,7 @@ import (
 	"github.com/betplan/betplan/apiclient"
 	"github.com/betplan/betplan/engine/budget"
 	"github.com/betplan/betplan/engine/pgstate"
+	"github.com/betplan/betplan/reporters"
 )
 
 // requestBudget is the account's request budget (--max-rps) that this
@@ -25,7 +26,7 @@ func requestBudget(log io.Writer, service *serviceOptions, state *stateOptions, 
 	}
 	acct := budget.AccountOf(base, token, email)
 	say := func(msg string) {
-		fmt.Fprintf(log, "%s %s\n", time.Now().UTC().Format("2006-01-02T15:04:05Z"), msg)
+		fmt.Fprintf(log, "%s %s\n", reporters.Clock{Zone: time.Local}.Stamp(time.Now()), msg)
 	}
 	rps := service.MaxRPS.Value
 	local := budget.NewFile(budgetDir(), acct, rps, say)

@@ -187,11 +187,15 @@ func execute(ctx context.Context, args []string, sys *sysIO) int {
 	switch name {
 	case "help", "-h", "--help":
 		if len(args) > 1 {
+			if args[1] == helpExpressions {
+				fmt.Fprint(sys.Stdout, plan.ExpressionsHelp)
+				return exitOK
+			}
 			if c := findCommand(args[1]); c != nil {
 				writeCommandUsage(sys.Stdout, c)
 				return exitOK
 			}
-			fmt.Fprintf(sys.Stderr, "betplan: unknown command %q\n", args[1])
+			fmt.Fprintf(sys.Stderr, "betplan: no help on %q%s\nRun 'betplan help' for the list of commands.\n", args[1], strings.Replace(suggestCommand(args[1]), "help expressions", helpExpressions, 1))
 			return exitUsage
 		}
 		writeHelp(sys.Stdout)
@@ -267,6 +271,10 @@ const envHelp = `Environment (a flag wins over the environment, which wins over 
   NO_COLOR           disable colour in terminal output (or --no-color)
 `
 
+// helpExpressions is the help topic that prints the expression
+// reference: `betplan help expressions`.
+const helpExpressions = "expressions"
+
 func writeHelp(w io.Writer) {
 	fmt.Fprintf(w, "betplan runs declarative bet plans against the Betting Automation Service.\n\n")
 	fmt.Fprintf(w, "Usage:\n  betplan <command> [flags] [args]\n\nCommands:\n")
@@ -274,7 +282,8 @@ func writeHelp(w io.Writer) {
 		fmt.Fprintf(w, "  %-9s %s\n", c.name, c.summary)
 	}
 	fmt.Fprintf(w, "  %-9s %s\n", "help", "show help for betplan or one command")
-	fmt.Fprintf(w, "\nRun 'betplan help <command>' or 'betplan <command> --help' for its flags.\n\n")
+	fmt.Fprintf(w, "\nRun 'betplan help <command>' or 'betplan <command> --help' for its flags,\n")
+	fmt.Fprintf(w, "'betplan help %s' for what a plan's when, for_each_race and stake\nexpressions can use.\n\n", helpExpressions)
 	fmt.Fprint(w, exitCodesHelp)
 	fmt.Fprintln(w)
 	fmt.Fprint(w, envHelp)
@@ -325,11 +334,14 @@ func wrapWords(text string, width int, indent string) string {
 
 // suggestCommand returns ` (did you mean "x"?)` for a near miss.
 func suggestCommand(name string) string {
-	names := []string{"help"}
+	names := []string{"help", helpExpressions}
 	for _, c := range commands() {
 		names = append(names, c.name)
 	}
 	if best := plan.Suggest(strings.ToLower(name), names); best != "" {
+		if best == helpExpressions {
+			best = "help " + helpExpressions
+		}
 		return fmt.Sprintf(" (did you mean %q?)", best)
 	}
 	return ""

@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/betplan/betplan/apiclient"
 	"github.com/betplan/betplan/engine"
 	"github.com/betplan/betplan/plan"
 )
@@ -32,7 +33,7 @@ func doctorCommand() *command {
 			{exitOK, "ready: a run can work now (warnings allowed)"},
 			{exitFailed, "not ready: a check failed (the token, the bots, the clock, the state), or an API error"},
 			{exitUsage, "usage error"},
-			{exitRefused, "the service or the shared state cannot be reached, or the credentials are refused"},
+			{exitRefused, "nothing answers at the URL (nothing listening, or no betting service at that path), or the shared state cannot be reached"},
 		}, interruptedExits...),
 		examples: `  # gate a cron run on it
   betplan doctor && betplan run --yes --no-wait plans/greyhounds.yaml
@@ -78,6 +79,15 @@ func runDoctor(ctx context.Context, sys *sysIO, o *doctorOptions, args []string)
 	}
 	defer s.close()
 	rep := engine.Examine(ctx, s.conn.client, s.conn.baseURL, s.conn.clock.Now(), s.shared)
+	if err := rep.SessionsError; err != nil && !s.conn.client.Answered() && !apiclient.IsUnauthorized(err) {
+		// Nothing answered at that URL (no betting service there, or
+		// nothing listening): one line says so, not a table of checks
+		// that all failed for that reason. A refused token keeps its
+		// table: the service is there.
+		if why := explainStart(s.conn.baseURL, err); engine.IsRefused(why) {
+			return why
+		}
+	}
 	if account != nil {
 		layout := engine.NewLayout(o.state.StateDir, where, false)
 		engine.ExamineAccount(ctx, rep, s.conn.client, s.conn.clock, storeFor(layout, s.shared), s.conn.baseURL, account)

@@ -30,7 +30,7 @@ func planCommand() *command {
 			{exitOK, "the preview was shown (with --detailed-exitcode: nothing to create)"},
 			{exitFailed, "the preview could not be made (an API error)"},
 			{exitUsage, "usage error or invalid plan, before any request"},
-			{exitRefused, "the service cannot be reached or refuses the credentials"},
+			{exitRefused, "the service cannot be reached, is not at that URL, or refuses the credentials"},
 			{exitChanges, "with --detailed-exitcode: there is something to create"},
 		}, interruptedExits...),
 		examples: `  # what would run do now, on the embedded simulated service
@@ -92,8 +92,9 @@ func previewPlan(ctx context.Context, sys *sysIO, o *planOptions, args []string)
 	}
 	res, saved, err := engine.Preview(ctx, p, opts)
 	if err != nil {
-		return explainService(opts.BaseURL, err)
+		return explainAt(opts.BaseURL, reached(opts), err)
 	}
+	showTimes(res, opts)
 	if err := reporters.Write(sys.Stdout, f, res, sys.textOptions()); err != nil {
 		return err
 	}

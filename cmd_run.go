@@ -13,6 +13,7 @@ import (
 
 	"github.com/betplan/betplan/engine"
 	"github.com/betplan/betplan/plan"
+	"github.com/betplan/betplan/reporters"
 )
 
 // runOptions are the flags of `betplan run`.
@@ -188,10 +189,10 @@ func runPlan(ctx context.Context, sys *sysIO, o *runOptions, args []string) (err
 	// redraws end with clear, before the reports are written.
 	var live *liveTerminal
 	if sys.IsTTY && sys.Getenv("CI") == "" {
-		live = newLiveTerminal(sys.Stderr, sys.Width, opts.Clock.Now)
+		live = newLiveTerminal(sys.Stderr, sys.Width, opts.Clock.Now, func() reporters.Clock { return shownClock(s.conn.clock, s.conn.simulated) })
 		opts.Live = live.progress
 		opts.Log = live
-		logRetries(s.conn.client, live, opts.Clock)
+		logRetries(s.conn.client, live, opts.Clock, s.conn.simulated)
 		s.conn.logBudget(live)
 		opts.Confirm = live.asking(opts.Confirm)
 	}

@@ -33,7 +33,7 @@ func validateCommand() *command {
 			{exitOK, "every plan is valid (warnings allowed)"},
 			{exitFailed, "with --online: the check against the service failed (an API error)"},
 			{exitUsage, "a plan has errors, or a usage error"},
-			{exitRefused, "with --online: the service cannot be reached or refuses the credentials"},
+			{exitRefused, "with --online: the service cannot be reached, is not at that URL, or refuses the credentials"},
 		}, interruptedExits...),
 		examples: `  betplan validate plans/saturday.yaml
   # every plan under a directory, as CI annotations
@@ -251,7 +251,7 @@ func validateOnline(ctx context.Context, sys *sysIO, so *serviceOptions, plans [
 	for _, p := range plans {
 		d, err := engine.CheckOnline(ctx, p, conn.client, conn.clock)
 		if err != nil {
-			return nil, explainService(conn.baseURL, err)
+			return nil, explainAt(conn.baseURL, conn.client.Answered(), err)
 		}
 		out = append(out, d...)
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/betplan/betplan/apiclient/sim"
 	"github.com/betplan/betplan/engine"
 	"github.com/betplan/betplan/engine/budget"
+	"github.com/betplan/betplan/reporters"
 )
 
 // tipsterKeyEnv holds the tip package's API key for plans with tips.
@@ -139,4 +140,31 @@ func (s *serviceOptions) startSim(world simWorld, faults []sim.Fault) (*connecti
 		defer cancel()
 		srv.Shutdown(ctx)
 	}}, nil
+}
+
+// shownClock is how the command's own times are shown (log lines, the
+// live line, the reports' header): in the machine's zone, marked "sim
+// time" when the clock is a rehearsal's (--sim, or a betplan sim whose
+// clock runs fast or elsewhere in time). Asked afresh each time: a
+// service's rate is known only after a few answers.
+func shownClock(clock engine.Clock, simulated bool) reporters.Clock {
+	sim := simulated
+	if sc, ok := clock.(*serviceClock); ok && !sim {
+		sim = sc.simulated()
+	}
+	return reporters.Clock{Zone: time.Local, Sim: sim}
+}
+
+// showTimes sets how res's own times are shown, and moves a start the
+// engine took from the wall clock before the service's first answer onto
+// the service's clock, like the end: a header never mixes the two.
+func showTimes(res *engine.Result, opts engine.Options) {
+	if res == nil {
+		return
+	}
+	if sc, ok := opts.Clock.(*serviceClock); ok {
+		res.StartedAt = sc.serviceTime(res.StartedAt)
+	}
+	c := shownClock(opts.Clock, opts.Simulated)
+	res.Zone, res.SimTime = c.Zone, c.Sim
 }

@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/betplan/betplan/engine"
+	"github.com/betplan/betplan/reporters"
 )
 
 // liveTerminal keeps one progress line at the bottom of a terminal; event
@@ -23,12 +24,13 @@ import (
 type liveTerminal struct {
 	mu    sync.Mutex
 	w     io.Writer
-	width int              // the terminal's columns; the line is cut to fit (0: not cut)
-	loc   *time.Location   // where times are shown; nil is the local zone
-	now   func() time.Time // the engine's clock
-	p     *engine.Progress // the last progress; nil before the first and after clear
-	about liveAbout        // which plans p is about, when it merges several
-	last  string           // the line as drawn; "" when none
+	width int                    // the terminal's columns; the line is cut to fit (0: not cut)
+	loc   *time.Location         // where times are shown; nil is the local zone
+	shown func() reporters.Clock // how, when set: the command's zone, and whether its clock is simulated
+	now   func() time.Time       // the engine's clock
+	p     *engine.Progress       // the last progress; nil before the first and after clear
+	about liveAbout              // which plans p is about, when it merges several
+	last  string                 // the line as drawn; "" when none
 	// paused stops the line while the user is asked something: a redraw
 	// would draw over the question (pause, resume).
 	paused bool
@@ -37,9 +39,9 @@ type liveTerminal struct {
 }
 
 // newLiveTerminal starts a live line on w that redraws every second.
-func newLiveTerminal(w io.Writer, width int, now func() time.Time) *liveTerminal {
+func newLiveTerminal(w io.Writer, width int, now func() time.Time, shown func() reporters.Clock) *liveTerminal {
 	t := time.NewTicker(time.Second)
-	return startLive(&liveTerminal{w: w, width: width, now: now}, t.C, t.Stop)
+	return startLive(&liveTerminal{w: w, width: width, now: now, shown: shown}, t.C, t.Stop)
 }
 
 // startLive redraws l's line at every tick until clear; release is called
@@ -172,9 +174,12 @@ func (l *liveTerminal) draw(parts []string) {
 // poll and to the next jump (the next open bet's race start), and the bet
 // placed last.
 func (l *liveTerminal) line(p engine.Progress, now time.Time) []string {
-	loc := l.loc
-	if loc == nil {
-		loc = time.Local
+	clock := reporters.Clock{Zone: l.loc}
+	if clock.Zone == nil {
+		clock.Zone = time.Local
+	}
+	if l.shown != nil {
+		clock = l.shown()
 	}
 	var parts []string
 	for _, s := range engine.Statuses() {
@@ -192,7 +197,7 @@ func (l *liveTerminal) line(p engine.Progress, now time.Time) []string {
 		}
 		return " (" + name + ")"
 	}
-	line := []string{fmt.Sprintf("%s  %s", now.In(loc).Format("15:04:05 MST"), counts)}
+	line := []string{fmt.Sprintf("%s  %s", clock.Time(now), counts)}
 	if !p.NextPoll.IsZero() {
 		line = append(line, "next poll "+countdown(p.NextPoll.Sub(now))+whose(l.about.poll))
 	}
@@ -200,7 +205,7 @@ func (l *liveTerminal) line(p engine.Progress, now time.Time) []string {
 		line = append(line, "next jump "+countdown(p.NextRace.Sub(now))+whose(l.about.race))
 	}
 	if lp := p.LastPlaced; lp != nil {
-		placed := fmt.Sprintf("last placed %s %s", lp.BetID, lp.At.In(loc).Format("15:04:05 MST"))
+		placed := fmt.Sprintf("last placed %s %s", lp.BetID, clock.Time(lp.At))
 		if len(lp.By) > 0 {
 			placed += " by " + strings.Join(lp.By, ", ")
 		}

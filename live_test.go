@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/betplan/betplan/engine"
+	"github.com/betplan/betplan/reporters"
 )
 
 var aedt = time.FixedZone("AEDT", 11*3600)
@@ -193,5 +194,29 @@ func TestRunOnATerminalDrawsTheLiveLine(t *testing.T) {
 	}
 	if strings.Contains(strings.ReplaceAll(stderr.String()+stdout.String(), "\033[K", ""), "\x1b[") {
 		t.Errorf("colour with NO_COLOR set:\n%q\n%q", stderr, stdout)
+	}
+}
+
+// TestLiveLineOnARehearsalSaysSimTime: the live line gives its time in
+// the command's zone, named, and marks a rehearsal's clock.
+func TestLiveLineOnARehearsalSaysSimTime(t *testing.T) {
+	perth, err := time.LoadLocation("Australia/Perth")
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := time.Date(2026, 11, 21, 14, 0, 0, 0, aedt)
+	p := engine.Progress{Now: now, ByStatus: map[engine.Status]int{engine.StatusWaiting: 1},
+		LastPlaced: &engine.PlacedBet{BetID: "r1", At: now.Add(-time.Minute)}}
+	for _, tt := range []struct {
+		sim  bool
+		want string
+	}{
+		{false, "11:00:00 AWST  1 waiting  last placed r1 10:59:00 AWST"},
+		{true, "11:00:00 AWST sim time  1 waiting  last placed r1 10:59:00 AWST sim time"},
+	} {
+		l := &liveTerminal{shown: func() reporters.Clock { return reporters.Clock{Zone: perth, Sim: tt.sim} }}
+		if got := strings.Join(l.line(p, now), "  "); got != tt.want {
+			t.Errorf("line %q, want %q", got, tt.want)
+		}
 	}
 }

@@ -27,6 +27,7 @@ func finishRun(sys *sysIO, ro reportOptions, f reporters.Format, opts engine.Opt
 		}
 	}
 	if res != nil {
+		showTimes(res, opts)
 		if werr := writeReports(sys, ro, f, opts, res); werr != nil {
 			fmt.Fprintf(sys.Stderr, "betplan: writing reports: %v\n", werr)
 			if runErr == nil {

@@ -156,7 +156,7 @@ func runPlans(ctx context.Context, sys *sysIO, o *runOptions, files []string) (e
 	var live *liveTerminal
 	var progress *accountProgress
 	if sys.IsTTY && sys.Getenv("CI") == "" {
-		live = newLiveTerminal(sys.Stderr, sys.Width, clock.Now)
+		live = newLiveTerminal(sys.Stderr, sys.Width, clock.Now, func() reporters.Clock { return shownClock(s.conn.clock, s.conn.simulated) })
 		logs.w = live
 		progress = newAccountProgress(live.progressAbout)
 	}
@@ -165,7 +165,7 @@ func runPlans(ctx context.Context, sys *sysIO, o *runOptions, files []string) (e
 	for i, p := range plans {
 		o1 := s.options(files[i])
 		o1.Log = logs.plan(p.Name)
-		o1.Backend = account.PlanTelling(retryLines(o1.Log, clock))
+		o1.Backend = account.PlanTelling(retryLines(o1.Log, clock, s.conn.simulated))
 		o1.Account = accounts[i]
 		o1.Notify = targets[i]
 		o1.Clock = clock
@@ -200,7 +200,7 @@ func runPlans(ctx context.Context, sys *sysIO, o *runOptions, files []string) (e
 	// The reads the plans share are the account's: their retries are no
 	// one plan's.
 	accountLog := logs.account()
-	logRetries(s.conn.client, accountLog, clock)
+	logRetries(s.conn.client, accountLog, clock, s.conn.simulated)
 	s.conn.logBudget(accountLog)
 	if s.conn.simulated {
 		fmt.Fprintf(sys.Stderr, "rehearsing %d plans on the simulated service at %s (simulated clock)\n", len(plans), s.conn.baseURL)
@@ -266,6 +266,7 @@ func finishRuns(sys *sysIO, ro reportOptions, f reporters.Format, plans []*plan.
 			continue
 		}
 		if res != nil {
+			showTimes(res, opts[i])
 			ran = append(ran, res)
 			dir := opts[i].State.ReportDir(res.PlanName)
 			if ro.Dir != "" {
@@ -389,8 +390,8 @@ func previewPlans(ctx context.Context, sys *sysIO, o *planOptions, files []strin
 	var failed []error
 	for i, p := range plans {
 		opts := s.options(files[i])
-		logRetries(s.conn.client, accountLog, s.conn.clock)
-		opts.Backend = account.PlanTelling(retryLines(logs.plan(p.Name), s.conn.clock))
+		logRetries(s.conn.client, accountLog, s.conn.clock, s.conn.simulated)
+		opts.Backend = account.PlanTelling(retryLines(logs.plan(p.Name), s.conn.clock, s.conn.simulated))
 		opts.Log = nil
 		if opts.Account, err = o.account.loadAccount(sys, files[i]); err != nil {
 			return err
@@ -401,6 +402,9 @@ func previewPlans(ctx context.Context, sys *sysIO, o *planOptions, files []strin
 		}
 		res, saved, err := engine.Preview(ctx, p, opts)
 		if err != nil {
+			if !s.conn.client.Answered() { // nothing answered: the next plans would say it again
+				return explainStart(opts.BaseURL, err)
+			}
 			failed = append(failed, prefixed(p.Name, explainService(opts.BaseURL, err)))
 			if ctx.Err() != nil {
 				break
@@ -414,6 +418,7 @@ func previewPlans(ctx context.Context, sys *sysIO, o *planOptions, files []strin
 				sep = ",\n"
 			}
 			wroteJSON = true
+			showTimes(res, opts)
 			var doc bytes.Buffer
 			if err := reporters.WriteJSON(&doc, res); err != nil {
 				return err
@@ -424,6 +429,7 @@ func previewPlans(ctx context.Context, sys *sysIO, o *planOptions, files []strin
 			if i > 0 && f == reporters.FormatText {
 				fmt.Fprintln(sys.Stdout)
 			}
+			showTimes(res, opts)
 			if err := reporters.Write(sys.Stdout, f, res, sys.textOptions()); err != nil {
 				return err
 			}

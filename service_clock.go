@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"math"
+	"slices"
 	"sync"
 	"time"
 
@@ -26,6 +27,9 @@ type serviceClock struct {
 	// (servers with skewed clocks behind one name) must never make time
 	// race ahead.
 	scaled bool
+	// handedOut are the wall times Now gave before the first Date, the
+	// only ones serviceTime moves onto the service's clock.
+	handedOut []time.Time
 }
 
 type sample struct {
@@ -82,6 +86,7 @@ func (c *serviceClock) Now() time.Time {
 	defer c.mu.Unlock()
 	local := c.now()
 	if c.anchor.local.IsZero() {
+		c.handedOut = append(c.handedOut[:min(len(c.handedOut), 63)], local)
 		return local
 	}
 	return c.anchor.service.Add(time.Duration(float64(local.Sub(c.anchor.local)) * c.rate))
@@ -93,4 +98,31 @@ func (c *serviceClock) Sleep(ctx context.Context, d time.Duration) error {
 	rate := c.rate
 	c.mu.Unlock()
 	return apiclient.Sleep(ctx, time.Duration(float64(d)/rate))
+}
+
+// simulated reports whether the service's clock is a rehearsal's rather
+// than the wall clock: it runs at another rate (betplan sim --speed), or
+// keeps a time more than a minute off this machine's (--sim-start). Only a
+// service on this machine can be either.
+func (c *serviceClock) simulated() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.scaled || c.anchor.local.IsZero() {
+		return false
+	}
+	off := c.anchor.service.Sub(c.anchor.local)
+	return c.rate != 1 || off > time.Minute || off < -time.Minute
+}
+
+// serviceTime is a time Now gave before any Date was seen (the wall
+// clock's), on the service's clock as measured since: a command's start
+// on a rehearsal's clock, like its end. Any later time is returned as it
+// is.
+func (c *serviceClock) serviceTime(t time.Time) time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.first.local.IsZero() || !slices.ContainsFunc(c.handedOut, t.Equal) {
+		return t
+	}
+	return c.first.service.Add(-time.Duration(float64(c.first.local.Sub(t)) * c.rate))
 }

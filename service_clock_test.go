@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -115,5 +116,69 @@ bets:
 	created, _ := time.Parse(time.RFC3339, rep.Bets[0].CreatedAt)
 	if left := race.Start.Sub(created); left > 5*time.Minute+30*time.Second || left < 0 {
 		t.Errorf("created %s before the start on the service's clock, want within 5 minutes", left)
+	}
+}
+
+// TestSpedUpSimHeaderIsOneClock: against `betplan sim --speed 60` whose
+// clock is hours from the wall clock, the report's header gives the
+// run's start and end both on the service's clock, marked "sim time",
+// and so do the log lines; before, the start was the wall clock's and
+// the end the rehearsal's.
+func TestSpedUpSimHeaderIsOneClock(t *testing.T) {
+	simStart := time.Now().Add(3 * time.Hour).Truncate(time.Second)
+	svc := sim.New(sim.Options{Seed: 1, Clock: sim.NewScaledClock(simStart, 60)})
+	srv, err := sim.Serve(svc, "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	var race sim.RaceInfo
+	for _, r := range svc.Races() {
+		if r.Start.After(simStart.Add(30 * time.Minute)) {
+			race = r
+			break
+		}
+	}
+	dir := t.TempDir()
+	plan := filepath.Join(dir, "speed.yaml")
+	yaml := fmt.Sprintf(`version: 1
+name: speed
+limits: {max_stake_per_bet: 5, max_total_stake: 5, max_bets: 1}
+bets:
+  - id: at-once
+    race: {venue: %q, code: %s, event_number: %d}
+    selection: %q
+    type: Fixed Wager
+    market: Fixed Win
+    stake: 5
+    target_session: "4417"
+`, race.Venue, race.Code, race.EventNumber, race.Runners[0])
+	if err := os.WriteFile(plan, []byte(yaml), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	env := map[string]string{"BETPLAN_BASE_URL": srv.URL, "BETPLAN_TOKEN": svc.Token(), "XDG_CACHE_HOME": filepath.Join(dir, "cache")}
+	sys, s := testIO(env)
+	args := []string{"run", "--yes", "--no-wait", "--state-dir", filepath.Join(dir, "state"), "--report-dir", filepath.Join(dir, "report"), plan}
+	if code := execute(context.Background(), args, sys); code != exitOK {
+		t.Fatalf("exit %d\n%s\n%s", code, s.Stderr, s.Stdout)
+	}
+	var header string
+	for _, line := range strings.Split(s.Stdout.String(), "\n") {
+		if strings.HasPrefix(line, "time ") {
+			header = strings.TrimSpace(strings.TrimPrefix(line, "time "))
+		}
+	}
+	if !strings.Contains(header, " sim time, ended: no-wait") {
+		t.Fatalf("header %q: want the times marked sim time", header)
+	}
+	started, err := time.ParseInLocation("2006-01-02 15:04:05", header[:len("2006-01-02 15:04:05")], time.Local)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := started.Sub(simStart); d < -time.Minute || d > 5*time.Minute {
+		t.Errorf("header %q starts %s from the service's clock at the start (%s), want on its clock", header, d, simStart.In(time.Local))
+	}
+	if !strings.Contains(s.Stderr.String(), " sim time created at-once ") {
+		t.Errorf("log:\n%s\nwant its lines marked sim time", s.Stderr)
 	}
 }

@@ -61,6 +61,16 @@ func explainStart(base string, err error) error {
 	return explainService(base, err)
 }
 
+// explainAt is explainStart while the service has answered nothing yet
+// (answered false) and explainService once it has: a 404 after a good
+// answer is an ordinary error of that request.
+func explainAt(base string, answered bool, err error) error {
+	if !answered {
+		return explainStart(base, err)
+	}
+	return explainService(base, err)
+}
+
 // serviceProblem explains, in one line, an error that means betplan could
 // not talk to the service at base at all (nothing answered, TLS failed, or
 // the credentials were refused): the URL, what failed and what to do next.

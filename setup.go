@@ -2,9 +2,11 @@ package main
 
 import (
 	"context"
+	"time"
 
 	"github.com/betplan/betplan/engine"
 	"github.com/betplan/betplan/plan"
+	"github.com/betplan/betplan/reporters"
 )
 
 // commandSetup is how every command that works on plans through the
@@ -67,7 +69,7 @@ func setUpConfirmed(sys *sysIO, yes, simulate bool, service *serviceOptions, sta
 // options are the engine's options for the plan in planFile.
 func (s *commandSetup) options(planFile string) engine.Options {
 	c := s.conn
-	logRetries(c.client, s.sys.Stderr, c.clock)
+	logRetries(c.client, s.sys.Stderr, c.clock, c.simulated)
 	layout := engine.NewLayout(s.state.StateDir, planFile, c.simulated)
 	store := rehearsalStore(layout)
 	if !c.simulated {
@@ -83,6 +85,8 @@ func (s *commandSetup) options(planFile string) engine.Options {
 		State:     layout,
 		Store:     store,
 		Log:       s.sys.Stderr,
+		Stamp:     func(t time.Time) string { return shownClock(c.clock, c.simulated).Stamp(t) },
+		RaceTime:  reporters.RaceTime,
 
 		TipsterAPIKey:  c.tipsterKey,
 		ServiceAccount: c.account,
@@ -117,14 +121,14 @@ func (s *commandSetup) inTurn(ctx context.Context, plans []*plan.Plan, files []s
 	logs := &planLogs{w: s.sys.Stderr}
 	// The reads the plans share are the account's: their retries are no
 	// one plan's.
-	logRetries(s.conn.client, logs.account(), s.conn.clock)
+	logRetries(s.conn.client, logs.account(), s.conn.clock, s.conn.simulated)
 	opts := make([]engine.Options, len(plans))
 	results := make([]*engine.Result, len(plans))
 	errs := make([]error, len(plans))
 	for i, p := range plans {
 		opts[i] = s.options(files[i])
 		opts[i].Log = logs.plan(p.Name)
-		opts[i].Backend = account.PlanTelling(retryLines(opts[i].Log, s.conn.clock))
+		opts[i].Backend = account.PlanTelling(retryLines(opts[i].Log, s.conn.clock, s.conn.simulated))
 		if err := configure(i, &opts[i]); err != nil {
 			return nil, nil, nil, err
 		}

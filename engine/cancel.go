@@ -23,6 +23,7 @@ func Cancel(ctx context.Context, p *plan.Plan, ids []string, opts Options) (*Res
 	}
 	r := newTracker(p, opts)
 	res := r.newResult(KindStatus, r.clock.Now())
+	res.Command = "cancel"
 	err := r.runLocked(ctx, func() error {
 		if err := r.status(ctx); err != nil {
 			return err

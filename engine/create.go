@@ -118,6 +118,9 @@ func (r *tracker) guardAndCreate(ctx context.Context, in *instance) error {
 			if ctx.Err() != nil {
 				return ctx.Err()
 			}
+			if refused := tokenRefused(err); refused != nil {
+				return refused
+			}
 			in.err = err.Error()
 			in.reason = "could not read the sessions before creating; will try again"
 			return nil
@@ -171,12 +174,16 @@ func (r *tracker) refuseByLimit(in *instance, reason string) {
 // adoptOrHold looks in's label up right before its create. done says
 // nothing is to be created now: the label exists and was adopted, or the
 // look-up failed and in says why (the bet is tried again on a later tick).
-// The error is only the context's.
+// The error is the context's, or a TokenRefusedError: no later call
+// could succeed either.
 func (r *tracker) adoptOrHold(ctx context.Context, in *instance) (done bool, err error) {
 	found, err := r.lookup(ctx, in)
 	if err != nil {
 		if ctx.Err() != nil {
 			return true, ctx.Err()
+		}
+		if refused := tokenRefused(err); refused != nil {
+			return true, refused
 		}
 		in.err = fmt.Sprintf("looking label up: %v", err)
 		in.reason = "could not check whether the bet exists; will try again"
@@ -195,7 +202,7 @@ func (r *tracker) holdsNow(in *instance) bool {
 	now := r.clock.Now()
 	if !now.Before(in.start()) {
 		in.status, in.final = StatusSkipped, true
-		in.reason = fmt.Sprintf("the %s started at %s, before the create could be sent: not created", in.what(), in.start().UTC().Format(time.RFC3339))
+		in.reason = fmt.Sprintf("the %s started at %s, before the create could be sent: not created", in.what(), r.raceTime(in.info.Venue, in.start()))
 		r.logf("skipped %s: %s", in.name(), in.reason)
 		return false
 	}

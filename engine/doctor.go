@@ -75,6 +75,10 @@ type DoctorReport struct {
 	Readiness json.RawMessage `json:"readiness,omitempty"`
 	Clock     *DoctorClock    `json:"clock,omitempty"`
 	Account   *DoctorAccount  `json:"account,omitempty"`
+	// SessionsError is why the sessions, the first request, could not be
+	// listed: with nothing answered, the caller says the service is not
+	// there rather than show checks that all fail for that one reason.
+	SessionsError error `json:"-"`
 }
 
 func (r *DoctorReport) add(name string, level CheckLevel, format string, args ...any) {
@@ -103,6 +107,7 @@ func Examine(ctx context.Context, c DoctorBackend, baseURL string, now time.Time
 	rep := &DoctorReport{BaseURL: baseURL, Sessions: []DoctorSession{}}
 
 	sessions, err := c.ListSessions(ctx)
+	rep.SessionsError = err
 	if err != nil {
 		if apiclient.IsUnauthorized(err) {
 			rep.add("token", LevelFail, "the service refused it: %v", err)

@@ -86,6 +86,13 @@ type Options struct {
 	Confirm func(summary string) (bool, error)
 	// Log receives plain timestamped progress lines; nil discards them.
 	Log io.Writer
+	// Stamp is how a log line gives its time; default RFC 3339 in UTC.
+	// The command passes the machine's zone, marked when simulated.
+	Stamp func(time.Time) string
+	// RaceTime is how a log line or a reason gives a time of a race's
+	// day at a venue; default RFC 3339 in UTC. The command passes the
+	// meeting's zone, as its reports show race times.
+	RaceTime func(venue string, t time.Time) string
 	// Live, if set, receives a one-line progress summary on every tick
 	// (for a TTY).
 	Live func(Progress)

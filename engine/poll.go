@@ -308,7 +308,7 @@ func (r *tracker) update(ctx context.Context, in *instance, n *apiclient.Notific
 	}
 	if s := n.Tip.Competition.StartTime.Time; !s.IsZero() && !s.Equal(in.info.Start) {
 		if !in.info.Start.IsZero() {
-			r.logf("%s: the service now lists its race at %s (was %s)", in.name(), s.UTC().Format(time.RFC3339), in.info.Start.UTC().Format(time.RFC3339))
+			r.logf("%s: the service now lists its race at %s (was %s)", in.name(), r.raceTime(in.info.Venue, s), r.raceTime(in.info.Venue, in.info.Start))
 		}
 		in.info.Start = s
 	}
@@ -411,6 +411,9 @@ func (r *tracker) records(ctx context.Context, in *instance) ([]apiclient.BetRec
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
+		}
+		if refused := tokenRefused(err); refused != nil {
+			return nil, refused
 		}
 		in.err = fmt.Sprintf("reading bet records: %v", err)
 		return nil, nil

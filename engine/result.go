@@ -71,7 +71,10 @@ const (
 
 // Result is everything a command learnt about a plan: what reporters render.
 type Result struct {
-	Kind       Kind
+	Kind Kind
+	// Command is the command that produced a status result when it is
+	// not `status` itself ("cancel", "stop"), for the report's title.
+	Command    string
 	PlanName   string
 	PlanFile   string // as given on the command line
 	PlanHash   string // "sha256:<hex>" of the plan file
@@ -80,6 +83,11 @@ type Result struct {
 	Simulated  bool   // run against the simulated service
 	StartedAt  time.Time
 	FinishedAt time.Time
+	// Zone is the zone the command's own times are shown in (the
+	// machine's; nil: UTC), and SimTime says they are a simulated
+	// service's clock: both set by the command, for the reports' words.
+	Zone    *time.Location
+	SimTime bool
 
 	EndReason EndReason
 	// Error is the fatal error that ended the command, if any.

@@ -219,7 +219,9 @@ func (r *tracker) loop(ctx context.Context) error {
 			}
 		}
 		r.tickAt = r.clock.Now()
-		r.checkLabels(ctx, r.tickAt)
+		if err := r.checkLabels(ctx, r.tickAt); err != nil {
+			return err
+		}
 		for _, in := range r.byStart() {
 			if err := r.decide(ctx, in, r.clock.Now()); err != nil {
 				lost, ok := isLockLost(err)

@@ -118,8 +118,10 @@ func betIDFromLabel(planName, label string) string {
 // notification the account has was seen) within fewer pages than the
 // look-ups it replaces; otherwise each label is looked up on its own, as
 // before. What it found is used once, by the next look-up of each label,
-// and only this tick.
-func (r *tracker) checkLabels(ctx context.Context, now time.Time) {
+// and only this tick. Its error is a TokenRefusedError: a 401 no login
+// cured ends the run here, as at any other call; any other failure falls
+// back to the look-ups.
+func (r *tracker) checkLabels(ctx context.Context, now time.Time) error {
 	r.labelsSeen = nil
 	var labels []string
 	for _, in := range r.insts {
@@ -128,7 +130,7 @@ func (r *tracker) checkLabels(ctx context.Context, now time.Time) {
 		}
 	}
 	if len(labels) < 2 {
-		return
+		return nil
 	}
 	seen := map[string][]apiclient.Notification{}
 	want := map[string]bool{}
@@ -139,8 +141,11 @@ func (r *tracker) checkLabels(ctx context.Context, now time.Time) {
 	for page := 1; page < len(labels) && page <= maxScanPages; page++ {
 		p, err := r.listPage(ctx, page, nil)
 		if err != nil {
+			if refused := tokenRefused(err); refused != nil {
+				return refused
+			}
 			r.logf("label check of %d bets: list page %d: %v; looking each label up", len(labels), page, err)
-			return
+			return nil
 		}
 		// An out-of-range page comes back as page 1: the list ended.
 		complete := len(p.Results) == 0 || firstIDs[int64(p.Results[0].ID)]
@@ -157,7 +162,7 @@ func (r *tracker) checkLabels(ctx context.Context, now time.Time) {
 			// be absent, so only a larger total stops the read).
 			if !complete && page == 1 && int(p.TotalPages) >= len(labels) {
 				r.logf("label check of %d bets: the account lists %d pages of notifications; looking each label up", len(labels), p.TotalPages)
-				return
+				return nil
 			}
 		}
 		if complete {
@@ -165,9 +170,10 @@ func (r *tracker) checkLabels(ctx context.Context, now time.Time) {
 			for _, l := range labels {
 				r.labelsSeen[l] = seen[l] // nil: no notification carries it
 			}
-			return
+			return nil
 		}
 	}
+	return nil
 }
 
 // wouldCreate reports, without side effects, whether decide would look
@@ -276,6 +282,9 @@ func (r *tracker) readRecords(ctx context.Context, need func(*instance) bool) er
 			if err != nil {
 				if ctx.Err() != nil {
 					return ctx.Err()
+				}
+				if refused := tokenRefused(err); refused != nil {
+					return refused
 				}
 				r.logf("bet records: list page %d: %v; reading them one bet at a time", page, err)
 				break

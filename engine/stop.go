@@ -65,6 +65,7 @@ func Stop(ctx context.Context, p *plan.Plan, opts Options) (*Result, error) {
 	r := newTracker(p, opts)
 	r.command = commandStop
 	res := r.newResult(KindStatus, r.clock.Now())
+	res.Command = "stop"
 	host, _ := os.Hostname()
 	mark := &StopMark{At: r.clock.Now().UTC(), By: LockOwner{PID: os.Getpid(), Host: host, PlanFile: opts.PlanFile, Command: commandStop, Since: time.Now().UTC()}}
 	err := r.opts.Store.SetStop(ctx, r.planKey(), mark)

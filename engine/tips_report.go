@@ -98,7 +98,7 @@ func (r *tracker) previewTips(res *Result, now time.Time) error {
 		case in.status == TipUnresolved:
 			in.action = ActionUnresolved
 		case in.status == TipPublished:
-			in.action, in.reason = ActionNone, "published by an earlier run at "+in.publishedAt.UTC().Format(time.RFC3339)
+			in.action, in.reason = ActionNone, "published by an earlier run at "+r.raceTime(in.info.Venue, in.publishedAt)
 		case in.status == TipUnknown:
 			in.action = ActionNone
 		case in.race == nil || !now.Before(in.race.StartTime.Time):

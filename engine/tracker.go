@@ -168,11 +168,25 @@ func (r *tracker) checkpoint(point string) {
 	}
 }
 
+// raceTime is t, a time of a race's day at venue, as the command shows
+// race times (Options.RaceTime).
+func (r *tracker) raceTime(venue string, t time.Time) string {
+	if r.opts.RaceTime != nil {
+		return r.opts.RaceTime(venue, t)
+	}
+	return t.UTC().Format(time.RFC3339)
+}
+
 func (r *tracker) logf(format string, args ...any) {
 	if r.opts.Log == nil {
 		return
 	}
-	fmt.Fprintf(r.opts.Log, "%s %s\n", r.clock.Now().UTC().Format("2006-01-02T15:04:05Z"), fmt.Sprintf(format, args...))
+	now := r.clock.Now()
+	stamp := now.UTC().Format("2006-01-02T15:04:05Z")
+	if r.opts.Stamp != nil {
+		stamp = r.opts.Stamp(now)
+	}
+	fmt.Fprintf(r.opts.Log, "%s %s\n", stamp, fmt.Sprintf(format, args...))
 }
 
 func (r *tracker) newResult(kind Kind, started time.Time) *Result {

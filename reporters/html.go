@@ -149,8 +149,8 @@ func newHTMLPage(r *engine.Result) *htmlPage {
 	for i := range r.Bets {
 		b := &r.Bets[i]
 		hb := htmlBet{
-			ID: rowID(b), Label: b.Label, Race: raceName(b.Race), Code: b.Race.Code, Start: startClock(b.Race.Start),
-			Day:       meetingDay(b.Race.Start),
+			ID: rowID(b), Label: b.Label, Race: raceName(b.Race), Code: b.Race.Code, Start: startClock(b.Race),
+			Day:       meetingDay(b.Race),
 			Selection: b.Selection, Type: b.Type, Market: b.Market, Stake: stakeWords(b),
 			Status: statusCell(b, outcome(b)), StatusClass: toneClass[outcomeTone(b)],
 			Odds: takenOdds(b), Return: returnWords(b),
@@ -227,12 +227,13 @@ func newHTMLChart(r *engine.Result) *htmlChart {
 	type point struct {
 		at     time.Time
 		profit float64
+		race   engine.RaceInfo
 	}
 	var pts []point
 	for i := range r.Bets {
 		b := &r.Bets[i]
 		if b.Status == engine.StatusSettled && !b.Race.Start.IsZero() {
-			pts = append(pts, point{b.Race.Start, b.Profit})
+			pts = append(pts, point{b.Race.Start, b.Profit, b.Race})
 		}
 	}
 	if len(pts) == 0 {
@@ -279,10 +280,10 @@ func newHTMLChart(r *engine.Result) *htmlChart {
 			c.Dots = append(c.Dots, htmlTick{Pos: x(p.at), Label: strconv.Itoa(y(cum[i]))})
 		}
 	}
-	c.XTicks = []htmlTick{{x(first), startClock(first), "middle"}}
+	c.XTicks = []htmlTick{{x(first), startClock(pts[0].race), "middle"}}
 	if span > 0 {
 		c.XTicks[0].Anchor = "start"
-		c.XTicks = append(c.XTicks, htmlTick{x(last), startClock(last), "end"})
+		c.XTicks = append(c.XTicks, htmlTick{x(last), startClock(pts[len(pts)-1].race), "end"})
 	}
 	c.Last = signedDollars(sum)
 	c.LastClass = toneClass[profitTone(sum)]

@@ -195,7 +195,7 @@ func junitName(b *engine.BetResult) string {
 	if race := raceName(b.Race); race != "-" {
 		name += " (" + race
 		if !b.Race.Start.IsZero() {
-			name += " " + startClock(b.Race.Start)
+			name += " " + startClock(b.Race)
 		}
 		name += ")"
 	}

@@ -101,8 +101,8 @@ func (m *markdownWriter) run(r *engine.Result) {
 				return []string{
 					mdCode(rowID(b)),
 					mdText(truncate(raceName(b.Race), markdownCell)),
-					meetingDay(b.Race.Start),
-					startClock(b.Race.Start),
+					meetingDay(b.Race),
+					startClock(b.Race),
 					mdText(truncate(b.Selection, markdownCell)),
 					mdText(truncate(marketWords(b), markdownCell)),
 					stakeWords(b),
@@ -215,7 +215,7 @@ func (m *markdownWriter) plan(r *engine.Result) {
 				return []string{
 					mdCode(rowID(b)),
 					mdText(truncate(raceName(b.Race), markdownCell)),
-					startClock(b.Race.Start),
+					startClock(b.Race),
 					mdText(truncate(b.Selection, markdownCell)),
 					mdText(truncate(marketWords(b), markdownCell)),
 					stakeWords(b),

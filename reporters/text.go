@@ -429,7 +429,7 @@ func betCells(b *engine.BetResult) []cell {
 	return []cell{
 		{text: rowID(b)},
 		raceCell(b.Race),
-		{text: startClock(b.Race.Start)},
+		{text: startClock(b.Race)},
 		{text: b.Selection},
 		{text: marketWords(b)},
 		{text: stakeWords(b)},

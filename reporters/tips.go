@@ -195,11 +195,7 @@ func publishedWords(t *engine.TipResult) string {
 	if t.PublishedAt.IsZero() {
 		return "-"
 	}
-	at := t.PublishedAt
-	if !t.Race.Start.IsZero() {
-		at = at.In(t.Race.Start.Location())
-	}
-	return at.Format("15:04:05")
+	return raceClock(t.Race, t.PublishedAt)
 }
 
 // tipCounts is "3 tips: 2 published, 1 unknown".
@@ -236,13 +232,9 @@ func tipRecordWords(r *engine.Result) string {
 
 // prealertWords describes one pre-alert in a line.
 func prealertWords(p engine.PrealertResult) string {
-	s := raceName(p.Race) + " " + startClock(p.Race.Start) + ": " + p.Status
+	s := raceName(p.Race) + " " + startClock(p.Race) + ": " + p.Status
 	if !p.SentAt.IsZero() {
-		at := p.SentAt
-		if !p.Race.Start.IsZero() {
-			at = at.In(p.Race.Start.Location())
-		}
-		s += " at " + at.Format("15:04:05")
+		s += " at " + raceClock(p.Race, p.SentAt)
 	}
 	if p.Path != "" {
 		s += " (" + p.Path + ")"
@@ -280,7 +272,7 @@ func (t *textWriter) tipTable(r *engine.Result) {
 	for i := range r.Tips {
 		tip := &r.Tips[i]
 		cells := []cell{
-			{text: tip.ID}, raceCell(tip.Race), {text: startClock(tip.Race.Start)}, {text: tip.Selection},
+			{text: tip.ID}, raceCell(tip.Race), {text: startClock(tip.Race)}, {text: tip.Selection},
 			{text: tip.Market}, {text: strconv.FormatFloat(tip.AmountUnits, 'f', -1, 64)}, {text: oddsWords(tip.Odds)},
 		}
 		if plan {
@@ -377,7 +369,7 @@ func (m *markdownWriter) tips(r *engine.Result) {
 		}
 		reason := mdText(truncate(oneLine(tip.Reason), markdownReason))
 		cells := []string{
-			mdCode(tip.ID), mdText(truncate(raceName(tip.Race), markdownCell)), startClock(tip.Race.Start),
+			mdCode(tip.ID), mdText(truncate(raceName(tip.Race), markdownCell)), startClock(tip.Race),
 			mdText(truncate(tip.Selection, markdownCell)), mdText(truncate(tip.Market, markdownCell)),
 			strconv.FormatFloat(tip.AmountUnits, 'f', -1, 64), oddsWords(tip.Odds),
 		}
@@ -438,7 +430,7 @@ func junitTips(r *engine.Result) *junitSuite {
 		tip := &r.Tips[i]
 		name := tip.ID
 		if race := raceName(tip.Race); race != "-" {
-			name += " (" + race + " " + startClock(tip.Race.Start) + ")"
+			name += " (" + race + " " + startClock(tip.Race) + ")"
 		}
 		var out strings.Builder
 		fmt.Fprintf(&out, "status: %s\n", tip.Status)
@@ -496,7 +488,7 @@ func newHTMLTips(r *engine.Result) []htmlTip {
 	for i := range r.Tips {
 		tip := &r.Tips[i]
 		out[i] = htmlTip{
-			ID: tip.ID, Race: raceName(tip.Race), Start: startClock(tip.Race.Start), Selection: tip.Selection, Market: tip.Market,
+			ID: tip.ID, Race: raceName(tip.Race), Start: startClock(tip.Race), Selection: tip.Selection, Market: tip.Market,
 			Units: strconv.FormatFloat(tip.AmountUnits, 'f', -1, 64), Odds: oddsWords(tip.Odds), MaxOdds: oddsWords(tip.MaxOdds),
 			Status: string(tip.Status), StatusClass: toneClass[tipTone(tip)],
 			Action: string(tip.Action), ActionClass: toneClass[actionTone(tip.Action)],

@@ -207,7 +207,7 @@ func byDay(r *engine.Result) []group {
 		if b.Race.Start.IsZero() {
 			return ""
 		}
-		return meetingDay(b.Race.Start)
+		return meetingDay(b.Race)
 	})
 }
 
@@ -474,27 +474,17 @@ func kindTitle(r *engine.Result) string {
 	case engine.KindPlan:
 		return "plan preview"
 	case engine.KindStatus:
+		if r.Command != "" {
+			return r.Command
+		}
 		return "status"
 	}
 	return "run"
 }
 
-// span is the command's start and end in UTC: "2025-03-01 01:00 → 03:10 UTC".
-func span(r *engine.Result) string {
-	if r.StartedAt.IsZero() {
-		return ""
-	}
-	s := r.StartedAt.UTC().Format("2006-01-02 15:04:05")
-	if !r.FinishedAt.IsZero() {
-		f := r.FinishedAt.UTC()
-		if f.Format("2006-01-02") == r.StartedAt.UTC().Format("2006-01-02") {
-			s += " → " + f.Format("15:04:05")
-		} else {
-			s += " → " + f.Format("2006-01-02 15:04:05")
-		}
-	}
-	return s + " UTC"
-}
+// span is the command's start and end in the machine's zone, marked
+// "sim time" against a simulated service (times.go).
+func span(r *engine.Result) string { return ClockOf(r).Span(r.StartedAt, r.FinishedAt) }
 
 // atRiskWords is a bet's money at risk, "" while it is not known.
 func atRiskWords(b *engine.BetResult) string {
@@ -527,11 +517,7 @@ func placedWords(b *engine.BetResult) string {
 	if b.PlacedAt.IsZero() {
 		return ""
 	}
-	t := b.PlacedAt
-	if !b.Race.Start.IsZero() {
-		t = t.In(b.Race.Start.Location())
-	}
-	s := "placed " + t.Format("15:04:05") + " " + zoneName(t)
+	s := "placed " + raceClock(b.Race, b.PlacedAt)
 	if len(b.PlacedBy) > 0 {
 		s += " by " + strings.Join(b.PlacedBy, ", ")
 	}
