@@ -497,7 +497,7 @@ func TestHeartbeatWithTheExitStatus(t *testing.T) {
 	src, err = os.ReadFile(w2.plan)
 	require.NoError(t, err)
 	tight := strings.Replace(string(src), "max_total_stake: 500", "max_total_stake: 3", 1)
-	tight = strings.ReplaceAll(tight, "stake: 2\n", "stake: vars.unit\n") + "vars: {unit: 2}\nheartbeat: ${PING}\n"
+	tight = strings.ReplaceAll(tight, "stake: 2\n", "stake: vars.unit + 0 * plan.bets\n") + "vars: {unit: 2}\nheartbeat: ${PING}\n"
 	require.NoError(t, os.WriteFile(w2.plan, []byte(tight), 0o644))
 	cmd = w2.betplan("")
 	cmd.Env = append(cmd.Env, ping)
