@@ -13,6 +13,13 @@ import (
 // later run and status shows the kept time, not its own now; a stand-in
 // gives way once, to the records' time, and that one never moves.
 
+// statusCommand names a status in the lock it takes to keep placement
+// times, and statusHold bounds how long a run waits for it to finish.
+const (
+	statusCommand = "betplan status"
+	statusHold    = 5 * time.Second
+)
+
 // placedEntries are the placed entries j lacks for the instances' known
 // placement times.
 func (r *tracker) placedEntries(j *Journal) []journalEntry {
@@ -58,7 +65,7 @@ func (r *tracker) keepPlacements(ctx context.Context) {
 	host, _ := os.Hostname()
 	lease, err := r.opts.Store.Lock(ctx, LockRequest{
 		PlanKey: r.planKey(),
-		Owner:   LockOwner{PID: os.Getpid(), Host: host, PlanFile: r.opts.PlanFile, Command: "betplan status", Since: time.Now().UTC()},
+		Owner:   LockOwner{PID: os.Getpid(), Host: host, PlanFile: r.opts.PlanFile, Command: statusCommand, Since: time.Now().UTC()},
 	})
 	if err != nil {
 		var locked *LockedError
