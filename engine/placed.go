@@ -62,6 +62,12 @@ func (r *tracker) keepPlacements(ctx context.Context) {
 	if j.Fresh() || r.opts.Store == nil {
 		return // nothing of this plan's journal to add to
 	}
+	j.mu.Lock()
+	legacy := j.service == ""
+	j.mu.Unlock()
+	if legacy {
+		return // a journal kept before journals were per service: a run moves it first
+	}
 	host, _ := os.Hostname()
 	lease, err := r.opts.Store.Lock(ctx, LockRequest{
 		PlanKey: r.planKey(),
