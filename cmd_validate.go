@@ -74,15 +74,18 @@ func validatePlans(ctx context.Context, sys *sysIO, o *validateOptions, args []s
 	var plans []*plan.Plan
 	var planCount int
 	var accounts []string // each account file checked, once
-	checkAccount := func(path string) {
+	configs := map[string]*plan.Config{}
+	checkAccount := func(path string) *plan.Config {
 		path = filepath.Clean(path)
 		if slices.Contains(accounts, path) {
-			return
+			return configs[path]
 		}
 		accounts = append(accounts, path)
-		_, data, diags := plan.LoadConfig(path)
+		c, data, diags := plan.LoadConfig(path)
 		all = append(all, diags...)
 		src[path] = data
+		configs[path] = c
+		return c
 	}
 	for _, path := range files {
 		if o.account.isAccountFile(sys, path) {
@@ -108,7 +111,11 @@ func validatePlans(ctx context.Context, sys *sysIO, o *validateOptions, args []s
 			return err
 		}
 		if account != "" {
-			checkAccount(account)
+			if c := checkAccount(account); c != nil && p != nil {
+				// What the plan alone is certain to break of the
+				// account's limits, the run would refuse.
+				all = append(all, plan.CheckAccountLimits(p, filepath.Clean(account), c.Limits)...)
+			}
 		}
 	}
 	if o.Online && !all.HasErrors() {

@@ -87,7 +87,7 @@ type reportOptions struct {
 }
 
 func (r *reportOptions) bind(fs *pflag.FlagSet) {
-	fs.StringVar(&r.Dir, "report-dir", "", "directory for reports (default <state-dir>/report/<plan name>; rehearsals: .betplan/sim/report/<plan name>)")
+	fs.StringVar(&r.Dir, "report-dir", "", "directory for reports (default <state-dir>/report/<plan name>; rehearsals, --sim or against betplan sim: <state-dir>/sim/report/<plan name>)")
 }
 
 // validate refuses a --format no reporter writes.

@@ -80,6 +80,15 @@ func failureSummary(res *engine.Result) string {
 	return "finished with " + strings.Join(parts, ", ")
 }
 
+// defaultReportDir is where a plan's reports go without --report-dir:
+// the real service's in <state-dir>/report/<plan>, a simulated one's (run
+// --sim, or a `betplan sim` served by hand, which says so in its
+// responses) in <state-dir>/sim/report/<plan>.
+func defaultReportDir(opts engine.Options, planName string) string {
+	sim, _ := opts.Backend.(interface{ ServesSimulation() bool })
+	return opts.State.ReportDirFor(planName, sim != nil && sim.ServesSimulation())
+}
+
 // writeReports prints the report on stdout in format f and writes every
 // format into the report dir (--report-dir, or the layout's).
 func writeReports(sys *sysIO, ro reportOptions, f reporters.Format, opts engine.Options, res *engine.Result) error {
@@ -88,7 +97,7 @@ func writeReports(sys *sysIO, ro reportOptions, f reporters.Format, opts engine.
 	}
 	dir := ro.Dir
 	if dir == "" {
-		dir = opts.State.ReportDir(res.PlanName)
+		dir = defaultReportDir(opts, res.PlanName)
 	}
 	paths, err := reporters.WriteDir(dir, res)
 	if err != nil {

@@ -268,7 +268,7 @@ func finishRuns(sys *sysIO, ro reportOptions, f reporters.Format, plans []*plan.
 		if res != nil {
 			showTimes(res, opts[i])
 			ran = append(ran, res)
-			dir := opts[i].State.ReportDir(res.PlanName)
+			dir := defaultReportDir(opts[i], res.PlanName)
 			if ro.Dir != "" {
 				dir = filepath.Join(ro.Dir, res.PlanName)
 			}

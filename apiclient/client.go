@@ -60,6 +60,8 @@ type Client struct {
 	requests atomic.Int64
 	answered atomic.Bool // some request got a 2xx answer
 	lastDate atomic.Pointer[serverDate]
+	// simulated is set once a response says the service is simulated.
+	simulated atomic.Bool
 
 	// auth guards the token and serialises logins, so concurrent callers
 	// that meet the same 401 share one re-login.

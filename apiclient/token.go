@@ -90,12 +90,23 @@ func (c *Client) TokenClaims() (TokenClaims, error) {
 type serverDate struct{ server, local time.Time }
 
 func (c *Client) noteDate(h http.Header) {
+	if h.Get(SimulatedHeader) != "" {
+		c.simulated.Store(true)
+	}
 	d, err := http.ParseTime(h.Get("Date"))
 	if err != nil {
 		return
 	}
 	c.lastDate.Store(&serverDate{server: d, local: c.now()})
 }
+
+// SimulatedHeader marks the responses of a simulated service served by
+// `betplan sim`: a rehearsal, whatever its URL.
+const SimulatedHeader = "X-Betplan-Simulated"
+
+// ServesSimulation reports whether a response of the service said it is a
+// simulated one (SimulatedHeader).
+func (c *Client) ServesSimulation() bool { return c.simulated.Load() }
 
 // ServerDate is the service's clock as the Date header of its last
 // response gave it, and this client's clock (WithNow) when that response

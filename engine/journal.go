@@ -37,6 +37,17 @@ const (
 	// moved into the service's journal (legacy.go); init says it for a
 	// journal begun since.
 	opService = "service"
+	// opPlaced keeps when a created bet was placed: the sessions' submit
+	// time from the bet records, or the first poll that saw it placed
+	// while they could not be read. Every later run and status shows that
+	// time; a stand-in gives way once, to the records' time.
+	opPlaced = "placed"
+)
+
+// Where a placed entry's time comes from.
+const (
+	placedFromRecords   = "records"
+	placedFromFirstPoll = "first poll"
 )
 
 type journalEntry struct {
@@ -65,6 +76,10 @@ type journalEntry struct {
 	// service's identity and a hash of the account on it (accountKey).
 	Service string `json:"service,omitempty"`
 	Account string `json:"account,omitempty"`
+	// PlacedAt and PlacedFrom (placed) are when the bet was placed and
+	// how that is known (placedFromRecords, placedFromFirstPoll).
+	PlacedAt   *time.Time `json:"placed_at,omitempty"`
+	PlacedFrom string     `json:"placed_from,omitempty"`
 }
 
 // labelState is what the journal knows of one label.
@@ -81,6 +96,13 @@ type labelState struct {
 	Attempts int
 	Failed   string
 	Canceled bool
+	// CreatedAt is when the journal learnt the bet was created (its
+	// created or adopted entry).
+	CreatedAt time.Time
+	// PlacedAt is when the bet was placed, as a placed entry keeps it,
+	// and PlacedFromRecords whether the bet records said so.
+	PlacedAt          time.Time
+	PlacedFromRecords bool
 }
 
 // created reports whether the label has a notification.
@@ -213,6 +235,13 @@ func (j *Journal) apply(e journalEntry) {
 	case opCreated, opAdopted:
 		s.Pending = false
 		s.NotificationID = e.NotificationID
+		if s.CreatedAt.IsZero() {
+			s.CreatedAt = e.Time
+		}
+	case opPlaced:
+		if e.PlacedAt != nil && (s.PlacedAt.IsZero() || (!s.PlacedFromRecords && e.PlacedFrom == placedFromRecords)) {
+			s.PlacedAt, s.PlacedFromRecords = *e.PlacedAt, e.PlacedFrom == placedFromRecords
+		}
 	case opAbsent:
 		s.Pending = false
 	case opFailed:
@@ -290,6 +319,10 @@ func (j *Journal) Record(e journalEntry) error {
 	}
 	return j.append(e)
 }
+
+// writable reports whether entries can be recorded (the journal is held
+// under the plan's lock).
+func (j *Journal) writable() bool { j.mu.Lock(); defer j.mu.Unlock(); return j.log != nil }
 
 // State returns what the journal knows of a label, or nil.
 func (j *Journal) State(label string) *labelState {

@@ -436,6 +436,8 @@ func (r *tracker) notePlacement(in *instance, n *apiclient.Notification) {
 	}
 	if in.placedAt.IsZero() {
 		in.placedAt = r.clock.Now()
+	}
+	if len(in.placedBy) == 0 {
 		in.placedBy = r.botSessions(in, n.ReceivedBots)
 	}
 	in.needPlacement, in.recordsAt = true, accepted
@@ -493,8 +495,8 @@ func (r *tracker) applyRecords(in *instance, recs []apiclient.BetRecord) {
 	// The records say exactly who placed it and when.
 	if len(by) > 0 {
 		in.placedBy = by
-		if !first.IsZero() {
-			in.placedAt = first
+		if !first.IsZero() && !in.placedFromRecords {
+			in.placedAt, in.placedFromRecords = first, true
 		} else if in.placedAt.IsZero() {
 			in.placedAt = r.clock.Now()
 		}

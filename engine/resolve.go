@@ -394,6 +394,10 @@ func (r *tracker) applyJournal(in *instance) {
 	if s.Amount > 0 {
 		in.amount = s.Amount
 	}
+	if !s.PlacedAt.IsZero() {
+		// Kept by an earlier run or status: the placement time never moves.
+		in.placedAt, in.placedFromRecords = s.PlacedAt, s.PlacedFromRecords
+	}
 	switch {
 	case s.created():
 		in.notifID = s.NotificationID

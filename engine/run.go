@@ -51,14 +51,22 @@ func (r *tracker) runLocked(ctx context.Context, fn func() error) error {
 	if command == "" {
 		command = "betplan run"
 	}
-	lease, err := r.opts.Store.Lock(ctx, LockRequest{
+	req := LockRequest{
 		PlanKey: r.planKey(),
 		Owner:   LockOwner{PID: os.Getpid(), Host: host, PlanFile: r.opts.PlanFile, Command: command, Since: time.Now().UTC()},
 		Timeout: r.opts.LockTimeout,
 		Waiting: func(holder LockOwner) {
 			r.logf("waiting up to %s for the plan's lock, held by %s", r.opts.LockTimeout, holder)
 		},
-	})
+	}
+	lease, err := r.opts.Store.Lock(ctx, req)
+	var locked *LockedError
+	if errors.As(err, &locked) && locked.Owner.Command == statusCommand && req.Timeout < statusHold {
+		// A status keeping placement times holds the lock for a moment
+		// only (keepPlacements): wait that out, whatever --lock-timeout.
+		req.Timeout, req.Waiting = statusHold, nil
+		lease, err = r.opts.Store.Lock(ctx, req)
+	}
 	if err != nil {
 		return err
 	}

@@ -205,6 +205,7 @@ const recordsSkew = time.Minute
 // completeRecords reads the per-session records of settled bets that
 // still lack them, and of placed bets whose placement is not read yet.
 func (r *tracker) completeRecords(ctx context.Context) error {
+	defer r.keepPlacements(ctx)
 	return r.placementErrorsKept(func() error {
 		return r.readRecords(ctx, func(in *instance) bool { return in.needRecords || in.needPlacement })
 	})
@@ -213,6 +214,7 @@ func (r *tracker) completeRecords(ctx context.Context) error {
 // readPlacements reads the records of bets newly seen placed: who placed
 // them, who refused and why, and when (pollers call it after each poll).
 func (r *tracker) readPlacements(ctx context.Context) error {
+	defer r.keepPlacements(ctx)
 	return r.placementErrorsKept(func() error {
 		return r.readRecords(ctx, func(in *instance) bool { return in.needPlacement })
 	})

@@ -36,6 +36,9 @@ type instance struct {
 	// placed and by which sessions (from the bet records once read).
 	placedAt time.Time
 	placedBy []string
+	// placedFromRecords says placedAt is the bet records' submit time,
+	// not a poll's stand-in: it no longer moves.
+	placedFromRecords bool
 	// refusedBy are the sessions whose records say they refused the bet,
 	// each with the service's reason ("Ladbrokes 2: Insufficient funds in
 	// your account."), and refusedStake the stake they would have placed:
@@ -287,6 +290,11 @@ func (r *tracker) result(in *instance) BetResult {
 	var js *labelState
 	if r.journal != nil {
 		js = r.journal.State(in.label)
+	}
+	if b.CreatedAt.IsZero() && in.notifID != 0 && js != nil {
+		// Neither this command nor the service said when: the journal's
+		// created entry does.
+		b.CreatedAt = js.CreatedAt
 	}
 	switch {
 	case in.notifID != 0 || (js != nil && js.Pending):

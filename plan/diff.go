@@ -251,7 +251,7 @@ func structChanges(prefix string, o, n any) []Change {
 	for i := range t.NumField() {
 		f := t.Field(i)
 		switch f.Name {
-		case "ID", "Line", "Column", "RaceKey":
+		case "ID", "Line", "Column", "AmountAt", "RaceKey":
 			continue // the id names the bet; positions are not content; the key is shown with the race
 		}
 		name := snake(f.Name)

@@ -129,6 +129,10 @@ func (p *parser) checkBet(doc *betDoc, path string, def resolvedBet) *Bet {
 		if b.AmountField() == AmountTargetProfit {
 			ap = profitPath
 		}
+		if n := p.at(ap); n != nil {
+			b.AmountAt.Line, b.AmountAt.Column = n.Line, n.Column
+			b.AmountAt.EndLine, b.AmountAt.EndColumn = nodeEnd(n)
+		}
 		p.checkBetRisk(b, a, name, ap)
 	}
 	p.checkTargetNames(b, doc, name, event)

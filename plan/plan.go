@@ -131,7 +131,13 @@ type Bet struct {
 	When          *Expr   // nil: always ready
 	Options       map[string]any
 	Line, Column  int // position of the bet in the file
+	// AmountAt is where the bet's amount is written (its own, or the
+	// defaults'): an account file's limit it breaks is an error there.
+	AmountAt Span
 }
+
+// Span is where something is written in a plan file.
+type Span struct{ Line, Column, EndLine, EndColumn int }
 
 // Amount is dollars, static or computed by an expression.
 type Amount struct {

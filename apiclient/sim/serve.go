@@ -8,6 +8,8 @@ import (
 	"net/http"
 	"strings"
 	"time"
+
+	"github.com/betplan/betplan/apiclient"
 )
 
 // ErrNotLoopback is the error Serve wraps when asked to listen on an address
@@ -52,7 +54,7 @@ func Serve(svc *Service, addr string) (*Server, error) {
 	}
 	s := &Server{
 		URL:  "http://" + ln.Addr().String(),
-		hs:   &http.Server{Handler: svc, ReadHeaderTimeout: 10 * time.Second},
+		hs:   &http.Server{Handler: sayServed(svc), ReadHeaderTimeout: 10 * time.Second},
 		done: make(chan struct{}),
 	}
 	go func() {
@@ -62,6 +64,16 @@ func Serve(svc *Service, addr string) (*Server, error) {
 		close(s.done)
 	}()
 	return s, nil
+}
+
+// sayServed marks every response of a served simulated service
+// (apiclient.SimulatedHeader), so a client knows a rehearsal from a real
+// run: its reports are kept apart from the real service's.
+func sayServed(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set(apiclient.SimulatedHeader, "1")
+		h.ServeHTTP(w, r)
+	})
 }
 
 // Shutdown stops listening and waits for the requests in flight to finish,

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/betplan/betplan/apiclient"
 	"github.com/betplan/betplan/apiclient/sim"
 )
 
@@ -42,6 +43,17 @@ func TestServeOnLoopback(t *testing.T) {
 	}
 	if n := len(svc.Requests()); n != 1 {
 		t.Fatalf("the service logged %d requests, want 1", n)
+	}
+	// A served simulated service says so: its reports are kept apart.
+	c, err := apiclient.New(srv.URL, apiclient.WithToken(svc.Token()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.BetCodes(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if !c.ServesSimulation() {
+		t.Fatal("a served simulated service did not say it is simulated")
 	}
 
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)

@@ -129,6 +129,17 @@ func (l Layout) ReportDir(planName string) string {
 	return filepath.Join(l.Dir, "report", planName)
 }
 
+// ReportDirFor is ReportDir for a run or status against a service that
+// said it is simulated (a `betplan sim` served by hand): its reports go
+// beside a rehearsal's (sim/report/<plan>), so a rehearsal never
+// overwrites the real service's last reports.
+func (l Layout) ReportDirFor(planName string, simulated bool) string {
+	if simulated && !l.Rehearsal {
+		return filepath.Join(l.Dir, "sim", "report", planName)
+	}
+	return l.ReportDir(planName)
+}
+
 // LockPath is the lock of a plan against a service, keyed by the
 // service's identity: every spelling of one service takes one lock.
 func (l Layout) LockPath(planName, baseURL string) string {

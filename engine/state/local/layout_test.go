@@ -75,3 +75,19 @@ func TestLegacyJournalOfTheStore(t *testing.T) {
 	_, err = os.Stat(l.LegacyJournalPath("card") + ".moved-to-" + ServiceKey(key.BaseURL))
 	assert.NoError(t, err)
 }
+
+// A simulated service's reports go beside a rehearsal's, never over the
+// real service's; a rehearsal's layout is in sim/ already.
+func TestReportDirForSimulatedService(t *testing.T) {
+	l := NewLayout("st", "plans/card.yaml", false)
+	if got, want := l.ReportDirFor("card", false), filepath.Join("st", "report", "card"); got != want {
+		t.Errorf("real service: %s, want %s", got, want)
+	}
+	if got, want := l.ReportDirFor("card", true), filepath.Join("st", "sim", "report", "card"); got != want {
+		t.Errorf("served sim: %s, want %s", got, want)
+	}
+	r := NewLayout("st", "plans/card.yaml", true)
+	if got, want := r.ReportDirFor("card", true), filepath.Join("st", "sim", "report", "card"); got != want {
+		t.Errorf("run --sim: %s, want %s", got, want)
+	}
+}

@@ -1,0 +1,102 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"os"
+	"time"
+)
+
+// Placement times are kept in the journal, once: a bet's placed_at is
+// when its sessions placed it (the bet records' submit time), or, while
+// the records cannot be read, the first poll that saw it placed. Every
+// later run and status shows the kept time, not its own now; a stand-in
+// gives way once, to the records' time, and that one never moves.
+
+// statusCommand names a status in the lock it takes to keep placement
+// times, and statusHold bounds how long a run waits for it to finish.
+const (
+	statusCommand = "betplan status"
+	statusHold    = 5 * time.Second
+)
+
+// placedEntries are the placed entries j lacks for the instances' known
+// placement times.
+func (r *tracker) placedEntries(j *Journal) []journalEntry {
+	var out []journalEntry
+	for _, in := range r.insts {
+		if in.notifID == 0 || in.placedAt.IsZero() {
+			continue
+		}
+		s := j.State(in.label)
+		if s == nil || s.NotificationID != in.notifID {
+			continue // not this journal's bet (recovered by label, not adopted yet)
+		}
+		if !s.PlacedAt.IsZero() && (s.PlacedFromRecords || !in.placedFromRecords) {
+			continue // kept already, as well as it will be known
+		}
+		at := in.placedAt.UTC()
+		from := placedFromFirstPoll
+		if in.placedFromRecords {
+			from = placedFromRecords
+		}
+		out = append(out, journalEntry{Op: opPlaced, Label: in.label, BetID: in.bet.ID, PlacedAt: &at, PlacedFrom: from})
+	}
+	return out
+}
+
+// keepPlacements records in the journal each placement time it does not
+// keep yet. A run (or cancel) holds the journal; a status, which reads it
+// without the lock, takes the lock for the write when no run holds it, and
+// otherwise leaves the write to the run, whose polls see the same bets.
+// A failed write costs only the time's permanence: the run goes on.
+func (r *tracker) keepPlacements(ctx context.Context) {
+	j := r.journal
+	if j == nil || len(r.placedEntries(j)) == 0 {
+		return
+	}
+	if j.writable() {
+		r.recordPlacements(j)
+		return
+	}
+	if j.Fresh() || r.opts.Store == nil {
+		return // nothing of this plan's journal to add to
+	}
+	j.mu.Lock()
+	legacy := j.service == ""
+	j.mu.Unlock()
+	if legacy {
+		return // a journal kept before journals were per service: a run moves it first
+	}
+	host, _ := os.Hostname()
+	lease, err := r.opts.Store.Lock(ctx, LockRequest{
+		PlanKey: r.planKey(),
+		Owner:   LockOwner{PID: os.Getpid(), Host: host, PlanFile: r.opts.PlanFile, Command: statusCommand, Since: time.Now().UTC()},
+	})
+	if err != nil {
+		var locked *LockedError
+		if !errors.As(err, &locked) {
+			r.logf("the placement times could not be kept in the journal: %v", err)
+		}
+		return
+	}
+	defer lease.Release()
+	held, err := r.openJournal(ctx, lease)
+	if err != nil {
+		r.logf("the placement times could not be kept in the journal: %v", err)
+		return
+	}
+	if held.Lineage() != j.Lineage() {
+		return // the journal changed under the status: the next one keeps them
+	}
+	r.recordPlacements(held)
+}
+
+func (r *tracker) recordPlacements(j *Journal) {
+	for _, e := range r.placedEntries(j) {
+		if err := j.Record(e); err != nil {
+			r.logf("the placement time of %s could not be kept in the journal: %v", e.Label, err)
+			return
+		}
+	}
+}

@@ -1,0 +1,46 @@
+package engine
+
+import (
+	"testing"
+	"time"
+)
+
+// A placement time is kept once: a journal written before placed entries
+// existed replays with none, a poll's stand-in gives way once to the
+// records' time, and that one never moves.
+func TestJournalPlacedAtKeptOnce(t *testing.T) {
+	old := [][]byte{
+		[]byte(`{"serial":1,"lineage":"ab","time":"2026-11-25T03:00:00Z","op":"init"}`),
+		[]byte(`{"serial":2,"lineage":"ab","time":"2026-11-25T03:00:01Z","op":"creating","label":"bp:card:b1","bet":"b1","amount":5}`),
+		[]byte(`{"serial":3,"lineage":"ab","time":"2026-11-25T03:00:02Z","op":"created","label":"bp:card:b1","bet":"b1","id":1001,"amount":5}`),
+	}
+	j, err := replayRecords("test", old, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := j.State("bp:card:b1")
+	if !s.PlacedAt.IsZero() || !s.CreatedAt.Equal(time.Date(2026, 11, 25, 3, 0, 2, 0, time.UTC)) {
+		t.Fatalf("old journal: placed %v created %v", s.PlacedAt, s.CreatedAt)
+	}
+	at := func(sec int) *time.Time { t := time.Date(2026, 11, 25, 3, 17, sec, 0, time.UTC); return &t }
+	add := func(serial int, e journalEntry) {
+		e.Serial, e.Lineage, e.Op, e.Label = int64(serial), "ab", opPlaced, "bp:card:b1"
+		j.apply(e)
+	}
+	add(4, journalEntry{PlacedAt: at(5), PlacedFrom: placedFromFirstPoll})
+	add(5, journalEntry{PlacedAt: at(9), PlacedFrom: placedFromFirstPoll})
+	if s := j.State("bp:card:b1"); !s.PlacedAt.Equal(*at(5)) || s.PlacedFromRecords {
+		t.Fatalf("a second stand-in moved it: %+v", s)
+	}
+	add(6, journalEntry{PlacedAt: at(3), PlacedFrom: placedFromRecords})
+	add(7, journalEntry{PlacedAt: at(4), PlacedFrom: placedFromRecords})
+	if s := j.State("bp:card:b1"); !s.PlacedAt.Equal(*at(3)) || !s.PlacedFromRecords {
+		t.Fatalf("records' time: %+v", s)
+	}
+	// Nothing more to keep once the records' time is kept.
+	r := &tracker{journal: j}
+	r.insts = []*instance{{label: "bp:card:b1", notifID: 1001, placedAt: *at(8), placedFromRecords: true, bet: nil}}
+	if e := r.placedEntries(j); len(e) != 0 {
+		t.Fatalf("entries to keep: %+v", e)
+	}
+}

@@ -1,0 +1,95 @@
+package plan
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// CheckAccountLimits holds the plan's amounts known offline (literals,
+// and expressions of the plan's vars) to the limits of the account file
+// named account, as checkBetRisk and checkStaticLimits hold them to the
+// plan's own: a bet above the account's max_stake_per_bet, and the bet
+// that takes the bets certain to be created past its max_total_stake,
+// max_open_stake or max_bets, are errors at that bet's amount (its line
+// for max_bets). The account's limits count every plan of the account
+// together, so what one plan alone is certain to break, the run refuses
+// whatever the others do. Amounts known only at run time stay the run's
+// to check.
+func CheckAccountLimits(p *Plan, account string, l Limits) Diagnostics {
+	var d Diagnostics
+	at := func(b *Bet, sp Span, format string, args ...any) {
+		x := Diagnostic{Severity: SeverityError, Filename: p.Filename, Summary: fmt.Sprintf(format, args...)}
+		x.Line, x.Column, x.EndLine, x.EndColumn = sp.Line, sp.Column, sp.EndLine, sp.EndColumn
+		if x.Line == 0 {
+			x.Line, x.Column = b.Line, b.Column
+		}
+		d = append(d, x)
+	}
+	limit := func(key string) string { return account + " limits." + key }
+	for _, b := range p.Bets {
+		a := b.amount()
+		r, known := b.KnownRisk()
+		if !known || a == nil || a.Value <= 0 || l.MaxStakePerBet == nil {
+			continue
+		}
+		most := *l.MaxStakePerBet
+		name := "bet " + b.ID
+		switch {
+		case !r.Bounded && r.PerSession > most+1e-9:
+			at(b, b.AmountAt, "%s is Fixed Profit without check_odds: until the sessions place it the run counts its target_profit %s as the stake, above %s (%s), so the run would refuse it; set options.check_odds and options.odds to bound the stake",
+				name, money(a.Value), limit("max_stake_per_bet"), money(most))
+		case !r.Bounded || r.PerSession <= most+1e-9:
+		case b.AmountField() == AmountTargetProfit:
+			at(b, b.AmountAt, "%s: target_profit %s at odds of at least %s stakes $%s on each session, above %s (%s)",
+				name, amountWords(a), strconv.FormatFloat(b.OddsFloor(), 'f', -1, 64), money(r.PerSession), limit("max_stake_per_bet"), money(most))
+		default:
+			at(b, b.AmountAt, "%s: %s %s is above %s (%s)", name, b.AmountField(), amountWords(a), limit("max_stake_per_bet"), money(most))
+		}
+	}
+	// The bets certain to be created, in plan order, each counting the
+	// ones before it: the run checks them so before creating any, and
+	// refuses the plan when one breaks a limit (certainAccountRefusal in
+	// the engine). Each limit is named once, at the bet that passes it.
+	var all certainSum
+	var total, open, count bool
+	const refuse = "the run would refuse the plan before creating any bet, whatever the account's other plans do; raise the account's limit or remove a bet"
+	for _, b := range p.Bets {
+		if !b.Certain() {
+			continue
+		}
+		r, _ := b.KnownRisk()
+		all.add(b.ID, r)
+		sum := all.total()
+		atRisk := "at risk at least"
+		if len(all.unbounded) > 0 {
+			atRisk = "at risk as the run counts it (" + strings.Join(all.unbounded, ", ") + ": Fixed Profit without check_odds, counted at the target profit until placed)"
+		}
+		if l.MaxTotalStake != nil && !total && sum > *l.MaxTotalStake+1e-9 {
+			total = true
+			at(b, b.AmountAt, "bet %s takes %s to $%s %s, above %s (%s): %s",
+				b.ID, all.words(), money(sum), atRisk, limit("max_total_stake"), "$"+money(*l.MaxTotalStake), refuse)
+		}
+		if l.MaxOpenStake != nil && !open && sum > *l.MaxOpenStake+1e-9 {
+			open = true
+			at(b, b.AmountAt, "bet %s takes %s, open together, to $%s %s, above %s (%s): %s",
+				b.ID, all.words(), money(sum), atRisk, limit("max_open_stake"), "$"+money(*l.MaxOpenStake), refuse)
+		}
+		if l.MaxBets != nil && !count && len(all.ids) > *l.MaxBets {
+			count = true
+			at(b, Span{Line: b.Line, Column: b.Column}, "bet %s is bet %d of %s, above %s (%d): %s",
+				b.ID, len(all.ids), all.words(), limit("max_bets"), *l.MaxBets, refuse)
+		}
+	}
+	sortDiagnostics(d)
+	return d
+}
+
+// amountWords is an amount as a message shows it: "30" for a literal,
+// "vars.unit * 3 = 30" for an expression of vars.
+func amountWords(a *Amount) string {
+	if a.Expr != nil {
+		return a.Expr.Source + " = " + money(a.Value)
+	}
+	return money(a.Value)
+}
