@@ -96,6 +96,14 @@ type accountPlan struct {
 	wrote   int64 // the account's write count just after this plan's last write
 }
 
+// ServesSimulation passes on what the shared backend says of the service
+// (apiclient.Client.ServesSimulation): a plan of several run against a
+// betplan sim files its reports as a rehearsal's, as one plan alone does.
+func (p *accountPlan) ServesSimulation() bool {
+	s, ok := p.account.backend.(interface{ ServesSimulation() bool })
+	return ok && s.ServesSimulation()
+}
+
 func (p *accountPlan) since() int64 {
 	p.mu.Lock()
 	defer p.mu.Unlock()
