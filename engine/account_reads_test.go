@@ -3,8 +3,10 @@ package engine_test
 import (
 	"context"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"sync"
 	"testing"
@@ -25,6 +27,56 @@ import (
 // simulated clock. It returns the API calls per bet.
 func runPlansTogether(t testing.TB, w *world, plans, bets, races int, share bool) float64 {
 	t.Helper()
+	perBet, _ := runPlansCounted(t, w, plans, bets, races, share)
+	return perBet
+}
+
+// readsByReason counts the reads the service saw by endpoint and by the
+// engine's reason for them (engine.ReadReason): "GET /notification/
+// [race running]".
+type readsByReason struct {
+	engine.Backend
+	mu sync.Mutex
+	n  map[string]int
+}
+
+func (b *readsByReason) count(ctx context.Context, endpoint string) {
+	why := engine.ReadReason(ctx)
+	if why == "" {
+		why = "unmarked"
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.n == nil {
+		b.n = map[string]int{}
+	}
+	b.n[endpoint+" ["+why+"]"]++
+}
+
+func (b *readsByReason) ListNotifications(ctx context.Context, opts apiclient.ListNotificationsOptions) (*apiclient.Page[apiclient.Notification], error) {
+	b.count(ctx, "GET /notification/")
+	return b.Backend.ListNotifications(ctx, opts)
+}
+
+func (b *readsByReason) NotificationsByLabel(ctx context.Context, label string) ([]apiclient.Notification, error) {
+	b.count(ctx, "GET /notification/?label=")
+	return b.Backend.NotificationsByLabel(ctx, label)
+}
+
+func (b *readsByReason) ListBets(ctx context.Context, opts apiclient.ListBetsOptions) (*apiclient.Page[apiclient.BetRecord], error) {
+	b.count(ctx, "GET /bet/")
+	return b.Backend.ListBets(ctx, opts)
+}
+
+func (b *readsByReason) BetsByNotification(ctx context.Context, id int64) ([]apiclient.BetRecord, error) {
+	b.count(ctx, "GET /bet/notification/{id}/")
+	return b.Backend.BetsByNotification(ctx, id)
+}
+
+// runPlansCounted is runPlansTogether that also returns the reads by
+// endpoint and reason.
+func runPlansCounted(t testing.TB, w *world, plans, bets, races int, share bool) (float64, map[string]int) {
+	t.Helper()
 	var upcoming []sim.RaceInfo
 	for _, r := range w.svc.Races() {
 		if benchVenues[r.Venue] && r.Start.After(w.clock.Now().Add(10*time.Minute)) {
@@ -38,7 +90,7 @@ func runPlansTogether(t testing.TB, w *world, plans, bets, races int, share bool
 		require.Len(t, upcoming, races)
 	}
 	races = len(upcoming)
-	c := w.client()
+	c := &readsByReason{Backend: w.client()}
 	clock := sim.NewGroupClock(w.clock, plans)
 	account := engine.NewAccount(c, clock, 0)
 	results := make([]*engine.Result, plans)
@@ -85,6 +137,9 @@ func runPlansTogether(t testing.TB, w *world, plans, bets, races int, share bool
 	assert.Equal(t, plans*bets, w.svc.NotificationCount())
 	byPath := w.callsByPath()
 	t.Logf("%d plans x %d bets: %v", plans, bets, byPath)
+	for _, k := range slices.Sorted(maps.Keys(c.n)) {
+		t.Logf("%5d %s", c.n[k], k)
+	}
 	if os.Getenv("BP_TRACE_CALLS") != "" {
 		start := w.svc.Requests()[0].SimTime
 		for _, r := range w.svc.Requests() {
@@ -97,7 +152,7 @@ func runPlansTogether(t testing.TB, w *world, plans, bets, races int, share bool
 			t.Logf("race %s %d start %s", u.Venue, u.EventNumber, u.Start.Sub(start).Round(time.Second))
 		}
 	}
-	return float64(len(w.svc.Requests())) / float64(plans*bets)
+	return float64(len(w.svc.Requests())) / float64(plans*bets), c.n
 }
 
 // One run of many plans on one account reads races, sessions and the
