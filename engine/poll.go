@@ -59,23 +59,73 @@ func (r *tracker) poll(ctx context.Context) error {
 		}
 		groups[k] = append(groups[k], in)
 	}
-	var batch, probes []*instance
+	var batch, probes, rest []*instance
+	var waits []awaitedProbe
+	var claimed []*raceProbe
 	for _, k := range keys {
 		g := groups[k]
-		if len(g) > 1 && r.probing(g, now) {
-			probes = append(probes, g[0])
+		if r.lastLook || !r.probing(g, now) {
+			batch = append(batch, g...)
 			continue
 		}
-		batch = append(batch, g...)
+		// A page read this tick (for another plan of the run) showed the
+		// race: still running, a probe would tell nothing new; resulted,
+		// every bet on it is read now. Another plan probing it this tick
+		// is waited for.
+		switch r.raceNews(k) {
+		case "running":
+			continue
+		case "resulted":
+			rest = append(rest, g...)
+			continue
+		}
+		mine, wait := r.claimProbe(k)
+		if wait != nil {
+			waits = append(waits, awaitedProbe{k, wait})
+			continue
+		}
+		if mine != nil {
+			claimed = append(claimed, mine)
+		}
+		probes = append(probes, r.newest(g))
 	}
-	if err := r.fetch(withReadReason(ctx, reasons(why)), append(batch, probes...), now); err != nil {
+	err := r.fetch(withReadReason(ctx, reasons(why)), append(batch, probes...), now)
+	// Read or not, the plans waiting for these probes go on: one the
+	// page showed nothing of probes the race itself.
+	probed(claimed)
+	if err != nil {
 		return err
 	}
+	if len(waits) > 0 {
+		for _, w := range waits {
+			select {
+			case <-w.done:
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+		}
+		if err := r.adoptListPages(ctx); err != nil {
+			return err
+		}
+		var own []*instance
+		for _, w := range waits {
+			switch r.raceNews(w.key) {
+			case "running":
+			case "resulted":
+				rest = append(rest, groups[w.key]...)
+			default: // the other plan's probe told nothing: probe it here
+				own = append(own, r.newest(groups[w.key]))
+			}
+		}
+		if err := r.fetch(withReadReason(ctx, whyRunning), own, now); err != nil {
+			return err
+		}
+		probes = append(probes, own...)
+	}
 	// A probe that came back resulted: read the rest of its race now.
-	var rest []*instance
 	for _, p := range probes {
 		if p.notif != nil && p.notif.Resulted() {
-			rest = append(rest, groups[raceKey(p)][1:]...)
+			rest = append(rest, slices.DeleteFunc(slices.Clone(groups[raceKey(p)]), func(in *instance) bool { return in == p || in.final })...)
 		}
 	}
 	return r.fetch(withReadReason(ctx, whyProbeRest), rest, now)
@@ -106,6 +156,7 @@ func (r *tracker) adoptListPages(ctx context.Context) error {
 		if sp.n > 1 && sp.page.Previous == nil {
 			continue // past the end: the service's page 1 (see listPage)
 		}
+		r.sawRaces(sp.at, sp.page.Results)
 		for i := range sp.page.Results {
 			in := ours[int64(sp.page.Results[i].ID)]
 			if in == nil || in.final || !in.lastPolled.Before(sp.at) {
@@ -132,23 +183,16 @@ func (r *tracker) pollLast(ctx context.Context) error {
 	return r.poll(ctx)
 }
 
-// probing reports whether a race's group can be represented by a probe:
-// the race has started, none of the group is resulted yet and every
-// member was polled before (its take-up is known).
-func (r *tracker) probing(g []*instance, now time.Time) bool {
-	for _, in := range g {
-		if in.lastPolled.IsZero() || in.info.Start.IsZero() || now.Before(in.info.Start) || (in.notif != nil && in.notif.Resulted()) {
-			return false
-		}
-	}
-	return true
-}
-
 func raceKey(in *instance) string {
 	if e := in.info.Event; e != nil {
 		return "event|" + e.ID
 	}
-	return fmt.Sprintf("%s|%s|%d|%d", plan.FoldVenue(in.info.Venue), in.info.Code, in.info.EventNumber, in.info.Start.Unix())
+	return racingKey(in.info)
+}
+
+// racingKey names a race of a meeting: venue, code, number and start.
+func racingKey(info RaceInfo) string {
+	return fmt.Sprintf("%s|%s|%d|%d", plan.FoldVenue(info.Venue), strings.ToLower(info.Code), info.EventNumber, info.Start.Unix())
 }
 
 // fetch reads the given notifications and applies them. The pages the
