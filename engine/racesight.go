@@ -9,9 +9,10 @@ import (
 
 // raceSight is what the notification list last showed of a race, from
 // any notification on it: the plan's own, or another plan's of the run
-// (a page read for one plan shows every plan's bets). The service results
-// every bet on a race together, so a page that shows one of them shows
-// where the race stands.
+// (a page read for one plan shows every plan's bets). A race's finishing
+// order shows on every bet on it at once, so a page that shows one of
+// them shows where the race stands (a void, a scratched runner, shows
+// on that runner's bets alone, and says nothing of the race).
 type raceSight struct {
 	at       time.Time // when the page was read, on the engine's clock
 	resulted bool      // a notification on it showed the race's result
