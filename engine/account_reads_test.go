@@ -97,6 +97,9 @@ func runPlansCounted(t testing.TB, w *world, plans, bets, races int, share bool)
 	results := make([]*engine.Result, plans)
 	errs := make([]error, plans)
 	var wg sync.WaitGroup
+	var lateMu sync.Mutex
+	var lates []string
+	checked := 0
 	for i := range plans {
 		// Each plan starts on its own race, so the plans together cover
 		// every race.
@@ -112,6 +115,34 @@ func runPlansCounted(t testing.TB, w *world, plans, bets, races int, share bool)
 		}
 		opts.Clock = clock
 		opts.PlanFile = path
+		// Every result is seen within an interval of the service showing
+		// it (the simulated service results a race two minutes after its
+		// start): what the README promises of a running race.
+		opts.Log = logFunc(func(line string) {
+			stamp, rest, _ := strings.Cut(strings.TrimSpace(line), " ")
+			id, ok := strings.CutPrefix(rest, "settled ")
+			if !ok {
+				return
+			}
+			id, _, _ = strings.Cut(id, ":")
+			var n int
+			if _, err := fmt.Sscanf(id, "b%05d", &n); err != nil {
+				return
+			}
+			at, err := time.Parse("2006-01-02T15:04:05Z", stamp)
+			if err != nil {
+				return
+			}
+			resulted := rotated[n%len(rotated)].Start.Add(2 * time.Minute)
+			lateMu.Lock()
+			checked++
+			lateMu.Unlock()
+			if late := at.Sub(resulted); late < 0 || late > 30*time.Second {
+				lateMu.Lock()
+				lates = append(lates, fmt.Sprintf("plan %d bet %s: resulted at %s, seen at %s", i, id, resulted.UTC().Format(time.TimeOnly), at.Format(time.TimeOnly)))
+				lateMu.Unlock()
+			}
+		})
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -127,6 +158,7 @@ func runPlansCounted(t testing.TB, w *world, plans, bets, races int, share bool)
 			require.True(t, b.Final, "plan %d bet %s: %s %s", i, b.ID, b.Status, b.Reason)
 		}
 	}
+	assert.Empty(t, lates, "results seen more than an interval after the service showed them")
 	statuses := map[engine.Status]int{}
 	for _, r := range results {
 		for _, b := range r.Bets {
@@ -134,6 +166,7 @@ func runPlansCounted(t testing.TB, w *world, plans, bets, races int, share bool)
 		}
 	}
 	t.Logf("statuses: %v", statuses)
+	assert.Equal(t, statuses[engine.StatusSettled], checked, "every settled bet's log line was checked")
 	// Exactly once: one notification per bet of every plan.
 	assert.Equal(t, plans*bets, w.svc.NotificationCount())
 	byPath := w.callsByPath()
