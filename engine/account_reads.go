@@ -31,6 +31,37 @@ type Account struct {
 	plans   int   // views handed out: the plans sharing the reads
 	writes  int64 // writes completed by every plan, in order
 	entries map[string]*accountRead
+	probes  map[string]*raceProbe // by race key: the latest claim of a probe
+}
+
+// raceProbe is one plan's probe of a running race on a tick.
+type raceProbe struct {
+	tick time.Time // the prober's tick
+	done chan struct{}
+}
+
+// claimProbe gives race k's probe on the tick begun at tick to the first
+// plan asking (its claim, to release with probed), and to the others
+// what to wait for.
+func (a *Account) claimProbe(k string, tick time.Time) (*raceProbe, <-chan struct{}) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.probes == nil {
+		a.probes = map[string]*raceProbe{}
+	}
+	if p := a.probes[k]; p != nil && !p.tick.Before(tick) {
+		return nil, p.done
+	}
+	p := &raceProbe{tick: tick, done: make(chan struct{})}
+	a.probes[k] = p
+	return p, nil
+}
+
+// probed ends claims: the probes were read (or failed).
+func probed(claims []*raceProbe) {
+	for _, p := range claims {
+		close(p.done)
+	}
 }
 
 // accountRead is one read of the service, done or in flight.

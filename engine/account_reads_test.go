@@ -3,9 +3,12 @@ package engine_test
 import (
 	"context"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -25,6 +28,56 @@ import (
 // simulated clock. It returns the API calls per bet.
 func runPlansTogether(t testing.TB, w *world, plans, bets, races int, share bool) float64 {
 	t.Helper()
+	perBet, _ := runPlansCounted(t, w, plans, bets, races, share)
+	return perBet
+}
+
+// readsByReason counts the reads the service saw by endpoint and by the
+// engine's reason for them (engine.ReadReason): "GET /notification/
+// [race running]".
+type readsByReason struct {
+	engine.Backend
+	mu sync.Mutex
+	n  map[string]int
+}
+
+func (b *readsByReason) count(ctx context.Context, endpoint string) {
+	why := engine.ReadReason(ctx)
+	if why == "" {
+		why = "unmarked"
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.n == nil {
+		b.n = map[string]int{}
+	}
+	b.n[endpoint+" ["+why+"]"]++
+}
+
+func (b *readsByReason) ListNotifications(ctx context.Context, opts apiclient.ListNotificationsOptions) (*apiclient.Page[apiclient.Notification], error) {
+	b.count(ctx, "GET /notification/")
+	return b.Backend.ListNotifications(ctx, opts)
+}
+
+func (b *readsByReason) NotificationsByLabel(ctx context.Context, label string) ([]apiclient.Notification, error) {
+	b.count(ctx, "GET /notification/?label=")
+	return b.Backend.NotificationsByLabel(ctx, label)
+}
+
+func (b *readsByReason) ListBets(ctx context.Context, opts apiclient.ListBetsOptions) (*apiclient.Page[apiclient.BetRecord], error) {
+	b.count(ctx, "GET /bet/")
+	return b.Backend.ListBets(ctx, opts)
+}
+
+func (b *readsByReason) BetsByNotification(ctx context.Context, id int64) ([]apiclient.BetRecord, error) {
+	b.count(ctx, "GET /bet/notification/{id}/")
+	return b.Backend.BetsByNotification(ctx, id)
+}
+
+// runPlansCounted is runPlansTogether that also returns the reads by
+// endpoint and reason.
+func runPlansCounted(t testing.TB, w *world, plans, bets, races int, share bool) (float64, map[string]int) {
+	t.Helper()
 	var upcoming []sim.RaceInfo
 	for _, r := range w.svc.Races() {
 		if benchVenues[r.Venue] && r.Start.After(w.clock.Now().Add(10*time.Minute)) {
@@ -38,12 +91,15 @@ func runPlansTogether(t testing.TB, w *world, plans, bets, races int, share bool
 		require.Len(t, upcoming, races)
 	}
 	races = len(upcoming)
-	c := w.client()
+	c := &readsByReason{Backend: w.client()}
 	clock := sim.NewGroupClock(w.clock, plans)
 	account := engine.NewAccount(c, clock, 0)
 	results := make([]*engine.Result, plans)
 	errs := make([]error, plans)
 	var wg sync.WaitGroup
+	var lateMu sync.Mutex
+	var lates []string
+	checked := 0
 	for i := range plans {
 		// Each plan starts on its own race, so the plans together cover
 		// every race.
@@ -59,6 +115,34 @@ func runPlansTogether(t testing.TB, w *world, plans, bets, races int, share bool
 		}
 		opts.Clock = clock
 		opts.PlanFile = path
+		// Every result is seen within an interval of the service showing
+		// it (the simulated service results a race two minutes after its
+		// start): what the README promises of a running race.
+		opts.Log = logFunc(func(line string) {
+			stamp, rest, _ := strings.Cut(strings.TrimSpace(line), " ")
+			id, ok := strings.CutPrefix(rest, "settled ")
+			if !ok {
+				return
+			}
+			id, _, _ = strings.Cut(id, ":")
+			var n int
+			if _, err := fmt.Sscanf(id, "b%05d", &n); err != nil {
+				return
+			}
+			at, err := time.Parse("2006-01-02T15:04:05Z", stamp)
+			if err != nil {
+				return
+			}
+			resulted := rotated[n%len(rotated)].Start.Add(2 * time.Minute)
+			lateMu.Lock()
+			checked++
+			lateMu.Unlock()
+			if late := at.Sub(resulted); late < 0 || late > 30*time.Second {
+				lateMu.Lock()
+				lates = append(lates, fmt.Sprintf("plan %d bet %s: resulted at %s, seen at %s", i, id, resulted.UTC().Format(time.TimeOnly), at.Format(time.TimeOnly)))
+				lateMu.Unlock()
+			}
+		})
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -74,6 +158,7 @@ func runPlansTogether(t testing.TB, w *world, plans, bets, races int, share bool
 			require.True(t, b.Final, "plan %d bet %s: %s %s", i, b.ID, b.Status, b.Reason)
 		}
 	}
+	assert.Empty(t, lates, "results seen more than an interval after the service showed them")
 	statuses := map[engine.Status]int{}
 	for _, r := range results {
 		for _, b := range r.Bets {
@@ -81,10 +166,14 @@ func runPlansTogether(t testing.TB, w *world, plans, bets, races int, share bool
 		}
 	}
 	t.Logf("statuses: %v", statuses)
+	assert.Equal(t, statuses[engine.StatusSettled], checked, "every settled bet's log line was checked")
 	// Exactly once: one notification per bet of every plan.
 	assert.Equal(t, plans*bets, w.svc.NotificationCount())
 	byPath := w.callsByPath()
 	t.Logf("%d plans x %d bets: %v", plans, bets, byPath)
+	for _, k := range slices.Sorted(maps.Keys(c.n)) {
+		t.Logf("%5d %s", c.n[k], k)
+	}
 	if os.Getenv("BP_TRACE_CALLS") != "" {
 		start := w.svc.Requests()[0].SimTime
 		for _, r := range w.svc.Requests() {
@@ -97,7 +186,7 @@ func runPlansTogether(t testing.TB, w *world, plans, bets, races int, share bool
 			t.Logf("race %s %d start %s", u.Venue, u.EventNumber, u.Start.Sub(start).Round(time.Second))
 		}
 	}
-	return float64(len(w.svc.Requests())) / float64(plans*bets)
+	return float64(len(w.svc.Requests())) / float64(plans*bets), c.n
 }
 
 // One run of many plans on one account reads races, sessions and the
@@ -107,9 +196,20 @@ func runPlansTogether(t testing.TB, w *world, plans, bets, races int, share bool
 func TestManyPlansShareReads(t *testing.T) {
 	shared := runPlansTogether(t, newWorld(t), 8, 5, 10, true)
 	alone := runPlansTogether(t, newWorld(t), 8, 5, 10, false)
-	one := runPlansTogether(t, newWorld(t), 1, 40, 10, true)
+	one, reads := runPlansCounted(t, newWorld(t), 1, 40, 10, true)
 	t.Logf("8 plans x 5 bets over 10 races: %.3f calls per bet shared, %.3f each plan alone; one plan of the 40 bets: %.3f", shared, alone, one)
 	assert.Less(t, shared, alone*0.6, "sharing saves at least 40%% of the calls")
+	// One plan of the 40 bets: 40 creates, races, sessions, the list page
+	// that checks the labels, one poll an interval after the burst (every
+	// bet placed, its records read: 1 bet history page), the 5-minute
+	// polls before the first race and in the gap after the fifth (3), a
+	// page a tick from each race's start plus an interval to its result
+	// two minutes later (4 a race: 40, one of them also the third 5-minute
+	// poll), and the settled records (1 page). Nothing random: 89 calls.
+	// The answer window's two polls after the first (which told nothing:
+	// every session had answered) are gone: it was 91.
+	assert.Zero(t, reads["GET /notification/ [answer window]"], "every session answered at the first poll")
+	assert.LessOrEqual(t, one, 89.0/40)
 	// The plans' polls fall at the times one plan's would: a page one
 	// plan reads polls every plan's bets it shows, so the plans' slow
 	// polls (every 5 minutes, each plan on its own clock) never read it
@@ -119,20 +219,29 @@ func TestManyPlansShareReads(t *testing.T) {
 	assert.LessOrEqual(t, shared, one+0.15)
 }
 
-// Fifty plans of 20 bets over the next 10 races cost about 1.3 calls per
-// bet: the creates, and reads every plan shares. Measured 1.26 to 1.31,
-// and 1.39 under -race on a loaded machine: the order in which the plans'
-// goroutines create moves how the bets lie in the notification list, and
-// so how many pages a poll reads. Each plan reading for itself costs 2.23;
-// the bound keeps well clear of that and of the scheduling noise, and
-// BenchmarkManyPlans reports the figure itself.
+// Fifty plans of 20 bets over the next 10 races cost about 1.2 calls per
+// bet: the creates, and reads every plan shares. A running race is probed
+// by one plan a tick for all (the others wait for its page, which shows
+// the race), so the ticks while races run read about one page a race
+// (140 to 160 when every plan probed its own). Measured 1.20 to 1.21, and
+// 1.25 under -race: the order in which the plans' goroutines create moves
+// how the bets lie in the notification list, and so how many pages a
+// poll reads. Each plan reading for itself costs 2.23; the bound is the
+// issue's target, and BenchmarkManyPlans reports the figure itself.
 func TestFiftyPlansShareReads(t *testing.T) {
 	if testing.Short() {
 		t.Skip("50 plans of 20 bets")
 	}
-	perBet := runPlansTogether(t, newWorld(t), 50, 20, 10, true)
+	perBet, reads := runPlansCounted(t, newWorld(t), 50, 20, 10, true)
 	t.Logf("50 plans x 20 bets over 10 races: %.3f calls per bet", perBet)
-	assert.LessOrEqual(t, perBet, 1.5)
+	assert.LessOrEqual(t, perBet, 1.3)
+	running := 0
+	for k, n := range reads {
+		if strings.HasPrefix(k, "GET /notification/ [") && strings.Contains(k, "race running") {
+			running += n
+		}
+	}
+	assert.LessOrEqual(t, running, 80, "pages read to follow running races")
 }
 
 // BenchmarkManyPlans measures API calls per bet of one run of many plans

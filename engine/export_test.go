@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"context"
 	"flag"
 	"os"
 	"testing"
@@ -34,3 +35,8 @@ func ListPagesSince(b Backend, since time.Time) []int {
 	}
 	return ns
 }
+
+// ReadReason is why the engine made the read it passes ctx with: the
+// poll's reasons ("race running", "5-minute poll", ...), "label check",
+// "placement records", "settled records"; "" for a read it did not mark.
+func ReadReason(ctx context.Context) string { return readReason(ctx) }

@@ -72,6 +72,7 @@ func (x *listIndex) saw(n int, p *apiclient.Page[apiclient.Notification], keep f
 // it. A page past the end comes back as page 1 (the service's rule): that
 // is reported as no page at all.
 func (r *tracker) listPage(ctx context.Context, n int, ours map[int64]*instance) (*apiclient.Page[apiclient.Notification], error) {
+	at := r.clock.Now()
 	p, err := r.svc.ListNotifications(ctx, apiclient.ListNotificationsOptions{Page: n, PageSize: listPageSize})
 	if err != nil {
 		return nil, err
@@ -79,6 +80,7 @@ func (r *tracker) listPage(ctx context.Context, n int, ours map[int64]*instance)
 	if n > 1 && p.Previous == nil {
 		return &apiclient.Page[apiclient.Notification]{Count: p.Count}, nil
 	}
+	r.sawRaces(at, p.Results)
 	if ours == nil {
 		ours = r.notifications()
 	}

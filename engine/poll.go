@@ -16,64 +16,9 @@ import (
 // time; more are found through list pages (100 a call).
 const labelLookupMax = 10
 
-// Between its sessions' answer and its race's start a notification is
-// polled at least every slowPollEvery: a scratching, a void or a start
-// that moved can result it long before the listed start. Until its
-// sessions answer, and during its first answerWindow, it is polled at the
-// plan's interval, so the user learns at once whether it was placed.
-const (
-	slowPollEvery = 5 * time.Minute
-	answerWindow  = 2 * time.Minute
-	// unansweredFor bounds the fast polls of a notification no session
-	// answers (no bot matched it): after that it is polled like an
-	// answered one, whose answer can still come.
-	unansweredFor = 15 * time.Minute
-)
-
 // unresultedAfter is how long after its start a notification nothing was
 // placed on may stay unresulted before it counts as not taken.
 const unresultedAfter = 2 * time.Hour
-
-// due reports whether an open notification should be polled now (on a
-// tick of the plan's interval): never polled yet, its race started at
-// least an interval ago (the result is coming: a race is not resulted at
-// the off), its sessions have not answered yet or it is young, or it was
-// last polled slowPollEvery ago. A sports event that has started is
-// polled every slowPollEvery: it runs for hours.
-func (in *instance) due(now time.Time, interval time.Duration) bool {
-	switch {
-	case in.info.Event != nil && !in.lastPolled.IsZero() && !now.Before(in.info.Start):
-		// A sports event runs for hours and the service gives no end: while
-		// it runs it is polled at the slow pace, not on every tick.
-		return now.Sub(in.lastPolled) >= slowPollEvery
-	case in.lastPolled.IsZero(), in.info.Start.IsZero(), !now.Before(in.info.Start.Add(interval)):
-		return true
-	case now.Sub(in.createdAt) < answerWindow:
-		return true
-	case !in.answered() && now.Sub(in.createdAt) < unansweredFor:
-		return true
-	}
-	return now.Sub(in.lastPolled) >= slowPollEvery
-}
-
-// createdThisTick reports whether the notification was created on the
-// run's current tick: its sessions have had no time to answer, so its
-// first poll is the next tick's.
-func (in *instance) createdThisTick(tick time.Time) bool {
-	return !tick.IsZero() && !in.createdAt.IsZero() && !in.createdAt.Before(tick)
-}
-
-// readThisTick reports whether the notification was read since the tick
-// began (a look-up that adopted it): polling it again would tell nothing.
-func (in *instance) readThisTick(tick time.Time) bool {
-	return !tick.IsZero() && !in.lastPolled.IsZero() && !in.lastPolled.Before(tick)
-}
-
-// answered reports whether the last poll showed the sessions' answer:
-// a bet placed, or bots that received it (a refusal or a review).
-func (in *instance) answered() bool {
-	return in.notif != nil && (in.notif.TotalAccepted > 0 || strings.TrimSpace(in.notif.ReceivedBots) != "")
-}
 
 // poll refreshes the open notifications that are due. Every bet on one
 // race is resulted together, so while a race is running one notification
@@ -91,44 +36,99 @@ func (r *tracker) poll(ctx context.Context) error {
 	}
 	groups := map[string][]*instance{}
 	var keys []string
+	why := map[string]bool{}
 	for _, in := range r.insts {
 		// A bet cancelled by betplan is read too: sessions may have placed
 		// it before the cancel.
 		if in.notifID == 0 || in.final || in.readThisTick(r.tickAt) {
 			continue
 		}
-		if !r.lastLook && !in.due(now, interval) {
-			continue
+		reason := whyLastLook
+		if !r.lastLook {
+			if reason = in.due(now, interval, r.sessions); reason == "" {
+				continue
+			}
 		}
 		if in.createdThisTick(r.tickAt) && !r.opts.NoWait && !r.lastLook {
 			continue // a --no-wait run's last look includes it
 		}
+		why[reason] = true
 		k := raceKey(in)
 		if _, ok := groups[k]; !ok {
 			keys = append(keys, k)
 		}
 		groups[k] = append(groups[k], in)
 	}
-	var batch, probes []*instance
+	var batch, probes, rest []*instance
+	var waits []awaitedProbe
+	var claimed []*raceProbe
 	for _, k := range keys {
 		g := groups[k]
-		if len(g) > 1 && r.probing(g, now) {
-			probes = append(probes, g[0])
+		if r.lastLook || !r.probing(g, now) {
+			batch = append(batch, g...)
 			continue
 		}
-		batch = append(batch, g...)
+		// A page read this tick (for another plan of the run) showed the
+		// race: still running, a probe would tell nothing new; resulted,
+		// every bet on it is read now. Another plan probing it this tick
+		// is waited for.
+		switch r.raceNews(k) {
+		case "running":
+			continue
+		case "resulted":
+			rest = append(rest, g...)
+			continue
+		}
+		mine, wait := r.claimProbe(k)
+		if wait != nil {
+			waits = append(waits, awaitedProbe{k, wait})
+			continue
+		}
+		if mine != nil {
+			claimed = append(claimed, mine)
+		}
+		probes = append(probes, r.newest(g))
 	}
-	if err := r.fetch(ctx, append(batch, probes...), now); err != nil {
+	err := r.fetch(withReadReason(ctx, reasons(why)), append(batch, probes...), now)
+	// Read or not, the plans waiting for these probes go on: one the
+	// page showed nothing of probes the race itself.
+	probed(claimed)
+	if err != nil {
 		return err
 	}
+	if len(waits) > 0 {
+		for _, w := range waits {
+			select {
+			case <-w.done:
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+		}
+		if err := r.adoptListPages(ctx); err != nil {
+			return err
+		}
+		var own []*instance
+		for _, w := range waits {
+			switch r.raceNews(w.key) {
+			case "running":
+			case "resulted":
+				rest = append(rest, groups[w.key]...)
+			default: // the other plan's probe told nothing: probe it here
+				own = append(own, r.newest(groups[w.key]))
+			}
+		}
+		if err := r.fetch(withReadReason(ctx, whyRunning), own, now); err != nil {
+			return err
+		}
+		probes = append(probes, own...)
+	}
 	// A probe that came back resulted: read the rest of its race now.
-	var rest []*instance
 	for _, p := range probes {
 		if p.notif != nil && p.notif.Resulted() {
-			rest = append(rest, groups[raceKey(p)][1:]...)
+			rest = append(rest, slices.DeleteFunc(slices.Clone(groups[raceKey(p)]), func(in *instance) bool { return in == p || in.final })...)
 		}
 	}
-	return r.fetch(ctx, rest, now)
+	return r.fetch(withReadReason(ctx, whyProbeRest), rest, now)
 }
 
 // adoptListPages applies the pages of the notification list that other
@@ -156,6 +156,7 @@ func (r *tracker) adoptListPages(ctx context.Context) error {
 		if sp.n > 1 && sp.page.Previous == nil {
 			continue // past the end: the service's page 1 (see listPage)
 		}
+		r.sawRaces(sp.at, sp.page.Results)
 		for i := range sp.page.Results {
 			in := ours[int64(sp.page.Results[i].ID)]
 			if in == nil || in.final || !in.lastPolled.Before(sp.at) {
@@ -182,23 +183,16 @@ func (r *tracker) pollLast(ctx context.Context) error {
 	return r.poll(ctx)
 }
 
-// probing reports whether a race's group can be represented by a probe:
-// the race has started, none of the group is resulted yet and every
-// member was polled before (its take-up is known).
-func (r *tracker) probing(g []*instance, now time.Time) bool {
-	for _, in := range g {
-		if in.lastPolled.IsZero() || in.info.Start.IsZero() || now.Before(in.info.Start) || (in.notif != nil && in.notif.Resulted()) {
-			return false
-		}
-	}
-	return true
-}
-
 func raceKey(in *instance) string {
 	if e := in.info.Event; e != nil {
 		return "event|" + e.ID
 	}
-	return fmt.Sprintf("%s|%s|%d|%d", plan.FoldVenue(in.info.Venue), in.info.Code, in.info.EventNumber, in.info.Start.Unix())
+	return racingKey(in.info)
+}
+
+// racingKey names a race of a meeting: venue, code, number and start.
+func racingKey(info RaceInfo) string {
+	return fmt.Sprintf("%s|%s|%d|%d", plan.FoldVenue(info.Venue), strings.ToLower(info.Code), info.EventNumber, info.Start.Unix())
 }
 
 // fetch reads the given notifications and applies them. The pages the

@@ -16,35 +16,44 @@ import (
 // A run whose state dir was lost recovers its bets from the service and
 // follows them at once: a bet resulted just after the recovery is seen
 // before poll.timeout, whether its answer window (counted from the
-// service's created_at) is still open or the run's last look finds it.
+// service's created_at, and held open by a running session that has not
+// answered) is still open or the run's last look finds it.
 func TestRecoveredBetIsFollowedAtOnce(t *testing.T) {
 	for _, tt := range []struct {
 		name    string
 		gap     time.Duration // between the create and the recovering run
 		timeout string
 		within  time.Duration // how soon the run sees the result
+		// silent makes Ladbrokes 2 (running) unable to answer, and the
+		// bet target every session: its answer window stays open.
+		silent bool
 	}{
 		// Its next poll is the next tick's, not slowPollEvery later.
-		{"within its answer window", 10 * time.Second, "8m", time.Minute},
+		{"within its answer window", 10 * time.Second, "8m", time.Minute, true},
 		// Polled slowly, it is read once more before the timeout ends the run.
-		{"after its answer window: the last look", 3 * time.Minute, "2m", 2*time.Minute + 30*time.Second},
+		{"after its answer window: the last look", 3 * time.Minute, "2m", 2*time.Minute + 30*time.Second, false},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			w := newWorld(t)
 			a := w.race("Galloping", 0)
 			w.clock.Set(a.Start.Add(-9 * time.Minute))
+			target := `, target_session: "4417"`
+			if tt.silent {
+				w.svc.SetLoginError(4418, "Incorrect password")
+				target = ""
+			}
 			p := w.plan(fmt.Sprintf(`version: 1
 name: recovered
 poll: {interval: 30s, timeout: %s}
 limits: {max_total_stake: 50, max_stake_per_bet: 10}
-defaults: {market: Fixed Win, type: Fixed Wager, target_session: "4417"}
+defaults: {market: Fixed Win, type: Fixed Wager%s}
 bets:
   - id: fav
     race: %s
     selection: %q
     stake: 5
     when: race.minutes_to_start <= 10
-`, tt.timeout, raceYAML(a), a.Runners[0]))
+`, tt.timeout, target, raceYAML(a), a.Runners[0]))
 			opts := w.options(w.client())
 			opts.NoWait = true
 			first, err := engine.Run(context.Background(), p, opts)

@@ -95,7 +95,7 @@ func (r *tracker) start(ctx context.Context) error {
 			return err
 		}
 	case r.journal.Fresh():
-		if err := r.recover(ctx); err != nil {
+		if err := r.recover(withReadReason(ctx, "recovery scan")); err != nil {
 			return err
 		}
 	}
@@ -227,11 +227,11 @@ func (r *tracker) loop(ctx context.Context) error {
 			}
 		}
 		r.tickAt = r.clock.Now()
-		if err := r.checkLabels(ctx, r.tickAt); err != nil {
+		if err := r.checkLabels(withReadReason(ctx, "label check"), r.tickAt); err != nil {
 			return err
 		}
 		for _, in := range r.byStart() {
-			if err := r.decide(ctx, in, r.clock.Now()); err != nil {
+			if err := r.decide(withReadReason(ctx, "label look-up"), in, r.clock.Now()); err != nil {
 				lost, ok := isLockLost(err)
 				if !ok {
 					return err
@@ -255,13 +255,13 @@ func (r *tracker) loop(ctx context.Context) error {
 		if err := r.poll(ctx); err != nil {
 			return err
 		}
-		if err := r.readPlacements(ctx); err != nil {
+		if err := r.readPlacements(withReadReason(ctx, "placement records")); err != nil {
 			return err
 		}
 		r.alertTick()
 		r.progress(now, interval)
 		if r.opts.NoWait || r.done() {
-			if err := r.completeRecords(ctx); err != nil {
+			if err := r.completeRecords(withReadReason(ctx, "settled records")); err != nil {
 				return err
 			}
 			if r.stopCreating != "" {
@@ -275,7 +275,7 @@ func (r *tracker) loop(ctx context.Context) error {
 			if err := r.pollLast(ctx); err != nil {
 				return err
 			}
-			if err := r.completeRecords(ctx); err != nil {
+			if err := r.completeRecords(withReadReason(ctx, "settled records")); err != nil {
 				return err
 			}
 			if r.done() {
