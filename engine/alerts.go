@@ -457,12 +457,7 @@ func (r *tracker) endAlerts(res *Result, runErr error) {
 // (--no-wait) that created nothing, and whose bets did nothing new, sends
 // no summary: every few minutes, it would bury the alerts that matter.
 func (r *tracker) createdThisRun() bool {
-	for _, e := range r.journal.changedSince(r.alerts.startSerial) {
-		if e.created() || e.Pending {
-			return true
-		}
-	}
-	return false
+	return r.journal.announcedSince(r.alerts.startSerial)
 }
 
 // alertsWithoutJournal sends a run's failure when the run never held its

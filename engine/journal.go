@@ -213,7 +213,7 @@ func (j *Journal) apply(e journalEntry) {
 	if e.Label == "" {
 		return
 	}
-	j.changes = append(j.changes, labelChange{e.Serial, e.Label})
+	j.changes = append(j.changes, labelChange{e.Serial, e.Label, e.Op})
 	s := foldKey(&j.labels, &j.order, e.Label)
 	if e.BetID != "" {
 		s.BetID = e.BetID
@@ -356,6 +356,7 @@ func (j *Journal) states() []labelEntry {
 type labelChange struct {
 	serial int64
 	label  string
+	op     string
 }
 
 // changedSince returns what the journal knows of each label an entry after
@@ -373,6 +374,24 @@ func (j *Journal) changedSince(serial int64) []labelEntry {
 		}
 	}
 	return out
+}
+
+// announcedSince reports whether an entry after serial announced or
+// recorded a create: a change of a bet's own, not a placement time kept
+// for a bet created before (opPlaced).
+func (j *Journal) announcedSince(serial int64) bool {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	i := sort.Search(len(j.changes), func(i int) bool { return j.changes[i].serial > serial })
+	for _, c := range j.changes[i:] {
+		if c.op == opPlaced {
+			continue
+		}
+		if s := j.labels[c.label]; s.created() || s.Pending {
+			return true
+		}
+	}
+	return false
 }
 
 // Labels returns the labels the journal knows, in first-seen order.
