@@ -56,39 +56,9 @@ func TestRunFollowsSpedUpSim(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs for seconds of wall time")
 	}
-	svc := sim.New(sim.Options{Seed: 1, Clock: sim.NewScaledClock(time.Now(), 60)})
-	srv, err := sim.Serve(svc, "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Close()
-	var race sim.RaceInfo
-	for _, r := range svc.Races() {
-		if r.Start.After(time.Now().Add(6 * time.Minute)) {
-			race = r
-			break
-		}
-	}
-	dir := t.TempDir()
-	plan := filepath.Join(dir, "speed.yaml")
-	yaml := fmt.Sprintf(`version: 1
-name: speed
-limits: {max_stake_per_bet: 5, max_total_stake: 5, max_bets: 1}
-bets:
-  - id: five-out
-    race: {venue: %q, code: %s, event_number: %d}
-    selection: %q
-    type: Fixed Wager
-    market: Fixed Win
-    stake: 5
-    target_session: "4417"
-    when: race.minutes_to_start <= 5
-`, race.Venue, race.Code, race.EventNumber, race.Runners[0])
-	if err := os.WriteFile(plan, []byte(yaml), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	env := map[string]string{"BETPLAN_BASE_URL": srv.URL, "BETPLAN_TOKEN": svc.Token(), "XDG_CACHE_HOME": filepath.Join(dir, "cache")}
-	sys, s := testIO(env)
+	w := newSpedUpSim(t, time.Now(), 6*time.Minute, "five-out", "race.minutes_to_start <= 5")
+	race, plan, dir := w.race, w.plan, w.dir
+	sys, s := testIO(w.env)
 	stdout, stderr := s.Stdout, s.Stderr
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
@@ -126,38 +96,9 @@ bets:
 // the end the rehearsal's.
 func TestSpedUpSimHeaderIsOneClock(t *testing.T) {
 	simStart := time.Now().Add(3 * time.Hour).Truncate(time.Second)
-	svc := sim.New(sim.Options{Seed: 1, Clock: sim.NewScaledClock(simStart, 60)})
-	srv, err := sim.Serve(svc, "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Close()
-	var race sim.RaceInfo
-	for _, r := range svc.Races() {
-		if r.Start.After(simStart.Add(30 * time.Minute)) {
-			race = r
-			break
-		}
-	}
-	dir := t.TempDir()
-	plan := filepath.Join(dir, "speed.yaml")
-	yaml := fmt.Sprintf(`version: 1
-name: speed
-limits: {max_stake_per_bet: 5, max_total_stake: 5, max_bets: 1}
-bets:
-  - id: at-once
-    race: {venue: %q, code: %s, event_number: %d}
-    selection: %q
-    type: Fixed Wager
-    market: Fixed Win
-    stake: 5
-    target_session: "4417"
-`, race.Venue, race.Code, race.EventNumber, race.Runners[0])
-	if err := os.WriteFile(plan, []byte(yaml), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	env := map[string]string{"BETPLAN_BASE_URL": srv.URL, "BETPLAN_TOKEN": svc.Token(), "XDG_CACHE_HOME": filepath.Join(dir, "cache")}
-	sys, s := testIO(env)
+	w := newSpedUpSim(t, simStart, 30*time.Minute, "at-once", "")
+	plan, dir := w.plan, w.dir
+	sys, s := testIO(w.env)
 	args := []string{"run", "--yes", "--no-wait", "--state-dir", filepath.Join(dir, "state"), "--report-dir", filepath.Join(dir, "report"), plan}
 	if code := execute(context.Background(), args, sys); code != exitOK {
 		t.Fatalf("exit %d\n%s\n%s", code, s.Stderr, s.Stdout)
@@ -181,4 +122,55 @@ bets:
 	if !strings.Contains(s.Stderr.String(), " sim time created at-once ") {
 		t.Errorf("log:\n%s\nwant its lines marked sim time", s.Stderr)
 	}
+}
+
+// spedUpSim is `betplan sim --speed 60` served on loopback, with a plan of
+// one $5 bet on its first race that starts a while after its clock's
+// start.
+type spedUpSim struct {
+	race sim.RaceInfo
+	plan string // the plan file
+	dir  string // where the plan, the state and the cache live
+	env  map[string]string
+}
+
+// newSpedUpSim serves a simulated service whose clock starts at start and
+// runs 60 times as fast, and writes the plan of one bet, id, on the first
+// race starting more than after after start; when, if set, is its when.
+func newSpedUpSim(t *testing.T, start time.Time, after time.Duration, id, when string) spedUpSim {
+	t.Helper()
+	svc := sim.New(sim.Options{Seed: 1, Clock: sim.NewScaledClock(start, 60)})
+	srv, err := sim.Serve(svc, "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Close() })
+	w := spedUpSim{dir: t.TempDir()}
+	for _, r := range svc.Races() {
+		if r.Start.After(start.Add(after)) {
+			w.race = r
+			break
+		}
+	}
+	if when != "" {
+		when = "\n    when: " + when
+	}
+	w.plan = filepath.Join(w.dir, "speed.yaml")
+	yaml := fmt.Sprintf(`version: 1
+name: speed
+limits: {max_stake_per_bet: 5, max_total_stake: 5, max_bets: 1}
+bets:
+  - id: %s
+    race: {venue: %q, code: %s, event_number: %d}
+    selection: %q
+    type: Fixed Wager
+    market: Fixed Win
+    stake: 5
+    target_session: "4417"%s
+`, id, w.race.Venue, w.race.Code, w.race.EventNumber, w.race.Runners[0], when)
+	if err := os.WriteFile(w.plan, []byte(yaml), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	w.env = map[string]string{"BETPLAN_BASE_URL": srv.URL, "BETPLAN_TOKEN": svc.Token(), "XDG_CACHE_HOME": filepath.Join(w.dir, "cache")}
+	return w
 }

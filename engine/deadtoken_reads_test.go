@@ -37,23 +37,7 @@ func TestDeadTokenAtABulkReadEndsTheRun(t *testing.T) {
 			a := w.race("Galloping", 0)
 			// Two bets on one race: due in the same tick, so their labels
 			// are checked in one list read.
-			p := w.plan(fmt.Sprintf(`version: 1
-poll: {interval: 30s, timeout: 12h}
-name: dead-reads
-limits: {max_stake_per_bet: 20, max_total_stake: 100, max_bets: 10}
-defaults: {market: Fixed Win, type: Fixed Wager, target_session: "4417"}
-bets:
-  - id: first
-    race: %s
-    selection: %q
-    stake: 10
-    when: race.minutes_to_start <= 10
-  - id: second
-    race: %s
-    selection: %q
-    stake: 5
-    when: race.minutes_to_start <= 10
-`, raceYAML(a), a.Runners[0], raceYAML(a), a.Runners[1]))
+			p := w.twoBetPlanOn("dead-reads", "", a, a)
 			opts := w.options(w.client())
 			if tt.list > 0 {
 				opts.Backend = &expireAtList{Backend: opts.Backend, svc: w.svc, at: tt.list}

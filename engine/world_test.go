@@ -128,10 +128,16 @@ func raceYAML(r sim.RaceInfo) string {
 
 // twoBetPlan bets on two races, each 10 minutes before the start.
 func (w *world) twoBetPlan(extra string) *plan.Plan {
-	a, b := w.race("Galloping", 0), w.race("Greyhounds", 1)
+	return w.twoBetPlanOn("test-card", extra, w.race("Galloping", 0), w.race("Greyhounds", 1))
+}
+
+// twoBetPlanOn is the plan named name betting $10 on a's first runner and
+// $5 on b's second, each 10 minutes before its start; extra goes at the
+// top level.
+func (w *world) twoBetPlanOn(name, extra string, a, b sim.RaceInfo) *plan.Plan {
 	return w.plan(fmt.Sprintf(`version: 1
 poll: {interval: 30s, timeout: 12h}
-name: test-card
+name: %s
 limits: {max_stake_per_bet: 20, max_total_stake: 100, max_bets: 10}
 defaults: {market: Fixed Win, type: Fixed Wager, target_session: "4417"}
 %s
@@ -146,7 +152,7 @@ bets:
     selection: %q
     stake: 5
     when: race.minutes_to_start <= 10
-`, extra, raceYAML(a), a.Runners[0], raceYAML(b), b.Runners[1]))
+`, name, extra, raceYAML(a), a.Runners[0], raceYAML(b), b.Runners[1]))
 }
 
 // dogsPlan bets box 1 ($2) on the Meadows' greyhound races that races,
