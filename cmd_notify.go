@@ -63,7 +63,11 @@ func notifyTest(ctx context.Context, sys *sysIO, _ *noFlags, args []string) erro
 			Time:    time.Now().UTC().Format(time.RFC3339),
 			Message: fmt.Sprintf("a test alert: this target is sent %s", strings.Join(t.On, ", ")),
 		}
-		if _, err := notify.Send(ctx, nil, t, m); err != nil {
+		if o, err := notify.Send(ctx, nil, t, m); err != nil {
+			if o != notify.NotDelivered {
+				// Refused or unknown: the words say it is not sent again.
+				err = fmt.Errorf("%s: %w", o, err)
+			}
 			fmt.Fprintf(sys.Stdout, "FAILED  %s: %v\n", t.Where(), err)
 			failed = append(failed, t.Where())
 			continue
@@ -188,7 +192,9 @@ func heartbeat(ctx context.Context, sys *sysIO, hb string, code int) {
 		return
 	}
 	req.Header.Set("User-Agent", "betplan")
-	resp, err := http.DefaultClient.Do(req)
+	// The alerts' client: no redirect followed with the body, plain http
+	// only on loopback.
+	resp, err := notify.NewClient(nil).Do(req)
 	where := plan.RedactURL(hb)
 	if err != nil {
 		fmt.Fprintf(sys.Stderr, "betplan: heartbeat to %s not sent: the request failed\n", where)

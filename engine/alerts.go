@@ -106,7 +106,9 @@ func (r *tracker) startAlerts() {
 			}
 			op := opAlertSent
 			switch {
-			case gaveUp:
+			case gaveUp, o == notify.Refused:
+				// A redirect answer, or a target alerts may not go to:
+				// never tried again, by this run or a later one.
 				op = opAlertGivenUp
 			case o == notify.NotDelivered:
 				op = opAlertFailed
@@ -117,8 +119,11 @@ func (r *tracker) startAlerts() {
 			if err != nil {
 				e.Error = err.Error()
 				next := "retrying in the background"
-				if o == notify.Unknown {
+				switch o {
+				case notify.Unknown:
 					next = "it may have arrived, so it is not sent again"
+				case notify.Refused:
+					next = "not sent again"
 				}
 				a.noteFailure(d.Target, fmt.Sprintf("alert %s to %s not delivered (attempt %d): %s; %s", d.Message.Event, d.Target.Where(), attempt, e.Error, next))
 			}

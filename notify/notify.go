@@ -153,13 +153,17 @@ const (
 	// Unknown: it may have been delivered (no answer after it was sent):
 	// it is not sent again, so nothing is sent twice.
 	Unknown
+	// Refused: not delivered, and never sent again: the target answered
+	// with a redirect (it read the body), or it is not one alerts may go
+	// to (plain http off this machine).
+	Refused
 )
 
 func (o Outcome) String() string {
 	switch o {
 	case Delivered:
 		return "delivered"
-	case NotDelivered:
+	case NotDelivered, Refused:
 		return "not delivered"
 	}
 	return "outcome unknown"
@@ -191,8 +195,16 @@ func postWebhook(ctx context.Context, client *http.Client, t Target, m *Message)
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("User-Agent", "betplan")
+	return post(client, req)
+}
+
+// post makes one request to a target with betplan's own client (nil: the
+// shared one, NewClient), and says what it came to. A redirect answer is
+// final: the target read the body, and following it would send the alert
+// again or to a receiver the plan never named.
+func post(client *http.Client, req *http.Request) (Outcome, error) {
 	if client == nil {
-		client = http.DefaultClient
+		client = defaultClient
 	}
 	resp, err := client.Do(req)
 	if err != nil {
@@ -200,8 +212,11 @@ func postWebhook(ctx context.Context, client *http.Client, t Target, m *Message)
 	}
 	defer resp.Body.Close()
 	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
-	if resp.StatusCode/100 == 2 {
+	switch resp.StatusCode / 100 {
+	case 2:
 		return Delivered, nil
+	case 3:
+		return Refused, fmt.Errorf("the target redirects (%s)", origin(req.URL))
 	}
 	return NotDelivered, fmt.Errorf("answered %s", resp.Status)
 }
@@ -209,6 +224,9 @@ func postWebhook(ctx context.Context, client *http.Client, t Target, m *Message)
 // transportOutcome says whether a request that failed may have reached
 // the receiver: not when the connection was never made.
 func transportOutcome(err error) Outcome {
+	if errors.Is(err, errPlainOffLoopback) {
+		return Refused
+	}
 	var op *net.OpError
 	if errors.As(err, &op) && op.Op == "dial" {
 		return NotDelivered
@@ -226,6 +244,8 @@ func transportWords(err error) string {
 	var op *net.OpError
 	var dns *net.DNSError
 	switch {
+	case errors.Is(err, errPlainOffLoopback):
+		return errPlainOffLoopback.Error()
 	case errors.As(err, &dns):
 		return "host not found"
 	case errors.As(err, &op) && op.Op == "dial":

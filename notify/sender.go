@@ -19,7 +19,7 @@ type Delivery struct {
 // Undelivered is a delivery that did not reach its target (yet).
 type Undelivered struct {
 	Delivery *Delivery
-	Outcome  Outcome // NotDelivered (tried again by the next run) or Unknown
+	Outcome  Outcome // NotDelivered (tried again by the next run), Unknown or Refused
 	Err      string
 	Attempts int
 	GaveUp   bool // MaxAttempts were made: not tried again
@@ -158,7 +158,7 @@ func (s *Sender) deliver(d *Delivery) {
 		if s.Finished != nil {
 			s.Finished(d, attempt, o, err, false)
 		}
-		if o == Unknown || last {
+		if o == Unknown || o == Refused || last {
 			return
 		}
 		select {
