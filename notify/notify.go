@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/nicholas-fedor/shoutrrr/pkg/router"
+	"github.com/nicholas-fedor/shoutrrr/pkg/services/specialized/generic"
 	"github.com/nicholas-fedor/shoutrrr/pkg/types"
 
 	"github.com/betplan/betplan/plan"
@@ -178,10 +179,57 @@ const AttemptTimeout = 10 * time.Second
 func Send(ctx context.Context, client *http.Client, t Target, m *Message) (Outcome, error) {
 	ctx, cancel := context.WithTimeout(ctx, AttemptTimeout)
 	defer cancel()
-	if t.webhook() {
+	switch {
+	case t.webhook():
 		return postWebhook(ctx, client, t, m)
+	case t.generic():
+		return postGeneric(ctx, client, t, m)
 	}
 	return sendService(ctx, t, m)
+}
+
+func (t Target) generic() bool {
+	s, _, _ := strings.Cut(t.URL, "://")
+	return strings.EqualFold(s, "generic")
+}
+
+// postGeneric sends a generic:// target through betplan's own client: the
+// library's would follow redirects, speak plain http wherever disabletls
+// says, and could not tell a refused dial from an answer lost after the
+// body went out. The library only reads the URL and builds the body.
+func postGeneric(ctx context.Context, client *http.Client, t Target, m *Message) (Outcome, error) {
+	endpoint, err := plan.GenericEndpoint(t.URL)
+	if err != nil {
+		return Refused, errors.New("the URL is not one the service reads")
+	}
+	svc, err := (&router.ServiceRouter{}).Locate(t.URL)
+	g, ok := svc.(*generic.Service)
+	if err != nil || !ok {
+		return Refused, errors.New("the URL is not one the service reads")
+	}
+	cfg := g.Config
+	payload, err := g.GetPayload(cfg, types.Params{cfg.MessageKey: m.Text()})
+	if err != nil {
+		return Refused, errors.New("the URL's template does not make a message")
+	}
+	req, err := http.NewRequestWithContext(ctx, cfg.RequestMethod, endpoint.String(), payload)
+	if err != nil {
+		return Refused, errors.New("the URL does not make a request")
+	}
+	contentType := cfg.ContentType
+	if cfg.Template == "" {
+		contentType = "text/plain"
+	}
+	req.Header.Set("Content-Type", contentType)
+	req.Header.Set("Accept", contentType)
+	req.Header.Set("User-Agent", "betplan")
+	// The headers the URL sets (@Name=value), as the library reads them.
+	for k, v := range cfg.GetURL().Query() {
+		if len(k) > 1 && k[0] == '@' && len(v) > 0 {
+			req.Header.Set(k[1:], v[0])
+		}
+	}
+	return post(client, req)
 }
 
 func postWebhook(ctx context.Context, client *http.Client, t Target, m *Message) (Outcome, error) {
@@ -259,11 +307,14 @@ func transportWords(err error) string {
 }
 
 // sendService delivers through the notification library. Its errors quote
-// the URL, so only their kind is kept. A service that answered an error
-// did not post; only a timeout leaves the outcome unknown.
+// the URL, so none is kept. The library sends through its own client, and
+// some of its services retry inside themselves: betplan cannot tell an
+// error before anything was sent from an answer lost after the message was
+// posted, so every failure is an unknown outcome, never sent again.
 func sendService(ctx context.Context, t Target, m *Message) (Outcome, error) {
 	svc, err := (&router.ServiceRouter{}).Locate(t.URL)
 	if err != nil {
+		// Nothing was sent (a matrix URL logs in here, and may again).
 		return NotDelivered, errors.New("the URL is not one the service reads")
 	}
 	done := make(chan error, 1)
@@ -277,7 +328,7 @@ func sendService(ctx context.Context, t Target, m *Message) (Outcome, error) {
 		if errors.As(err, &ne) && ne.Timeout() {
 			return Unknown, errors.New("no answer in time")
 		}
-		return NotDelivered, errors.New("the service did not take the message")
+		return Unknown, errors.New("the service did not confirm the message (it may have been posted)")
 	case <-ctx.Done():
 		return Unknown, fmt.Errorf("no answer within %s", AttemptTimeout)
 	}

@@ -243,3 +243,17 @@ func TestSendThroughTheLibrary(t *testing.T) {
 	assert.NotContains(t, err.Error(), "s3cr3t", "the library's error quotes the URL: it is never passed on")
 	assert.NotContains(t, err.Error(), host)
 }
+
+// A service sent through the library that answers an error may have
+// posted (the library cannot say which): the outcome is unknown, so it is
+// never sent again.
+func TestLibraryServiceFailureIsUnknown(t *testing.T) {
+	h := newHook(t, http.StatusInternalServerError)
+	tg := notify.Target{URL: "ntfy://" + strings.TrimPrefix(h.srv.URL, "http://") + "/topic?scheme=http", On: plan.AlertEvents()}
+	o, err := notify.Send(t.Context(), nil, tg, &notify.Message{Event: "summary", Message: "x"})
+	require.Error(t, err)
+	assert.Equal(t, notify.Unknown, o, "%v", err)
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	assert.Equal(t, 1, h.requests)
+}

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/nicholas-fedor/shoutrrr/pkg/router"
+	"github.com/nicholas-fedor/shoutrrr/pkg/services/specialized/generic"
 	"gopkg.in/yaml.v3"
 )
 
@@ -208,6 +209,17 @@ func CheckNotifyURL(raw string) error {
 			return fmt.Errorf("https is required for %s (http:// only on loopback): a webhook body says what was bet", RedactURL(raw))
 		}
 		return nil
+	case "generic":
+		// betplan posts a generic:// target through its own client, over
+		// https unless the URL turns TLS off.
+		end, err := GenericEndpoint(raw)
+		if err != nil {
+			return fmt.Errorf("%s is not a valid generic URL: see https://shoutrrr.nickfedor.com for its form", RedactURL(raw))
+		}
+		if end.Scheme == "http" && !loopbackHost(end.Hostname()) {
+			return fmt.Errorf("TLS is required for %s (disabletls only on loopback): an alert says what was bet", RedactURL(raw))
+		}
+		return nil
 	case "matrix":
 		// The library logs in to check a matrix URL: validate stays
 		// offline, and the first alert tells.
@@ -223,6 +235,44 @@ func CheckNotifyURL(raw string) error {
 		return fmt.Errorf("%s is not a valid %s URL: see https://shoutrrr.nickfedor.com for its form", RedactURL(raw), strings.ToLower(u.Scheme))
 	}
 	return nil
+}
+
+// GenericEndpoint is where a generic:// target posts: its host, path and
+// query over https, or plain http when the URL turns TLS off. betplan
+// reads disabletls in any case of its key and value, and anything but a
+// clear no as yes, so no spelling slips past the loopback rule.
+func GenericEndpoint(raw string) (*url.URL, error) {
+	svc, err := (&router.ServiceRouter{}).Locate(raw)
+	if err != nil {
+		return nil, err
+	}
+	g, ok := svc.(*generic.Service)
+	if !ok {
+		return nil, fmt.Errorf("not a generic URL")
+	}
+	end := g.Config.WebhookURL()
+	if u, err := url.Parse(raw); err == nil && optionOn(u.Query(), "disabletls") {
+		end.Scheme = "http"
+	}
+	return end, nil
+}
+
+// optionOn reports whether the query sets key (in any case) to anything
+// but a clear no.
+func optionOn(q url.Values, key string) bool {
+	for k, vs := range q {
+		if !strings.EqualFold(k, key) {
+			continue
+		}
+		for _, v := range vs {
+			switch strings.ToLower(strings.TrimSpace(v)) {
+			case "no", "n", "false", "0", "off":
+			default:
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // isWebhook reports whether raw is an http(s) URL.
