@@ -229,12 +229,18 @@ func WithNow(now func() time.Time) Option {
 	}
 }
 
+// serviceTransport is the service's own transport, taken before anything
+// runs: the process's default transport is the alert libraries', which
+// betplan holds to the alerts' rules (notify), and the service's redirect
+// policy is the client's own.
+var serviceTransport = http.DefaultTransport.(*http.Transport).Clone()
+
 // New returns a client for the service at baseURL. It refuses a URL that is
 // not http(s), carries credentials, or uses plain http:// to a host that is
 // not loopback (unless WithInsecure).
 func New(baseURL string, opts ...Option) (*Client, error) {
 	c := &Client{
-		hc:          &http.Client{},
+		hc:          &http.Client{Transport: serviceTransport},
 		timeout:     defaultTimeout,
 		userAgent:   defaultUserAgent(),
 		limiter:     rate.NewLimiter(defaultRPS, defaultBurst),

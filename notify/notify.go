@@ -312,6 +312,7 @@ func transportWords(err error) string {
 // error before anything was sent from an answer lost after the message was
 // posted, so every failure is an unknown outcome, never sent again.
 func sendService(ctx context.Context, t Target, m *Message) (Outcome, error) {
+	holdLibraries()
 	svc, err := (&router.ServiceRouter{}).Locate(t.URL)
 	if err != nil {
 		// Nothing was sent (a matrix URL logs in here, and may again).
@@ -325,7 +326,12 @@ func sendService(ctx context.Context, t Target, m *Message) (Outcome, error) {
 			return Delivered, nil
 		}
 		var ne net.Error
-		if errors.As(err, &ne) && ne.Timeout() {
+		switch {
+		case errors.Is(err, errRedirected):
+			return Refused, fmt.Errorf("the target redirects (%s)", t.Where())
+		case errors.Is(err, errPlainOffLoopback):
+			return Refused, errPlainOffLoopback
+		case errors.As(err, &ne) && ne.Timeout():
 			return Unknown, errors.New("no answer in time")
 		}
 		return Unknown, errors.New("the service did not confirm the message (it may have been posted)")

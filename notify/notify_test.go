@@ -1,7 +1,9 @@
 package notify_test
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"net"
 	"net/http"
@@ -213,8 +215,8 @@ func TestServiceURLsAreNeverShown(t *testing.T) {
 	}
 }
 
-// A scheme other than http(s) goes through the notification library: its
-// generic webhook service posts the message's text to the receiver.
+// A generic:// target posts the message's text to the receiver, the way
+// the notification library reads its URL, through betplan's own client.
 func TestSendThroughTheLibrary(t *testing.T) {
 	var mu sync.Mutex
 	var got []string
@@ -249,11 +251,91 @@ func TestSendThroughTheLibrary(t *testing.T) {
 // never sent again.
 func TestLibraryServiceFailureIsUnknown(t *testing.T) {
 	h := newHook(t, http.StatusInternalServerError)
-	tg := notify.Target{URL: "ntfy://" + strings.TrimPrefix(h.srv.URL, "http://") + "/topic?scheme=http", On: plan.AlertEvents()}
+	tg := notify.Target{URL: signalURL(h.srv.URL), On: plan.AlertEvents()}
 	o, err := notify.Send(t.Context(), nil, tg, &notify.Message{Event: "summary", Message: "x"})
 	require.Error(t, err)
 	assert.Equal(t, notify.Unknown, o, "%v", err)
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	assert.Equal(t, 1, h.requests)
+}
+
+// dials records where a client would connect, and never connects.
+type dials struct {
+	mu    sync.Mutex
+	addrs []string
+}
+
+func (d *dials) dial(_ context.Context, network, addr string) (net.Conn, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.addrs = append(d.addrs, addr)
+	return nil, &net.OpError{Op: "dial", Net: network, Err: errors.New("not connecting in a test")}
+}
+
+func (d *dials) seen() []string {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return append([]string(nil), d.addrs...)
+}
+
+// Plain http off this machine is refused before anything is dialled,
+// whatever the scheme and however TLS is turned off; the same target over
+// TLS is dialled (the hook shows it, without connecting).
+func TestPlainTransportOnlyOnLoopback(t *testing.T) {
+	for _, tt := range []struct {
+		url      string
+		outcome  notify.Outcome
+		dialled  []string
+		contains string
+	}{
+		{"generic://10.255.255.1/h?disabletls=yes", notify.Refused, nil, "plain http is only sent to loopback"},
+		{"generic://10.255.255.1/h?DisableTLS=YES", notify.Refused, nil, "plain http is only sent to loopback"},
+		{"generic://10.255.255.1/h?disableTLS=True", notify.Refused, nil, "plain http is only sent to loopback"},
+		{"http://10.255.255.1/h", notify.Refused, nil, "plain http is only sent to loopback"},
+		{"generic://10.255.255.1/h", notify.NotDelivered, []string{"10.255.255.1:443"}, "unreachable"},
+		{"generic://127.0.0.1:9/h?disabletls=yes", notify.NotDelivered, []string{"127.0.0.1:9"}, "unreachable"},
+	} {
+		t.Run(tt.url, func(t *testing.T) {
+			d := &dials{}
+			o, err := notify.Send(t.Context(), notify.NewClient(d.dial), notify.Target{URL: tt.url}, &notify.Message{Event: "summary", Message: "x"})
+			require.Error(t, err)
+			assert.Equal(t, tt.outcome, o, "%v", err)
+			assert.Contains(t, err.Error(), tt.contains)
+			assert.Equal(t, tt.dialled, d.seen())
+		})
+	}
+}
+
+// A service sent through the library is held to the same rules through
+// the process's default transport: a redirect answer is final and is not
+// followed to the port it names.
+func TestLibraryServiceFollowsNoRedirect(t *testing.T) {
+	other := newHook(t)
+	h := newHook(t)
+	h.srv.Config.Handler = http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
+		_, _ = io.ReadAll(r.Body)
+		h.mu.Lock()
+		h.requests++
+		h.mu.Unlock()
+		http.Redirect(rw, r, other.srv.URL+"/elsewhere", http.StatusTemporaryRedirect)
+	})
+	tg := notify.Target{URL: signalURL(h.srv.URL)}
+	o, err := notify.Send(t.Context(), nil, tg, &notify.Message{Event: "summary", Message: "x"})
+	require.Error(t, err)
+	assert.Equal(t, notify.Refused, o, "%v", err)
+	assert.Contains(t, err.Error(), "the target redirects (signal://…)")
+	h.mu.Lock()
+	assert.Equal(t, 1, h.requests)
+	h.mu.Unlock()
+	other.mu.Lock()
+	assert.Zero(t, other.requests, "nothing reaches the port the redirect names")
+	other.mu.Unlock()
+}
+
+// signalURL is a signal:// target whose REST API is the loopback server at
+// srvURL, over plain http: a service the library sends through the
+// process's default transport.
+func signalURL(srvURL string) string {
+	return "signal://" + strings.TrimPrefix(srvURL, "http://") + "/+15551234567/+15557654321?disabletls=yes"
 }

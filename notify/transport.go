@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"sync"
 )
 
 // DialFunc opens a connection to addr (host:port). Tests replace it to see
@@ -24,8 +25,12 @@ func NewClient(dial DialFunc) *http.Client {
 	if dial == nil {
 		dial = (&net.Dialer{Timeout: AttemptTimeout, KeepAlive: -1}).DialContext
 	}
-	secure := http.DefaultTransport.(*http.Transport).Clone()
+	secure := baseTransport.Clone()
 	secure.DialContext = dial
+	// A fresh connection for each alert: a pooled one the receiver closed
+	// while idle fails like an answer lost after the body went out, which
+	// would make an alert that never left an unknown outcome.
+	secure.DisableKeepAlives = true
 	plain := secure.Clone()
 	plain.Proxy = nil // a proxy off this machine would carry the body in the clear
 	plain.DialContext = loopbackOnly(dial)
@@ -36,6 +41,10 @@ func NewClient(dial DialFunc) *http.Client {
 		},
 	}
 }
+
+// baseTransport is the process's default transport as it was before
+// holdLibraries replaced it.
+var baseTransport = http.DefaultTransport.(*http.Transport).Clone()
 
 // defaultClient is NewClient(nil), shared: its connections are reused.
 var defaultClient = NewClient(nil)
@@ -118,4 +127,38 @@ func loopbackName(host string) bool {
 // origin is u's scheme and host, the most a message may show of a target.
 func origin(u *url.URL) string {
 	return strings.ToLower(u.Scheme) + "://" + u.Host
+}
+
+// errRedirected is a redirect answer to a request the notification library
+// made: turned into an error, so whatever client it built never follows.
+var errRedirected = errors.New("the target redirects")
+
+var holdOnce sync.Once
+
+// holdLibraries makes the process's default transport, which the clients
+// the notification library builds send through, hold to the alerts' rules:
+// plain http only to loopback (checked at dial time too), no Referer, and a
+// redirect answer turned into an error. betplan's own service client has a
+// transport of its own (apiclient). The schemes whose library builds its
+// own transport are refused at validate (plan.CheckNotifyURL).
+func holdLibraries() {
+	holdOnce.Do(func() {
+		secure := baseTransport.Clone()
+		plain := secure.Clone()
+		plain.Proxy = nil
+		plain.DialContext = loopbackOnly((&net.Dialer{Timeout: AttemptTimeout}).DialContext)
+		http.DefaultTransport = noRedirects{&guarded{secure: secure, plain: plain}}
+	})
+}
+
+// noRedirects ends a request at a redirect answer, with an error.
+type noRedirects struct{ rt http.RoundTripper }
+
+func (n noRedirects) RoundTrip(req *http.Request) (*http.Response, error) {
+	resp, err := n.rt.RoundTrip(req)
+	if err == nil && resp.StatusCode/100 == 3 {
+		resp.Body.Close()
+		return nil, fmt.Errorf("%w (%s)", errRedirected, origin(req.URL))
+	}
+	return resp, err
 }

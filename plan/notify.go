@@ -10,7 +10,9 @@ import (
 	"strings"
 
 	"github.com/nicholas-fedor/shoutrrr/pkg/router"
+	"github.com/nicholas-fedor/shoutrrr/pkg/services/email/smtp"
 	"github.com/nicholas-fedor/shoutrrr/pkg/services/specialized/generic"
+	shoutrrrtypes "github.com/nicholas-fedor/shoutrrr/pkg/types"
 	"gopkg.in/yaml.v3"
 )
 
@@ -55,7 +57,7 @@ func (t NotifyTarget) words() string {
 func (t NotifyTarget) Wants(e string) bool { return slices.Contains(t.On, e) }
 
 type notifyDoc struct {
-	URL *string  `yaml:"url" validate:"-" jsonschema:"required,minLength=1" jsonschema_description:"Where alerts go: https://… for a JSON webhook (http:// only on loopback), or a notification service URL such as slack://…, discord://…, telegram://…, pushover://…, ntfy://…, smtp://…. Write it as ${NAME} to read it from the environment, so tokens stay out of the repository."`
+	URL *string  `yaml:"url" validate:"-" jsonschema:"required,minLength=1" jsonschema_description:"Where alerts go: https://… for a JSON webhook (http:// only on loopback), or a notification service URL such as slack://…, telegram://…, pushover://…, smtp://…, generic://…. Write it as ${NAME} to read it from the environment, so tokens stay out of the repository."`
 	On  []string `yaml:"on" validate:"-" jsonschema:"uniqueItems=true,enum=placed,enum=not_placed,enum=settled,enum=limit,enum=in_doubt,enum=run_failed,enum=summary" jsonschema_description:"The events sent to this target: placed, not_placed, settled, limit, in_doubt, run_failed, summary. Absent: every event but placed."`
 }
 
@@ -68,12 +70,10 @@ var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 func (p *parser) checkNotify() {
 	p.plan.Notify = append(p.plan.Notify, p.readNotify(p.doc.Notify)...)
 	if h := p.doc.Heartbeat; h != nil {
-		if p.checkTargetURL(*h, "heartbeat", "heartbeat") {
-			if u := *h; !strings.Contains(u, "${") && !isWebhook(u) {
-				p.d.errorf(p.at("heartbeat"), "heartbeat must be an https:// URL (healthchecks.io or Cronitor style), got a %s URL", schemeOf(u))
-			} else {
-				p.plan.Heartbeat = u
-			}
+		if u := *h; !strings.Contains(u, "${") && !isWebhook(u) {
+			p.d.errorf(p.at("heartbeat"), "heartbeat must be an https:// URL (healthchecks.io or Cronitor style), got a %s URL", schemeOf(u))
+		} else if p.checkTargetURL(u, "heartbeat", "heartbeat") {
+			p.plan.Heartbeat = u
 		}
 	}
 }
@@ -226,15 +226,63 @@ func CheckNotifyURL(raw string) error {
 		if u.Host == "" {
 			return fmt.Errorf("matrix URL without a host")
 		}
-		return nil
+		return checkLibraryTransport(u, nil)
 	}
-	if _, err := (&router.ServiceRouter{}).Locate(raw); err != nil {
+	svc, err := (&router.ServiceRouter{}).Locate(raw)
+	if err != nil {
 		if strings.Contains(err.Error(), "unknown service") {
-			return fmt.Errorf("unknown scheme %q: use https:// for a webhook, or one of the notification services (slack, discord, telegram, pushover, ntfy, smtp, teams, gotify, …)", u.Scheme)
+			return fmt.Errorf("unknown scheme %q: use https:// for a webhook, or one of the notification services (slack, telegram, pushover, smtp, teams, generic, …)", u.Scheme)
 		}
 		return fmt.Errorf("%s is not a valid %s URL: see https://shoutrrr.nickfedor.com for its form", RedactURL(raw), strings.ToLower(u.Scheme))
 	}
+	return checkLibraryTransport(u, svc)
+}
+
+// heldLibraryRefusals are the schemes whose library betplan cannot hold
+// to its rules for alerts (no redirect followed, nothing sent twice, plain
+// transport only on loopback), each with the generic:// form that reaches
+// the same receiver through betplan's own client.
+var heldLibraryRefusals = map[string]string{
+	"discord":    "its library sends a message again after a failure, so one alert could be posted twice; write generic://discord.com/api/webhooks/ID/TOKEN?template=json&messagekey=content",
+	"mattermost": "its library sends through a transport of its own, which betplan cannot hold to no redirects and plain http only on loopback; write its incoming webhook as generic://HOST/hooks/KEY?template=json&messagekey=text",
+	"gotify":     "its library sends through a transport of its own, which betplan cannot hold to no redirects and plain http only on loopback; write generic://HOST/message?token=TOKEN&template=json",
+	"ntfy":       "its library sends through a transport of its own, which betplan cannot hold to no redirects and plain http only on loopback; write generic://ntfy.sh/TOPIC (its publish URL)",
+}
+
+// checkLibraryTransport holds a URL sent through the notification library
+// (svc, when it could be read offline) to the rule the service and
+// webhooks have: plain or unverified transport only on loopback. A scheme
+// whose library betplan cannot hold to its rules is refused, with why.
+func checkLibraryTransport(u *url.URL, svc shoutrrrtypes.Service) error {
+	scheme := strings.ToLower(u.Scheme)
+	if why, ok := heldLibraryRefusals[scheme]; ok {
+		return fmt.Errorf("%s:// is refused: %s", scheme, why)
+	}
+	q := u.Query()
+	plain := optionOn(q, "disabletls") || optionOn(q, "insecureskipverify") || optionOn(q, "skiptlsverify") || optionOn(q, "disabletlsverification")
+	for _, v := range optionValues(q, "scheme") {
+		if !strings.EqualFold(strings.TrimSpace(v), "https") {
+			plain = true
+		}
+	}
+	hint := ""
+	if m, ok := svc.(*smtp.Service); ok && !smtpTLSCertain(m.Config) {
+		plain, hint = true, "; add requirestarttls=yes, or use port 465"
+	}
+	if plain && !loopbackHost(u.Hostname()) {
+		return fmt.Errorf("TLS is required for %s (plain or unverified transport only on loopback): an alert says what was bet%s", RedactURL(u.String()), hint)
+	}
 	return nil
+}
+
+// smtpTLSCertain reports whether the mail library cannot fall back to plain
+// SMTP: implicit TLS, or STARTTLS required, with the certificate checked.
+func smtpTLSCertain(c *smtp.Config) bool {
+	if c == nil || c.SkipTLSVerify {
+		return false
+	}
+	implicit := c.Encryption == smtp.EncImplicitTLS || (c.Encryption == smtp.EncAuto && c.Port == smtp.ImplicitTLSPort)
+	return implicit || (c.Encryption != smtp.EncNone && c.UseStartTLS && c.RequireStartTLS)
 }
 
 // GenericEndpoint is where a generic:// target posts: its host, path and
@@ -260,19 +308,25 @@ func GenericEndpoint(raw string) (*url.URL, error) {
 // optionOn reports whether the query sets key (in any case) to anything
 // but a clear no.
 func optionOn(q url.Values, key string) bool {
-	for k, vs := range q {
-		if !strings.EqualFold(k, key) {
-			continue
-		}
-		for _, v := range vs {
-			switch strings.ToLower(strings.TrimSpace(v)) {
-			case "no", "n", "false", "0", "off":
-			default:
-				return true
-			}
+	for _, v := range optionValues(q, key) {
+		switch strings.ToLower(strings.TrimSpace(v)) {
+		case "no", "n", "false", "0", "off":
+		default:
+			return true
 		}
 	}
 	return false
+}
+
+// optionValues are the values the query gives key, in any case.
+func optionValues(q url.Values, key string) []string {
+	var out []string
+	for k, vs := range q {
+		if strings.EqualFold(k, key) {
+			out = append(out, vs...)
+		}
+	}
+	return out
 }
 
 // isWebhook reports whether raw is an http(s) URL.
