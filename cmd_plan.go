@@ -60,7 +60,7 @@ func (o *planOptions) validate() error {
 	if f, err := reporters.ParseFormat(o.Format); err != nil || (f != "text" && f != "json" && f != "markdown") {
 		return usagef("--format for plan is text, json or markdown, not %q", o.Format)
 	}
-	return o.service.validate()
+	return firstError(o.rehearsal.validate, o.service.validate)
 }
 
 // previewPlan is `betplan plan PLAN`.

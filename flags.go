@@ -117,6 +117,14 @@ func (r *rehearsalOptions) validate() error {
 	if len(r.Faults) > 0 && !r.Sim {
 		return usagef("--fault injects faults into the simulated service: use it with --sim")
 	}
+	// The simulated world's flags mean nothing to a real service: taken
+	// silently, they would let a punter believe a real run was rehearsed.
+	if r.World.seedSet && !r.Sim {
+		return usagef("--seed sets the simulated world's seed: use it with --sim")
+	}
+	if !r.World.Start.IsZero() && !r.Sim {
+		return usagef("--sim-start sets the simulated clock's start: use it with --sim")
+	}
 	faults, err := parseFaults(r.Faults)
 	if err != nil {
 		return err
@@ -133,12 +141,39 @@ func (r *rehearsalOptions) bindWorld(fs *pflag.FlagSet) {
 type simWorld struct {
 	Seed  int64
 	Start startTime
+	// seedSet: --seed was given.
+	seedSet bool
 }
 
 func (w *simWorld) bind(fs *pflag.FlagSet, prefix string) {
-	fs.Int64Var(&w.Seed, "seed", 1, prefix+"seed of the simulated world")
+	w.Seed = 1
+	fs.Var(&seedFlag{seed: &w.Seed, set: &w.seedSet}, "seed", prefix+"seed of the simulated world")
 	fs.Var(&w.Start, "sim-start", prefix+"the simulated clock's start, RFC 3339 (e.g. 2026-11-28T23:30:00+11:00; default now): rehearse a plan as a run at that time would go")
 }
+
+// seedFlag is --seed, remembering that it was given.
+type seedFlag struct {
+	seed *int64
+	set  *bool
+}
+
+func (f *seedFlag) String() string {
+	if f.seed == nil {
+		return "1"
+	}
+	return strconv.FormatInt(*f.seed, 10)
+}
+
+func (f *seedFlag) Set(s string) error {
+	v, err := strconv.ParseInt(s, 0, 64)
+	if err != nil {
+		return fmt.Errorf("want a whole number")
+	}
+	*f.seed, *f.set = v, true
+	return nil
+}
+
+func (f *seedFlag) Type() string { return "int64" }
 
 // startTime is an RFC 3339 time flag; zero means now.
 type startTime struct{ time.Time }
