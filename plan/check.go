@@ -116,7 +116,7 @@ func (p *parser) checkLimits() {
 // readLimits checks a limits section, a plan's or the account file's, and
 // returns the limits it sets; false when one of them is invalid.
 func (p *parser) readLimits(doc *limitsDoc) (Limits, bool) {
-	before := p.d.diags.Errors()
+	before := p.d.errors
 	p.validateStruct(doc, "limits", "limits")
 	period := PeriodPlan
 	if doc.Period != nil {
@@ -130,7 +130,7 @@ func (p *parser) readLimits(doc *limitsDoc) (Limits, bool) {
 				*doc.Period, didYouMean(*doc.Period, names), strings.Join(names, ", "))
 		}
 	}
-	if p.d.diags.Errors() > before {
+	if p.d.errors > before {
 		return Limits{}, false
 	}
 	return Limits{

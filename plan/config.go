@@ -11,7 +11,6 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
-	"slices"
 	"strings"
 
 	"gopkg.in/yaml.v3"
@@ -122,10 +121,7 @@ func ParseConfig(filename string, data []byte) (*Config, Diagnostics) {
 		}
 		c.Notify = p.readNotify(doc.Notify)
 	}
-	diags := p.d.diags
-	sortDiagnostics(diags)
-	diags = slices.Compact(diags)
-	diags = capDiagnostics(diags)
+	diags := p.d.result()
 	if diags.HasErrors() {
 		return nil, diags
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -35,6 +36,22 @@ type decoder struct {
 	bombed  bool
 	alias   *yaml.Node // the outermost alias being expanded
 	aliased int
+
+	// diags holds at most MaxDiagnosticsPerFile and one (keep). added
+	// counts every problem reported, errors every error, kept or
+	// only counted past the cap: a stage asks them whether it added one.
+	added, errors int
+	// over counts the problems past the cap, by severity, and where the
+	// first of them is; cut is the position past which a problem is only
+	// counted (set once the cap is reached).
+	overErrors, overWarnings int
+	overFirst, cut           position
+	// hold > 0 keeps the kept problems in place (a caller rewrites the
+	// ones it added).
+	hold int
+	// built counts the diagnostics made, peak the most kept at once, for
+	// the tests.
+	built, peak int
 }
 
 // nodeDecoder is a field type that decodes itself, for fields that take
@@ -44,12 +61,109 @@ type nodeDecoder interface {
 }
 
 func (d *decoder) add(sev Severity, n *yaml.Node, format string, args ...any) {
-	diag := Diagnostic{Severity: sev, Summary: fmt.Sprintf(format, args...), Filename: d.filename}
+	var at position
 	if n != nil {
-		diag.Line, diag.Column = n.Line, n.Column
+		at = position{n.Line, n.Column}
+	}
+	if d.counted(sev, at) {
+		return // past the cap: its words are never made
+	}
+	diag := Diagnostic{Severity: sev, Summary: fmt.Sprintf(format, args...), Filename: d.filename, Line: at.line, Column: at.col}
+	if n != nil {
 		diag.EndLine, diag.EndColumn = nodeEnd(n)
 	}
-	d.diags = append(d.diags, diag)
+	d.keep(diag)
+}
+
+// push reports a diagnostic made by the caller.
+func (d *decoder) push(x Diagnostic) {
+	if !d.counted(x.Severity, position{x.Line, x.Column}) {
+		d.keep(x)
+	}
+}
+
+// position is a diagnostic's line and column, as they sort.
+type position struct{ line, col int }
+
+func (a position) before(b position) bool {
+	return a.line < b.line || (a.line == b.line && a.col < b.col)
+}
+
+// counted counts a problem and reports whether it falls past the cap:
+// once MaxDiagnosticsPerFile problems are kept, one at or after the last
+// of them is only counted, so a file of 690,000 duplicate keys costs 100
+// diagnostics, not 690,000 (and their sort).
+func (d *decoder) counted(sev Severity, at position) bool {
+	d.added++
+	if sev == SeverityError {
+		d.errors++
+	}
+	if d.cut == (position{}) || at.before(d.cut) {
+		return false
+	}
+	d.over(sev, at)
+	return true
+}
+
+func (d *decoder) over(sev Severity, at position) {
+	if d.overErrors+d.overWarnings == 0 || at.before(d.overFirst) {
+		d.overFirst = at
+	}
+	if sev == SeverityError {
+		d.overErrors++
+	} else {
+		d.overWarnings++
+	}
+}
+
+// keep adds a diagnostic to those kept; past the cap, the last by
+// position go to the counts.
+func (d *decoder) keep(x Diagnostic) {
+	d.built++
+	d.diags = append(d.diags, x)
+	d.peak = max(d.peak, len(d.diags))
+	if len(d.diags) > MaxDiagnosticsPerFile && d.hold == 0 {
+		d.trim()
+	}
+}
+
+// trim sorts the kept diagnostics, drops repeats (a default's problem is
+// found once per bet), and counts those past MaxDiagnosticsPerFile.
+func (d *decoder) trim() {
+	sortDiagnostics(d.diags)
+	d.diags = slices.Compact(d.diags)
+	if len(d.diags) <= MaxDiagnosticsPerFile {
+		return
+	}
+	for _, x := range d.diags[MaxDiagnosticsPerFile:] {
+		d.over(x.Severity, position{x.Line, x.Column})
+	}
+	clear(d.diags[MaxDiagnosticsPerFile:])
+	d.diags = d.diags[:MaxDiagnosticsPerFile]
+	last := d.diags[MaxDiagnosticsPerFile-1]
+	d.cut = position{last.Line, last.Column}
+}
+
+// result is every diagnostic kept, sorted, and past the cap one more that
+// says how many were left out.
+func (d *decoder) result() Diagnostics {
+	d.trim()
+	diags := slices.Clip(d.diags)
+	n := d.overErrors + d.overWarnings
+	if n == 0 {
+		return diags
+	}
+	sev := SeverityWarning
+	if d.overErrors > 0 {
+		sev = SeverityError
+	}
+	at := d.overFirst
+	return append(diags, Diagnostic{
+		Severity: sev, Filename: d.filename, Line: at.line, Column: at.col,
+		EndLine: at.line, EndColumn: at.col + 1,
+		Summary: fmt.Sprintf("and %d more problems in %s (%s, %s) not shown: fix the ones above first",
+			n, d.filename, countOf(d.overErrors, "error"), countOf(d.overWarnings, "warning")),
+	})
 }
 
 func (d *decoder) errorf(n *yaml.Node, format string, args ...any) {
@@ -157,10 +271,10 @@ func (d *decoder) decode(n *yaml.Node, v reflect.Value, path, what string) {
 		case reflect.String, reflect.Int, reflect.Float64, reflect.Bool:
 			// A scalar that fails to decode stays absent, so no second
 			// error follows about its zero value.
-			before := len(d.diags)
+			before := d.added
 			tmp := reflect.New(v.Type().Elem())
 			d.decode(n, tmp.Elem(), path, what)
-			if len(d.diags) == before {
+			if d.added == before {
 				v.Set(tmp)
 			}
 			return

@@ -101,11 +101,26 @@ func sortDiagnostics(d Diagnostics) {
 // the offending line and a caret under the column.
 func WriteText(w io.Writer, diags Diagnostics, src map[string][]byte) error {
 	var b bytes.Buffer
+	// The line last quoted, redacted: a 4 MiB line holding a hundred
+	// problems is read and redacted once, not once for each.
+	var quoted struct {
+		valid, ok bool
+		file      string
+		n         int
+		line      []rune
+	}
 	for _, d := range diags {
 		rule := d.RuleOf()
 		fmt.Fprintf(&b, "%s [%s %s]\n", d.String(), rule.ID, rule.Name)
-		if line, ok := sourceLine(src[d.Filename], d.Line); ok && d.Column > 0 {
-			line, col := quoteWindow(redactSource(strings.ReplaceAll(line, "\t", " ")), d.Column)
+		if !quoted.valid || quoted.file != d.Filename || quoted.n != d.Line {
+			line, ok := sourceLine(src[d.Filename], d.Line)
+			quoted.valid, quoted.file, quoted.n, quoted.ok, quoted.line = true, d.Filename, d.Line, ok, nil
+			if ok {
+				quoted.line = []rune(redactSource(strings.ReplaceAll(line, "\t", " ")))
+			}
+		}
+		if quoted.ok && d.Column > 0 {
+			line, col := quoteWindow(quoted.line, d.Column)
 			fmt.Fprintf(&b, "    %s\n", line)
 			width := 1
 			if d.EndLine == d.Line && d.EndColumn > d.Column {
@@ -127,10 +142,9 @@ const quoteWidth = 80
 
 // quoteWindow is the part of line around column col (from 1) that a
 // diagnostic quotes, with "…" where it was cut, and col within it.
-func quoteWindow(line string, col int) (string, int) {
-	r := []rune(line)
+func quoteWindow(r []rune, col int) (string, int) {
 	if len(r) <= 2*quoteWidth {
-		return line, col
+		return string(r), col
 	}
 	start := max(0, min(col-1-quoteWidth/2, len(r)-quoteWidth))
 	end := min(len(r), start+quoteWidth)
@@ -146,29 +160,10 @@ func quoteWindow(line string, col int) (string, int) {
 }
 
 // MaxDiagnosticsPerFile is how many problems of one file are reported;
-// past it one more says how many were left out.
+// past it one more says how many were left out: 10,000 duplicate keys are
+// one mistake, not 10,000 lines to read (or megabytes to print). The
+// decoder keeps no more than that many at any time (decoder.keep).
 const MaxDiagnosticsPerFile = 100
-
-// capDiagnostics keeps the first MaxDiagnosticsPerFile of one file's
-// sorted diagnostics and says how many more there were: 10,000 duplicate
-// keys are one mistake, not 10,000 lines to read (or megabytes to print).
-func capDiagnostics(d Diagnostics) Diagnostics {
-	if len(d) <= MaxDiagnosticsPerFile {
-		return d
-	}
-	rest := d[MaxDiagnosticsPerFile:]
-	first := rest[0]
-	sev := SeverityWarning
-	if rest.HasErrors() {
-		sev = SeverityError
-	}
-	return append(d[:MaxDiagnosticsPerFile:MaxDiagnosticsPerFile], Diagnostic{
-		Severity: sev, Filename: first.Filename, Line: first.Line, Column: first.Column,
-		EndLine: first.Line, EndColumn: first.Column + 1,
-		Summary: fmt.Sprintf("and %d more problems in %s (%s, %s) not shown: fix the ones above first",
-			len(rest), first.Filename, countOf(rest.Errors(), "error"), countOf(rest.Warnings(), "warning")),
-	})
-}
 
 func countOf(n int, noun string) string { return fmt.Sprintf("%d %s", n, plural(n, noun)) }
 

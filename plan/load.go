@@ -8,7 +8,6 @@ import (
 	"io"
 	"reflect"
 	"regexp"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -43,6 +42,15 @@ func Parse(filename string, data []byte) (*Plan, Diagnostics) {
 		return nil, Diagnostics{{Severity: SeverityError, Filename: filename, Line: 1, Column: 1,
 			Summary: fmt.Sprintf("the plan is larger than %d MiB: refusing to read it (is this the right file?)", MaxFileSize>>20)}}
 	}
+	p, diags := parseData(filename, data)
+	if diags.HasErrors() {
+		return nil, diags
+	}
+	return p.plan, diags
+}
+
+// parseData is Parse past the size check, with the parser it ran.
+func parseData(filename string, data []byte) (*parser, Diagnostics) {
 	p := &parser{
 		d:    decoder{filename: filename, pos: map[string]*yaml.Node{}, keys: map[string]*yaml.Node{}},
 		c:    newCompiler(),
@@ -52,14 +60,7 @@ func Parse(filename string, data []byte) (*Plan, Diagnostics) {
 	sum := sha256.Sum256(data)
 	p.plan.Hash = "sha256:" + hex.EncodeToString(sum[:])
 	p.parse()
-	diags := p.d.diags
-	sortDiagnostics(diags)
-	diags = slices.Compact(diags) // a default's problem is found once per bet
-	diags = capDiagnostics(diags)
-	if diags.HasErrors() {
-		return nil, diags
-	}
-	return p.plan, diags
+	return p, p.d.result()
 }
 
 // parser carries one Parse through its stages; each stage is one file of
@@ -93,7 +94,7 @@ func (p *parser) decodeRoot(v reflect.Value, what string) bool {
 	dec := yaml.NewDecoder(bytes.NewReader(p.src))
 	if err := dec.Decode(&doc); err != nil {
 		if err == io.EOF {
-			p.d.diags = append(p.d.diags, Diagnostic{Severity: SeverityError, Filename: p.d.filename, Line: 1, Column: 1, Summary: "the " + what + " is empty"})
+			p.d.push(Diagnostic{Severity: SeverityError, Filename: p.d.filename, Line: 1, Column: 1, Summary: "the " + what + " is empty"})
 			return false
 		}
 		line, msg := 1, err.Error()
@@ -107,7 +108,7 @@ func (p *parser) decodeRoot(v reflect.Value, what string) bool {
 			d.Line, d.Column = f.line, f.col
 			d.Summary, d.Detail = "invalid YAML: "+f.summary, f.hint
 		}
-		p.d.diags = append(p.d.diags, d)
+		p.d.push(d)
 		return false
 	}
 	var extra yaml.Node

@@ -8,7 +8,7 @@ import (
 // checkBet merges the defaults into one bet and checks the result.
 func (p *parser) checkBet(doc *betDoc, path string, def resolvedBet) *Bet {
 	n := p.at(path)
-	before := p.d.diags.Errors()
+	before := p.d.errors
 	event := isEventBet(doc, def)
 	p.validateStruct(ruleDoc(doc, event), path, "bet")
 	if !event {
@@ -163,7 +163,7 @@ func (p *parser) checkBet(doc *betDoc, path string, def resolvedBet) *Bet {
 	}
 	p.betExprs = append(p.betExprs, uses)
 
-	if p.d.diags.Errors() > before {
+	if p.d.errors > before {
 		return nil
 	}
 	return b

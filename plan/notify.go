@@ -156,6 +156,9 @@ var sourceURL = regexp.MustCompile(`((?:url|heartbeat)\s*:\s*["']?)([A-Za-z][A-Z
 // redactSource shows the target URLs of a plan's line as their scheme
 // and host, for a diagnostic that quotes the line.
 func redactSource(line string) string {
+	if !strings.Contains(line, "://") {
+		return line // no URL: spare a long line the regexp
+	}
 	return sourceURL.ReplaceAllStringFunc(line, func(m string) string {
 		sub := sourceURL.FindStringSubmatch(m)
 		return sub[1] + RedactURL(sub[2])

@@ -176,7 +176,7 @@ func (p *parser) compileField(n *yaml.Node, field string, kind exprKind, out **E
 		}
 		if ee.hasPos {
 			line, col := p.exprPos(n, ee.line, ee.column)
-			p.d.diags = append(p.d.diags, Diagnostic{Severity: SeverityError, Summary: msg, Filename: p.d.filename, Line: line, Column: col, EndLine: line, EndColumn: col + 1})
+			p.d.push(Diagnostic{Severity: SeverityError, Summary: msg, Filename: p.d.filename, Line: line, Column: col, EndLine: line, EndColumn: col + 1})
 		} else {
 			p.d.errorf(n, "%s", msg)
 		}
@@ -200,11 +200,11 @@ func (p *parser) compileField(n *yaml.Node, field string, kind exprKind, out **E
 func (p *parser) errAt(n *yaml.Node, f finding) {
 	l, c := offsetPos(n.Value, f.from)
 	line, col := p.exprPos(n, l, c)
-	p.d.diags = append(p.d.diags, Diagnostic{Severity: SeverityError, Summary: f.msg, Filename: p.d.filename, Line: line, Column: col, EndLine: line, EndColumn: col + 1})
+	p.d.push(Diagnostic{Severity: SeverityError, Summary: f.msg, Filename: p.d.filename, Line: line, Column: col, EndLine: line, EndColumn: col + 1})
 }
 
 func (p *parser) warnAt(n *yaml.Node, f finding) {
 	l, c := offsetPos(n.Value, f.from)
 	line, col := p.exprPos(n, l, c)
-	p.d.diags = append(p.d.diags, Diagnostic{Severity: SeverityWarning, Summary: f.msg, Filename: p.d.filename, Line: line, Column: col, EndLine: line, EndColumn: col + 1})
+	p.d.push(Diagnostic{Severity: SeverityWarning, Summary: f.msg, Filename: p.d.filename, Line: line, Column: col, EndLine: line, EndColumn: col + 1})
 }

@@ -150,7 +150,7 @@ func (p *parser) checkTips() {
 
 func (p *parser) checkTip(doc *tipDoc, path string) *Tip {
 	n := p.at(path)
-	before := p.d.diags.Errors()
+	before := p.d.errors
 	p.validateStruct(doc, path, "tip")
 	name := "tip " + doc.ID
 	if doc.ID == "" {
@@ -160,11 +160,13 @@ func (p *parser) checkTip(doc *tipDoc, path string) *Tip {
 		}
 	}
 	// The race and the conditions read as a bet's do.
+	p.d.hold++
 	from := len(p.d.diags)
 	r := p.resolveBet(&betDoc{Race: doc.Race, ForEachRace: doc.ForEachRace, When: doc.When}, path)
 	for i := from; i < len(p.d.diags); i++ {
 		p.d.diags[i].Summary = strings.Replace(p.d.diags[i].Summary, "the bet would never be created", "the tip would never be published", 1)
 	}
+	p.d.hold--
 	t := &Tip{ID: doc.ID, Line: n.Line, Column: n.Column, When: r.when,
 		Market: deref(doc.Market), Selection: deref(doc.Selection), Bookies: deref(doc.Bookies),
 		Confidence: deref(doc.Confidence), Analysis: deref(doc.Analysis)}
@@ -221,7 +223,7 @@ func (p *parser) checkTip(doc *tipDoc, path string) *Tip {
 	if doc.Analysis != nil && strings.TrimSpace(*doc.Analysis) == "" && written("analysis") {
 		p.d.warnf(p.at(path+".analysis"), "analysis is empty: leave it out, or tell subscribers why")
 	}
-	if p.d.diags.Errors() > before {
+	if p.d.errors > before {
 		return nil
 	}
 	return t
