@@ -104,7 +104,29 @@ func (r *tracker) openJournal(ctx context.Context, lease Lease) (*Journal, error
 	if err := j.begin(lease.Earlier(), r.owner()); err != nil {
 		return nil, err
 	}
-	return j, r.checkOwner(where, j)
+	if err := r.checkOwner(where, j); err != nil {
+		return j, err
+	}
+	return j, r.reconcileIntents(j, lease)
+}
+
+// reconcileIntents has j note its creates in this host's intent file, when
+// the lease's store keeps one, and announces again each create the file
+// shows in flight that j does not know.
+func (r *tracker) reconcileIntents(j *Journal, lease Lease) error {
+	keeper, ok := lease.(state.IntentKeeper)
+	if !ok || keeper.Intents() == nil {
+		return nil
+	}
+	j.useIntents(keeper.Intents())
+	lost, err := j.reconcileIntents()
+	if err != nil {
+		return fmt.Errorf("this host's intent file of the plan: %w", err)
+	}
+	for _, label := range lost {
+		r.logf("label %s: this host's intent file shows its create in flight, and the journal does not know it (put back from an older copy?): looking it up over the grace window before any create", label)
+	}
+	return nil
 }
 
 // readJournal replays the plan's journal without its lock (status, plan):

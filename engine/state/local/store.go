@@ -44,7 +44,7 @@ func (s Store) Lock(ctx context.Context, req state.LockRequest) (state.Lease, er
 	// The file lock's fencing token is the lock file itself: once it is
 	// removed (unlock --force), this run writes nothing more.
 	return &lease{FileLog: log, lock: lock, earlier: req.Earlier, lost: make(chan struct{}), stopPaths: layout.stopPaths(req.Name, req.BaseURL),
-		layout: layout, service: req.Service(), plan: req.Name}, nil
+		layout: layout, service: req.Service(), plan: req.Name, intents: layout.intents(req.Name, req.BaseURL)}, nil
 }
 
 // ReadLog reads the journal file's records.
@@ -65,6 +65,7 @@ type lease struct {
 	layout    Layout // the state dir, where the account's gate is
 	service   string // the service's identity: the account's journals are its
 	plan      string // this plan's name
+	intents   *IntentFile
 	mu        sync.Mutex
 	err       error
 	lost      chan struct{}
@@ -73,6 +74,9 @@ type lease struct {
 func (l *lease) Earlier() state.LockOwner          { return l.earlier }
 func (l *lease) Stopped() (*state.StopMark, error) { return readStopFiles(l.stopPaths) }
 func (l *lease) Lost() <-chan struct{}             { return l.lost }
+
+// Intents is this host's intent file of the plan; nil for a rehearsal.
+func (l *lease) Intents() state.Intents { return intentsOrNil(l.intents) }
 
 func (l *lease) Err() error {
 	l.mu.Lock()
