@@ -81,6 +81,7 @@ func TestScripts(t *testing.T) {
 			"freeport":   cmdFreePort,
 			"waitport":   cmdWaitPort,
 			"journal":    cmdJournal,
+			"oldjournal": cmdOldJournal,
 		},
 	})
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	"github.com/betplan/betplan/engine/state"
 	"github.com/betplan/betplan/engine/state/local"
@@ -87,12 +88,15 @@ func (r *tracker) openJournal(ctx context.Context, lease Lease) (*Journal, error
 	j.repaired = lease.Repaired()
 	switch {
 	case j.fresh:
-		lj, ours, err := r.claimLegacy(ctx)
+		claim, err := r.claimLegacy(ctx)
 		if err != nil {
 			return nil, err
 		}
-		if ours != nil {
-			if err := r.takeOver(ctx, j, lj, ours.lineage, 0); err != nil {
+		if claim != nil && claim.ours != nil {
+			if err := r.setAside(ctx, claim); err != nil {
+				return nil, err
+			}
+			if err := r.takeOver(ctx, j, claim.lj, claim.kept, claim.ours.lineage, 0); err != nil {
 				return nil, err
 			}
 		}
@@ -138,12 +142,12 @@ func (r *tracker) readJournal(ctx context.Context) (*Journal, error) {
 		return nil, err
 	}
 	if j.fresh {
-		_, ours, err := r.claimLegacy(ctx)
+		claim, err := r.claimLegacy(ctx)
 		if err != nil {
 			return nil, err
 		}
-		if ours != nil {
-			j = ours
+		if claim != nil && claim.ours != nil {
+			j = claim.ours
 		}
 	}
 	return j, r.checkOwner(r.opts.Store.String(), j)
@@ -155,10 +159,10 @@ func (r *tracker) readJournal(ctx context.Context) (*Journal, error) {
 // retires the legacy file. A crash in between leaves the new journal with
 // the legacy's lineage and no service named: the next run resumes the
 // copy (resumeTakeOver).
-func (r *tracker) takeOver(ctx context.Context, j *Journal, lj *state.LegacyJournal, lineage string, from int) error {
+func (r *tracker) takeOver(ctx context.Context, j *Journal, lj *state.LegacyJournal, records [][]byte, lineage string, from int) error {
 	j.lineage = lineage
-	for i := from; i < len(lj.Records); i++ {
-		b := lj.Records[i]
+	for i := from; i < len(records); i++ {
+		b := records[i]
 		var e journalEntry
 		if err := json.Unmarshal(b, &e); err != nil {
 			return &BadJournalError{Path: lj.Where, Line: i + 1, Reason: fmt.Sprintf("record %d does not read (%v)", i+1, err)}
@@ -202,10 +206,48 @@ func (r *tracker) resumeTakeOver(ctx context.Context, j *Journal) error {
 	if err != nil {
 		return err
 	}
+	kept := keptRecords(lj)
 	copied := int(j.Serial())
-	if old.lineage != j.lineage || copied > len(lj.Records) {
+	if old.lineage != j.lineage || copied > len(kept) {
 		return nil
 	}
-	r.logf("journal %s: resuming its move into %s, cut short after %d of its %d records", lj.Where, lj.Suggested, copied, len(lj.Records))
-	return r.takeOver(ctx, j, lj, j.lineage, copied)
+	r.logf("journal %s: resuming its move into %s, cut short after %d of its %d records", lj.Where, lj.Suggested, copied, len(kept))
+	return r.takeOver(ctx, j, lj, kept, j.lineage, copied)
+}
+
+// keptRecords are the records of a legacy journal its move takes: all but
+// those of the labels it set aside.
+func keptRecords(lj *state.LegacyJournal) [][]byte {
+	aside := map[string]bool{}
+	for _, b := range lj.SetAside {
+		var e journalEntry
+		if json.Unmarshal(b, &e) == nil && e.Label != "" {
+			aside[e.Label] = true
+		}
+	}
+	var kept [][]byte
+	for _, b := range lj.Records {
+		var e journalEntry
+		if json.Unmarshal(b, &e) == nil && aside[e.Label] {
+			continue
+		}
+		kept = append(kept, b)
+	}
+	return kept
+}
+
+// setAside keeps the records of the labels the service does not list in
+// a file of their own, before any record is moved, and names it in one
+// line.
+func (r *tracker) setAside(ctx context.Context, c *legacyClaim) error {
+	if len(c.aside) == 0 {
+		return nil
+	}
+	where, err := r.opts.Store.(state.LegacyStore).SetAside(ctx, r.planKey(), c.lj, c.aside)
+	if err != nil {
+		return err
+	}
+	r.logf("journal %s (kept before journals were per service): %s not listed by %s (a rehearsal's, or another service's): set aside in %s, neither followed nor counted",
+		c.lj.Where, strings.Join(c.asideWhy, ", "), ServiceIdentity(r.opts.BaseURL), where)
+	return nil
 }

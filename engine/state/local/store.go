@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"sync"
 
 	"github.com/betplan/betplan/engine/state"
@@ -121,7 +122,50 @@ func (s Store) LegacyJournal(_ context.Context, key state.PlanKey) (*state.Legac
 	if err != nil {
 		return nil, err
 	}
-	return &state.LegacyJournal{Where: path, Records: records, Suggested: layout.JournalPath(key.Name, key.BaseURL)}, nil
+	lj := &state.LegacyJournal{Where: path, Records: records, Suggested: layout.JournalPath(key.Name, key.BaseURL)}
+	aside := setAsidePath(lj, key)
+	if _, err := os.Lstat(aside); err == nil {
+		if lj.SetAside, err = ReadLog(aside); err != nil {
+			return nil, err
+		}
+	}
+	return lj, nil
+}
+
+// setAsidePath is <plan>.journal.jsonl.set-aside-<service>: the records of
+// the legacy journal the service showed not to be its own.
+func setAsidePath(j *state.LegacyJournal, key state.PlanKey) string {
+	return j.Where + ".set-aside-" + ServiceKey(key.BaseURL)
+}
+
+// SetAside writes the records set aside as a journal file of their own,
+// synced, and renamed into place whole.
+func (s Store) SetAside(_ context.Context, key state.PlanKey, j *state.LegacyJournal, records [][]byte) (string, error) {
+	path := setAsidePath(j, key)
+	var b []byte
+	for _, r := range records {
+		b = append(append(b, r...), '\n')
+	}
+	tmp := path + ".tmp"
+	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
+	if err != nil {
+		return "", err
+	}
+	_, err = f.Write(b)
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp, path)
+	}
+	if err != nil {
+		os.Remove(tmp)
+		return "", fmt.Errorf("set records of %s aside: %w", j.Where, err)
+	}
+	return path, syncDir(filepath.Dir(path))
 }
 
 // RetireLegacy renames the legacy journal to <plan>.journal.jsonl.moved-
