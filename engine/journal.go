@@ -292,6 +292,9 @@ func (j *Journal) appendWith(e journalEntry, write func(serial int64, b []byte) 
 	if err != nil {
 		return err
 	}
+	if err := state.CheckRecord(b); err != nil {
+		return fmt.Errorf("journal entry %s %s: %w", e.Op, e.Label, err)
+	}
 	if err := write(e.Serial, b); err != nil {
 		return err
 	}

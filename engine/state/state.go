@@ -175,3 +175,25 @@ type Intents interface {
 type IntentKeeper interface {
 	Intents() Intents
 }
+
+// MaxRecord bounds one journal record, in bytes: room for the records
+// later betplans add (outcomes, kept skips, tips, alert bodies) many times
+// over. A store never writes a longer one and refuses a longer one it
+// reads, like a damaged record, without reading it whole.
+const MaxRecord = 1 << 20
+
+// RecordTooLongError is a record over MaxRecord, refused before it is
+// written.
+type RecordTooLongError struct{ Size int }
+
+func (e *RecordTooLongError) Error() string {
+	return fmt.Sprintf("a journal record of %d bytes is over the bound of %d: it was not written", e.Size, MaxRecord)
+}
+
+// CheckRecord refuses a record over MaxRecord.
+func CheckRecord(record []byte) error {
+	if len(record) > MaxRecord {
+		return &RecordTooLongError{Size: len(record)}
+	}
+	return nil
+}
