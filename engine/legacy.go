@@ -49,7 +49,9 @@ func accountKey(name string) string {
 // service, or another account on it; "" when it is (or does not say).
 func (o journalOwner) othersJournal(j *Journal) string {
 	switch {
-	case j.service != "" && o.service != "" && j.service != o.service:
+	case j.service != "" && o.service != "" && j.service != o.service && ServiceIdentity(j.service) != o.service:
+		// (a journal names its service as betplan then worked it out:
+		// 0.0.0.0, say, before every spelling of loopback was one)
 		return fmt.Sprintf("it was kept for the service at %s, not %s", j.service, o.service)
 	case j.account != "" && o.account != "" && j.account != o.account:
 		return "it was kept for another account on " + o.service + " than the one this token (or login) names"

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 
 	"github.com/betplan/betplan/engine/state"
@@ -37,10 +38,18 @@ func (s Store) Lock(ctx context.Context, req state.LockRequest) (state.Lease, er
 	if err != nil {
 		return nil, err
 	}
+	moved, err := layout.carryOver(req.Name, req.BaseURL)
+	if err != nil {
+		lock.Release()
+		return nil, err
+	}
 	log, err := OpenLog(layout.JournalPath(req.Name, req.BaseURL))
 	if err != nil {
 		lock.Release()
 		return nil, err
+	}
+	if moved != "" {
+		log.repaired = strings.TrimSuffix(moved+"; "+log.repaired, "; ")
 	}
 	// The file lock's fencing token is the lock file itself: once it is
 	// removed (unlock --force), this run writes nothing more.
