@@ -25,9 +25,25 @@ func TestMain(m *testing.M) {
 	if os.Getenv("BETPLAN_TEST_EXEC_MAIN") == "1" {
 		os.Exit(mainCode())
 	}
-	testscript.Main(m, map[string]func(){
+	testscript.Main(ownCache{m}, map[string]func(){
 		"betplan": func() { os.Exit(mainCode()) },
 	})
+}
+
+// ownCache runs the tests with the user's cache dir (plan locks, intent
+// files) in a temporary dir of their own: a test that runs a command in
+// this process never reads or leaves anything in the real one. Scripts
+// and the processes tests start set their own.
+type ownCache struct{ m *testing.M }
+
+func (c ownCache) Run() int {
+	dir, err := os.MkdirTemp("", "betplan-test-cache-")
+	if err != nil {
+		return 1
+	}
+	defer os.RemoveAll(dir)
+	os.Setenv("XDG_CACHE_HOME", dir)
+	return c.m.Run()
 }
 
 func TestScripts(t *testing.T) {
@@ -81,6 +97,7 @@ func TestScripts(t *testing.T) {
 			"freeport":   cmdFreePort,
 			"waitport":   cmdWaitPort,
 			"journal":    cmdJournal,
+			"oldjournal": cmdOldJournal,
 		},
 	})
 }

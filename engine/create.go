@@ -325,6 +325,10 @@ func (r *tracker) create(ctx context.Context, in *instance) error {
 			// the label up before creating it.
 			return r.lease.Err()
 		}
+		if err := r.journal.noteInFlight(e); err != nil {
+			// Announced but never sent: the next run looks it up first.
+			return err
+		}
 		res, err := r.svc.CreateNotification(ctx, r.request(in))
 		r.checkpoint("posted")
 		if err == nil {

@@ -103,6 +103,8 @@ type labelState struct {
 	// and PlacedFromRecords whether the bet records said so.
 	PlacedAt          time.Time
 	PlacedFromRecords bool
+	// announced is the serial of the label's last creating entry.
+	announced int64
 }
 
 // created reports whether the label has a notification.
@@ -134,6 +136,10 @@ type Journal struct {
 	// service and account are whose journal it is, as its init (or
 	// service) entry says; "" when it does not say (an earlier betplan's).
 	service, account string
+	// intents is this host's intent file (intent.go), nil when the store
+	// keeps none; inFlight its labels whose outcome is still to come.
+	intents  state.Intents
+	inFlight map[string]bool
 }
 
 // JournalLog keeps a journal's entries: a lease's log (state.Log), or a
@@ -230,6 +236,7 @@ func (j *Journal) apply(e journalEntry) {
 	switch e.Op {
 	case opCreating:
 		s.Pending = true
+		s.announced = e.Serial
 		s.Attempts++
 		s.Failed = ""
 	case opCreated, opAdopted:
@@ -285,10 +292,16 @@ func (j *Journal) appendWith(e journalEntry, write func(serial int64, b []byte) 
 	if err != nil {
 		return err
 	}
+	if err := state.CheckRecord(b); err != nil {
+		return fmt.Errorf("journal entry %s %s: %w", e.Op, e.Label, err)
+	}
 	if err := write(e.Serial, b); err != nil {
 		return err
 	}
 	j.apply(e)
+	if j.intents != nil {
+		j.clearInFlight(e)
+	}
 	return nil
 }
 

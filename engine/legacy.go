@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	"github.com/betplan/betplan/engine/state"
 	"github.com/betplan/betplan/engine/state/local"
@@ -48,7 +49,9 @@ func accountKey(name string) string {
 // service, or another account on it; "" when it is (or does not say).
 func (o journalOwner) othersJournal(j *Journal) string {
 	switch {
-	case j.service != "" && o.service != "" && j.service != o.service:
+	case j.service != "" && o.service != "" && j.service != o.service && ServiceIdentity(j.service) != o.service:
+		// (a journal names its service as betplan then worked it out:
+		// 0.0.0.0, say, before every spelling of loopback was one)
 		return fmt.Sprintf("it was kept for the service at %s, not %s", j.service, o.service)
 	case j.account != "" && o.account != "" && j.account != o.account:
 		return "it was kept for another account on " + o.service + " than the one this token (or login) names"
@@ -87,12 +90,15 @@ func (r *tracker) openJournal(ctx context.Context, lease Lease) (*Journal, error
 	j.repaired = lease.Repaired()
 	switch {
 	case j.fresh:
-		lj, ours, err := r.claimLegacy(ctx)
+		claim, err := r.claimLegacy(ctx)
 		if err != nil {
 			return nil, err
 		}
-		if ours != nil {
-			if err := r.takeOver(ctx, j, lj, ours.lineage, 0); err != nil {
+		if claim != nil && claim.ours != nil {
+			if err := r.setAside(ctx, claim); err != nil {
+				return nil, err
+			}
+			if err := r.takeOver(ctx, j, claim.lj, claim.kept, claim.ours.lineage, 0); err != nil {
 				return nil, err
 			}
 		}
@@ -104,7 +110,29 @@ func (r *tracker) openJournal(ctx context.Context, lease Lease) (*Journal, error
 	if err := j.begin(lease.Earlier(), r.owner()); err != nil {
 		return nil, err
 	}
-	return j, r.checkOwner(where, j)
+	if err := r.checkOwner(where, j); err != nil {
+		return j, err
+	}
+	return j, r.reconcileIntents(j, lease)
+}
+
+// reconcileIntents has j note its creates in this host's intent file, when
+// the lease's store keeps one, and announces again each create the file
+// shows in flight that j does not know.
+func (r *tracker) reconcileIntents(j *Journal, lease Lease) error {
+	keeper, ok := lease.(state.IntentKeeper)
+	if !ok || keeper.Intents() == nil {
+		return nil
+	}
+	j.useIntents(keeper.Intents())
+	lost, err := j.reconcileIntents()
+	if err != nil {
+		return fmt.Errorf("this host's intent file of the plan: %w", err)
+	}
+	for _, label := range lost {
+		r.logf("label %s: this host's intent file shows its create in flight, and the journal does not know it (put back from an older copy?): looking it up over the grace window before any create", label)
+	}
+	return nil
 }
 
 // readJournal replays the plan's journal without its lock (status, plan):
@@ -116,12 +144,12 @@ func (r *tracker) readJournal(ctx context.Context) (*Journal, error) {
 		return nil, err
 	}
 	if j.fresh {
-		_, ours, err := r.claimLegacy(ctx)
+		claim, err := r.claimLegacy(ctx)
 		if err != nil {
 			return nil, err
 		}
-		if ours != nil {
-			j = ours
+		if claim != nil && claim.ours != nil {
+			j = claim.ours
 		}
 	}
 	return j, r.checkOwner(r.opts.Store.String(), j)
@@ -133,10 +161,10 @@ func (r *tracker) readJournal(ctx context.Context) (*Journal, error) {
 // retires the legacy file. A crash in between leaves the new journal with
 // the legacy's lineage and no service named: the next run resumes the
 // copy (resumeTakeOver).
-func (r *tracker) takeOver(ctx context.Context, j *Journal, lj *state.LegacyJournal, lineage string, from int) error {
+func (r *tracker) takeOver(ctx context.Context, j *Journal, lj *state.LegacyJournal, records [][]byte, lineage string, from int) error {
 	j.lineage = lineage
-	for i := from; i < len(lj.Records); i++ {
-		b := lj.Records[i]
+	for i := from; i < len(records); i++ {
+		b := records[i]
 		var e journalEntry
 		if err := json.Unmarshal(b, &e); err != nil {
 			return &BadJournalError{Path: lj.Where, Line: i + 1, Reason: fmt.Sprintf("record %d does not read (%v)", i+1, err)}
@@ -180,10 +208,48 @@ func (r *tracker) resumeTakeOver(ctx context.Context, j *Journal) error {
 	if err != nil {
 		return err
 	}
+	kept := keptRecords(lj)
 	copied := int(j.Serial())
-	if old.lineage != j.lineage || copied > len(lj.Records) {
+	if old.lineage != j.lineage || copied > len(kept) {
 		return nil
 	}
-	r.logf("journal %s: resuming its move into %s, cut short after %d of its %d records", lj.Where, lj.Suggested, copied, len(lj.Records))
-	return r.takeOver(ctx, j, lj, j.lineage, copied)
+	r.logf("journal %s: resuming its move into %s, cut short after %d of its %d records", lj.Where, lj.Suggested, copied, len(kept))
+	return r.takeOver(ctx, j, lj, kept, j.lineage, copied)
+}
+
+// keptRecords are the records of a legacy journal its move takes: all but
+// those of the labels it set aside.
+func keptRecords(lj *state.LegacyJournal) [][]byte {
+	aside := map[string]bool{}
+	for _, b := range lj.SetAside {
+		var e journalEntry
+		if json.Unmarshal(b, &e) == nil && e.Label != "" {
+			aside[e.Label] = true
+		}
+	}
+	var kept [][]byte
+	for _, b := range lj.Records {
+		var e journalEntry
+		if json.Unmarshal(b, &e) == nil && aside[e.Label] {
+			continue
+		}
+		kept = append(kept, b)
+	}
+	return kept
+}
+
+// setAside keeps the records of the labels the service does not list in
+// a file of their own, before any record is moved, and names it in one
+// line.
+func (r *tracker) setAside(ctx context.Context, c *legacyClaim) error {
+	if len(c.aside) == 0 {
+		return nil
+	}
+	where, err := r.opts.Store.(state.LegacyStore).SetAside(ctx, r.planKey(), c.lj, c.aside)
+	if err != nil {
+		return err
+	}
+	r.logf("journal %s (kept before journals were per service): %s not listed by %s (a rehearsal's, or another service's): set aside in %s, neither followed nor counted",
+		c.lj.Where, strings.Join(c.asideWhy, ", "), ServiceIdentity(r.opts.BaseURL), where)
+	return nil
 }

@@ -40,7 +40,7 @@ func (s *Store) ReadAccount(ctx context.Context, service string) ([]state.PlanLo
 	defer closeConn(conn)
 	logs, err := s.accountLogs(ctx, conn, service, 0)
 	if err != nil {
-		return nil, s.unavailable(err)
+		return nil, s.unavailableOr(err)
 	}
 	return logs, nil
 }
@@ -78,13 +78,16 @@ func (s *Store) accountLogs(ctx context.Context, q querier, service string, skip
 	if len(ids) == 0 {
 		return nil, nil
 	}
-	rows, err = q.Query(ctx, "SELECT plan_id, entry FROM "+s.table("journal")+" WHERE plan_id = ANY($1) ORDER BY plan_id, serial", ids)
+	rows, err = q.Query(ctx, "SELECT plan_id, serial, "+boundedEntry+" FROM "+s.table("journal")+" WHERE plan_id = ANY($1) ORDER BY plan_id, serial", ids, maxEntryText)
 	if err != nil {
 		return nil, err
 	}
-	var id int64
+	var id, serial int64
 	var entry []byte
-	_, err = pgx.ForEachRow(rows, []any{&id, &entry}, func() error {
+	_, err = pgx.ForEachRow(rows, []any{&id, &serial, &entry}, func() error {
+		if entry == nil {
+			return s.tooLong(serial)
+		}
 		l := &logs[index[id]]
 		l.Records = append(l.Records, entry)
 		entry = nil
@@ -103,6 +106,9 @@ func (s *Store) accountLogs(ctx context.Context, q querier, service string, skip
 // survives a long wait. As for Append, a failure once the record is sent
 // loses the plan's lock: the run cannot know whether it landed.
 func (l *lease) AppendGated(ctx context.Context, gate string, serial int64, record []byte, check func([]state.PlanLog) error) error {
+	if err := state.CheckRecord(record); err != nil {
+		return err
+	}
 	wait := defaultGateWait
 	if d, ok := ctx.Deadline(); ok {
 		wait = max(time.Millisecond, time.Until(d))

@@ -61,6 +61,9 @@ func (l *lease) loseLocked(reason string) error {
 // nothing. Any failure loses the lock: the run cannot know what the
 // database holds any more, so it creates nothing else.
 func (l *lease) Append(serial int64, entry []byte) error {
+	if err := state.CheckRecord(entry); err != nil {
+		return err // never sent: the lock is kept
+	}
 	return l.whileHeld(func(ctx context.Context) error {
 		s := l.store
 		tag, err := l.conn.Exec(ctx, "INSERT INTO "+s.table("journal")+" (plan_id, serial, entry, epoch)"+

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -263,4 +264,31 @@ func TestReadAccountIsTheServicesPlans(t *testing.T) {
 		assert.Len(t, l.Records, 1, l.Name)
 	}
 	assert.Equal(t, []string{"card", "legacy"}, names)
+}
+
+// A record is bounded: one over state.MaxRecord is never written (and the
+// lock is kept), and one found in the table is refused like a damaged
+// journal line, by every reader, without being sent whole.
+func TestRecordOverTheBound(t *testing.T) {
+	t.Parallel()
+	s, server, schema := newStore(t)
+	ctx := context.Background()
+	l, err := s.Lock(ctx, state.LockRequest{PlanKey: key})
+	require.NoError(t, err)
+	require.NoError(t, l.Append(1, []byte(`{"serial":1,"lineage":"ab","op":"init"}`)))
+	big := []byte(`{"serial":2,"op":"note","error":"` + strings.Repeat("x", state.MaxRecord) + `"}`)
+	var tooLong *state.RecordTooLongError
+	require.ErrorAs(t, l.Append(2, big), &tooLong)
+	require.NoError(t, l.Append(2, []byte(`{"serial":2,"lineage":"ab","op":"doubt_settled"}`)), "the lock is kept")
+	require.NoError(t, l.Release())
+
+	pgtest.Exec(t, server, fmt.Sprintf("INSERT INTO %[1]s.journal (plan_id, serial, entry, epoch) SELECT id, 3, jsonb_build_object('op', 'note', 'error', repeat('x', %d)), epoch FROM %[1]s.plans", schema, 3*state.MaxRecord))
+	var bad *state.BadJournalError
+	_, err = s.ReadLog(ctx, key)
+	require.ErrorAs(t, err, &bad)
+	assert.Contains(t, err.Error(), "record 3 is longer than any record betplan writes")
+	_, err = s.Lock(ctx, state.LockRequest{PlanKey: key})
+	require.ErrorAs(t, err, &bad)
+	_, err = s.ReadAccount(ctx, key.Service())
+	require.ErrorAs(t, err, &bad)
 }

@@ -266,7 +266,7 @@ func (s *Store) lock(ctx context.Context, conn *pgx.Conn, req state.LockRequest)
 	}
 	entries, err := s.entries(ctx, conn, id)
 	if err != nil {
-		return nil, s.unavailable(err)
+		return nil, s.unavailableOr(err)
 	}
 	l := &lease{store: s, conn: conn, plan: id, service: req.Service(), epoch: epoch, records: entries, earlier: req.Earlier,
 		lost: make(chan struct{}), stop: make(chan struct{}), done: make(chan struct{})}
@@ -274,17 +274,49 @@ func (s *Store) lock(ctx context.Context, conn *pgx.Conn, req state.LockRequest)
 	return l, nil
 }
 
-// entries reads a plan's journal, in order.
+// maxEntryText bounds a record read back, as jsonb's text form: that
+// form spaces out what the writer kept compact, so it has twice the
+// room of state.MaxRecord.
+const maxEntryText = 2 * state.MaxRecord
+
+// boundedEntry selects a journal row's entry when it is within
+// maxEntryText, else NULL: a longer one is never sent whole.
+const boundedEntry = "CASE WHEN octet_length(entry::text) <= $2 THEN entry END"
+
+// entries reads a plan's journal, in order. A record over the bound is a
+// state.BadJournalError, as a damaged line of a journal file is.
 func (s *Store) entries(ctx context.Context, conn *pgx.Conn, plan int64) ([][]byte, error) {
-	rows, err := conn.Query(ctx, "SELECT entry FROM "+s.table("journal")+" WHERE plan_id = $1 ORDER BY serial", plan)
+	rows, err := conn.Query(ctx, "SELECT serial, "+boundedEntry+" FROM "+s.table("journal")+" WHERE plan_id = $1 ORDER BY serial", plan, maxEntryText)
 	if err != nil {
 		return nil, err
 	}
-	return pgx.CollectRows(rows, func(row pgx.CollectableRow) ([]byte, error) {
-		var b []byte
-		err := row.Scan(&b)
-		return b, err
+	var out [][]byte
+	var serial int64
+	var b []byte
+	_, err = pgx.ForEachRow(rows, []any{&serial, &b}, func() error {
+		if b == nil {
+			return s.tooLong(serial)
+		}
+		out = append(out, b)
+		b = nil
+		return nil
 	})
+	return out, err
+}
+
+// tooLong is a record over the bound: refused like a damaged one.
+func (s *Store) tooLong(serial int64) error {
+	return &state.BadJournalError{Path: s.String(), Reason: fmt.Sprintf("record %d is longer than any record betplan writes (%d bytes at most)", serial, state.MaxRecord)}
+}
+
+// unavailableOr is err as it is when the journal was read and refused,
+// else the state out of reach.
+func (s *Store) unavailableOr(err error) error {
+	var bad *state.BadJournalError
+	if errors.As(err, &bad) {
+		return err
+	}
+	return s.unavailable(err)
 }
 
 // ReadLog reads the plan's records without the lock (status, plan). It
@@ -294,7 +326,7 @@ func (s *Store) ReadLog(ctx context.Context, k state.PlanKey) ([][]byte, error) 
 	err := s.readPlan(ctx, k, func(conn *pgx.Conn, id int64) error {
 		var err error
 		if entries, err = s.entries(ctx, conn, id); err != nil {
-			return s.unavailable(err)
+			return s.unavailableOr(err)
 		}
 		return nil
 	})

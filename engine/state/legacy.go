@@ -14,6 +14,10 @@ type LegacyStore interface {
 	// RetireLegacy renames the legacy journal once its records are in the
 	// service's journal: no other service's run considers it again.
 	RetireLegacy(ctx context.Context, key PlanKey, j *LegacyJournal) error
+	// SetAside keeps records of the legacy journal the service showed not
+	// to be its own in a file of their own for the service, durably,
+	// before any record is moved, and returns where.
+	SetAside(ctx context.Context, key PlanKey, j *LegacyJournal, records [][]byte) (string, error)
 }
 
 // LegacyJournal is a journal with no service recorded.
@@ -25,4 +29,7 @@ type LegacyJournal struct {
 	// Suggested is where it would go if it was this service's journal,
 	// for a message that tells the user how to say so.
 	Suggested string
+	// SetAside are the records set aside for this service by a move cut
+	// short (SetAside), so that the move resumes as it began.
+	SetAside [][]byte
 }

@@ -153,3 +153,47 @@ type StopMark struct {
 func (m StopMark) String() string {
 	return fmt.Sprintf("stopped by %s at %s", m.By.Command, m.At.UTC().Format(time.RFC3339))
 }
+
+// Intents is this host's note of the creates a plan has in flight against
+// a service, kept where a restore of the state does not roll it back:
+// beside the plan's lock in the user's cache dir. A create is noted before
+// it is sent and cleared once the journal holds its outcome, so a journal
+// put back from an older copy cannot forget a create that may still land.
+// Each note is a record (a JSON object) the engine gives meaning to, keyed
+// by the bet's label.
+type Intents interface {
+	// Notes are the notes kept, by key.
+	Notes() (map[string][]byte, error)
+	// Note keeps record under key, durably before it returns.
+	Note(key string, record []byte) error
+	// Clear drops key's note.
+	Clear(key string) error
+}
+
+// IntentKeeper is a lease whose host keeps the plan's intents (a store
+// that takes a lock file on this host).
+type IntentKeeper interface {
+	Intents() Intents
+}
+
+// MaxRecord bounds one journal record, in bytes: room for the records
+// later betplans add (outcomes, kept skips, tips, alert bodies) many times
+// over. A store never writes a longer one and refuses a longer one it
+// reads, like a damaged record, without reading it whole.
+const MaxRecord = 1 << 20
+
+// RecordTooLongError is a record over MaxRecord, refused before it is
+// written.
+type RecordTooLongError struct{ Size int }
+
+func (e *RecordTooLongError) Error() string {
+	return fmt.Sprintf("a journal record of %d bytes is over the bound of %d: it was not written", e.Size, MaxRecord)
+}
+
+// CheckRecord refuses a record over MaxRecord.
+func CheckRecord(record []byte) error {
+	if len(record) > MaxRecord {
+		return &RecordTooLongError{Size: len(record)}
+	}
+	return nil
+}

@@ -37,6 +37,15 @@ func readAccount(layout Layout, service, skip string) ([]state.PlanLog, error) {
 	if err != nil {
 		return nil, err
 	}
+	elsewhere, err := layout.keyedElsewhere(service)
+	if err != nil {
+		return nil, err
+	}
+	for name, ps := range elsewhere {
+		if _, ok := paths[name]; !ok && len(ps) > 0 {
+			paths[name] = ps[0] // carryOver refuses more than one
+		}
+	}
 	legacy, err := layout.LegacyJournals()
 	if err != nil {
 		return nil, err

@@ -43,7 +43,8 @@ func (s hostLocked) Lock(ctx context.Context, req state.LockRequest) (state.Leas
 		lock.Release()
 		return nil, err
 	}
-	return &hostLease{Lease: lease, lock: lock, stopPaths: s.host.Layout.stopPaths(req.Name, req.BaseURL)}, nil
+	return &hostLease{Lease: lease, lock: lock, stopPaths: s.host.Layout.stopPaths(req.Name, req.BaseURL),
+		intents: s.host.Layout.intents(req.Name, req.BaseURL)}, nil
 }
 
 func (s hostLocked) ReadLog(ctx context.Context, key state.PlanKey) ([][]byte, error) {
@@ -88,7 +89,13 @@ type hostLease struct {
 	state.Lease
 	lock      *Lock
 	stopPaths []string
+	intents   *IntentFile
 }
+
+// Intents is this host's intent file of the plan, beside its lock file:
+// a shared state restored from a backup loses no create this host had in
+// flight either.
+func (l *hostLease) Intents() state.Intents { return intentsOrNil(l.intents) }
 
 func (l *hostLease) Stopped() (*state.StopMark, error) {
 	if m, err := l.Lease.Stopped(); m != nil || err != nil {

@@ -1,6 +1,7 @@
 package local
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -28,8 +29,12 @@ func (l *FileLog) Records() [][]byte { return l.records }
 // Repaired says what opening the journal cut off, or "".
 func (l *FileLog) Repaired() string { return l.repaired }
 
-// Append writes one record and its newline, and syncs them.
+// Append writes one record and its newline, and syncs them. A record over
+// state.MaxRecord is refused before anything is written.
 func (l *FileLog) Append(_ int64, record []byte) error {
+	if err := state.CheckRecord(record); err != nil {
+		return err
+	}
 	if _, err := l.f.Write(append(record, '\n')); err != nil {
 		return fmt.Errorf("write journal: %w", err)
 	}
@@ -51,32 +56,29 @@ func OpenLog(path string) (*FileLog, error) {
 		return nil, fmt.Errorf("create state dir: %w", err)
 	}
 	l := &FileLog{}
-	data, err := readJournalFile(path)
-	good := len(data)
+	j, err := readJournalFile(path)
 	switch {
 	case errors.Is(err, os.ErrNotExist):
 	case err != nil:
 		return nil, journalReadError(err)
 	default:
-		if l.records, good, err = split(path, data); err != nil {
-			return nil, err
-		}
+		l.records = j.records
 	}
-	if good < len(data) {
-		kept, err := keepTorn(path, data[good:])
+	if j.good < j.size {
+		kept, err := keepTorn(path, j.tail)
 		if err != nil {
 			return nil, fmt.Errorf("repair journal %s: keep its torn last write: %w", path, err)
 		}
-		if err := os.Truncate(path, int64(good)); err != nil {
+		if err := os.Truncate(path, j.good); err != nil {
 			return nil, fmt.Errorf("repair journal %s: %w", path, err)
 		}
-		l.repaired = fmt.Sprintf("journal %s: cut off a torn last write (a crash mid-write; line %d), kept in %s", path, bytes.Count(data[:good], []byte{'\n'})+1, kept)
+		l.repaired = fmt.Sprintf("journal %s: cut off a torn last write (a crash mid-write; line %d), kept in %s", path, j.goodLines+1, kept)
 	}
 	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND|syscall.O_NOFOLLOW, 0o644)
 	if err != nil {
 		return nil, journalReadError(fmt.Errorf("open journal: %w", err))
 	}
-	if good < len(data) {
+	if j.good < j.size {
 		if err := f.Sync(); err != nil {
 			f.Close()
 			return nil, fmt.Errorf("repair journal %s: %w", path, err)
@@ -90,46 +92,61 @@ func OpenLog(path string) (*FileLog, error) {
 // writing; a missing journal has none. A torn last write is skipped, not
 // repaired: the run that next takes the lock repairs it.
 func ReadLog(path string) ([][]byte, error) {
-	data, err := readJournalFile(path)
+	j, err := readJournalFile(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
 	}
 	if err != nil {
 		return nil, journalReadError(err)
 	}
-	records, _, err := split(path, data)
-	return records, err
+	return j.records, nil
 }
 
-// split cuts a journal file into its complete records and returns where
-// they end. Every record was written with its newline in one write and
-// made durable before the call it announces, so a last line that is not
-// a JSON object, or has no newline, is a write torn by a crash and
-// announced nothing: it is left out (OpenLog cuts it off). A line that is
-// not one with a record after it is damage: state.BadJournalError.
-func split(path string, data []byte) (records [][]byte, good int, err error) {
+// journalFile is what reading a journal file found.
+type journalFile struct {
+	records   [][]byte // its complete records
+	good      int64    // where they end
+	goodLines int      // the lines up to good
+	tail      []byte   // what follows good: a torn last write
+	size      int64    // the file's length
+}
+
+// scanJournal cuts a journal file into its complete records, one line at
+// a time, never holding more than state.MaxRecord of a line. Every record
+// was written with its newline in one write and made durable before the
+// call it announces, so a last line that is not a JSON object, or has no
+// newline, is a write torn by a crash and announced nothing: it is left
+// out (OpenLog cuts it off). A line that is not one with a record after
+// it is damage: state.BadJournalError. So is a line over the bound,
+// wherever it is: no betplan writes one, and it is not read whole.
+func scanJournal(path string, r io.Reader) (j journalFile, err error) {
+	br := bufio.NewReaderSize(r, 64<<10)
 	tornLine := 0
 	var tornErr error
 	line := 0
-	for off := 0; off < len(data); {
-		line++
-		end := bytes.IndexByte(data[off:], '\n')
-		complete := end >= 0
-		if complete {
-			end += off + 1
-		} else {
-			end = len(data)
+	for {
+		raw, complete, over, err := readLine(br)
+		if err != nil {
+			return j, err
 		}
-		b := bytes.TrimSpace(data[off:end])
-		off = end
+		if len(raw) == 0 && !over {
+			return j, nil
+		}
+		line++
+		if over {
+			return j, &state.BadJournalError{Path: path, Line: line, Reason: fmt.Sprintf("the line is longer than any record betplan writes (%d bytes at most)", state.MaxRecord)}
+		}
+		j.size += int64(len(raw))
+		j.tail = append(j.tail, raw...)
+		b := bytes.TrimSpace(raw)
 		if len(b) == 0 {
 			if tornLine == 0 && complete {
-				good = end
+				j.good, j.goodLines, j.tail = j.size, line, nil
 			}
 			continue
 		}
 		if tornLine != 0 {
-			return records, good, &state.BadJournalError{Path: path, Line: tornLine, Reason: fmt.Sprintf("the line does not read (%v) and more follow it", tornErr)}
+			return j, &state.BadJournalError{Path: path, Line: tornLine, Reason: fmt.Sprintf("the line does not read (%v) and more follow it", tornErr)}
 		}
 		var whyNot error
 		switch {
@@ -145,29 +162,50 @@ func split(path string, data []byte) (records [][]byte, good int, err error) {
 			tornLine, tornErr = line, whyNot
 			continue
 		}
-		records = append(records, bytes.Clone(b))
-		good = end
+		j.records = append(j.records, b)
+		j.good, j.goodLines, j.tail = j.size, line, nil
 	}
-	return records, good, nil
+}
+
+// readLine reads one line and its newline (complete), or what is left of
+// the file; over says the line runs past state.MaxRecord, and then the
+// rest of it is not read.
+func readLine(br *bufio.Reader) (raw []byte, complete, over bool, err error) {
+	for {
+		chunk, err := br.ReadSlice('\n')
+		if len(raw)+len(chunk) > state.MaxRecord+2 { // the record, a CR and its newline
+			return nil, false, true, nil
+		}
+		raw = append(raw, chunk...)
+		switch {
+		case err == nil:
+			return raw, true, false, nil
+		case errors.Is(err, bufio.ErrBufferFull):
+		case errors.Is(err, io.EOF):
+			return raw, false, false, nil
+		default:
+			return nil, false, false, err
+		}
+	}
 }
 
 // readJournalFile reads a local journal, refusing anything but a regular
 // file: a journal that is a symbolic link could make two plans share one,
 // or write a plan's journal where the user never meant it to be.
-func readJournalFile(path string) ([]byte, error) {
+func readJournalFile(path string) (journalFile, error) {
 	fi, err := os.Lstat(path)
 	if err != nil {
-		return nil, err
+		return journalFile{}, err
 	}
 	if !fi.Mode().IsRegular() {
-		return nil, &state.BadJournalError{Path: path, Reason: fmt.Sprintf("it is a %s, not a regular file (replace it with the file it points at)", fileKind(fi.Mode()))}
+		return journalFile{}, &state.BadJournalError{Path: path, Reason: fmt.Sprintf("it is a %s, not a regular file (replace it with the file it points at)", fileKind(fi.Mode()))}
 	}
 	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW, 0)
 	if err != nil {
-		return nil, err
+		return journalFile{}, err
 	}
 	defer f.Close()
-	return io.ReadAll(f)
+	return scanJournal(path, f)
 }
 
 func fileKind(m os.FileMode) string {

@@ -9,6 +9,8 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
+	"strings"
 	"sync"
 
 	"github.com/betplan/betplan/engine/state"
@@ -36,15 +38,23 @@ func (s Store) Lock(ctx context.Context, req state.LockRequest) (state.Lease, er
 	if err != nil {
 		return nil, err
 	}
+	moved, err := layout.carryOver(req.Name, req.BaseURL)
+	if err != nil {
+		lock.Release()
+		return nil, err
+	}
 	log, err := OpenLog(layout.JournalPath(req.Name, req.BaseURL))
 	if err != nil {
 		lock.Release()
 		return nil, err
 	}
+	if moved != "" {
+		log.repaired = strings.TrimSuffix(moved+"; "+log.repaired, "; ")
+	}
 	// The file lock's fencing token is the lock file itself: once it is
 	// removed (unlock --force), this run writes nothing more.
 	return &lease{FileLog: log, lock: lock, earlier: req.Earlier, lost: make(chan struct{}), stopPaths: layout.stopPaths(req.Name, req.BaseURL),
-		layout: layout, service: req.Service(), plan: req.Name}, nil
+		layout: layout, service: req.Service(), plan: req.Name, intents: layout.intents(req.Name, req.BaseURL)}, nil
 }
 
 // ReadLog reads the journal file's records.
@@ -65,6 +75,7 @@ type lease struct {
 	layout    Layout // the state dir, where the account's gate is
 	service   string // the service's identity: the account's journals are its
 	plan      string // this plan's name
+	intents   *IntentFile
 	mu        sync.Mutex
 	err       error
 	lost      chan struct{}
@@ -73,6 +84,9 @@ type lease struct {
 func (l *lease) Earlier() state.LockOwner          { return l.earlier }
 func (l *lease) Stopped() (*state.StopMark, error) { return readStopFiles(l.stopPaths) }
 func (l *lease) Lost() <-chan struct{}             { return l.lost }
+
+// Intents is this host's intent file of the plan; nil for a rehearsal.
+func (l *lease) Intents() state.Intents { return intentsOrNil(l.intents) }
 
 func (l *lease) Err() error {
 	l.mu.Lock()
@@ -117,7 +131,50 @@ func (s Store) LegacyJournal(_ context.Context, key state.PlanKey) (*state.Legac
 	if err != nil {
 		return nil, err
 	}
-	return &state.LegacyJournal{Where: path, Records: records, Suggested: layout.JournalPath(key.Name, key.BaseURL)}, nil
+	lj := &state.LegacyJournal{Where: path, Records: records, Suggested: layout.JournalPath(key.Name, key.BaseURL)}
+	aside := setAsidePath(lj, key)
+	if _, err := os.Lstat(aside); err == nil {
+		if lj.SetAside, err = ReadLog(aside); err != nil {
+			return nil, err
+		}
+	}
+	return lj, nil
+}
+
+// setAsidePath is <plan>.journal.jsonl.set-aside-<service>: the records of
+// the legacy journal the service showed not to be its own.
+func setAsidePath(j *state.LegacyJournal, key state.PlanKey) string {
+	return j.Where + ".set-aside-" + ServiceKey(key.BaseURL)
+}
+
+// SetAside writes the records set aside as a journal file of their own,
+// synced, and renamed into place whole.
+func (s Store) SetAside(_ context.Context, key state.PlanKey, j *state.LegacyJournal, records [][]byte) (string, error) {
+	path := setAsidePath(j, key)
+	var b []byte
+	for _, r := range records {
+		b = append(append(b, r...), '\n')
+	}
+	tmp := path + ".tmp"
+	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
+	if err != nil {
+		return "", err
+	}
+	_, err = f.Write(b)
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp, path)
+	}
+	if err != nil {
+		os.Remove(tmp)
+		return "", fmt.Errorf("set records of %s aside: %w", j.Where, err)
+	}
+	return path, syncDir(filepath.Dir(path))
 }
 
 // RetireLegacy renames the legacy journal to <plan>.journal.jsonl.moved-
