@@ -281,6 +281,7 @@ func finishRuns(sys *sysIO, ro reportOptions, f reporters.Format, plans []*plan.
 				fmt.Fprintf(sys.Stderr, "[%s] reports written to %s\n", p.Name, dir)
 			}
 		}
+		sayStopped(sys, res)
 		if err := runOutcome(opts[i], res, runErr); err != nil {
 			outcomes = append(outcomes, prefixed(p.Name, err))
 		}

@@ -66,6 +66,7 @@ const (
 	EndInterrupted EndReason = "interrupted" // Ctrl-C or SIGTERM
 	EndTimeout     EndReason = "timeout"     // poll.timeout passed with bets still open
 	EndRefused     EndReason = "refused"     // a safety check refused
+	EndStopped     EndReason = "stopped"     // the plan is stopped (betplan stop): what it placed was read, nothing created
 	EndError       EndReason = "error"       // an error stopped it
 )
 
@@ -92,6 +93,9 @@ type Result struct {
 	EndReason EndReason
 	// Error is the fatal error that ended the command, if any.
 	Error string
+	// Stopped says who stopped the plan and when, for a run that ended
+	// because the plan is stopped (EndStopped).
+	Stopped string
 
 	Limits LimitsSummary
 	// Account is the account file's limits and what every plan sharing

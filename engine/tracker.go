@@ -133,6 +133,10 @@ type tracker struct {
 	accountSeen map[string]*seenNotification
 
 	alerts *alerting // the run's alerts; nil without targets (alerts.go)
+
+	// stopped is the plan's stop mark, once the run saw it: it creates
+	// nothing more, reads what it placed once and ends (EndStopped).
+	stopped *StopMark
 }
 
 func newTracker(p *plan.Plan, opts Options) *tracker {

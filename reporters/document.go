@@ -25,7 +25,7 @@ type Document struct {
 	Simulated      bool     `json:"simulated" jsonschema_description:"True when the run used the simulated service: no real money moved."`
 	StartedAt      *string  `json:"started_at" jsonschema:"nullable,format=date-time" jsonschema_description:"When the command started, RFC 3339 in UTC."`
 	FinishedAt     *string  `json:"finished_at" jsonschema:"nullable,format=date-time" jsonschema_description:"When the command finished, RFC 3339 in UTC; null if it never did."`
-	EndReason      string   `json:"end_reason" jsonschema_description:"Why the command stopped: completed, no-wait, interrupted, timeout, refused or error."`
+	EndReason      string   `json:"end_reason" jsonschema_description:"Why the command stopped: completed, no-wait, stopped (the plan is stopped by betplan stop), interrupted, timeout, refused or error."`
 	Error          string   `json:"error" jsonschema_description:"The fatal error that ended the command; empty when none."`
 	Failed         bool     `json:"failed" jsonschema_description:"True when something counts as a failure (exit code 1): a failed, not-taken or unresolved bet, a bet with an error, a tip failed, unresolved or of unknown outcome, or a fatal error."`
 	Limits         Limits   `json:"limits" jsonschema_description:"The plan's limits and how much of them is used."`
