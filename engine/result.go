@@ -217,7 +217,7 @@ type Totals struct {
 	AtRisk         float64 // at risk over the bets that count
 	// Open counts the bets not final yet that are not in trouble: waiting,
 	// created, placed, or cancelled after placement and not resulted.
-	Open int
+	Open           int
 	AmountAccepted float64
 	Profit         float64
 	// ReturnOnStake is Profit / AmountAccepted (0 when nothing was accepted).
