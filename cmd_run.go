@@ -151,9 +151,10 @@ func runPlan(ctx context.Context, sys *sysIO, o *runOptions, args []string) (err
 	if err != nil {
 		return err
 	}
+	var simulation func() bool // once connected
 	if hb != "" {
 		// err is the run's result: the heartbeat says how it exits.
-		defer func() { heartbeat(ctx, sys, hb, exitCode(err)) }()
+		defer func() { heartbeatUnlessSimulation(ctx, sys, hb, exitCode(err), simulation) }()
 	}
 	if err := checkTipster(sys, p, o.Republish, simulate); err != nil {
 		return err
@@ -168,6 +169,7 @@ func runPlan(ctx context.Context, sys *sysIO, o *runOptions, args []string) (err
 		return err
 	}
 	defer s.close()
+	simulation = s.conn.servesSimulation
 	opts := s.options(planPath)
 	opts.Account = account
 	opts.Confirm = confirm

@@ -109,6 +109,7 @@ func runPlans(ctx context.Context, sys *sysIO, o *runOptions, files []string) (e
 		return err
 	}
 	simulate := o.rehearsal.Sim
+	var simulation func() bool // once connected
 	republish, err := republishByPlan(plans, o.Republish)
 	if err != nil {
 		return err
@@ -132,7 +133,7 @@ func runPlans(ctx context.Context, sys *sysIO, o *runOptions, files []string) (e
 		targets[i] = ts
 		if hb != "" {
 			// Each plan's heartbeat hears how the run of them all exits.
-			defer func() { heartbeat(ctx, sys, hb, exitCode(err)) }()
+			defer func() { heartbeatUnlessSimulation(ctx, sys, hb, exitCode(err), simulation) }()
 		}
 	}
 	confirm, s, err := setUpConfirmed(sys, o.Yes, simulate, &o.service, o.state, &o.rehearsal)
@@ -140,6 +141,7 @@ func runPlans(ctx context.Context, sys *sysIO, o *runOptions, files []string) (e
 		return err
 	}
 	defer s.close()
+	simulation = s.conn.servesSimulation
 
 	clock := s.conn.clock
 	var group *sim.GroupClock

@@ -243,7 +243,7 @@ func (r *tracker) raise(key, label, ev string, build func() *notify.Message) {
 		if m == nil {
 			m = build()
 			m.ID = alertDigest(r.journal.Lineage(), key)
-			m.Simulated = r.opts.Simulated
+			m.Simulated = r.simulated()
 		}
 		body, err := json.Marshal(m)
 		if err != nil {
@@ -480,7 +480,7 @@ func (r *tracker) alertsWithoutJournal(res *Result, runErr error) {
 		return
 	}
 	m := failureMessage(r.plan.Name, why, r.clock.Now())
-	m.Simulated = r.opts.Simulated
+	m.Simulated = r.simulated()
 	s := &notify.Sender{Client: r.opts.NotifyClient, Backoff: r.opts.NotifyBackoff}
 	for _, t := range r.opts.Notify {
 		if t.Wants(plan.EventRunFailed) {

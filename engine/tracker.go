@@ -144,6 +144,17 @@ func newTracker(p *plan.Plan, opts Options) *tracker {
 	return &tracker{opts: opts, plan: p, svc: opts.Backend, clock: opts.Clock, byLabel: make(map[string]*instance)}
 }
 
+// simulated reports whether the service is a simulation: a rehearsal's,
+// or one that said so from this machine (apiclient's ServesSimulation).
+// Every report and alert says so; nothing is softened by it.
+func (r *tracker) simulated() bool {
+	if r.opts.Simulated {
+		return true
+	}
+	s, ok := r.svc.(interface{ ServesSimulation() bool })
+	return ok && s.ServesSimulation()
+}
+
 func (r *tracker) planKey() PlanKey { return PlanKey{Name: r.plan.Name, BaseURL: r.opts.BaseURL} }
 
 // lockLost reports whether the plan's lock is gone; the first time, it
@@ -219,6 +230,7 @@ func (r *tracker) newResult(kind Kind, started time.Time) *Result {
 
 // fill writes the instances into res and computes totals.
 func (r *tracker) fill(res *Result) {
+	res.Simulated = r.simulated()
 	r.sortInstances()
 	r.nameInstances()
 	res.Bets = res.Bets[:0]
