@@ -185,6 +185,7 @@ func runPlan(ctx context.Context, sys *sysIO, o *runOptions, args []string) (err
 		if err := opts.State.ForgetJournal(p.Name); err != nil {
 			return err
 		}
+		opts.RehearsalPlans = []string{p.Name}
 		fmt.Fprintf(sys.Stderr, "rehearsing %s on the simulated service at %s (simulated clock)\n", planPath, opts.BaseURL)
 	}
 	// Only a person at a terminal reads a line redrawn in place; its

@@ -110,6 +110,10 @@ func runPlans(ctx context.Context, sys *sysIO, o *runOptions, files []string) (e
 	}
 	simulate := o.rehearsal.Sim
 	var simulation func() bool // once connected
+	rehearsed := make([]string, len(plans)) // the plans of a rehearsal's world
+	for i, p := range plans {
+		rehearsed[i] = p.Name
+	}
 	republish, err := republishByPlan(plans, o.Republish)
 	if err != nil {
 		return err
@@ -195,6 +199,7 @@ func runPlans(ctx context.Context, sys *sysIO, o *runOptions, files []string) (e
 			if err := o1.State.ForgetJournal(p.Name); err != nil {
 				return err
 			}
+			o1.RehearsalPlans = rehearsed
 		}
 		opts[i] = o1
 	}
