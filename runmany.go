@@ -110,7 +110,8 @@ func runPlans(ctx context.Context, sys *sysIO, o *runOptions, files []string) (e
 	}
 	simulate := o.rehearsal.Sim
 	var simulation func() bool // once connected
-	rehearsed := make([]string, len(plans)) // the plans of a rehearsal's world
+	// The plans of a rehearsal's world: it counts no other.
+	rehearsed := make([]string, len(plans))
 	for i, p := range plans {
 		rehearsed[i] = p.Name
 	}
