@@ -146,3 +146,51 @@ func TestPromptServedSimulationStillAsks(t *testing.T) {
 	assert.Equal(t, 1, svc.NotificationCount(), out)
 	assert.Contains(t, out, "betplan run: served [simulated service]")
 }
+
+// A punter at a terminal runs a folder of plans for real, two with a bet
+// ready and one of them with a bet still waiting: one question lists every
+// plan's bets and the account's limits, stays whole on the screen (no live
+// line drawn over it), and one yes creates both plans' bets.
+func TestPromptOneQuestionForSeveralPlans(t *testing.T) {
+	svc := sim.New(sim.Options{Seed: 3})
+	srv := httptest.NewServer(svc)
+	defer srv.Close()
+	dir := t.TempDir()
+	plans := filepath.Join(dir, "plans")
+	require.NoError(t, os.Mkdir(plans, 0o755))
+	readyPlan(t, svc, plans, "p1", 4)
+	readyPlan(t, svc, plans, "p2", 6)
+	// p1 has a bet that waits for its race's last minute, too.
+	b, err := os.ReadFile(filepath.Join(plans, "p1.yaml"))
+	require.NoError(t, err)
+	bet := string(b[strings.Index(string(b), "  - id: p1-fav"):])
+	later := strings.Replace(bet, "p1-fav", "p1-late", 1) + "    when: race.minutes_to_start <= 1\n"
+	require.NoError(t, os.WriteFile(filepath.Join(plans, "p1.yaml"), append(b, later...), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(plans, "betplan.yaml"), []byte("version: 1\nlimits: {max_total_stake: 30}\n"), 0o644))
+
+	run := startOnPTY(t, dir, srv.URL, svc.Token(), "run", "plans", "--no-wait")
+	run.waitFor(t, promptQuestion)
+	// Give the other plan's ticks and the live line time to draw over it,
+	// as they did.
+	time.Sleep(1500 * time.Millisecond)
+	asked := run.screen.String()
+	assert.Equal(t, 1, strings.Count(asked, promptQuestion), asked)
+	assert.Empty(t, strings.SplitN(asked, promptQuestion, 2)[1], "something was drawn over the question while it waited")
+	for _, want := range []string{
+		"2 plans of this run: up to 3 bets may be created, $14.00 requested, $14.00 at risk. One yes covers every bet of these plans in this run, now and later.",
+		`Plan "p1" against `, `Plan "p2" against `,
+		"p1-fav on ", "; ready now", "p1-late on ", "; when its condition holds", "p2-fav on ",
+		"Account limits of plans/betplan.yaml, every plan together, over all time: max_total_stake $30.00 ($0.00 used).",
+	} {
+		assert.Contains(t, asked, want)
+	}
+	assert.Zero(t, svc.NotificationCount(), "created before the yes")
+	run.typeLine(t, "y")
+	out, err := run.end(t)
+	require.NoError(t, err, out)
+	assert.Equal(t, 1, strings.Count(out, promptQuestion), "asked again:\n%s", out)
+	assert.Equal(t, 2, svc.NotificationCount(), out)
+	assert.Contains(t, out, "[p1] ")
+	assert.Regexp(t, `\[p1\] .*created p1-fav on `, out)
+	assert.Regexp(t, `\[p2\] .*created p2-fav on `, out)
+}

@@ -110,7 +110,7 @@ func runPlans(ctx context.Context, sys *sysIO, o *runOptions, files []string) (e
 	}
 	simulate := o.rehearsal.Sim
 	var simulation func() bool // once connected
-	// The plans of a rehearsal's world: it counts no other.
+	// The plans of the run: a rehearsal's world counts no other.
 	rehearsed := make([]string, len(plans))
 	for i, p := range plans {
 		rehearsed[i] = p.Name
@@ -167,7 +167,15 @@ func runPlans(ctx context.Context, sys *sysIO, o *runOptions, files []string) (e
 		logs.w = live
 		progress = newAccountProgress(live.progressAbout)
 	}
-	var asking sync.Mutex
+	// One question for the run, never drawn over by the live line: its
+	// yes covers every plan's bets.
+	var question *engine.Question
+	if confirm != nil {
+		if live != nil {
+			confirm = live.asking(confirm)
+		}
+		question = engine.NewQuestion(ctx, confirm, rehearsed)
+	}
 	opts := make([]engine.Options, len(plans))
 	for i, p := range plans {
 		o1 := s.options(files[i])
@@ -185,17 +193,7 @@ func runPlans(ctx context.Context, sys *sysIO, o *runOptions, files []string) (e
 		if progress != nil {
 			o1.Live = progress.plan(p.Name)
 		}
-		if confirm != nil {
-			name := p.Name
-			o1.Confirm = func(summary string) (bool, error) {
-				asking.Lock() // one question at a time
-				defer asking.Unlock()
-				return confirm(fmt.Sprintf("[%s] %s", name, summary))
-			}
-			if live != nil {
-				o1.Confirm = live.asking(o1.Confirm)
-			}
-		}
+		o1.Question = question
 		if o1.Simulated {
 			if err := o1.State.ForgetJournal(p.Name); err != nil {
 				return err

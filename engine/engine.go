@@ -63,6 +63,9 @@ type Options struct {
 	// gone). Every rehearsal starts from nothing. nil: every plan sharing
 	// the state counts.
 	RehearsalPlans []string
+	// Question, for a run of several plans, is its one confirmation
+	// (NewQuestion): it takes Confirm's place.
+	Question *Question
 	// RunGroup, for a run of several plans under one account file and
 	// one state, holds the certain bets of every plan of it to the
 	// account's limits together before any create (NewRunGroup).

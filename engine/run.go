@@ -24,6 +24,7 @@ func Run(ctx context.Context, p *plan.Plan, opts Options) (*Result, error) {
 	// A run that ends before its start (a lock held elsewhere) holds the
 	// other plans of its group back no longer.
 	defer opts.RunGroup.leave(p.Name)
+	defer opts.Question.leave(p.Name)
 	res := r.newResult(KindRun, r.clock.Now())
 	err := r.runWithAlerts(ctx, res, nil)
 	return reported(res, err)
@@ -211,6 +212,16 @@ func (r *tracker) loop(ctx context.Context) error {
 		stopped, err := stopSeen(r.checkStop())
 		if err != nil {
 			return err
+		}
+		if !r.arrived {
+			// The run's one question lists this plan's bets before any
+			// plan of the run creates.
+			r.arrived = true
+			if stopped || r.opts.Question == nil {
+				r.opts.Question.leave(r.plan.Name)
+			} else {
+				r.opts.Question.arrive(r.askedBets())
+			}
 		}
 		now := r.clock.Now()
 		if !stopped && r.waiting()+r.tipsWaiting() > 0 && now.Sub(r.lastRefresh) >= r.opts.RefreshEvery {

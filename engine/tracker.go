@@ -134,6 +134,8 @@ type tracker struct {
 
 	alerts *alerting // the run's alerts; nil without targets (alerts.go)
 
+	// arrived is set once the plan gave its part of the run's Question.
+	arrived bool
 	// stopped is the plan's stop mark, once the run saw it: it creates
 	// nothing more, reads what it placed once and ends (EndStopped).
 	stopped *StopMark
