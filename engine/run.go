@@ -257,7 +257,11 @@ func (r *tracker) loop(ctx context.Context) error {
 				return err
 			}
 		}
-		if err := r.poll(ctx); err != nil {
+		poll := r.poll
+		if stopped {
+			poll = r.pollLast // the run's one look: every open bet, due or not
+		}
+		if err := poll(ctx); err != nil {
 			return err
 		}
 		if err := r.readPlacements(withReadReason(ctx, "placement records")); err != nil {
