@@ -177,6 +177,17 @@ func heartbeatURLFor(hb string, code int) (string, error) {
 	return u.String(), nil
 }
 
+// heartbeatUnlessSimulation is heartbeat, unless the service turned out to
+// be a simulation (simulation, once connected, says so): a rehearsal must
+// not tell the heartbeat's service that real runs happen.
+func heartbeatUnlessSimulation(ctx context.Context, sys *sysIO, hb string, code int, simulation func() bool) {
+	if simulation != nil && simulation() {
+		fmt.Fprintf(sys.Stderr, "the service is a simulation: the heartbeat is not requested\n")
+		return
+	}
+	heartbeat(ctx, sys, hb, code)
+}
+
 // heartbeat requests hb with the run's exit status (heartbeatURLFor), so
 // its service notices both failed runs and runs that stopped happening.
 // It never changes how the run exits.

@@ -38,7 +38,7 @@ func runCommand() *command {
 		args:    "PLAN|DIR|GLOB...",
 		summary: "create the plans' bets exactly once and follow their outcomes",
 		exits: append([]exitDoc{
-			{exitOK, "every bet is final and none failed (with --no-wait: what was ready was created)"},
+			{exitOK, "every bet is final and none failed (with --no-wait: what was ready was created), or the plan is stopped (betplan stop): nothing was created and what it placed was reported"},
 			{exitFailed, "the run finished but something failed: a bet failed, was not taken, is in doubt or unresolved, or the poll timeout passed"},
 			{exitUsage, "usage error or invalid plan, before any request"},
 			{exitRefused, "refused: a limit, a plan whose money has no bound (without --no-limits), no confirmation, no running bot, another run holds the lock, or the service cannot be reached, is not at that URL, or refuses the credentials"},
@@ -151,9 +151,10 @@ func runPlan(ctx context.Context, sys *sysIO, o *runOptions, args []string) (err
 	if err != nil {
 		return err
 	}
+	var simulation func() bool // once connected
 	if hb != "" {
 		// err is the run's result: the heartbeat says how it exits.
-		defer func() { heartbeat(ctx, sys, hb, exitCode(err)) }()
+		defer func() { heartbeatUnlessSimulation(ctx, sys, hb, exitCode(err), simulation) }()
 	}
 	if err := checkTipster(sys, p, o.Republish, simulate); err != nil {
 		return err
@@ -168,6 +169,7 @@ func runPlan(ctx context.Context, sys *sysIO, o *runOptions, args []string) (err
 		return err
 	}
 	defer s.close()
+	simulation = s.conn.servesSimulation
 	opts := s.options(planPath)
 	opts.Account = account
 	opts.Confirm = confirm
@@ -183,6 +185,7 @@ func runPlan(ctx context.Context, sys *sysIO, o *runOptions, args []string) (err
 		if err := opts.State.ForgetJournal(p.Name); err != nil {
 			return err
 		}
+		opts.RehearsalPlans = []string{p.Name}
 		fmt.Fprintf(sys.Stderr, "rehearsing %s on the simulated service at %s (simulated clock)\n", planPath, opts.BaseURL)
 	}
 	// Only a person at a terminal reads a line redrawn in place; its

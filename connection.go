@@ -142,6 +142,11 @@ func (s *serviceOptions) startSim(world simWorld, faults []sim.Fault) (*connecti
 	}}, nil
 }
 
+// servesSimulation reports whether the service is a simulation: a
+// rehearsal's, or one that said so from this machine. Outputs say so and no
+// heartbeat goes out; the confirmation stays as strict as on a real one.
+func (c *connection) servesSimulation() bool { return c.simulated || c.client.ServesSimulation() }
+
 // shownClock is how the command's own times are shown (log lines, the
 // live line, the reports' header): in the machine's zone, marked "sim
 // time" when the clock is a rehearsal's (--sim, or a betplan sim whose

@@ -27,7 +27,6 @@ func TestExitStatus(t *testing.T) {
 		{"failure", "status", errors.New("finished with 1 failed"), exitFailed, "finished with 1 failed"},
 		{"engine refusal", "run", &engine.RefusedError{Reason: "limit"}, exitRefused, "refused: limit"},
 		{"wrapped state refusal", "stop", fmt.Errorf("plan p: %w", &engine.StateUnavailableError{Store: "db", Err: errors.New("down")}), exitRefused, "plan p: the shared state db: down"},
-		{"stopped plan", "run", &engine.StoppedError{}, exitRefused, (&engine.StoppedError{}).Error()},
 		{"lost lock", "run", &engine.LockLostError{Reason: "fenced"}, exitRefused, "lost the plan's lock: fenced"},
 		{"command refusal", "cancel", refusef("refused: no"), exitRefused, "refused: no"},
 		// One message for a held lock; only a command that can wait for

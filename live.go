@@ -32,8 +32,10 @@ type liveTerminal struct {
 	about liveAbout              // which plans p is about, when it merges several
 	last  string                 // the line as drawn; "" when none
 	// paused stops the line while the user is asked something: a redraw
-	// would draw over the question (pause, resume).
+	// would draw over the question (pause, resume). The event lines of
+	// the wait (other plans' polls) are held until the answer.
 	paused bool
+	held   [][]byte
 	stop   chan struct{} // closed by clear to end the redraws
 	done   chan struct{} // closed when the redraws have ended
 }
@@ -71,6 +73,10 @@ func startLive(l *liveTerminal, ticks <-chan time.Time, release func()) *liveTer
 func (l *liveTerminal) Write(b []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	if l.paused {
+		l.held = append(l.held, append([]byte(nil), b...))
+		return len(b), nil
+	}
 	fmt.Fprintf(l.w, "\r\033[K%s", b)
 	if l.last != "" {
 		fmt.Fprint(l.w, l.last)
@@ -134,6 +140,10 @@ func (l *liveTerminal) resume() {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.paused = false
+	for _, b := range l.held {
+		fmt.Fprintf(l.w, "\r\033[K%s", b)
+	}
+	l.held = nil
 	if l.p != nil {
 		l.draw(l.line(*l.p, l.now()))
 	}
@@ -245,4 +255,8 @@ func (l *liveTerminal) clear() {
 	defer l.mu.Unlock()
 	l.p, l.last, l.about = nil, "", liveAbout{}
 	fmt.Fprint(l.w, "\r\033[K")
+	for _, b := range l.held {
+		fmt.Fprintf(l.w, "%s", b)
+	}
+	l.held, l.paused = nil, false
 }

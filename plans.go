@@ -34,8 +34,11 @@ func onePlanArg(args []string) (string, error) {
 }
 
 // confirmer decides how `run` and `cancel` ask before acting on a real
-// service: --yes, an interactive yes on a TTY, or a refusal.
-func confirmer(sys *sysIO, yes, simulated bool) (func(string) (bool, error), error) {
+// service: --yes, an interactive yes on a TTY, or a refusal. A service that
+// says it is a simulation (served reports it, once connected) is asked the
+// same, in words that say what it claims: the claim alone never skips the
+// question.
+func confirmer(sys *sysIO, yes, simulated bool, served func() bool) (func(string) (bool, error), error) {
 	if yes || simulated {
 		return nil, nil
 	}
@@ -43,7 +46,11 @@ func confirmer(sys *sysIO, yes, simulated bool) (func(string) (bool, error), err
 		return nil, refusef("refused: %s", refusedNoConfirmation)
 	}
 	return func(summary string) (bool, error) {
-		fmt.Fprintf(sys.Stderr, "%s\nThis acts on real money. Type yes (or y) to go on: ", summary)
+		stake := "This acts on real money."
+		if served != nil && served() {
+			stake = "The service says it is a simulation (betplan sim on this machine); if it is not, this acts on real money."
+		}
+		fmt.Fprintf(sys.Stderr, "%s\n%s Type yes (or y) to go on: ", summary, stake)
 		line, err := bufio.NewReader(sys.Stdin).ReadString('\n')
 		if err != nil && !errors.Is(err, io.EOF) {
 			return false, err

@@ -35,7 +35,17 @@ func finishRun(sys *sysIO, ro reportOptions, f reporters.Format, opts engine.Opt
 			}
 		}
 	}
+	sayStopped(sys, res)
 	return runOutcome(opts, res, runErr)
+}
+
+// sayStopped ends the run of a stopped plan with the one line that says how
+// to resume it: the run is not a failure, it did what the stop asked.
+func sayStopped(sys *sysIO, res *engine.Result) {
+	if res == nil || res.EndReason != engine.EndStopped {
+		return
+	}
+	fmt.Fprintf(sys.Stderr, "betplan run: plan %s is %s: it creates nothing and follows what it placed; `%s` lets it create again\n", res.PlanName, res.Stopped, engine.ResumeCommand(res.PlanFile))
 }
 
 // runOutcome is the error a run's result and error end the command with:

@@ -109,6 +109,12 @@ func runPlans(ctx context.Context, sys *sysIO, o *runOptions, files []string) (e
 		return err
 	}
 	simulate := o.rehearsal.Sim
+	var simulation func() bool // once connected
+	// The plans of the run: a rehearsal's world counts no other.
+	rehearsed := make([]string, len(plans))
+	for i, p := range plans {
+		rehearsed[i] = p.Name
+	}
 	republish, err := republishByPlan(plans, o.Republish)
 	if err != nil {
 		return err
@@ -132,7 +138,7 @@ func runPlans(ctx context.Context, sys *sysIO, o *runOptions, files []string) (e
 		targets[i] = ts
 		if hb != "" {
 			// Each plan's heartbeat hears how the run of them all exits.
-			defer func() { heartbeat(ctx, sys, hb, exitCode(err)) }()
+			defer func() { heartbeatUnlessSimulation(ctx, sys, hb, exitCode(err), simulation) }()
 		}
 	}
 	confirm, s, err := setUpConfirmed(sys, o.Yes, simulate, &o.service, o.state, &o.rehearsal)
@@ -140,6 +146,7 @@ func runPlans(ctx context.Context, sys *sysIO, o *runOptions, files []string) (e
 		return err
 	}
 	defer s.close()
+	simulation = s.conn.servesSimulation
 
 	clock := s.conn.clock
 	var group *sim.GroupClock
@@ -160,7 +167,15 @@ func runPlans(ctx context.Context, sys *sysIO, o *runOptions, files []string) (e
 		logs.w = live
 		progress = newAccountProgress(live.progressAbout)
 	}
-	var asking sync.Mutex
+	// One question for the run, never drawn over by the live line: its
+	// yes covers every plan's bets.
+	var question *engine.Question
+	if confirm != nil {
+		if live != nil {
+			confirm = live.asking(confirm)
+		}
+		question = engine.NewQuestion(ctx, confirm, rehearsed)
+	}
 	opts := make([]engine.Options, len(plans))
 	for i, p := range plans {
 		o1 := s.options(files[i])
@@ -178,21 +193,12 @@ func runPlans(ctx context.Context, sys *sysIO, o *runOptions, files []string) (e
 		if progress != nil {
 			o1.Live = progress.plan(p.Name)
 		}
-		if confirm != nil {
-			name := p.Name
-			o1.Confirm = func(summary string) (bool, error) {
-				asking.Lock() // one question at a time
-				defer asking.Unlock()
-				return confirm(fmt.Sprintf("[%s] %s", name, summary))
-			}
-			if live != nil {
-				o1.Confirm = live.asking(o1.Confirm)
-			}
-		}
+		o1.Question = question
 		if o1.Simulated {
 			if err := o1.State.ForgetJournal(p.Name); err != nil {
 				return err
 			}
+			o1.RehearsalPlans = rehearsed
 		}
 		opts[i] = o1
 	}
@@ -281,6 +287,7 @@ func finishRuns(sys *sysIO, ro reportOptions, f reporters.Format, plans []*plan.
 				fmt.Fprintf(sys.Stderr, "[%s] reports written to %s\n", p.Name, dir)
 			}
 		}
+		sayStopped(sys, res)
 		if err := runOutcome(opts[i], res, runErr); err != nil {
 			outcomes = append(outcomes, prefixed(p.Name, err))
 		}

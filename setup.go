@@ -55,11 +55,12 @@ func (s *commandSetup) close() { s.conn.close() }
 // setUpConfirmed is setUp for a command that asks before it acts
 // (confirmer): refused before any connection when it cannot ask.
 func setUpConfirmed(sys *sysIO, yes, simulate bool, service *serviceOptions, state stateOptions, rehearsal *rehearsalOptions) (func(string) (bool, error), *commandSetup, error) {
-	confirm, err := confirmer(sys, yes, simulate)
+	var s *commandSetup
+	confirm, err := confirmer(sys, yes, simulate, func() bool { return s != nil && s.conn.servesSimulation() })
 	if err != nil {
 		return nil, nil, err
 	}
-	s, err := setUp(sys, service, state, rehearsal)
+	s, err = setUp(sys, service, state, rehearsal)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -90,7 +90,10 @@ func (c *Client) TokenClaims() (TokenClaims, error) {
 type serverDate struct{ server, local time.Time }
 
 func (c *Client) noteDate(h http.Header) {
-	if h.Get(SimulatedHeader) != "" {
+	// Only a service on this machine is believed: a proxy or a
+	// misconfigured service must not make a real-money run look like a
+	// rehearsal.
+	if h.Get(SimulatedHeader) != "" && isLoopbackHost(c.base.Hostname()) {
 		c.simulated.Store(true)
 	}
 	d, err := http.ParseTime(h.Get("Date"))
@@ -105,7 +108,7 @@ func (c *Client) noteDate(h http.Header) {
 const SimulatedHeader = "X-Betplan-Simulated"
 
 // ServesSimulation reports whether a response of the service said it is a
-// simulated one (SimulatedHeader).
+// simulated one (SimulatedHeader), believed from a loopback base URL only.
 func (c *Client) ServesSimulation() bool { return c.simulated.Load() }
 
 // ServerDate is the service's clock as the Date header of its last

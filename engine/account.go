@@ -124,7 +124,7 @@ func (r *tracker) stakesOf(logs []state.PlanLog) ([]accountStake, error) {
 	me := r.owner()
 	var out []accountStake
 	for _, log := range logs {
-		if log.Name == r.plan.Name {
+		if log.Name == r.plan.Name || (r.opts.RehearsalPlans != nil && !slices.Contains(r.opts.RehearsalPlans, log.Name)) {
 			continue
 		}
 		j, err := replayRecords(r.opts.Store.String()+": plan "+log.Name, log.Records, nil)

@@ -248,7 +248,7 @@ func (r *tracker) raise(key, label, ev string, build func() *notify.Message) {
 		if m == nil {
 			m = build()
 			m.ID = alertDigest(r.journal.Lineage(), key)
-			m.Simulated = r.opts.Simulated
+			m.Simulated = r.simulated()
 		}
 		body, err := json.Marshal(m)
 		if err != nil {
@@ -418,8 +418,20 @@ func (r *tracker) endAlerts(res *Result, runErr error) {
 		return
 	}
 	r.alertTick()
+	if r.stopped != nil {
+		// Once per stop: every cron run of a stopped plan finds the same
+		// mark, and a new stop after a resume is told again.
+		key := "stopped|" + r.stopped.At.UTC().Format(time.RFC3339Nano)
+		r.raise(key, "", plan.EventStopped, func() *notify.Message {
+			return stoppedMessage(r.plan.Name, r.opts.PlanFile, *r.stopped, res, r.clock.Now())
+		})
+	}
 	why, failed := runFailure(res, runErr)
-	if failed || r.alerts.raised > 0 || res.EndReason != EndNoWait || r.createdThisRun() {
+	// A cron run (--no-wait) or a run of a stopped plan that did nothing
+	// new sends no summary: every few minutes, it would bury the alerts
+	// that matter.
+	quiet := res.EndReason == EndNoWait || res.EndReason == EndStopped
+	if failed || r.alerts.raised > 0 || !quiet || r.createdThisRun() {
 		summary := runSummary(r.plan.Name, res, r.clock.Now())
 		r.raise(r.alerts.runKey+"|"+plan.EventSummary, "", plan.EventSummary, func() *notify.Message { return summary })
 	}
@@ -473,7 +485,7 @@ func (r *tracker) alertsWithoutJournal(res *Result, runErr error) {
 		return
 	}
 	m := failureMessage(r.plan.Name, why, r.clock.Now())
-	m.Simulated = r.opts.Simulated
+	m.Simulated = r.simulated()
 	s := &notify.Sender{Client: r.opts.NotifyClient, Backoff: r.opts.NotifyBackoff}
 	for _, t := range r.opts.Notify {
 		if t.Wants(plan.EventRunFailed) {
@@ -554,7 +566,25 @@ func runSummary(planName string, res *Result, now time.Time) *notify.Message {
 		Plan:    planName,
 		Status:  string(res.EndReason),
 		Time:    now.UTC().Format(time.RFC3339),
-		Totals:  &notify.Totals{Bets: t.Bets, ByStatus: by, Staked: t.StakeRequested, Accepted: t.AmountAccepted, Profit: t.Profit, EndedBy: string(res.EndReason)},
+		Totals:  &notify.Totals{Bets: t.Bets, ByStatus: by, Staked: t.StakeRequested, AtRisk: t.AtRisk, Accepted: t.AmountAccepted, Profit: t.Profit, EndedBy: string(res.EndReason)},
 		Message: line,
 	}
+}
+
+// stoppedMessage is the alert that a plan is stopped: nothing more is
+// created, and what it placed stays on.
+func stoppedMessage(planName, planFile string, mark StopMark, res *Result, now time.Time) *notify.Message {
+	m := runSummary(planName, res, now)
+	m.Event = plan.EventStopped
+	m.Message = fmt.Sprintf("plan %s is %s: no bet is created until `%s`; $%.2f stays at risk", planName, mark, ResumeCommand(planFile), res.Totals.AtRisk)
+	return m
+}
+
+// ResumeCommand is the command that lets a stopped plan's runs create
+// again.
+func ResumeCommand(planFile string) string {
+	if planFile == "" {
+		return "betplan stop --resume PLAN"
+	}
+	return "betplan stop --resume " + planFile
 }

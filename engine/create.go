@@ -142,7 +142,7 @@ func (r *tracker) guardAndCreate(ctx context.Context, in *instance) error {
 			return nil
 		}
 	}
-	if !r.confirmed && r.opts.Confirm != nil {
+	if !r.confirmed && r.asks() {
 		if err := r.confirm(r.confirmSummary); err != nil {
 			return err
 		}

@@ -57,6 +57,15 @@ type Options struct {
 	// Account is the account file, whose limits every plan sharing the
 	// state is held to together (account.go); nil: none.
 	Account *plan.Config
+	// RehearsalPlans, set for a rehearsal (run --sim), are its plans: its
+	// world holds their bets alone, so the account's limits count no other
+	// journal of the state (an earlier rehearsal's, in a world that is
+	// gone). Every rehearsal starts from nothing. nil: every plan sharing
+	// the state counts.
+	RehearsalPlans []string
+	// Question, for a run of several plans, is its one confirmation
+	// (NewQuestion): it takes Confirm's place.
+	Question *Question
 	// RunGroup, for a run of several plans under one account file and
 	// one state, holds the certain bets of every plan of it to the
 	// account's limits together before any create (NewRunGroup).

@@ -97,6 +97,7 @@ func Preview(ctx context.Context, p *plan.Plan, opts Options) (*Result, *SavedPl
 	}
 	res.FinishedAt = r.clock.Now()
 	res.EndReason = EndCompleted
+	res.Simulated = r.simulated()
 	res.ComputeTotals()
 	return res, saved, nil
 }

@@ -66,6 +66,7 @@ const (
 	EndInterrupted EndReason = "interrupted" // Ctrl-C or SIGTERM
 	EndTimeout     EndReason = "timeout"     // poll.timeout passed with bets still open
 	EndRefused     EndReason = "refused"     // a safety check refused
+	EndStopped     EndReason = "stopped"     // the plan is stopped (betplan stop): what it placed was read, nothing created
 	EndError       EndReason = "error"       // an error stopped it
 )
 
@@ -92,6 +93,9 @@ type Result struct {
 	EndReason EndReason
 	// Error is the fatal error that ended the command, if any.
 	Error string
+	// Stopped says who stopped the plan and when, for a run that ended
+	// because the plan is stopped (EndStopped).
+	Stopped string
 
 	Limits LimitsSummary
 	// Account is the account file's limits and what every plan sharing
@@ -209,12 +213,37 @@ type Record struct {
 type Totals struct {
 	Bets           int
 	ByStatus       map[Status]int
-	StakeRequested float64 // requested amounts of created bets
-	AtRisk         float64 // at risk over created bets
+	StakeRequested float64 // requested amounts of the bets that count (BetResult.Counts)
+	AtRisk         float64 // at risk over the bets that count
+	// Open counts the bets not final yet that are not in trouble: waiting,
+	// created, placed, or cancelled after placement and not resulted.
+	Open           int
 	AmountAccepted float64
 	Profit         float64
 	// ReturnOnStake is Profit / AmountAccepted (0 when nothing was accepted).
 	ReturnOnStake float64
+}
+
+// Counts reports whether the bet's money counts in the totals, as the
+// limits count it: the bet was created, or its create may have landed (in
+// doubt). Every total, table, report and alert sums these bets alone.
+func (b *BetResult) Counts() bool { return b.NotificationID != 0 || b.Status == StatusInDoubt }
+
+// PlacedThenCanceled reports a bet cancelled after sessions placed it: the
+// placed money stays on, so it is reported and judged as a placed bet.
+func (b *BetResult) PlacedThenCanceled() bool { return b.Canceled && roundCents(b.AmountAccepted) > 0 }
+
+// Open reports whether the bet is still to be decided and not in trouble:
+// waiting, created, placed, or cancelled after placement with its result to
+// come.
+func (b *BetResult) Open() bool {
+	switch b.Status {
+	case StatusWaiting, StatusCreated, StatusPlaced:
+		return true
+	case StatusCanceled:
+		return b.PlacedThenCanceled()
+	}
+	return false
 }
 
 // ComputeTotals fills r.Totals from r.Bets.
@@ -222,7 +251,10 @@ func (r *Result) ComputeTotals() {
 	t := Totals{Bets: len(r.Bets), ByStatus: make(map[Status]int)}
 	for _, b := range r.Bets {
 		t.ByStatus[b.Status]++
-		if b.NotificationID != 0 {
+		if b.Open() {
+			t.Open++
+		}
+		if b.Counts() {
 			if b.Stake != nil {
 				t.StakeRequested += *b.Stake
 			} else if b.TargetProfit != nil {

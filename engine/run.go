@@ -24,6 +24,7 @@ func Run(ctx context.Context, p *plan.Plan, opts Options) (*Result, error) {
 	// A run that ends before its start (a lock held elsewhere) holds the
 	// other plans of its group back no longer.
 	defer opts.RunGroup.leave(p.Name)
+	defer opts.Question.leave(p.Name)
 	res := r.newResult(KindRun, r.clock.Now())
 	err := r.runWithAlerts(ctx, res, nil)
 	return reported(res, err)
@@ -205,13 +206,25 @@ func (r *tracker) loop(ctx context.Context) error {
 	}
 	began := r.clock.Now()
 	for {
-		// A stopped plan ends its run at once, so `betplan stop` gets the
-		// lock and cancels with the whole journal in view.
-		if err := r.checkStop(); err != nil {
+		// A stopped plan creates nothing: its run reads what it placed
+		// once and ends, so `betplan stop` gets the lock and cancels with
+		// the whole journal in view.
+		stopped, err := stopSeen(r.checkStop())
+		if err != nil {
 			return err
 		}
+		if !r.arrived {
+			// The run's one question lists this plan's bets before any
+			// plan of the run creates.
+			r.arrived = true
+			if stopped || r.opts.Question == nil {
+				r.opts.Question.leave(r.plan.Name)
+			} else {
+				r.opts.Question.arrive(r.askedBets())
+			}
+		}
 		now := r.clock.Now()
-		if r.waiting()+r.tipsWaiting() > 0 && now.Sub(r.lastRefresh) >= r.opts.RefreshEvery {
+		if !stopped && r.waiting()+r.tipsWaiting() > 0 && now.Sub(r.lastRefresh) >= r.opts.RefreshEvery {
 			if err := r.refresh(ctx); err != nil {
 				if ctx.Err() != nil {
 					return ctx.Err()
@@ -227,32 +240,28 @@ func (r *tracker) loop(ctx context.Context) error {
 			}
 		}
 		r.tickAt = r.clock.Now()
-		if err := r.checkLabels(withReadReason(ctx, "label check"), r.tickAt); err != nil {
-			return err
-		}
-		for _, in := range r.byStart() {
-			if err := r.decide(withReadReason(ctx, "label look-up"), in, r.clock.Now()); err != nil {
-				lost, ok := isLockLost(err)
-				if !ok {
-					return err
-				}
-				// What was created is still followed to the end.
-				r.stopForLostLock(lost)
-				if in.status == StatusWaiting && in.notifID == 0 {
-					in.status, in.final = StatusFailed, true
-					in.reason = "not created: " + r.stopCreating
-				}
-			}
-		}
-		r.labelsSeen = nil
-		if err := r.tipsTick(ctx, r.clock.Now()); err != nil {
-			if lost, ok := isLockLost(err); ok {
-				r.stopForLostLock(lost)
-			} else {
+		if !stopped {
+			if stopped, err = r.decideAll(ctx); err != nil {
 				return err
 			}
 		}
-		if err := r.poll(ctx); err != nil {
+		if !stopped {
+			stopped, err = stopSeen(r.tipsTick(ctx, r.clock.Now()))
+			if lost, ok := isLockLost(err); ok {
+				r.stopForLostLock(lost)
+			} else if err != nil {
+				return err
+			}
+		} else if r.hasTips() {
+			if err := r.followResults(ctx, r.clock.Now()); err != nil {
+				return err
+			}
+		}
+		poll := r.poll
+		if stopped {
+			poll = r.pollLast // the run's one look: every open bet, due or not
+		}
+		if err := poll(ctx); err != nil {
 			return err
 		}
 		if err := r.readPlacements(withReadReason(ctx, "placement records")); err != nil {
@@ -260,9 +269,12 @@ func (r *tracker) loop(ctx context.Context) error {
 		}
 		r.alertTick()
 		r.progress(now, interval)
-		if r.opts.NoWait || r.done() {
+		if stopped || r.opts.NoWait || r.done() {
 			if err := r.completeRecords(withReadReason(ctx, "settled records")); err != nil {
 				return err
+			}
+			if stopped {
+				return nil // finish says the plan is stopped
 			}
 			if r.stopCreating != "" {
 				return &RefusedError{Reason: r.stopCreating}
@@ -296,6 +308,45 @@ func (r *tracker) loop(ctx context.Context) error {
 			return err
 		}
 	}
+}
+
+// decideAll is one tick's decisions, soonest race first. stopped says a
+// create found the plan stopped: the rest of the tick creates nothing.
+func (r *tracker) decideAll(ctx context.Context) (stopped bool, err error) {
+	defer func() { r.labelsSeen = nil }()
+	if err := r.checkLabels(withReadReason(ctx, "label check"), r.tickAt); err != nil {
+		return false, err
+	}
+	for _, in := range r.byStart() {
+		stopped, err := stopSeen(r.decide(withReadReason(ctx, "label look-up"), in, r.clock.Now()))
+		switch {
+		case stopped:
+			return true, nil
+		case err == nil:
+			continue
+		}
+		lost, ok := isLockLost(err)
+		if !ok {
+			return false, err
+		}
+		// What was created is still followed to the end.
+		r.stopForLostLock(lost)
+		if in.status == StatusWaiting && in.notifID == 0 {
+			in.status, in.final = StatusFailed, true
+			in.reason = "not created: " + r.stopCreating
+		}
+	}
+	return false, nil
+}
+
+// stopSeen tells the plan's stop mark (a StoppedError) from the errors
+// that end a run.
+func stopSeen(err error) (bool, error) {
+	var se *StoppedError
+	if errors.As(err, &se) {
+		return true, nil
+	}
+	return false, err
 }
 
 var errTimeout = errors.New("poll timeout reached before every bet was final")
@@ -372,6 +423,9 @@ func (r *tracker) finish(res *Result, err error) {
 	}
 	r.fill(res)
 	switch {
+	case err == nil && r.stopped != nil:
+		res.EndReason = EndStopped
+		res.Stopped = r.stopped.String()
 	case err == nil && r.refused != "":
 		res.EndReason = EndRefused
 		res.Error = r.refused

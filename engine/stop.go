@@ -9,18 +9,18 @@ import (
 	"github.com/betplan/betplan/plan"
 )
 
-// StoppedError ends a run whose plan was stopped: it creates nothing more.
+// StoppedError is a stop mark seen by a run: it unwinds a create or a
+// publish, after which the run only reads what it placed, once, and ends.
+// A stopped plan is what its owner asked for, not a failure: the run ends
+// with EndStopped and no error (runWithAlerts).
 type StoppedError struct{ Mark StopMark }
-
-// Refused says a stopped plan's run is a refusal to create more.
-func (e *StoppedError) Refused() bool { return true }
 
 func (e *StoppedError) Error() string {
 	return e.Mark.String() + ": nothing more is created until `betplan stop --resume`"
 }
 
 // checkStop reads the plan's stop mark through the lock the tracker holds;
-// once found, nothing more is created and the run ends with StoppedError.
+// once found, nothing more is created and the run ends with EndStopped.
 //
 // A run that lost its lock creates nothing more already, and its lock's
 // connection may be gone: it skips the mark and keeps following what it
@@ -37,10 +37,12 @@ func (r *tracker) checkStop() error {
 		return nil
 	}
 	why := mark.String()
-	if r.stopCreating == "" {
+	if r.stopCreating == "" && !r.tickAt.IsZero() {
+		// Seen while running; a run started on a stopped plan says so
+		// once, as it ends (the command's last line).
 		r.logf("%s: creating nothing more", why)
 	}
-	r.refused, r.stopCreating = why, why
+	r.stopped, r.stopCreating = mark, why
 	// They stay waiting: a resumed plan creates them.
 	for _, in := range r.insts {
 		if in.status == StatusWaiting && in.notifID == 0 {

@@ -133,11 +133,28 @@ type tracker struct {
 	accountSeen map[string]*seenNotification
 
 	alerts *alerting // the run's alerts; nil without targets (alerts.go)
+
+	// arrived is set once the plan gave its part of the run's Question.
+	arrived bool
+	// stopped is the plan's stop mark, once the run saw it: it creates
+	// nothing more, reads what it placed once and ends (EndStopped).
+	stopped *StopMark
 }
 
 func newTracker(p *plan.Plan, opts Options) *tracker {
 	opts.withDefaults()
 	return &tracker{opts: opts, plan: p, svc: opts.Backend, clock: opts.Clock, byLabel: make(map[string]*instance)}
+}
+
+// simulated reports whether the service is a simulation: a rehearsal's,
+// or one that said so from this machine (apiclient's ServesSimulation).
+// Every report and alert says so; nothing is softened by it.
+func (r *tracker) simulated() bool {
+	if r.opts.Simulated {
+		return true
+	}
+	s, ok := r.svc.(interface{ ServesSimulation() bool })
+	return ok && s.ServesSimulation()
 }
 
 func (r *tracker) planKey() PlanKey { return PlanKey{Name: r.plan.Name, BaseURL: r.opts.BaseURL} }
@@ -215,6 +232,7 @@ func (r *tracker) newResult(kind Kind, started time.Time) *Result {
 
 // fill writes the instances into res and computes totals.
 func (r *tracker) fill(res *Result) {
+	res.Simulated = r.simulated()
 	r.sortInstances()
 	r.nameInstances()
 	res.Bets = res.Bets[:0]

@@ -123,6 +123,7 @@ type Totals struct {
 	Bets     int            `json:"bets"`
 	ByStatus map[string]int `json:"by_status"`
 	Staked   float64        `json:"staked"`
+	AtRisk   float64        `json:"at_risk"`
 	Accepted float64        `json:"accepted"`
 	Profit   float64        `json:"profit"`
 	EndedBy  string         `json:"end_reason"`

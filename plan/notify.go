@@ -25,11 +25,12 @@ const (
 	EventInDoubt   = "in_doubt"   // a create may have landed
 	EventRunFailed = "run_failed" // a run ended with exit 1 or 3
 	EventSummary   = "summary"    // the end of a run, with its totals
+	EventStopped   = "stopped"    // a run found the plan stopped (betplan stop), told once per stop
 )
 
 // AlertEvents lists every event, in the order alerts describe them.
 func AlertEvents() []string {
-	return []string{EventPlaced, EventNotPlaced, EventSettled, EventLimit, EventInDoubt, EventRunFailed, EventSummary}
+	return []string{EventPlaced, EventNotPlaced, EventSettled, EventLimit, EventInDoubt, EventRunFailed, EventSummary, EventStopped}
 }
 
 // DefaultAlertEvents are the events of a target without on: every event
@@ -58,7 +59,7 @@ func (t NotifyTarget) Wants(e string) bool { return slices.Contains(t.On, e) }
 
 type notifyDoc struct {
 	URL *string  `yaml:"url" validate:"-" jsonschema:"required,minLength=1" jsonschema_description:"Where alerts go: https://… for a JSON webhook (http:// only on loopback), or a notification service URL such as slack://…, telegram://…, pushover://…, smtp://…, generic://…. Write it as ${NAME} to read it from the environment, so tokens stay out of the repository."`
-	On  []string `yaml:"on" validate:"-" jsonschema:"uniqueItems=true,enum=placed,enum=not_placed,enum=settled,enum=limit,enum=in_doubt,enum=run_failed,enum=summary" jsonschema_description:"The events sent to this target: placed, not_placed, settled, limit, in_doubt, run_failed, summary. Absent: every event but placed."`
+	On  []string `yaml:"on" validate:"-" jsonschema:"uniqueItems=true,enum=placed,enum=not_placed,enum=settled,enum=limit,enum=in_doubt,enum=run_failed,enum=summary,enum=stopped" jsonschema_description:"The events sent to this target: placed, not_placed, settled, limit, in_doubt, run_failed, summary, stopped. Absent: every event but placed."`
 }
 
 // envRef is one ${NAME} in a target URL.

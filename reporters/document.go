@@ -25,7 +25,7 @@ type Document struct {
 	Simulated      bool     `json:"simulated" jsonschema_description:"True when the run used the simulated service: no real money moved."`
 	StartedAt      *string  `json:"started_at" jsonschema:"nullable,format=date-time" jsonschema_description:"When the command started, RFC 3339 in UTC."`
 	FinishedAt     *string  `json:"finished_at" jsonschema:"nullable,format=date-time" jsonschema_description:"When the command finished, RFC 3339 in UTC; null if it never did."`
-	EndReason      string   `json:"end_reason" jsonschema_description:"Why the command stopped: completed, no-wait, interrupted, timeout, refused or error."`
+	EndReason      string   `json:"end_reason" jsonschema_description:"Why the command stopped: completed, no-wait, stopped (the plan is stopped by betplan stop), interrupted, timeout, refused or error."`
 	Error          string   `json:"error" jsonschema_description:"The fatal error that ended the command; empty when none."`
 	Failed         bool     `json:"failed" jsonschema_description:"True when something counts as a failure (exit code 1): a failed, not-taken or unresolved bet, a bet with an error, a tip failed, unresolved or of unknown outcome, or a fatal error."`
 	Limits         Limits   `json:"limits" jsonschema_description:"The plan's limits and how much of them is used."`
@@ -150,8 +150,9 @@ type Totals struct {
 	Bets           int       `json:"bets" jsonschema_description:"Number of bets."`
 	ByStatus       ByStatus  `json:"by_status" jsonschema_description:"Number of bets in each status; every status is present."`
 	ByAction       *ByAction `json:"by_action,omitempty" jsonschema_description:"Plan reports only: number of bets per action; every action is present."`
-	StakeRequested float64   `json:"stake_requested" jsonschema_description:"Dollars requested by created bets (stake, or target profit when the type has no stake)."`
-	AtRisk         float64   `json:"at_risk" jsonschema_description:"Dollars created bets put at risk (see bets[].at_risk)."`
+	Open           int       `json:"open" jsonschema_description:"Number of bets still to be decided and not in trouble: waiting, created, placed, or cancelled after placement with the result to come."`
+	StakeRequested float64   `json:"stake_requested" jsonschema_description:"Dollars requested by created bets and bets in doubt (stake, or target profit when the type has no stake)."`
+	AtRisk         float64   `json:"at_risk" jsonschema_description:"Dollars created bets and bets in doubt put at risk (see bets[].at_risk)."`
 	AmountAccepted float64   `json:"amount_accepted" jsonschema_description:"Dollars the bookmakers accepted."`
 	Profit         float64   `json:"profit" jsonschema_description:"Sum of the bets' profits in dollars."`
 	ReturnOnStake  float64   `json:"return_on_stake" jsonschema_description:"profit / amount_accepted, as a fraction rounded to 4 places (0.125 is 12.5%); 0 when nothing was accepted."`
@@ -352,6 +353,7 @@ func newTotals(r *engine.Result) Totals {
 	c.ComputeTotals()
 	t := Totals{
 		Bets:           c.Totals.Bets,
+		Open:           c.Totals.Open,
 		StakeRequested: cents(c.Totals.StakeRequested),
 		AtRisk:         cents(c.Totals.AtRisk),
 		AmountAccepted: cents(c.Totals.AmountAccepted),

@@ -183,6 +183,9 @@ func junitBet(r *engine.Result, b *engine.BetResult) junitCase {
 		case engine.StatusFailed, engine.StatusNotTaken, engine.StatusUnresolved, engine.StatusInDoubt:
 			c.Failure = &junitOutcome{Type: string(b.Status), Message: message}
 		case engine.StatusSkipped, engine.StatusWaiting, engine.StatusCanceled:
+			if b.PlacedThenCanceled() {
+				break // placed: a bet like any placed one, its cancel in the output
+			}
 			c.Skipped = &junitOutcome{Type: string(b.Status), Message: message}
 		}
 	}
@@ -206,7 +209,7 @@ func junitName(b *engine.BetResult) string {
 // needs to understand the bet without opening report.json.
 func junitDetail(b *engine.BetResult) string {
 	var s strings.Builder
-	fmt.Fprintf(&s, "status: %s\n", statusWords(b.Status))
+	fmt.Fprintf(&s, "status: %s\n", statusCell(b, statusWords(b.Status)))
 	if b.Action != "" {
 		fmt.Fprintf(&s, "action: %s\n", b.Action)
 	}

@@ -66,7 +66,7 @@ func WriteSummaryJSON(w io.Writer, s *Summary) error {
 	return err
 }
 
-func (t Totals) open() int { return t.ByStatus.Waiting + t.ByStatus.Created + t.ByStatus.Placed }
+func (t Totals) open() int { return t.Open }
 
 func (t Totals) trouble() int {
 	return t.ByStatus.InDoubt + t.ByStatus.Unresolved + t.ByStatus.NotTaken + t.ByStatus.Failed
@@ -81,11 +81,11 @@ func WriteSummaryText(w io.Writer, s *Summary) error {
 	for _, p := range s.Plans {
 		width = max(width, len(p.Name))
 	}
-	fmt.Fprintf(tw, "%-*s\tBETS\tSETTLED\tOPEN\tFAILED\tSTAKE\tACCEPTED\tPROFIT\t  ENDED\n", width, "PLAN")
+	fmt.Fprintf(tw, "%-*s\tBETS\tSETTLED\tOPEN\tFAILED\tSTAKE\tAT RISK\tACCEPTED\tPROFIT\t  ENDED\n", width, "PLAN")
 	row := func(name string, t Totals, ended string) {
 		// Names padded alike read left-aligned in a right-aligned table.
-		fmt.Fprintf(tw, "%-*s\t%d\t%d\t%d\t%d\t%s\t%s\t%s\t%s\n", width, name, t.Bets, t.ByStatus.Settled, t.open(), t.trouble(),
-			dollars(t.StakeRequested), dollars(t.AmountAccepted), signedDollars(t.Profit), strings.TrimRight("  "+ended, " "))
+		fmt.Fprintf(tw, "%-*s\t%d\t%d\t%d\t%d\t%s\t%s\t%s\t%s\t%s\n", width, name, t.Bets, t.ByStatus.Settled, t.open(), t.trouble(),
+			dollars(t.StakeRequested), dollars(t.AtRisk), dollars(t.AmountAccepted), signedDollars(t.Profit), strings.TrimRight("  "+ended, " "))
 	}
 	for _, p := range s.Plans {
 		row(p.Name, p.Totals, p.EndReason)
@@ -106,11 +106,11 @@ func WriteSummaryText(w io.Writer, s *Summary) error {
 func WriteSummaryMarkdown(w io.Writer, s *Summary) error {
 	bw := bufio.NewWriter(w)
 	fmt.Fprintf(bw, "## betplan %s: %d plans\n\n", s.Kind, len(s.Plans))
-	fmt.Fprintln(bw, "| Plan | Bets | Settled | Open | Failed | Stake | Accepted | Profit | Ended |")
-	fmt.Fprintln(bw, "|:-----|-----:|--------:|-----:|-------:|------:|---------:|-------:|:------|")
+	fmt.Fprintln(bw, "| Plan | Bets | Settled | Open | Failed | Stake | At risk | Accepted | Profit | Ended |")
+	fmt.Fprintln(bw, "|:-----|-----:|--------:|-----:|-------:|------:|--------:|---------:|-------:|:------|")
 	row := func(name string, t Totals, ended string) {
-		fmt.Fprintf(bw, "| %s | %d | %d | %d | %d | %s | %s | %s | %s |\n", name, t.Bets, t.ByStatus.Settled, t.open(), t.trouble(),
-			dollars(t.StakeRequested), dollars(t.AmountAccepted), signedDollars(t.Profit), strings.TrimRight("  "+ended, " "))
+		fmt.Fprintf(bw, "| %s | %d | %d | %d | %d | %s | %s | %s | %s | %s |\n", name, t.Bets, t.ByStatus.Settled, t.open(), t.trouble(),
+			dollars(t.StakeRequested), dollars(t.AtRisk), dollars(t.AmountAccepted), signedDollars(t.Profit), strings.TrimRight("  "+ended, " "))
 	}
 	for _, p := range s.Plans {
 		row(markdownCellText(p.Name), p.Totals, p.EndReason)
