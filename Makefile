@@ -3,7 +3,10 @@ GO        ?= go
 STATICCHECK_VERSION := v0.8.2
 ACTIONLINT_VERSION  := v1.7.7
 VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
-LDFLAGS   := -X main.version=$(VERSION)
+COMMIT    ?= $(shell git rev-parse HEAD 2>/dev/null)
+# The commit's time, not the clock's: the same commit builds the same binary.
+BUILD_DATE ?= $(shell TZ=UTC git log -1 --format=%cd --date=format-local:%Y-%m-%dT%H:%M:%SZ 2>/dev/null)
+LDFLAGS   := -X main.version=$(VERSION) -X main.commit=$(COMMIT) -X main.date=$(BUILD_DATE)
 
 .PHONY: all setup build test lint bench demo schema fuzz clean
 
