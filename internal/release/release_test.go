@@ -21,6 +21,8 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"gopkg.in/yaml.v3"
 )
 
 const root = "../.."
@@ -408,4 +410,62 @@ func TestInstallerRefusesPlainHTTPOffLoopback(t *testing.T) {
 		_, stderr, err := in.run(t, "BETPLAN_DOWNLOAD_URL=https://mirror.example.com/betplan", "BETPLAN_INSTALL_DIR="+in.dir)
 		in.refused(t, stderr, err, "BETPLAN_DOWNLOAD_URL needs BETPLAN_VERSION")
 	})
+}
+
+// TestSetupActionInstalls runs the setup action's step as a runner would:
+// it finds install.sh from the action's own directory, installs the pinned
+// release and puts it on PATH.
+func TestSetupActionInstalls(t *testing.T) {
+	version := releaseVersion(t)
+	hostPlatform(t)
+	b, err := os.ReadFile(filepath.Join(root, "examples/ci/actions/setup-betplan/action.yml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var action struct {
+		Inputs map[string]struct {
+			Required bool `yaml:"required"`
+		} `yaml:"inputs"`
+		Runs struct {
+			Using string `yaml:"using"`
+			Steps []struct {
+				Shell string            `yaml:"shell"`
+				Env   map[string]string `yaml:"env"`
+				Run   string            `yaml:"run"`
+			} `yaml:"steps"`
+		} `yaml:"runs"`
+	}
+	if err := yaml.Unmarshal(b, &action); err != nil {
+		t.Fatal(err)
+	}
+	if action.Runs.Using != "composite" || len(action.Runs.Steps) != 1 || !action.Inputs["version"].Required {
+		t.Fatalf("want a composite action of one step with a required version: %+v", action)
+	}
+	step := action.Runs.Steps[0]
+	if step.Env["BETPLAN_VERSION"] != "${{ inputs.version }}" || !strings.Contains(step.Env["BETPLAN_INSTALL_DIR"], "inputs.install-dir") {
+		t.Errorf("the step's env does not pass the inputs on: %v", step.Env)
+	}
+	actionPath, err := filepath.Abs(filepath.Join(root, "examples/ci/actions/setup-betplan"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := newInstaller(t)
+	ghPath, ghOutput := filepath.Join(in.home, "github_path"), filepath.Join(in.home, "github_output")
+	cmd := exec.Command("/bin/sh", "-e", "-c", step.Run)
+	cmd.Dir = in.home
+	cmd.Env = []string{"HOME=" + in.home, "TMPDIR=" + in.tmp, "PATH=" + in.path,
+		"GITHUB_ACTION_PATH=" + actionPath, "GITHUB_PATH=" + ghPath, "GITHUB_OUTPUT=" + ghOutput,
+		"BETPLAN_VERSION=" + version, "BETPLAN_INSTALL_DIR=" + in.dir, "BETPLAN_DOWNLOAD_URL=" + serve(t, dist)}
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("setup-betplan: %v\n%s", err, out)
+	}
+	if b, _ := os.ReadFile(ghPath); strings.TrimSpace(string(b)) != in.dir {
+		t.Errorf("GITHUB_PATH: %q, want %s", b, in.dir)
+	}
+	if b, _ := os.ReadFile(ghOutput); strings.TrimSpace(string(b)) != "path="+filepath.Join(in.dir, "betplan") {
+		t.Errorf("GITHUB_OUTPUT: %q", b)
+	}
+	if out, err := exec.Command(filepath.Join(in.dir, "betplan"), "version").Output(); err != nil || !strings.HasPrefix(string(out), "betplan v"+version+" (") {
+		t.Errorf("installed betplan version: %q, %v", out, err)
+	}
 }
