@@ -307,6 +307,31 @@ func TestInstallerInstallsAndRuns(t *testing.T) {
 			t.Errorf("install dir holds %d files, want betplan only", len(entries))
 		}
 	})
+	t.Run("wget, no curl", func(t *testing.T) {
+		// A PATH of exactly the tools install.sh needs, wget for curl.
+		in := newInstaller(t)
+		tools := filepath.Join(filepath.Dir(in.home), "tools")
+		if err := os.Mkdir(tools, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		for _, name := range []string{"wget", "uname", "mktemp", "rm", "awk", "cut", "sha256sum", "tar", "gzip", "mkdir", "cp", "chmod", "mv", "head", "sed"} {
+			path, err := exec.LookPath(name)
+			if err != nil {
+				t.Skipf("no %s here: %v", name, err)
+			}
+			if err := os.Symlink(path, filepath.Join(tools, name)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		in.path = tools
+		stdout, stderr, err := in.run(t, "BETPLAN_DOWNLOAD_URL="+url, "BETPLAN_VERSION="+version, "BETPLAN_INSTALL_DIR="+in.dir)
+		if err != nil {
+			t.Fatalf("install.sh: %v\n%s%s", err, stdout, stderr)
+		}
+		if !strings.Contains(stdout, "installed "+filepath.Join(in.dir, "betplan")+": betplan v"+version+" (") {
+			t.Errorf("stdout %q: want where and which version", stdout)
+		}
+	})
 	t.Run("version without v, default install dir", func(t *testing.T) {
 		in := newInstaller(t)
 		stdout, stderr, err := in.run(t, "BETPLAN_DOWNLOAD_URL="+url, "BETPLAN_VERSION="+version)
