@@ -494,3 +494,62 @@ func TestSetupActionInstalls(t *testing.T) {
 		t.Errorf("installed betplan version: %q, %v", out, err)
 	}
 }
+
+// TestGoInstallOfATagNamesIt: go install github.com/betplan/betplan@vX.Y.Z
+// builds without the release's flags, and still names its version (from
+// the module's build info), never dev or (devel). The tag is served by a
+// file proxy holding this commit as v0.99.9, dependencies by the module
+// cache already here.
+func TestGoInstallOfATagNamesIt(t *testing.T) {
+	goTool, err := exec.LookPath("go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	modcache := strings.TrimSpace(goEnv(t, goTool, "GOMODCACHE"))
+	base := t.TempDir()
+	const version = "v0.99.9"
+	at := filepath.Join(base, "proxy", "github.com", "betplan", "betplan", "@v")
+	if err := os.MkdirAll(at, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	git(t, "archive", "--format=zip", "--prefix=github.com/betplan/betplan@"+version+"/", "-o", filepath.Join(at, version+".zip"), "HEAD")
+	mod, err := os.ReadFile(filepath.Join(root, "go.mod"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, body := range map[string]string{
+		version + ".mod":  string(mod),
+		version + ".info": `{"Version":"` + version + `","Time":"2026-11-27T00:00:00Z"}`,
+		"list":            version + "\n",
+	} {
+		if err := os.WriteFile(filepath.Join(at, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	bin := filepath.Join(base, "bin")
+	cmd := exec.Command(goTool, "install", "-trimpath", "github.com/betplan/betplan@"+version)
+	cmd.Dir = base
+	cmd.Env = append(os.Environ(),
+		"GOBIN="+bin, "GOMODCACHE="+filepath.Join(base, "modcache"), "GOFLAGS=-modcacherw",
+		"GOPROXY=file://"+filepath.Join(base, "proxy")+",file://"+filepath.Join(modcache, "cache", "download"),
+		"GOSUMDB=off", "GOTOOLCHAIN=local", "CGO_ENABLED=0")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go install: %v\n%s", err, out)
+	}
+	out, err := exec.Command(filepath.Join(bin, "betplan"), "version").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "betplan " + version + " ("; !strings.HasPrefix(string(out), want) {
+		t.Errorf("betplan version after go install: %q, want %q...", out, want)
+	}
+}
+
+func goEnv(t *testing.T, goTool, key string) string {
+	t.Helper()
+	out, err := exec.Command(goTool, "env", key).Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(out)
+}
