@@ -52,6 +52,22 @@ func releaseVersion(t *testing.T) string {
 	return m.Version
 }
 
+// distCommit is the commit make dist built.
+func distCommit(t *testing.T) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(dist, "metadata.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m struct {
+		Commit string `json:"commit"`
+	}
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatal(err)
+	}
+	return m.Commit
+}
+
 func archiveName(version, platform string) string {
 	if strings.HasPrefix(platform, "windows_") {
 		return "betplan_" + version + "_" + platform + ".zip"
@@ -115,6 +131,9 @@ func TestReleaseBinaryVersion(t *testing.T) {
 	}
 	commit := git(t, "rev-parse", "HEAD")
 	date := git(t, "log", "-1", "--format=%cd", "--date=format-local:%Y-%m-%dT%H:%M:%SZ")
+	if built := distCommit(t); built != commit {
+		t.Fatalf("dist/ was built from commit %s, HEAD is %s: run make dist", built, commit)
+	}
 	out, err := exec.Command(bin, "version").Output()
 	if err != nil {
 		t.Fatal(err)
