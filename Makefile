@@ -2,10 +2,19 @@
 GO        ?= go
 STATICCHECK_VERSION := v0.8.2
 ACTIONLINT_VERSION  := v1.7.7
+# The release tools, built from source by the Go module proxy into .tools/
+# (a directory per version, so a bump reinstalls): no binary downloads.
+GORELEASER_VERSION      := v2.15.1
+CYCLONEDX_GOMOD_VERSION := v1.10.0
+GORELEASER      := $(CURDIR)/.tools/goreleaser@$(GORELEASER_VERSION)/goreleaser
+CYCLONEDX_GOMOD := $(CURDIR)/.tools/cyclonedx-gomod@$(CYCLONEDX_GOMOD_VERSION)/cyclonedx-gomod
 VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
-LDFLAGS   := -X main.version=$(VERSION)
+COMMIT    ?= $(shell git rev-parse HEAD 2>/dev/null)
+# The commit's time, not the clock's: the same commit builds the same binary.
+BUILD_DATE ?= $(shell TZ=UTC git log -1 --format=%cd --date=format-local:%Y-%m-%dT%H:%M:%SZ 2>/dev/null)
+LDFLAGS   := -X main.version=$(VERSION) -X main.commit=$(COMMIT) -X main.date=$(BUILD_DATE)
 
-.PHONY: all setup build test lint bench demo schema fuzz clean
+.PHONY: all setup build test lint bench demo schema fuzz clean tools dist release-check
 
 all: build
 
@@ -47,5 +56,29 @@ fuzz:
 	$(GO) test ./apiclient -run '^$$' -fuzz FuzzDecode -fuzztime 30s
 	$(GO) test ./engine -run '^$$' -fuzz FuzzJournalReplay -fuzztime 30s
 
+# The release tools at their pinned versions.
+tools: $(GORELEASER) $(CYCLONEDX_GOMOD)
+
+$(GORELEASER):
+	GOBIN=$(@D) GOFLAGS= $(GO) install github.com/goreleaser/goreleaser/v2@$(GORELEASER_VERSION)
+
+$(CYCLONEDX_GOMOD):
+	GOBIN=$(@D) GOFLAGS= $(GO) install github.com/CycloneDX/cyclonedx-gomod/cmd/cyclonedx-gomod@$(CYCLONEDX_GOMOD_VERSION)
+
+# A snapshot of the release in dist/: the archives of every platform, an
+# SBOM per archive and checksums.txt. One commit gives the same checksums.txt
+# on every run.
+dist: tools
+	$(DIST_GIT_ENV) PATH="$(dir $(CYCLONEDX_GOMOD)):$$PATH" $(GORELEASER) release --snapshot --clean
+
+# GoReleaser reads the commit and its time only where the clone has a
+# remote; a clone without one names the project's, for this command only.
+DIST_GIT_ENV := $(if $(shell git remote 2>/dev/null),,GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=remote.origin.url GIT_CONFIG_VALUE_0=https://github.com/betplan/betplan.git)
+
+# The release as a user meets it: goreleaser check, the release binary's
+# version, and install.sh against dist/ served on loopback. Needs `make dist`.
+release-check: tools
+	GORELEASER="$(GORELEASER)" $(GO) test -count=1 -tags release -run . ./internal/release
+
 clean:
-	rm -rf bin
+	rm -rf bin dist

@@ -185,7 +185,8 @@ func validWords(plans int, accounts []string) string {
 
 // planFiles expands validate's arguments: a file as given, a directory to
 // the .yaml and .yml files under it (hidden files and folders such as
-// .betplan, .github and .gitlab-ci.yml skipped: they are not plans), and a
+// .betplan, .github and .gitlab-ci.yml, and GitHub Actions' action.yml
+// files, skipped: they are not plans), and a
 // glob the shell did not expand to its
 // matches. Something that names no plan file is a usage error.
 func planFiles(args []string) ([]string, error) {
@@ -232,7 +233,7 @@ func filesUnder(dir string) (plans, accounts []string, err error) {
 			}
 			return nil
 		}
-		if strings.HasPrefix(d.Name(), ".") {
+		if strings.HasPrefix(d.Name(), ".") || d.Name() == "action.yml" || d.Name() == "action.yaml" {
 			return nil
 		}
 		switch ext := filepath.Ext(path); {

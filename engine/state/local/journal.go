@@ -74,7 +74,7 @@ func OpenLog(path string) (*FileLog, error) {
 		}
 		l.repaired = fmt.Sprintf("journal %s: cut off a torn last write (a crash mid-write; line %d), kept in %s", path, j.goodLines+1, kept)
 	}
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND|syscall.O_NOFOLLOW, 0o644)
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND|oNoFollow, 0o644)
 	if err != nil {
 		return nil, journalReadError(fmt.Errorf("open journal: %w", err))
 	}
@@ -200,7 +200,7 @@ func readJournalFile(path string) (journalFile, error) {
 	if !fi.Mode().IsRegular() {
 		return journalFile{}, &state.BadJournalError{Path: path, Reason: fmt.Sprintf("it is a %s, not a regular file (replace it with the file it points at)", fileKind(fi.Mode()))}
 	}
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW, 0)
+	f, err := os.OpenFile(path, os.O_RDONLY|oNoFollow, 0)
 	if err != nil {
 		return journalFile{}, err
 	}

@@ -1,0 +1,174 @@
+#!/bin/sh
+# Install betplan from a release: download the archive for this machine and
+# the release's checksums.txt, check the archive's SHA-256 against it, then
+# unpack and install the binary. Linux and macOS, amd64 and arm64.
+#
+#   BETPLAN_VERSION       the release, 1.2.3 or v1.2.3 (default: the latest;
+#                         required with BETPLAN_DOWNLOAD_URL)
+#   BETPLAN_DOWNLOAD_URL  the directory holding that release's archives and
+#                         checksums.txt (default: the GitHub release's,
+#                         https://github.com/betplan/betplan/releases/download/v<version>)
+#   BETPLAN_INSTALL_DIR   where betplan goes (default: ~/.local/bin)
+#
+# A checksum fetched from the same server as the archive proves the download
+# is whole, not who made it.
+#
+# On any error: one line on stderr, a non-zero exit, and nothing installed or
+# left behind.
+set -eu
+
+repo=betplan/betplan
+tmp=
+staged=
+
+fail() {
+	echo "install.sh: $*" >&2
+	exit 1
+}
+
+cleanup() {
+	if [ -n "$staged" ]; then rm -f "$staged"; fi
+	if [ -n "$tmp" ]; then rm -rf "$tmp"; fi
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+# platform prints this machine's <os>_<arch> as the archives name it.
+platform() {
+	os=$(uname -s)
+	arch=$(uname -m)
+	case $os in
+	Linux) os=linux ;;
+	Darwin) os=darwin ;;
+	*) fail "unsupported operating system $os: releases are for Linux and macOS (on Windows, download the .zip from the release)" ;;
+	esac
+	case $arch in
+	x86_64 | amd64) arch=amd64 ;;
+	aarch64 | arm64) arch=arm64 ;;
+	*) fail "unsupported architecture $arch: releases are for amd64 (x86_64) and arm64 (aarch64)" ;;
+	esac
+	echo "${os}_${arch}"
+}
+
+# checkURL refuses a URL that is not https://, except http:// on this
+# machine (localhost, 127.0.0.0/8, [::1]), the rule betplan keeps for its
+# own connections.
+checkURL() {
+	case $1 in
+	https://*) return 0 ;;
+	http://*) ;;
+	*) fail "download URL $1 must start with https:// (http:// only on loopback)" ;;
+	esac
+	authority=${1#http://}
+	authority=${authority%%/*}
+	authority=${authority%%\?*}
+	authority=${authority%%#*}
+	host=${authority##*@}
+	case $host in
+	\[*\]*) host=${host%%]*}] ;;
+	*) host=${host%%:*} ;;
+	esac
+	case $host in
+	localhost | *.localhost | \[::1\]) return 0 ;;
+	*[!0-9.]*) ;;
+	127.*) return 0 ;;
+	esac
+	fail "refusing plain http:// to $host: use https:// (http:// only on loopback)"
+}
+
+# fetch URL FILE downloads URL to FILE; an HTTP error is a failure.
+fetch() {
+	if command -v curl >/dev/null 2>&1; then
+		case $1 in
+		https://*) curl -fsL --proto =https --proto-redir =https -o "$2" "$1" ;;
+		*) curl -fsL --proto =http --max-redirs 0 -o "$2" "$1" ;;
+		esac
+	elif command -v wget >/dev/null 2>&1; then
+		wget -q -O "$2" "$1"
+	else
+		fail "neither curl nor wget is installed: install one of them"
+	fi
+}
+
+sha256() {
+	if command -v sha256sum >/dev/null 2>&1; then
+		sha256sum "$1" | cut -d ' ' -f 1
+	elif command -v shasum >/dev/null 2>&1; then
+		shasum -a 256 "$1" | cut -d ' ' -f 1
+	else
+		fail "neither sha256sum nor shasum is installed: the download cannot be verified"
+	fi
+}
+
+# latestVersion asks GitHub which release is the latest.
+latestVersion() {
+	fetch "https://api.github.com/repos/$repo/releases/latest" "$tmp/latest.json" ||
+		fail "cannot ask GitHub for the latest release: set BETPLAN_VERSION"
+	v=$(sed -n 's/.*"tag_name": *"v\{0,1\}\([^"]*\)".*/\1/p' "$tmp/latest.json" | head -n 1)
+	[ -n "$v" ] || fail "GitHub did not say which release is the latest: set BETPLAN_VERSION"
+	echo "$v"
+}
+
+main() {
+	target=$(platform)
+	version=${BETPLAN_VERSION:-}
+	version=${version#v}
+	url=${BETPLAN_DOWNLOAD_URL:-}
+	url=${url%/}
+	dir=${BETPLAN_INSTALL_DIR:-}
+	if [ -z "$dir" ]; then
+		[ -n "${HOME:-}" ] || fail "HOME is not set: set BETPLAN_INSTALL_DIR"
+		dir=$HOME/.local/bin
+	fi
+	if [ -n "$url" ]; then
+		[ -n "$version" ] || fail "BETPLAN_DOWNLOAD_URL needs BETPLAN_VERSION: which release is in $url?"
+		checkURL "$url"
+	fi
+	case $version in
+	*/* | *[[:space:]]*) fail "BETPLAN_VERSION $version is not a version" ;;
+	esac
+
+	tmp=$(mktemp -d "${TMPDIR:-/tmp}/betplan-install.XXXXXX") || fail "cannot make a temporary directory"
+	if [ -z "$version" ]; then
+		version=$(latestVersion)
+	fi
+	if [ -z "$url" ]; then
+		url=https://github.com/$repo/releases/download/v$version
+	fi
+
+	archive=betplan_${version}_${target}.tar.gz
+	fetch "$url/checksums.txt" "$tmp/checksums.txt" ||
+		fail "cannot download $url/checksums.txt: is betplan $version released there?"
+	want=$(awk -v f="$archive" '$2 == f || $2 == "*" f { print $1; exit }' "$tmp/checksums.txt")
+	[ -n "$want" ] || fail "$url/checksums.txt lists no $archive: betplan $version has no archive for $target"
+	fetch "$url/$archive" "$tmp/$archive" || fail "cannot download $url/$archive"
+	got=$(sha256 "$tmp/$archive")
+	[ "$got" = "$want" ] || fail "checksum mismatch for $archive: checksums.txt says $want, the download is $got; nothing installed"
+
+	mkdir "$tmp/unpacked"
+	tar -xzf "$tmp/$archive" -C "$tmp/unpacked" betplan 2>/dev/null || fail "$archive holds no betplan binary"
+	[ -f "$tmp/unpacked/betplan" ] || fail "$archive holds no betplan binary"
+
+	mkdir -p "$dir" || fail "cannot create $dir"
+	# Copy beside the target, then rename: a running betplan, or one
+	# interrupted here, never sees half a binary.
+	staged=$dir/.betplan.install.$$
+	cp "$tmp/unpacked/betplan" "$staged" || fail "cannot write to $dir"
+	chmod 755 "$staged"
+	mv -f "$staged" "$dir/betplan" || fail "cannot install $dir/betplan"
+	staged=
+
+	if line=$("$dir/betplan" version 2>/dev/null); then
+		echo "installed $dir/betplan: $(echo "$line" | head -n 1)"
+	else
+		echo "installed $dir/betplan ($version), but it does not run on this machine" >&2
+		exit 1
+	fi
+	case :${PATH:-}: in
+	*:"$dir":*) ;;
+	*) echo "$dir is not on your PATH: add it, or run $dir/betplan" ;;
+	esac
+}
+
+main "$@"
