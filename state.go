@@ -5,7 +5,7 @@ import (
 	"fmt"
 
 	"github.com/betplan/betplan/engine"
-	"github.com/betplan/betplan/engine/pgstate"
+	"github.com/betplan/betplan/state/postgres"
 )
 
 // rawURL is the shared state's URL as configured: flag > environment.
@@ -58,15 +58,15 @@ func (s *stateOptions) sharedStore(sys *sysIO, insecure bool) (engine.Store, err
 		}
 		return nil, nil
 	}
-	cfg, err := pgstate.ParseURL(raw, s.Schema, insecure)
+	cfg, err := postgres.ParseURL(raw, s.Schema, insecure)
 	if err != nil {
-		var ue *pgstate.URLError
+		var ue *postgres.URLError
 		if errors.As(err, &ue) {
 			return nil, usagef("%v", ue)
 		}
 		return nil, err
 	}
-	return pgstate.New(cfg), nil
+	return postgres.New(cfg), nil
 }
 
 // rehearsalNote says, once, that a rehearsal keeps its state to itself

@@ -14,9 +14,9 @@ import (
 
 	"github.com/betplan/betplan/apiclient/sim"
 	"github.com/betplan/betplan/engine"
-	"github.com/betplan/betplan/engine/pgstate"
-	"github.com/betplan/betplan/engine/pgstate/pgtest"
 	"github.com/betplan/betplan/plan"
+	"github.com/betplan/betplan/state/postgres"
+	"github.com/betplan/betplan/state/postgres/pgtest"
 )
 
 // TestAccountLimitsHoldAcrossConcurrentPlans: four plans sharing a state
@@ -39,9 +39,9 @@ func forEachStore(t *testing.T, test func(t *testing.T, store func(opts *engine.
 	})
 	t.Run("postgres", func(t *testing.T) {
 		url, _ := pgtest.Schema(t)
-		cfg, err := pgstate.ParseURL(url, "", false)
+		cfg, err := postgres.ParseURL(url, "", false)
 		require.NoError(t, err)
-		shared := pgstate.New(cfg)
+		shared := postgres.New(cfg)
 		test(t, func(opts *engine.Options, i int) {
 			opts.State.Dir = filepath.Join(opts.State.Dir, fmt.Sprintf("machine-%d", i))
 			opts.State.LockDir = filepath.Join(opts.State.LockDir, fmt.Sprintf("machine-%d", i))

@@ -12,7 +12,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/betplan/betplan/engine/state"
+	"github.com/betplan/betplan/state"
 )
 
 // Journal operations. A `creating` entry is written and fsync'd before

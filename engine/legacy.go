@@ -8,8 +8,8 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/betplan/betplan/engine/state"
-	"github.com/betplan/betplan/engine/state/local"
+	"github.com/betplan/betplan/state"
+	"github.com/betplan/betplan/state/local"
 )
 
 // A journal belongs to one service and one account on it: its init entry

@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/betplan/betplan/apiclient"
-	"github.com/betplan/betplan/engine/state"
+	"github.com/betplan/betplan/state"
 )
 
 // legacyClaim is what the service shows of a legacy journal that is this

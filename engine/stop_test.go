@@ -12,8 +12,8 @@ import (
 
 	"github.com/betplan/betplan/apiclient/sim"
 	"github.com/betplan/betplan/engine"
-	"github.com/betplan/betplan/engine/pgstate"
-	"github.com/betplan/betplan/engine/pgstate/pgtest"
+	"github.com/betplan/betplan/state/postgres"
+	"github.com/betplan/betplan/state/postgres/pgtest"
 )
 
 // gatedClock is the world's manual clock, except that the first Sleep
@@ -89,9 +89,9 @@ func TestStopDuringRun(t *testing.T) {
 	t.Run("local", func(t *testing.T) { testStopDuringRun(t, nil) })
 	t.Run("postgres", func(t *testing.T) {
 		url, _ := pgtest.Schema(t)
-		cfg, err := pgstate.ParseURL(url, "", false)
+		cfg, err := postgres.ParseURL(url, "", false)
 		require.NoError(t, err)
-		s := pgstate.New(cfg)
+		s := postgres.New(cfg)
 		s.Retry = 20 * time.Millisecond
 		testStopDuringRun(t, s)
 	})

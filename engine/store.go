@@ -4,8 +4,8 @@ import (
 	"context"
 	"errors"
 
-	"github.com/betplan/betplan/engine/state"
-	"github.com/betplan/betplan/engine/state/local"
+	"github.com/betplan/betplan/state"
+	"github.com/betplan/betplan/state/local"
 )
 
 // The saved state's contract lives in package state, the local files in

@@ -12,8 +12,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/betplan/betplan/engine"
-	"github.com/betplan/betplan/engine/pgstate"
-	"github.com/betplan/betplan/engine/pgstate/pgtest"
+	"github.com/betplan/betplan/state/postgres"
+	"github.com/betplan/betplan/state/postgres/pgtest"
 )
 
 // The one suite every Store passes: the local files and the shared
@@ -31,9 +31,9 @@ func TestStores(t *testing.T) {
 		pgtest.ServerURL(t)
 		storeSuite(t, func(t *testing.T) engine.Store {
 			url, _ := pgtest.Schema(t)
-			cfg, err := pgstate.ParseURL(url, "", false)
+			cfg, err := postgres.ParseURL(url, "", false)
 			require.NoError(t, err)
-			s := pgstate.New(cfg)
+			s := postgres.New(cfg)
 			s.Retry = 20 * time.Millisecond
 			return s
 		})
@@ -173,9 +173,9 @@ func TestPostgresWriteChecksTheEpoch(t *testing.T) {
 	t.Parallel()
 	url, schema := pgtest.Schema(t)
 	server := pgtest.ServerURL(t)
-	cfg, err := pgstate.ParseURL(url, "", false)
+	cfg, err := postgres.ParseURL(url, "", false)
 	require.NoError(t, err)
-	s := pgstate.New(cfg)
+	s := postgres.New(cfg)
 	s.WatchEvery = time.Hour // only the write can notice
 	lease, err := s.Lock(context.Background(), engine.LockRequest{PlanKey: cardKey})
 	require.NoError(t, err)
@@ -196,14 +196,14 @@ func TestPostgresWriteChecksTheEpoch(t *testing.T) {
 
 // pgStore is a store in a fresh schema, optionally reached through a
 // proxy that counts the client's messages.
-func pgStore(t testing.TB, via *pgtest.Proxy) *pgstate.Store {
+func pgStore(t testing.TB, via *pgtest.Proxy) *postgres.Store {
 	url, _ := pgtest.Schema(t)
 	if via != nil {
 		url = strings.Replace(url, "127.0.0.1:5432", via.Addr(), 1)
 	}
-	cfg, err := pgstate.ParseURL(url, "", false)
+	cfg, err := postgres.ParseURL(url, "", false)
 	require.NoError(t, err)
-	s := pgstate.New(cfg)
+	s := postgres.New(cfg)
 	s.WatchEvery = time.Hour // only the journal's own traffic is measured
 	return s
 }
