@@ -9,9 +9,9 @@ import (
 	"time"
 
 	"github.com/betplan/betplan/apiclient"
-	"github.com/betplan/betplan/engine/budget"
-	"github.com/betplan/betplan/engine/pgstate"
+	"github.com/betplan/betplan/budget"
 	"github.com/betplan/betplan/reporters"
+	"github.com/betplan/betplan/state/postgres"
 )
 
 // requestBudget is the account's request budget (--max-rps) that this
@@ -32,9 +32,9 @@ func requestBudget(log io.Writer, service *serviceOptions, state *stateOptions, 
 	local := budget.NewFile(budgetDir(), acct, rps, say)
 	if state != nil {
 		if raw := state.rawURL(sys); raw != "" {
-			// A URL pgstate refuses is refused as the shared state next,
+			// A URL state/postgres refuses is refused as the shared state next,
 			// before any request.
-			if cfg, err := pgstate.ParseURL(raw, state.Schema, service.Insecure); err == nil {
+			if cfg, err := postgres.ParseURL(raw, state.Schema, service.Insecure); err == nil {
 				if b, err := budget.NewPostgres(raw, cfg, acct, rps, say, local); err == nil {
 					return b, func() { b.Close() }
 				}

@@ -12,7 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/betplan/betplan/engine/pgstate/pgtest"
+	"github.com/betplan/betplan/state/postgres/pgtest"
 )
 
 // accountRun is `betplan run` of a plan of its own (named name) on the

@@ -14,6 +14,7 @@ import (
 	"github.com/betplan/betplan/apiclient"
 	"github.com/betplan/betplan/engine"
 	"github.com/betplan/betplan/plan"
+	"github.com/betplan/betplan/state/local"
 )
 
 // doctorOptions are the flags of `betplan doctor`.
@@ -89,7 +90,7 @@ func runDoctor(ctx context.Context, sys *sysIO, o *doctorOptions, args []string)
 		}
 	}
 	if account != nil {
-		layout := engine.NewLayout(o.state.StateDir, where, false)
+		layout := local.NewLayout(o.state.StateDir, where, false)
 		engine.ExamineAccount(ctx, rep, s.conn.client, s.conn.clock, storeFor(layout, s.shared), s.conn.baseURL, account)
 	}
 	if o.Format == "json" {

@@ -14,6 +14,7 @@ import (
 	"github.com/betplan/betplan/engine"
 	"github.com/betplan/betplan/plan"
 	"github.com/betplan/betplan/reporters"
+	"github.com/betplan/betplan/state"
 )
 
 // runOptions are the flags of `betplan run`.
@@ -112,7 +113,7 @@ var checkpointHook = func(*sysIO) func(string) { return nil }
 
 // storeHook lets the crash tests watch a run's store (when its lock is
 // lost); only the tests set it.
-var storeHook = func(_ *sysIO, s engine.Store) engine.Store { return s }
+var storeHook = func(_ *sysIO, s state.Store) state.Store { return s }
 
 // runPlan is `betplan run PLAN`, or `betplan run SAVED` for a saved plan;
 // several plans (a directory, a glob, several files) run together.

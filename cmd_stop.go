@@ -13,6 +13,7 @@ import (
 	"github.com/betplan/betplan/apiclient"
 	"github.com/betplan/betplan/engine"
 	"github.com/betplan/betplan/reporters"
+	"github.com/betplan/betplan/state"
 )
 
 // stopOptions are the flags of `betplan stop`.
@@ -150,7 +151,7 @@ func stopPlan(ctx context.Context, sys *sysIO, o *stopOptions, s *commandSetup, 
 	opts := s.options(path)
 	opts.LockTimeout = o.Wait
 	res, err := engine.Stop(ctx, p, opts)
-	var locked *engine.LockedError
+	var locked *state.LockedError
 	if errors.As(err, &locked) {
 		return refusef("plan %s is stopped (its runs create nothing more), but %v did not let the lock go within %s: run `betplan stop %s` again to cancel what it created",
 			p.Name, locked.Owner, o.Wait, path)

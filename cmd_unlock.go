@@ -7,7 +7,8 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/betplan/betplan/engine"
+	"github.com/betplan/betplan/state"
+	"github.com/betplan/betplan/state/local"
 )
 
 // unlockOptions are the flags of `betplan unlock`.
@@ -62,10 +63,10 @@ func unlockPlan(ctx context.Context, sys *sysIO, o *unlockOptions, args []string
 		return err
 	}
 	base := opts.BaseURL
-	key := engine.PlanKey{Name: p.Name, BaseURL: base}
+	key := state.PlanKey{Name: p.Name, BaseURL: base}
 	if shared == nil {
 		lockPath := opts.State.LockPath(p.Name, base)
-		owner, err := engine.Unlock(lockPath, o.Force)
+		owner, err := local.Unlock(lockPath, o.Force)
 		if err != nil {
 			return unlockError(err)
 		}
@@ -81,7 +82,7 @@ func unlockPlan(ctx context.Context, sys *sysIO, o *unlockOptions, args []string
 }
 
 func unlockError(err error) error {
-	var le *engine.LockedError
+	var le *state.LockedError
 	if errors.As(err, &le) {
 		// Not the held-lock refusal of the other commands: unlock does
 		// not wait, it removes.

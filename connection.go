@@ -8,8 +8,8 @@ import (
 
 	"github.com/betplan/betplan/apiclient"
 	"github.com/betplan/betplan/apiclient/sim"
+	"github.com/betplan/betplan/budget"
 	"github.com/betplan/betplan/engine"
-	"github.com/betplan/betplan/engine/budget"
 	"github.com/betplan/betplan/reporters"
 )
 

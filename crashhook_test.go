@@ -11,7 +11,8 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/betplan/betplan/engine"
+	"github.com/betplan/betplan/state"
+	"github.com/betplan/betplan/state/local"
 )
 
 // crashEnv names a test-only variable: "POINT" or "POINT:N" makes the
@@ -44,11 +45,11 @@ func init() {
 		}
 		return func(at string) { pause(at); crash(at) }
 	}
-	storeHook = func(sys *sysIO, s engine.Store) engine.Store {
+	storeHook = func(sys *sysIO, s state.Store) state.Store {
 		// The engine tells the local files apart by type (account.go):
 		// only a shared store, whose lock a test cuts, is wrapped.
 		dir := sys.Getenv(pauseDirEnv)
-		if _, local := s.(engine.LocalStore); local || dir == "" {
+		if _, isLocal := s.(local.Store); isLocal || dir == "" {
 			return s
 		}
 		return lossNoting{Store: s, dir: dir}
@@ -59,11 +60,11 @@ func init() {
 // into dir: a test that cut a paused run's lock waits for it, not for
 // the time the lock watcher usually takes.
 type lossNoting struct {
-	engine.Store
+	state.Store
 	dir string
 }
 
-func (s lossNoting) Lock(ctx context.Context, req engine.LockRequest) (engine.Lease, error) {
+func (s lossNoting) Lock(ctx context.Context, req state.LockRequest) (state.Lease, error) {
 	l, err := s.Store.Lock(ctx, req)
 	if err == nil {
 		go func() {

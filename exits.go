@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/betplan/betplan/engine"
+	"github.com/betplan/betplan/state"
 )
 
 // The errors a command returns say what kind of ending they are; exitStatus
@@ -97,7 +97,7 @@ func (c *command) exitStatus(err error) (code int, line string) {
 	var (
 		sig    *interruptedError
 		usage  *usageError
-		locked *engine.LockedError
+		locked *state.LockedError
 	)
 	switch {
 	case err == nil, errors.Is(err, errChanges):
@@ -119,7 +119,7 @@ func exitCode(err error) int {
 		sig     *interruptedError
 		usage   *usageError
 		invalid *invalidError
-		locked  *engine.LockedError
+		locked  *state.LockedError
 		refused refusal
 	)
 	switch {
@@ -141,7 +141,7 @@ func exitCode(err error) int {
 
 // lockHeld is what every command says when another run holds the plan's
 // lock; the wait it offers is there only for a command that can wait.
-func (c *command) lockHeld(locked *engine.LockedError) string {
+func (c *command) lockHeld(locked *state.LockedError) string {
 	line := fmt.Sprintf("refused: %v: wait for that run to end and try again", locked)
 	if fs, _ := newFlagSet(c); fs.Lookup("lock-timeout") != nil {
 		line += ", or pass --lock-timeout 30m to wait for it"

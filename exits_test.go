@@ -9,10 +9,11 @@ import (
 	"github.com/stretchr/testify/assert"
 
 	"github.com/betplan/betplan/engine"
+	"github.com/betplan/betplan/state"
 )
 
 func TestExitStatus(t *testing.T) {
-	locked := &engine.LockedError{Where: "/x.lock", Owner: engine.LockOwner{PID: 7}}
+	locked := &state.LockedError{Where: "/x.lock", Owner: state.LockOwner{PID: 7}}
 	tests := []struct {
 		name    string
 		command string
@@ -26,8 +27,8 @@ func TestExitStatus(t *testing.T) {
 		{"changes", "plan", errChanges, exitChanges, ""},
 		{"failure", "status", errors.New("finished with 1 failed"), exitFailed, "finished with 1 failed"},
 		{"engine refusal", "run", &engine.RefusedError{Reason: "limit"}, exitRefused, "refused: limit"},
-		{"wrapped state refusal", "stop", fmt.Errorf("plan p: %w", &engine.StateUnavailableError{Store: "db", Err: errors.New("down")}), exitRefused, "plan p: the shared state db: down"},
-		{"lost lock", "run", &engine.LockLostError{Reason: "fenced"}, exitRefused, "lost the plan's lock: fenced"},
+		{"wrapped state refusal", "stop", fmt.Errorf("plan p: %w", &state.StateUnavailableError{Store: "db", Err: errors.New("down")}), exitRefused, "plan p: the shared state db: down"},
+		{"lost lock", "run", &state.LockLostError{Reason: "fenced"}, exitRefused, "lost the plan's lock: fenced"},
 		{"command refusal", "cancel", refusef("refused: no"), exitRefused, "refused: no"},
 		// One message for a held lock; only a command that can wait for
 		// it offers the wait.

@@ -8,7 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/betplan/betplan/engine/state"
+	"github.com/betplan/betplan/state"
 )
 
 // A journal line longer than any record betplan writes (state.MaxRecord)

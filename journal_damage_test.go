@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/betplan/betplan/engine/state/local"
+	"github.com/betplan/betplan/state/local"
 )
 
 func processExit(t *testing.T, err error) int {

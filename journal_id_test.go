@@ -8,7 +8,7 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 
-	"github.com/betplan/betplan/engine/state/local"
+	"github.com/betplan/betplan/state/local"
 )
 
 // cmdFreePort is `freeport VAR`: VAR is a loopback port nothing listens

@@ -12,7 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/betplan/betplan/engine/state/local"
+	"github.com/betplan/betplan/state/local"
 )
 
 // The unspecified addresses reach this machine too: a run against

@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/betplan/betplan/engine/pgstate/pgtest"
+	"github.com/betplan/betplan/state/postgres/pgtest"
 )
 
 // Killed while a create is in flight, the journal then lost (the state

@@ -7,12 +7,13 @@ import (
 
 	"github.com/betplan/betplan/engine"
 	"github.com/betplan/betplan/reporters"
+	"github.com/betplan/betplan/state"
 )
 
 // finishRun writes every report, whatever happened, and maps the outcome
 // to an exit code.
 func finishRun(sys *sysIO, ro reportOptions, f reporters.Format, opts engine.Options, res *engine.Result, runErr error) error {
-	var locked *engine.LockedError
+	var locked *state.LockedError
 	if errors.As(runErr, &locked) || errors.Is(runErr, engine.ErrNotConfirmed) {
 		// Nothing was done (another run holds the lock, or the user said
 		// no): the reports stay as they were.

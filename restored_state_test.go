@@ -12,7 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/betplan/betplan/engine/pgstate/pgtest"
+	"github.com/betplan/betplan/state/postgres/pgtest"
 )
 
 // A state put back from an older copy while a create was in flight (a

@@ -16,6 +16,7 @@ import (
 	"github.com/betplan/betplan/notify"
 	"github.com/betplan/betplan/plan"
 	"github.com/betplan/betplan/reporters"
+	"github.com/betplan/betplan/state"
 )
 
 // planArgs expands the plan arguments of run, plan, status, cancel and
@@ -262,7 +263,7 @@ func finishRuns(sys *sysIO, ro reportOptions, f reporters.Format, plans []*plan.
 	var ran []*engine.Result
 	for i, p := range plans {
 		res, runErr := results[i], errs[i]
-		var locked *engine.LockedError
+		var locked *state.LockedError
 		if errors.As(runErr, &locked) || errors.Is(runErr, engine.ErrNotConfirmed) {
 			// Nothing was done for this plan: its reports stay as they were.
 			outcomes = append(outcomes, refusef("%s: %v", p.Name, runErr))

@@ -7,6 +7,8 @@ import (
 	"github.com/betplan/betplan/engine"
 	"github.com/betplan/betplan/plan"
 	"github.com/betplan/betplan/reporters"
+	"github.com/betplan/betplan/state"
+	"github.com/betplan/betplan/state/local"
 )
 
 // commandSetup is how every command that works on plans through the
@@ -20,7 +22,7 @@ type commandSetup struct {
 	conn  *connection
 	// shared is the database --state names, nil for none; each plan's
 	// store is chosen from it and the plan's layout (stateOptions.store).
-	shared engine.Store
+	shared state.Store
 }
 
 // setUp connects as the flags and the environment say. With
@@ -71,7 +73,7 @@ func setUpConfirmed(sys *sysIO, yes, simulate bool, service *serviceOptions, sta
 func (s *commandSetup) options(planFile string) engine.Options {
 	c := s.conn
 	logRetries(c.client, s.sys.Stderr, c.clock, c.simulated)
-	layout := engine.NewLayout(s.state.StateDir, planFile, c.simulated)
+	layout := local.NewLayout(s.state.StateDir, planFile, c.simulated)
 	store := rehearsalStore(layout)
 	if !c.simulated {
 		store = storeFor(layout, s.shared)
@@ -102,7 +104,7 @@ func stateOnly(sys *sysIO, service *serviceOptions, state stateOptions, planFile
 	if err != nil {
 		return engine.Options{}, err
 	}
-	layout := engine.NewLayout(state.StateDir, planFile, false)
+	layout := local.NewLayout(state.StateDir, planFile, false)
 	store, err := state.store(sys, service.Insecure, layout)
 	if err != nil {
 		return engine.Options{}, err

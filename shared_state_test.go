@@ -19,8 +19,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/betplan/betplan/engine/pgstate"
-	"github.com/betplan/betplan/engine/pgstate/pgtest"
+	"github.com/betplan/betplan/state/postgres"
+	"github.com/betplan/betplan/state/postgres/pgtest"
 )
 
 // Two machines are two betplan processes with nothing local in common:
@@ -428,7 +428,7 @@ func TestSharedStateMigration(t *testing.T) {
 	require.Equal(t, 0, b.wait(), "%s", b.output())
 	var versions int
 	pgtest.Query(t, server, fmt.Sprintf("SELECT count(*) FROM %s.schema_version", schema), nil, &versions)
-	assert.Equal(t, pgstate.SchemaVersion, versions)
+	assert.Equal(t, postgres.SchemaVersion, versions)
 	w.assertOnePerLabel(a.report().labels())
 
 	// A third machine, with no local state at all, reads the shared
@@ -437,11 +437,11 @@ func TestSharedStateMigration(t *testing.T) {
 	require.Equal(t, 0, st.run(), "%s", st.output())
 	st.assertComplete()
 
-	pgtest.Exec(t, server, fmt.Sprintf("INSERT INTO %s.schema_version (version) VALUES ($1)", schema), pgstate.SchemaVersion+1)
+	pgtest.Exec(t, server, fmt.Sprintf("INSERT INTO %s.schema_version (version) VALUES ($1)", schema), postgres.SchemaVersion+1)
 	before := len(w.svc.Requests())
 	c := w.onMachine("c", state, "run", w.plan, "--no-wait")
 	require.Equal(t, 3, c.run(), "%s", c.output())
-	assert.Contains(t, c.stderr.String(), fmt.Sprintf("schema %s is at version %d, newer than this betplan knows (%d): upgrade betplan", schema, pgstate.SchemaVersion+1, pgstate.SchemaVersion))
+	assert.Contains(t, c.stderr.String(), fmt.Sprintf("schema %s is at version %d, newer than this betplan knows (%d): upgrade betplan", schema, postgres.SchemaVersion+1, postgres.SchemaVersion))
 	assert.Len(t, w.svc.Requests(), before, "no request to the service")
 }
 

@@ -4,8 +4,9 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/betplan/betplan/engine"
-	"github.com/betplan/betplan/engine/pgstate"
+	"github.com/betplan/betplan/state"
+	"github.com/betplan/betplan/state/local"
+	"github.com/betplan/betplan/state/postgres"
 )
 
 // rawURL is the shared state's URL as configured: flag > environment.
@@ -20,7 +21,7 @@ func (s *stateOptions) rawURL(sys *sysIO) string {
 // live: the local files of layout, or the database --state names, whose
 // runs also take this host's lock file first (a run with --state and one
 // without, on one machine, meet at that lock).
-func (s *stateOptions) store(sys *sysIO, insecure bool, layout engine.Layout) (engine.Store, error) {
+func (s *stateOptions) store(sys *sysIO, insecure bool, layout local.Layout) (state.Store, error) {
 	shared, err := s.sharedStore(sys, insecure)
 	if err != nil {
 		return nil, err
@@ -30,27 +31,27 @@ func (s *stateOptions) store(sys *sysIO, insecure bool, layout engine.Layout) (e
 
 // storeFor is a plan's store: its local files, or the shared one behind
 // this host's lock file.
-func storeFor(layout engine.Layout, shared engine.Store) engine.Store {
+func storeFor(layout local.Layout, shared state.Store) state.Store {
 	if shared == nil {
-		return engine.LocalStore{Layout: layout}
+		return local.Store{Layout: layout}
 	}
-	return engine.HostLocked(layout, shared)
+	return local.HostLocked(layout, shared)
 }
 
 // rehearsalStore is where a rehearsal keeps its state: the local files of
 // its own layout (sim/ in the state dir), never a shared state.
-func rehearsalStore(layout engine.Layout) engine.Store { return engine.LocalStore{Layout: layout} }
+func rehearsalStore(layout local.Layout) state.Store { return local.Store{Layout: layout} }
 
 // scratchState is a layout nothing has written to, and its store, for a
 // preview against a simulated world that has no history.
-func scratchState(layout engine.Layout) (engine.Layout, engine.Store) {
+func scratchState(layout local.Layout) (local.Layout, state.Store) {
 	scratch := layout.Scratch()
 	return scratch, rehearsalStore(scratch)
 }
 
 // sharedStore is the database --state names, or nil for none. A URL
 // betplan cannot use is a usage error that never shows its password.
-func (s *stateOptions) sharedStore(sys *sysIO, insecure bool) (engine.Store, error) {
+func (s *stateOptions) sharedStore(sys *sysIO, insecure bool) (state.Store, error) {
 	raw := s.rawURL(sys)
 	if raw == "" {
 		if s.Schema != "" {
@@ -58,15 +59,15 @@ func (s *stateOptions) sharedStore(sys *sysIO, insecure bool) (engine.Store, err
 		}
 		return nil, nil
 	}
-	cfg, err := pgstate.ParseURL(raw, s.Schema, insecure)
+	cfg, err := postgres.ParseURL(raw, s.Schema, insecure)
 	if err != nil {
-		var ue *pgstate.URLError
+		var ue *postgres.URLError
 		if errors.As(err, &ue) {
 			return nil, usagef("%v", ue)
 		}
 		return nil, err
 	}
-	return pgstate.New(cfg), nil
+	return postgres.New(cfg), nil
 }
 
 // rehearsalNote says, once, that a rehearsal keeps its state to itself

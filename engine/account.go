@@ -10,8 +10,8 @@ import (
 	"time"
 
 	"github.com/betplan/betplan/apiclient"
-	"github.com/betplan/betplan/engine/state"
 	"github.com/betplan/betplan/plan"
+	"github.com/betplan/betplan/state"
 )
 
 // The account's limits (betplan.yaml) hold for every plan that shares the

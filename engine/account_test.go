@@ -14,9 +14,11 @@ import (
 
 	"github.com/betplan/betplan/apiclient/sim"
 	"github.com/betplan/betplan/engine"
-	"github.com/betplan/betplan/engine/pgstate"
-	"github.com/betplan/betplan/engine/pgstate/pgtest"
 	"github.com/betplan/betplan/plan"
+	"github.com/betplan/betplan/state"
+	"github.com/betplan/betplan/state/local"
+	"github.com/betplan/betplan/state/postgres"
+	"github.com/betplan/betplan/state/postgres/pgtest"
 )
 
 // TestAccountLimitsHoldAcrossConcurrentPlans: four plans sharing a state
@@ -39,9 +41,9 @@ func forEachStore(t *testing.T, test func(t *testing.T, store func(opts *engine.
 	})
 	t.Run("postgres", func(t *testing.T) {
 		url, _ := pgtest.Schema(t)
-		cfg, err := pgstate.ParseURL(url, "", false)
+		cfg, err := postgres.ParseURL(url, "", false)
 		require.NoError(t, err)
-		shared := pgstate.New(cfg)
+		shared := postgres.New(cfg)
 		test(t, func(opts *engine.Options, i int) {
 			opts.State.Dir = filepath.Join(opts.State.Dir, fmt.Sprintf("machine-%d", i))
 			opts.State.LockDir = filepath.Join(opts.State.LockDir, fmt.Sprintf("machine-%d", i))
@@ -164,7 +166,7 @@ func TestRunGroupHoldsCertainBetsTogether(t *testing.T) {
 	blocker := w.options(w.client())
 	held, err := blocker.State.WithDefaults("").LockPath("locked", blocker.BaseURL), error(nil)
 	require.NoError(t, err)
-	lock, err := engine.AcquireLock(context.Background(), held, engine.LockOwner{PID: 1, Host: "elsewhere"}, 0)
+	lock, err := local.AcquireLock(context.Background(), held, state.LockOwner{PID: 1, Host: "elsewhere"}, 0)
 	require.NoError(t, err)
 	defer lock.Release()
 
@@ -194,7 +196,7 @@ bets:
 			t.Logf("%s: %v; %s %s", names[i], errs[i], results[i].Bets[0].Status, results[i].Bets[0].Reason)
 		}
 	}
-	var locked *engine.LockedError
+	var locked *state.LockedError
 	require.ErrorAs(t, errs[3], &locked, "the fourth plan's lock is held")
 	for i := range 3 {
 		var refused *engine.RefusedError

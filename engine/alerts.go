@@ -12,6 +12,7 @@ import (
 
 	"github.com/betplan/betplan/notify"
 	"github.com/betplan/betplan/plan"
+	"github.com/betplan/betplan/state"
 )
 
 // AlertResult is an alert that did not reach its target by the end of a
@@ -573,7 +574,7 @@ func runSummary(planName string, res *Result, now time.Time) *notify.Message {
 
 // stoppedMessage is the alert that a plan is stopped: nothing more is
 // created, and what it placed stays on.
-func stoppedMessage(planName, planFile string, mark StopMark, res *Result, now time.Time) *notify.Message {
+func stoppedMessage(planName, planFile string, mark state.StopMark, res *Result, now time.Time) *notify.Message {
 	m := runSummary(planName, res, now)
 	m.Event = plan.EventStopped
 	m.Message = fmt.Sprintf("plan %s is %s: no bet is created until `%s`; $%.2f stays at risk", planName, mark, ResumeCommand(planFile), res.Totals.AtRisk)

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/betplan/betplan/plan"
+	"github.com/betplan/betplan/state"
 )
 
 // CancelIDError is an id `betplan cancel` cannot take, found before any
@@ -63,7 +64,7 @@ func CheckCancelIDs(ctx context.Context, p *plan.Plan, ids []string, opts Option
 		if !read {
 			o := opts
 			o.withDefaults()
-			j, err := ReadPlanJournal(ctx, o.Store, PlanKey{Name: p.Name, BaseURL: o.BaseURL})
+			j, err := ReadPlanJournal(ctx, o.Store, state.PlanKey{Name: p.Name, BaseURL: o.BaseURL})
 			if err != nil {
 				return err
 			}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/betplan/betplan/apiclient"
+	"github.com/betplan/betplan/state"
 )
 
 // Thresholds of the checks. A token within a week of expiry still works
@@ -103,7 +104,7 @@ type DoctorBackend interface {
 // at baseURL (and, with a store, whether the plans' shared state is
 // reachable). It only reads: no create, no control, no lock taken, nothing
 // written. Every check runs; a failing one never hides the others.
-func Examine(ctx context.Context, c DoctorBackend, baseURL string, now time.Time, store Store) *DoctorReport {
+func Examine(ctx context.Context, c DoctorBackend, baseURL string, now time.Time, store state.Store) *DoctorReport {
 	rep := &DoctorReport{BaseURL: baseURL, Sessions: []DoctorSession{}}
 
 	sessions, err := c.ListSessions(ctx)
@@ -124,7 +125,7 @@ func Examine(ctx context.Context, c DoctorBackend, baseURL string, now time.Time
 	examineReadiness(ctx, rep, c)
 	examineClock(rep, c)
 	if store != nil {
-		if _, err := store.ReadLog(ctx, PlanKey{Name: "betplan-doctor", BaseURL: baseURL}); err != nil {
+		if _, err := store.ReadLog(ctx, state.PlanKey{Name: "betplan-doctor", BaseURL: baseURL}); err != nil {
 			rep.add("state", LevelFail, "%v", err)
 		} else {
 			rep.add("state", LevelOK, "%s is reachable", store)

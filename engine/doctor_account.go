@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/betplan/betplan/plan"
+	"github.com/betplan/betplan/state"
 )
 
 // DoctorAccount is the account file's limits and today's use of each,
@@ -48,7 +49,7 @@ type DoctorLimit struct {
 // other plans' open bets from svc as a run would before applying a
 // stop-loss. It only reads. A limit reached is a warning: a run creates
 // nothing more under it, but that is the limit doing its work.
-func ExamineAccount(ctx context.Context, rep *DoctorReport, svc Backend, clock Clock, store Store, baseURL string, account *plan.Config) {
+func ExamineAccount(ctx context.Context, rep *DoctorReport, svc Backend, clock Clock, store state.Store, baseURL string, account *plan.Config) {
 	if account == nil || !account.Limits.Any() {
 		return
 	}

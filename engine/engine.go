@@ -14,6 +14,8 @@ import (
 	"github.com/betplan/betplan/apiclient"
 	"github.com/betplan/betplan/notify"
 	"github.com/betplan/betplan/plan"
+	"github.com/betplan/betplan/state"
+	"github.com/betplan/betplan/state/local"
 )
 
 // Backend is the narrow set of calls the engine makes; *apiclient.Client
@@ -47,13 +49,13 @@ type Options struct {
 	Simulated bool
 
 	PlanFile string // as given on the command line
-	// State is where the reports live; zero fields take NewLayout's
+	// State is where the reports live; zero fields take local.NewLayout's
 	// defaults.
-	State Layout
+	State local.Layout
 	// Store keeps the plan's journal, lock and stop mark: required by every
 	// command that reads or writes the plan's saved state. The caller
 	// chooses it (betplan's main in state.go); the engine never does.
-	Store Store
+	Store state.Store
 	// Account is the account file, whose limits every plan sharing the
 	// state is held to together (account.go); nil: none.
 	Account *plan.Config

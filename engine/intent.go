@@ -6,7 +6,7 @@ import (
 	"sort"
 	"time"
 
-	"github.com/betplan/betplan/engine/state"
+	"github.com/betplan/betplan/state"
 )
 
 // A create is noted in this host's intent file (state.Intents) after its

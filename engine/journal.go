@@ -12,7 +12,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/betplan/betplan/engine/state"
+	"github.com/betplan/betplan/state"
 )
 
 // Journal operations. A `creating` entry is written and fsync'd before
@@ -163,7 +163,7 @@ func replayRecords(where string, records [][]byte, log JournalLog) (*Journal, er
 	for i, b := range records {
 		var e journalEntry
 		if err := json.Unmarshal(b, &e); err != nil {
-			return nil, &BadJournalError{Path: where, Line: i + 1, Reason: fmt.Sprintf("record %d does not read (%v)", i+1, err)}
+			return nil, &state.BadJournalError{Path: where, Line: i + 1, Reason: fmt.Sprintf("record %d does not read (%v)", i+1, err)}
 		}
 		j.apply(e)
 	}
@@ -175,7 +175,7 @@ func replayRecords(where string, records [][]byte, log JournalLog) (*Journal, er
 // one: a create may have been in flight when it was lost, and lands after
 // a single look-up finds nothing. Its init entry says so, in the same
 // write, so every label is in doubt until a run settles it.
-func (j *Journal) begin(earlier LockOwner, owner journalOwner) error {
+func (j *Journal) begin(earlier state.LockOwner, owner journalOwner) error {
 	if j.lineage != "" {
 		return nil
 	}

@@ -8,6 +8,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/betplan/betplan/state"
 )
 
 func TestJournalReplay(t *testing.T) {
@@ -66,7 +68,7 @@ func TestJournalCorruptionIsAnError(t *testing.T) {
 	}
 	require.NoError(t, os.WriteFile(path, []byte(strings.Join(lines, "\n")+"\n"), 0o644))
 	_, err := OpenJournal(path)
-	var bad *BadJournalError
+	var bad *state.BadJournalError
 	require.ErrorAs(t, err, &bad)
 	assert.Equal(t, 2, bad.Line)
 	assert.Contains(t, err.Error(), path+":2")
@@ -123,7 +125,7 @@ func TestJournalSymlinkIsRefused(t *testing.T) {
 	require.NoError(t, os.Symlink(target, path))
 	for _, open := range []func(string) (*Journal, error){OpenJournal, ReadJournal} {
 		_, err := open(path)
-		var bad *BadJournalError
+		var bad *state.BadJournalError
 		require.ErrorAs(t, err, &bad)
 		assert.Contains(t, err.Error(), "symbolic link")
 	}

@@ -8,8 +8,8 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/betplan/betplan/engine/state"
-	"github.com/betplan/betplan/engine/state/local"
+	"github.com/betplan/betplan/state"
+	"github.com/betplan/betplan/state/local"
 )
 
 // A journal belongs to one service and one account on it: its init entry
@@ -31,7 +31,7 @@ func (r *tracker) owner() journalOwner {
 	case r.opts.Simulated:
 		o.service = local.RehearsalService // a new port every time
 	case r.opts.BaseURL != "":
-		o.service = ServiceIdentity(r.opts.BaseURL)
+		o.service = state.ServiceIdentity(r.opts.BaseURL)
 	}
 	return o
 }
@@ -49,7 +49,7 @@ func accountKey(name string) string {
 // service, or another account on it; "" when it is (or does not say).
 func (o journalOwner) othersJournal(j *Journal) string {
 	switch {
-	case j.service != "" && o.service != "" && j.service != o.service && ServiceIdentity(j.service) != o.service:
+	case j.service != "" && o.service != "" && j.service != o.service && state.ServiceIdentity(j.service) != o.service:
 		// (a journal names its service as betplan then worked it out:
 		// 0.0.0.0, say, before every spelling of loopback was one)
 		return fmt.Sprintf("it was kept for the service at %s, not %s", j.service, o.service)
@@ -81,7 +81,7 @@ func (e *ForeignJournalError) Error() string { return "refused: " + e.Reason }
 // new journal takes over the plan's legacy journal when it is this
 // service's (claimLegacy), else begins with its init entry naming the
 // service and account.
-func (r *tracker) openJournal(ctx context.Context, lease Lease) (*Journal, error) {
+func (r *tracker) openJournal(ctx context.Context, lease state.Lease) (*Journal, error) {
 	where := r.opts.Store.String()
 	j, err := replayRecords(where, lease.Records(), lease)
 	if err != nil {
@@ -119,7 +119,7 @@ func (r *tracker) openJournal(ctx context.Context, lease Lease) (*Journal, error
 // reconcileIntents has j note its creates in this host's intent file, when
 // the lease's store keeps one, and announces again each create the file
 // shows in flight that j does not know.
-func (r *tracker) reconcileIntents(j *Journal, lease Lease) error {
+func (r *tracker) reconcileIntents(j *Journal, lease state.Lease) error {
 	keeper, ok := lease.(state.IntentKeeper)
 	if !ok || keeper.Intents() == nil {
 		return nil
@@ -167,7 +167,7 @@ func (r *tracker) takeOver(ctx context.Context, j *Journal, lj *state.LegacyJour
 		b := records[i]
 		var e journalEntry
 		if err := json.Unmarshal(b, &e); err != nil {
-			return &BadJournalError{Path: lj.Where, Line: i + 1, Reason: fmt.Sprintf("record %d does not read (%v)", i+1, err)}
+			return &state.BadJournalError{Path: lj.Where, Line: i + 1, Reason: fmt.Sprintf("record %d does not read (%v)", i+1, err)}
 		}
 		if err := j.append(e); err != nil {
 			return err
@@ -250,6 +250,6 @@ func (r *tracker) setAside(ctx context.Context, c *legacyClaim) error {
 		return err
 	}
 	r.logf("journal %s (kept before journals were per service): %s not listed by %s (a rehearsal's, or another service's): set aside in %s, neither followed nor counted",
-		c.lj.Where, strings.Join(c.asideWhy, ", "), ServiceIdentity(r.opts.BaseURL), where)
+		c.lj.Where, strings.Join(c.asideWhy, ", "), state.ServiceIdentity(r.opts.BaseURL), where)
 	return nil
 }

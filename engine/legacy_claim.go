@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/betplan/betplan/apiclient"
-	"github.com/betplan/betplan/engine/state"
+	"github.com/betplan/betplan/state"
 )
 
 // legacyClaim is what the service shows of a legacy journal that is this
@@ -81,7 +81,7 @@ func (r *tracker) claimLegacy(ctx context.Context) (*legacyClaim, error) {
 		// alerts' outbox, at worst, says something again).
 		return claim, nil
 	}
-	service := ServiceIdentity(r.opts.BaseURL)
+	service := state.ServiceIdentity(r.opts.BaseURL)
 	listed, err := r.labelsOnService(ctx, labels)
 	if err != nil {
 		return nil, err
@@ -138,7 +138,7 @@ func (r *tracker) claimLegacy(ctx context.Context) (*legacyClaim, error) {
 	for i, b := range lj.Records {
 		var e journalEntry
 		if err := json.Unmarshal(b, &e); err != nil {
-			return nil, &BadJournalError{Path: lj.Where, Line: i + 1, Reason: fmt.Sprintf("record %d does not read (%v)", i+1, err)}
+			return nil, &state.BadJournalError{Path: lj.Where, Line: i + 1, Reason: fmt.Sprintf("record %d does not read (%v)", i+1, err)}
 		}
 		if e.Label != "" && !take[e.Label] {
 			claim.aside = append(claim.aside, b)

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"os"
 	"time"
+
+	"github.com/betplan/betplan/state"
 )
 
 // Placement times are kept in the journal, once: a bet's placed_at is
@@ -69,12 +71,12 @@ func (r *tracker) keepPlacements(ctx context.Context) {
 		return // a journal kept before journals were per service: a run moves it first
 	}
 	host, _ := os.Hostname()
-	lease, err := r.opts.Store.Lock(ctx, LockRequest{
+	lease, err := r.opts.Store.Lock(ctx, state.LockRequest{
 		PlanKey: r.planKey(),
-		Owner:   LockOwner{PID: os.Getpid(), Host: host, PlanFile: r.opts.PlanFile, Command: statusCommand, Since: time.Now().UTC()},
+		Owner:   state.LockOwner{PID: os.Getpid(), Host: host, PlanFile: r.opts.PlanFile, Command: statusCommand, Since: time.Now().UTC()},
 	})
 	if err != nil {
-		var locked *LockedError
+		var locked *state.LockedError
 		if !errors.As(err, &locked) {
 			r.logf("the placement times could not be kept in the journal: %v", err)
 		}

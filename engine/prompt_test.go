@@ -14,6 +14,7 @@ import (
 	"github.com/betplan/betplan/apiclient/sim"
 	"github.com/betplan/betplan/engine"
 	"github.com/betplan/betplan/plan"
+	"github.com/betplan/betplan/state/local"
 )
 
 // A "yes" typed long after the prompt appeared must not create a bet
@@ -77,8 +78,8 @@ func TestConfirmationLooksTheLabelUpAgain(t *testing.T) {
 	opts.Confirm = func(string) (bool, error) {
 		other := w.options(w.client())
 		other.NoWait = true
-		other.State = engine.Layout{Dir: filepath.Join(w.dir, "other-state"), LockDir: filepath.Join(w.dir, "other-locks")}
-		other.Store = engine.LocalStore{Layout: other.State}
+		other.State = local.Layout{Dir: filepath.Join(w.dir, "other-state"), LockDir: filepath.Join(w.dir, "other-locks")}
+		other.Store = local.Store{Layout: other.State}
 		_, err := engine.Run(context.Background(), p, other)
 		require.NoError(t, err)
 		require.Equal(t, 1, w.svc.NotificationCount())

@@ -10,6 +10,7 @@ import (
 
 	"github.com/betplan/betplan/apiclient"
 	"github.com/betplan/betplan/plan"
+	"github.com/betplan/betplan/state"
 )
 
 // Run is `betplan run`: it takes the plan's lock, creates every ready bet
@@ -34,7 +35,7 @@ func Run(ctx context.Context, p *plan.Plan, opts Options) (*Result, error) {
 // journal could not be read: the reports stay as they were rather than
 // show the plan's bets as never created.
 func reported(res *Result, err error) (*Result, error) {
-	var bad *BadJournalError
+	var bad *state.BadJournalError
 	var whose *UnattributedJournalError
 	var foreign *ForeignJournalError
 	if errors.As(err, &bad) || errors.As(err, &whose) || errors.As(err, &foreign) {
@@ -52,16 +53,16 @@ func (r *tracker) runLocked(ctx context.Context, fn func() error) error {
 	if command == "" {
 		command = "betplan run"
 	}
-	req := LockRequest{
+	req := state.LockRequest{
 		PlanKey: r.planKey(),
-		Owner:   LockOwner{PID: os.Getpid(), Host: host, PlanFile: r.opts.PlanFile, Command: command, Since: time.Now().UTC()},
+		Owner:   state.LockOwner{PID: os.Getpid(), Host: host, PlanFile: r.opts.PlanFile, Command: command, Since: time.Now().UTC()},
 		Timeout: r.opts.LockTimeout,
-		Waiting: func(holder LockOwner) {
+		Waiting: func(holder state.LockOwner) {
 			r.logf("waiting up to %s for the plan's lock, held by %s", r.opts.LockTimeout, holder)
 		},
 	}
 	lease, err := r.opts.Store.Lock(ctx, req)
-	var locked *LockedError
+	var locked *state.LockedError
 	if errors.As(err, &locked) && locked.Owner.Command == statusCommand && req.Timeout < statusHold {
 		// A status keeping placement times holds the lock for a moment
 		// only (keepPlacements): wait that out, whatever --lock-timeout.
@@ -464,7 +465,7 @@ func (r *tracker) unstarted(err error) {
 	}
 	// What earlier runs created stays in the report: the journal says so
 	// even when another run holds it open.
-	var unreachable *StateUnavailableError
+	var unreachable *state.StateUnavailableError
 	if r.journal == nil && !errors.As(err, &unreachable) {
 		if j, jerr := ReadPlanJournal(context.Background(), r.opts.Store, r.planKey()); jerr == nil {
 			r.journal = j

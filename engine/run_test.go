@@ -14,6 +14,8 @@ import (
 	"github.com/betplan/betplan/apiclient"
 	"github.com/betplan/betplan/apiclient/sim"
 	"github.com/betplan/betplan/engine"
+	"github.com/betplan/betplan/state"
+	"github.com/betplan/betplan/state/local"
 )
 
 func TestRunSettlesEveryBet(t *testing.T) {
@@ -89,7 +91,7 @@ func TestLockHeldRefuses(t *testing.T) {
 	w := newWorld(t)
 	p := w.twoBetPlan("")
 	opts := w.options(w.client())
-	lock, err := engine.AcquireLock(context.Background(), opts.State.LockPath(p.Name, opts.BaseURL), engine.LockOwner{PID: 4242, Host: "elsewhere", Command: "betplan run"}, 0)
+	lock, err := local.AcquireLock(context.Background(), opts.State.LockPath(p.Name, opts.BaseURL), state.LockOwner{PID: 4242, Host: "elsewhere", Command: "betplan run"}, 0)
 	require.NoError(t, err)
 	defer lock.Release()
 	opts.LockTimeout = 200 * time.Millisecond
@@ -391,18 +393,18 @@ func TestNamedRaceBetsEachMeetingDay(t *testing.T) {
 // losingStore is the local store whose lease is lost on demand; once lost,
 // reading the stop mark fails as it does through a dead connection.
 type losingStore struct {
-	engine.LocalStore
+	local.Store
 	lease *losingLease
 }
 
 type losingLease struct {
-	engine.Lease
+	state.Lease
 	lost chan struct{}
 	once sync.Once
 }
 
-func (s *losingStore) Lock(ctx context.Context, req engine.LockRequest) (engine.Lease, error) {
-	l, err := s.LocalStore.Lock(ctx, req)
+func (s *losingStore) Lock(ctx context.Context, req state.LockRequest) (state.Lease, error) {
+	l, err := s.Store.Lock(ctx, req)
 	if err != nil {
 		return nil, err
 	}
@@ -415,12 +417,12 @@ func (l *losingLease) Lost() <-chan struct{} { return l.lost }
 func (l *losingLease) Err() error {
 	select {
 	case <-l.lost:
-		return &engine.LockLostError{Reason: "the connection that holds it failed"}
+		return &state.LockLostError{Reason: "the connection that holds it failed"}
 	default:
 		return nil
 	}
 }
-func (l *losingLease) Stopped() (*engine.StopMark, error) {
+func (l *losingLease) Stopped() (*state.StopMark, error) {
 	if err := l.Err(); err != nil {
 		return nil, err
 	}
@@ -433,7 +435,7 @@ func TestLostLockKeepsFollowing(t *testing.T) {
 	w := newWorld(t)
 	p := w.twoBetPlan("")
 	opts := w.options(w.client())
-	store := &losingStore{LocalStore: engine.LocalStore{Layout: opts.State}}
+	store := &losingStore{Store: local.Store{Layout: opts.State}}
 	opts.Store = store
 	opts.Checkpoint = func(point string) {
 		if point == "created" {

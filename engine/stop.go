@@ -7,13 +7,14 @@ import (
 	"time"
 
 	"github.com/betplan/betplan/plan"
+	"github.com/betplan/betplan/state"
 )
 
 // StoppedError is a stop mark seen by a run: it unwinds a create or a
 // publish, after which the run only reads what it placed, once, and ends.
 // A stopped plan is what its owner asked for, not a failure: the run ends
 // with EndStopped and no error (runWithAlerts).
-type StoppedError struct{ Mark StopMark }
+type StoppedError struct{ Mark state.StopMark }
 
 func (e *StoppedError) Error() string {
 	return e.Mark.String() + ": nothing more is created until `betplan stop --resume`"
@@ -69,7 +70,7 @@ func Stop(ctx context.Context, p *plan.Plan, opts Options) (*Result, error) {
 	res := r.newResult(KindStatus, r.clock.Now())
 	res.Command = "stop"
 	host, _ := os.Hostname()
-	mark := &StopMark{At: r.clock.Now().UTC(), By: LockOwner{PID: os.Getpid(), Host: host, PlanFile: opts.PlanFile, Command: commandStop, Since: time.Now().UTC()}}
+	mark := &state.StopMark{At: r.clock.Now().UTC(), By: state.LockOwner{PID: os.Getpid(), Host: host, PlanFile: opts.PlanFile, Command: commandStop, Since: time.Now().UTC()}}
 	err := r.opts.Store.SetStop(ctx, r.planKey(), mark)
 	if err == nil {
 		r.logf("plan %s: stop mark set; no run of it creates anything more until `betplan stop --resume`", p.Name)

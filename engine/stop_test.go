@@ -12,8 +12,9 @@ import (
 
 	"github.com/betplan/betplan/apiclient/sim"
 	"github.com/betplan/betplan/engine"
-	"github.com/betplan/betplan/engine/pgstate"
-	"github.com/betplan/betplan/engine/pgstate/pgtest"
+	"github.com/betplan/betplan/state"
+	"github.com/betplan/betplan/state/postgres"
+	"github.com/betplan/betplan/state/postgres/pgtest"
 )
 
 // gatedClock is the world's manual clock, except that the first Sleep
@@ -89,9 +90,9 @@ func TestStopDuringRun(t *testing.T) {
 	t.Run("local", func(t *testing.T) { testStopDuringRun(t, nil) })
 	t.Run("postgres", func(t *testing.T) {
 		url, _ := pgtest.Schema(t)
-		cfg, err := pgstate.ParseURL(url, "", false)
+		cfg, err := postgres.ParseURL(url, "", false)
 		require.NoError(t, err)
-		s := pgstate.New(cfg)
+		s := postgres.New(cfg)
 		s.Retry = 20 * time.Millisecond
 		testStopDuringRun(t, s)
 	})
@@ -99,7 +100,7 @@ func TestStopDuringRun(t *testing.T) {
 
 // testStopDuringRun plays it on shared (nil: the world's local files),
 // every command sharing it as machines sharing a database would.
-func testStopDuringRun(t *testing.T, shared engine.Store) {
+func testStopDuringRun(t *testing.T, shared state.Store) {
 	w := newWorld(t)
 	runOpts, base, yaml, lateStart := w.spacedPlan()
 	store := runOpts.Store
@@ -141,7 +142,7 @@ func testStopDuringRun(t *testing.T, shared engine.Store) {
 	}()
 	// Let the run go on only once the mark is there, as a run that ticks
 	// after `stop` began would find it.
-	key := engine.PlanKey{Name: p.Name, BaseURL: stopOpts.BaseURL}
+	key := state.PlanKey{Name: p.Name, BaseURL: stopOpts.BaseURL}
 	require.Eventually(t, func() bool {
 		m, err := store.ReadStop(context.Background(), key)
 		return err == nil && m != nil

@@ -4,48 +4,12 @@ import (
 	"context"
 	"errors"
 
-	"github.com/betplan/betplan/engine/state"
-	"github.com/betplan/betplan/engine/state/local"
+	"github.com/betplan/betplan/state"
+	"github.com/betplan/betplan/state/local"
 )
 
-// The saved state's contract lives in package state, the local files in
-// package local; these names keep the engine's callers working.
-type (
-	Store                 = state.Store
-	Lease                 = state.Lease
-	PlanKey               = state.PlanKey
-	LockOwner             = state.LockOwner
-	LockRequest           = state.LockRequest
-	StopMark              = state.StopMark
-	LockedError           = state.LockedError
-	LockLostError         = state.LockLostError
-	StateUnavailableError = state.StateUnavailableError
-	BadJournalError       = state.BadJournalError
-	Layout                = local.Layout
-	LocalStore            = local.Store
-	Lock                  = local.Lock
-)
-
-var (
-	// NewLayout is the layout for a plan file (local.NewLayout).
-	NewLayout = local.NewLayout
-	// HostLocked is a shared store whose runs also take this host's lock
-	// file first (local.HostLocked).
-	HostLocked = local.HostLocked
-	// AcquireLock takes a plan's lock file (local.AcquireLock).
-	AcquireLock = local.AcquireLock
-	// Unlock removes a stale lock file (local.Unlock).
-	Unlock = local.Unlock
-	// ReadLockOwner reads who last took a lock file (local.ReadLockOwner).
-	ReadLockOwner = local.ReadLockOwner
-)
-
-// ServiceIdentity is the one name of the service a base URL points at
-// (state.ServiceIdentity).
-func ServiceIdentity(baseURL string) string { return state.ServiceIdentity(baseURL) }
-
-func isLockLost(err error) (*LockLostError, bool) {
-	var l *LockLostError
+func isLockLost(err error) (*state.LockLostError, bool) {
+	var l *state.LockLostError
 	ok := errors.As(err, &l)
 	return l, ok
 }
@@ -53,7 +17,7 @@ func isLockLost(err error) (*LockLostError, bool) {
 // OpenLeaseJournal replays the journal a lease holds, open for writing
 // under it. A new journal starts with its init record, in doubt when the
 // lease shows this host ran the plan before (begin).
-func OpenLeaseJournal(where string, lease Lease) (*Journal, error) {
+func OpenLeaseJournal(where string, lease state.Lease) (*Journal, error) {
 	j, err := replayRecords(where, lease.Records(), lease)
 	if err != nil {
 		return nil, err
@@ -67,7 +31,7 @@ func OpenLeaseJournal(where string, lease Lease) (*Journal, error) {
 
 // ReadPlanJournal replays a plan's journal without its lock; a plan with
 // no journal yet reads as fresh and empty.
-func ReadPlanJournal(ctx context.Context, store Store, key PlanKey) (*Journal, error) {
+func ReadPlanJournal(ctx context.Context, store state.Store, key state.PlanKey) (*Journal, error) {
 	records, err := store.ReadLog(ctx, key)
 	if err != nil {
 		return nil, err
@@ -88,7 +52,7 @@ func OpenJournal(path string) (*Journal, error) {
 		return nil, err
 	}
 	j.repaired = log.Repaired()
-	if err := j.begin(LockOwner{}, journalOwner{}); err != nil {
+	if err := j.begin(state.LockOwner{}, journalOwner{}); err != nil {
 		log.Close()
 		return nil, err
 	}

@@ -12,8 +12,10 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/betplan/betplan/engine"
-	"github.com/betplan/betplan/engine/pgstate"
-	"github.com/betplan/betplan/engine/pgstate/pgtest"
+	"github.com/betplan/betplan/state"
+	"github.com/betplan/betplan/state/local"
+	"github.com/betplan/betplan/state/postgres"
+	"github.com/betplan/betplan/state/postgres/pgtest"
 )
 
 // The one suite every Store passes: the local files and the shared
@@ -21,19 +23,19 @@ import (
 func TestStores(t *testing.T) {
 	t.Run("local", func(t *testing.T) {
 		t.Parallel()
-		storeSuite(t, func(t *testing.T) engine.Store {
+		storeSuite(t, func(t *testing.T) state.Store {
 			dir := t.TempDir()
-			return engine.LocalStore{Layout: engine.Layout{Dir: filepath.Join(dir, "state"), LockDir: filepath.Join(dir, "locks")}}
+			return local.Store{Layout: local.Layout{Dir: filepath.Join(dir, "state"), LockDir: filepath.Join(dir, "locks")}}
 		})
 	})
 	t.Run("postgres", func(t *testing.T) {
 		t.Parallel()
 		pgtest.ServerURL(t)
-		storeSuite(t, func(t *testing.T) engine.Store {
+		storeSuite(t, func(t *testing.T) state.Store {
 			url, _ := pgtest.Schema(t)
-			cfg, err := pgstate.ParseURL(url, "", false)
+			cfg, err := postgres.ParseURL(url, "", false)
 			require.NoError(t, err)
-			s := pgstate.New(cfg)
+			s := postgres.New(cfg)
 			s.Retry = 20 * time.Millisecond
 			return s
 		})
@@ -41,16 +43,16 @@ func TestStores(t *testing.T) {
 }
 
 var (
-	cardKey = engine.PlanKey{Name: "card", BaseURL: "https://betting.example.com/api"}
-	holderA = engine.LockOwner{PID: 101, Host: "runner-a", PlanFile: "card.yaml", Command: "betplan run", Since: time.Date(2026, 11, 21, 1, 2, 3, 0, time.UTC)}
-	holderB = engine.LockOwner{PID: 202, Host: "runner-b", PlanFile: "card.yaml", Command: "betplan run", Since: time.Date(2026, 11, 21, 1, 2, 4, 0, time.UTC)}
+	cardKey = state.PlanKey{Name: "card", BaseURL: "https://betting.example.com/api"}
+	holderA = state.LockOwner{PID: 101, Host: "runner-a", PlanFile: "card.yaml", Command: "betplan run", Since: time.Date(2026, 11, 21, 1, 2, 3, 0, time.UTC)}
+	holderB = state.LockOwner{PID: 202, Host: "runner-b", PlanFile: "card.yaml", Command: "betplan run", Since: time.Date(2026, 11, 21, 1, 2, 4, 0, time.UTC)}
 )
 
-func storeSuite(t *testing.T, newStore func(t *testing.T) engine.Store) {
+func storeSuite(t *testing.T, newStore func(t *testing.T) state.Store) {
 	ctx := context.Background()
-	lock := func(t *testing.T, s engine.Store, owner engine.LockOwner) *journaled {
+	lock := func(t *testing.T, s state.Store, owner state.LockOwner) *journaled {
 		t.Helper()
-		l, err := s.Lock(ctx, engine.LockRequest{PlanKey: cardKey, Owner: owner})
+		l, err := s.Lock(ctx, state.LockRequest{PlanKey: cardKey, Owner: owner})
 		require.NoError(t, err)
 		return withJournal(t, l)
 	}
@@ -140,7 +142,7 @@ func storeSuite(t *testing.T, newStore func(t *testing.T) engine.Store) {
 		b := lock(t, s, holderB)
 		defer b.Release()
 		err = a.Journal().Record(engine.JournalEntry{Op: engine.OpCreating, Label: "fenced", Amount: 2})
-		var lost *engine.LockLostError
+		var lost *state.LockLostError
 		require.ErrorAs(t, err, &lost, "a fenced-off run writes nothing")
 		assert.True(t, engine.IsRefused(err))
 		select {
@@ -162,7 +164,7 @@ func storeSuite(t *testing.T, newStore func(t *testing.T) engine.Store) {
 		s := newStore(t)
 		_, err := s.Unlock(ctx, cardKey, false)
 		require.Error(t, err, "nothing to unlock")
-		var locked *engine.LockedError
+		var locked *state.LockedError
 		assert.NotErrorAs(t, err, &locked)
 	})
 }
@@ -173,11 +175,11 @@ func TestPostgresWriteChecksTheEpoch(t *testing.T) {
 	t.Parallel()
 	url, schema := pgtest.Schema(t)
 	server := pgtest.ServerURL(t)
-	cfg, err := pgstate.ParseURL(url, "", false)
+	cfg, err := postgres.ParseURL(url, "", false)
 	require.NoError(t, err)
-	s := pgstate.New(cfg)
+	s := postgres.New(cfg)
 	s.WatchEvery = time.Hour // only the write can notice
-	lease, err := s.Lock(context.Background(), engine.LockRequest{PlanKey: cardKey})
+	lease, err := s.Lock(context.Background(), state.LockRequest{PlanKey: cardKey})
 	require.NoError(t, err)
 	defer lease.Release()
 	l := withJournal(t, lease)
@@ -185,7 +187,7 @@ func TestPostgresWriteChecksTheEpoch(t *testing.T) {
 	pgtest.Exec(t, server, fmt.Sprintf("UPDATE %s.plans SET epoch = epoch + 1", schema))
 
 	err = l.Journal().Record(engine.JournalEntry{Op: engine.OpCreating, Label: "b"})
-	var lost *engine.LockLostError
+	var lost *state.LockLostError
 	require.ErrorAs(t, err, &lost)
 	assert.Contains(t, err.Error(), "another run took it over")
 	var rows int
@@ -196,14 +198,14 @@ func TestPostgresWriteChecksTheEpoch(t *testing.T) {
 
 // pgStore is a store in a fresh schema, optionally reached through a
 // proxy that counts the client's messages.
-func pgStore(t testing.TB, via *pgtest.Proxy) *pgstate.Store {
+func pgStore(t testing.TB, via *pgtest.Proxy) *postgres.Store {
 	url, _ := pgtest.Schema(t)
 	if via != nil {
 		url = strings.Replace(url, "127.0.0.1:5432", via.Addr(), 1)
 	}
-	cfg, err := pgstate.ParseURL(url, "", false)
+	cfg, err := postgres.ParseURL(url, "", false)
 	require.NoError(t, err)
-	s := pgstate.New(cfg)
+	s := postgres.New(cfg)
 	s.WatchEvery = time.Hour // only the journal's own traffic is measured
 	return s
 }
@@ -256,8 +258,8 @@ func BenchmarkRunPerBetShared(b *testing.B) {
 // before every create, a `created` after): the fsync'd local file, and the
 // shared state on loopback, whose round trips per record are counted.
 func BenchmarkJournalRecord(b *testing.B) {
-	record := func(b *testing.B, s engine.Store, sent func() int64) {
-		l, err := s.Lock(context.Background(), engine.LockRequest{PlanKey: cardKey})
+	record := func(b *testing.B, s state.Store, sent func() int64) {
+		l, err := s.Lock(context.Background(), state.LockRequest{PlanKey: cardKey})
 		require.NoError(b, err)
 		defer l.Release()
 		j := withJournal(b, l).Journal()
@@ -279,7 +281,7 @@ func BenchmarkJournalRecord(b *testing.B) {
 	}
 	b.Run("local", func(b *testing.B) {
 		dir := b.TempDir()
-		record(b, engine.LocalStore{Layout: engine.Layout{Dir: filepath.Join(dir, "state"), LockDir: filepath.Join(dir, "locks")}}, func() int64 { return 0 })
+		record(b, local.Store{Layout: local.Layout{Dir: filepath.Join(dir, "state"), LockDir: filepath.Join(dir, "locks")}}, func() int64 { return 0 })
 	})
 	b.Run("postgres", func(b *testing.B) {
 		pgtest.ServerURL(b)
@@ -294,13 +296,13 @@ func BenchmarkJournalRecord(b *testing.B) {
 
 // journaled is a lease with the journal the engine opens under it.
 type journaled struct {
-	engine.Lease
+	state.Lease
 	j *engine.Journal
 }
 
 func (l *journaled) Journal() *engine.Journal { return l.j }
 
-func withJournal(t testing.TB, l engine.Lease) *journaled {
+func withJournal(t testing.TB, l state.Lease) *journaled {
 	t.Helper()
 	j, err := engine.OpenLeaseJournal("test", l)
 	require.NoError(t, err)

@@ -14,9 +14,9 @@ import (
 	"github.com/betplan/betplan/apiclient"
 	"github.com/betplan/betplan/apiclient/sim"
 	"github.com/betplan/betplan/engine"
-	"github.com/betplan/betplan/engine/pgstate"
-	"github.com/betplan/betplan/engine/pgstate/pgtest"
 	"github.com/betplan/betplan/plan"
+	"github.com/betplan/betplan/state/postgres"
+	"github.com/betplan/betplan/state/postgres/pgtest"
 )
 
 // tipsterOptions are a run's options with the simulated package's key.
@@ -481,7 +481,7 @@ tips:
 // nor re-sends one of unknown outcome.
 func TestTipsOnSharedState(t *testing.T) {
 	url, _ := pgtest.Schema(t)
-	cfg, err := pgstate.ParseURL(url, "", false)
+	cfg, err := postgres.ParseURL(url, "", false)
 	require.NoError(t, err)
 	w := newWorld(t)
 	r := w.race("Galloping", 0)
@@ -491,7 +491,7 @@ func TestTipsOnSharedState(t *testing.T) {
 	machine := func(dir string) engine.Options {
 		opts := w.tipsterOptions(w.client())
 		w.moveState(&opts, dir)
-		opts.Store = pgstate.New(cfg)
+		opts.Store = postgres.New(cfg)
 		return opts
 	}
 	res, err := engine.Run(context.Background(), p, machine("a"))

@@ -7,6 +7,7 @@ import (
 
 	"github.com/betplan/betplan/apiclient"
 	"github.com/betplan/betplan/plan"
+	"github.com/betplan/betplan/state"
 )
 
 // instance is one bet of the plan on one race.
@@ -84,8 +85,8 @@ type tracker struct {
 	adoptedAt time.Time
 	clock     Clock
 	journal   *Journal
-	lease     Lease  // the plan's lock, while a run or cancel holds it
-	command   string // who takes the lock: "betplan run" unless set
+	lease     state.Lease // the plan's lock, while a run or cancel holds it
+	command   string      // who takes the lock: "betplan run" unless set
 
 	races       []apiclient.Race
 	sports      eventsState // the events of the plan's event bets (sports.go)
@@ -138,7 +139,7 @@ type tracker struct {
 	arrived bool
 	// stopped is the plan's stop mark, once the run saw it: it creates
 	// nothing more, reads what it placed once and ends (EndStopped).
-	stopped *StopMark
+	stopped *state.StopMark
 }
 
 func newTracker(p *plan.Plan, opts Options) *tracker {
@@ -157,7 +158,9 @@ func (r *tracker) simulated() bool {
 	return ok && s.ServesSimulation()
 }
 
-func (r *tracker) planKey() PlanKey { return PlanKey{Name: r.plan.Name, BaseURL: r.opts.BaseURL} }
+func (r *tracker) planKey() state.PlanKey {
+	return state.PlanKey{Name: r.plan.Name, BaseURL: r.opts.BaseURL}
+}
 
 // lockLost reports whether the plan's lock is gone; the first time, it
 // stops every create of the run for that reason.

@@ -17,6 +17,7 @@ import (
 	"github.com/betplan/betplan/apiclient/sim"
 	"github.com/betplan/betplan/engine"
 	"github.com/betplan/betplan/plan"
+	"github.com/betplan/betplan/state/local"
 )
 
 var simStart = time.Date(2026, 11, 21, 11, 0, 0, 0, time.FixedZone("AEDT", 11*3600))
@@ -78,14 +79,14 @@ func (w *world) client(opts ...apiclient.Option) *apiclient.Client {
 // and lock in local files below the world's temporary directory (the
 // engine never picks a store: every test names one, here).
 func (w *world) options(c *apiclient.Client) engine.Options {
-	state := engine.Layout{Dir: filepath.Join(w.dir, "state"), LockDir: filepath.Join(w.dir, "locks")}
+	state := local.Layout{Dir: filepath.Join(w.dir, "state"), LockDir: filepath.Join(w.dir, "locks")}
 	return engine.Options{
 		Backend:        c,
 		Clock:          w.clock,
 		BaseURL:        w.srv.URL,
 		PlanFile:       filepath.Join(w.dir, "plan.yaml"),
 		State:          state,
-		Store:          engine.LocalStore{Layout: state},
+		Store:          local.Store{Layout: state},
 		AmbiguousGrace: 30 * time.Second,
 		LookupInterval: 5 * time.Second,
 		Simulated:      true,
@@ -97,7 +98,7 @@ func (w *world) options(c *apiclient.Client) engine.Options {
 // lock stays where it was.
 func (w *world) moveState(o *engine.Options, dir string) {
 	o.State.Dir = filepath.Join(w.dir, dir)
-	o.Store = engine.LocalStore{Layout: o.State}
+	o.Store = local.Store{Layout: o.State}
 }
 
 // race returns the n-th upcoming race of the given code.

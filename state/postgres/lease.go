@@ -1,0 +1,139 @@
+package postgres
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/betplan/betplan/state"
+)
+
+// writeTimeout bounds one journal write or lock check: a database that
+// does not answer in that time is as good as lost.
+const writeTimeout = 10 * time.Second
+
+// lease is a plan's lock held on one dedicated connection (never a pooled
+// one: an advisory lock belongs to the session that took it). Every use of
+// the connection, journal writes and checks alike, takes mu.
+type lease struct {
+	store   *Store
+	records [][]byte        // the journal as read when the lock was taken
+	earlier state.LockOwner // this host's earlier holder (LockRequest.Earlier)
+	plan    int64
+	service string // the plan's service: its account's plans share it
+	epoch   int64  // the fencing token
+
+	mu   sync.Mutex
+	conn *pgx.Conn
+	err  error // why the lock was lost
+
+	lostOnce sync.Once
+	lost     chan struct{}
+	stop     chan struct{} // closed by Release
+	done     chan struct{} // closed when the watcher returned
+}
+
+func (l *lease) Records() [][]byte        { return l.records }
+func (l *lease) Earlier() state.LockOwner { return l.earlier }
+func (l *lease) Repaired() string         { return "" } // rows are whole
+func (l *lease) Lost() <-chan struct{}    { return l.lost }
+
+func (l *lease) Err() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.err
+}
+
+// loseLocked records why the lock is lost; l.mu is held.
+func (l *lease) loseLocked(reason string) error {
+	if l.err == nil {
+		l.err = &state.LockLostError{Reason: reason}
+		l.lostOnce.Do(func() { close(l.lost) })
+	}
+	return l.err
+}
+
+// Append writes one journal row in one statement that only lands while the
+// plan's epoch is still this run's: a run that was fenced off writes
+// nothing. Any failure loses the lock: the run cannot know what the
+// database holds any more, so it creates nothing else.
+func (l *lease) Append(serial int64, entry []byte) error {
+	if err := state.CheckRecord(entry); err != nil {
+		return err // never sent: the lock is kept
+	}
+	return l.whileHeld(func(ctx context.Context) error {
+		s := l.store
+		tag, err := l.conn.Exec(ctx, "INSERT INTO "+s.table("journal")+" (plan_id, serial, entry, epoch)"+
+			" SELECT id, $2::bigint, $3::jsonb, epoch FROM "+s.table("plans")+" WHERE id = $1 AND epoch = $4", l.plan, serial, entry, l.epoch)
+		switch {
+		case err != nil:
+			return l.loseLocked(fmt.Sprintf("the journal write failed on the connection that holds it (%v)", s.cfg.redact(err)))
+		case tag.RowsAffected() == 0:
+			return l.loseLocked(fmt.Sprintf("another run took it over (this run's epoch %d is no longer the plan's)", l.epoch))
+		}
+		return nil
+	})
+}
+
+// whileHeld runs use on the lock's connection, one use at a time and each
+// bounded by writeTimeout; once the lock is lost, use is not run and the
+// loss is the answer.
+func (l *lease) whileHeld(use func(ctx context.Context) error) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.err != nil {
+		return l.err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), writeTimeout)
+	defer cancel()
+	return use(ctx)
+}
+
+// watch checks the lock every interval, so a run whose connection died,
+// or whose lock was taken over, stops creating at once rather than at its
+// next journal write.
+func (l *lease) watch(every time.Duration) {
+	defer close(l.done)
+	if every <= 0 {
+		every = time.Second
+	}
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		select {
+		case <-l.stop:
+			return
+		case <-t.C:
+		}
+		if l.check() != nil {
+			return
+		}
+	}
+}
+
+func (l *lease) check() error {
+	return l.whileHeld(func(ctx context.Context) error {
+		var epoch int64
+		err := l.conn.QueryRow(ctx, "SELECT epoch FROM "+l.store.table("plans")+" WHERE id = $1", l.plan).Scan(&epoch)
+		switch {
+		case err != nil:
+			return l.loseLocked(fmt.Sprintf("the connection that holds it failed (%v)", l.store.cfg.redact(err)))
+		case epoch != l.epoch:
+			return l.loseLocked(fmt.Sprintf("another run took it over (epoch %d is now %d)", l.epoch, epoch))
+		}
+		return nil
+	})
+}
+
+// Release closes the session, which frees the advisory lock.
+func (l *lease) Release() error {
+	close(l.stop)
+	<-l.done
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	closeConn(l.conn)
+	return nil
+}
