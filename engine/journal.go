@@ -42,6 +42,11 @@ const (
 	// while they could not be read. Every later run and status shows that
 	// time; a stand-in gives way once, to the records' time.
 	opPlaced = "placed"
+	// opDecided keeps a bet on a named race that a run decided without a
+	// create (skipped, or failed before any create), with its status and
+	// reason: the meeting day's race was decided, so a resumed run of the
+	// same day does not move the bet to the next day's meeting.
+	opDecided = "decided"
 )
 
 // Where a placed entry's time comes from.
@@ -80,6 +85,8 @@ type journalEntry struct {
 	// how that is known (placedFromRecords, placedFromFirstPoll).
 	PlacedAt   *time.Time `json:"placed_at,omitempty"`
 	PlacedFrom string     `json:"placed_from,omitempty"`
+	// Status (decided) is the status the bet was decided with.
+	Status string `json:"status,omitempty"`
 }
 
 // labelState is what the journal knows of one label.
@@ -103,6 +110,17 @@ type labelState struct {
 	// and PlacedFromRecords whether the bet records said so.
 	PlacedAt          time.Time
 	PlacedFromRecords bool
+	// Decided and DecidedWhy are the status and reason a run decided the
+	// bet with, without a create (a decided entry).
+	Decided    Status
+	DecidedWhy string
+}
+
+// decidedOnly reports whether all the journal knows of the label is that
+// a run decided it without a create: nothing was tried, so a run that
+// finds its race still to come decides it afresh.
+func (s *labelState) decidedOnly() bool {
+	return s.Decided != "" && !s.created() && !s.Pending && s.Attempts == 0 && s.Failed == "" && !s.Canceled
 }
 
 // created reports whether the label has a notification.
@@ -249,6 +267,8 @@ func (j *Journal) apply(e journalEntry) {
 		s.Failed = e.Error
 	case opCanceled:
 		s.Canceled = true
+	case opDecided:
+		s.Decided, s.DecidedWhy = Status(e.Status), e.Error
 	}
 }
 

@@ -105,8 +105,10 @@ func (r *tracker) certainBets() []*instance {
 		if in.status != StatusWaiting || in.notifID != 0 || in.race == nil || !in.bet.Certain() || !now.Before(in.race.StartTime.Time) {
 			continue
 		}
-		if r.journal != nil && r.journal.State(in.label) != nil {
-			continue // tried before: decide settles it on its own
+		if r.journal != nil {
+			if s := r.journal.State(in.label); s != nil && !s.decidedOnly() {
+				continue // tried before: decide settles it on its own
+			}
 		}
 		if only := r.opts.OnlyLabels; only != nil {
 			if _, ok := only[in.label]; !ok {

@@ -243,6 +243,9 @@ func (r *tracker) loop(ctx context.Context) error {
 					in.reason = "not created: " + r.stopCreating
 				}
 			}
+			if err := r.keepDecision(in); err != nil {
+				return err
+			}
 		}
 		r.labelsSeen = nil
 		if err := r.tipsTick(ctx, r.clock.Now()); err != nil {

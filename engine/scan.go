@@ -182,7 +182,7 @@ func (r *tracker) wouldCreate(in *instance, now time.Time) bool {
 	if in.status != StatusWaiting || r.stopCreating != "" || !in.resolved() || !now.Before(in.start()) {
 		return false
 	}
-	if s := r.journal.State(in.label); s != nil {
+	if s := r.journal.State(in.label); s != nil && !s.decidedOnly() {
 		return false // created, pending or known: decide handles it on its own
 	}
 	if notInField(in) != "" {
