@@ -61,6 +61,7 @@ func (a *accountOptions) planArgs(sys *sysIO, args []string) ([]string, error) {
 func loadPlans(sys *sysIO, files []string) ([]*plan.Plan, error) {
 	plans := make([]*plan.Plan, len(files))
 	bad := 0
+	var warnings plan.Diagnostics
 	for i, path := range files {
 		if _, isSaved, err := engine.ReadSavedPlan(path); err == nil && isSaved {
 			return nil, usagef("%s is a saved plan: apply it alone (betplan run %s)", path, path)
@@ -69,8 +70,10 @@ func loadPlans(sys *sysIO, files []string) ([]*plan.Plan, error) {
 		if p == nil && plan.LooksLikeAccountFile(data) {
 			diags = plan.Diagnostics{strayAccountFile(path)}
 		}
-		if len(diags) > 0 {
+		if diags.HasErrors() {
 			plan.WriteText(sys.Stderr, diags, map[string][]byte{path: data})
+		} else {
+			warnings = append(warnings, diags...)
 		}
 		if diags.HasErrors() || p == nil {
 			bad++
@@ -78,6 +81,8 @@ func loadPlans(sys *sysIO, files []string) ([]*plan.Plan, error) {
 		}
 		plans[i] = p
 	}
+	// The plans of a directory often share a warning: once, with its places.
+	plan.WriteWarningsBrief(sys.Stderr, warnings)
 	if bad > 0 {
 		return nil, invalidf("%s of %d not valid: no plan was run", count(bad, "plan"), len(files))
 	}

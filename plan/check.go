@@ -95,18 +95,12 @@ func (p *parser) checkLimits() {
 		return // an invalid limit would only add confusing errors to bets
 	}
 	p.plan.Limits = l
-	var missing []string
-	if doc.MaxStakePerBet == nil {
-		missing = append(missing, "max_stake_per_bet")
-	}
-	if doc.MaxTotalStake == nil {
-		missing = append(missing, "max_total_stake")
-	}
-	if doc.MaxBets == nil {
-		missing = append(missing, "max_bets")
-	}
-	if len(missing) > 0 {
-		p.d.warnf(p.keyAt("limits"), "limits has no %s: without it nothing bounds what the plan may spend", strings.Join(missing, " or "))
+	// Spending is bounded by a money limit (max_total_stake,
+	// max_open_stake, max_loss): max_bets or max_stake_per_bet missing
+	// beside one leaves nothing unbounded. The run refuses a plan with
+	// none (unless the account file sets one).
+	if !l.BoundsMoney() {
+		p.d.warnf(p.keyAt("limits"), "limits has no max_total_stake, max_open_stake or max_loss: nothing bounds what the plan may spend (unless the account file %s sets one)", ConfigFileName)
 	}
 	if doc.MaxStakePerBet != nil && doc.MaxTotalStake != nil && *doc.MaxStakePerBet > *doc.MaxTotalStake {
 		p.d.warnf(p.at("limits.max_stake_per_bet"), "max_stake_per_bet $%s is above max_total_stake $%s", money(*doc.MaxStakePerBet), money(*doc.MaxTotalStake))

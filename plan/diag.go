@@ -285,3 +285,48 @@ var (
 
 func escapeData(s string) string     { return dataEscaper.Replace(s) }
 func escapeProperty(s string) string { return propertyEscaper.Replace(s) }
+
+// WriteWarningsBrief writes the warnings of diags as the commands that act
+// on plans show them: one line for each distinct warning, with the places
+// it was found (the plans of a directory often share one), cut after a
+// few, and no quote of the source: validate shows each at its line.
+func WriteWarningsBrief(w io.Writer, diags Diagnostics) error {
+	var order []string
+	places := map[string][]string{}
+	for _, d := range diags {
+		if d.Severity != SeverityWarning {
+			continue
+		}
+		msg := d.Summary
+		if d.Detail != "" {
+			msg += " (" + d.Detail + ")"
+		}
+		rule := d.RuleOf()
+		msg += fmt.Sprintf(" [%s %s]", rule.ID, rule.Name)
+		if _, ok := places[msg]; !ok {
+			order = append(order, msg)
+		}
+		at := d.Filename
+		if d.Line > 0 {
+			at += fmt.Sprintf(":%d", d.Line)
+			if d.Column > 0 {
+				at += fmt.Sprintf(":%d", d.Column)
+			}
+		}
+		places[msg] = append(places[msg], at)
+	}
+	var b bytes.Buffer
+	for _, msg := range order {
+		fmt.Fprintf(&b, "warning: %s (%s)\n", msg, CutList(places[msg], 3))
+	}
+	_, err := w.Write(b.Bytes())
+	return err
+}
+
+// CutList joins items with ", ", the first n of them and how many more.
+func CutList(items []string, n int) string {
+	if len(items) <= n+1 {
+		return strings.Join(items, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(items[:n], ", "), len(items)-n)
+}
