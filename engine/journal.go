@@ -47,6 +47,9 @@ const (
 	// reason: the meeting day's race was decided, so a resumed run of the
 	// same day does not move the bet to the next day's meeting.
 	opDecided = "decided"
+	// opResulted says a run logged how the bet ended, so later runs that
+	// read the same outcome do not log it again.
+	opResulted = "resulted"
 )
 
 // Where a placed entry's time comes from.
@@ -114,6 +117,8 @@ type labelState struct {
 	// bet with, without a create (a decided entry).
 	Decided    Status
 	DecidedWhy string
+	// Resulted is set once a run logged how the bet ended.
+	Resulted bool
 }
 
 // decidedOnly reports whether all the journal knows of the label is that
@@ -269,6 +274,8 @@ func (j *Journal) apply(e journalEntry) {
 		s.Canceled = true
 	case opDecided:
 		s.Decided, s.DecidedWhy = Status(e.Status), e.Error
+	case opResulted:
+		s.Resulted = true
 	}
 }
 

@@ -421,6 +421,7 @@ func (r *tracker) applyJournal(in *instance) {
 	if !s.PlacedAt.IsZero() {
 		// Kept by an earlier run or status: the placement time never moves.
 		in.placedAt, in.placedFromRecords = s.PlacedAt, s.PlacedFromRecords
+		in.placedEarlier = true
 	}
 	switch {
 	case s.created():
