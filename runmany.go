@@ -300,12 +300,18 @@ func finishRuns(sys *sysIO, ro reportOptions, f reporters.Format, plans []*plan.
 // prefixed names the plan an outcome is about, keeping what kind of
 // ending it is.
 func prefixed(name string, err error) error {
-	var r refusal
-	if errors.As(err, &r) && r.Refused() {
-		return refusef("%s: %v", name, err)
-	}
-	return fmt.Errorf("%s: %w", name, err)
+	return &planFailure{plan: name, err: err}
 }
+
+// planFailure is how one plan of a run ended, named by the plan; its
+// kind (refused, failed) is its error's.
+type planFailure struct {
+	plan string
+	err  error
+}
+
+func (e *planFailure) Error() string { return e.plan + ": " + e.err.Error() }
+func (e *planFailure) Unwrap() error { return e.err }
 
 // writeSummary prints the summary across plans on stdout in format f,
 // and with --report-dir writes it there in every format.

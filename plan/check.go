@@ -243,7 +243,7 @@ func (c *certainSum) add(id string, r Risk) {
 func (c *certainSum) total() float64 { return c.known + c.estimate }
 
 func (c *certainSum) words() string {
-	return "the bets certain to be created (a named race, no when, a static amount: " + strings.Join(c.ids, ", ") + ")"
+	return "the bets certain to be created (a named race, no when, a static amount: " + CutList(c.ids, idsShown) + ")"
 }
 
 // riskWords says what the bets put at risk: "put $25 at risk at least"
@@ -254,14 +254,14 @@ func (c *certainSum) riskWords() string {
 		return "put $" + money(c.known) + " at risk at least"
 	}
 	if c.known == 0 {
-		return strings.Join(c.unbounded, ", ") + " (Fixed Profit without check_odds) stake an amount known only when the sessions place it, which the run counts as the target profit ($" +
+		return CutList(c.unbounded, idsShown) + " (Fixed Profit without check_odds) stake an amount known only when the sessions place it, which the run counts as the target profit ($" +
 			money(c.estimate) + ") until then"
 	}
 	verb := "has"
 	if len(c.unbounded) > 1 {
 		verb = "have"
 	}
-	return "put $" + money(c.known) + " at risk at least, and " + strings.Join(c.unbounded, ", ") + " (Fixed Profit without check_odds) " + verb +
+	return "put $" + money(c.known) + " at risk at least, and " + CutList(c.unbounded, idsShown) + " (Fixed Profit without check_odds) " + verb +
 		" a stake known only when the sessions place it, which the run counts as the target profit ($" + money(c.estimate) + ") until then: $" +
 		money(c.total()) + " as the run counts it"
 }

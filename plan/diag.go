@@ -323,6 +323,10 @@ func WriteWarningsBrief(w io.Writer, diags Diagnostics) error {
 	return err
 }
 
+// idsShown is how many bet ids a message lists before "and N more": a
+// generated plan's limit message once named 20,367 of them on one line.
+const idsShown = 10
+
 // CutList joins items with ", ", the first n of them and how many more.
 func CutList(items []string, n int) string {
 	if len(items) <= n+1 {
