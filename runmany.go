@@ -111,7 +111,7 @@ func runPlans(ctx context.Context, sys *sysIO, o *runOptions, files []string) (e
 	}
 	plans, err := loadPlans(sys, files)
 	if err != nil {
-		return err
+		return o.account.alsoAccounts(sys, files, err)
 	}
 	simulate := o.rehearsal.Sim
 	republish, err := republishByPlan(plans, o.Republish)
@@ -357,7 +357,7 @@ func showStatuses(ctx context.Context, sys *sysIO, o *statusOptions, files []str
 	}
 	plans, err := loadPlans(sys, files)
 	if err != nil {
-		return err
+		return o.account.alsoAccounts(sys, files, err)
 	}
 	s, err := setUp(sys, &o.service, o.state, nil)
 	if err != nil {
@@ -386,7 +386,7 @@ func previewPlans(ctx context.Context, sys *sysIO, o *planOptions, files []strin
 	f, _ := reporters.ParseFormat(o.Format) // checked by validate
 	plans, err := loadPlans(sys, files)
 	if err != nil {
-		return err
+		return o.account.alsoAccounts(sys, files, err)
 	}
 	s, err := setUp(sys, &o.service, o.state, &o.rehearsal)
 	if err != nil {

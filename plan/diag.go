@@ -90,9 +90,64 @@ func (x Diagnostic) String() string {
 // sortDiagnostics orders by file, then position, keeping the order of
 // equal positions.
 func sortDiagnostics(d Diagnostics) {
-	slices.SortStableFunc(d, func(a, b Diagnostic) int {
-		return cmp.Or(cmp.Compare(a.Filename, b.Filename), cmp.Compare(a.Line, b.Line), cmp.Compare(a.Column, b.Column))
+	after := knockOns(d)
+	key := func(i int) (int, int, int) {
+		if c, ok := after[i]; ok {
+			return d[c].Line, d[c].Column, 1
+		}
+		return d[i].Line, d[i].Column, 0
+	}
+	idx := make([]int, len(d))
+	for i := range idx {
+		idx[i] = i
+	}
+	slices.SortStableFunc(idx, func(i, j int) int {
+		li, ci, ki := key(i)
+		lj, cj, kj := key(j)
+		return cmp.Or(cmp.Compare(d[i].Filename, d[j].Filename), cmp.Compare(li, lj), cmp.Compare(ci, cj), cmp.Compare(ki, kj))
 	})
+	sorted := make(Diagnostics, len(d))
+	for n, i := range idx {
+		sorted[n] = d[i]
+	}
+	copy(d, sorted)
+}
+
+// knockOns finds the errors a misspelt field causes: "bet a needs stake"
+// because the bet wrote stke, which the unknown-field error suggests is
+// stake. Each knock-on (by index) maps to its cause, so the two read in
+// that order, the cause first, whatever their lines.
+func knockOns(d Diagnostics) map[int]int {
+	var out map[int]int
+	for c := range d {
+		if d[c].Severity != SeverityError || !strings.HasPrefix(d[c].Summary, "unknown field ") {
+			continue
+		}
+		_, meant, ok := strings.Cut(d[c].Summary, `did you mean "`)
+		if !ok {
+			continue
+		}
+		meant, _, _ = strings.Cut(meant, `"`)
+		// The nearest such error above the typo: its bet's (an earlier
+		// bet's is its own).
+		nearest := -1
+		for k := range d {
+			if k == c || d[k].Filename != d[c].Filename || d[k].Severity != SeverityError || d[k].Line > d[c].Line {
+				continue
+			}
+			if (strings.Contains(d[k].Summary, "needs "+meant+" ") || strings.HasSuffix(d[k].Summary, "needs "+meant)) &&
+				(nearest < 0 || d[k].Line > d[nearest].Line) {
+				nearest = k
+			}
+		}
+		if nearest >= 0 {
+			if out == nil {
+				out = map[int]int{}
+			}
+			out[nearest] = c
+		}
+	}
+	return out
 }
 
 // WriteText writes every diagnostic as "FILE:LINE:COL: message [RULE
