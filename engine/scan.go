@@ -144,7 +144,7 @@ func (r *tracker) checkLabels(ctx context.Context, now time.Time) error {
 			if refused := tokenRefused(err); refused != nil {
 				return refused
 			}
-			r.logf("label check of %d bets: list page %d: %v; looking each label up", len(labels), page, err)
+			r.logf("label check of %d %s: list page %d: %v; looking each label up", len(labels), plural(len(labels), "bet", "bets"), page, err)
 			return nil
 		}
 		// An out-of-range page comes back as page 1: the list ended.
@@ -161,7 +161,7 @@ func (r *tracker) checkLabels(ctx context.Context, now time.Time) error {
 			// cannot cover is not read on (count is never below 1 and may
 			// be absent, so only a larger total stops the read).
 			if !complete && page == 1 && int(p.TotalPages) >= len(labels) {
-				r.logf("label check of %d bets: the account lists %d pages of notifications; looking each label up", len(labels), p.TotalPages)
+				r.logf("label check of %d %s: the account lists %d pages of notifications; looking each label up", len(labels), plural(len(labels), "bet", "bets"), p.TotalPages)
 				return nil
 			}
 		}

@@ -254,17 +254,7 @@ func acceptedWords(b *engine.BetResult) string {
 }
 
 // statusWords is the status as a punter reads it.
-func statusWords(s engine.Status) string {
-	switch s {
-	case engine.StatusNotTaken:
-		return "not taken"
-	case engine.StatusInDoubt:
-		return "in doubt"
-	case engine.StatusCanceled:
-		return "cancelled"
-	}
-	return string(s)
-}
+func statusWords(s engine.Status) string { return s.Words() }
 
 // tone is how a status, action or amount should strike the reader; each
 // format turns it into a colour.
