@@ -119,6 +119,15 @@ func sortDiagnostics(d Diagnostics) {
 // that order, the cause first, whatever their lines.
 func knockOns(d Diagnostics) map[int]int {
 	var out map[int]int
+	var needs []int // the errors that say something is missing: few
+	for k := range d {
+		if d[k].Severity == SeverityError && strings.Contains(d[k].Summary, "needs ") {
+			needs = append(needs, k)
+		}
+	}
+	if len(needs) == 0 {
+		return nil
+	}
 	for c := range d {
 		if d[c].Severity != SeverityError || !strings.HasPrefix(d[c].Summary, "unknown field ") {
 			continue
@@ -131,8 +140,8 @@ func knockOns(d Diagnostics) map[int]int {
 		// The nearest such error above the typo: its bet's (an earlier
 		// bet's is its own).
 		nearest := -1
-		for k := range d {
-			if k == c || d[k].Filename != d[c].Filename || d[k].Severity != SeverityError || d[k].Line > d[c].Line {
+		for _, k := range needs {
+			if k == c || d[k].Filename != d[c].Filename || d[k].Line > d[c].Line {
 				continue
 			}
 			if (strings.Contains(d[k].Summary, "needs "+meant+" ") || strings.HasSuffix(d[k].Summary, "needs "+meant)) &&
