@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -69,6 +70,9 @@ func (a *accountOptions) accountFile(sys *sysIO, planPath string) (string, error
 func (a *accountOptions) loadPlan(sys *sysIO, path string) (*plan.Plan, *plan.Config, error) {
 	p, err := loadPlan(sys, path)
 	if err != nil {
+		// Every problem at once: the account file's too, not after the
+		// plan's are fixed.
+		_, _ = a.loadAccount(sys, path)
 		return nil, nil, err
 	}
 	account, err := a.loadAccount(sys, path)
@@ -76,6 +80,26 @@ func (a *accountOptions) loadPlan(sys *sysIO, path string) (*plan.Plan, *plan.Co
 		return nil, nil, err
 	}
 	return p, account, nil
+}
+
+// alsoAccounts shows, when the plans did not load, the problems of their
+// account files as well, each file once: fixing the plans should not be
+// what reveals the next round of errors.
+func (a *accountOptions) alsoAccounts(sys *sysIO, files []string, err error) error {
+	var invalid *invalidError
+	if !errors.As(err, &invalid) {
+		return err
+	}
+	seen := map[string]bool{}
+	for _, f := range files {
+		path, ferr := a.accountFile(sys, f)
+		if ferr != nil || path == "" || seen[path] {
+			continue
+		}
+		seen[path] = true
+		_, _ = a.loadAccount(sys, f)
+	}
+	return err
 }
 
 // loadAccount reads and checks the account file of the plan at planPath;

@@ -217,7 +217,7 @@ func execute(ctx context.Context, args []string, sys *sysIO) int {
 			writeCommandUsage(sys.Stdout, c)
 			return exitOK
 		}
-		fmt.Fprintf(sys.Stderr, "betplan %s: %v\nRun 'betplan %s --help' for usage.\n", c.name, err, c.name)
+		fmt.Fprintf(sys.Stderr, "betplan %s: %v%s\nRun 'betplan %s --help' for usage.\n", c.name, err, flagHint(c.name, err), c.name)
 		return exitUsage
 	}
 	err := act(ctx, sys, fs.Args())
@@ -254,7 +254,7 @@ const exitCodesHelp = `Exit codes:
   3  refused: a safety check (limits, no confirmation, no running bot, lock
      held or lost, shared state out of reach), or the service cannot be
      reached or refuses the credentials
-  4  plan --detailed-exitcode: there is something to create
+  4  plan --detailed-exitcode: there is something to create; diff: the plans differ
   130  interrupted by Ctrl-C (SIGINT); 143 for SIGTERM
 Each command's help lists the codes it can return.
 `
@@ -268,6 +268,8 @@ const envHelp = `Environment (a flag wins over the environment, which wins over 
                      the tip package's API key, for plans with tips (never printed)
   BETPLAN_STATE      shared state: postgres://user@host/db keeps journals and locks
                      in PostgreSQL for every machine (run, plan, status, cancel, unlock)
+  BETPLAN_CONFIG     the account file (default: betplan.yaml found from the plan's
+                     directory up to the repository root; or --config)
   NO_COLOR           disable colour in terminal output (or --no-color)
 `
 
@@ -343,6 +345,15 @@ func suggestCommand(name string) string {
 			best = "help " + helpExpressions
 		}
 		return fmt.Sprintf(" (did you mean %q?)", best)
+	}
+	return ""
+}
+
+// flagHint points a flag other tools have to what betplan does instead:
+// a dry run is `betplan plan`.
+func flagHint(cmd string, err error) string {
+	if strings.Contains(err.Error(), "--dry-run") && cmd != "plan" {
+		return "; for a dry run, 'betplan plan PLAN' shows what run would do, without a request that changes anything"
 	}
 	return ""
 }

@@ -24,7 +24,7 @@ func diffCommand() *command {
 	return &command{
 		name:    "diff",
 		args:    "OLD NEW | --git REF PLAN",
-		summary: "show what a change to a plan does: bets added, removed, changed, and the worst case",
+		summary: "show what a change to a plan (or to the account file) does: bets added, removed, changed, and the worst case",
 		exits: []exitDoc{
 			{exitOK, "no change: the plans create the same bets"},
 			{exitUsage, "usage error, or either plan is invalid (the errors of both, with positions)"},
@@ -33,6 +33,7 @@ func diffCommand() *command {
 		examples: `  betplan diff plans/card.yaml plans/card-v2.yaml
   betplan diff --git origin/main plans/card.yaml
   betplan diff --git origin/main --format markdown plans/card.yaml
+  betplan diff --git origin/main betplan.yaml
 `,
 		setup: bindTo((*diffOptions).bind, diffPlans),
 	}
@@ -77,8 +78,11 @@ func diffPlans(_ context.Context, sys *sysIO, o *diffOptions, args []string) err
 		}
 		oldSrc.name, newSrc.name = args[0], args[1]
 	}
-	if plan.IsAccountFile(oldSrc.name) || plan.IsAccountFile(newSrc.name) {
-		return diffAccounts(sys, o, oldSrc.name, oldSrc.data, newSrc.name)
+	// With --git the old side is named REF:PATH, and is an account file
+	// when PATH is.
+	oldAccount := plan.IsAccountFile(oldSrc.name) || (o.Git != "" && plan.IsAccountFile(newSrc.name))
+	if oldAccount || plan.IsAccountFile(newSrc.name) {
+		return diffAccounts(sys, o, oldSrc.name, oldAccount, oldSrc.data, newSrc.name)
 	}
 	read := func(s source) (*plan.Plan, plan.Diagnostics, []byte) {
 		if s.data == nil {
@@ -101,8 +105,8 @@ func diffPlans(_ context.Context, sys *sysIO, o *diffOptions, args []string) err
 // diffAccounts is diff of two account files: their limits, a loosened
 // one as a warning. oldData holds the old file's bytes when it came from
 // git, else nil.
-func diffAccounts(sys *sysIO, o *diffOptions, oldName string, oldData []byte, newName string) error {
-	if !plan.IsAccountFile(oldName) || !plan.IsAccountFile(newName) {
+func diffAccounts(sys *sysIO, o *diffOptions, oldName string, oldAccount bool, oldData []byte, newName string) error {
+	if !oldAccount || !plan.IsAccountFile(newName) {
 		return usagef("diff compares two plans or two account files (%s), not one of each", plan.ConfigFileName)
 	}
 	read := func(name string, data []byte) (*plan.Config, plan.Diagnostics, []byte) {

@@ -249,8 +249,7 @@ func (e *unboundedError) Error() string {
 // bets and none of the limits that bound the money at risk, in the plan or
 // in the account file; a rehearsal or --no-limits only warns.
 func checkMoneyBound(sys *sysIO, p *plan.Plan, account *plan.Config, planPath string, simulate, noLimits bool) error {
-	bounds := func(l plan.Limits) bool { return l.MaxTotalStake != nil || l.MaxOpenStake != nil || l.MaxLoss != nil }
-	if len(p.Bets) == 0 || bounds(p.Limits) || (account != nil && bounds(account.Limits)) {
+	if len(p.Bets) == 0 || p.Limits.BoundsMoney() || (account != nil && account.Limits.BoundsMoney()) {
 		return nil
 	}
 	if !simulate && !noLimits {

@@ -210,6 +210,9 @@ func sessionsOff(ctx context.Context, w io.Writer, c *apiclient.Client) error {
 	}
 	fmt.Fprintf(w, "sessions: %s\n", orDash(res.Message))
 	if bad > 0 || (res.Status != "" && !strings.EqualFold(res.Status, "success")) {
+		if bad == 1 {
+			return errors.New("1 session was not turned off")
+		}
 		return fmt.Errorf("%d sessions were not turned off", bad)
 	}
 	return nil

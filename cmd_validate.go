@@ -142,6 +142,13 @@ func validatePlans(ctx context.Context, sys *sysIO, o *validateOptions, args []s
 				fmt.Fprintf(sys.Stdout, " (%s)", count(n, "warning"))
 			}
 			fmt.Fprintln(sys.Stdout)
+			if n := perSessionBets(plans); n > 0 {
+				have := fmt.Sprintf("%d bets have", n)
+				if n == 1 {
+					have = "1 bet has"
+				}
+				fmt.Fprintf(sys.Stdout, "note: %s no target_session: each stakes its amount on every running session, and the limits count it once per session (how many run is known when the plan runs: betplan plan shows it)\n", have)
+			}
 		}
 	}
 	if err != nil {
@@ -165,6 +172,21 @@ func validatePlans(ctx context.Context, sys *sysIO, o *validateOptions, args []s
 		return &invalidError{errors.New(summary)}
 	}
 	return nil
+}
+
+// perSessionBets counts the bets that name no session: each stakes on
+// every session whose bot runs, so what it puts at risk (and what the
+// limits count) is its amount times sessions validate cannot know.
+func perSessionBets(plans []*plan.Plan) int {
+	n := 0
+	for _, p := range plans {
+		for _, b := range p.Bets {
+			if b.TargetSession == "" && !b.StakeIsTotal() {
+				n++
+			}
+		}
+	}
+	return n
 }
 
 // validWords says what validate found valid: "2 plans are", "1 plan and

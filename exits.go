@@ -69,8 +69,30 @@ type failures []error
 
 func (f failures) Error() string {
 	msgs := make([]string, len(f))
+	plans := 0
+	first := map[string]string{} // a reason, and the plan that said it first
 	for i, err := range f {
 		msgs[i] = err.Error()
+		var pf *planFailure
+		if !errors.As(err, &pf) {
+			continue
+		}
+		plans++
+		why := pf.err.Error()
+		if p, ok := first[why]; ok {
+			// The plans of a run refused together: the reason once.
+			var r refusal
+			if errors.As(pf.err, &r) && r.Refused() {
+				msgs[i] = fmt.Sprintf("%s: refused, for the same reason as %s", pf.plan, p)
+			} else {
+				msgs[i] = fmt.Sprintf("%s: the same as %s", pf.plan, p)
+			}
+			continue
+		}
+		first[why] = pf.plan
+	}
+	if plans == len(f) {
+		return strings.Join(msgs, "\n") // one line per plan
 	}
 	return strings.Join(msgs, "; ")
 }

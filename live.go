@@ -194,7 +194,7 @@ func (l *liveTerminal) line(p engine.Progress, now time.Time) []string {
 	var parts []string
 	for _, s := range engine.Statuses() {
 		if n := p.ByStatus[s]; n > 0 {
-			parts = append(parts, fmt.Sprintf("%d %s", n, s))
+			parts = append(parts, fmt.Sprintf("%d %s", n, s.Words()))
 		}
 	}
 	counts := strings.Join(parts, ", ")

@@ -86,6 +86,7 @@ func TestScripts(t *testing.T) {
 			"simstate":   cmdSimState,
 			"simfault":   cmdSimFault,
 			"simwait":    cmdSimWait,
+			"simwaitreq": cmdSimWaitReq,
 			"simadvance": cmdSimAdvance,
 			"samefield":  cmdSameField,
 			"expandenv":  cmdExpandEnv,
@@ -250,7 +251,8 @@ func cmdSimReset(ts *testscript.TestScript, neg bool, args []string) {
 // cmdSimRace is `simrace CODE INDEX VAR`: it picks the INDEX-th race (from
 // 0) of CODE that starts at least three minutes from now and sets
 // $VAR_VENUE, $VAR_CODE, $VAR_NUMBER and $VAR_RUNNER (its first runner),
-// so a script can write a plan on real races of its world.
+// so a script can write a plan on real races of its world, and
+// $VAR_PAST_START, a duration for simadvance to a minute after its start.
 func cmdSimRace(ts *testscript.TestScript, neg bool, args []string) {
 	if neg {
 		ts.Fatalf("unsupported: ! simrace")
@@ -277,6 +279,34 @@ func cmdSimRace(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Setenv(v+"_CODE", r.Code)
 	ts.Setenv(v+"_NUMBER", strconv.Itoa(r.EventNumber))
 	ts.Setenv(v+"_RUNNER", r.Runners[0])
+	ts.Setenv(v+"_PAST_START", (time.Until(r.Start) + time.Minute).Round(time.Second).String())
+}
+
+// cmdSimWaitReq is `simwaitreq PATH N`: it waits (10s at most) until
+// the simulated service has answered N requests for PATH, so a script
+// knows a background run got that far.
+func cmdSimWaitReq(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: simwaitreq PATH N")
+	}
+	want, err := strconv.Atoi(args[1])
+	ts.Check(err)
+	svc := simOf(ts, "simwaitreq")
+	answered := func() int {
+		n := 0
+		for _, r := range svc.Requests() {
+			if r.Path == args[0] && r.Status != 0 {
+				n++
+			}
+		}
+		return n
+	}
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if answered() >= want {
+			return
+		}
+	}
+	ts.Fatalf("simwaitreq: %d answered requests for %s after 10s, want %d", answered(), args[0], want)
 }
 
 // cmdSimBots is `simbots off|on`: it stops or starts the bot of every

@@ -14,13 +14,22 @@ import (
 // loadPlan loads and validates a plan; any error stops before a request.
 func loadPlan(sys *sysIO, path string) (*plan.Plan, error) {
 	p, data, diags := plan.LoadSource(path)
-	if len(diags) > 0 {
-		plan.WriteText(sys.Stderr, diags, map[string][]byte{path: data})
-	}
+	writePlanDiags(sys, diags, map[string][]byte{path: data})
 	if diags.HasErrors() || p == nil {
 		return nil, invalidf("%s is not a valid plan: %s", path, count(diags.Errors(), "error"))
 	}
 	return p, nil
+}
+
+// writePlanDiags shows what loading plans found, for a command that acts
+// on them: errors with their source lines, and warnings (when there is no
+// error) one line each, with their places: validate shows them in full.
+func writePlanDiags(sys *sysIO, diags plan.Diagnostics, src map[string][]byte) {
+	if diags.HasErrors() {
+		plan.WriteText(sys.Stderr, diags, src)
+		return
+	}
+	plan.WriteWarningsBrief(sys.Stderr, diags)
 }
 
 func onePlanArg(args []string) (string, error) {

@@ -62,6 +62,7 @@ func (a *accountOptions) planArgs(sys *sysIO, args []string) ([]string, error) {
 func loadPlans(sys *sysIO, files []string) ([]*plan.Plan, error) {
 	plans := make([]*plan.Plan, len(files))
 	bad := 0
+	var warnings plan.Diagnostics
 	for i, path := range files {
 		if _, isSaved, err := engine.ReadSavedPlan(path); err == nil && isSaved {
 			return nil, usagef("%s is a saved plan: apply it alone (betplan run %s)", path, path)
@@ -70,8 +71,10 @@ func loadPlans(sys *sysIO, files []string) ([]*plan.Plan, error) {
 		if p == nil && plan.LooksLikeAccountFile(data) {
 			diags = plan.Diagnostics{strayAccountFile(path)}
 		}
-		if len(diags) > 0 {
+		if diags.HasErrors() {
 			plan.WriteText(sys.Stderr, diags, map[string][]byte{path: data})
+		} else {
+			warnings = append(warnings, diags...)
 		}
 		if diags.HasErrors() || p == nil {
 			bad++
@@ -79,6 +82,8 @@ func loadPlans(sys *sysIO, files []string) ([]*plan.Plan, error) {
 		}
 		plans[i] = p
 	}
+	// The plans of a directory often share a warning: once, with its places.
+	plan.WriteWarningsBrief(sys.Stderr, warnings)
 	if bad > 0 {
 		return nil, invalidf("%s of %d not valid: no plan was run", count(bad, "plan"), len(files))
 	}
@@ -107,7 +112,7 @@ func runPlans(ctx context.Context, sys *sysIO, o *runOptions, files []string) (e
 	}
 	plans, err := loadPlans(sys, files)
 	if err != nil {
-		return err
+		return o.account.alsoAccounts(sys, files, err)
 	}
 	simulate := o.rehearsal.Sim
 	var simulation func() bool // once connected
@@ -303,12 +308,18 @@ func finishRuns(sys *sysIO, ro reportOptions, f reporters.Format, plans []*plan.
 // prefixed names the plan an outcome is about, keeping what kind of
 // ending it is.
 func prefixed(name string, err error) error {
-	var r refusal
-	if errors.As(err, &r) && r.Refused() {
-		return refusef("%s: %v", name, err)
-	}
-	return fmt.Errorf("%s: %w", name, err)
+	return &planFailure{plan: name, err: err}
 }
+
+// planFailure is how one plan of a run ended, named by the plan; its
+// kind (refused, failed) is its error's.
+type planFailure struct {
+	plan string
+	err  error
+}
+
+func (e *planFailure) Error() string { return e.plan + ": " + e.err.Error() }
+func (e *planFailure) Unwrap() error { return e.err }
 
 // writeSummary prints the summary across plans on stdout in format f,
 // and with --report-dir writes it there in every format.
@@ -354,7 +365,7 @@ func showStatuses(ctx context.Context, sys *sysIO, o *statusOptions, files []str
 	}
 	plans, err := loadPlans(sys, files)
 	if err != nil {
-		return err
+		return o.account.alsoAccounts(sys, files, err)
 	}
 	s, err := setUp(sys, &o.service, o.state, nil)
 	if err != nil {
@@ -383,7 +394,7 @@ func previewPlans(ctx context.Context, sys *sysIO, o *planOptions, files []strin
 	f, _ := reporters.ParseFormat(o.Format) // checked by validate
 	plans, err := loadPlans(sys, files)
 	if err != nil {
-		return err
+		return o.account.alsoAccounts(sys, files, err)
 	}
 	s, err := setUp(sys, &o.service, o.state, &o.rehearsal)
 	if err != nil {

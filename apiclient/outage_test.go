@@ -3,7 +3,10 @@ package apiclient_test
 import (
 	"context"
 	"errors"
+	"net"
 	"net/http"
+	"net/http/httptest"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -78,4 +81,33 @@ func TestOutageLongerThanBudgetGivesUp(t *testing.T) {
 	_, err = c.CreateNotification(context.Background(), createReq())
 	eq(t, "create requests", f.count("POST", "/notification/create/"), 1)
 	eq(t, "create is ambiguous", apiclient.IsAmbiguous(err), true)
+}
+
+// https to a service that answers plain http fails its handshake the same
+// way every time: the read gives up at once, not after minutes of retries.
+func TestTLSToPlainHTTPIsNotRetried(t *testing.T) {
+	var mu sync.Mutex
+	conns := 0
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { writeJSON(w, 200, `[]`) }))
+	srv.Config.ConnState = func(_ net.Conn, s http.ConnState) {
+		if s == http.StateNew {
+			mu.Lock()
+			conns++
+			mu.Unlock()
+		}
+	}
+	srv.Start()
+	t.Cleanup(srv.Close)
+	c, err := apiclient.New(strings.Replace(srv.URL, "http://", "https://", 1), apiclient.WithToken("t"))
+	must(t, err)
+	var retries int
+	c.OnRetry(func(apiclient.Retry) { mu.Lock(); retries++; mu.Unlock() })
+	_, err = c.ListRaces(context.Background())
+	if err == nil {
+		t.Fatal("https to a plain http service answered")
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	eq(t, "retries", retries, 0)
+	eq(t, "connections", conns, 1)
 }

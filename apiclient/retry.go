@@ -1,6 +1,9 @@
 package apiclient
 
 import (
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"net/http"
@@ -104,6 +107,11 @@ func (c *Client) shouldRetry(class retryClass, res attemptResult, attempt int, e
 		return p
 	}
 	switch {
+	case res.err != nil && tlsRefused(res.err):
+		// A handshake that failed (https to a plain http service, a
+		// certificate that does not verify) fails the same way every
+		// time: waiting it out only delays the message that says why.
+		return p
 	case res.err != nil && res.dial && !c.answered.Load():
 		// Nothing has answered yet (a closed port, an unknown host): no
 		// outage to ride out, as no service was ever seen there.
@@ -131,6 +139,18 @@ func (c *Client) shouldRetry(class retryClass, res attemptResult, attempt int, e
 	}
 	p.retry, p.wait = true, wait
 	return p
+}
+
+// tlsRefused reports whether err is a TLS handshake that cannot succeed
+// on a repeat: the other end speaks plain http, or its certificate does
+// not verify.
+func tlsRefused(err error) bool {
+	var record tls.RecordHeaderError
+	var cert *tls.CertificateVerificationError
+	var authority x509.UnknownAuthorityError
+	var hostname x509.HostnameError
+	return errors.As(err, &record) || errors.As(err, &cert) || errors.As(err, &authority) || errors.As(err, &hostname) ||
+		strings.Contains(err.Error(), "server gave HTTP response to HTTPS client")
 }
 
 func attemptsText(n int, elapsed time.Duration) string {

@@ -307,7 +307,7 @@ func (r *tracker) certainAccountRefusal(certain []*instance) string {
 				ids[i] = c.bet.ID
 			}
 			return fmt.Sprintf("the bets certain to be created (%s: a named race, no when, a static amount) break an account limit together, with what the account's plans committed before: at bet %s, account %s",
-				strings.Join(ids, ", "), in.bet.ID, reason)
+				plan.CutList(ids, idsShown), in.bet.ID, reason)
 		}
 		before = append(before, accountStake{plan: r.plan.Name, stake: stake{label: in.label, betID: in.bet.ID, race: in.info, requested: in.amount, risk: risk, open: true}})
 	}

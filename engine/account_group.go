@@ -6,6 +6,8 @@ import (
 	"sort"
 	"strings"
 	"sync"
+
+	"github.com/betplan/betplan/plan"
 )
 
 // RunGroup is the plans of one run that share an account file and a
@@ -151,7 +153,7 @@ func (g *RunGroup) decide() string {
 				for i, in := range m.certain {
 					ids[i] = in.bet.ID
 				}
-				parts = append(parts, m.r.plan.Name+": "+strings.Join(ids, ", "))
+				parts = append(parts, m.r.plan.Name+": "+plan.CutList(ids, idsShown))
 			}
 			return fmt.Sprintf("the bets certain to be created by the plans of this run (%s; each a named race, no when, a static amount) break an account limit together, with what the account's plans committed before: at %s's bet %s, account %s",
 				strings.Join(parts, "; "), b.m.r.plan.Name, b.in.bet.ID, reason)

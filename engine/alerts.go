@@ -467,7 +467,12 @@ func (r *tracker) endAlerts(res *Result, runErr error) {
 	for _, w := range where {
 		as := byTarget[w]
 		last := as[len(as)-1]
-		r.logf("%d alert(s) to %s not delivered (%s: %s); the report lists them", len(as), w, last.Outcome, last.Error)
+		// The outcome says "not delivered" already: say it once.
+		next := strings.TrimPrefix(strings.TrimPrefix(last.Outcome, notify.NotDelivered.String()), ": ")
+		if next != "" {
+			next = "; " + next
+		}
+		r.logf("%d %s to %s not delivered (%s)%s; the report lists them", len(as), plural(len(as), "alert", "alerts"), w, last.Error, next)
 	}
 }
 
@@ -521,7 +526,7 @@ func runFailure(res *Result, runErr error) (string, bool) {
 	var parts []string
 	for _, s := range []Status{StatusInDoubt, StatusFailed, StatusNotTaken, StatusUnresolved} {
 		if n := res.Totals.ByStatus[s]; n > 0 {
-			parts = append(parts, fmt.Sprintf("%d %s", n, strings.ReplaceAll(string(s), "_", " ")))
+			parts = append(parts, fmt.Sprintf("%d %s", n, s.Words()))
 		}
 	}
 	if len(parts) == 0 {
@@ -543,7 +548,7 @@ func runSummary(planName string, res *Result, now time.Time) *notify.Message {
 	for _, s := range Statuses() {
 		if n := t.ByStatus[s]; n > 0 {
 			by[string(s)] = n
-			words = append(words, fmt.Sprintf("%d %s", n, strings.ReplaceAll(string(s), "_", " ")))
+			words = append(words, fmt.Sprintf("%d %s", n, s.Words()))
 		}
 	}
 	won, lost := 0, 0
@@ -557,7 +562,7 @@ func runSummary(planName string, res *Result, now time.Time) *notify.Message {
 			}
 		}
 	}
-	line := fmt.Sprintf("run %s: %d bets", res.EndReason, t.Bets)
+	line := fmt.Sprintf("run %s: %d %s", res.EndReason, t.Bets, plural(t.Bets, "bet", "bets"))
 	if len(words) > 0 {
 		line += " (" + strings.Join(words, ", ") + ")"
 	}

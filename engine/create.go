@@ -500,13 +500,17 @@ const (
 // created until a later look-up can tell.
 func (r *tracker) lookupOverGrace(ctx context.Context, in *instance, why string) (createOutcome, error) {
 	deadline := r.clock.Now().Add(r.opts.AmbiguousGrace)
-	for {
+	for first := true; ; first = false {
 		found, err := r.lookup(ctx, in)
 		if err == nil && found {
 			return createLanded, nil
 		}
 		if ctx.Err() != nil {
 			return createUnknown, ctx.Err()
+		}
+		if first {
+			// The wait can be a minute: say what it is for.
+			r.logf("%s: %s; looking label %s up for up to %s before anything is created", in.name(), why, in.label, r.opts.AmbiguousGrace)
 		}
 		if !r.clock.Now().Before(deadline) {
 			if err != nil {

@@ -42,6 +42,14 @@ const (
 	// while they could not be read. Every later run and status shows that
 	// time; a stand-in gives way once, to the records' time.
 	opPlaced = "placed"
+	// opDecided keeps a bet on a named race that a run decided without a
+	// create (skipped, or failed before any create), with its status and
+	// reason: the meeting day's race was decided, so a resumed run of the
+	// same day does not move the bet to the next day's meeting.
+	opDecided = "decided"
+	// opResulted says a run logged how the bet ended, so later runs that
+	// read the same outcome do not log it again.
+	opResulted = "resulted"
 )
 
 // Where a placed entry's time comes from.
@@ -80,6 +88,8 @@ type journalEntry struct {
 	// how that is known (placedFromRecords, placedFromFirstPoll).
 	PlacedAt   *time.Time `json:"placed_at,omitempty"`
 	PlacedFrom string     `json:"placed_from,omitempty"`
+	// Status (decided) is the status the bet was decided with.
+	Status string `json:"status,omitempty"`
 }
 
 // labelState is what the journal knows of one label.
@@ -103,8 +113,21 @@ type labelState struct {
 	// and PlacedFromRecords whether the bet records said so.
 	PlacedAt          time.Time
 	PlacedFromRecords bool
+	// Decided and DecidedWhy are the status and reason a run decided the
+	// bet with, without a create (a decided entry).
+	Decided    Status
+	DecidedWhy string
+	// Resulted is set once a run logged how the bet ended.
+	Resulted bool
 	// announced is the serial of the label's last creating entry.
 	announced int64
+}
+
+// decidedOnly reports whether all the journal knows of the label is that
+// a run decided it without a create: nothing was tried, so a run that
+// finds its race still to come decides it afresh.
+func (s *labelState) decidedOnly() bool {
+	return s.Decided != "" && !s.created() && !s.Pending && s.Attempts == 0 && s.Failed == "" && !s.Canceled
 }
 
 // created reports whether the label has a notification.
@@ -256,6 +279,10 @@ func (j *Journal) apply(e journalEntry) {
 		s.Failed = e.Error
 	case opCanceled:
 		s.Canceled = true
+	case opDecided:
+		s.Decided, s.DecidedWhy = Status(e.Status), e.Error
+	case opResulted:
+		s.Resulted = true
 	}
 }
 

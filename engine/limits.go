@@ -105,8 +105,10 @@ func (r *tracker) certainBets() []*instance {
 		if in.status != StatusWaiting || in.notifID != 0 || in.race == nil || !in.bet.Certain() || !now.Before(in.race.StartTime.Time) {
 			continue
 		}
-		if r.journal != nil && r.journal.State(in.label) != nil {
-			continue // tried before: decide settles it on its own
+		if r.journal != nil {
+			if s := r.journal.State(in.label); s != nil && !s.decidedOnly() {
+				continue // tried before: decide settles it on its own
+			}
 		}
 		if only := r.opts.OnlyLabels; only != nil {
 			if _, ok := only[in.label]; !ok {
@@ -142,7 +144,7 @@ func (r *tracker) certainRefusalOf(certain []*instance) (string, []*instance) {
 				ids[i] = c.bet.ID
 			}
 			return fmt.Sprintf("the bets certain to be created (%s: a named race, no when, a static amount) break a limit together, with what the plan committed before: at bet %s, %s",
-				strings.Join(ids, ", "), in.bet.ID, reason), certain
+				plan.CutList(ids, idsShown), in.bet.ID, reason), certain
 		}
 		periods[u.period] = extra{p.staked + risk.Amount, p.bets + 1}
 		races[raceKey] = extra{rc.staked + risk.Amount, rc.bets + 1}
@@ -213,3 +215,6 @@ func ownRefusal(l plan.Limits, risk exposure) string {
 	}
 	return ""
 }
+
+// idsShown is how many bet ids a refusal lists before "and N more".
+const idsShown = 10

@@ -336,7 +336,7 @@ func (r *tracker) update(ctx context.Context, in *instance, n *apiclient.Notific
 		if refused, why := everyRefused(recs); refused {
 			in.status, in.final = StatusFailed, true
 			in.reason = "every session refused it: " + why
-			r.logf("%s %s: %s", in.status, in.name(), in.reason)
+			r.logOutcome(in)
 			return nil
 		}
 		in.status = StatusCreated
@@ -365,7 +365,7 @@ func (r *tracker) update(ctx context.Context, in *instance, n *apiclient.Notific
 		in.final, in.err, in.needRecords = true, "", true
 		in.status = StatusSettled
 		in.reason = settledReason(n)
-		r.logf("%s %s: %s", in.status, in.name(), in.reason)
+		r.logOutcome(in)
 		return nil
 	}
 	recs, err := r.records(ctx, in)
@@ -393,8 +393,25 @@ func (r *tracker) update(ctx context.Context, in *instance, n *apiclient.Notific
 			in.reason = "no session acted on it by race start (no running bot matched, or the race was not found)"
 		}
 	}
-	r.logf("%s %s: %s", in.status, in.name(), in.reason)
+	r.logOutcome(in)
 	return nil
+}
+
+// logOutcome logs how a bet ended, once: the journal keeps that it was
+// told (a resulted entry), so a later cron run that reads the same
+// outcome again does not repeat it.
+func (r *tracker) logOutcome(in *instance) {
+	if r.journal == nil {
+		r.logf("%s %s: %s", in.status, in.name(), in.reason)
+		return
+	}
+	if s := r.journal.State(in.label); s != nil && s.Resulted {
+		return
+	}
+	r.logf("%s %s: %s", in.status, in.name(), in.reason)
+	if r.journal.writable() {
+		_ = r.journal.Record(journalEntry{Op: opResulted, Label: in.label}) // a journal out of reach stops the run on its own
+	}
 }
 
 // records reads the notification's per-session records into in; nil
@@ -497,7 +514,12 @@ func (r *tracker) applyRecords(in *instance, recs []apiclient.BetRecord) {
 	}
 	if placement && len(by) > 0 {
 		in.placementLogged = true
-		r.logf("%s", placementWords(in, in.recordsAt))
+		if in.placedEarlier {
+			// An earlier run logged it: a cron run logs what changed.
+			in.placedEarlier = false
+		} else {
+			r.logf("%s", placementWords(in, in.recordsAt))
+		}
 	}
 }
 

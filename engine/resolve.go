@@ -332,6 +332,30 @@ func (r *tracker) madeToday(b *plan.Bet, start, now time.Time) bool {
 	return false
 }
 
+// decidedToday reports whether a decided label's race is of today's
+// meeting (today in the race's own zone): a decision of an earlier day is
+// history, not part of this run.
+func decidedToday(s *labelState, now time.Time) bool {
+	return !s.Race.Start.IsZero() && meetingDate(s.Race.Start) == now.In(s.Race.Start.Location()).Format("2006-01-02")
+}
+
+// keepDecision journals a bet on a named race that this run decided
+// without a create (skipped because its race started or its runner is
+// not in the field, or failed before any create): the meeting day's race
+// is decided, and a run resumed after it started must not take the same
+// race of the next day's meeting for it (madeToday reads the entry).
+func (r *tracker) keepDecision(in *instance) error {
+	if r.journal == nil || in.bet.Race == nil || in.race == nil || !in.final || in.notifID != 0 ||
+		(in.status != StatusSkipped && in.status != StatusFailed) || r.lockLost() {
+		return nil
+	}
+	if s := r.journal.State(in.label); s != nil {
+		return nil // created, tried or decided already: the journal knows the day's race
+	}
+	info := in.info
+	return r.journal.Record(journalEntry{Op: opDecided, Label: in.label, BetID: in.bet.ID, Race: &info, Status: string(in.status), Error: in.reason})
+}
+
 func (r *tracker) journalHasBet(id string) bool {
 	if r.journal == nil {
 		return false
@@ -397,6 +421,7 @@ func (r *tracker) applyJournal(in *instance) {
 	if !s.PlacedAt.IsZero() {
 		// Kept by an earlier run or status: the placement time never moves.
 		in.placedAt, in.placedFromRecords = s.PlacedAt, s.PlacedFromRecords
+		in.placedEarlier = true
 	}
 	switch {
 	case s.created():
@@ -431,11 +456,16 @@ func (r *tracker) followJournal() {
 		}
 		s := r.journal.State(l)
 		b := bets[s.BetID]
-		if b == nil || (!s.created() && !s.Pending) {
+		decided := s.decidedOnly() && decidedToday(s, r.clock.Now())
+		if b == nil || (!s.created() && !s.Pending && !decided) {
 			continue
 		}
 		in := &instance{bet: b, info: s.Race, label: l, status: StatusWaiting}
 		r.applyJournal(in)
+		if decided {
+			// Its race has left the list: the day's decision stands.
+			in.status, in.reason, in.final = s.Decided, s.DecidedWhy, true
+		}
 		r.byLabel[l] = in
 		r.insts = append(r.insts, in)
 	}

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"math"
+	"strings"
 	"time"
 
 	"github.com/betplan/betplan/plan"
@@ -29,6 +30,15 @@ const (
 func Statuses() []Status {
 	return []Status{StatusWaiting, StatusInDoubt, StatusSkipped, StatusUnresolved, StatusCreated, StatusPlaced,
 		StatusNotTaken, StatusFailed, StatusSettled, StatusCanceled}
+}
+
+// Words is the status as people read it: "not taken", "in doubt",
+// "cancelled" (the value keeps one l; the words use one spelling).
+func (s Status) Words() string {
+	if s == StatusCanceled {
+		return "cancelled"
+	}
+	return strings.ReplaceAll(string(s), "_", " ")
 }
 
 // Action is what `betplan plan` says `run` would do with a bet now.

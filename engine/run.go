@@ -320,21 +320,23 @@ func (r *tracker) decideAll(ctx context.Context) (stopped bool, err error) {
 	}
 	for _, in := range r.byStart() {
 		stopped, err := stopSeen(r.decide(withReadReason(ctx, "label look-up"), in, r.clock.Now()))
-		switch {
-		case stopped:
+		if stopped {
 			return true, nil
-		case err == nil:
-			continue
 		}
-		lost, ok := isLockLost(err)
-		if !ok {
+		if err != nil {
+			lost, ok := isLockLost(err)
+			if !ok {
+				return false, err
+			}
+			// What was created is still followed to the end.
+			r.stopForLostLock(lost)
+			if in.status == StatusWaiting && in.notifID == 0 {
+				in.status, in.final = StatusFailed, true
+				in.reason = "not created: " + r.stopCreating
+			}
+		}
+		if err := r.keepDecision(in); err != nil {
 			return false, err
-		}
-		// What was created is still followed to the end.
-		r.stopForLostLock(lost)
-		if in.status == StatusWaiting && in.notifID == 0 {
-			in.status, in.final = StatusFailed, true
-			in.reason = "not created: " + r.stopCreating
 		}
 	}
 	return false, nil

@@ -144,7 +144,7 @@ func (r *tracker) checkLabels(ctx context.Context, now time.Time) error {
 			if refused := tokenRefused(err); refused != nil {
 				return refused
 			}
-			r.logf("label check of %d bets: list page %d: %v; looking each label up", len(labels), page, err)
+			r.logf("label check of %d %s: list page %d: %v; looking each label up", len(labels), plural(len(labels), "bet", "bets"), page, err)
 			return nil
 		}
 		// An out-of-range page comes back as page 1: the list ended.
@@ -161,7 +161,7 @@ func (r *tracker) checkLabels(ctx context.Context, now time.Time) error {
 			// cannot cover is not read on (count is never below 1 and may
 			// be absent, so only a larger total stops the read).
 			if !complete && page == 1 && int(p.TotalPages) >= len(labels) {
-				r.logf("label check of %d bets: the account lists %d pages of notifications; looking each label up", len(labels), p.TotalPages)
+				r.logf("label check of %d %s: the account lists %d pages of notifications; looking each label up", len(labels), plural(len(labels), "bet", "bets"), p.TotalPages)
 				return nil
 			}
 		}
@@ -182,7 +182,7 @@ func (r *tracker) wouldCreate(in *instance, now time.Time) bool {
 	if in.status != StatusWaiting || r.stopCreating != "" || !in.resolved() || !now.Before(in.start()) {
 		return false
 	}
-	if s := r.journal.State(in.label); s != nil {
+	if s := r.journal.State(in.label); s != nil && !s.decidedOnly() {
 		return false // created, pending or known: decide handles it on its own
 	}
 	if notInField(in) != "" {
@@ -234,7 +234,7 @@ func (r *tracker) placementErrorsKept(read func() error) error {
 	for in, e := range before {
 		if in.needPlacement {
 			in.err = e
-			if !in.placementLogged && in.notif != nil {
+			if !in.placementLogged && !in.placedEarlier && in.notif != nil {
 				in.placementLogged = true
 				r.logf("placed %s: $%.2f accepted; who placed it is not known yet (the bet records could not be read; the bots of %s took it up)",
 					in.name(), float64(in.notif.TotalAccepted), sessionList(in.placedBy))

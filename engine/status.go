@@ -71,6 +71,10 @@ func (r *tracker) status(ctx context.Context) error {
 			} else if !in.resolved() || !now.Before(in.start()) {
 				in.status, in.final = StatusSkipped, true
 				in.reason = "not created before its " + in.what() + " started"
+			} else if why := notInField(in); why != "" {
+				// As run words it: a vacant box is skipped, not waiting.
+				in.status, in.final = StatusSkipped, true
+				in.reason = why + ": not created"
 			} else {
 				in.reason = "not created yet"
 			}

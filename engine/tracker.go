@@ -53,6 +53,9 @@ type instance struct {
 	needPlacement bool
 	// placementLogged is set once the log said the bet was placed.
 	placementLogged bool
+	// placedEarlier says an earlier run (or status) saw the bet placed, as
+	// the journal keeps it: this run does not log that placement again.
+	placedEarlier bool
 	// canceled is set once the bet is cancelled (by betplan, or on the
 	// service): nothing more will be placed, and what sessions placed
 	// before stays on until its result.

@@ -3,7 +3,6 @@ package plan
 import (
 	"fmt"
 	"strconv"
-	"strings"
 )
 
 // CheckAccountLimits holds the plan's amounts known offline (literals,
@@ -63,7 +62,7 @@ func CheckAccountLimits(p *Plan, account string, l Limits) Diagnostics {
 		sum := all.total()
 		atRisk := "at risk at least"
 		if len(all.unbounded) > 0 {
-			atRisk = "at risk as the run counts it (" + strings.Join(all.unbounded, ", ") + ": Fixed Profit without check_odds, counted at the target profit until placed)"
+			atRisk = "at risk as the run counts it (" + CutList(all.unbounded, idsShown) + ": Fixed Profit without check_odds, counted at the target profit until placed)"
 		}
 		if l.MaxTotalStake != nil && !total && sum > *l.MaxTotalStake+1e-9 {
 			total = true

@@ -95,18 +95,12 @@ func (p *parser) checkLimits() {
 		return // an invalid limit would only add confusing errors to bets
 	}
 	p.plan.Limits = l
-	var missing []string
-	if doc.MaxStakePerBet == nil {
-		missing = append(missing, "max_stake_per_bet")
-	}
-	if doc.MaxTotalStake == nil {
-		missing = append(missing, "max_total_stake")
-	}
-	if doc.MaxBets == nil {
-		missing = append(missing, "max_bets")
-	}
-	if len(missing) > 0 {
-		p.d.warnf(p.keyAt("limits"), "limits has no %s: without it nothing bounds what the plan may spend", strings.Join(missing, " or "))
+	// Spending is bounded by a money limit (max_total_stake,
+	// max_open_stake, max_loss): max_bets or max_stake_per_bet missing
+	// beside one leaves nothing unbounded. The run refuses a plan with
+	// none (unless the account file sets one).
+	if !l.BoundsMoney() {
+		p.d.warnf(p.keyAt("limits"), "limits has no max_total_stake, max_open_stake or max_loss: nothing bounds what the plan may spend (unless the account file %s sets one)", ConfigFileName)
 	}
 	if doc.MaxStakePerBet != nil && doc.MaxTotalStake != nil && *doc.MaxStakePerBet > *doc.MaxTotalStake {
 		p.d.warnf(p.at("limits.max_stake_per_bet"), "max_stake_per_bet $%s is above max_total_stake $%s", money(*doc.MaxStakePerBet), money(*doc.MaxTotalStake))
@@ -249,7 +243,7 @@ func (c *certainSum) add(id string, r Risk) {
 func (c *certainSum) total() float64 { return c.known + c.estimate }
 
 func (c *certainSum) words() string {
-	return "the bets certain to be created (a named race, no when, a static amount: " + strings.Join(c.ids, ", ") + ")"
+	return "the bets certain to be created (a named race, no when, a static amount: " + CutList(c.ids, idsShown) + ")"
 }
 
 // riskWords says what the bets put at risk: "put $25 at risk at least"
@@ -260,14 +254,14 @@ func (c *certainSum) riskWords() string {
 		return "put $" + money(c.known) + " at risk at least"
 	}
 	if c.known == 0 {
-		return strings.Join(c.unbounded, ", ") + " (Fixed Profit without check_odds) stake an amount known only when the sessions place it, which the run counts as the target profit ($" +
+		return CutList(c.unbounded, idsShown) + " (Fixed Profit without check_odds) stake an amount known only when the sessions place it, which the run counts as the target profit ($" +
 			money(c.estimate) + ") until then"
 	}
 	verb := "has"
 	if len(c.unbounded) > 1 {
 		verb = "have"
 	}
-	return "put $" + money(c.known) + " at risk at least, and " + strings.Join(c.unbounded, ", ") + " (Fixed Profit without check_odds) " + verb +
+	return "put $" + money(c.known) + " at risk at least, and " + CutList(c.unbounded, idsShown) + " (Fixed Profit without check_odds) " + verb +
 		" a stake known only when the sessions place it, which the run counts as the target profit ($" + money(c.estimate) + ") until then: $" +
 		money(c.total()) + " as the run counts it"
 }

@@ -194,7 +194,7 @@ func DiffConfig(old, new *Config) *PlanDiff {
 		d.Plan = append(d.Plan, Change{Field: "version", Old: fmt.Sprint(old.Version), New: fmt.Sprint(new.Version)})
 	}
 	d.Plan = append(d.Plan, structChanges("limits", old.Limits, new.Limits)...)
-	d.Warnings = append(d.Warnings, loosenedLimits(old.Limits, new.Limits)...)
+	d.Warnings = append(d.Warnings, loosenedLimits(old.Limits, new.Limits, accountLimits)...)
 	d.Before.Limits, d.After.Limits = []LimitCheck{}, []LimitCheck{}
 	return d
 }
@@ -203,12 +203,24 @@ func DiffConfig(old, new *Config) *PlanDiff {
 // limits of a shorter one allow more over time.
 var periodSpan = map[Period]int{PeriodDay: 1, PeriodWeek: 2, PeriodPlan: 3}
 
-// loosenedLimits says, limit by limit, how the new account limits allow
-// more than the old.
-func loosenedLimits(o, n Limits) []string {
+// limitScope is whose limits loosenedLimits compares, in its words.
+type limitScope struct {
+	kind  string // "account" or "plan"
+	every string // what a raised limit bounds
+	over  string // what a total limit counts over
+}
+
+var (
+	accountLimits = limitScope{"account", "for every plan of the account together", "across every plan of the account"}
+	planLimits    = limitScope{"plan", "for this plan", "for this plan"}
+)
+
+// loosenedLimits says, limit by limit, how the new limits allow more than
+// the old: a limit removed or raised, or a shorter period.
+func loosenedLimits(o, n Limits, scope limitScope) []string {
 	var out []string
 	if o.Period != n.Period && periodSpan[n.Period] < periodSpan[o.Period] && o.Any() {
-		out = append(out, fmt.Sprintf("account limits loosened: limits.period %s → %s, so the total limits allow their amounts again every %s across every plan of the account", o.Period, n.Period, n.Period))
+		out = append(out, fmt.Sprintf("%s limits loosened: limits.period %s → %s, so the total limits allow their amounts again every %s %s", scope.kind, o.Period, n.Period, n.Period, scope.over))
 	}
 	ov, nv := reflect.ValueOf(o), reflect.ValueOf(n)
 	for i := range ov.NumField() {
@@ -222,7 +234,7 @@ func loosenedLimits(o, n Limits) []string {
 			was = "$" + was
 		}
 		if nf.IsNil() {
-			out = append(out, fmt.Sprintf("account limit loosened: %s removed (was %s): nothing bounds it across every plan of the account any more", name, was))
+			out = append(out, fmt.Sprintf("%s limit loosened: %s removed (was %s): nothing bounds it %s any more", scope.kind, name, was, scope.over))
 			continue
 		}
 		var raised bool
@@ -236,7 +248,7 @@ func loosenedLimits(o, n Limits) []string {
 			if of.Type().Elem().Kind() == reflect.Float64 {
 				now = "$" + now
 			}
-			out = append(out, fmt.Sprintf("account limit loosened: %s %s → %s, for every plan of the account together", name, was, now))
+			out = append(out, fmt.Sprintf("%s limit loosened: %s %s → %s, %s", scope.kind, name, was, now, scope.every))
 		}
 	}
 	return out

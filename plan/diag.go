@@ -90,9 +90,73 @@ func (x Diagnostic) String() string {
 // sortDiagnostics orders by file, then position, keeping the order of
 // equal positions.
 func sortDiagnostics(d Diagnostics) {
-	slices.SortStableFunc(d, func(a, b Diagnostic) int {
-		return cmp.Or(cmp.Compare(a.Filename, b.Filename), cmp.Compare(a.Line, b.Line), cmp.Compare(a.Column, b.Column))
+	after := knockOns(d)
+	key := func(i int) (int, int, int) {
+		if c, ok := after[i]; ok {
+			return d[c].Line, d[c].Column, 1
+		}
+		return d[i].Line, d[i].Column, 0
+	}
+	idx := make([]int, len(d))
+	for i := range idx {
+		idx[i] = i
+	}
+	slices.SortStableFunc(idx, func(i, j int) int {
+		li, ci, ki := key(i)
+		lj, cj, kj := key(j)
+		return cmp.Or(cmp.Compare(d[i].Filename, d[j].Filename), cmp.Compare(li, lj), cmp.Compare(ci, cj), cmp.Compare(ki, kj))
 	})
+	sorted := make(Diagnostics, len(d))
+	for n, i := range idx {
+		sorted[n] = d[i]
+	}
+	copy(d, sorted)
+}
+
+// knockOns finds the errors a misspelt field causes: "bet a needs stake"
+// because the bet wrote stke, which the unknown-field error suggests is
+// stake. Each knock-on (by index) maps to its cause, so the two read in
+// that order, the cause first, whatever their lines.
+func knockOns(d Diagnostics) map[int]int {
+	var out map[int]int
+	var needs []int // the errors that say something is missing: few
+	for k := range d {
+		if d[k].Severity == SeverityError && strings.Contains(d[k].Summary, "needs ") {
+			needs = append(needs, k)
+		}
+	}
+	if len(needs) == 0 {
+		return nil
+	}
+	for c := range d {
+		if d[c].Severity != SeverityError || !strings.HasPrefix(d[c].Summary, "unknown field ") {
+			continue
+		}
+		_, meant, ok := strings.Cut(d[c].Summary, `did you mean "`)
+		if !ok {
+			continue
+		}
+		meant, _, _ = strings.Cut(meant, `"`)
+		// The nearest such error above the typo: its bet's (an earlier
+		// bet's is its own).
+		nearest := -1
+		for _, k := range needs {
+			if k == c || d[k].Filename != d[c].Filename || d[k].Line > d[c].Line {
+				continue
+			}
+			if (strings.Contains(d[k].Summary, "needs "+meant+" ") || strings.HasSuffix(d[k].Summary, "needs "+meant)) &&
+				(nearest < 0 || d[k].Line > d[nearest].Line) {
+				nearest = k
+			}
+		}
+		if nearest >= 0 {
+			if out == nil {
+				out = map[int]int{}
+			}
+			out[nearest] = c
+		}
+	}
+	return out
 }
 
 // WriteText writes every diagnostic as "FILE:LINE:COL: message [RULE
@@ -280,3 +344,52 @@ var (
 
 func escapeData(s string) string     { return dataEscaper.Replace(s) }
 func escapeProperty(s string) string { return propertyEscaper.Replace(s) }
+
+// WriteWarningsBrief writes the warnings of diags as the commands that act
+// on plans show them: one line for each distinct warning, with the places
+// it was found (the plans of a directory often share one), cut after a
+// few, and no quote of the source: validate shows each at its line.
+func WriteWarningsBrief(w io.Writer, diags Diagnostics) error {
+	var order []string
+	places := map[string][]string{}
+	for _, d := range diags {
+		if d.Severity != SeverityWarning {
+			continue
+		}
+		msg := d.Summary
+		if d.Detail != "" {
+			msg += " (" + d.Detail + ")"
+		}
+		rule := d.RuleOf()
+		msg += fmt.Sprintf(" [%s %s]", rule.ID, rule.Name)
+		if _, ok := places[msg]; !ok {
+			order = append(order, msg)
+		}
+		at := d.Filename
+		if d.Line > 0 {
+			at += fmt.Sprintf(":%d", d.Line)
+			if d.Column > 0 {
+				at += fmt.Sprintf(":%d", d.Column)
+			}
+		}
+		places[msg] = append(places[msg], at)
+	}
+	var b bytes.Buffer
+	for _, msg := range order {
+		fmt.Fprintf(&b, "warning: %s (%s)\n", msg, CutList(places[msg], 3))
+	}
+	_, err := w.Write(b.Bytes())
+	return err
+}
+
+// idsShown is how many bet ids a message lists before "and N more": a
+// generated plan's limit message once named 20,367 of them on one line.
+const idsShown = 10
+
+// CutList joins items with ", ", the first n of them and how many more.
+func CutList(items []string, n int) string {
+	if len(items) <= n+1 {
+		return strings.Join(items, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(items[:n], ", "), len(items)-n)
+}

@@ -11,6 +11,8 @@ import (
 	"time"
 	"unicode"
 
+	"github.com/expr-lang/expr/ast"
+	exprparser "github.com/expr-lang/expr/parser"
 	"github.com/invopop/jsonschema"
 )
 
@@ -112,6 +114,7 @@ func Diff(old, new *Plan) *PlanDiff {
 	add("description", old.Description, new.Description)
 	d.Plan = append(d.Plan, mapChanges("vars", old.Vars, new.Vars)...)
 	d.Plan = append(d.Plan, structChanges("limits", old.Limits, new.Limits)...)
+	d.Warnings = append(d.Warnings, loosenedLimits(old.Limits, new.Limits, planLimits)...)
 	d.Plan = append(d.Plan, structChanges("defaults", old.Defaults, new.Defaults)...)
 	d.Plan = append(d.Plan, raceChanges(old.Races, new.Races)...)
 	d.Plan = append(d.Plan, structChanges("poll", withPollDefaults(old.Poll), withPollDefaults(new.Poll))...)
@@ -142,6 +145,7 @@ func Diff(old, new *Plan) *PlanDiff {
 			continue
 		}
 		ch := structChanges("", *ob, *b)
+		ch = append(ch, varsAmountChanges(old.Vars, new.Vars, ob, b)...)
 		why := labelChange(old.Name, new.Name, ob, b)
 		if len(ch) > 0 || why != "" {
 			d.Bets = append(d.Bets, BetChange{ID: b.ID, Kind: BetChanged, Changes: ch, NewLabel: why})
@@ -155,6 +159,55 @@ func Diff(old, new *Plan) *PlanDiff {
 	d.diffTips(old, new)
 	d.Before, d.After = worstCase(old), worstCase(new)
 	return d
+}
+
+// varsAmountChanges is how a change of the plan's vars changes a bet's
+// amount when the amount's expression stays as it was: the expression
+// reads the vars, so the bet stakes something else though its text did
+// not move. A known amount shows its dollars; one known only at run time
+// shows the vars it reads.
+func varsAmountChanges(oldVars, newVars map[string]any, o, n *Bet) []Change {
+	oa, na := o.amount(), n.amount()
+	if oa == nil || na == nil || oa.Expr == nil || na.Expr == nil || oa.Expr.Source != na.Expr.Source || o.AmountField() != n.AmountField() {
+		return nil // no expression, or a change structChanges shows
+	}
+	var changed []string
+	for _, name := range exprVars(na.Expr.Source) {
+		if display(reflect.ValueOf(oldVars[name])) != display(reflect.ValueOf(newVars[name])) {
+			changed = append(changed, name)
+		}
+	}
+	if len(changed) == 0 {
+		return nil
+	}
+	text := func(a *Amount, vars map[string]any) string {
+		var with []string
+		for _, name := range changed {
+			with = append(with, fmt.Sprintf("vars.%s = %s", name, display(reflect.ValueOf(vars[name]))))
+		}
+		s := a.Expr.Source + " with " + strings.Join(with, ", ")
+		if a.Known {
+			s = "$" + money(a.Value) + " (" + s + ")"
+		}
+		return s
+	}
+	return []Change{{Field: string(n.AmountField()), Old: text(oa, oldVars), New: text(na, newVars)}}
+}
+
+// exprVars lists the vars an expression reads, each once, in order.
+func exprVars(src string) []string {
+	tree, err := exprparser.Parse(src)
+	if err != nil {
+		return nil
+	}
+	var out []string
+	ast.Find(tree.Node, func(n ast.Node) bool {
+		if name, ok := varName(n); ok && !slices.Contains(out, name) {
+			out = append(out, name)
+		}
+		return false
+	})
+	return out
 }
 
 // labelChange says why a bet's label differs between the plans: the label

@@ -93,6 +93,9 @@ func formatValue(v any) string {
 	case []MarketEnv:
 		return fmt.Sprintf("%d markets", len(x))
 	case []BetEnv:
+		if len(x) == 1 {
+			return "1 bet"
+		}
 		return fmt.Sprintf("%d bets", len(x))
 	case BetEnv:
 		return "a bet " + x.Status

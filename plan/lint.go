@@ -23,6 +23,7 @@ func (c *compiler) lint(src string, kind exprKind, tree ast.Node, vars map[strin
 		return fs
 	}
 	fs := append(unboundedBuilds(tree), varsFindings(src, kind, vars)...)
+	fs = append(fs, fixedValues(tree)...)
 	c.lints[key] = fs
 	return fs
 }
@@ -162,8 +163,8 @@ func number(n ast.Node) (float64, bool) {
 	return 0, false
 }
 
-// literalChecks finds string literals compared with race.venue or
-// race.code that the service would not know.
+// literalChecks finds string literals compared with race.venue that
+// the service may not know (a code it cannot be is fixedValues' error).
 func literalChecks(n ast.Node) []finding {
 	var out []finding
 	check := func(path string, lit ast.Node) {
@@ -175,10 +176,6 @@ func literalChecks(n ast.Node) []finding {
 		case "race.venue":
 			if !knownVenue(s.Value) {
 				out = append(out, finding{fmt.Sprintf("venue %q is not a venue betplan knows%s", s.Value, didYouMean(s.Value, venues)), s.Location().From})
-			}
-		case "race.code":
-			if !slices.Contains(codes, s.Value) {
-				out = append(out, finding{fmt.Sprintf("code %q is not a racing code%s (codes: %s)", s.Value, didYouMean(s.Value, codes), strings.Join(codes, ", ")), s.Location().From})
 			}
 		case "event.sport":
 			if msg := sportWarning(s.Value); msg != "" {
@@ -365,4 +362,169 @@ func (v varPatcher) Visit(node *ast.Node) {
 	}
 	ast.Patch(node, lit)
 	*v.used = append(*v.used, fmt.Sprintf("vars.%s = %s", name, formatValue(v.vars[name])))
+}
+
+// fixedValues finds a comparison of a field that takes one of a fixed set
+// of values (a race's code, a bet's status, a bet's result) with a string
+// it can never be: such a condition never matches (or always does), so a
+// plan that writes race.code == "Greyhound" is wrong, not doubtful.
+func fixedValues(tree ast.Node) []finding {
+	betPtrs := betPointers(tree)
+	var out []finding
+	check := func(field, lit ast.Node) {
+		s, ok := lit.(*ast.StringNode)
+		if !ok {
+			return
+		}
+		if msg := fixedValueProblem(fixedField(field, betPtrs), field.String(), s.Value); msg != "" {
+			out = append(out, finding{msg, s.Location().From})
+		}
+	}
+	ast.Find(tree, func(n ast.Node) bool {
+		b, ok := n.(*ast.BinaryNode)
+		if !ok {
+			return false
+		}
+		switch b.Operator {
+		case "==", "!=":
+			check(b.Left, b.Right)
+			check(b.Right, b.Left)
+		case "in", "not in":
+			if a, ok := b.Right.(*ast.ArrayNode); ok {
+				for _, e := range a.Nodes {
+					check(b.Left, e)
+				}
+			}
+		}
+		return false
+	})
+	sort.SliceStable(out, func(i, j int) bool { return out[i].from < out[j].from })
+	return out
+}
+
+// fixedValueProblem says why field (written as src) can never be v, or "".
+func fixedValueProblem(field, src, v string) string {
+	switch field {
+	case "code":
+		if !slices.Contains(codes, v) {
+			return fmt.Sprintf("%s can never be %q (codes: %s)%s", src, v, strings.Join(codes, ", "), didYouMean(v, codes))
+		}
+	case "status":
+		if !slices.Contains(betStatuses, v) {
+			return fmt.Sprintf("%s can never be %q (a bet's status is one of %s)%s", src, v, strings.Join(betStatuses, ", "), didYouMean(v, betStatuses))
+		}
+	case "result":
+		if v != "" && !finishingOrder(v) {
+			return fmt.Sprintf("%s can never be %q: a result is the race's finishing order, runner numbers joined by /, such as \"4/1/7\" (\"\" before the race is resulted); whether the bet won is .won or .lost", src, v)
+		}
+	}
+	return ""
+}
+
+// finishingOrder is whether s reads like a race's result: "4/1/7".
+func finishingOrder(s string) bool {
+	for _, part := range strings.Split(s, "/") {
+		if part == "" || strings.Trim(part, "0123456789") != "" {
+			return false
+		}
+	}
+	return true
+}
+
+// fixedField is "code" when n is a race's code, "status" or "result"
+// when it is a bet's, and "" otherwise.
+func fixedField(n ast.Node, betPtrs map[ast.Node]bool) string {
+	if c, ok := n.(*ast.ChainNode); ok {
+		n = c.Node
+	}
+	m, ok := n.(*ast.MemberNode)
+	if !ok || m.Method {
+		return ""
+	}
+	prop, ok := m.Property.(*ast.StringNode)
+	if !ok {
+		return ""
+	}
+	switch prop.Value {
+	case "code":
+		if memberPath(m.Node) == "race" {
+			return "code"
+		}
+		if r, ok := m.Node.(*ast.MemberNode); ok && !r.Method {
+			if s, ok := r.Property.(*ast.StringNode); ok && s.Value == "race" && isBet(r.Node, betPtrs) {
+				return "code"
+			}
+		}
+	case "status", "result":
+		if isBet(m.Node, betPtrs) {
+			return prop.Value
+		}
+	}
+	return ""
+}
+
+// isBet is whether n is one bet of the plan: bets.x, bets.x[i],
+// first(bets.x), or the # of a predicate over bets.x.
+func isBet(n ast.Node, betPtrs map[ast.Node]bool) bool {
+	if betPtrs[n] {
+		return true
+	}
+	if isBetsEntry(n) {
+		return true
+	}
+	switch x := n.(type) {
+	case *ast.MemberNode:
+		if _, str := x.Property.(*ast.StringNode); !str && !x.Method {
+			return isBetsEntry(x.Node)
+		}
+	case *ast.BuiltinNode:
+		switch x.Name {
+		case "first", "last", "find", "findLast":
+			return len(x.Arguments) > 0 && isBetsEntry(x.Arguments[0])
+		}
+	}
+	return false
+}
+
+// isBetsEntry is whether n is bets.x (or bets["x"]).
+func isBetsEntry(n ast.Node) bool {
+	p := memberPath(n)
+	return strings.HasPrefix(p, "bets.") && !strings.Contains(p[len("bets."):], ".")
+}
+
+// betPointers are the # nodes that stand for a bet: those of a predicate
+// over bets.x (any(bets.x, .status == "placed")), not of a predicate
+// nested in it.
+func betPointers(tree ast.Node) map[ast.Node]bool {
+	out := map[ast.Node]bool{}
+	ast.Find(tree, func(n ast.Node) bool {
+		b, ok := n.(*ast.BuiltinNode)
+		if !ok || len(b.Arguments) < 2 || !isBetsEntry(b.Arguments[0]) {
+			return false
+		}
+		pred, ok := b.Arguments[1].(*ast.PredicateNode)
+		if !ok {
+			return false
+		}
+		nested := map[ast.Node]bool{}
+		ast.Find(pred.Node, func(n ast.Node) bool {
+			if inner, ok := n.(*ast.PredicateNode); ok {
+				ast.Find(inner.Node, func(n ast.Node) bool {
+					if _, ok := n.(*ast.PointerNode); ok {
+						nested[n] = true
+					}
+					return false
+				})
+			}
+			return false
+		})
+		ast.Find(pred.Node, func(n ast.Node) bool {
+			if p, ok := n.(*ast.PointerNode); ok && p.Name == "" && !nested[n] {
+				out[n] = true
+			}
+			return false
+		})
+		return false
+	})
+	return out
 }

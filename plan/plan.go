@@ -69,6 +69,12 @@ func (l Limits) CheckBet(amount float64) error {
 	return nil
 }
 
+// BoundsMoney reports whether the limits bound the money a plan may put
+// at risk: max_total_stake, max_open_stake or max_loss.
+func (l Limits) BoundsMoney() bool {
+	return l.MaxTotalStake != nil || l.MaxOpenStake != nil || l.MaxLoss != nil
+}
+
 // Any reports whether the plan sets any limit.
 func (l Limits) Any() bool {
 	return l.MaxStakePerBet != nil || l.MaxTotalStake != nil || l.MaxBets != nil || l.MaxLoss != nil || l.StopLoss != nil ||

@@ -67,7 +67,7 @@ func (m *markdownWriter) run(r *engine.Result) {
 	}
 	m.printf("**%s** · requested **%s** · at risk **%s** · accepted **%s** · profit **%s** (return %s)",
 		pluralBets(d.Bets), dollars(d.StakeRequested), dollars(d.AtRisk), dollars(d.AmountAccepted), signedDollars(d.Profit), percent(d.ReturnOnStake))
-	if r.EndReason != "" {
+	if r.EndReason != "" && !readOnly(r) {
 		m.printf(" · ended: %s", mdText(string(r.EndReason)))
 	}
 	m.printf("\n\n")

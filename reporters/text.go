@@ -104,7 +104,7 @@ func (t *textWriter) header(r *engine.Result) {
 	t.fact("plan", strings.TrimPrefix(planLine, ", "), tonePlain)
 	t.fact("service", r.BaseURL, tonePlain)
 	when := span(r)
-	if r.EndReason != "" {
+	if r.EndReason != "" && !readOnly(r) {
 		when += ", ended: " + string(r.EndReason)
 	}
 	t.fact("time", strings.TrimPrefix(when, ", "), tonePlain)

@@ -254,16 +254,13 @@ func acceptedWords(b *engine.BetResult) string {
 }
 
 // statusWords is the status as a punter reads it.
-func statusWords(s engine.Status) string {
-	switch s {
-	case engine.StatusNotTaken:
-		return "not taken"
-	case engine.StatusInDoubt:
-		return "in doubt"
-	case engine.StatusCanceled:
-		return "cancelled"
-	}
-	return string(s)
+func statusWords(s engine.Status) string { return s.Words() }
+
+// readOnly reports whether r is a status that read the plan to the end:
+// it ended nothing (a run may still be live), so "ended: completed" would
+// mislead; an error still says how the read ended.
+func readOnly(r *engine.Result) bool {
+	return r.Kind == engine.KindStatus && r.EndReason == engine.EndCompleted
 }
 
 // tone is how a status, action or amount should strike the reader; each
