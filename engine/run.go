@@ -287,8 +287,13 @@ func (r *tracker) loop(ctx context.Context) error {
 			return errTimeout
 		}
 		// Ticks keep to the interval: the time the tick's calls took is
-		// not added to the wait for the next one.
-		wait := interval - r.clock.Now().Sub(r.tickAt)
+		// not added to the wait for the next one. The plans of a run tick
+		// together, so one read of a page polls them all.
+		next := r.tickAt.Add(interval)
+		if ap, ok := r.svc.(*accountPlan); ok {
+			next = ap.account.tickAt(r.tickAt, interval)
+		}
+		wait := next.Sub(r.clock.Now())
 		if wait <= 0 {
 			wait = 0
 		}
