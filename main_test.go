@@ -78,6 +78,7 @@ func TestScripts(t *testing.T) {
 			"exits":      cmdExits,
 			"waitfile":   cmdWaitFile,
 			"scratch":    cmdSimScratch,
+			"simapart":   cmdSimApart,
 			"receiver":   cmdReceiver,
 			"received":   cmdReceived,
 			"freeport":   cmdFreePort,
