@@ -106,15 +106,23 @@ func (r *tracker) readPages(ctx context.Context, open []*instance, seen map[int6
 	read := map[int]bool{}
 	todo := slices.Clone(open)
 	ours := r.notifications()
+	// A few bets no page has shown yet (known from the journal,
+	// recovered) are looked for on the newest page first rather than by
+	// label: found there, their place is known from then on. Many are
+	// found by reading the list from its head (fetch's scanFor).
+	unknown := 0
+	for _, in := range todo {
+		if _, ok := r.list.page(in.notifID); !ok {
+			unknown++
+		}
+	}
 	for round := range 2 {
 		// Even for one notification a page is worth its bytes: it polls
-		// the hundred around it. A bet no page has shown yet (known from
-		// the journal, recovered) is looked for on the newest page first:
-		// found there, its place is known from then on.
+		// the hundred around it.
 		pages := map[int]bool{}
 		for _, in := range todo {
 			n, ok := r.list.page(in.notifID)
-			if !ok && round == 0 {
+			if !ok && round == 0 && unknown <= labelLookupMax {
 				n, ok = 1, true
 			}
 			if ok && !read[n] {
