@@ -22,15 +22,6 @@ import (
 	"github.com/betplan/betplan/plan"
 )
 
-// runPlansTogether runs plans of bets each, dealt over races upcoming
-// races, in one process as `betplan run DIR` does: one goroutine and one
-// engine.Run per plan, one client and one Account shared by all, on one
-// simulated clock. It returns the API calls per bet.
-func runPlansTogether(t testing.TB, w *world, plans, bets, races int, share bool) float64 {
-	t.Helper()
-	return runPlansCounted(t, w, plans, bets, races, share).perBet
-}
-
 // planRuns is what runPlansCounted measured: calls per bet, the reads by
 // endpoint and reason over every process, and each process's polls
 // measured against the rule (one for a shared run, one a plan else).
@@ -137,7 +128,10 @@ func (b *readsByReason) BetsByNotification(ctx context.Context, id int64) ([]api
 	return b.Backend.BetsByNotification(ctx, id)
 }
 
-// runPlansCounted is runPlansTogether that also returns the reads by
+// runPlansCounted runs plans of bets each, dealt over races upcoming
+// races, in one process as `betplan run DIR` does: one goroutine and one
+// engine.Run per plan, one client and one Account shared by all, on one
+// simulated clock. It returns the API calls per bet, the reads by
 // endpoint and reason, and holds each process's polls to the rule: each
 // tick reads at most the pages holding its open bets (plus its creates
 // since its last poll), no two ticks closer than the interval, every

@@ -128,18 +128,6 @@ func (r *tracker) pollLast(ctx context.Context) error {
 	return r.poll(ctx)
 }
 
-func raceKey(in *instance) string {
-	if e := in.info.Event; e != nil {
-		return "event|" + e.ID
-	}
-	return racingKey(in.info)
-}
-
-// racingKey names a race of a meeting: venue, code, number and start.
-func racingKey(info RaceInfo) string {
-	return fmt.Sprintf("%s|%s|%d|%d", plan.FoldVenue(info.Venue), strings.ToLower(info.Code), info.EventNumber, info.Start.Unix())
-}
-
 // fetch reads the given notifications and applies them. The pages the
 // list index points to come first (one call reads a hundred, and every
 // open bet of the plan a page shows is polled with it); what they did not
