@@ -31,23 +31,41 @@ type Account struct {
 	plans   int   // views handed out: the plans sharing the reads
 	writes  int64 // writes completed by every plan, in order
 	entries map[string]*accountRead
-	epoch   time.Time // the first tick of the account's plans (tickAt)
+	epoch   time.Time     // the first tick of the account's plans (tickAt)
+	step    time.Duration // the smallest poll interval of its plans (joinGrid)
+}
+
+// joinGrid notes that a plan of the account polls every interval: the
+// smallest interval of the run's plans is the step of their common grid.
+func (a *Account) joinGrid(interval time.Duration) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.step == 0 || interval < a.step {
+		a.step = interval
+	}
 }
 
 // tickAt is the next tick of a plan of the account that ticks every
-// interval and last ticked at last: the latest point of the account's
-// grid (the first plan's first tick, plus whole intervals) no later than
-// last+interval. The plans of a run then tick together and read each
-// page of the notification list once for all, whatever the time their
-// starts took; a plan's first interval is shortened to meet the grid.
+// interval and last ticked at last: the latest point no later than
+// last+interval of the account's grid (the first plan's first tick, plus
+// whole steps of the smallest interval of the run's plans). The plans of a
+// run then tick together and read each page of the notification list
+// once for all, never more often than the smallest interval, whatever the
+// time their starts took; a plan's first interval is shortened to meet
+// the grid, and a slower plan's ticks fall on the faster one's (so it
+// polls at the smallest interval).
 func (a *Account) tickAt(last time.Time, interval time.Duration) time.Time {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if a.epoch.IsZero() || last.Before(a.epoch) {
 		a.epoch = last
 	}
+	step := interval
+	if a.step > 0 && a.step < step {
+		step = a.step
+	}
 	next := last.Add(interval)
-	return next.Add(-next.Sub(a.epoch) % interval)
+	return next.Add(-next.Sub(a.epoch) % step)
 }
 
 // accountRead is one read of the service, done or in flight.

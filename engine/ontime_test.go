@@ -3,7 +3,9 @@ package engine_test
 import (
 	"context"
 	"fmt"
+	"sort"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -147,4 +149,53 @@ bets:
 	t.Logf("r3 resulted at +3s; after3 created %s after it", after.CreatedAt.Sub(resulted))
 	assert.LessOrEqual(t, after.CreatedAt.Sub(resulted), 2*interval, "the trigger is acted on at the tick after the one that saw it")
 	assertPollRule(t, c.timeline(), interval, resultedBy(races, []time.Time{resulted, w.start.Add(20 * time.Second)}))
+}
+
+// Plans of one run with different intervals read a page holding open bets
+// at the smallest of them, no more often: the slower plan ticks on the
+// faster one's grid (with its own grid, a 45s plan read again 15s after a
+// 30s one), and every result is seen within the smallest interval.
+func TestPlansOfDifferentIntervalsReadAtTheSmallest(t *testing.T) {
+	w := newWorld(t)
+	var races []sim.RaceInfo
+	for _, r := range w.svc.Races() {
+		if benchVenues[r.Venue] && r.Start.After(w.clock.Now().Add(10*time.Minute)) {
+			races = append(races, r)
+		}
+	}
+	sort.SliceStable(races, func(i, j int) bool { return races[i].Start.Before(races[j].Start) })
+	races = races[:4]
+	clock := sim.NewGroupClock(w.clock, 2)
+	c := &readsByReason{Backend: w.client(), clock: clock}
+	account := engine.NewAccount(c, clock, 0)
+	results := make([]*engine.Result, 2)
+	errs := make([]error, 2)
+	var wg sync.WaitGroup
+	for i, interval := range []string{"30s", "45s"} {
+		src := strings.Replace(spreadPlan(fmt.Sprintf("every-%s", interval), 4, races), "interval: 30s", "interval: "+interval, 1)
+		p := w.plan(src)
+		opts := w.options(nil)
+		opts.Backend = account.Plan()
+		opts.Clock = clock
+		w.moveState(&opts, interval)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer clock.Leave()
+			results[i], errs[i] = engine.Run(context.Background(), p, opts)
+		}()
+	}
+	wg.Wait()
+	for i := range results {
+		require.NoError(t, errs[i])
+		for _, b := range results[i].Bets {
+			require.True(t, b.Final, "plan %d bet %s: %s %s", i, b.ID, b.Status, b.Reason)
+		}
+	}
+	resultAt := map[string]time.Time{}
+	for _, r := range races {
+		resultAt[fmt.Sprintf("%s|%d", r.Venue, r.EventNumber)] = r.Start.Add(2 * time.Minute)
+	}
+	f, worst := assertPollRule(t, c.timeline(), 30*time.Second, func(k string) time.Time { return resultAt[k] })
+	t.Logf("%d list reads over %d ticks, at most %d a tick, closest %s apart; latest result seen %s after the service", f.reads, f.ticks, f.maxPerTick, f.minGap, worst)
 }

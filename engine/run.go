@@ -21,6 +21,10 @@ func Run(ctx context.Context, p *plan.Plan, opts Options) (*Result, error) {
 		return nil, err
 	}
 	r := newTracker(p, opts)
+	if ap, ok := r.svc.(*accountPlan); ok {
+		// Before any call: the run's plans tick on one grid from the first.
+		ap.account.joinGrid(r.interval())
+	}
 	// A run that ends before its start (a lock held elsewhere) holds the
 	// other plans of its group back no longer.
 	defer opts.RunGroup.leave(p.Name)
