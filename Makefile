@@ -35,7 +35,8 @@ lint:
 	$(GO) run honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION) ./...
 	$(GO) run github.com/rhysd/actionlint/cmd/actionlint@$(ACTIONLINT_VERSION) examples/ci/.github/workflows/*.yml
 
-# Benchmarks count allocations and bytes; compare runs with benchstat.
+# Benchmarks count allocations and bytes, list reads a tick and how long
+# after a result the run sees it; compare runs with benchstat.
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...
 

@@ -82,6 +82,8 @@ func TestScripts(t *testing.T) {
 			"simcalls":   cmdSimCalls,
 			"simreset":   cmdSimReset,
 			"simrace":    cmdSimRace,
+			"simresult":  cmdSimResult,
+			"seenwithin": cmdSeenWithin,
 			"simbots":    cmdSimBots,
 			"simstate":   cmdSimState,
 			"simfault":   cmdSimFault,
@@ -93,6 +95,7 @@ func TestScripts(t *testing.T) {
 			"exits":      cmdExits,
 			"waitfile":   cmdWaitFile,
 			"scratch":    cmdSimScratch,
+			"simapart":   cmdSimApart,
 			"receiver":   cmdReceiver,
 			"received":   cmdReceived,
 			"freeport":   cmdFreePort,
@@ -109,6 +112,7 @@ type scriptSim struct {
 	svc      *sim.Service
 	clock    *jumpClock
 	receiver *receiver // a webhook receiver (alerts_test.go)
+	resulted time.Time // wall time of the last simresult
 }
 
 // jumpClock is the wall clock moved forward by every `simadvance`: a
@@ -248,22 +252,28 @@ func cmdSimReset(ts *testscript.TestScript, neg bool, args []string) {
 	simOf(ts, "simreset").ResetRequests()
 }
 
-// cmdSimRace is `simrace CODE INDEX VAR`: it picks the INDEX-th race (from
-// 0) of CODE that starts at least three minutes from now and sets
-// $VAR_VENUE, $VAR_CODE, $VAR_NUMBER and $VAR_RUNNER (its first runner),
-// so a script can write a plan on real races of its world, and
-// $VAR_PAST_START, a duration for simadvance to a minute after its start.
+// cmdSimRace is `simrace CODE INDEX VAR [AFTER]`: it picks the INDEX-th
+// race (from 0) of CODE that starts at least AFTER (three minutes) from
+// now and sets $VAR_VENUE, $VAR_CODE, $VAR_NUMBER, $VAR_RUNNER (its first
+// runner) and $VAR_LOSER (a runner that does not win), so a script can
+// write a plan on real races of its world, and $VAR_PAST_START, a
+// duration for simadvance to a minute after its start.
 func cmdSimRace(ts *testscript.TestScript, neg bool, args []string) {
 	if neg {
 		ts.Fatalf("unsupported: ! simrace")
 	}
-	if len(args) != 3 {
-		ts.Fatalf("usage: simrace CODE INDEX VAR")
+	if len(args) != 3 && len(args) != 4 {
+		ts.Fatalf("usage: simrace CODE INDEX VAR [AFTER]")
 	}
 	svc := simOf(ts, "simrace")
 	index, err := strconv.Atoi(args[1])
 	ts.Check(err)
-	soon := time.Now().Add(3 * time.Minute)
+	after := 3 * time.Minute
+	if len(args) == 4 {
+		after, err = time.ParseDuration(args[3])
+		ts.Check(err)
+	}
+	soon := time.Now().Add(after)
 	var found []sim.RaceInfo
 	for _, r := range svc.Races() {
 		if r.Code == args[0] && r.Start.After(soon) {
@@ -280,6 +290,57 @@ func cmdSimRace(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Setenv(v+"_NUMBER", strconv.Itoa(r.EventNumber))
 	ts.Setenv(v+"_RUNNER", r.Runners[0])
 	ts.Setenv(v+"_PAST_START", (time.Until(r.Start) + time.Minute).Round(time.Second).String())
+	for _, x := range r.Runners {
+		if x != svc.Winner(r) {
+			ts.Setenv(v+"_LOSER", x)
+			break
+		}
+	}
+}
+
+// cmdSimResult is `simresult VAR`: the race simrace set VAR for runs and
+// is resulted now, while the service keeps listing its start (an
+// abandoned race, a start in the wrong time zone). `seenwithin` measures
+// from here.
+func cmdSimResult(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: simresult VAR")
+	}
+	svc := simOf(ts, "simresult")
+	v := args[0]
+	number, err := strconv.Atoi(ts.Getenv(v + "_NUMBER"))
+	ts.Check(err)
+	for _, r := range svc.Races() {
+		if r.Venue == ts.Getenv(v+"_VENUE") && r.EventNumber == number && r.Start.After(time.Now()) {
+			s := ts.Value(scriptSimKey{}).(*scriptSim)
+			s.resulted = time.Now()
+			if !svc.ResultAt(r, s.clock.Now()) {
+				ts.Fatalf("simresult: %s R%d not found", r.Venue, number)
+			}
+			return
+		}
+	}
+	ts.Fatalf("simresult: no upcoming race %s R%d", ts.Getenv(v+"_VENUE"), number)
+}
+
+// cmdSeenWithin is `seenwithin DURATION`: at most DURATION passed since
+// the last `simresult` (run after `wait`: the run saw the result and
+// ended within it).
+func cmdSeenWithin(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: seenwithin DURATION")
+	}
+	d, err := time.ParseDuration(args[0])
+	ts.Check(err)
+	s := ts.Value(scriptSimKey{}).(*scriptSim)
+	if s.resulted.IsZero() {
+		ts.Fatalf("seenwithin: no simresult yet")
+	}
+	took := time.Since(s.resulted)
+	ts.Logf("%s since the result", took.Round(time.Millisecond))
+	if took > d {
+		ts.Fatalf("seenwithin: %s since the result, want at most %s", took.Round(time.Millisecond), d)
+	}
 }
 
 // cmdSimWaitReq is `simwaitreq PATH N`: it waits (10s at most) until
@@ -362,22 +423,39 @@ func cmdSimFault(ts *testscript.TestScript, neg bool, args []string) {
 	simOf(ts, "simfault").InjectFault(f)
 }
 
-// cmdSimWait is `simwait N`: it waits up to ten seconds for the simulated
-// service to hold N notifications, so a script can act once a background
-// run has created that many.
+// cmdSimWait is `simwait N [placed|records]`: it waits up to ten seconds
+// for the simulated service to hold N notifications (N some session
+// placed; or to have served N reads of bet records: a run saw what the
+// sessions did), so a script can act once a background run got that far.
 func cmdSimWait(ts *testscript.TestScript, neg bool, args []string) {
-	if neg || len(args) != 1 {
-		ts.Fatalf("usage: simwait N")
+	if neg || len(args) < 1 || len(args) > 2 || (len(args) == 2 && args[1] != "placed" && args[1] != "records") {
+		ts.Fatalf("usage: simwait N [placed|records]")
 	}
 	want, err := strconv.Atoi(args[0])
 	ts.Check(err)
 	svc := simOf(ts, "simwait")
+	count := svc.NotificationCount
+	switch {
+	case len(args) == 1:
+	case args[1] == "placed":
+		count = svc.PlacedCount
+	default:
+		count = func() int {
+			n := 0
+			for _, r := range svc.Requests() {
+				if r.Method == "GET" && strings.HasPrefix(r.Path, "/bet/") {
+					n++
+				}
+			}
+			return n
+		}
+	}
 	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-		if svc.NotificationCount() >= want {
+		if count() >= want {
 			return
 		}
 	}
-	ts.Fatalf("simwait: %d notifications after 10s, want %d", svc.NotificationCount(), want)
+	ts.Fatalf("simwait: %d %s after 10s, want %d", count(), strings.Join(append([]string{"notifications"}, args[1:]...), " "), want)
 }
 
 // cmdExpandEnv is `expandenv SRC DST`: it writes SRC to DST with $VAR and

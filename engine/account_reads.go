@@ -31,37 +31,41 @@ type Account struct {
 	plans   int   // views handed out: the plans sharing the reads
 	writes  int64 // writes completed by every plan, in order
 	entries map[string]*accountRead
-	probes  map[string]*raceProbe // by race key: the latest claim of a probe
+	epoch   time.Time     // the first tick of the account's plans (tickAt)
+	step    time.Duration // the smallest poll interval of its plans (joinGrid)
 }
 
-// raceProbe is one plan's probe of a running race on a tick.
-type raceProbe struct {
-	tick time.Time // the prober's tick
-	done chan struct{}
-}
-
-// claimProbe gives race k's probe on the tick begun at tick to the first
-// plan asking (its claim, to release with probed), and to the others
-// what to wait for.
-func (a *Account) claimProbe(k string, tick time.Time) (*raceProbe, <-chan struct{}) {
+// joinGrid notes that a plan of the account polls every interval: the
+// smallest interval of the run's plans is the step of their common grid.
+func (a *Account) joinGrid(interval time.Duration) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if a.probes == nil {
-		a.probes = map[string]*raceProbe{}
+	if a.step == 0 || interval < a.step {
+		a.step = interval
 	}
-	if p := a.probes[k]; p != nil && !p.tick.Before(tick) {
-		return nil, p.done
-	}
-	p := &raceProbe{tick: tick, done: make(chan struct{})}
-	a.probes[k] = p
-	return p, nil
 }
 
-// probed ends claims: the probes were read (or failed).
-func probed(claims []*raceProbe) {
-	for _, p := range claims {
-		close(p.done)
+// tickAt is the next tick of a plan of the account that ticks every
+// interval and last ticked at last: the latest point no later than
+// last+interval of the account's grid (the first plan's first tick, plus
+// whole steps of the smallest interval of the run's plans). The plans of a
+// run then tick together and read each page of the notification list
+// once for all, never more often than the smallest interval, whatever the
+// time their starts took; a plan's first interval is shortened to meet
+// the grid, and a slower plan's ticks fall on the faster one's (so it
+// polls at the smallest interval).
+func (a *Account) tickAt(last time.Time, interval time.Duration) time.Time {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.epoch.IsZero() || last.Before(a.epoch) {
+		a.epoch = last
 	}
+	step := interval
+	if a.step > 0 && a.step < step {
+		step = a.step
+	}
+	next := last.Add(interval)
+	return next.Add(-next.Sub(a.epoch) % step)
 }
 
 // accountRead is one read of the service, done or in flight.
@@ -161,14 +165,15 @@ func (p *accountPlan) read(ctx context.Context, key string, fetch func() (any, e
 }
 
 // readPage is read of page listPage of the notification list (0: another
-// read).
+// read). A poll's read (readSince) takes no read sent before its tick.
 func (p *accountPlan) readPage(ctx context.Context, key string, listPage int, fetch func() (any, error)) (any, error) {
 	a := p.account
 	since := p.since()
 	now := a.clock.Now()
+	notBefore := readSince(ctx)
 	a.mu.Lock()
 	e := a.entries[key]
-	fresh := e != nil && e.writes >= since && now.Sub(e.at) < a.window && !now.Before(e.at)
+	fresh := e != nil && e.writes >= since && now.Sub(e.at) < a.window && !now.Before(e.at) && !e.at.Before(notBefore)
 	if fresh {
 		select {
 		case <-e.done:

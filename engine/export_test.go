@@ -37,6 +37,6 @@ func ListPagesSince(b Backend, since time.Time) []int {
 }
 
 // ReadReason is why the engine made the read it passes ctx with: the
-// poll's reasons ("race running", "5-minute poll", ...), "label check",
+// poll's reasons ("first poll", "open bet", "last look"), "label check",
 // "placement records", "settled records"; "" for a read it did not mark.
 func ReadReason(ctx context.Context) string { return readReason(ctx) }

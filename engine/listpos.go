@@ -72,7 +72,6 @@ func (x *listIndex) saw(n int, p *apiclient.Page[apiclient.Notification], keep f
 // it. A page past the end comes back as page 1 (the service's rule): that
 // is reported as no page at all.
 func (r *tracker) listPage(ctx context.Context, n int, ours map[int64]*instance) (*apiclient.Page[apiclient.Notification], error) {
-	at := r.clock.Now()
 	p, err := r.svc.ListNotifications(ctx, apiclient.ListNotificationsOptions{Page: n, PageSize: listPageSize})
 	if err != nil {
 		return nil, err
@@ -80,7 +79,6 @@ func (r *tracker) listPage(ctx context.Context, n int, ours map[int64]*instance)
 	if n > 1 && p.Previous == nil {
 		return &apiclient.Page[apiclient.Notification]{Count: p.Count}, nil
 	}
-	r.sawRaces(at, p.Results)
 	if ours == nil {
 		ours = r.notifications()
 	}
@@ -108,13 +106,26 @@ func (r *tracker) readPages(ctx context.Context, open []*instance, seen map[int6
 	read := map[int]bool{}
 	todo := slices.Clone(open)
 	ours := r.notifications()
-	for range 2 {
+	// A few bets no page has shown yet (known from the journal,
+	// recovered) are looked for on the newest page first rather than by
+	// label: found there, their place is known from then on. Many are
+	// found by reading the list from its head (fetch's scanFor).
+	unknown := 0
+	for _, in := range todo {
+		if _, ok := r.list.page(in.notifID); !ok {
+			unknown++
+		}
+	}
+	for round := range 2 {
 		// Even for one notification a page is worth its bytes: it polls
-		// the hundred around it, which then need no call of their own for
-		// a while.
+		// the hundred around it.
 		pages := map[int]bool{}
 		for _, in := range todo {
-			if n, ok := r.list.page(in.notifID); ok && !read[n] {
+			n, ok := r.list.page(in.notifID)
+			if !ok && round == 0 && unknown <= labelLookupMax {
+				n, ok = 1, true
+			}
+			if ok && !read[n] {
 				pages[n] = true
 			}
 		}

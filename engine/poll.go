@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -20,115 +21,60 @@ const labelLookupMax = 10
 // placed on may stay unresulted before it counts as not taken.
 const unresultedAfter = 2 * time.Hour
 
-// poll refreshes the open notifications that are due. Every bet on one
-// race is resulted together, so while a race is running one notification
-// of it is probed; the others are read once the probe shows a result. A
-// set larger than the list pages needed to cover it is read through list
-// pages (100 a call) instead of one look-up per label.
+// poll reads the plan's open notifications: every one, once a tick, so
+// each outcome is seen at the first tick after the service shows it. The
+// pages of the notification list that hold them are read (100 a call),
+// each once; a page another plan of the run read on this tick serves this
+// plan too (adoptListPages, and the account's shared reads).
 func (r *tracker) poll(ctx context.Context) error {
 	if err := r.adoptListPages(ctx); err != nil {
 		return err
 	}
 	now := r.clock.Now()
-	interval := r.plan.Poll.Interval
-	if interval <= 0 {
-		interval = 30 * time.Second
-	}
-	groups := map[string][]*instance{}
-	var keys []string
 	why := map[string]bool{}
+	var open []*instance
 	for _, in := range r.insts {
 		// A bet cancelled by betplan is read too: sessions may have placed
 		// it before the cancel.
 		if in.notifID == 0 || in.final || in.readThisTick(r.tickAt) {
 			continue
 		}
-		reason := whyLastLook
-		if !r.lastLook {
-			if reason = in.due(now, interval, r.sessions); reason == "" {
-				continue
-			}
-		}
 		if in.createdThisTick(r.tickAt) && !r.opts.NoWait && !r.lastLook {
 			continue // a --no-wait run's last look includes it
 		}
+		reason := whyLastLook
+		if !r.lastLook {
+			reason = in.due()
+		}
 		why[reason] = true
-		k := raceKey(in)
-		if _, ok := groups[k]; !ok {
-			keys = append(keys, k)
-		}
-		groups[k] = append(groups[k], in)
+		open = append(open, in)
 	}
-	var batch, probes, rest []*instance
-	var waits []awaitedProbe
-	var claimed []*raceProbe
-	for _, k := range keys {
-		g := groups[k]
-		if r.lastLook || !r.probing(g, now) {
-			batch = append(batch, g...)
-			continue
-		}
-		// A page read this tick (for another plan of the run) showed the
-		// race: still running, a probe would tell nothing new; resulted,
-		// every bet on it is read now. Another plan probing it this tick
-		// is waited for.
-		switch r.raceNews(k) {
-		case "running":
-			continue
-		case "resulted":
-			rest = append(rest, g...)
-			continue
-		}
-		mine, wait := r.claimProbe(k)
-		if wait != nil {
-			waits = append(waits, awaitedProbe{k, wait})
-			continue
-		}
-		if mine != nil {
-			claimed = append(claimed, mine)
-		}
-		probes = append(probes, r.newest(g))
+	if !r.tickAt.IsZero() {
+		ctx = withReadSince(ctx, r.tickAt.Add(-r.readSlack()))
 	}
-	err := r.fetch(withReadReason(ctx, reasons(why)), append(batch, probes...), now)
-	// Read or not, the plans waiting for these probes go on: one the
-	// page showed nothing of probes the race itself.
-	probed(claimed)
-	if err != nil {
-		return err
+	return r.fetch(withReadReason(ctx, reasons(why)), open, now)
+}
+
+// readSlack is how long before this plan's tick a page another plan of
+// the run read still counts as read on this tick: the plans tick together
+// (tickGrid), give or take the time one tick's work takes to start. A
+// quarter of the interval at most, so an outcome is never seen from a page
+// read much more than an interval ago.
+func (r *tracker) readSlack() time.Duration {
+	return min(time.Second, r.interval()/4)
+}
+
+// interval is the plan's poll interval (30s when unset).
+func (r *tracker) interval() time.Duration {
+	if r.plan.Poll.Interval > 0 {
+		return r.plan.Poll.Interval
 	}
-	if len(waits) > 0 {
-		for _, w := range waits {
-			select {
-			case <-w.done:
-			case <-ctx.Done():
-				return ctx.Err()
-			}
-		}
-		if err := r.adoptListPages(ctx); err != nil {
-			return err
-		}
-		var own []*instance
-		for _, w := range waits {
-			switch r.raceNews(w.key) {
-			case "running":
-			case "resulted":
-				rest = append(rest, groups[w.key]...)
-			default: // the other plan's probe told nothing: probe it here
-				own = append(own, r.newest(groups[w.key]))
-			}
-		}
-		if err := r.fetch(withReadReason(ctx, whyRunning), own, now); err != nil {
-			return err
-		}
-		probes = append(probes, own...)
-	}
-	// A probe that came back resulted: read the rest of its race now.
-	for _, p := range probes {
-		if p.notif != nil && p.notif.Resulted() {
-			rest = append(rest, slices.DeleteFunc(slices.Clone(groups[raceKey(p)]), func(in *instance) bool { return in == p || in.final })...)
-		}
-	}
-	return r.fetch(withReadReason(ctx, whyProbeRest), rest, now)
+	return 30 * time.Second
+}
+
+// reasons joins a poll's reasons in a fixed order.
+func reasons(set map[string]bool) string {
+	return strings.Join(slices.Sorted(maps.Keys(set)), "+")
 }
 
 // adoptListPages applies the pages of the notification list that other
@@ -156,7 +102,6 @@ func (r *tracker) adoptListPages(ctx context.Context) error {
 		if sp.n > 1 && sp.page.Previous == nil {
 			continue // past the end: the service's page 1 (see listPage)
 		}
-		r.sawRaces(sp.at, sp.page.Results)
 		for i := range sp.page.Results {
 			in := ours[int64(sp.page.Results[i].ID)]
 			if in == nil || in.final || !in.lastPolled.Before(sp.at) {
@@ -181,18 +126,6 @@ func (r *tracker) pollLast(ctx context.Context) error {
 	r.lastLook = true
 	defer func() { r.lastLook = false }()
 	return r.poll(ctx)
-}
-
-func raceKey(in *instance) string {
-	if e := in.info.Event; e != nil {
-		return "event|" + e.ID
-	}
-	return racingKey(in.info)
-}
-
-// racingKey names a race of a meeting: venue, code, number and start.
-func racingKey(info RaceInfo) string {
-	return fmt.Sprintf("%s|%s|%d|%d", plan.FoldVenue(info.Venue), strings.ToLower(info.Code), info.EventNumber, info.Start.Unix())
 }
 
 // fetch reads the given notifications and applies them. The pages the

@@ -2,75 +2,31 @@ package engine
 
 import (
 	"context"
-	"maps"
-	"slices"
-	"strconv"
 	"strings"
 	"time"
-
-	"github.com/betplan/betplan/apiclient"
-)
-
-// Between its sessions' answer and its race's start a notification is
-// polled at least every slowPollEvery: a scratching, a void or a start
-// that moved can result it long before the listed start. Until its
-// sessions answer, and during its first answerWindow unless every session
-// it targets has placed or refused it, it is polled at the plan's
-// interval, so the user learns at once whether it was placed.
-const (
-	slowPollEvery = 5 * time.Minute
-	answerWindow  = 2 * time.Minute
-	// unansweredFor bounds the fast polls of a notification no session
-	// answers (no bot matched it): after that it is polled like an
-	// answered one, whose answer can still come.
-	unansweredFor = 15 * time.Minute
 )
 
 // Why a notification is polled: the reasons due gives, and the run's
 // other reads of the list. A read carries its reason in its context
 // (readReason), so a test can count the calls by what asked for them.
 const (
-	whyFirst     = "first poll"
-	whyNoStart   = "start unknown"
-	whyRunning   = "race running"
-	whyAnswer    = "answer window"
-	whyUnanswer  = "unanswered"
-	whySlow      = "5-minute poll"
-	whyEvent     = "event running"
-	whyLastLook  = "last look"
-	whyProbeRest = "race resulted"
+	whyFirst    = "first poll"
+	whyOpen     = "open bet"
+	whyLastLook = "last look"
 )
 
-// due reports whether an open notification should be polled now (on a
-// tick of the plan's interval), and why: never polled yet, its race
-// started at least an interval ago (the result is coming: a race is not
-// resulted at the off), its sessions have not all answered yet or it is
-// young, or it was last polled slowPollEvery ago. A sports event that
-// has started is polled every slowPollEvery: it runs for hours. "" is
-// not due.
-func (in *instance) due(now time.Time, interval time.Duration, sessions []apiclient.Session) string {
-	switch {
-	case in.info.Event != nil && !in.lastPolled.IsZero() && !now.Before(in.info.Start):
-		// A sports event runs for hours and the service gives no end: while
-		// it runs it is polled at the slow pace, not on every tick.
-		if now.Sub(in.lastPolled) >= slowPollEvery {
-			return whyEvent
-		}
-		return ""
-	case in.lastPolled.IsZero():
+// due reports why an open notification is polled on a tick of the plan's
+// interval: every open bet is read once a tick, so each outcome is seen
+// at the first tick after the service shows it, whether it lands before
+// the listed start (a scratching, a start in the wrong time zone) or
+// after. The pages that hold the plan's open bets are what a tick reads
+// (fetch), a hundred bets a call, so reading them all costs no more than
+// reading a few.
+func (in *instance) due() string {
+	if in.lastPolled.IsZero() {
 		return whyFirst
-	case in.info.Start.IsZero():
-		return whyNoStart
-	case !now.Before(in.info.Start.Add(interval)):
-		return whyRunning
-	case now.Sub(in.createdAt) < answerWindow && !in.allAnswered(sessions):
-		return whyAnswer
-	case !in.answered() && now.Sub(in.createdAt) < unansweredFor:
-		return whyUnanswer
-	case now.Sub(in.lastPolled) >= slowPollEvery:
-		return whySlow
 	}
-	return ""
+	return whyOpen
 }
 
 // createdThisTick reports whether the notification was created on the
@@ -81,56 +37,16 @@ func (in *instance) createdThisTick(tick time.Time) bool {
 }
 
 // readThisTick reports whether the notification was read since the tick
-// began (a look-up that adopted it): polling it again would tell nothing.
+// began (a look-up that adopted it, a page another plan of the run read):
+// polling it again would tell nothing.
 func (in *instance) readThisTick(tick time.Time) bool {
 	return !tick.IsZero() && !in.lastPolled.IsZero() && !in.lastPolled.Before(tick)
-}
-
-// allAnswered reports whether every session the bet targets whose bot
-// was running when the sessions were read has placed or refused it, as
-// its records say: the rest of its answer window would tell nothing new
-// of its placement (a record in review may still change; a session whose
-// bot starts later is seen by the next 5-minute poll). It is never true before the
-// records were read, nor for an account whose sessions are not known.
-func (in *instance) allAnswered(sessions []apiclient.Session) bool {
-	if !in.recordsRead || in.notif == nil {
-		return false
-	}
-	var targets []string
-	if t := strings.TrimSpace(in.bet.TargetSession); t != "" {
-		targets = strings.Split(t, ",")
-		for i := range targets {
-			targets[i] = strings.TrimSpace(targets[i])
-		}
-	}
-	expected := 0
-	for _, s := range sessions {
-		if !bool(s.BotRunning) || (targets != nil && !slices.Contains(targets, strconv.FormatInt(int64(s.ID), 10))) {
-			continue
-		}
-		expected++
-		answered := false
-		for _, rec := range in.records {
-			if rec.DisplayName == s.DisplayName && (strings.EqualFold(rec.SubmitResult, apiclient.SubmitSuccess) || strings.EqualFold(rec.SubmitResult, apiclient.SubmitError)) {
-				answered = true
-			}
-		}
-		if !answered {
-			return false
-		}
-	}
-	return expected > 0
 }
 
 // answered reports whether the last poll showed the sessions' answer:
 // a bet placed, or bots that received it (a refusal or a review).
 func (in *instance) answered() bool {
 	return in.notif != nil && (in.notif.TotalAccepted > 0 || strings.TrimSpace(in.notif.ReceivedBots) != "")
-}
-
-// reasons joins a poll's reasons in a fixed order.
-func reasons(set map[string]bool) string {
-	return strings.Join(slices.Sorted(maps.Keys(set)), "+")
 }
 
 type readReasonKey struct{}
@@ -144,4 +60,20 @@ func withReadReason(ctx context.Context, why string) context.Context {
 func readReason(ctx context.Context) string {
 	why, _ := ctx.Value(readReasonKey{}).(string)
 	return why
+}
+
+type readSinceKey struct{}
+
+// withReadSince marks the list reads made with ctx as a tick's polls: a
+// page of the notification list another plan of the run read before
+// since shows outcomes older than this tick, and is read again.
+func withReadSince(ctx context.Context, since time.Time) context.Context {
+	return context.WithValue(ctx, readSinceKey{}, since)
+}
+
+// readSince is the time before which a shared list read is too old for
+// the read made with ctx; zero when any read within the share window will do.
+func readSince(ctx context.Context) time.Time {
+	t, _ := ctx.Value(readSinceKey{}).(time.Time)
+	return t
 }

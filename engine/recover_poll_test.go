@@ -14,10 +14,11 @@ import (
 )
 
 // A run whose state dir was lost recovers its bets from the service and
-// follows them at once: a bet resulted just after the recovery is seen
-// before poll.timeout, whether its answer window (counted from the
-// service's created_at, and held open by a running session that has not
-// answered) is still open or the run's last look finds it.
+// follows them at once: a bet resulted just after the recovery is seen at
+// the next tick, however long ago it was created and whether or not a
+// running session has answered it (it used to be polled every five
+// minutes once its two-minute answer window had passed, and seen only at
+// the last look before poll.timeout).
 func TestRecoveredBetIsFollowedAtOnce(t *testing.T) {
 	for _, tt := range []struct {
 		name    string
@@ -25,13 +26,12 @@ func TestRecoveredBetIsFollowedAtOnce(t *testing.T) {
 		timeout string
 		within  time.Duration // how soon the run sees the result
 		// silent makes Ladbrokes 2 (running) unable to answer, and the
-		// bet target every session: its answer window stays open.
+		// bet target every session.
 		silent bool
 	}{
-		// Its next poll is the next tick's, not slowPollEvery later.
-		{"within its answer window", 10 * time.Second, "8m", time.Minute, true},
-		// Polled slowly, it is read once more before the timeout ends the run.
-		{"after its answer window: the last look", 3 * time.Minute, "2m", 2*time.Minute + 30*time.Second, false},
+		// The recovering run waits out its lost journal's grace (30s) first.
+		{"created 10s before, a session silent", 10 * time.Second, "8m", time.Minute, true},
+		{"created 3 minutes before, every session answered", 3 * time.Minute, "8m", time.Minute, false},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			w := newWorld(t)

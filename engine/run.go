@@ -22,6 +22,10 @@ func Run(ctx context.Context, p *plan.Plan, opts Options) (*Result, error) {
 		return nil, err
 	}
 	r := newTracker(p, opts)
+	if ap, ok := r.svc.(*accountPlan); ok {
+		// Before any call: the run's plans tick on one grid from the first.
+		ap.account.joinGrid(r.interval())
+	}
 	// A run that ends before its start (a lock held elsewhere) holds the
 	// other plans of its group back no longer.
 	defer opts.RunGroup.leave(p.Name)
@@ -300,8 +304,13 @@ func (r *tracker) loop(ctx context.Context) error {
 			return errTimeout
 		}
 		// Ticks keep to the interval: the time the tick's calls took is
-		// not added to the wait for the next one.
-		wait := interval - r.clock.Now().Sub(r.tickAt)
+		// not added to the wait for the next one. The plans of a run tick
+		// together, so one read of a page polls them all.
+		next := r.tickAt.Add(interval)
+		if ap, ok := r.svc.(*accountPlan); ok {
+			next = ap.account.tickAt(r.tickAt, interval)
+		}
+		wait := next.Sub(r.clock.Now())
 		if wait <= 0 {
 			wait = 0
 		}

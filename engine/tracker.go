@@ -111,9 +111,6 @@ type tracker struct {
 	tickAt     time.Time // when the run's current tick began
 	lastLook   bool      // the poll reads every open bet, due or not (pollLast)
 	list       listIndex // where the plan's notifications stand in the service's list
-	// raceSeen is what the list's pages last showed of each race (by
-	// racingKey), whoever's bets showed it.
-	raceSeen map[string]raceSight
 
 	tips tipRun // the plan's tips (tips.go)
 	// known holds notifications of the plan read from the service by

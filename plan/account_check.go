@@ -13,7 +13,9 @@ import (
 // max_open_stake or max_bets, are errors at that bet's amount (its line
 // for max_bets). The account's limits count every plan of the account
 // together, so what one plan alone is certain to break, the run refuses
-// whatever the others do. Amounts known only at run time stay the run's
+// whatever the others do. Under the account's period day or week the
+// certain bets may fall on different days: a total limit they pass is a
+// warning naming that condition, the run deciding. Amounts known only at run time stay the run's
 // to check.
 func CheckAccountLimits(p *Plan, account string, l Limits) Diagnostics {
 	var d Diagnostics
@@ -52,7 +54,17 @@ func CheckAccountLimits(p *Plan, account string, l Limits) Diagnostics {
 	// the engine). Each limit is named once, at the bet that passes it.
 	var all certainSum
 	var total, open, count bool
-	const refuse = "the run would refuse the plan before creating any bet, whatever the account's other plans do; raise the account's limit or remove a bet"
+	refuse := "the run would refuse the plan before creating any bet, whatever the account's other plans do; raise the account's limit or remove a bet"
+	report := at
+	if c := onePeriod(l.Period); c != "" {
+		// The bets may fall on different days: the run's check, which
+		// knows them, decides (checkStaticLimits).
+		refuse = c + ", the run refuses the plan before creating any bet, whatever the account's other plans do; raise the account's limit or remove a bet"
+		report = func(b *Bet, sp Span, format string, args ...any) {
+			at(b, sp, format, args...)
+			d[len(d)-1].Severity = SeverityWarning
+		}
+	}
 	for _, b := range p.Bets {
 		if !b.Certain() {
 			continue
@@ -66,17 +78,17 @@ func CheckAccountLimits(p *Plan, account string, l Limits) Diagnostics {
 		}
 		if l.MaxTotalStake != nil && !total && sum > *l.MaxTotalStake+1e-9 {
 			total = true
-			at(b, b.AmountAt, "bet %s takes %s to $%s %s, above %s (%s): %s",
+			report(b, b.AmountAt, "bet %s takes %s to $%s %s, above %s (%s): %s",
 				b.ID, all.words(), money(sum), atRisk, limit("max_total_stake"), "$"+money(*l.MaxTotalStake), refuse)
 		}
 		if l.MaxOpenStake != nil && !open && sum > *l.MaxOpenStake+1e-9 {
 			open = true
-			at(b, b.AmountAt, "bet %s takes %s, open together, to $%s %s, above %s (%s): %s",
+			report(b, b.AmountAt, "bet %s takes %s, open together, to $%s %s, above %s (%s): %s",
 				b.ID, all.words(), money(sum), atRisk, limit("max_open_stake"), "$"+money(*l.MaxOpenStake), refuse)
 		}
 		if l.MaxBets != nil && !count && len(all.ids) > *l.MaxBets {
 			count = true
-			at(b, Span{Line: b.Line, Column: b.Column}, "bet %s is bet %d of %s, above %s (%d): %s",
+			report(b, Span{Line: b.Line, Column: b.Column}, "bet %s is bet %d of %s, above %s (%d): %s",
 				b.ID, len(all.ids), all.words(), limit("max_bets"), *l.MaxBets, refuse)
 		}
 	}

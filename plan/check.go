@@ -140,8 +140,11 @@ func (p *parser) readLimits(doc *limitsDoc) (Limits, bool) {
 // target profit takes at its odds floor (RiskOf). A bet certain to be
 // created (a named race, no when, an amount known offline) that the
 // limits leave no room for is an error: run would refuse the plan before
-// creating anything. Bets with a when may never all be created, so their
-// sum over a limit is a warning.
+// creating anything. Under period day or week their races may fall on
+// different days, so their sum over a total limit is a warning naming
+// that condition; the run's up-front check, which knows the days, decides.
+// Bets with a when may never all be created, so their sum over a limit is
+// a warning.
 func (p *parser) checkStaticLimits() {
 	l := p.plan.Limits
 	var largest float64
@@ -177,6 +180,14 @@ func (p *parser) checkStaticLimits() {
 		u.add(b.ID, r)
 	}
 	const refuse = "run would refuse the plan before creating any bet"
+	// With period day or week the certain bets may fall on different days
+	// (offline, their races' days are not known): a sum over a total limit
+	// is a warning naming the condition, and the run's up-front check,
+	// which knows the days, decides. Per-race limits hold whatever the day.
+	total, why := p.d.errorf, refuse
+	if c := onePeriod(l.Period); c != "" {
+		total, why = p.d.warnf, c+", run refuses the plan before creating any bet"
+	}
 	if l.MaxOpenStake != nil && largest > *l.MaxOpenStake+1e-9 {
 		p.d.errorf(p.at("limits.max_open_stake"), "max_open_stake $%s is below bet %s's amount at risk $%s: that bet could never be created; raise the limit to at least $%s",
 			money(*l.MaxOpenStake), largestBet, money(largest), money(largest))
@@ -187,19 +198,19 @@ func (p *parser) checkStaticLimits() {
 	}
 	switch {
 	case l.MaxTotalStake != nil && all.total() > *l.MaxTotalStake+1e-9:
-		p.d.errorf(p.at("limits.max_total_stake"), "%s %s, above max_total_stake $%s: %s; raise the limit or remove a bet",
-			all.words(), all.riskWords(), money(*l.MaxTotalStake), refuse)
+		total(p.at("limits.max_total_stake"), "%s %s, above max_total_stake $%s: %s; raise the limit or remove a bet",
+			all.words(), all.riskWords(), money(*l.MaxTotalStake), why)
 	case l.MaxTotalStake != nil && staticTotal > *l.MaxTotalStake+1e-9:
 		p.d.warnf(p.at("limits.max_total_stake"), "the fixed amounts of the bets add up to $%s at risk, above max_total_stake $%s: the bets past the limit will be refused", money(staticTotal), money(*l.MaxTotalStake))
 	}
 	if l.MaxOpenStake != nil && all.total() > *l.MaxOpenStake+1e-9 && largest <= *l.MaxOpenStake+1e-9 {
-		p.d.errorf(p.at("limits.max_open_stake"), "%s are open together and %s, above max_open_stake $%s: %s; raise the limit or remove a bet",
-			all.words(), all.riskWords(), money(*l.MaxOpenStake), refuse)
+		total(p.at("limits.max_open_stake"), "%s are open together and %s, above max_open_stake $%s: %s; raise the limit or remove a bet",
+			all.words(), all.riskWords(), money(*l.MaxOpenStake), why)
 	}
 	switch {
 	case l.MaxBets != nil && len(all.ids) > *l.MaxBets:
-		p.d.errorf(p.at("limits.max_bets"), "%s are %d, above max_bets %d: %s; raise the limit or remove a bet",
-			all.words(), len(all.ids), *l.MaxBets, refuse)
+		total(p.at("limits.max_bets"), "%s are %d, above max_bets %d: %s; raise the limit or remove a bet",
+			all.words(), len(all.ids), *l.MaxBets, why)
 	case l.MaxBets != nil && namedCount > *l.MaxBets:
 		p.d.warnf(p.at("limits.max_bets"), "the plan has %d bets on named races, above max_bets %d: the bets past the limit will be refused", namedCount, *l.MaxBets)
 	}
@@ -217,6 +228,19 @@ func (p *parser) checkStaticLimits() {
 				u.words(), len(u.ids), *l.MaxBetsPerRace, refuse)
 		}
 	}
+}
+
+// onePeriod is the condition under which bets certain to be created share
+// one period of total limits counted by period: "if these races fall on
+// one day"; "" for period plan, where they always do.
+func onePeriod(period Period) string {
+	switch period {
+	case PeriodDay:
+		return "if these races fall on one day"
+	case PeriodWeek:
+		return "if these races fall in one week"
+	}
+	return ""
 }
 
 // certainSum adds up what bets certain to be created put at risk on one

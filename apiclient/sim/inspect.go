@@ -49,6 +49,21 @@ func (s *Service) NotificationCount() int {
 	return len(s.notifications)
 }
 
+// PlacedCount counts stored notifications some session placed (an
+// accepted stake), as of now.
+func (s *Service) PlacedCount() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.advance(s.clock.Now())
+	n := 0
+	for _, x := range s.notifications {
+		if accepted, _, _ := x.totals(); accepted > 0 {
+			n++
+		}
+	}
+	return n
+}
+
 // RaceInfo describes a race of the world, for tests to pick one.
 type RaceInfo struct {
 	Venue       string // the first spelling, as to send in `competition`
@@ -157,6 +172,27 @@ func (s *Service) MoveStart(ri RaceInfo, start time.Time) bool {
 // Options.ResultDelay after at, whatever the listed start says.
 func (s *Service) RunAt(ri RaceInfo, at time.Time) bool {
 	return s.changeRace(ri, func(r *race) { r.ranAt = at })
+}
+
+// ResultAt makes a race run and resulted at at while the service keeps
+// listing its start (an abandoned race, a start in the wrong time zone):
+// bots take bets on it until then. A time already past results it at
+// once.
+func (s *Service) ResultAt(ri RaceInfo, at time.Time) bool {
+	return s.changeRace(ri, func(r *race) { r.ranAt, r.resultIn = at, 0 })
+}
+
+// Winner is the runner (its number, as `selection` takes it) that wins
+// the race, drawn when the race was made: a test can bet on a loser.
+func (s *Service) Winner(ri RaceInfo) string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, r := range s.world.races {
+		if r.Venue.Names[0] == ri.Venue && r.EventNumber == ri.EventNumber && r.Start.Equal(ri.Start) && len(r.Order) > 0 {
+			return strconv.Itoa(r.Order[0])
+		}
+	}
+	return ""
 }
 
 // Scratch withdraws a runner: every notification on it is resulted void
