@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"net/http/httptest"
 	"sync"
 	"testing"
 	"time"
@@ -78,4 +79,23 @@ func TestOutageLongerThanBudgetGivesUp(t *testing.T) {
 	_, err = c.CreateNotification(context.Background(), createReq())
 	eq(t, "create requests", f.count("POST", "/notification/create/"), 1)
 	eq(t, "create is ambiguous", apiclient.IsAmbiguous(err), true)
+}
+
+// An https URL of a service that answers plain http is a wrong scheme,
+// not an outage: the call fails at once, never repeated for the budget.
+func TestPlainHTTPBehindHTTPSIsNotRetried(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		writeJSON(w, 200, `[]`)
+	}))
+	defer srv.Close()
+	c, err := apiclient.New("https://"+srv.Listener.Addr().String(), apiclient.WithToken("t"))
+	must(t, err)
+	retries := 0
+	c.OnRetry(func(apiclient.Retry) { retries++ })
+	_, err = c.ListRaces(context.Background())
+	if err == nil {
+		t.Fatal("a plain http answer to https was taken")
+	}
+	eq(t, "retries", retries, 0)
+	eq(t, "requests sent", c.Requests(), int64(1))
 }

@@ -1,6 +1,8 @@
 package apiclient
 
 import (
+	"crypto/tls"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"net/http"
@@ -104,6 +106,11 @@ func (c *Client) shouldRetry(class retryClass, res attemptResult, attempt int, e
 		return p
 	}
 	switch {
+	case res.err != nil && notTLS(res.err):
+		// What answers does not speak TLS (a plain http service behind an
+		// https URL): a wrong scheme, not an outage; repeating it for the
+		// retry budget only delays the error that says so.
+		return p
 	case res.err != nil && res.dial && !c.answered.Load():
 		// Nothing has answered yet (a closed port, an unknown host): no
 		// outage to ride out, as no service was ever seen there.
@@ -219,4 +226,11 @@ func (s randSource) durationN(d time.Duration) time.Duration {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return time.Duration(s.r.Int64N(int64(d) + 1))
+}
+
+// notTLS reports whether err is a TLS handshake answered by something
+// that does not speak TLS (net/http names a plain HTTP answer so).
+func notTLS(err error) bool {
+	var rh tls.RecordHeaderError
+	return errors.As(err, &rh) || strings.Contains(err.Error(), "server gave HTTP response to HTTPS client")
 }
