@@ -101,11 +101,23 @@ func sortDiagnostics(d Diagnostics) {
 // the offending line and a caret under the column.
 func WriteText(w io.Writer, diags Diagnostics, src map[string][]byte) error {
 	var b bytes.Buffer
+	// Many problems on one long line quote it redacted once, not once each.
+	type fileLine struct {
+		file string
+		line int
+	}
+	redacted := map[fileLine]string{}
 	for _, d := range diags {
 		rule := d.RuleOf()
 		fmt.Fprintf(&b, "%s [%s %s]\n", d.String(), rule.ID, rule.Name)
 		if line, ok := sourceLine(src[d.Filename], d.Line); ok && d.Column > 0 {
-			line, col := quoteWindow(redactSource(strings.ReplaceAll(line, "\t", " ")), d.Column)
+			at := fileLine{d.Filename, d.Line}
+			shown, seen := redacted[at]
+			if !seen {
+				shown = redactSource(strings.ReplaceAll(line, "\t", " "))
+				redacted[at] = shown
+			}
+			line, col := quoteWindow(shown, d.Column)
 			fmt.Fprintf(&b, "    %s\n", line)
 			width := 1
 			if d.EndLine == d.Line && d.EndColumn > d.Column {
