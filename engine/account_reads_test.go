@@ -278,6 +278,7 @@ func runPlansCounted(t testing.TB, w *world, plans, bets, races int, share bool)
 // to that). Plans run as separate processes each read for themselves,
 // under the same rule. Label checks and bet records are counted apart.
 func TestManyPlansShareReads(t *testing.T) {
+	t.Parallel() // one of the package's slowest: runs beside the others
 	one := runPlansCounted(t, newWorld(t), 1, 40, 10, true)
 	shared := runPlansCounted(t, newWorld(t), 8, 5, 10, true)
 	apart := runPlansCounted(t, newWorld(t), 8, 5, 10, false)
@@ -311,6 +312,7 @@ func TestFiftyPlansShareReads(t *testing.T) {
 	if testing.Short() {
 		t.Skip("50 plans")
 	}
+	t.Parallel()
 	r := runPlansCounted(t, newWorld(t), 50, 4, 10, true)
 	reads, ticks, most, labels := r.polls()
 	t.Logf("50 plans x 4 bets over 10 races: %d list reads over %d ticks (at most %d a tick), %d label checks, %d bet record reads, %.3f calls per bet",

@@ -56,6 +56,7 @@ func created(res *engine.Result) []engine.BetResult {
 // later result brings the profit back; the races after are skipped, their
 // reasons showing the totals the condition saw.
 func TestExampleStopForTheDay(t *testing.T) {
+	t.Parallel() // one of the package's slowest: runs beside the others
 	stops := 0
 	w := newWorld(t)
 	p := w.example("stop-for-the-day.yaml")
@@ -247,6 +248,7 @@ func TestExampleEachWay(t *testing.T) {
 // a tighter daily limit it stops at the limit each day and bets again the
 // next.
 func TestExampleGreyhoundCronOverThreeDays(t *testing.T) {
+	t.Parallel() // one of the package's slowest: runs beside the others
 	for _, tc := range []struct {
 		name    string
 		edits   [][2]string
@@ -259,6 +261,7 @@ func TestExampleGreyhoundCronOverThreeDays(t *testing.T) {
 		{"a tighter daily limit", [][2]string{{"max_total_stake: 80", "max_total_stake: 40"}}, 2, 10, 40, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			w := newWorld(t)
 			p := w.example("greyhound-cron.yaml", tc.edits...)
 			c := w.client()

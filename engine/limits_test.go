@@ -215,6 +215,7 @@ func limitCases() []limitCase {
 // run, the service by label does), and the limit refuses exactly the bet
 // that would break it, saying why, while the others are created.
 func TestEveryLimitRefusesAtTheRightBet(t *testing.T) {
+	t.Parallel() // one of the package's slowest: runs beside the others
 	for _, tc := range limitCases() {
 		for _, mode := range []string{"journal", "lost state dir", "one run"} {
 			t.Run(tc.name+"/"+mode, func(t *testing.T) {
@@ -288,6 +289,7 @@ bets:
 // TestLimitsCountWithinTheirPeriod: a daily limit full today leaves
 // tomorrow's races free; the same limit over the whole plan does not.
 func TestLimitsCountWithinTheirPeriod(t *testing.T) {
+	t.Parallel() // one of the package's slowest: runs beside the others
 	for _, period := range []string{"day", "plan"} {
 		t.Run(period, func(t *testing.T) {
 			w := newWorld(t)

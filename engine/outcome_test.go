@@ -271,6 +271,7 @@ func (w *world) raceAfter(d time.Duration) sim.RaceInfo {
 // each is adopted, none created twice. With a history too long for the
 // read to cover, each label is looked up on its own, with the same result.
 func TestBurstLabelCheckAdoptsWhatExists(t *testing.T) {
+	t.Parallel() // one of the package's slowest: runs beside the others
 	for _, history := range []int{0, 450} {
 		t.Run(fmt.Sprintf("%d older notifications", history), func(t *testing.T) {
 			const n = 5
@@ -432,6 +433,7 @@ func TestCreatesGoBeforeThePollsOfTheirTick(t *testing.T) {
 // the page it points to then holds them. Every bet is still followed to
 // its result within an interval, through pages, with no look-up by label.
 func TestPollPagesFollowTheListAsItGrows(t *testing.T) {
+	t.Parallel() // one of the package's slowest: runs beside the others
 	const n, byHand = 250, 230
 	w := newWorld(t)
 	var races []sim.RaceInfo

@@ -100,6 +100,7 @@ func runOpenBets(t testing.TB, n, races int) (readFigures, *readsByReason, float
 // those two at most. BenchmarkRunPerBet/1000 holds 1,000 open bets over
 // the whole card to the same rule (ten pages a tick at most).
 func TestOpenBetsReadByPage(t *testing.T) {
+	t.Parallel()
 	f, _, _ := runOpenBets(t, 150, 10)
 	assert.LessOrEqual(t, f.maxPerTick, 2)
 }

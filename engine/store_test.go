@@ -212,6 +212,7 @@ func pgStore(t testing.TB, via *pgtest.Proxy) *postgres.Store {
 
 // The shared state changes nothing of what the service sees.
 func TestSharedStateSameCalls(t *testing.T) {
+	t.Parallel() // one of the package's slowest: runs beside the others
 	pgtest.ServerURL(t)
 	calls := map[string]int{}
 	for _, store := range []string{"local", "postgres"} {
