@@ -106,6 +106,9 @@ func newHTMLPage(r *engine.Result) *htmlPage {
 		p.Cards = []htmlCard{
 			{Label: "Bets", Value: strconv.Itoa(d.Bets)},
 			{Label: "Requested", Value: dollars(d.StakeRequested)},
+			// The money on the line now: the same sum as TOTALS and
+			// report.json's totals.at_risk.
+			{Label: "At risk", Value: dollars(d.AtRisk)},
 			{Label: "Accepted", Value: dollars(d.AmountAccepted)},
 			{Label: "Profit", Value: signedDollars(d.Profit), Class: toneClass[profitTone(d.Profit)]},
 			{Label: "Return", Value: percent(d.ReturnOnStake), Class: toneClass[profitTone(d.ReturnOnStake)]},

@@ -2,7 +2,9 @@ package reporters_test
 
 import (
 	"bytes"
+	"encoding/json"
 	"encoding/xml"
+	"fmt"
 	"io"
 	"strings"
 	"testing"
@@ -107,4 +109,32 @@ func TestHTMLPlanHasNoChart(t *testing.T) {
 	if !tree.ids["bet-big-punt"] {
 		t.Error("plan preview lacks the refused bet")
 	}
+}
+
+// The run report's tiles show the money on the line, the same sum as
+// report.json's totals.at_risk (issue: the HTML report had no at-risk tile).
+func TestHTMLAtRiskTileIsTheTotal(t *testing.T) {
+	r := runResult()
+	var doc struct {
+		Totals struct {
+			AtRisk float64 `json:"at_risk"`
+		} `json:"totals"`
+	}
+	if err := json.Unmarshal(render(t, reporters.FormatJSON, r, reporters.TextOptions{}), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if doc.Totals.AtRisk == 0 {
+		t.Fatal("the fixture puts nothing at risk: the test would prove nothing")
+	}
+	tree := parseHTML(t, render(t, reporters.FormatHTML, r, reporters.TextOptions{}))
+	want := fmt.Sprintf("$%.2f", doc.Totals.AtRisk)
+	for i, s := range tree.texts {
+		if s == "At risk" && i > 0 {
+			if got := tree.texts[i-1]; got != want {
+				t.Errorf("at-risk tile = %q, want %q (report.json totals.at_risk)", got, want)
+			}
+			return
+		}
+	}
+	t.Errorf("no at-risk tile; want one of %s", want)
 }
