@@ -46,8 +46,7 @@ $(TOOLS)/actionlint:
 
 # staticcheck loads the packages as the race build compiled them (make
 # test's): without -race it compiles every dependency again (about 110s of
-# CPU on an empty cache). Only race_on_test.go and race_off_test.go
-# choose by the race tag.
+# CPU on an empty cache). No file of ours chooses by the race tag.
 lint: $(TOOLS)/staticcheck $(TOOLS)/actionlint
 	GOFLAGS="$(GOFLAGS) -race" $(TOOLS)/staticcheck ./...
 	$(TOOLS)/actionlint examples/ci/.github/workflows/*.yml

@@ -273,29 +273,6 @@ func TestDefaultRequestRate(t *testing.T) {
 	assert.GreaterOrEqual(t, span, time.Duration(len(reqs)-1)*240*time.Millisecond, "%d requests in %v", len(reqs), span)
 }
 
-// The crash hook is wired in by a test file only: a release build of
-// betplan must not know the variable that makes it kill itself.
-func TestReleaseBinaryHasNoCrashHook(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the release binary")
-	}
-	bin := filepath.Join(t.TempDir(), "betplan")
-	// Built with -race when the tests are, so it links the packages the
-	// test build compiled rather than compiling every dependency again
-	// (minutes on an empty cache): which files go in does not depend on it.
-	build := []string{"build", "-o", bin}
-	if raceEnabled {
-		build = append(build, "-race")
-	}
-	out, err := exec.Command("go", append(build, ".")...).CombinedOutput()
-	require.NoError(t, err, "go build: %s", out)
-	b, err := os.ReadFile(bin)
-	require.NoError(t, err)
-	assert.NotContains(t, string(b), crashEnv, "the release binary carries the crash-test hook")
-	assert.NotContains(t, string(b), "crash test: SIGKILL", "the release binary carries the crash-test hook")
-	assert.NotContains(t, string(b), pauseEnv, "the release binary carries the pause hook")
-}
-
 // TestInterruptMidCreateIsInDoubt stops the real binary while a create is
 // on the wire: the bet may have been placed, so the output, the report and
 // `betplan status` must say "in doubt" with its label, never waiting with

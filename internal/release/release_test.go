@@ -110,18 +110,8 @@ func TestGoreleaserCheck(t *testing.T) {
 // and the commit's time, never dev or (devel); --format json the same.
 func TestReleaseBinaryVersion(t *testing.T) {
 	version := releaseVersion(t)
-	b, err := os.ReadFile(filepath.Join(dist, "artifacts.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var artifacts []struct {
-		Type, Path, Goos, Goarch string
-	}
-	if err := json.Unmarshal(b, &artifacts); err != nil {
-		t.Fatal(err)
-	}
 	bin := ""
-	for _, a := range artifacts {
+	for _, a := range artifacts(t) {
 		if a.Type == "Binary" && a.Goos == runtime.GOOS && a.Goarch == runtime.GOARCH {
 			bin = filepath.Join(root, a.Path)
 		}
@@ -153,6 +143,53 @@ func TestReleaseBinaryVersion(t *testing.T) {
 	}
 	if got["version"] != "v"+version || got["commit"] != commit || got["build_date"] != date || !strings.HasPrefix(got["go_version"], "go1.") {
 		t.Errorf("version --format json: %s", out)
+	}
+}
+
+type artifact struct {
+	Type, Path, Goos, Goarch string
+}
+
+// artifacts is what make dist built, as dist/artifacts.json lists it.
+func artifacts(t *testing.T) []artifact {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(dist, "artifacts.json"))
+	if err != nil {
+		t.Fatalf("no release in dist/ (run make dist first): %v", err)
+	}
+	var all []artifact
+	if err := json.Unmarshal(b, &all); err != nil {
+		t.Fatal(err)
+	}
+	return all
+}
+
+// testHooks are the words of the crash and pause hooks the crash tests
+// start the test binary with (crashhook_test.go at the root): only a test
+// binary may kill or stop itself at a checkpoint.
+var testHooks = []string{"BETPLAN_TEST_CRASH_AT", "BETPLAN_TEST_PAUSE_AT", "crash test: SIGKILL"}
+
+// TestReleaseBinariesHaveNoTestHooks: no binary of the release, whatever
+// its platform, carries a test-only hook.
+func TestReleaseBinariesHaveNoTestHooks(t *testing.T) {
+	n := 0
+	for _, a := range artifacts(t) {
+		if a.Type != "Binary" {
+			continue
+		}
+		n++
+		b, err := os.ReadFile(filepath.Join(root, a.Path))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, h := range testHooks {
+			if bytes.Contains(b, []byte(h)) {
+				t.Errorf("%s/%s: the release binary carries the test hook %q", a.Goos, a.Goarch, h)
+			}
+		}
+	}
+	if n == 0 {
+		t.Fatal("dist/artifacts.json lists no binary")
 	}
 }
 
