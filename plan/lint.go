@@ -183,31 +183,38 @@ func literalChecks(n ast.Node) []finding {
 			}
 		}
 	}
-	ast.Find(n, func(n ast.Node) bool {
+	eachComparison(n, func(field, value ast.Node) {
+		if p := memberPath(field); p != "" {
+			check(p, value)
+		}
+	})
+	sort.SliceStable(out, func(i, j int) bool { return out[i].from < out[j].from })
+	return out
+}
+
+// eachComparison calls fn with each field and the value it is compared
+// with in tree: both sides of == and !=, and each element of the array
+// literal on the right of in and not in. The checks of literals compared
+// with a field (literalChecks, fixedValues) walk the tree through it.
+func eachComparison(tree ast.Node, fn func(field, value ast.Node)) {
+	ast.Find(tree, func(n ast.Node) bool {
 		b, ok := n.(*ast.BinaryNode)
 		if !ok {
 			return false
 		}
 		switch b.Operator {
 		case "==", "!=":
-			if p := memberPath(b.Left); p != "" {
-				check(p, b.Right)
-			} else if p := memberPath(b.Right); p != "" {
-				check(p, b.Left)
-			}
+			fn(b.Left, b.Right)
+			fn(b.Right, b.Left)
 		case "in", "not in":
 			if a, ok := b.Right.(*ast.ArrayNode); ok {
-				if p := memberPath(b.Left); p != "" {
-					for _, e := range a.Nodes {
-						check(p, e)
-					}
+				for _, e := range a.Nodes {
+					fn(b.Left, e)
 				}
 			}
 		}
 		return false
 	})
-	sort.SliceStable(out, func(i, j int) bool { return out[i].from < out[j].from })
-	return out
 }
 
 // varsFindings checks what an expression reads from vars against the
@@ -380,24 +387,7 @@ func fixedValues(tree ast.Node) []finding {
 			out = append(out, finding{msg, s.Location().From})
 		}
 	}
-	ast.Find(tree, func(n ast.Node) bool {
-		b, ok := n.(*ast.BinaryNode)
-		if !ok {
-			return false
-		}
-		switch b.Operator {
-		case "==", "!=":
-			check(b.Left, b.Right)
-			check(b.Right, b.Left)
-		case "in", "not in":
-			if a, ok := b.Right.(*ast.ArrayNode); ok {
-				for _, e := range a.Nodes {
-					check(b.Left, e)
-				}
-			}
-		}
-		return false
-	})
+	eachComparison(tree, check)
 	sort.SliceStable(out, func(i, j int) bool { return out[i].from < out[j].from })
 	return out
 }

@@ -122,37 +122,8 @@ func (f *IntentFile) write(notes map[string][]byte) error {
 	if err := os.MkdirAll(filepath.Dir(f.path), 0o755); err != nil {
 		return fmt.Errorf("create the intent file's dir: %w", err)
 	}
-	tmp := f.path + ".tmp"
-	w, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
-	if err != nil {
+	if err := writeSynced(f.path, b); err != nil {
 		return fmt.Errorf("write the intent file: %w", err)
-	}
-	_, err = w.Write(b)
-	if err == nil {
-		err = w.Sync()
-	}
-	if cerr := w.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp, f.path)
-	}
-	if err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("write the intent file: %w", err)
-	}
-	return syncDir(filepath.Dir(f.path))
-}
-
-// syncDir makes a rename or removal in dir durable.
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	if err := d.Sync(); err != nil {
-		return fmt.Errorf("sync %s: %w", dir, err)
 	}
 	return nil
 }

@@ -9,7 +9,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 
@@ -155,26 +154,10 @@ func (s Store) SetAside(_ context.Context, key state.PlanKey, j *state.LegacyJou
 	for _, r := range records {
 		b = append(append(b, r...), '\n')
 	}
-	tmp := path + ".tmp"
-	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
-	if err != nil {
-		return "", err
-	}
-	_, err = f.Write(b)
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp, path)
-	}
-	if err != nil {
-		os.Remove(tmp)
+	if err := writeSynced(path, b); err != nil {
 		return "", fmt.Errorf("set records of %s aside: %w", j.Where, err)
 	}
-	return path, syncDir(filepath.Dir(path))
+	return path, nil
 }
 
 // RetireLegacy renames the legacy journal to <plan>.journal.jsonl.moved-
