@@ -400,12 +400,49 @@ func (s *Store) Unlock(ctx context.Context, k state.PlanKey, force bool) (state.
 		return owner, s.unavailable(err)
 	}
 	// The holder's session, whatever machine it came from.
-	_, err = conn.Exec(ctx, `SELECT pg_terminate_backend(pid) FROM pg_locks
-		WHERE locktype = 'advisory' AND granted AND objsubid = 1
-		  AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
-		  AND classid::bigint = ($1::bigint >> 32) & 4294967295 AND objid::bigint = $1::bigint & 4294967295`, key)
+	_, err = conn.Exec(ctx, `SELECT pg_terminate_backend(pid) FROM pg_locks `+holdsAdvisoryLock, key)
 	if err != nil {
 		return owner, s.unavailable(err)
 	}
+	// pg_terminate_backend only signals the holder's session: its lock is
+	// free once that session has gone, a moment later. Return then, so a
+	// run started right after "unlock --force" takes the lock.
+	if err := s.waitLockFree(ctx, conn, key, s.lockName(k)); err != nil {
+		return owner, err
+	}
 	return owner, nil
+}
+
+// holdsAdvisoryLock picks, in pg_locks, the granted session-level advisory
+// lock of the key $1 (a bigint key is split into classid and objid).
+const holdsAdvisoryLock = `WHERE locktype = 'advisory' AND granted AND objsubid = 1
+	AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
+	AND classid::bigint = ($1::bigint >> 32) & 4294967295 AND objid::bigint = $1::bigint & 4294967295`
+
+// unlockWait bounds how long a forced unlock waits for the holder's
+// session to end after it was told to.
+const unlockWait = 10 * time.Second
+
+// waitLockFree waits, for at most unlockWait, until no session holds the
+// advisory lock key.
+func (s *Store) waitLockFree(ctx context.Context, conn *pgx.Conn, key int64, name string) error {
+	deadline := time.Now().Add(unlockWait)
+	for {
+		var held bool
+		err := conn.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM pg_locks `+holdsAdvisoryLock+`)`, key).Scan(&held)
+		if err != nil {
+			return s.unavailable(err)
+		}
+		if !held {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("the session holding the lock %s was told to end %s ago and still holds it; try again", name, unlockWait)
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
 }
