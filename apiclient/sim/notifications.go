@@ -244,45 +244,58 @@ func (n *notification) started(now time.Time) bool {
 
 // POST /notification/{id}/trigger/: fires a scheduled notification.
 func (s *Service) triggerNotification(c *call) {
-	n := s.notification(c)
-	if n == nil {
-		return
-	}
-	switch {
-	case n.IsCanceled:
-		writeError(c.w, http.StatusBadRequest, "Notification is cancelled.")
-	case !n.IsScheduled || !n.TriggeredAt.IsZero():
-		writeError(c.w, http.StatusBadRequest, "Notification has already been triggered.")
-	case n.started(c.now) || n.settled:
-		writeError(c.w, http.StatusBadRequest, "The race has already started.")
-	default:
+	s.notificationAction(c, func(n *notification) []refusal {
+		return []refusal{
+			{n.IsCanceled, "Notification is cancelled."},
+			{!n.IsScheduled || !n.TriggeredAt.IsZero(), "Notification has already been triggered."},
+			{n.started(c.now) || n.settled, "The race has already started."},
+		}
+	}, func(n *notification) string {
 		s.fire(n, c.now)
-		writeJSON(c.w, http.StatusOK, map[string]string{"status": "success", "message": "Notification triggered."})
-	}
+		return "Notification triggered."
+	})
 }
 
 // POST /notification/{id}/cancel/: bets already placed stay placed.
 func (s *Service) cancelNotification(c *call) {
+	s.notificationAction(c, func(n *notification) []refusal {
+		return []refusal{
+			{n.IsCanceled, "Notification is already cancelled."},
+			{n.settled, "Notification has already been resulted."},
+			{n.started(c.now), "The race has already started."},
+		}
+	}, func(n *notification) string {
+		n.IsCanceled = true
+		n.touch()
+		if len(n.records) > 0 {
+			return "Notification cancelled; bets already placed at bookmakers stay placed."
+		}
+		return "Notification cancelled."
+	})
+}
+
+// refusal is one reason the service refuses a call on a notification:
+// when it applies, the call is a 400 with its message.
+type refusal struct {
+	applies bool
+	message string
+}
+
+// notificationAction answers a POST that acts on one of the user's
+// notifications: 404 when it is not theirs, 400 with the first of
+// refusals that applies, else act runs and its message is the success.
+func (s *Service) notificationAction(c *call, refusals func(*notification) []refusal, act func(*notification) string) {
 	n := s.notification(c)
 	if n == nil {
 		return
 	}
-	switch {
-	case n.IsCanceled:
-		writeError(c.w, http.StatusBadRequest, "Notification is already cancelled.")
-	case n.settled:
-		writeError(c.w, http.StatusBadRequest, "Notification has already been resulted.")
-	case n.started(c.now):
-		writeError(c.w, http.StatusBadRequest, "The race has already started.")
-	default:
-		n.IsCanceled = true
-		n.touch()
-		msg := "Notification cancelled."
-		if len(n.records) > 0 {
-			msg = "Notification cancelled; bets already placed at bookmakers stay placed."
+	for _, r := range refusals(n) {
+		if r.applies {
+			writeError(c.w, http.StatusBadRequest, r.message)
+			return
 		}
-		writeJSON(c.w, http.StatusOK, map[string]string{"status": "success", "message": msg})
 	}
+	writeJSON(c.w, http.StatusOK, map[string]string{"status": "success", "message": act(n)})
 }
 
 // GET /notification/{id}/race/detail/: our shape, the spec shows none.
