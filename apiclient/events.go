@@ -244,83 +244,84 @@ func objectOf(b []byte, what string) (fields, error) {
 
 // UnmarshalJSON reads an event under any of the spellings above.
 func (e *Event) UnmarshalJSON(b []byte) error {
-	f, err := objectOf(b, "an event")
-	if err != nil {
+	return decodeObject(e, b, "an event", eventIDKeys, func(out *Event, f fields) (err error) {
+		out.Sport = f.text(eventSportKeys)
+		out.Name = f.text(eventNameKeys)
+		out.Home, out.Away = f.text(eventHomeKeys), f.text(eventAwayKeys)
+		if out.Name == "" && out.Home != "" && out.Away != "" {
+			out.Name = out.Home + " v " + out.Away
+		}
+		out.Competition = f.text(eventCompetitionKeys)
+		if _, err := f.decode(eventStartKeys, &out.StartTime); err != nil {
+			return fmt.Errorf("event %s start: %w", out.ID, err)
+		}
+		out.Status = f.text(eventStatusKeys)
+		out.Result = f.text(eventResultKeys)
+		out.Markets, err = namedList(f, eventMarketsKeys, fmt.Sprintf("event %s", out.ID), "market",
+			func(m *EventMarket) *string { return &m.Name })
 		return err
-	}
-	var out Event
-	if _, err := f.decode(eventIDKeys, &out.ID); err != nil {
-		return fmt.Errorf("event id: %w", err)
-	}
-	out.Sport = f.text(eventSportKeys)
-	out.Name = f.text(eventNameKeys)
-	out.Home, out.Away = f.text(eventHomeKeys), f.text(eventAwayKeys)
-	if out.Name == "" && out.Home != "" && out.Away != "" {
-		out.Name = out.Home + " v " + out.Away
-	}
-	out.Competition = f.text(eventCompetitionKeys)
-	if _, err := f.decode(eventStartKeys, &out.StartTime); err != nil {
-		return fmt.Errorf("event %s start: %w", out.ID, err)
-	}
-	out.Status = f.text(eventStatusKeys)
-	out.Result = f.text(eventResultKeys)
-	out.Markets, err = namedList(f, eventMarketsKeys, fmt.Sprintf("event %s", out.ID), "market",
-		func(m *EventMarket) *string { return &m.Name })
-	if err != nil {
-		return err
-	}
-	out.Raw = append(json.RawMessage(nil), bytes.TrimSpace(b)...)
-	*e = out
-	return nil
+	})
 }
 
 // UnmarshalJSON reads a market under any of the spellings above.
 func (m *EventMarket) UnmarshalJSON(b []byte) error {
-	f, err := objectOf(b, "a market")
-	if err != nil {
+	return decodeObject(m, b, "a market", marketIDKeys, func(out *EventMarket, f fields) (err error) {
+		out.Name = f.text(marketNameKeys)
+		out.Selections, err = namedList(f, marketSelectionKeys, "market "+out.Name, "selection",
+			func(s *EventSelection) *string { return &s.Name })
 		return err
-	}
-	var out EventMarket
-	if _, err := f.decode(marketIDKeys, &out.ID); err != nil {
-		return fmt.Errorf("market id: %w", err)
-	}
-	out.Name = f.text(marketNameKeys)
-	out.Selections, err = namedList(f, marketSelectionKeys, "market "+out.Name, "selection",
-		func(s *EventSelection) *string { return &s.Name })
-	if err != nil {
-		return err
-	}
-	out.Raw = append(json.RawMessage(nil), bytes.TrimSpace(b)...)
-	*m = out
-	return nil
+	})
 }
 
 // UnmarshalJSON reads a selection under any of the spellings above.
 func (s *EventSelection) UnmarshalJSON(b []byte) error {
-	f, err := objectOf(b, "a selection")
+	return decodeObject(s, b, "a selection", selectionIDKeys, func(out *EventSelection, f fields) error {
+		out.Name = f.text(selectionNameKeys)
+		if _, err := f.decode(selectionOddsKeys, &out.Odds); err != nil {
+			return fmt.Errorf("selection %s odds: %w", out.Name, err)
+		}
+		if v, ok := f.raw(selectionLineKeys); ok {
+			if s, _ := unquoteScalar(v); s != "" {
+				if err := out.Handicap.UnmarshalJSON(v); err != nil {
+					return fmt.Errorf("selection %s handicap: %w", out.Name, err)
+				}
+				out.HasHandicap = true
+			}
+		}
+		return nil
+	})
+}
+
+// decodeObject reads b, the JSON object of what ("an event", "a
+// market"), into *dst: its id under idKeys, then the rest with read; its
+// Raw keeps b as the service sent it. Errors name what failed, and leave
+// *dst as it was.
+func decodeObject[T any, P interface {
+	*T
+	idAndRaw() (json.Unmarshaler, *json.RawMessage)
+}](dst P, b []byte, what string, idKeys []string, read func(P, fields) error) error {
+	f, err := objectOf(b, what)
 	if err != nil {
 		return err
 	}
-	var out EventSelection
-	if _, err := f.decode(selectionIDKeys, &out.ID); err != nil {
-		return fmt.Errorf("selection id: %w", err)
+	var v T
+	out := P(&v)
+	id, raw := out.idAndRaw()
+	if _, err := f.decode(idKeys, id); err != nil {
+		_, kind, _ := strings.Cut(what, " ")
+		return fmt.Errorf("%s id: %w", kind, err)
 	}
-	out.Name = f.text(selectionNameKeys)
-	if _, err := f.decode(selectionOddsKeys, &out.Odds); err != nil {
-		return fmt.Errorf("selection %s odds: %w", out.Name, err)
+	if err := read(out, f); err != nil {
+		return err
 	}
-	if v, ok := f.raw(selectionLineKeys); ok {
-		if s, _ := unquoteScalar(v); s != "" {
-			if err := out.Handicap.UnmarshalJSON(v); err != nil {
-				return fmt.Errorf("selection %s handicap: %w", out.Name, err)
-			}
-			out.HasHandicap = true
-		}
-	}
-	out.Raw = append(json.RawMessage(nil), bytes.TrimSpace(b)...)
-	*s = out
+	*raw = append(json.RawMessage(nil), bytes.TrimSpace(b)...)
+	*dst = v
 	return nil
 }
+
+func (e *Event) idAndRaw() (json.Unmarshaler, *json.RawMessage)          { return &e.ID, &e.Raw }
+func (m *EventMarket) idAndRaw() (json.Unmarshaler, *json.RawMessage)    { return &m.ID, &m.Raw }
+func (s *EventSelection) idAndRaw() (json.Unmarshaler, *json.RawMessage) { return &s.ID, &s.Raw }
 
 // events reads GET /event/list/. The list may come bare, or inside
 // {"results"|"events"|"data": [...]}; a paged answer (results with a next

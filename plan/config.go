@@ -82,22 +82,15 @@ func init() { structFields(reflect.TypeFor[configDoc]()) }
 
 // LoadConfig reads and checks an account file.
 func LoadConfig(path string) (*Config, []byte, Diagnostics) {
-	data, err := ReadFile(path)
-	if err != nil {
-		msg := strings.TrimPrefix(err.Error(), path+": ")
-		return nil, nil, Diagnostics{{Severity: SeverityError, Filename: path, Summary: "cannot read the account file: " + msg}}
-	}
-	c, diags := ParseConfig(path, data)
-	return c, data, diags
+	return loadFile(path, "the account file", ParseConfig)
 }
 
 // ParseConfig decodes and checks an account file as strictly as a plan:
 // unknown keys, wrong types and invalid limits are errors at their
 // position. The config is nil when the diagnostics hold an error.
 func ParseConfig(filename string, data []byte) (*Config, Diagnostics) {
-	if len(data) > MaxFileSize {
-		return nil, Diagnostics{{Severity: SeverityError, Filename: filename, Line: 1, Column: 1,
-			Summary: fmt.Sprintf("the account file is larger than %d MiB: refusing to read it (is this the right file?)", MaxFileSize>>20)}}
+	if d := tooLarge(filename, data, "the account file"); d != nil {
+		return nil, d
 	}
 	p := &parser{
 		d:   decoder{filename: filename, pos: map[string]*yaml.Node{}, keys: map[string]*yaml.Node{}},

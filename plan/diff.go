@@ -132,33 +132,46 @@ func Diff(old, new *Plan) *PlanDiff {
 	}
 	add("heartbeat", RedactURL(old.Heartbeat), RedactURL(new.Heartbeat))
 
-	oldBets := map[string]*Bet{}
-	for _, b := range old.Bets {
-		oldBets[b.ID] = b
-	}
-	newIDs := map[string]bool{}
-	for _, b := range new.Bets {
-		newIDs[b.ID] = true
-		ob, ok := oldBets[b.ID]
-		if !ok {
-			d.Bets = append(d.Bets, BetChange{ID: b.ID, Kind: BetAdded, Changes: structChanges("", Bet{}, *b)})
-			continue
-		}
-		ch := structChanges("", *ob, *b)
-		ch = append(ch, varsAmountChanges(old.Vars, new.Vars, ob, b)...)
-		why := labelChange(old.Name, new.Name, ob, b)
-		if len(ch) > 0 || why != "" {
-			d.Bets = append(d.Bets, BetChange{ID: b.ID, Kind: BetChanged, Changes: ch, NewLabel: why})
-		}
-	}
-	for _, b := range old.Bets {
-		if !newIDs[b.ID] {
-			d.Bets = append(d.Bets, BetChange{ID: b.ID, Kind: BetRemoved, Changes: structChanges("", *b, Bet{})})
-		}
-	}
+	d.Bets = append(d.Bets, itemChanges(old.Bets, new.Bets, func(b *Bet) string { return b.ID },
+		func(ob, b *Bet) ([]Change, string) {
+			ch := append(structChanges("", *ob, *b), varsAmountChanges(old.Vars, new.Vars, ob, b)...)
+			return ch, labelChange(old.Name, new.Name, ob, b)
+		})...)
 	d.diffTips(old, new)
 	d.Before, d.After = worstCase(old), worstCase(new)
 	return d
+}
+
+// itemChanges lists the bets or tips added, changed and removed between
+// two plans, matched by id: the new plan's in its order, then the ones it
+// dropped. changed gives the changes of an item both plans have and why
+// its journal key moves ("" when it does not); an item is listed when
+// either is not empty.
+func itemChanges[T any](old, new []*T, id func(*T) string, changed func(o, n *T) ([]Change, string)) []BetChange {
+	var zero T
+	var out []BetChange
+	oldByID := map[string]*T{}
+	for _, o := range old {
+		oldByID[id(o)] = o
+	}
+	newIDs := map[string]bool{}
+	for _, n := range new {
+		newIDs[id(n)] = true
+		o, ok := oldByID[id(n)]
+		if !ok {
+			out = append(out, BetChange{ID: id(n), Kind: BetAdded, Changes: structChanges("", zero, *n)})
+			continue
+		}
+		if ch, why := changed(o, n); len(ch) > 0 || why != "" {
+			out = append(out, BetChange{ID: id(n), Kind: BetChanged, Changes: ch, NewLabel: why})
+		}
+	}
+	for _, o := range old {
+		if !newIDs[id(o)] {
+			out = append(out, BetChange{ID: id(o), Kind: BetRemoved, Changes: structChanges("", *o, zero)})
+		}
+	}
+	return out
 }
 
 // varsAmountChanges is how a change of the plan's vars changes a bet's
@@ -494,14 +507,6 @@ const DiffSchemaID = "https://github.com/betplan/betplan/schema/diff.schema.json
 // DiffJSONSchema is the JSON Schema of `betplan diff --format json`,
 // generated from PlanDiff so the two cannot drift apart.
 func DiffJSONSchema() ([]byte, error) {
-	r := &jsonschema.Reflector{}
-	s := r.Reflect(&PlanDiff{})
-	s.ID = DiffSchemaID
-	s.Title = "betplan diff"
-	s.Description = "What a change to a plan does: `betplan diff --format json`."
-	b, err := json.MarshalIndent(s, "", "  ")
-	if err != nil {
-		return nil, err
-	}
-	return append(b, '\n'), nil
+	return schemaJSON(&jsonschema.Reflector{}, &PlanDiff{}, DiffSchemaID, "betplan diff",
+		"What a change to a plan does: `betplan diff --format json`.", nil)
 }

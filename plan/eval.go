@@ -20,6 +20,15 @@ func runEnv(env *Env) *Env {
 	return env
 }
 
+// holds is a condition of a bet or tip: true when it has none (e is nil),
+// else what e gives.
+func (e *Expr) holds(env *Env) (bool, error) {
+	if e == nil {
+		return true, nil
+	}
+	return e.evalBool(env)
+}
+
 func (e *Expr) evalBool(env *Env) (bool, error) {
 	v, err := run(e.program, runEnv(env))
 	if err != nil {

@@ -148,20 +148,8 @@ func flip(op string) string {
 	return op
 }
 
-func number(n ast.Node) (float64, bool) {
-	switch x := n.(type) {
-	case *ast.IntegerNode:
-		return float64(x.Value), true
-	case *ast.FloatNode:
-		return x.Value, true
-	case *ast.UnaryNode:
-		if x.Operator == "-" {
-			v, ok := number(x.Node)
-			return -v, ok
-		}
-	}
-	return 0, false
-}
+// number is the value of a numeric literal, negated or not.
+func number(n ast.Node) (float64, bool) { return numeric(n, nil, false) }
 
 // literalChecks finds string literals compared with race.venue that
 // the service may not know (a code it cannot be is fixedValues' error).
@@ -302,7 +290,12 @@ func varName(n ast.Node) (string, bool) {
 
 // constantValue is the value of n when it reads nothing but numbers and
 // vars: a literal, a var, or arithmetic on them.
-func constantValue(n ast.Node, vars map[string]any) (float64, bool) {
+func constantValue(n ast.Node, vars map[string]any) (float64, bool) { return numeric(n, vars, true) }
+
+// numeric is the one reading of a number from an expression's tree: a
+// literal, negated or not; with arith also unary plus and +, - and * on
+// what it reads; and a var of vars, a number (nil vars: none).
+func numeric(n ast.Node, vars map[string]any, arith bool) (float64, bool) {
 	if name, ok := varName(n); ok {
 		switch v := vars[name].(type) {
 		case float64:
@@ -318,7 +311,10 @@ func constantValue(n ast.Node, vars map[string]any) (float64, bool) {
 	case *ast.FloatNode:
 		return x.Value, true
 	case *ast.UnaryNode:
-		v, ok := constantValue(x.Node, vars)
+		if x.Operator != "-" && !arith {
+			return 0, false
+		}
+		v, ok := numeric(x.Node, vars, arith)
 		switch x.Operator {
 		case "-":
 			return -v, ok
@@ -326,8 +322,11 @@ func constantValue(n ast.Node, vars map[string]any) (float64, bool) {
 			return v, ok
 		}
 	case *ast.BinaryNode:
-		l, lok := constantValue(x.Left, vars)
-		r, rok := constantValue(x.Right, vars)
+		if !arith {
+			return 0, false
+		}
+		l, lok := numeric(x.Left, vars, arith)
+		r, rok := numeric(x.Right, vars, arith)
 		if !lok || !rok {
 			return 0, false
 		}

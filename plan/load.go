@@ -26,21 +26,37 @@ func Load(path string) (*Plan, Diagnostics) {
 // LoadSource is Load that also returns the bytes it read, for the
 // diagnostics' source lines.
 func LoadSource(path string) (*Plan, []byte, Diagnostics) {
+	return loadFile(path, "the plan", Parse)
+}
+
+// loadFile reads the file at path with ReadFile and hands it to parse; a
+// file it cannot read is one error naming what (the plan, the account
+// file), with no position.
+func loadFile[T any](path, what string, parse func(string, []byte) (*T, Diagnostics)) (*T, []byte, Diagnostics) {
 	data, err := ReadFile(path)
 	if err != nil {
 		msg := strings.TrimPrefix(err.Error(), path+": ")
-		return nil, nil, Diagnostics{{Severity: SeverityError, Filename: path, Summary: "cannot read the plan: " + msg}}
+		return nil, nil, Diagnostics{{Severity: SeverityError, Filename: path, Summary: "cannot read " + what + ": " + msg}}
 	}
-	p, diags := Parse(path, data)
-	return p, data, diags
+	v, diags := parse(path, data)
+	return v, data, diags
+}
+
+// tooLarge is the error for data over MaxFileSize, naming what it is (the
+// plan, the account file); nil when it is not.
+func tooLarge(filename string, data []byte, what string) Diagnostics {
+	if len(data) <= MaxFileSize {
+		return nil
+	}
+	return Diagnostics{{Severity: SeverityError, Filename: filename, Line: 1, Column: 1,
+		Summary: fmt.Sprintf("%s is larger than %d MiB: refusing to read it (is this the right file?)", what, MaxFileSize>>20)}}
 }
 
 // Parse decodes and checks a plan. The plan is nil when the diagnostics
 // hold an error; warnings come with a plan.
 func Parse(filename string, data []byte) (*Plan, Diagnostics) {
-	if len(data) > MaxFileSize {
-		return nil, Diagnostics{{Severity: SeverityError, Filename: filename, Line: 1, Column: 1,
-			Summary: fmt.Sprintf("the plan is larger than %d MiB: refusing to read it (is this the right file?)", MaxFileSize>>20)}}
+	if d := tooLarge(filename, data, "the plan"); d != nil {
+		return nil, d
 	}
 	p, diags := parseData(filename, data)
 	if diags.HasErrors() {

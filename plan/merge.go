@@ -3,7 +3,26 @@ package plan
 import (
 	"slices"
 	"strings"
+
+	"gopkg.in/yaml.v3"
 )
+
+// raceOf is the race a bet or tip runs on, from what r read: a race (a
+// key of races, or inline) or for_each_race, exactly one of them. A
+// missing race's error ends with orElse, the other ways the item allows.
+func (p *parser) raceOf(r resolvedBet, n *yaml.Node, name, orElse string) (key string, race *RaceRef, forEach *Expr) {
+	switch {
+	case r.raceSet && r.forEachSet:
+		p.d.errorf(p.keyAt(r.forEachPath), "%s has both race and for_each_race: use one", name)
+	case r.raceSet:
+		return r.raceKey, r.race, nil
+	case r.forEachSet:
+		return "", nil, r.forEach
+	default:
+		p.d.errorf(n, "%s has no race: set race (a key of races or {venue, code, event_number}) or for_each_race%s", name, orElse)
+	}
+	return "", nil, nil
+}
 
 // checkBet merges the defaults into one bet and checks the result.
 func (p *parser) checkBet(doc *betDoc, path string, def resolvedBet) *Bet {
@@ -29,17 +48,10 @@ func (p *parser) checkBet(doc *betDoc, path string, def resolvedBet) *Bet {
 	if !own.raceSet && !own.forEachSet && !own.eventSet {
 		race = def
 	}
-	switch {
-	case race.eventSet:
+	if race.eventSet {
 		p.eventBet(b, race, name)
-	case race.raceSet && race.forEachSet:
-		p.d.errorf(p.keyAt(race.forEachPath), "%s has both race and for_each_race: use one", name)
-	case race.raceSet:
-		b.RaceKey, b.Race = race.raceKey, race.race
-	case race.forEachSet:
-		b.ForEachRace = race.forEach
-	default:
-		p.d.errorf(n, "%s has no race: set race (a key of races or {venue, code, event_number}) or for_each_race, or event for a sports event", name)
+	} else {
+		b.RaceKey, b.Race, b.ForEachRace = p.raceOf(race, n, name, ", or event for a sports event")
 	}
 	p.checkHandicap(b, own, def, name, event)
 

@@ -165,21 +165,11 @@ func (a *Amount) String() string {
 
 // Matches reports whether the bet applies to the race of env: its
 // for_each_race condition, true when it has none.
-func (b *Bet) Matches(env *Env) (bool, error) {
-	if b.ForEachRace == nil {
-		return true, nil
-	}
-	return b.ForEachRace.evalBool(env)
-}
+func (b *Bet) Matches(env *Env) (bool, error) { return b.ForEachRace.holds(env) }
 
 // Ready reports whether the bet's when condition holds; true when it has
 // none.
-func (b *Bet) Ready(env *Env) (bool, error) {
-	if b.When == nil {
-		return true, nil
-	}
-	return b.When.evalBool(env)
-}
+func (b *Bet) Ready(env *Env) (bool, error) { return b.When.holds(env) }
 
 // AmountField is the create field the bet's amount goes to, by its type.
 func (b *Bet) AmountField() AmountField { return AmountFieldFor(b.Type) }

@@ -13,20 +13,38 @@ const SchemaID = "https://github.com/betplan/betplan/schema/plan.schema.json"
 // types, for editors (yaml-language-server) and CI. The validator is
 // stricter: it also checks expressions, staking rules and limits.
 func JSONSchema() ([]byte, error) {
-	r := &jsonschema.Reflector{
+	return schemaJSON(yamlReflector(), &planDoc{}, SchemaID, "betplan plan",
+		"A declarative bet plan run by betplan against the Betting Automation Service.",
+		func(s *jsonschema.Schema) {
+			if def, ok := s.Definitions["betDoc"]; ok {
+				if p, ok := def.Properties.Get("options"); ok {
+					*p = *optionsSchema()
+				}
+			}
+			eventRules(s)
+		})
+}
+
+// yamlReflector reflects the YAML-shaped documents (a plan, an account
+// file): their keys are the yaml tags.
+func yamlReflector() *jsonschema.Reflector {
+	return &jsonschema.Reflector{
 		FieldNameTag:               "yaml",
 		RequiredFromJSONSchemaTags: true,
 	}
-	s := r.Reflect(&planDoc{})
-	s.ID = SchemaID
-	s.Title = "betplan plan"
-	s.Description = "A declarative bet plan run by betplan against the Betting Automation Service."
-	if def, ok := s.Definitions["betDoc"]; ok {
-		if p, ok := def.Properties.Get("options"); ok {
-			*p = *optionsSchema()
-		}
+}
+
+// schemaJSON is the JSON Schema r reflects from v, with its $id, title and
+// description, after extend (when not nil) adds what reflection cannot
+// say; indented, with a final newline, as the schema files are written.
+func schemaJSON(r *jsonschema.Reflector, v any, id, title, description string, extend func(*jsonschema.Schema)) ([]byte, error) {
+	s := r.Reflect(v)
+	s.ID = jsonschema.ID(id)
+	s.Title = title
+	s.Description = description
+	if extend != nil {
+		extend(s)
 	}
-	eventRules(s)
 	b, err := json.MarshalIndent(s, "", "  ")
 	if err != nil {
 		return nil, err
@@ -111,17 +129,6 @@ const ConfigSchemaID = "https://github.com/betplan/betplan/schema/config.schema.
 // ConfigJSONSchema is the JSON Schema of the account file (betplan.yaml),
 // generated from its YAML shape as the plan's is.
 func ConfigJSONSchema() ([]byte, error) {
-	r := &jsonschema.Reflector{
-		FieldNameTag:               "yaml",
-		RequiredFromJSONSchemaTags: true,
-	}
-	s := r.Reflect(&configDoc{})
-	s.ID = ConfigSchemaID
-	s.Title = "betplan account file"
-	s.Description = "betplan.yaml: the limits every plan of the account is held to together, beside each plan's own."
-	b, err := json.MarshalIndent(s, "", "  ")
-	if err != nil {
-		return nil, err
-	}
-	return append(b, '\n'), nil
+	return schemaJSON(yamlReflector(), &configDoc{}, ConfigSchemaID, "betplan account file",
+		"betplan.yaml: the limits every plan of the account is held to together, beside each plan's own.", nil)
 }

@@ -38,21 +38,11 @@ type Tip struct {
 
 // Matches reports whether the tip applies to the race of env: its
 // for_each_race condition, true when it has none.
-func (t *Tip) Matches(env *Env) (bool, error) {
-	if t.ForEachRace == nil {
-		return true, nil
-	}
-	return t.ForEachRace.evalBool(env)
-}
+func (t *Tip) Matches(env *Env) (bool, error) { return t.ForEachRace.holds(env) }
 
 // Ready reports whether the tip's when condition holds; true when it has
 // none.
-func (t *Tip) Ready(env *Env) (bool, error) {
-	if t.When == nil {
-		return true, nil
-	}
-	return t.When.evalBool(env)
-}
+func (t *Tip) Ready(env *Env) (bool, error) { return t.When.holds(env) }
 
 // Prealert asks for the package's pre-alert (which wakes the subscribers'
 // bots) Before ahead of the first tip of each race.
@@ -170,16 +160,7 @@ func (p *parser) checkTip(doc *tipDoc, path string) *Tip {
 	t := &Tip{ID: doc.ID, Line: n.Line, Column: n.Column, When: r.when,
 		Market: deref(doc.Market), Selection: deref(doc.Selection), Bookies: deref(doc.Bookies),
 		Confidence: deref(doc.Confidence), Analysis: deref(doc.Analysis)}
-	switch {
-	case r.raceSet && r.forEachSet:
-		p.d.errorf(p.keyAt(r.forEachPath), "%s has both race and for_each_race: use one", name)
-	case r.raceSet:
-		t.RaceKey, t.Race = r.raceKey, r.race
-	case r.forEachSet:
-		t.ForEachRace = r.forEach
-	default:
-		p.d.errorf(n, "%s has no race: set race (a key of races or {venue, code, event_number}) or for_each_race", name)
-	}
+	t.RaceKey, t.Race, t.ForEachRace = p.raceOf(r, n, name, "")
 
 	// The publish call's flat variant requires every field (facts §9.1).
 	written := func(field string) bool { return p.d.pos[path+"."+field] != nil }
@@ -259,35 +240,17 @@ func (d *PlanDiff) diffTips(old, new *Plan) {
 	if old.Name != new.Name && len(old.Tips) > 0 && len(new.Tips) > 0 {
 		d.Warnings = append(d.Warnings, fmt.Sprintf("the plan is renamed from %s to %s: its journal, the only record of which tips were published, starts afresh, so every tip would be published again", old.Name, new.Name))
 	}
-	oldTips := map[string]*Tip{}
-	for _, t := range old.Tips {
-		oldTips[t.ID] = t
-	}
-	newIDs := map[string]bool{}
-	for _, t := range new.Tips {
-		newIDs[t.ID] = true
-		ot, ok := oldTips[t.ID]
-		if !ok {
-			d.Tips = append(d.Tips, BetChange{ID: t.ID, Kind: BetAdded, Changes: structChanges("", Tip{}, *t)})
-			continue
-		}
-		ch := structChanges("", *ot, *t)
-		why := ""
-		switch {
-		case old.Name != new.Name:
-			why = "the plan name keys the journal"
-		case (ot.ForEachRace == nil) != (t.ForEachRace == nil):
-			why = "the tip moves between a named race and for_each_race"
-		case ot.Race != nil && t.Race != nil && (FoldVenue(ot.Race.Venue) != FoldVenue(t.Race.Venue) || !strings.EqualFold(ot.Race.Code, t.Race.Code) || ot.Race.EventNumber != t.Race.EventNumber):
-			why = "the race (venue, code, event number) is part of the tip's journal key"
-		}
-		if len(ch) > 0 || why != "" {
-			d.Tips = append(d.Tips, BetChange{ID: t.ID, Kind: BetChanged, Changes: ch, NewLabel: why})
-		}
-	}
-	for _, t := range old.Tips {
-		if !newIDs[t.ID] {
-			d.Tips = append(d.Tips, BetChange{ID: t.ID, Kind: BetRemoved, Changes: structChanges("", *t, Tip{})})
-		}
-	}
+	d.Tips = append(d.Tips, itemChanges(old.Tips, new.Tips, func(t *Tip) string { return t.ID },
+		func(ot, t *Tip) ([]Change, string) {
+			why := ""
+			switch {
+			case old.Name != new.Name:
+				why = "the plan name keys the journal"
+			case (ot.ForEachRace == nil) != (t.ForEachRace == nil):
+				why = "the tip moves between a named race and for_each_race"
+			case ot.Race != nil && t.Race != nil && (FoldVenue(ot.Race.Venue) != FoldVenue(t.Race.Venue) || !strings.EqualFold(ot.Race.Code, t.Race.Code) || ot.Race.EventNumber != t.Race.EventNumber):
+				why = "the race (venue, code, event number) is part of the tip's journal key"
+			}
+			return structChanges("", *ot, *t), why
+		})...)
 }

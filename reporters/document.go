@@ -404,3 +404,134 @@ func timePtr(t time.Time) *string {
 	s := formatTime(t)
 	return &s
 }
+
+// A tipster plan's report: each tip with its state, when it was published,
+// the odds it was given at and, once its race is resulted, the units won
+// or lost at those odds (the record subscribers judge a tipster by); the
+// pre-alerts; and what was assumed where the service's shapes are not
+// known. Every format says the same, in the words below.
+
+// Tip is one tip of the plan on one race, in report.json.
+type Tip struct {
+	ID          string   `json:"id" jsonschema_description:"The tip's id as written in the plan (for for_each_race tips, one tip per race shares the id)."`
+	Race        Race     `json:"race"`
+	Market      string   `json:"market" jsonschema_description:"Market as sent to the service."`
+	Selection   string   `json:"selection" jsonschema_description:"The runner, or R:P pairs for Same Race Multi."`
+	AmountUnits float64  `json:"amount_units" jsonschema_description:"Units subscribers stake."`
+	Odds        float64  `json:"odds" jsonschema_description:"The odds the tip was given at: units won or lost count at them."`
+	MaxOdds     float64  `json:"max_odds" jsonschema_description:"The highest odds subscribers' bots take."`
+	Bookies     string   `json:"bookies" jsonschema_description:"Bookmaker ids joined by '&'."`
+	UseBonus    bool     `json:"use_bonus" jsonschema_description:"Subscribers bet with bonus funds."`
+	Confidence  string   `json:"confidence" jsonschema_description:"Low, Medium or High; empty when not given."`
+	Status      string   `json:"status" jsonschema:"enum=waiting,enum=skipped,enum=unresolved,enum=published,enum=unknown,enum=failed" jsonschema_description:"Where the tip stands: waiting (its when is not true yet), skipped (its race started first), unresolved (its race was not found), published, unknown (a publish was sent and may have gone out: it is never sent again by itself; run --republish TIP-ID sends it again), failed (refused, or not sent)."`
+	Action      string   `json:"action,omitempty" jsonschema:"enum=publish,enum=wait,enum=skip,enum=none,enum=unresolved" jsonschema_description:"Plan reports only: what run would do with the tip now."`
+	Reason      string   `json:"reason" jsonschema_description:"Why the tip has its status, in words; may be empty."`
+	PublishedAt *string  `json:"published_at" jsonschema:"nullable,format=date-time" jsonschema_description:"When the service took the tip, RFC 3339 in UTC; null until then."`
+	Attempts    int      `json:"attempts" jsonschema_description:"Publish calls announced for the tip, ever (the journal's count)."`
+	Answer      string   `json:"answer" jsonschema_description:"What the service answered the publish, e.g. Success."`
+	Result      string   `json:"result" jsonschema_description:"The race's finishing order as the service gave it (runner numbers joined by '/'), or VOID; empty until resulted."`
+	Outcome     string   `json:"outcome" jsonschema:"enum=,enum=won,enum=lost,enum=void" jsonschema_description:"won, lost or void once the race is resulted; empty before."`
+	Units       *float64 `json:"units" jsonschema:"nullable" jsonschema_description:"Units won (positive) or lost (negative) at the tipped odds; null until resulted."`
+	Final       bool     `json:"final" jsonschema_description:"True once nothing more will change: resulted, or past being published."`
+	Error       string   `json:"error" jsonschema_description:"A runtime error met publishing the tip; empty when none."`
+}
+
+// Prealert is the pre-alert of one race, in report.json.
+type Prealert struct {
+	Race   Race    `json:"race"`
+	Status string  `json:"status" jsonschema:"enum=waiting,enum=sent,enum=unknown,enum=failed,enum=skipped" jsonschema_description:"sent, unknown (may have gone out: not sent again), failed, skipped (no tip of the race was left to publish) or waiting."`
+	Reason string  `json:"reason" jsonschema_description:"Why it has its status; may be empty."`
+	SentAt *string `json:"sent_at" jsonschema:"nullable,format=date-time" jsonschema_description:"When the service took it, RFC 3339 in UTC; null until then."`
+	Path   string  `json:"path" jsonschema_description:"The path that answered: /pick/tipster/message/ or /pick/tipster/prealert/."`
+}
+
+// TipTotals is the tipster's record over the report's tips.
+type TipTotals struct {
+	Tips          int          `json:"tips" jsonschema_description:"Number of tips."`
+	ByStatus      TipsByStatus `json:"by_status" jsonschema_description:"Number of tips in each status; every status is present."`
+	Won           int          `json:"won" jsonschema_description:"Tips that won at their race."`
+	Lost          int          `json:"lost" jsonschema_description:"Tips that lost."`
+	Void          int          `json:"void" jsonschema_description:"Tips whose race or runner was void."`
+	UnitsStaked   float64      `json:"units_staked" jsonschema_description:"Units of the tips that won or lost."`
+	Units         float64      `json:"units" jsonschema_description:"Net units won (positive) or lost (negative) at the tipped odds."`
+	ReturnOnUnits float64      `json:"return_on_units" jsonschema_description:"units / units_staked, a fraction rounded to 4 places; 0 when nothing was staked."`
+}
+
+// TipsByStatus counts tips per status, in report order.
+type TipsByStatus struct {
+	Waiting    int `json:"waiting"`
+	Skipped    int `json:"skipped"`
+	Unresolved int `json:"unresolved"`
+	Published  int `json:"published"`
+	Unknown    int `json:"unknown"`
+	Failed     int `json:"failed"`
+}
+
+func (c *TipsByStatus) add(s engine.TipStatus) {
+	switch s {
+	case engine.TipWaiting:
+		c.Waiting++
+	case engine.TipSkipped:
+		c.Skipped++
+	case engine.TipUnresolved:
+		c.Unresolved++
+	case engine.TipPublished:
+		c.Published++
+	case engine.TipUnknown:
+		c.Unknown++
+	case engine.TipFailed:
+		c.Failed++
+	}
+}
+
+func newTips(r *engine.Result) []Tip {
+	out := make([]Tip, len(r.Tips))
+	for i := range r.Tips {
+		t := &r.Tips[i]
+		out[i] = Tip{
+			ID: t.ID, Race: newRace(t.Race), Market: t.Market, Selection: t.Selection,
+			AmountUnits: t.AmountUnits, Odds: t.Odds, MaxOdds: t.MaxOdds, Bookies: t.Bookies, UseBonus: t.UseBonus,
+			Confidence: t.Confidence, Status: string(t.Status), Action: string(t.Action), Reason: t.Reason,
+			PublishedAt: timePtr(t.PublishedAt), Attempts: t.Attempts, Answer: t.Answer,
+			Result: t.Result, Outcome: t.Outcome, Units: unitsPtr(t.Units), Final: t.Final, Error: t.Error,
+		}
+	}
+	return out
+}
+
+func newPrealerts(r *engine.Result) []Prealert {
+	out := make([]Prealert, len(r.Prealerts))
+	for i, p := range r.Prealerts {
+		out[i] = Prealert{Race: newRace(p.Race), Status: p.Status, Reason: p.Reason, SentAt: timePtr(p.SentAt), Path: p.Path}
+	}
+	return out
+}
+
+func newRace(r engine.RaceInfo) Race {
+	return Race{Venue: r.Venue, Code: r.Code, EventNumber: r.EventNumber, Start: raceTimePtr(r.Start)}
+}
+
+func newTipTotals(r *engine.Result) TipTotals {
+	t := TipTotals{Tips: len(r.Tips)}
+	for i := range r.Tips {
+		tip := &r.Tips[i]
+		t.ByStatus.add(tip.Status)
+		switch tip.Outcome {
+		case engine.TipWon:
+			t.Won++
+		case engine.TipLost:
+			t.Lost++
+		case engine.TipVoid:
+			t.Void++
+		}
+		if tip.Units != nil && tip.Outcome != engine.TipVoid {
+			t.UnitsStaked += tip.AmountUnits
+			t.Units += *tip.Units
+		}
+	}
+	t.UnitsStaked, t.Units = units(t.UnitsStaked), units(t.Units)
+	if t.UnitsStaked > 0 {
+		t.ReturnOnUnits = math.Round(t.Units/t.UnitsStaked*10000) / 10000
+	}
+	return t
+}

@@ -130,11 +130,17 @@ func writeFileAtomic(path string, write func(io.Writer) error) (err error) {
 // AppendStepSummary appends the Markdown report for r to path, the file
 // named by $GITHUB_STEP_SUMMARY, creating it if needed.
 func AppendStepSummary(path string, r *engine.Result) error {
+	return appendStepSummary(path, func(w io.Writer) error { return WriteMarkdown(w, r) })
+}
+
+// appendStepSummary appends what write writes to the step summary file at
+// path, creating it if needed.
+func appendStepSummary(path string, write func(io.Writer) error) error {
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
 	if err != nil {
 		return fmt.Errorf("open step summary: %w", err)
 	}
-	if err := WriteMarkdown(f, r); err != nil {
+	if err := write(f); err != nil {
 		f.Close()
 		return fmt.Errorf("write step summary: %w", err)
 	}

@@ -443,3 +443,35 @@ svg text { font: 12px system-ui, sans-serif; fill: #59636e; }
 </tbody>
 </table>
 {{end}}`))
+
+type htmlTip struct {
+	ID, Race, Start, Selection, Market, Units, Odds, MaxOdds string
+	Status, StatusClass, Action, ActionClass                 string
+	Reason, Error, Published, Result, ResultClass            string
+}
+
+func newHTMLTips(r *engine.Result) []htmlTip {
+	out := make([]htmlTip, len(r.Tips))
+	for i := range r.Tips {
+		tip := &r.Tips[i]
+		out[i] = htmlTip{
+			ID: tip.ID, Race: raceName(tip.Race), Start: startClock(tip.Race), Selection: tip.Selection, Market: tip.Market,
+			Units: strconv.FormatFloat(tip.AmountUnits, 'f', -1, 64), Odds: oddsWords(tip.Odds), MaxOdds: oddsWords(tip.MaxOdds),
+			Status: string(tip.Status), StatusClass: toneClass[tipTone(tip)],
+			Action: string(tip.Action), ActionClass: toneClass[actionTone(tip.Action)],
+			Reason: tip.Reason, Published: publishedWords(tip), Result: tipResultWords(tip), ResultClass: toneClass[tipTone(tip)],
+		}
+		if tip.Error != "" && !strings.Contains(tip.Reason, tip.Error) {
+			out[i].Error = tip.Error
+		}
+	}
+	return out
+}
+
+func newHTMLPrealerts(r *engine.Result) []string {
+	out := make([]string, len(r.Prealerts))
+	for i, p := range r.Prealerts {
+		out[i] = prealertWords(p)
+	}
+	return out
+}

@@ -136,22 +136,28 @@ func junitPlanSuites(r *engine.Result) []junitSuite {
 	for i := range r.Bets {
 		suite.Cases = append(suite.Cases, junitBet(r, &r.Bets[i]))
 	}
-	for _, c := range suite.Cases {
-		suite.Tests++
-		switch {
-		case c.Error != nil:
-			suite.Errors++
-		case c.Failure != nil:
-			suite.Failures++
-		case c.Skipped != nil:
-			suite.Skipped++
-		}
-	}
+	suite.tally()
 	suites := []junitSuite{suite}
 	if tips := junitTips(r); tips != nil {
 		suites = append(suites, *tips)
 	}
 	return suites
+}
+
+// tally counts the suite's cases: each is a test, and an error, a
+// failure or skipped by how it ended.
+func (s *junitSuite) tally() {
+	for _, c := range s.Cases {
+		s.Tests++
+		switch {
+		case c.Error != nil:
+			s.Errors++
+		case c.Failure != nil:
+			s.Failures++
+		case c.Skipped != nil:
+			s.Skipped++
+		}
+	}
 }
 
 func junitBet(r *engine.Result, b *engine.BetResult) junitCase {
@@ -265,4 +271,55 @@ func xmlSafe(s string) string {
 		}
 		return r
 	}, s)
+}
+
+// junitTips is the tips' test suite: an unknown, failed or unresolved tip
+// is a failure (it makes the exit code 1), a waiting or skipped one is
+// skipped, a published one passes whatever its result.
+func junitTips(r *engine.Result) *junitSuite {
+	if len(r.Tips) == 0 {
+		return nil
+	}
+	s := &junitSuite{Name: r.PlanName + " tips", Time: "0", Timestamp: junitTime(r)}
+	for i := range r.Tips {
+		tip := &r.Tips[i]
+		name := tip.ID
+		if race := raceName(tip.Race); race != "-" {
+			name += " (" + race + " " + startClock(tip.Race) + ")"
+		}
+		var out strings.Builder
+		fmt.Fprintf(&out, "status: %s\n", tip.Status)
+		if tip.Action != "" {
+			fmt.Fprintf(&out, "action: %s\n", tip.Action)
+		}
+		fmt.Fprintf(&out, "selection: %s (%s), %s units at %s, max %s\n", tip.Selection, tip.Market, strconv.FormatFloat(tip.AmountUnits, 'f', -1, 64), oddsWords(tip.Odds), oddsWords(tip.MaxOdds))
+		if tip.Reason != "" {
+			fmt.Fprintf(&out, "reason: %s\n", tip.Reason)
+		}
+		if !tip.PublishedAt.IsZero() {
+			fmt.Fprintf(&out, "published: %s\n", formatTime(tip.PublishedAt))
+		}
+		if tip.Result != "" {
+			fmt.Fprintf(&out, "result: %s, %s\n", tip.Result, tipResultWords(tip))
+		}
+		c := junitCase{Name: name, Classname: r.PlanName + ".tips", Time: "0", SystemOut: &junitText{xmlSafe(out.String())}}
+		message := string(tip.Status)
+		if tip.Reason != "" {
+			message += ": " + oneLine(tip.Reason)
+		}
+		switch tip.Status {
+		case engine.TipUnknown, engine.TipFailed, engine.TipUnresolved:
+			c.Failure = &junitOutcome{Type: string(tip.Status), Message: message}
+		case engine.TipWaiting, engine.TipSkipped:
+			if r.Kind != engine.KindPlan || tip.Action == engine.ActionSkip {
+				c.Skipped = &junitOutcome{Type: string(tip.Status), Message: message}
+			}
+		}
+		s.Cases = append(s.Cases, c)
+	}
+	s.tally()
+	for _, a := range r.Assumptions {
+		s.Properties = append(s.Properties, junitProperty{Name: "assumed", Value: a})
+	}
+	return s
 }

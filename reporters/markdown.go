@@ -338,3 +338,75 @@ func mdCode(s string) string {
 	}
 	return "`" + strings.ReplaceAll(s, "|", `\|`) + "`"
 }
+
+func (m *markdownWriter) tips(r *engine.Result) {
+	if len(r.Tips) == 0 {
+		return
+	}
+	m.printf("### Tips\n\n**%s**", mdText(tipCounts(r)))
+	if s := tipRecordWords(r); s != "" {
+		m.printf(" · %s", mdText(s))
+	}
+	m.printf("\n\n")
+	plan := r.Kind == engine.KindPlan
+	if plan {
+		m.row("Tip", "Race", "Start", "Selection", "Market", "Units", "Odds", "Action", "Reason")
+		m.printf("|---|---|---|---|---|--:|--:|---|---|\n")
+	} else {
+		m.row("Tip", "Race", "Start", "Selection", "Market", "Units", "Odds", "Status", "Published", "Result", "Reason")
+		m.printf("|---|---|---|---|---|--:|--:|---|---|--:|---|\n")
+	}
+	for i := range r.Tips {
+		tip := &r.Tips[i]
+		if i == markdownMaxRows || m.b.Len() > markdownBudget {
+			m.printf("\n… %d more tips, see report.json\n", len(r.Tips)-i)
+			break
+		}
+		reason := mdText(truncate(oneLine(tip.Reason), markdownReason))
+		cells := []string{
+			mdCode(tip.ID), mdText(truncate(raceName(tip.Race), markdownCell)), startClock(tip.Race),
+			mdText(truncate(tip.Selection, markdownCell)), mdText(truncate(tip.Market, markdownCell)),
+			strconv.FormatFloat(tip.AmountUnits, 'f', -1, 64), oddsWords(tip.Odds),
+		}
+		if plan {
+			cells = append(cells, actionMark(tip.Action)+" "+string(tip.Action), reason)
+		} else {
+			cells = append(cells, strings.TrimSpace(tipMark(tip)+" "+string(tip.Status)), publishedWords(tip), tipResultWords(tip), reason)
+		}
+		m.row(cells...)
+	}
+	m.printf("\n")
+	if len(r.Prealerts) > 0 {
+		m.printf("Pre-alerts:\n\n")
+		for _, p := range r.Prealerts {
+			m.printf("- %s\n", mdText(truncate(prealertWords(p), 2*markdownReason)))
+		}
+		m.printf("\n")
+	}
+	if len(r.Assumptions) > 0 {
+		m.printf("<details><summary>What was assumed</summary>\n\n")
+		for _, a := range r.Assumptions {
+			m.printf("- %s\n", mdText(a))
+		}
+		m.printf("\n</details>\n\n")
+	}
+}
+
+func tipMark(t *engine.TipResult) string {
+	switch t.Status {
+	case engine.TipPublished:
+		if t.Units != nil && *t.Units > 0 {
+			return "✅" // only a winner is ticked
+		}
+		return ""
+	case engine.TipUnknown:
+		return "❓"
+	case engine.TipFailed, engine.TipUnresolved:
+		return "❌"
+	case engine.TipWaiting:
+		return "⏳"
+	case engine.TipSkipped:
+		return "⏭️"
+	}
+	return "❔"
+}

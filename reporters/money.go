@@ -72,3 +72,24 @@ func cents(v float64) float64 {
 	}
 	return r
 }
+
+// units rounds to hundredths of a unit and never yields -0.
+func units(v float64) float64 { return cents(v) }
+
+func unitsPtr(v *float64) *float64 {
+	if v == nil {
+		return nil
+	}
+	u := units(*v)
+	return &u
+}
+
+// unitsWords is a signed amount of units: "+5.00u", "-2.00u", "0.00u".
+func unitsWords(v float64) string {
+	v = units(v)
+	s := strconv.FormatFloat(v, 'f', 2, 64) + "u"
+	if v > 0 {
+		s = "+" + s
+	}
+	return s
+}

@@ -172,16 +172,5 @@ func WriteSummaryDir(dir string, results []*engine.Result) ([]string, error) {
 // AppendSummaryStep appends the summary in Markdown to the file at path
 // ($GITHUB_STEP_SUMMARY).
 func AppendSummaryStep(path string, s *Summary) error {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
-	if err != nil {
-		return fmt.Errorf("open step summary: %w", err)
-	}
-	if err := WriteSummaryMarkdown(f, s); err != nil {
-		f.Close()
-		return fmt.Errorf("write step summary: %w", err)
-	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("write step summary: %w", err)
-	}
-	return nil
+	return appendStepSummary(path, func(w io.Writer) error { return WriteSummaryMarkdown(w, s) })
 }

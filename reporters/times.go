@@ -171,3 +171,11 @@ func meetingDay(race engine.RaceInfo) string {
 	}
 	return raceTime(race, race.Start).Format("Mon 2 Jan 2006")
 }
+
+// publishedWords says when a tip was published, in its race's clock.
+func publishedWords(t *engine.TipResult) string {
+	if t.PublishedAt.IsZero() {
+		return "-"
+	}
+	return raceClock(t.Race, t.PublishedAt)
+}

@@ -343,22 +343,30 @@ func attention(b *engine.BetResult) int {
 // statusCounts lists "3 settled, 1 failed" for the statuses that occur, in
 // report order; unknown statuses follow.
 func statusCounts(r *engine.Result) string {
-	n := map[engine.Status]int{}
-	for i := range r.Bets {
-		n[r.Bets[i].Status]++
+	return counts(len(r.Bets), func(i int) engine.Status { return r.Bets[i].Status }, engine.Statuses(), true, statusWords)
+}
+
+// counts lists "3 settled, 1 failed": how many of the n items (item i is
+// at(i)) are in each state of order that occurs, in order's order; with
+// rest, the states order lacks follow in the order they first occur.
+func counts[S comparable](n int, at func(int) S, order []S, rest bool, words func(S) string) string {
+	seen := map[S]int{}
+	for i := range n {
+		seen[at(i)]++
 	}
 	var parts []string
-	for _, s := range engine.Statuses() {
-		if n[s] > 0 {
-			parts = append(parts, fmt.Sprintf("%d %s", n[s], statusWords(s)))
-			delete(n, s)
+	add := func(s S) {
+		if seen[s] > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", seen[s], words(s)))
+			delete(seen, s)
 		}
 	}
-	for i := range r.Bets {
-		s := r.Bets[i].Status
-		if n[s] > 0 {
-			parts = append(parts, fmt.Sprintf("%d %s", n[s], statusWords(s)))
-			delete(n, s)
+	for _, s := range order {
+		add(s)
+	}
+	if rest {
+		for i := range n {
+			add(at(i))
 		}
 	}
 	return strings.Join(parts, ", ")
@@ -369,17 +377,8 @@ var actionOrder = []engine.Action{engine.ActionCreate, engine.ActionAdopt, engin
 	engine.ActionNone, engine.ActionSkip, engine.ActionUnresolved, engine.ActionRefuse}
 
 func actionCounts(r *engine.Result) string {
-	n := map[engine.Action]int{}
-	for i := range r.Bets {
-		n[r.Bets[i].Action]++
-	}
-	var parts []string
-	for _, a := range actionOrder {
-		if n[a] > 0 {
-			parts = append(parts, fmt.Sprintf("%d %s", n[a], a))
-		}
-	}
-	return strings.Join(parts, ", ")
+	return counts(len(r.Bets), func(i int) engine.Action { return r.Bets[i].Action }, actionOrder, false,
+		func(a engine.Action) string { return string(a) })
 }
 
 // session sums what one bookmaker session did over a result.
@@ -520,6 +519,73 @@ func placedWords(b *engine.BetResult) string {
 	}
 	if len(b.RefusedBy) > 0 {
 		s += "; refused by " + strings.Join(b.RefusedBy, "; ")
+	}
+	return s
+}
+
+func tipTone(t *engine.TipResult) tone {
+	switch t.Status {
+	case engine.TipPublished:
+		if t.Units != nil {
+			return profitTone(*t.Units)
+		}
+		return toneBusy
+	case engine.TipUnknown, engine.TipFailed, engine.TipUnresolved:
+		return toneBad
+	case engine.TipWaiting:
+		return toneWarn
+	case engine.TipSkipped:
+		return toneDim
+	}
+	return tonePlain
+}
+
+// tipResultWords is the tip's result column: "won +5.00u", "lost -1.00u",
+// "void", "-" before its race is resulted.
+func tipResultWords(t *engine.TipResult) string {
+	switch {
+	case t.Outcome == engine.TipVoid:
+		return "void"
+	case t.Units != nil:
+		return t.Outcome + " " + unitsWords(*t.Units)
+	}
+	return "-"
+}
+
+// tipCounts is "3 tips: 2 published, 1 unknown".
+func tipCounts(r *engine.Result) string {
+	head := fmt.Sprintf("%d tips", len(r.Tips))
+	if len(r.Tips) == 1 {
+		head = "1 tip"
+	}
+	if c := counts(len(r.Tips), func(i int) engine.TipStatus { return r.Tips[i].Status }, engine.TipStatuses(), false,
+		func(s engine.TipStatus) string { return string(s) }); c != "" {
+		head += ": " + c
+	}
+	return head
+}
+
+// tipRecordWords is the tipster's record: "record: 1 won, 2 lost, 0 void;
+// +1.50u on 4.00u staked (+37.5%)"; "" while nothing is resulted.
+func tipRecordWords(r *engine.Result) string {
+	t := newTipTotals(r)
+	if t.Won+t.Lost+t.Void == 0 {
+		return ""
+	}
+	return fmt.Sprintf("record: %d won, %d lost, %d void; %s on %.2fu staked (%s)", t.Won, t.Lost, t.Void, unitsWords(t.Units), t.UnitsStaked, percent(t.ReturnOnUnits))
+}
+
+// prealertWords describes one pre-alert in a line.
+func prealertWords(p engine.PrealertResult) string {
+	s := raceName(p.Race) + " " + startClock(p.Race) + ": " + p.Status
+	if !p.SentAt.IsZero() {
+		s += " at " + raceClock(p.Race, p.SentAt)
+	}
+	if p.Path != "" {
+		s += " (" + p.Path + ")"
+	}
+	if p.Reason != "" {
+		s += "; " + p.Reason
 	}
 	return s
 }

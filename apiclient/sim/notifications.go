@@ -139,21 +139,29 @@ func (s *Service) createNotification(c *call) {
 	}
 	n.Odds, _, _ = num(m, "odds")
 	n.MaxOdds, _, _ = num(m, "max_odds")
-	n.CheckOdds = boolean(m, "check_odds")
-	n.CheckMaxOdds = boolean(m, "check_max_odds")
-	n.Boost = boolean(m, "boost_if_available")
-	n.SPG = boolean(m, "spg_if_available")
-	n.BonusBack = boolean(m, "bonus_back_if_available")
-	n.EnsureTotalWager = boolean(m, "ensure_total_wager")
-	n.AllowDouble = boolean(m, "allow_double_bets")
-	n.ChooseBestOdds = boolInt(boolean(m, "choose_best_odds"))
-	n.ChooseRandom = boolInt(boolean(m, "choose_random_accounts"))
-	n.Delay = boolean(m, "delay")
-	n.IsScheduled = boolean(m, "is_scheduled")
-	n.IsMarketOpen = boolean(m, "is_market_open")
-	n.AutoTrigger = boolean(m, "auto_trigger")
-	n.EnableGroupBot = boolean(m, "enable_group_bot")
-	n.EnableGroupBotDelay = boolInt(boolean(m, "enable_group_bot_delay"))
+	// The switches: true or false, or 1 or 0 where the service echoes a
+	// number.
+	for _, f := range []struct {
+		key string
+		dst *bool
+	}{
+		{"check_odds", &n.CheckOdds}, {"check_max_odds", &n.CheckMaxOdds},
+		{"boost_if_available", &n.Boost}, {"spg_if_available", &n.SPG}, {"bonus_back_if_available", &n.BonusBack},
+		{"ensure_total_wager", &n.EnsureTotalWager}, {"allow_double_bets", &n.AllowDouble}, {"delay", &n.Delay},
+		{"is_scheduled", &n.IsScheduled}, {"is_market_open", &n.IsMarketOpen}, {"auto_trigger", &n.AutoTrigger},
+		{"enable_group_bot", &n.EnableGroupBot},
+	} {
+		*f.dst = boolean(m, f.key)
+	}
+	for _, f := range []struct {
+		key string
+		dst *int
+	}{
+		{"choose_best_odds", &n.ChooseBestOdds}, {"choose_random_accounts", &n.ChooseRandom},
+		{"enable_group_bot_delay", &n.EnableGroupBotDelay},
+	} {
+		*f.dst = boolInt(boolean(m, f.key))
+	}
 	n.Label, _ = str(m, "label")
 	n.TargetSession, _ = str(m, "target_session")
 	n.TargetBot, _ = str(m, "target_bot")
@@ -244,45 +252,58 @@ func (n *notification) started(now time.Time) bool {
 
 // POST /notification/{id}/trigger/: fires a scheduled notification.
 func (s *Service) triggerNotification(c *call) {
-	n := s.notification(c)
-	if n == nil {
-		return
-	}
-	switch {
-	case n.IsCanceled:
-		writeError(c.w, http.StatusBadRequest, "Notification is cancelled.")
-	case !n.IsScheduled || !n.TriggeredAt.IsZero():
-		writeError(c.w, http.StatusBadRequest, "Notification has already been triggered.")
-	case n.started(c.now) || n.settled:
-		writeError(c.w, http.StatusBadRequest, "The race has already started.")
-	default:
+	s.notificationAction(c, func(n *notification) []refusal {
+		return []refusal{
+			{n.IsCanceled, "Notification is cancelled."},
+			{!n.IsScheduled || !n.TriggeredAt.IsZero(), "Notification has already been triggered."},
+			{n.started(c.now) || n.settled, "The race has already started."},
+		}
+	}, func(n *notification) string {
 		s.fire(n, c.now)
-		writeJSON(c.w, http.StatusOK, map[string]string{"status": "success", "message": "Notification triggered."})
-	}
+		return "Notification triggered."
+	})
 }
 
 // POST /notification/{id}/cancel/: bets already placed stay placed.
 func (s *Service) cancelNotification(c *call) {
+	s.notificationAction(c, func(n *notification) []refusal {
+		return []refusal{
+			{n.IsCanceled, "Notification is already cancelled."},
+			{n.settled, "Notification has already been resulted."},
+			{n.started(c.now), "The race has already started."},
+		}
+	}, func(n *notification) string {
+		n.IsCanceled = true
+		n.touch()
+		if len(n.records) > 0 {
+			return "Notification cancelled; bets already placed at bookmakers stay placed."
+		}
+		return "Notification cancelled."
+	})
+}
+
+// refusal is one reason the service refuses a call on a notification:
+// when it applies, the call is a 400 with its message.
+type refusal struct {
+	applies bool
+	message string
+}
+
+// notificationAction answers a POST that acts on one of the user's
+// notifications: 404 when it is not theirs, 400 with the first of
+// refusals that applies, else act runs and its message is the success.
+func (s *Service) notificationAction(c *call, refusals func(*notification) []refusal, act func(*notification) string) {
 	n := s.notification(c)
 	if n == nil {
 		return
 	}
-	switch {
-	case n.IsCanceled:
-		writeError(c.w, http.StatusBadRequest, "Notification is already cancelled.")
-	case n.settled:
-		writeError(c.w, http.StatusBadRequest, "Notification has already been resulted.")
-	case n.started(c.now):
-		writeError(c.w, http.StatusBadRequest, "The race has already started.")
-	default:
-		n.IsCanceled = true
-		n.touch()
-		msg := "Notification cancelled."
-		if len(n.records) > 0 {
-			msg = "Notification cancelled; bets already placed at bookmakers stay placed."
+	for _, r := range refusals(n) {
+		if r.applies {
+			writeError(c.w, http.StatusBadRequest, r.message)
+			return
 		}
-		writeJSON(c.w, http.StatusOK, map[string]string{"status": "success", "message": msg})
 	}
+	writeJSON(c.w, http.StatusOK, map[string]string{"status": "success", "message": act(n)})
 }
 
 // GET /notification/{id}/race/detail/: our shape, the spec shows none.

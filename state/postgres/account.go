@@ -152,17 +152,12 @@ func (l *lease) AppendGated(ctx context.Context, gate string, serial int64, reco
 	if err := check(others); err != nil {
 		return err
 	}
-	tag, err := tx.Exec(qctx, "INSERT INTO "+s.table("journal")+" (plan_id, serial, entry, epoch)"+
-		" SELECT id, $2::bigint, $3::jsonb, epoch FROM "+s.table("plans")+" WHERE id = $1 AND epoch = $4", l.plan, serial, record, l.epoch)
-	switch {
-	case err != nil:
-		return l.loseLocked(fmt.Sprintf("the journal write failed on the connection that holds it (%v)", s.cfg.redact(err)))
-	case tag.RowsAffected() == 0:
-		return l.loseLocked(fmt.Sprintf("another run took it over (this run's epoch %d is no longer the plan's)", l.epoch))
+	if err := l.appendFenced(qctx, tx, serial, record); err != nil {
+		return err
 	}
 	done = true
 	if err := tx.Commit(qctx); err != nil {
-		return l.loseLocked(fmt.Sprintf("the journal write failed on the connection that holds it (%v)", s.cfg.redact(err)))
+		return l.writeLost(err)
 	}
 	return nil
 }

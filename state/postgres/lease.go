@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/betplan/betplan/state"
 )
@@ -65,17 +66,32 @@ func (l *lease) Append(serial int64, entry []byte) error {
 		return err // never sent: the lock is kept
 	}
 	return l.whileHeld(func(ctx context.Context) error {
-		s := l.store
-		tag, err := l.conn.Exec(ctx, "INSERT INTO "+s.table("journal")+" (plan_id, serial, entry, epoch)"+
-			" SELECT id, $2::bigint, $3::jsonb, epoch FROM "+s.table("plans")+" WHERE id = $1 AND epoch = $4", l.plan, serial, entry, l.epoch)
-		switch {
-		case err != nil:
-			return l.loseLocked(fmt.Sprintf("the journal write failed on the connection that holds it (%v)", s.cfg.redact(err)))
-		case tag.RowsAffected() == 0:
-			return l.loseLocked(fmt.Sprintf("another run took it over (this run's epoch %d is no longer the plan's)", l.epoch))
-		}
-		return nil
+		return l.appendFenced(ctx, l.conn, serial, entry)
 	})
+}
+
+// appendFenced inserts one journal row through db (the lock's connection,
+// or a transaction on it) that only lands while the plan's epoch is still
+// this run's; a row that did not land loses the lock. l.mu is held.
+func (l *lease) appendFenced(ctx context.Context, db interface {
+	Exec(context.Context, string, ...any) (pgconn.CommandTag, error)
+}, serial int64, entry []byte) error {
+	s := l.store
+	tag, err := db.Exec(ctx, "INSERT INTO "+s.table("journal")+" (plan_id, serial, entry, epoch)"+
+		" SELECT id, $2::bigint, $3::jsonb, epoch FROM "+s.table("plans")+" WHERE id = $1 AND epoch = $4", l.plan, serial, entry, l.epoch)
+	switch {
+	case err != nil:
+		return l.writeLost(err)
+	case tag.RowsAffected() == 0:
+		return l.loseLocked(fmt.Sprintf("another run took it over (this run's epoch %d is no longer the plan's)", l.epoch))
+	}
+	return nil
+}
+
+// writeLost loses the lock to a journal write that failed: whether the
+// row landed is not known. l.mu is held.
+func (l *lease) writeLost(err error) error {
+	return l.loseLocked(fmt.Sprintf("the journal write failed on the connection that holds it (%v)", l.store.cfg.redact(err)))
 }
 
 // whileHeld runs use on the lock's connection, one use at a time and each
