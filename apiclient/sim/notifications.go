@@ -139,29 +139,21 @@ func (s *Service) createNotification(c *call) {
 	}
 	n.Odds, _, _ = num(m, "odds")
 	n.MaxOdds, _, _ = num(m, "max_odds")
-	// The switches: true or false, or 1 or 0 where the service echoes a
-	// number.
-	for _, f := range []struct {
-		key string
-		dst *bool
-	}{
-		{"check_odds", &n.CheckOdds}, {"check_max_odds", &n.CheckMaxOdds},
-		{"boost_if_available", &n.Boost}, {"spg_if_available", &n.SPG}, {"bonus_back_if_available", &n.BonusBack},
-		{"ensure_total_wager", &n.EnsureTotalWager}, {"allow_double_bets", &n.AllowDouble}, {"delay", &n.Delay},
-		{"is_scheduled", &n.IsScheduled}, {"is_market_open", &n.IsMarketOpen}, {"auto_trigger", &n.AutoTrigger},
-		{"enable_group_bot", &n.EnableGroupBot},
-	} {
-		*f.dst = boolean(m, f.key)
-	}
-	for _, f := range []struct {
-		key string
-		dst *int
-	}{
-		{"choose_best_odds", &n.ChooseBestOdds}, {"choose_random_accounts", &n.ChooseRandom},
-		{"enable_group_bot_delay", &n.EnableGroupBotDelay},
-	} {
-		*f.dst = boolInt(boolean(m, f.key))
-	}
+	n.CheckOdds = boolean(m, "check_odds")
+	n.CheckMaxOdds = boolean(m, "check_max_odds")
+	n.Boost = boolean(m, "boost_if_available")
+	n.SPG = boolean(m, "spg_if_available")
+	n.BonusBack = boolean(m, "bonus_back_if_available")
+	n.EnsureTotalWager = boolean(m, "ensure_total_wager")
+	n.AllowDouble = boolean(m, "allow_double_bets")
+	n.ChooseBestOdds = boolInt(boolean(m, "choose_best_odds"))
+	n.ChooseRandom = boolInt(boolean(m, "choose_random_accounts"))
+	n.Delay = boolean(m, "delay")
+	n.IsScheduled = boolean(m, "is_scheduled")
+	n.IsMarketOpen = boolean(m, "is_market_open")
+	n.AutoTrigger = boolean(m, "auto_trigger")
+	n.EnableGroupBot = boolean(m, "enable_group_bot")
+	n.EnableGroupBotDelay = boolInt(boolean(m, "enable_group_bot_delay"))
 	n.Label, _ = str(m, "label")
 	n.TargetSession, _ = str(m, "target_session")
 	n.TargetBot, _ = str(m, "target_bot")
