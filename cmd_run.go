@@ -118,6 +118,45 @@ var checkpointHook = func(*sysIO) func(string) { return nil }
 // lost); only the tests set it.
 var storeHook = func(_ *sysIO, s state.Store) state.Store { return s }
 
+// planRun is what one plan brings to its run: its file and plan, its
+// account file, its alerts' targets and the tips --republish sends again
+// (each plan its own), and the plans rehearsed with it.
+type planRun struct {
+	file      string
+	plan      *plan.Plan
+	account   *plan.Config
+	notify    []notify.Target
+	republish []string
+	rehearsed []string
+}
+
+// engineOptions are the engine's options for one plan of `betplan run`:
+// the setup's connection and store, with the run's flags and the test
+// hooks on them. It is the one place they are copied, whether a plan
+// runs alone or with others; each path then sets only how the run is
+// shown and shared (log, live line, question, clock, backend). A
+// rehearsal forgets the plan's last rehearsed journal here: each starts
+// afresh.
+func (o *runOptions) engineOptions(sys *sysIO, s *commandSetup, r planRun) (engine.Options, error) {
+	opts := s.options(r.file)
+	opts.Account = r.account
+	opts.Notify = r.notify
+	opts.Republish = r.republish
+	opts.NoWait = o.NoWait
+	opts.AllowNoBot = o.AllowNoBot
+	opts.AmbiguousGrace = o.AmbiguousGrace
+	opts.LockTimeout = o.LockTimeout
+	opts.Checkpoint = checkpointHook(sys)
+	opts.Store = storeHook(sys, opts.Store)
+	if opts.Simulated {
+		if err := opts.State.ForgetJournal(r.plan.Name); err != nil {
+			return engine.Options{}, err
+		}
+		opts.RehearsalPlans = r.rehearsed
+	}
+	return opts, nil
+}
+
 // runPlan is `betplan run PLAN`, or `betplan run SAVED` for a saved plan;
 // several plans (a directory, a glob, several files) run together.
 func runPlan(ctx context.Context, sys *sysIO, o *runOptions, args []string) (err error) {
@@ -174,22 +213,12 @@ func runPlan(ctx context.Context, sys *sysIO, o *runOptions, args []string) (err
 	}
 	defer s.close()
 	simulation = s.conn.servesSimulation
-	opts := s.options(planPath)
-	opts.Account = account
+	opts, err := o.engineOptions(sys, s, planRun{file: planPath, plan: p, account: account, notify: targets, republish: o.Republish, rehearsed: []string{p.Name}})
+	if err != nil {
+		return err
+	}
 	opts.Confirm = confirm
-	opts.NoWait = o.NoWait
-	opts.AllowNoBot = o.AllowNoBot
-	opts.AmbiguousGrace = o.AmbiguousGrace
-	opts.LockTimeout = o.LockTimeout
-	opts.Checkpoint = checkpointHook(sys)
-	opts.Store = storeHook(sys, opts.Store)
-	opts.Republish = o.Republish
-	opts.Notify = targets
 	if opts.Simulated {
-		if err := opts.State.ForgetJournal(p.Name); err != nil {
-			return err
-		}
-		opts.RehearsalPlans = []string{p.Name}
 		fmt.Fprintf(sys.Stderr, "rehearsing %s on the simulated service at %s (simulated clock)\n", planPath, opts.BaseURL)
 	}
 	// Only a person at a terminal reads a line redrawn in place; its
@@ -303,28 +332,17 @@ func runPlans(ctx context.Context, sys *sysIO, o *runOptions, files []string) (e
 	}
 	opts := make([]engine.Options, len(plans))
 	for i, p := range plans {
-		o1 := s.options(files[i])
+		o1, err := o.engineOptions(sys, s, planRun{file: files[i], plan: p, account: accounts[i], notify: targets[i], republish: republish[i], rehearsed: rehearsed})
+		if err != nil {
+			return err
+		}
 		o1.Log = logs.plan(p.Name)
 		o1.Backend = account.PlanTelling(retryLines(o1.Log, clock, s.conn.simulated))
-		o1.Account = accounts[i]
-		o1.Notify = targets[i]
 		o1.Clock = clock
-		o1.NoWait = o.NoWait
-		o1.AllowNoBot = o.AllowNoBot
-		o1.AmbiguousGrace = o.AmbiguousGrace
-		o1.LockTimeout = o.LockTimeout
-		o1.Checkpoint = checkpointHook(sys)
-		o1.Republish = republish[i]
 		if progress != nil {
 			o1.Live = progress.plan(p.Name)
 		}
 		o1.Question = question
-		if o1.Simulated {
-			if err := o1.State.ForgetJournal(p.Name); err != nil {
-				return err
-			}
-			o1.RehearsalPlans = rehearsed
-		}
 		opts[i] = o1
 	}
 	groupRuns(plans, opts)
