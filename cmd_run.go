@@ -58,8 +58,9 @@ func runCommand() *command {
   export BETPLAN_TIPSTER_APIKEY=...
   betplan run --republish flem4-no3 plans/tips.yaml
 `,
-		colour: true,
-		setup:  bindTo((*runOptions).bind, runPlan),
+		colour:       true,
+		waitsForLock: true,
+		setup:        bindTo((*runOptions).bind, runPlan),
 	}
 }
 
