@@ -78,7 +78,7 @@ func (o *runOptions) bind(fs *pflag.FlagSet) {
 	fs.StringArrayVar(&o.Republish, "republish", nil, "send again the tip `TIP-ID` whose publish has an unknown outcome (it may have reached subscribers, so only this flag sends it again); repeatable")
 	o.report.bindFormat(fs)
 	o.rehearsal.bindWorld(fs)
-	fs.StringArrayVar(&o.rehearsal.Faults, "fault", nil, "with --sim: "+faultHelp)
+	o.rehearsal.Faults.bind(fs, "with --sim: ")
 	o.service.bind(fs)
 	o.service.rehearsable = true
 }

@@ -36,7 +36,7 @@ type commandSetup struct {
 func setUp(sys *sysIO, service *serviceOptions, state stateOptions, rehearsal *rehearsalOptions) (*commandSetup, error) {
 	s := &commandSetup{sys: sys, state: state}
 	if rehearsal != nil && rehearsal.Sim {
-		conn, err := service.startSim(rehearsal.World, rehearsal.faults)
+		conn, err := service.startSim(rehearsal.World, rehearsal.Faults.parsed)
 		if err != nil {
 			return nil, err
 		}
