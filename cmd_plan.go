@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/betplan/betplan/engine"
+	"github.com/betplan/betplan/plan"
 	"github.com/betplan/betplan/reporters"
 )
 
@@ -84,13 +85,7 @@ func previewPlan(ctx context.Context, sys *sysIO, o *planOptions, args []string)
 		return err
 	}
 	defer s.close()
-	opts := s.options(path)
-	opts.Account = account
-	opts.Log = nil
-	if opts.Simulated {
-		// A preview on a new simulated world has no journal to read.
-		opts.State, opts.Store = scratchState(opts.State)
-	}
+	opts := previewOptions(s, path, account)
 	res, saved, err := engine.Preview(ctx, p, opts)
 	if err != nil {
 		return explainAt(opts.BaseURL, reached(opts), err)
@@ -121,6 +116,19 @@ func previewPlan(ctx context.Context, sys *sysIO, o *planOptions, args []string)
 	return nil
 }
 
+// previewOptions are the engine's options for a preview of the plan in
+// file, alone or among several: it writes no log (what it would do is
+// its output), and on a new simulated world it has no journal to read.
+func previewOptions(s *commandSetup, file string, account *plan.Config) engine.Options {
+	opts := s.options(file)
+	opts.Account = account
+	opts.Log = nil
+	if opts.Simulated {
+		opts.State, opts.Store = scratchState(opts.State)
+	}
+	return opts
+}
+
 // previewPlans is `betplan plan` of several plans: every plan validated
 // first, then each previewed in turn on stdout; in JSON, one array of
 // the plans' documents, so stdout stays one document a program reads.
@@ -145,17 +153,13 @@ func previewPlans(ctx context.Context, sys *sysIO, o *planOptions, files []strin
 	changes, wroteJSON := false, false
 	var failed []error
 	for i, p := range plans {
-		opts := s.options(files[i])
-		logRetries(s.conn.client, accountLog, s.conn.clock, s.conn.simulated)
-		opts.Backend = account.PlanTelling(retryLines(logs.plan(p.Name), s.conn.clock, s.conn.simulated))
-		opts.Log = nil
-		if opts.Account, err = o.account.loadAccount(sys, files[i]); err != nil {
+		planAccount, err := o.account.loadAccount(sys, files[i])
+		if err != nil {
 			return err
 		}
-		if opts.Simulated {
-			// A preview on a new simulated world has no journal to read.
-			opts.State, opts.Store = scratchState(opts.State)
-		}
+		opts := previewOptions(s, files[i], planAccount)
+		logRetries(s.conn.client, accountLog, s.conn.clock, s.conn.simulated)
+		opts.Backend = account.PlanTelling(retryLines(logs.plan(p.Name), s.conn.clock, s.conn.simulated))
 		res, saved, err := engine.Preview(ctx, p, opts)
 		if err != nil {
 			if !s.conn.client.Answered() { // nothing answered: the next plans would say it again
