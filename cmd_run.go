@@ -119,10 +119,10 @@ var checkpointHook = func(*sysIO) func(string) { return nil }
 // lost); only the tests set it.
 var storeHook = func(_ *sysIO, s state.Store) state.Store { return s }
 
-// planRun is what one plan brings to its run: its file and plan, its
+// planToRun is what one plan brings to its run: its file and plan, its
 // account file, its alerts' targets and the tips --republish sends again
 // (each plan its own), and the plans rehearsed with it.
-type planRun struct {
+type planToRun struct {
 	file      string
 	plan      *plan.Plan
 	account   *plan.Config
@@ -138,7 +138,7 @@ type planRun struct {
 // shown and shared (log, live line, question, clock, backend). A
 // rehearsal forgets the plan's last rehearsed journal here: each starts
 // afresh.
-func (o *runOptions) engineOptions(sys *sysIO, s *commandSetup, r planRun) (engine.Options, error) {
+func (o *runOptions) engineOptions(sys *sysIO, s *commandSetup, r planToRun) (engine.Options, error) {
 	opts := s.options(r.file)
 	opts.Account = r.account
 	opts.Notify = r.notify
@@ -214,7 +214,7 @@ func runPlan(ctx context.Context, sys *sysIO, o *runOptions, args []string) (err
 	}
 	defer s.close()
 	simulation = s.conn.servesSimulation
-	opts, err := o.engineOptions(sys, s, planRun{file: planPath, plan: p, account: account, notify: targets, republish: o.Republish, rehearsed: []string{p.Name}})
+	opts, err := o.engineOptions(sys, s, planToRun{file: planPath, plan: p, account: account, notify: targets, republish: o.Republish, rehearsed: []string{p.Name}})
 	if err != nil {
 		return err
 	}
@@ -333,7 +333,7 @@ func runPlans(ctx context.Context, sys *sysIO, o *runOptions, files []string) (e
 	}
 	opts := make([]engine.Options, len(plans))
 	for i, p := range plans {
-		o1, err := o.engineOptions(sys, s, planRun{file: files[i], plan: p, account: accounts[i], notify: targets[i], republish: republish[i], rehearsed: rehearsed})
+		o1, err := o.engineOptions(sys, s, planToRun{file: files[i], plan: p, account: accounts[i], notify: targets[i], republish: republish[i], rehearsed: rehearsed})
 		if err != nil {
 			return err
 		}

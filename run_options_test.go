@@ -51,7 +51,7 @@ func TestRunEngineOptions(t *testing.T) {
 	beforeEngine := map[string]string{
 		"Yes":       "the confirmation question",
 		"NoLimits":  "checkMoneyBound",
-		"Republish": "dealt to each plan: planRun.republish",
+		"Republish": "dealt to each plan: planToRun.republish",
 	}
 	o := &runOptions{Yes: true, NoWait: true, AmbiguousGrace: 7 * time.Second, LockTimeout: 3 * time.Minute, AllowNoBot: true, NoLimits: true, Republish: []string{"tip-a"}}
 	sys, _ := testIO(nil)
@@ -61,7 +61,7 @@ func TestRunEngineOptions(t *testing.T) {
 	p := &plan.Plan{Name: "alpha"}
 	account := &plan.Config{}
 	targets := []notify.Target{{}}
-	opts, err := o.engineOptions(sys, s, planRun{file: "plans/alpha.yaml", plan: p, account: account, notify: targets, republish: []string{"tip-b"}, rehearsed: []string{"alpha", "beta"}})
+	opts, err := o.engineOptions(sys, s, planToRun{file: "plans/alpha.yaml", plan: p, account: account, notify: targets, republish: []string{"tip-b"}, rehearsed: []string{"alpha", "beta"}})
 	require.NoError(t, err)
 
 	flags, got := reflect.ValueOf(*o), reflect.ValueOf(opts)
