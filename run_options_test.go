@@ -20,6 +20,7 @@ import (
 // options (checkpointHook, storeHook): each must reach every plan's run on
 // both paths, once per plan. (The several-plan path once left storeHook
 // out, so the crash tests could not watch a plan's shared store there.)
+// Not parallel: it swaps the package's hooks, which in-process runs read.
 func TestRunOptionsSameAloneOrTogether(t *testing.T) {
 	checkpoint, store := checkpointHook, storeHook
 	t.Cleanup(func() { checkpointHook, storeHook = checkpoint, store })
