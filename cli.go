@@ -93,6 +93,10 @@ type command struct {
 	// colour says the command's output may be coloured, so it takes
 	// --no-color.
 	colour bool
+	// waitsForLock says the command can wait for another run to let the
+	// plan's lock go (--lock-timeout), so a refusal for a held lock offers
+	// the wait.
+	waitsForLock bool
 	// setup binds the command's flags to a fresh options value and returns
 	// what to do with them once parsed.
 	setup func(fs *pflag.FlagSet) action

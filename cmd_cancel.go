@@ -3,6 +3,10 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
 
 	"github.com/spf13/pflag"
 
@@ -97,4 +101,52 @@ func cancelBets(ctx context.Context, sys *sysIO, o *cancelOptions, args []string
 	opts.Confirm = confirm
 	res, err := engine.Cancel(ctx, p, args[1:], opts)
 	return finishRun(sys, reportOptions{}, reporters.Format("text"), opts, res, err)
+}
+
+// severalPlans tells cancel's two forms apart: a folder or a glob first,
+// or nothing but plan files, names several plans (every bet of each);
+// else the first argument is the plan and the rest its bet ids.
+func severalPlans(args []string) bool {
+	if info, err := os.Stat(args[0]); err == nil && info.IsDir() {
+		return true
+	} else if err != nil && strings.ContainsAny(args[0], "*?[") {
+		return true
+	}
+	if len(args) < 2 {
+		return false
+	}
+	for _, a := range args {
+		if ext := filepath.Ext(a); ext != ".yaml" && ext != ".yml" {
+			return false
+		}
+	}
+	return true
+}
+
+// cancelPlans is `betplan cancel` of several plans: every plan validated
+// first, then each plan's open bets cancelled in turn (each asked for
+// apart), through one client.
+func cancelPlans(ctx context.Context, sys *sysIO, o *cancelOptions, files []string) error {
+	plans, err := loadPlans(sys, files)
+	if err != nil {
+		return err
+	}
+	confirm, s, err := setUpConfirmed(sys, o.Yes, false, &o.service, o.state, nil)
+	if err != nil {
+		return err
+	}
+	defer s.close()
+	opts, results, errs, err := s.inTurn(ctx, plans, files, func(i int, opts *engine.Options) error {
+		if confirm != nil {
+			name := plans[i].Name
+			opts.Confirm = func(summary string) (bool, error) { return confirm(fmt.Sprintf("[%s] %s", name, summary)) }
+		}
+		return nil
+	}, func(p *plan.Plan, opts engine.Options) (*engine.Result, error) {
+		return engine.Cancel(ctx, p, nil, opts)
+	})
+	if err != nil {
+		return err
+	}
+	return finishRuns(sys, reportOptions{}, reporters.FormatText, plans, opts, results, errs)
 }

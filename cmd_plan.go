@@ -1,12 +1,14 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 
 	"github.com/spf13/pflag"
 
 	"github.com/betplan/betplan/engine"
+	"github.com/betplan/betplan/plan"
 	"github.com/betplan/betplan/reporters"
 )
 
@@ -83,13 +85,7 @@ func previewPlan(ctx context.Context, sys *sysIO, o *planOptions, args []string)
 		return err
 	}
 	defer s.close()
-	opts := s.options(path)
-	opts.Account = account
-	opts.Log = nil
-	if opts.Simulated {
-		// A preview on a new simulated world has no journal to read.
-		opts.State, opts.Store = scratchState(opts.State)
-	}
+	opts := previewOptions(s, path, account)
 	res, saved, err := engine.Preview(ctx, p, opts)
 	if err != nil {
 		return explainAt(opts.BaseURL, reached(opts), err)
@@ -115,6 +111,98 @@ func previewPlan(ctx context.Context, sys *sysIO, o *planOptions, args []string)
 		}
 	}
 	if o.DetailedExitcode && (len(saved.Creates) > 0 || publishesNow(res)) {
+		return errChanges
+	}
+	return nil
+}
+
+// previewOptions are the engine's options for a preview of the plan in
+// file, alone or among several: it writes no log (what it would do is
+// its output), and on a new simulated world it has no journal to read.
+func previewOptions(s *commandSetup, file string, account *plan.Config) engine.Options {
+	opts := s.options(file)
+	opts.Account = account
+	opts.Log = nil
+	if opts.Simulated {
+		opts.State, opts.Store = scratchState(opts.State)
+	}
+	return opts
+}
+
+// previewPlans is `betplan plan` of several plans: every plan validated
+// first, then each previewed in turn on stdout; in JSON, one array of
+// the plans' documents, so stdout stays one document a program reads.
+func previewPlans(ctx context.Context, sys *sysIO, o *planOptions, files []string) error {
+	if o.Out != "" {
+		return usagef("--out saves one plan: name one plan file, not %d", len(files))
+	}
+	f, _ := reporters.ParseFormat(o.Format) // checked by validate
+	plans, err := loadPlans(sys, files)
+	if err != nil {
+		return o.account.alsoAccounts(sys, files, err)
+	}
+	s, err := setUp(sys, &o.service, o.state, &o.rehearsal)
+	if err != nil {
+		return err
+	}
+	defer s.close()
+	account := engine.NewAccount(s.conn.client, s.conn.clock, 0)
+	logs := &planLogs{w: sys.Stderr}
+	defer logs.flush()
+	accountLog := logs.account()
+	changes, wroteJSON := false, false
+	var failed []error
+	for i, p := range plans {
+		planAccount, err := o.account.loadAccount(sys, files[i])
+		if err != nil {
+			return err
+		}
+		opts := previewOptions(s, files[i], planAccount)
+		logRetries(s.conn.client, accountLog, s.conn.clock, s.conn.simulated)
+		opts.Backend = account.PlanTelling(retryLines(logs.plan(p.Name), s.conn.clock, s.conn.simulated))
+		res, saved, err := engine.Preview(ctx, p, opts)
+		if err != nil {
+			if !s.conn.client.Answered() { // nothing answered: the next plans would say it again
+				return explainStart(opts.BaseURL, err)
+			}
+			failed = append(failed, prefixed(p.Name, explainService(opts.BaseURL, err)))
+			if ctx.Err() != nil {
+				break
+			}
+			continue
+		}
+		if f == reporters.FormatJSON {
+			// One JSON document on stdout: an array of the plans' own.
+			sep := "[\n"
+			if wroteJSON {
+				sep = ",\n"
+			}
+			wroteJSON = true
+			showTimes(res, opts)
+			var doc bytes.Buffer
+			if err := reporters.WriteJSON(&doc, res); err != nil {
+				return err
+			}
+			fmt.Fprint(sys.Stdout, sep)
+			sys.Stdout.Write(bytes.TrimRight(doc.Bytes(), "\n"))
+		} else {
+			if i > 0 && f == reporters.FormatText {
+				fmt.Fprintln(sys.Stdout)
+			}
+			showTimes(res, opts)
+			if err := reporters.Write(sys.Stdout, f, res, sys.textOptions()); err != nil {
+				return err
+			}
+		}
+		changes = changes || len(saved.Creates) > 0 || publishesNow(res)
+	}
+	if wroteJSON {
+		fmt.Fprintln(sys.Stdout, "\n]")
+	}
+	if err := joinFailures(failed); err != nil {
+		return err
+	}
+	if o.DetailedExitcode && changes {
 		return errChanges
 	}
 	return nil

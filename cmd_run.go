@@ -7,11 +7,14 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/spf13/pflag"
 
+	"github.com/betplan/betplan/apiclient/sim"
 	"github.com/betplan/betplan/engine"
+	"github.com/betplan/betplan/notify"
 	"github.com/betplan/betplan/plan"
 	"github.com/betplan/betplan/reporters"
 	"github.com/betplan/betplan/state"
@@ -55,8 +58,9 @@ func runCommand() *command {
   export BETPLAN_TIPSTER_APIKEY=...
   betplan run --republish flem4-no3 plans/tips.yaml
 `,
-		colour: true,
-		setup:  bindTo((*runOptions).bind, runPlan),
+		colour:       true,
+		waitsForLock: true,
+		setup:        bindTo((*runOptions).bind, runPlan),
 	}
 }
 
@@ -74,7 +78,7 @@ func (o *runOptions) bind(fs *pflag.FlagSet) {
 	fs.StringArrayVar(&o.Republish, "republish", nil, "send again the tip `TIP-ID` whose publish has an unknown outcome (it may have reached subscribers, so only this flag sends it again); repeatable")
 	o.report.bindFormat(fs)
 	o.rehearsal.bindWorld(fs)
-	fs.StringArrayVar(&o.rehearsal.Faults, "fault", nil, "with --sim: "+faultHelp)
+	o.rehearsal.Faults.bind(fs, "with --sim: ")
 	o.service.bind(fs)
 	o.service.rehearsable = true
 }
@@ -114,6 +118,45 @@ var checkpointHook = func(*sysIO) func(string) { return nil }
 // storeHook lets the crash tests watch a run's store (when its lock is
 // lost); only the tests set it.
 var storeHook = func(_ *sysIO, s state.Store) state.Store { return s }
+
+// planToRun is what one plan brings to its run: its file and plan, its
+// account file, its alerts' targets and the tips --republish sends again
+// (each plan its own), and the plans rehearsed with it.
+type planToRun struct {
+	file      string
+	plan      *plan.Plan
+	account   *plan.Config
+	notify    []notify.Target
+	republish []string
+	rehearsed []string
+}
+
+// engineOptions are the engine's options for one plan of `betplan run`:
+// the setup's connection and store, with the run's flags and the test
+// hooks on them. It is the one place they are copied, whether a plan
+// runs alone or with others; each path then sets only how the run is
+// shown and shared (log, live line, question, clock, backend). A
+// rehearsal forgets the plan's last rehearsed journal here: each starts
+// afresh.
+func (o *runOptions) engineOptions(sys *sysIO, s *commandSetup, r planToRun) (engine.Options, error) {
+	opts := s.options(r.file)
+	opts.Account = r.account
+	opts.Notify = r.notify
+	opts.Republish = r.republish
+	opts.NoWait = o.NoWait
+	opts.AllowNoBot = o.AllowNoBot
+	opts.AmbiguousGrace = o.AmbiguousGrace
+	opts.LockTimeout = o.LockTimeout
+	opts.Checkpoint = checkpointHook(sys)
+	opts.Store = storeHook(sys, opts.Store)
+	if opts.Simulated {
+		if err := opts.State.ForgetJournal(r.plan.Name); err != nil {
+			return engine.Options{}, err
+		}
+		opts.RehearsalPlans = r.rehearsed
+	}
+	return opts, nil
+}
 
 // runPlan is `betplan run PLAN`, or `betplan run SAVED` for a saved plan;
 // several plans (a directory, a glob, several files) run together.
@@ -171,22 +214,12 @@ func runPlan(ctx context.Context, sys *sysIO, o *runOptions, args []string) (err
 	}
 	defer s.close()
 	simulation = s.conn.servesSimulation
-	opts := s.options(planPath)
-	opts.Account = account
+	opts, err := o.engineOptions(sys, s, planToRun{file: planPath, plan: p, account: account, notify: targets, republish: o.Republish, rehearsed: []string{p.Name}})
+	if err != nil {
+		return err
+	}
 	opts.Confirm = confirm
-	opts.NoWait = o.NoWait
-	opts.AllowNoBot = o.AllowNoBot
-	opts.AmbiguousGrace = o.AmbiguousGrace
-	opts.LockTimeout = o.LockTimeout
-	opts.Checkpoint = checkpointHook(sys)
-	opts.Store = storeHook(sys, opts.Store)
-	opts.Republish = o.Republish
-	opts.Notify = targets
 	if opts.Simulated {
-		if err := opts.State.ForgetJournal(p.Name); err != nil {
-			return err
-		}
-		opts.RehearsalPlans = []string{p.Name}
 		fmt.Fprintf(sys.Stderr, "rehearsing %s on the simulated service at %s (simulated clock)\n", planPath, opts.BaseURL)
 	}
 	// Only a person at a terminal reads a line redrawn in place; its
@@ -211,6 +244,158 @@ func runPlan(ctx context.Context, sys *sysIO, o *runOptions, args []string) (err
 		live.clear()
 	}
 	return finishRun(sys, o.report, f, opts, res, err)
+}
+
+// runPlans is `betplan run` of several plans: validated together, then
+// run together in one process, each with its own labels, journal, lock,
+// stop mark, limits and report, sharing one client (one request budget)
+// and one set of reads of the account. A plan whose lock another run
+// holds is refused alone.
+func runPlans(ctx context.Context, sys *sysIO, o *runOptions, files []string) (err error) {
+	f, err := reporters.ParseFormat(o.report.Format)
+	if err != nil {
+		return usagef("%v", err)
+	}
+	if w := o.graceWarning(); w != "" {
+		fmt.Fprintln(sys.Stderr, w)
+	}
+	plans, err := loadPlans(sys, files)
+	if err != nil {
+		return o.account.alsoAccounts(sys, files, err)
+	}
+	simulate := o.rehearsal.Sim
+	var simulation func() bool // once connected
+	// The plans of the run: a rehearsal's world counts no other.
+	rehearsed := make([]string, len(plans))
+	for i, p := range plans {
+		rehearsed[i] = p.Name
+	}
+	republish, err := republishByPlan(plans, o.Republish)
+	if err != nil {
+		return err
+	}
+	accounts := make([]*plan.Config, len(plans))
+	targets := make([][]notify.Target, len(plans))
+	for i, p := range plans {
+		if err := checkTipster(sys, p, republish[i], simulate); err != nil {
+			return fmt.Errorf("%s: %w", files[i], err)
+		}
+		if accounts[i], err = o.account.loadAccount(sys, files[i]); err != nil {
+			return err
+		}
+		if err := checkMoneyBound(sys, p, accounts[i], files[i], simulate, o.NoLimits); err != nil {
+			return err
+		}
+		ts, hb, aerr := planAlerts(sys, p, accounts[i], simulate)
+		if aerr != nil {
+			return aerr
+		}
+		targets[i] = ts
+		if hb != "" {
+			// Each plan's heartbeat hears how the run of them all exits.
+			defer func() { heartbeatUnlessSimulation(ctx, sys, hb, exitCode(err), simulation) }()
+		}
+	}
+	confirm, s, err := setUpConfirmed(sys, o.Yes, simulate, &o.service, o.state, &o.rehearsal)
+	if err != nil {
+		return err
+	}
+	defer s.close()
+	simulation = s.conn.servesSimulation
+
+	clock := s.conn.clock
+	var group *sim.GroupClock
+	if manual, ok := clock.(*sim.ManualClock); ok {
+		// A rehearsal's clock moves when every plan waits, not by each
+		// plan's wait in turn.
+		group = sim.NewGroupClock(manual, len(plans))
+		clock = group
+	}
+	account := engine.NewAccount(s.conn.client, clock, 0)
+	logs := &planLogs{w: sys.Stderr}
+	// Only a person at a terminal reads a line redrawn in place: one line
+	// for the account, the plans' log lines above it.
+	var live *liveTerminal
+	var progress *accountProgress
+	if sys.IsTTY && sys.Getenv("CI") == "" {
+		live = newLiveTerminal(sys.Stderr, sys.Width, clock.Now, func() reporters.Clock { return shownClock(s.conn.clock, s.conn.simulated) })
+		logs.w = live
+		progress = newAccountProgress(live.progressAbout)
+	}
+	// One question for the run, never drawn over by the live line: its
+	// yes covers every plan's bets.
+	var question *engine.Question
+	if confirm != nil {
+		if live != nil {
+			confirm = live.asking(confirm)
+		}
+		question = engine.NewQuestion(ctx, confirm, rehearsed)
+	}
+	opts := make([]engine.Options, len(plans))
+	for i, p := range plans {
+		o1, err := o.engineOptions(sys, s, planToRun{file: files[i], plan: p, account: accounts[i], notify: targets[i], republish: republish[i], rehearsed: rehearsed})
+		if err != nil {
+			return err
+		}
+		o1.Log = logs.plan(p.Name)
+		o1.Backend = account.PlanTelling(retryLines(o1.Log, clock, s.conn.simulated))
+		o1.Clock = clock
+		if progress != nil {
+			o1.Live = progress.plan(p.Name)
+		}
+		o1.Question = question
+		opts[i] = o1
+	}
+	groupRuns(plans, opts)
+	// The reads the plans share are the account's: their retries are no
+	// one plan's.
+	accountLog := logs.account()
+	logRetries(s.conn.client, accountLog, clock, s.conn.simulated)
+	s.conn.logBudget(accountLog)
+	if s.conn.simulated {
+		fmt.Fprintf(sys.Stderr, "rehearsing %d plans on the simulated service at %s (simulated clock)\n", len(plans), s.conn.baseURL)
+	}
+
+	results := make([]*engine.Result, len(plans))
+	errs := make([]error, len(plans))
+	var wg sync.WaitGroup
+	for i, p := range plans {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if group != nil {
+				defer group.Leave()
+			}
+			results[i], errs[i] = engine.Run(ctx, p, opts[i])
+		}()
+	}
+	wg.Wait()
+	logs.flush()
+	if live != nil {
+		live.clear()
+	}
+	return finishRuns(sys, o.report, f, plans, opts, results, errs)
+}
+
+// republishByPlan deals --republish's tips to the plans that have them;
+// a tip no plan has is a usage error.
+func republishByPlan(plans []*plan.Plan, ids []string) ([][]string, error) {
+	out := make([][]string, len(plans))
+	for _, id := range ids {
+		found := false
+		for i, p := range plans {
+			for _, t := range p.Tips {
+				if t.ID == id {
+					out[i] = append(out[i], id)
+					found = true
+				}
+			}
+		}
+		if !found {
+			return nil, usagef("--republish %s: no plan has a tip %q", id, id)
+		}
+	}
+	return out, nil
 }
 
 // checkTipster refuses, before any request, a run of a plan with tips but

@@ -16,8 +16,7 @@ type simOptions struct {
 	Addr   string
 	World  simWorld
 	Speed  float64
-	Faults []string
-	faults []sim.Fault // Faults parsed by validate
+	Faults faultOptions
 }
 
 func simCommand() *command {
@@ -42,7 +41,7 @@ func (o *simOptions) bind(fs *pflag.FlagSet) {
 	fs.StringVar(&o.Addr, "addr", "127.0.0.1:8787", "listen address (loopback only)")
 	o.World.bind(fs, "")
 	fs.Float64Var(&o.Speed, "speed", 1, "how fast the simulated clock runs (60 = a minute a second)")
-	fs.StringArrayVar(&o.Faults, "fault", nil, faultHelp)
+	o.Faults.bind(fs, "")
 }
 
 func (o *simOptions) validate() error {
@@ -52,12 +51,7 @@ func (o *simOptions) validate() error {
 	if !(o.Speed > 0) || math.IsInf(o.Speed, 0) {
 		return usagef("--speed must be positive, got %v", o.Speed)
 	}
-	faults, err := parseFaults(o.Faults)
-	if err != nil {
-		return err
-	}
-	o.faults = faults
-	return nil
+	return o.Faults.validate()
 }
 
 // serveSim is `betplan sim`: a simulated service for rehearsals until
@@ -71,7 +65,7 @@ func serveSim(ctx context.Context, sys *sysIO, o *simOptions, args []string) err
 		clock = sim.NewScaledClock(o.World.Start.or(time.Now()), o.Speed)
 	}
 	svc := sim.New(sim.Options{Seed: o.World.Seed, Clock: clock})
-	for _, f := range o.faults {
+	for _, f := range o.Faults.parsed {
 		svc.InjectFault(f)
 	}
 	srv, err := sim.Serve(svc, o.Addr)

@@ -6,6 +6,8 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/betplan/betplan/engine"
+	"github.com/betplan/betplan/plan"
+	"github.com/betplan/betplan/reporters"
 )
 
 // statusOptions are the flags of `betplan status`.
@@ -71,4 +73,33 @@ func showStatus(ctx context.Context, sys *sysIO, o *statusOptions, args []string
 	opts.Account = account
 	res, err := engine.ReadStatus(ctx, p, opts)
 	return finishRun(sys, o.report, f, opts, res, err)
+}
+
+// showStatuses is `betplan status` of several plans: each plan's
+// outcomes read in turn through one client and one set of reads, each
+// plan's reports rewritten, and the summary across plans.
+func showStatuses(ctx context.Context, sys *sysIO, o *statusOptions, files []string) error {
+	f, err := reporters.ParseFormat(o.report.Format)
+	if err != nil {
+		return usagef("%v", err)
+	}
+	plans, err := loadPlans(sys, files)
+	if err != nil {
+		return o.account.alsoAccounts(sys, files, err)
+	}
+	s, err := setUp(sys, &o.service, o.state, nil)
+	if err != nil {
+		return err
+	}
+	defer s.close()
+	opts, results, errs, err := s.inTurn(ctx, plans, files, func(i int, opts *engine.Options) (err error) {
+		opts.Account, err = o.account.loadAccount(sys, files[i])
+		return err
+	}, func(p *plan.Plan, opts engine.Options) (*engine.Result, error) {
+		return engine.ReadStatus(ctx, p, opts)
+	})
+	if err != nil {
+		return err
+	}
+	return finishRuns(sys, o.report, f, plans, opts, results, errs)
 }

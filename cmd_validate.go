@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -203,70 +201,6 @@ func validWords(plans int, accounts []string) string {
 		return parts[0] + " is"
 	}
 	return strings.Join(parts, " and ") + " are"
-}
-
-// planFiles expands validate's arguments: a file as given, a directory to
-// the .yaml and .yml files under it (hidden files and folders such as
-// .betplan, .github and .gitlab-ci.yml, and GitHub Actions' action.yml
-// files, skipped: they are not plans), and a
-// glob the shell did not expand to its
-// matches. Something that names no plan file is a usage error.
-func planFiles(args []string) ([]string, error) {
-	var files []string
-	for _, arg := range args {
-		info, err := os.Stat(arg)
-		switch {
-		case err == nil && info.IsDir():
-			found, accounts, err := filesUnder(arg)
-			if err != nil {
-				return nil, err
-			}
-			if len(found) == 0 {
-				return nil, usagef("no plan files (.yaml, .yml) under %s", arg)
-			}
-			files = append(files, found...)
-			files = append(files, accounts...)
-		case err != nil && strings.ContainsAny(arg, "*?["):
-			matches, gerr := filepath.Glob(arg)
-			if gerr != nil {
-				return nil, usagef("bad pattern %q: %v", arg, gerr)
-			}
-			if len(matches) == 0 {
-				return nil, usagef("no files match %s", arg)
-			}
-			files = append(files, matches...)
-		default:
-			files = append(files, arg) // a missing file is reported by Load
-		}
-	}
-	return files, nil
-}
-
-// filesUnder lists the plan files under dir, and apart the account files
-// (plan.IsAccountFile).
-func filesUnder(dir string) (plans, accounts []string, err error) {
-	err = filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() {
-			if path != dir && strings.HasPrefix(d.Name(), ".") {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if strings.HasPrefix(d.Name(), ".") || d.Name() == "action.yml" || d.Name() == "action.yaml" {
-			return nil
-		}
-		switch ext := filepath.Ext(path); {
-		case plan.IsAccountFile(path):
-			accounts = append(accounts, path)
-		case ext == ".yaml" || ext == ".yml":
-			plans = append(plans, path)
-		}
-		return nil
-	})
-	return plans, accounts, err
 }
 
 // validateOnline resolves each plan's races and sessions against the

@@ -165,7 +165,7 @@ func exitCode(err error) int {
 // lock; the wait it offers is there only for a command that can wait.
 func (c *command) lockHeld(locked *state.LockedError) string {
 	line := fmt.Sprintf("refused: %v: wait for that run to end and try again", locked)
-	if fs, _ := newFlagSet(c); fs.Lookup("lock-timeout") != nil {
+	if c.waitsForLock {
 		line += ", or pass --lock-timeout 30m to wait for it"
 	}
 	return line

@@ -47,3 +47,12 @@ func TestExitStatus(t *testing.T) {
 		})
 	}
 }
+
+// A refusal for a held lock offers --lock-timeout only where the command
+// has it: waitsForLock says so without reading the flags back.
+func TestWaitsForLockHasTheFlag(t *testing.T) {
+	for _, c := range commands() {
+		fs, _ := newFlagSet(c)
+		assert.Equal(t, fs.Lookup("lock-timeout") != nil, c.waitsForLock, "betplan %s", c.name)
+	}
+}

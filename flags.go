@@ -107,14 +107,12 @@ func (r *reportOptions) bindFormat(fs *pflag.FlagSet) {
 type rehearsalOptions struct {
 	Sim    bool
 	World  simWorld
-	Faults []string
-	// faults are Faults parsed by validate.
-	faults []sim.Fault
+	Faults faultOptions
 }
 
 // validate parses --fault, which only the simulated service takes.
 func (r *rehearsalOptions) validate() error {
-	if len(r.Faults) > 0 && !r.Sim {
+	if len(r.Faults.Specs) > 0 && !r.Sim {
 		return usagef("--fault injects faults into the simulated service: use it with --sim")
 	}
 	// The simulated world's flags mean nothing to a real service: taken
@@ -125,12 +123,7 @@ func (r *rehearsalOptions) validate() error {
 	if !r.World.Start.IsZero() && !r.Sim {
 		return usagef("--sim-start sets the simulated clock's start: use it with --sim")
 	}
-	faults, err := parseFaults(r.Faults)
-	if err != nil {
-		return err
-	}
-	r.faults = faults
-	return nil
+	return r.Faults.validate()
 }
 
 func (r *rehearsalOptions) bindWorld(fs *pflag.FlagSet) {
@@ -149,6 +142,28 @@ func (w *simWorld) bind(fs *pflag.FlagSet, prefix string) {
 	w.Seed = 1
 	fs.Var(&seedFlag{seed: &w.Seed, set: &w.seedSet}, "seed", prefix+"seed of the simulated world")
 	fs.Var(&w.Start, "sim-start", prefix+"the simulated clock's start, RFC 3339 (e.g. 2026-11-28T23:30:00+11:00; default now): rehearse a plan as a run at that time would go")
+}
+
+// faultOptions are the --fault flags of the simulated service: `betplan
+// sim`'s, and a rehearsal's (run --sim).
+type faultOptions struct {
+	Specs []string
+	// parsed are Specs parsed by validate.
+	parsed []sim.Fault
+}
+
+func (f *faultOptions) bind(fs *pflag.FlagSet, prefix string) {
+	fs.StringArrayVar(&f.Specs, "fault", nil, prefix+faultHelp)
+}
+
+// validate parses every --fault.
+func (f *faultOptions) validate() error {
+	parsed, err := parseFaults(f.Specs)
+	if err != nil {
+		return err
+	}
+	f.parsed = parsed
+	return nil
 }
 
 // seedFlag is --seed, remembering that it was given.

@@ -3,9 +3,11 @@ package main
 import (
 	"errors"
 	"fmt"
+	"path/filepath"
 	"strings"
 
 	"github.com/betplan/betplan/engine"
+	"github.com/betplan/betplan/plan"
 	"github.com/betplan/betplan/reporters"
 	"github.com/betplan/betplan/state"
 )
@@ -38,6 +40,102 @@ func finishRun(sys *sysIO, ro reportOptions, f reporters.Format, opts engine.Opt
 	}
 	sayStopped(sys, res)
 	return runOutcome(opts, res, runErr)
+}
+
+// finishRuns writes each plan's reports and the summary across plans, and
+// ends the command with the worst outcome: a refusal of any plan or bet
+// (exit 3), else a failure (exit 1).
+func finishRuns(sys *sysIO, ro reportOptions, f reporters.Format, plans []*plan.Plan, opts []engine.Options, results []*engine.Result, errs []error) error {
+	var outcomes []error
+	var ran []*engine.Result
+	for i, p := range plans {
+		res, runErr := results[i], errs[i]
+		var locked *state.LockedError
+		if errors.As(runErr, &locked) || errors.Is(runErr, engine.ErrNotConfirmed) {
+			// Nothing was done for this plan: its reports stay as they were.
+			outcomes = append(outcomes, refusef("%s: %v", p.Name, runErr))
+			if res != nil {
+				ran = append(ran, res)
+			}
+			continue
+		}
+		if res != nil {
+			showTimes(res, opts[i])
+			ran = append(ran, res)
+			dir := defaultReportDir(opts[i], res.PlanName)
+			if ro.Dir != "" {
+				dir = filepath.Join(ro.Dir, res.PlanName)
+			}
+			if _, werr := reporters.WriteDir(dir, res); werr != nil {
+				fmt.Fprintf(sys.Stderr, "betplan: [%s] writing reports: %v\n", p.Name, werr)
+				if runErr == nil {
+					runErr = werr
+				}
+			} else if ro.Dir == "" {
+				fmt.Fprintf(sys.Stderr, "[%s] reports written to %s\n", p.Name, dir)
+			}
+		}
+		sayStopped(sys, res)
+		if err := runOutcome(opts[i], res, runErr); err != nil {
+			outcomes = append(outcomes, prefixed(p.Name, err))
+		}
+	}
+	if err := writeSummary(sys, ro, f, ran); err != nil {
+		fmt.Fprintf(sys.Stderr, "betplan: writing the summary: %v\n", err)
+		outcomes = append(outcomes, err)
+	}
+	return joinFailures(outcomes)
+}
+
+// prefixed names the plan an outcome is about, keeping what kind of
+// ending it is.
+func prefixed(name string, err error) error {
+	return &planFailure{plan: name, err: err}
+}
+
+// planFailure is how one plan of a run ended, named by the plan; its
+// kind (refused, failed) is its error's.
+type planFailure struct {
+	plan string
+	err  error
+}
+
+func (e *planFailure) Error() string { return e.plan + ": " + e.err.Error() }
+
+func (e *planFailure) Unwrap() error { return e.err }
+
+// writeSummary prints the summary across plans on stdout in format f,
+// and with --report-dir writes it there in every format.
+func writeSummary(sys *sysIO, ro reportOptions, f reporters.Format, results []*engine.Result) error {
+	s := reporters.NewSummary(results)
+	var err error
+	switch f {
+	case reporters.FormatJSON:
+		err = reporters.WriteSummaryJSON(sys.Stdout, s)
+	case reporters.FormatMarkdown:
+		err = reporters.WriteSummaryMarkdown(sys.Stdout, s)
+	case reporters.FormatJUnit:
+		err = reporters.WriteSummaryJUnit(sys.Stdout, results)
+	case reporters.FormatHTML:
+		err = reporters.WriteSummaryHTML(sys.Stdout, s)
+	default:
+		err = reporters.WriteSummaryText(sys.Stdout, s)
+	}
+	if err != nil {
+		return err
+	}
+	if ro.Dir != "" {
+		if _, err := reporters.WriteSummaryDir(ro.Dir, results); err != nil {
+			return err
+		}
+		fmt.Fprintf(sys.Stderr, "reports written to %s (a folder per plan, and the summary)\n", ro.Dir)
+	}
+	if path := sys.Getenv("GITHUB_STEP_SUMMARY"); path != "" {
+		if err := reporters.AppendSummaryStep(path, s); err != nil {
+			return fmt.Errorf("GitHub step summary: %w", err)
+		}
+	}
+	return nil
 }
 
 // sayStopped ends the run of a stopped plan with the one line that says how

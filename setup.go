@@ -1,7 +1,12 @@
 package main
 
 import (
+	"bufio"
 	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
 	"time"
 
 	"github.com/betplan/betplan/engine"
@@ -31,7 +36,7 @@ type commandSetup struct {
 func setUp(sys *sysIO, service *serviceOptions, state stateOptions, rehearsal *rehearsalOptions) (*commandSetup, error) {
 	s := &commandSetup{sys: sys, state: state}
 	if rehearsal != nil && rehearsal.Sim {
-		conn, err := service.startSim(rehearsal.World, rehearsal.faults)
+		conn, err := service.startSim(rehearsal.World, rehearsal.Faults.parsed)
 		if err != nil {
 			return nil, err
 		}
@@ -68,6 +73,38 @@ func setUpConfirmed(sys *sysIO, yes, simulate bool, service *serviceOptions, sta
 	}
 	return confirm, s, nil
 }
+
+// confirmer decides how `run` and `cancel` ask before acting on a real
+// service: --yes, an interactive yes on a TTY, or a refusal. A service that
+// says it is a simulation (served reports it, once connected) is asked the
+// same, in words that say what it claims: the claim alone never skips the
+// question.
+func confirmer(sys *sysIO, yes, simulated bool, served func() bool) (func(string) (bool, error), error) {
+	if yes || simulated {
+		return nil, nil
+	}
+	if !sys.Interactive {
+		return nil, refusef("refused: %s", refusedNoConfirmation)
+	}
+	return func(summary string) (bool, error) {
+		stake := "This acts on real money."
+		if served != nil && served() {
+			stake = "The service says it is a simulation (betplan sim on this machine); if it is not, this acts on real money."
+		}
+		fmt.Fprintf(sys.Stderr, "%s\n%s Type yes (or y) to go on: ", summary, stake)
+		line, err := bufio.NewReader(sys.Stdin).ReadString('\n')
+		if err != nil && !errors.Is(err, io.EOF) {
+			return false, err
+		}
+		switch strings.TrimSpace(strings.ToLower(line)) {
+		case "yes", "y":
+			return true, nil
+		}
+		return false, nil
+	}, nil
+}
+
+const refusedNoConfirmation = "acting on a real service needs --yes, or an interactive yes on a terminal"
 
 // options are the engine's options for the plan in planFile.
 func (s *commandSetup) options(planFile string) engine.Options {
