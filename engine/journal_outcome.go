@@ -135,3 +135,7 @@ func (r *tracker) outcomeOf(in *instance) JournalOutcome {
 	}
 	return o
 }
+
+// AccountKey is how a journal names the account called name (its init
+// entry's account), for readers of journals that match one.
+func AccountKey(name string) string { return accountKey(name) }
