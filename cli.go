@@ -156,6 +156,7 @@ func commands() []*command {
 		fmtCommand(),
 		runCommand(),
 		statusCommand(),
+		historyCommand(),
 		cancelCommand(),
 		stopCommand(),
 		doctorCommand(),

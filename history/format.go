@@ -95,7 +95,7 @@ func WriteJSON(w io.Writer, s *Summary) error {
 		for _, f := range s.By {
 			k, _ := json.Marshal(f)
 			v, _ := json.Marshal(r.Keys[f])
-			fmt.Fprintf(&b, "%s: %s, ", k, v)
+			fmt.Fprintf(&b, "%s:%s,", k, v)
 		}
 		m, err := json.Marshal(r.Measures.json())
 		if err != nil {
