@@ -44,7 +44,7 @@ func historyCommand() *command {
 		}, interruptedExits...),
 		examples: `  betplan history
   betplan history --by day --since 2026-11-01 --until 2026-11-30
-  betplan history --state postgres://betplan@db/betplan --by plan,month --format json
+  betplan history --state postgres://db/betplan --by plan,month --format json
   betplan history plans/ --by venue --format html --output history.html
 `,
 		setup: bindTo((*historyOptions).bind, showHistory),
