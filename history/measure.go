@@ -169,23 +169,23 @@ func Summarise(bets []Bet, q Query) Summary {
 				odds: s.Odds, day: b.Day, at: b.At, order: fmt.Sprintf("%s#%03d", b.Label, i), created: true})
 		}
 	}
-	sortInTime(items)
-	groups := map[string][]item{}
-	var order []string
-	for _, it := range items {
-		k := strings.Join(it.keys, "\x00")
+	order := inTime(items)
+	groups := map[string][]int32{}
+	var keys []string
+	for _, i := range order {
+		k := strings.Join(items[i].keys, "\x00")
 		if _, ok := groups[k]; !ok {
-			order = append(order, k)
+			keys = append(keys, k)
 		}
-		groups[k] = append(groups[k], it)
+		groups[k] = append(groups[k], i)
 	}
-	sort.Slice(order, func(a, b int) bool { return lessKeys(groups[order[a]][0].keys, groups[order[b]][0].keys) })
-	s := Summary{By: by, Total: measure(items)}
-	for _, k := range order {
+	sort.Slice(keys, func(a, b int) bool { return lessKeys(items[groups[keys[a]][0]].keys, items[groups[keys[b]][0]].keys) })
+	s := Summary{By: by, Total: measure(items, order)}
+	for _, k := range keys {
 		g := groups[k]
-		row := Row{Keys: map[string]string{}, Measures: measure(g)}
+		row := Row{Keys: map[string]string{}, Measures: measure(items, g)}
 		for i, f := range by {
-			row.Keys[f] = g[0].keys[i]
+			row.Keys[f] = items[g[0]].keys[i]
 		}
 		s.Rows = append(s.Rows, row)
 	}
@@ -260,29 +260,38 @@ func lessKeys(a, b []string) bool {
 	return false
 }
 
-// sortInTime orders items by their result's time; bets still open (no
-// time) come last, in the order of their labels.
-func sortInTime(items []item) {
-	sort.SliceStable(items, func(a, b int) bool {
-		x, y := items[a], items[b]
+// inTime is the order of items by their result's time; bets still open
+// (no time) come last, in the order of their labels.
+func inTime(items []item) []int32 {
+	order := make([]int32, len(items))
+	for i := range order {
+		order[i] = int32(i)
+	}
+	slices.SortFunc(order, func(a, b int32) int {
+		x, y := &items[a], &items[b]
 		if x.at.IsZero() != y.at.IsZero() {
-			return y.at.IsZero()
+			if y.at.IsZero() {
+				return -1
+			}
+			return 1
 		}
-		if !x.at.Equal(y.at) {
-			return x.at.Before(y.at)
+		if c := x.at.Compare(y.at); c != 0 {
+			return c
 		}
-		return x.order < y.order
+		return strings.Compare(x.order, y.order)
 	})
+	return order
 }
 
-// measure sums items, in time order.
-func measure(items []item) Measures {
+// measure sums the items of order, in that (time) order.
+func measure(all []item, order []int32) Measures {
 	var m Measures
 	var cum, peak int64
 	run := 0
 	days := map[string]int64{}
 	var dayOrder []string
-	for _, it := range items {
+	for _, i := range order {
+		it := &all[i]
 		if it.created {
 			m.Bets++
 		}

@@ -12,7 +12,9 @@ import (
 	"math"
 	"net"
 	"net/url"
+	"runtime"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/betplan/betplan/engine"
@@ -65,40 +67,83 @@ type Skipped struct {
 }
 
 // Read reads every journal store keeps into its bets, in plan and journal
-// order; journals that do not read are skipped and named.
+// order; journals that do not read are skipped and named. The journals
+// are folded side by side, one a CPU.
 func Read(ctx context.Context, store state.EveryReader) ([]Bet, []Skipped, error) {
 	journals, err := store.ReadEvery(ctx)
 	if err != nil {
 		return nil, nil, err
 	}
-	var bets []Bet
+	type folded struct {
+		bets []Bet
+		err  error
+	}
+	out := make([]folded, len(journals))
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), max(1, len(journals))) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				if journals[i].Err != nil {
+					out[i].err = journals[i].Err
+					continue
+				}
+				out[i].bets, out[i].err = journalBets(journals[i])
+			}
+		}()
+	}
+	for i := range journals {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	n := 0
+	for _, f := range out {
+		n += len(f.bets)
+	}
+	bets := make([]Bet, 0, n)
 	var skipped []Skipped
-	for _, j := range journals {
-		if j.Err != nil {
-			skipped = append(skipped, Skipped{Where: j.Where, Reason: j.Err.Error()})
+	for i, f := range out {
+		if f.err != nil {
+			skipped = append(skipped, Skipped{Where: journals[i].Where, Reason: f.err.Error()})
 			continue
 		}
-		got, err := journalBets(j)
-		if err != nil {
-			skipped = append(skipped, Skipped{Where: j.Where, Reason: err.Error()})
-			continue
-		}
-		bets = append(bets, got...)
+		bets = append(bets, f.bets...)
 	}
 	return bets, skipped, nil
 }
 
 // record is what history reads of a journal entry.
 type record struct {
-	Op             string                 `json:"op"`
-	Time           time.Time              `json:"time"`
-	Label          string                 `json:"label"`
-	BetID          string                 `json:"bet"`
-	NotificationID int64                  `json:"id"`
-	Race           *raceInfo              `json:"race"`
-	Service        string                 `json:"service"`
-	Account        string                 `json:"account"`
-	Outcome        *engine.JournalOutcome `json:"outcome"`
+	Op      string         `json:"op"`
+	Time    string         `json:"time"` // parsed only when an outcome has no result time
+	Label   string         `json:"label"`
+	BetID   string         `json:"bet"`
+	Race    *raceInfo      `json:"race"`
+	Service string         `json:"service"`
+	Account string         `json:"account"`
+	Outcome *outcomeRecord `json:"outcome"`
+}
+
+// outcomeRecord is what history reads of an outcome entry's outcome
+// (engine.JournalOutcome): the fields it sums and groups by, no more, so
+// a large journal decodes quickly.
+type outcomeRecord struct {
+	BetID      string                  `json:"bet_id"`
+	Result     string                  `json:"result"`
+	Accepted   float64                 `json:"accepted"`
+	Odds       float64                 `json:"odds"`
+	Profit     float64                 `json:"profit"`
+	Units      *float64                `json:"units"`
+	Sessions   []engine.SessionOutcome `json:"sessions"`
+	Venue      string                  `json:"venue"`
+	Code       string                  `json:"code"`
+	Day        string                  `json:"day"`
+	Market     string                  `json:"market"`
+	Type       string                  `json:"type"`
+	ResultTime time.Time               `json:"result_time"`
 }
 
 type raceInfo struct {
@@ -117,10 +162,31 @@ func journalBets(j state.StoredJournal) ([]Bet, error) {
 	var service, account string
 	index := map[string]int{}
 	var bets []Bet
+	// A bet whose outcome was kept needs nothing of its created entry:
+	// the outcome says it all, so only the others' are decoded.
+	withOutcome := map[string]bool{}
+	ops := make([]string, len(j.Records))
 	for i, b := range j.Records {
-		op := opOf(b)
+		ops[i] = opOf(b)
+		if ops[i] == "outcome" {
+			if l, ok := labelOf(b); ok {
+				withOutcome[l] = true
+			}
+		}
+	}
+	for i, b := range j.Records {
+		op := ops[i]
 		if !wanted[op] {
 			continue
+		}
+		if op == "created" || op == "adopted" {
+			if l, ok := labelOf(b); ok && withOutcome[l] {
+				if _, seen := index[l]; !seen {
+					index[l] = len(bets)
+					bets = append(bets, Bet{Plan: j.Name, Label: l})
+				}
+				continue
+			}
 		}
 		var r record
 		if err := json.Unmarshal(b, &r); err != nil {
@@ -162,7 +228,7 @@ func journalBets(j state.StoredJournal) ([]Bet, error) {
 }
 
 // applyOutcome fills bet from the outcome its journal kept at.
-func applyOutcome(bet *Bet, o *engine.JournalOutcome, at time.Time) {
+func applyOutcome(bet *Bet, o *outcomeRecord, at string) {
 	bet.Final, bet.Result = true, o.Result
 	bet.Accepted, bet.Profit, bet.Odds, bet.Units = Cents(o.Accepted), Cents(o.Profit), o.Odds, o.Units
 	if o.BetID != "" {
@@ -177,7 +243,7 @@ func applyOutcome(bet *Bet, o *engine.JournalOutcome, at time.Time) {
 	bet.Market, bet.Type = o.Market, o.Type
 	bet.At = o.ResultTime
 	if bet.At.IsZero() {
-		bet.At = at
+		bet.At, _ = time.Parse(time.RFC3339Nano, at)
 	}
 	bet.Sessions = make([]Session, len(o.Sessions))
 	for i, s := range o.Sessions {
@@ -206,6 +272,24 @@ func opOf(b []byte) string {
 }
 
 func init() { wanted["?"] = true }
+
+// labelOf is a record's label, read without decoding the record, when it
+// is written plainly (no escapes); false otherwise.
+func labelOf(b []byte) (string, bool) {
+	i := bytes.Index(b, []byte(`"label":`))
+	if i < 0 {
+		return "", false
+	}
+	rest := bytes.TrimLeft(b[i+8:], " ")
+	if len(rest) == 0 || rest[0] != '"' {
+		return "", false
+	}
+	end := bytes.IndexByte(rest[1:], '"')
+	if end < 0 || bytes.IndexByte(rest[1:end+1], '\\') >= 0 {
+		return "", false
+	}
+	return string(rest[1 : end+1]), true
+}
 
 // loopback reports whether a service identity is on this machine: a
 // served betplan sim.
