@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/spf13/pflag"
 
@@ -20,15 +21,15 @@ import (
 
 // historyOptions are the flags of `betplan history`.
 type historyOptions struct {
-	state    stateOptions
-	Insecure bool
-	By       []string
-	Since    string
-	Until    string
-	Account  string
-	Sim      bool
-	Format   string
-	Output   string
+	state   stateOptions
+	service serviceOptions
+	By      []string
+	Since   string
+	Until   string
+	Account string
+	Sim     bool
+	Format  string
+	Output  string
 }
 
 func historyCommand() *command {
@@ -40,7 +41,7 @@ func historyCommand() *command {
 			{exitOK, "the history was written"},
 			{exitFailed, "a journal could not be read: the rest was written, and the journal is named"},
 			{exitUsage, "usage error: an unknown --by field, a bad date or an impossible range"},
-			{exitRefused, "the state cannot be reached"},
+			{exitRefused, "the state cannot be reached, or bets of journals that kept no outcome could not be read from the service"},
 		}, interruptedExits...),
 		examples: `  betplan history
   betplan history --by day --since 2026-11-01 --until 2026-11-30
@@ -53,7 +54,7 @@ func historyCommand() *command {
 
 func (o *historyOptions) bind(fs *pflag.FlagSet) {
 	o.state.bind(fs)
-	fs.BoolVar(&o.Insecure, "insecure", false, "allow a --state with sslmode=disable that is not loopback")
+	o.service.bind(fs)
 	fs.StringSliceVar(&o.By, "by", nil, "group rows by these `FIELD`s, a comma list or the flag repeated: "+strings.Join(history.Fields, ", ")+" (default plan)")
 	fs.StringVar(&o.Since, "since", "", "only races of this meeting `DAY` (YYYY-MM-DD) and later")
 	fs.StringVar(&o.Until, "until", "", "only races of this meeting `DAY` (YYYY-MM-DD) and earlier")
@@ -84,7 +85,7 @@ func (o *historyOptions) validate() error {
 	if err := q.Validate(); err != nil {
 		return usagef("%v", err)
 	}
-	return nil
+	return o.service.validate()
 }
 
 // showHistory is `betplan history`: it reads the state, never taking a
@@ -104,6 +105,7 @@ func showHistory(ctx context.Context, sys *sysIO, o *historyOptions, args []stri
 	if err != nil {
 		return err
 	}
+	missing, lookupErr := o.completeOldBets(ctx, sys, bets, dir)
 	s := history.Summarise(bets, q)
 	s.Skipped = skipped
 	var out bytes.Buffer
@@ -124,13 +126,63 @@ func showHistory(ctx context.Context, sys *sysIO, o *historyOptions, args []stri
 		}
 		return fmt.Errorf("%d journal(s) could not be read and are not in the totals: %s", len(skipped), strings.Join(names, "; "))
 	}
-	return nil
+	if len(missing) > 0 {
+		why := "no service to ask: set --base-url or BETPLAN_BASE_URL, and credentials"
+		if lookupErr != nil {
+			why = lookupErr.Error()
+		}
+		return refusef("%d bet(s) of journals that kept no outcome are counted as created, not settled: %s (%s)", len(missing), strings.Join(missing, ", "), why)
+	}
+	return lookupErr
+}
+
+// completeOldBets reads from the service, once, the outcomes of bets whose
+// journal kept none (written before outcome entries, or by a run that
+// never saw them end), through the outcome cache beside the journals of a
+// state dir. It returns the labels still without one.
+func (o *historyOptions) completeOldBets(ctx context.Context, sys *sysIO, bets []history.Bet, dir string) ([]string, error) {
+	idx := history.Unresolved(bets, time.Now().UTC().Format("2006-01-02"))
+	if len(idx) == 0 {
+		return nil, nil
+	}
+	cachePath := ""
+	if o.state.rawURL(sys) == "" {
+		if o.state.StateDir != "" {
+			dir = o.state.StateDir
+		}
+		if dir == "" {
+			dir = ".betplan"
+		}
+		cachePath = filepath.Join(dir, history.CacheName)
+	}
+	cache, err := history.OpenCache(cachePath)
+	if err != nil {
+		return nil, err
+	}
+	var svc history.Lookup
+	if o.service.rawBaseURL(sys) != "" {
+		conn, err := o.service.connect(sys, &o.state)
+		if err != nil {
+			return labelsOf(bets, idx), err
+		}
+		defer conn.close()
+		svc = conn.client
+	}
+	return history.Complete(ctx, bets, idx, svc, cache, sys.Stderr)
+}
+
+func labelsOf(bets []history.Bet, idx []int) []string {
+	out := make([]string, len(idx))
+	for k, i := range idx {
+		out[k] = bets[i].Label
+	}
+	return out
 }
 
 // historyStore is the state to read: --state's database, or the state
 // dir (--state-dir, else the plans' .betplan, else ./.betplan).
 func (o *historyOptions) historyStore(sys *sysIO, dir string) (state.EveryReader, error) {
-	shared, err := o.state.sharedStore(sys, o.Insecure)
+	shared, err := o.state.sharedStore(sys, o.service.Insecure)
 	if err != nil {
 		return nil, err
 	}
