@@ -118,6 +118,13 @@ func fillPostgres(t testing.TB, plans, bets int) (state.EveryReader, int64) {
 		_, err = conn.CopyFrom(ctx, pgx.Identifier{schema, "journal"}, []string{"plan_id", "serial", "entry", "epoch"}, pgx.CopyFromRows(rows))
 		require.NoError(t, err)
 	}
+	// The documented view sums the same profits, settled bet by bet.
+	_, err = conn.Exec(ctx, history.BetsViewSQL(schema))
+	require.NoError(t, err)
+	var cents, settled int64
+	require.NoError(t, conn.QueryRow(ctx, "SELECT coalesce(round(sum(profit) * 100), 0)::bigint, count(*) FROM "+pgx.Identifier{schema, "betplan_bets"}.Sanitize()).Scan(&cents, &settled))
+	require.Equal(t, total, cents, "betplan_bets' profit")
+	require.Equal(t, int64(plans*bets), settled)
 	return store, total
 }
 
