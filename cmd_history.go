@@ -21,15 +21,16 @@ import (
 
 // historyOptions are the flags of `betplan history`.
 type historyOptions struct {
-	state   stateOptions
-	service serviceOptions
-	By      []string
-	Since   string
-	Until   string
-	Account string
-	Sim     bool
-	Format  string
-	Output  string
+	state     stateOptions
+	service   serviceOptions
+	By        []string
+	Since     string
+	Until     string
+	Account   string
+	Sim       bool
+	Reconcile bool
+	Format    string
+	Output    string
 }
 
 func historyCommand() *command {
@@ -59,6 +60,7 @@ func (o *historyOptions) bind(fs *pflag.FlagSet) {
 	fs.StringVar(&o.Since, "since", "", "only races of this meeting `DAY` (YYYY-MM-DD) and later")
 	fs.StringVar(&o.Until, "until", "", "only races of this meeting `DAY` (YYYY-MM-DD) and earlier")
 	fs.StringVar(&o.Account, "account", "", "only this account's plans: its name, or the key the journals name it by (default every account, a row each)")
+	fs.BoolVar(&o.Reconcile, "reconcile", false, "compare the journals with the service's bet records (GET /bet/, back to --since) and list every difference")
 	fs.BoolVar(&o.Sim, "sim", false, "count rehearsals too (run --sim, and runs against betplan sim on this machine)")
 	fs.StringVar(&o.Format, "format", "text", "output format: "+strings.Join(history.Formats, ", "))
 	fs.StringVar(&o.Output, "output", "", "write to this `FILE` instead of stdout")
@@ -108,6 +110,11 @@ func showHistory(ctx context.Context, sys *sysIO, o *historyOptions, args []stri
 	missing, lookupErr := o.completeOldBets(ctx, sys, bets, dir)
 	s := history.Summarise(bets, q)
 	s.Skipped = skipped
+	if o.Reconcile {
+		if err := o.reconcile(ctx, sys, bets, q, &s); err != nil {
+			return err
+		}
+	}
 	var out bytes.Buffer
 	if err := history.Write(&out, o.Format, &s); err != nil {
 		return err
@@ -125,6 +132,9 @@ func showHistory(ctx context.Context, sys *sysIO, o *historyOptions, args []stri
 			names[i] = k.Where + " (" + k.Reason + ")"
 		}
 		return fmt.Errorf("%d journal(s) could not be read and are not in the totals: %s", len(skipped), strings.Join(names, "; "))
+	}
+	if len(s.Differences) > 0 {
+		return fmt.Errorf("%d difference(s) between the journals and the service's bet records: listed above", len(s.Differences))
 	}
 	if len(missing) > 0 {
 		why := "no service to ask: set --base-url or BETPLAN_BASE_URL, and credentials"
@@ -169,6 +179,22 @@ func (o *historyOptions) completeOldBets(ctx context.Context, sys *sysIO, bets [
 		svc = conn.client
 	}
 	return history.Complete(ctx, bets, idx, svc, cache, sys.Stderr)
+}
+
+// reconcile compares the bets of q with the service's bet records.
+func (o *historyOptions) reconcile(ctx context.Context, sys *sysIO, bets []history.Bet, q history.Query, s *history.Summary) error {
+	conn, err := o.service.connect(sys, &o.state)
+	if err != nil {
+		return err
+	}
+	defer conn.close()
+	diffs, err := history.Reconcile(ctx, history.Filter(bets, q), conn.client, q.Since)
+	if err != nil {
+		return refusef("--reconcile: %v", err)
+	}
+	s.Differences = diffs
+	s.Reconciled = true
+	return nil
 }
 
 func labelsOf(bets []history.Bet, idx []int) []string {

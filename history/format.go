@@ -111,6 +111,17 @@ func WriteJSON(w io.Writer, s *Summary) error {
 		return err
 	}
 	fmt.Fprintf(&b, "],\n  \"total\": %s", t)
+	if s.Reconciled {
+		d := s.Differences
+		if d == nil {
+			d = []Difference{}
+		}
+		dj, err := json.Marshal(d)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(&b, ",\n  \"differences\": %s", dj)
+	}
 	if len(s.Skipped) > 0 {
 		sk, err := json.Marshal(s.Skipped)
 		if err != nil {
@@ -257,6 +268,16 @@ func writeFooter(w io.Writer, s *Summary, prefix string) {
 	}
 	for _, k := range s.Skipped {
 		fmt.Fprintf(w, "%sskipped journal %s: %s\n", prefix, k.Where, k.Reason)
+	}
+	if s.Reconciled && len(s.Differences) == 0 {
+		fmt.Fprintf(w, "%sreconciled: the journals agree with the service's bet records\n", prefix)
+	}
+	for _, d := range s.Differences {
+		plan := ""
+		if d.Plan != "" {
+			plan = " (" + d.Plan + ")"
+		}
+		fmt.Fprintf(w, "%sdifference %s %s%s: %s\n", prefix, d.Kind, d.Label, plan, d.Words)
 	}
 }
 

@@ -105,6 +105,9 @@ type Summary struct {
 	Total   Measures
 	Skipped []Skipped
 	Curves  []Curve // cumulative profit over time, one a plan
+	// Differences are what --reconcile found (Reconciled: it was asked).
+	Differences []Difference
+	Reconciled  bool
 }
 
 // Curve is one plan's cumulative profit at each result.
@@ -143,10 +146,7 @@ func Summarise(bets []Bet, q Query) Summary {
 	accounts := map[string]bool{}
 	for i := range bets {
 		b := &bets[i]
-		if b.Rehearsal && !q.Sim || !matchAccount(b, q.Account) || len(q.Plans) > 0 && !slices.Contains(q.Plans, b.Plan) {
-			continue
-		}
-		if (q.Since != "" || q.Until != "") && (b.Day == "" || q.Since != "" && b.Day < q.Since || q.Until != "" && b.Day > q.Until) {
+		if !q.keeps(b) {
 			continue
 		}
 		kept = append(kept, b)
@@ -191,6 +191,26 @@ func Summarise(bets []Bet, q Query) Summary {
 	}
 	s.Curves = curves(kept)
 	return s
+}
+
+// keeps reports whether q counts b: its plan, account, days and
+// rehearsal.
+func (q *Query) keeps(b *Bet) bool {
+	if b.Rehearsal && !q.Sim || !matchAccount(b, q.Account) || len(q.Plans) > 0 && !slices.Contains(q.Plans, b.Plan) {
+		return false
+	}
+	return q.Since == "" && q.Until == "" || b.Day != "" && (q.Since == "" || b.Day >= q.Since) && (q.Until == "" || b.Day <= q.Until)
+}
+
+// Filter is the bets q counts.
+func Filter(bets []Bet, q Query) []Bet {
+	var out []Bet
+	for i := range bets {
+		if q.keeps(&bets[i]) {
+			out = append(out, bets[i])
+		}
+	}
+	return out
 }
 
 // sessionResult is how one session's part ended.

@@ -23,6 +23,10 @@ func TestHistoryJSONMatchesItsSchema(t *testing.T) {
 		for _, in := range [][]history.Bet{nil, bets} {
 			s := history.Summarise(in, history.Query{By: by})
 			s.Skipped = []history.Skipped{{Where: "x.journal.jsonl", Reason: "line 2 does not read"}}
+			s.Reconciled = len(by) == 1
+			if by[0] == "day" {
+				s.Differences = []history.Difference{{Label: "bp:x:y:1", Plan: "x", Kind: "profit_corrected", Words: "corrected"}, {Label: "manual", Kind: "unknown", Words: "no plan"}}
+			}
 			var b bytes.Buffer
 			if err := history.WriteJSON(&b, &s); err != nil {
 				t.Fatal(err)
