@@ -7,9 +7,19 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/betplan/betplan/history"
+	"github.com/betplan/betplan/internal/golden"
 )
 
 const historySchemaPath = "../schema/history.schema.json"
+
+// The schema folder's copy is the one betplan prints.
+func TestHistorySchemaIsUpToDate(t *testing.T) {
+	got, err := history.JSONSchema()
+	if err != nil {
+		t.Fatal(err)
+	}
+	golden.Check(t, historySchemaPath, got) // `make schema` writes the same file
+}
 
 // history --format json matches its schema, for every grouping, with an
 // empty state, with nulls, and with a journal skipped.
