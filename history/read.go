@@ -154,7 +154,12 @@ type raceInfo struct {
 
 // wanted are the entries history reads; the rest (creating, placed,
 // alerts, tips…) are passed over without decoding them.
-var wanted = map[string]bool{"init": true, "service": true, "created": true, "adopted": true, "outcome": true}
+// A record whose op is not found where it is looked for (opOf) is decoded
+// whole: nothing wanted is passed over.
+var wanted = map[string]bool{"init": true, "service": true, "created": true, "adopted": true, "outcome": true, unknownOp: true}
+
+// unknownOp is opOf's answer for a record whose op it cannot read.
+const unknownOp = "?"
 
 // journalBets folds one journal into its bets: every label with a
 // notification, and the outcome kept for it.
@@ -252,26 +257,24 @@ func applyOutcome(bet *Bet, o *outcomeRecord, at string) {
 }
 
 // opOf is a record's op, read without decoding the record: a journal
-// holds many entries history has no use for. A record whose op is not
-// where it looks is decoded whole ("" never passes over a record whose
-// op is wanted: the fold decodes every record it cannot place).
+// holds many entries history has no use for. It is the first "op" key of
+// the object, which is the entry's own: the engine writes it before any
+// nested object, and jsonb orders short keys first.
 func opOf(b []byte) string {
 	i := bytes.Index(b, []byte(`"op":`))
 	if i < 0 {
-		return "?"
+		return unknownOp
 	}
 	rest := bytes.TrimLeft(b[i+5:], " ")
 	if len(rest) == 0 || rest[0] != '"' {
-		return "?"
+		return unknownOp
 	}
 	end := bytes.IndexByte(rest[1:], '"')
 	if end < 0 {
-		return "?"
+		return unknownOp
 	}
 	return string(rest[1 : end+1])
 }
-
-func init() { wanted["?"] = true }
 
 // labelOf is a record's label, read without decoding the record, when it
 // is written plainly (no escapes); false otherwise.
