@@ -150,7 +150,9 @@ func Summarise(bets []Bet, q Query) Summary {
 			continue
 		}
 		kept = append(kept, b)
-		accounts[b.Account] = true
+		if b.Account != "" { // a journal of an earlier betplan names none: it is not a second account
+			accounts[b.Account] = true
+		}
 	}
 	if q.Account == "" && len(accounts) > 1 {
 		by = append([]string{"account"}, by...)
