@@ -72,6 +72,7 @@ schema:
 	$(GO) run . schema config > schema/config.schema.json
 	$(GO) run . schema report > schema/report.schema.json
 	$(GO) run . schema diff > schema/diff.schema.json
+	$(GO) run . schema history > schema/history.schema.json
 
 # A short fuzzing pass over what parses untrusted bytes.
 fuzz:

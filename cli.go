@@ -160,6 +160,7 @@ func commands() []*command {
 		fmtCommand(),
 		runCommand(),
 		statusCommand(),
+		historyCommand(),
 		cancelCommand(),
 		stopCommand(),
 		doctorCommand(),

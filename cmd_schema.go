@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 
+	"github.com/betplan/betplan/history"
 	"github.com/betplan/betplan/plan"
 	"github.com/betplan/betplan/reporters"
 )
@@ -10,8 +11,8 @@ import (
 func schemaCommand() *command {
 	return &command{
 		name:    "schema",
-		args:    "[plan|config|report|diff]",
-		summary: "print the JSON Schema of plan files (or of the account file betplan.yaml, of report.json, or of diff --format json)",
+		args:    "[plan|config|report|diff|history]",
+		summary: "print the JSON Schema of plan files (or of the account file betplan.yaml, of report.json, of diff --format json, or of history --format json)",
 		exits: []exitDoc{
 			{exitOK, "the schema was printed"},
 			{exitUsage, "usage error"},
@@ -20,16 +21,17 @@ func schemaCommand() *command {
   betplan schema config > config.schema.json
   betplan schema report
   betplan schema diff
+  betplan schema history
 `,
 		setup: bindTo(nil, printSchema),
 	}
 }
 
-// printSchema is `betplan schema [plan|config|report|diff]`.
+// printSchema is `betplan schema [plan|config|report|diff|history]`.
 func printSchema(_ context.Context, sys *sysIO, _ *noFlags, args []string) error {
 	which := "plan"
 	if len(args) > 1 {
-		return usagef("schema takes at most one argument: plan, config, report or diff")
+		return usagef("schema takes at most one argument: plan, config, report, diff or history")
 	}
 	if len(args) == 1 {
 		which = args[0]
@@ -45,8 +47,10 @@ func printSchema(_ context.Context, sys *sysIO, _ *noFlags, args []string) error
 		b, err = reporters.JSONSchema()
 	case "diff":
 		b, err = plan.DiffJSONSchema()
+	case "history":
+		b, err = history.JSONSchema()
 	default:
-		return usagef("unknown schema %q: plan, config, report or diff", which)
+		return usagef("unknown schema %q: plan, config, report, diff or history", which)
 	}
 	if err != nil {
 		return err

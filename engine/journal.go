@@ -90,6 +90,8 @@ type journalEntry struct {
 	PlacedFrom string     `json:"placed_from,omitempty"`
 	// Status (decided) is the status the bet was decided with.
 	Status string `json:"status,omitempty"`
+	// Outcome (outcome) is how the bet ended (journal_outcome.go).
+	Outcome *JournalOutcome `json:"outcome,omitempty"`
 }
 
 // labelState is what the journal knows of one label.
@@ -119,6 +121,8 @@ type labelState struct {
 	DecidedWhy string
 	// Resulted is set once a run logged how the bet ended.
 	Resulted bool
+	// Outcome is set once a run recorded the bet's outcome (opOutcome).
+	Outcome bool
 	// announced is the serial of the label's last creating entry.
 	announced int64
 }
@@ -283,6 +287,8 @@ func (j *Journal) apply(e journalEntry) {
 		s.Decided, s.DecidedWhy = Status(e.Status), e.Error
 	case opResulted:
 		s.Resulted = true
+	case opOutcome:
+		s.Outcome = true
 	}
 }
 

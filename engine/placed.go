@@ -53,6 +53,7 @@ func (r *tracker) placedEntries(j *Journal) []journalEntry {
 // otherwise leaves the write to the run, whose polls see the same bets.
 // A failed write costs only the time's permanence: the run goes on.
 func (r *tracker) keepPlacements(ctx context.Context) {
+	r.keepOutcomes()
 	j := r.journal
 	if j == nil || len(r.placedEntries(j)) == 0 {
 		return

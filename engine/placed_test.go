@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"encoding/json"
 	"testing"
 	"time"
 )
@@ -42,5 +43,39 @@ func TestJournalPlacedAtKeptOnce(t *testing.T) {
 	r.insts = []*instance{{label: "bp:card:b1", notifID: 1001, placedAt: *at(8), placedFromRecords: true, bet: nil}}
 	if e := r.placedEntries(j); len(e) != 0 {
 		t.Fatalf("entries to keep: %+v", e)
+	}
+}
+
+// An outcome entry keeps its facts under "outcome": replay folds nothing
+// from it but that it was kept, so a journal replays to the same bets with
+// it or without it (and a betplan that does not know the entry folds none
+// of its amounts into the bet's).
+func TestJournalOutcomeFoldsNothingElse(t *testing.T) {
+	base := [][]byte{
+		[]byte(`{"serial":1,"lineage":"ab","time":"2026-11-25T03:00:00Z","op":"init"}`),
+		[]byte(`{"serial":2,"lineage":"ab","time":"2026-11-25T03:00:01Z","op":"creating","label":"bp:card:b1","bet":"b1","amount":5}`),
+		[]byte(`{"serial":3,"lineage":"ab","time":"2026-11-25T03:00:02Z","op":"created","label":"bp:card:b1","bet":"b1","id":1001,"amount":5}`),
+	}
+	outcome := []byte(`{"serial":4,"lineage":"ab","time":"2026-11-25T04:00:00Z","op":"outcome","label":"bp:card:b1",` +
+		`"outcome":{"label":"bp:card:b1","notification_id":1001,"result":"won","accepted":10,"odds":3.5,"profit":25,"venue":"Flemington","day":"2026-11-25"}}`)
+	without, err := replayRecords("test", base, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	with, err := replayRecords("test", append(base, outcome), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, b := *without.State("bp:card:b1"), *with.State("bp:card:b1")
+	if a.Outcome || !b.Outcome {
+		t.Fatalf("outcome kept: without %v, with %v", a.Outcome, b.Outcome)
+	}
+	b.Outcome = false
+	if a != b {
+		t.Fatalf("the outcome entry changed the bet:\nwithout %+v\nwith    %+v", a, b)
+	}
+	var e journalEntry
+	if err := json.Unmarshal(outcome, &e); err != nil || e.Amount != 0 || e.Race != nil || e.NotificationID != 0 {
+		t.Fatalf("an outcome entry's facts reach the folded fields: %+v %v", e, err)
 	}
 }

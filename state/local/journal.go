@@ -137,11 +137,12 @@ func scanJournal(path string, r io.Reader) (j journalFile, err error) {
 			return j, &state.BadJournalError{Path: path, Line: line, Reason: fmt.Sprintf("the line is longer than any record betplan writes (%d bytes at most)", state.MaxRecord)}
 		}
 		j.size += int64(len(raw))
-		j.tail = append(j.tail, raw...)
 		b := bytes.TrimSpace(raw)
 		if len(b) == 0 {
 			if tornLine == 0 && complete {
 				j.good, j.goodLines, j.tail = j.size, line, nil
+			} else {
+				j.tail = append(j.tail, raw...)
 			}
 			continue
 		}
@@ -159,6 +160,9 @@ func scanJournal(path string, r io.Reader) (j journalFile, err error) {
 			}
 		}
 		if whyNot != nil {
+			// Only what follows the last good record is kept as the tail:
+			// a good record's bytes are not copied a second time.
+			j.tail = append(j.tail, raw...)
 			tornLine, tornErr = line, whyNot
 			continue
 		}

@@ -1,0 +1,174 @@
+package history_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/stretchr/testify/require"
+
+	"github.com/betplan/betplan/engine"
+	"github.com/betplan/betplan/history"
+	"github.com/betplan/betplan/state"
+	"github.com/betplan/betplan/state/local"
+	"github.com/betplan/betplan/state/postgres"
+	"github.com/betplan/betplan/state/postgres/pgtest"
+)
+
+const benchService = "https://api.example.com"
+
+// journalRecords are a plan's journal with bets settled bets in it, as a
+// run writes them: init, then per bet creating, created, placed, resulted
+// and outcome, and an alert every ten bets. Profits are whole cents.
+func journalRecords(plan string, bets int) (records [][]byte, profit int64) {
+	t0 := time.Date(2026, 6, 1, 2, 0, 0, 0, time.UTC)
+	add := func(serial int, at time.Time, body string) {
+		records = append(records, []byte(fmt.Sprintf(`{"serial":%d,"lineage":"0123456789abcdef","time":%q,%s}`, serial, at.Format(time.RFC3339Nano), body)))
+	}
+	serial := 1
+	add(serial, t0, `"op":"init","service":"`+benchService+`","account":"a1b2c3d4e5f60718"`)
+	venues := []string{"Flemington", "Randwick", "The Meadows", "Albion Park", "Menangle"}
+	codes := []string{"Galloping", "Galloping", "Greyhounds", "Greyhounds", "Harness"}
+	for i := range bets {
+		at := t0.Add(time.Duration(i) * 7 * time.Minute)
+		v := i % len(venues)
+		label := fmt.Sprintf("bp:%s:b%d:%012x", plan, i, i)
+		race := fmt.Sprintf(`{"Venue":%q,"Code":%q,"EventNumber":%d,"Start":%q}`, venues[v], codes[v], i%10+1, at.Add(10*time.Minute).In(time.FixedZone("AEST", 10*3600)).Format(time.RFC3339))
+		id := 100000 + i
+		serial++
+		add(serial, at, fmt.Sprintf(`"op":"creating","label":%q,"bet":"b%d","amount":10,"at_risk":10,"basis":"stake","race":%s,"attempt":1`, label, i, race))
+		serial++
+		add(serial, at.Add(time.Second), fmt.Sprintf(`"op":"created","label":%q,"bet":"b%d","id":%d,"amount":10,"at_risk":10,"basis":"stake","race":%s`, label, i, id, race))
+		serial++
+		add(serial, at.Add(5*time.Second), fmt.Sprintf(`"op":"placed","label":%q,"placed_at":%q,"placed_from":"records"`, label, at.Add(4*time.Second).Format(time.RFC3339)))
+		serial++
+		add(serial, at.Add(20*time.Minute), fmt.Sprintf(`"op":"resulted","label":%q`, label))
+		result, p := "lost", int64(-1000)
+		if i%3 == 0 {
+			result, p = "won", int64(1000*(i%5+1)+37)
+		}
+		if i%17 == 0 {
+			result, p = "void", 0
+		}
+		profit += p
+		o := engine.JournalOutcome{Label: label, BetID: fmt.Sprintf("b%d", i), NotificationID: int64(id), Result: result, Status: engine.StatusSettled,
+			Accepted: 10, Odds: 3.5, Profit: history.Dollars(p), Venue: venues[v], Code: codes[v], Race: i%10 + 1,
+			Day: at.Add(10 * time.Minute).In(time.FixedZone("AEST", 10*3600)).Format("2006-01-02"), Market: "Fixed Win", Type: "Fixed Wager",
+			ResultTime: at.Add(19 * time.Minute),
+			Sessions:   []engine.SessionOutcome{{Session: "Main Sportsbet", Accepted: 10, Odds: 3.5, Profit: history.Dollars(p)}}}
+		ob, _ := json.Marshal(o)
+		serial++
+		add(serial, at.Add(20*time.Minute), fmt.Sprintf(`"op":"outcome","label":%q,"outcome":%s`, label, ob))
+		if i%10 == 0 {
+			serial++
+			add(serial, at.Add(21*time.Minute), fmt.Sprintf(`"op":"alert_sent","alert":{"key":"settled:%s","event":"settled","target":"hook","body":"{\"event\":\"settled\",\"profit\":-10}"}`, label))
+		}
+	}
+	return records, profit
+}
+
+// fillLocal writes plans journals of bets bets each into a state dir.
+func fillLocal(t testing.TB, plans, bets int) (state.EveryReader, int64) {
+	dir := t.TempDir()
+	var total int64
+	for p := range plans {
+		name := fmt.Sprintf("plan%02d", p)
+		recs, profit := journalRecords(name, bets)
+		total += profit
+		var buf []byte
+		for _, r := range recs {
+			buf = append(append(buf, r...), '\n')
+		}
+		path := local.Layout{Dir: dir}.JournalPath(name, benchService)
+		require.NoError(t, os.WriteFile(path, buf, 0o644))
+	}
+	return local.Store{Layout: local.Layout{Dir: dir, LockDir: filepath.Join(dir, "locks")}}, total
+}
+
+// fillPostgres keeps the same journals in a fresh schema: each plan's row
+// made by taking its lock once, its records copied in one statement.
+func fillPostgres(t testing.TB, plans, bets int) (state.EveryReader, int64) {
+	stateURL, schema := pgtest.Schema(t)
+	cfg, err := postgres.ParseURL(stateURL, "", false)
+	require.NoError(t, err)
+	store := postgres.New(cfg)
+	ctx := context.Background()
+	var total int64
+	conn, err := pgx.Connect(ctx, stateURL)
+	require.NoError(t, err)
+	defer conn.Close(ctx)
+	for p := range plans {
+		name := fmt.Sprintf("plan%02d", p)
+		recs, profit := journalRecords(name, bets)
+		total += profit
+		lease, err := store.Lock(ctx, state.LockRequest{PlanKey: state.PlanKey{Name: name, BaseURL: benchService}, Owner: state.LockOwner{PID: 1, Host: "bench"}})
+		require.NoError(t, err)
+		require.NoError(t, lease.Release())
+		var id, epoch int64
+		require.NoError(t, conn.QueryRow(ctx, "SELECT id, epoch FROM "+pgx.Identifier{schema, "plans"}.Sanitize()+" WHERE name = $1", name).Scan(&id, &epoch))
+		rows := make([][]any, len(recs))
+		for i, r := range recs {
+			rows[i] = []any{id, int64(i + 1), string(r), epoch}
+		}
+		_, err = conn.CopyFrom(ctx, pgx.Identifier{schema, "journal"}, []string{"plan_id", "serial", "entry", "epoch"}, pgx.CopyFromRows(rows))
+		require.NoError(t, err)
+	}
+	// The documented view sums the same profits, settled bet by bet.
+	_, err = conn.Exec(ctx, history.BetsViewSQL(schema))
+	require.NoError(t, err)
+	var cents, settled int64
+	require.NoError(t, conn.QueryRow(ctx, "SELECT coalesce(round(sum(profit) * 100), 0)::bigint, count(*) FROM "+pgx.Identifier{schema, "betplan_bets"}.Sanitize()).Scan(&cents, &settled))
+	require.Equal(t, total, cents, "betplan_bets' profit")
+	require.Equal(t, int64(plans*bets), settled)
+	return store, total
+}
+
+// historyOf reads the state and sums it by plan and by day, checking the
+// totals are every outcome's profit to the cent.
+func historyOf(t testing.TB, store state.EveryReader, bets int, want int64) {
+	got, skipped, err := history.Read(context.Background(), store)
+	require.NoError(t, err)
+	require.Empty(t, skipped)
+	require.Len(t, got, bets)
+	for _, by := range []string{"plan", "day"} {
+		s := history.Summarise(got, history.Query{By: []string{by}})
+		require.Equal(t, want, s.Total.Profit, "by %s", by)
+		require.Equal(t, bets, s.Total.Bets)
+	}
+}
+
+// The benchmark's path at a small size, in make test: both stores.
+func TestHistorySmallState(t *testing.T) {
+	for _, st := range []struct {
+		name string
+		fill func(testing.TB, int, int) (state.EveryReader, int64)
+	}{{"local", fillLocal}, {"postgres", fillPostgres}} {
+		t.Run(st.name, func(t *testing.T) {
+			store, want := st.fill(t, 5, 200)
+			historyOf(t, store, 1000, want)
+		})
+	}
+}
+
+// BenchmarkHistory100k reads 100,000 settled bets over 50 plans and sums
+// them by plan and by day, from a state dir and from PostgreSQL.
+func BenchmarkHistory100k(b *testing.B) {
+	for _, st := range []struct {
+		name string
+		fill func(testing.TB, int, int) (state.EveryReader, int64)
+	}{{"local", fillLocal}, {"postgres", fillPostgres}} {
+		b.Run(st.name, func(b *testing.B) {
+			store, want := st.fill(b, 50, 2000)
+			b.ReportAllocs()
+			b.ResetTimer()
+			for range b.N {
+				historyOf(b, store, 100000, want)
+			}
+		})
+	}
+}

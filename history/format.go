@@ -1,0 +1,309 @@
+package history
+
+import (
+	"bytes"
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+)
+
+// Formats are the formats history writes.
+var Formats = []string{"text", "json", "csv", "markdown", "html"}
+
+// Write writes s in format f.
+func Write(w io.Writer, f string, s *Summary) error {
+	switch f {
+	case "json":
+		return WriteJSON(w, s)
+	case "csv":
+		return WriteCSV(w, s)
+	case "markdown":
+		return WriteMarkdown(w, s)
+	case "html":
+		return WriteHTML(w, s)
+	}
+	return WriteText(w, s)
+}
+
+// measuresJSON is MEASURES of the JSON contract, its keys in contract
+// order.
+type measuresJSON struct {
+	Bets             int      `json:"bets"`
+	Settled          int      `json:"settled"`
+	Won              int      `json:"won"`
+	Lost             int      `json:"lost"`
+	Void             int      `json:"void"`
+	Refused          int      `json:"refused"`
+	Accepted         float64  `json:"accepted"`
+	Profit           float64  `json:"profit"`
+	ROI              *float64 `json:"roi"`
+	StrikeRate       *float64 `json:"strike_rate"`
+	AverageOdds      *float64 `json:"average_odds"`
+	MaxDrawdown      float64  `json:"max_drawdown"`
+	LongestLosingRun int      `json:"longest_losing_run"`
+	BestDay          *dayJSON `json:"best_day"`
+	WorstDay         *dayJSON `json:"worst_day"`
+	Units            *float64 `json:"units,omitempty"`
+}
+
+type dayJSON struct {
+	Day    string  `json:"day"`
+	Profit float64 `json:"profit"`
+}
+
+func round(v *float64, places int) *float64 {
+	if v == nil {
+		return nil
+	}
+	p := math.Pow(10, float64(places))
+	r := math.Round(*v*p) / p
+	return &r
+}
+
+func (m *Measures) json() measuresJSON {
+	day := func(d *DayProfit) *dayJSON {
+		if d == nil {
+			return nil
+		}
+		return &dayJSON{d.Day, Dollars(d.Profit)}
+	}
+	return measuresJSON{
+		Bets: m.Bets, Settled: m.Settled, Won: m.Won, Lost: m.Lost, Void: m.Void, Refused: m.Refused,
+		Accepted: Dollars(m.Accepted), Profit: Dollars(m.Profit),
+		ROI: round(m.ROI(), 4), StrikeRate: round(m.StrikeRate(), 4), AverageOdds: round(m.AverageOdds(), 4),
+		MaxDrawdown: Dollars(m.MaxDrawdown), LongestLosingRun: m.LongestLosingRun,
+		BestDay: day(m.BestDay), WorstDay: day(m.WorstDay), Units: round(m.Units, 2),
+	}
+}
+
+// WriteJSON writes the JSON contract: {"rows": [ROW...], "total":
+// MEASURES}, each ROW its --by keys then MEASURES, and "skipped" naming
+// the journals left out when there are any.
+func WriteJSON(w io.Writer, s *Summary) error {
+	var b bytes.Buffer
+	b.WriteString("{\n  \"rows\": [")
+	for i, r := range s.Rows {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString("\n    {")
+		for _, f := range s.By {
+			k, _ := json.Marshal(f)
+			v, _ := json.Marshal(r.Keys[f])
+			fmt.Fprintf(&b, "%s:%s,", k, v)
+		}
+		m, err := json.Marshal(r.Measures.json())
+		if err != nil {
+			return err
+		}
+		b.Write(m[1:])
+	}
+	if len(s.Rows) > 0 {
+		b.WriteString("\n  ")
+	}
+	t, err := json.Marshal(s.Total.json())
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(&b, "],\n  \"total\": %s", t)
+	if s.Reconciled {
+		d := s.Differences
+		if d == nil {
+			d = []Difference{}
+		}
+		dj, err := json.Marshal(d)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(&b, ",\n  \"differences\": %s", dj)
+	}
+	if len(s.Skipped) > 0 {
+		sk, err := json.Marshal(s.Skipped)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(&b, ",\n  \"skipped\": %s", sk)
+	}
+	b.WriteString("\n}\n")
+	_, err = w.Write(b.Bytes())
+	return err
+}
+
+// MarshalJSON names a skipped journal's fields as the contract does.
+func (k Skipped) MarshalJSON() ([]byte, error) {
+	return json.Marshal(struct {
+		Journal string `json:"journal"`
+		Reason  string `json:"reason"`
+	}{k.Where, k.Reason})
+}
+
+// csvHeader is the measures' columns, in contract order.
+var csvHeader = []string{"bets", "settled", "won", "lost", "void", "refused", "accepted", "profit", "roi", "strike_rate",
+	"average_odds", "max_drawdown", "longest_losing_run", "best_day", "best_day_profit", "worst_day", "worst_day_profit", "units"}
+
+// WriteCSV writes a header row of the --by fields and the measures, then
+// one row per group; null is an empty cell. The total is not a row: it is
+// the sum a spreadsheet makes of them (less the drawdown and streaks).
+func WriteCSV(w io.Writer, s *Summary) error {
+	cw := csv.NewWriter(w)
+	if err := cw.Write(append(append([]string(nil), s.By...), csvHeader...)); err != nil {
+		return err
+	}
+	for _, r := range s.Rows {
+		rec := make([]string, 0, len(s.By)+len(csvHeader))
+		for _, f := range s.By {
+			rec = append(rec, r.Keys[f])
+		}
+		if err := cw.Write(append(rec, measureCells(&r.Measures)...)); err != nil {
+			return err
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+func measureCells(m *Measures) []string {
+	j := m.json()
+	num := func(v *float64) string {
+		if v == nil {
+			return ""
+		}
+		return strconv.FormatFloat(*v, 'f', -1, 64)
+	}
+	day := func(d *dayJSON) (string, string) {
+		if d == nil {
+			return "", ""
+		}
+		return d.Day, money(d.Profit)
+	}
+	bd, bp := day(j.BestDay)
+	wd, wp := day(j.WorstDay)
+	return []string{strconv.Itoa(j.Bets), strconv.Itoa(j.Settled), strconv.Itoa(j.Won), strconv.Itoa(j.Lost), strconv.Itoa(j.Void),
+		strconv.Itoa(j.Refused), money(j.Accepted), money(j.Profit), num(j.ROI), num(j.StrikeRate), num(j.AverageOdds),
+		money(j.MaxDrawdown), strconv.Itoa(j.LongestLosingRun), bd, bp, wd, wp, num(j.Units)}
+}
+
+func money(v float64) string { return strconv.FormatFloat(v, 'f', 2, 64) }
+
+// textColumns are the measures a table shows.
+var textColumns = []string{"BETS", "SETTLED", "WON", "LOST", "VOID", "REFUSED", "ACCEPTED", "PROFIT", "ROI", "STRIKE", "AVG ODDS", "MAX DD", "LOSE RUN"}
+
+func tableCells(m *Measures) []string {
+	j := m.json()
+	pct := func(v *float64) string {
+		if v == nil {
+			return "-"
+		}
+		return fmt.Sprintf("%.1f%%", *v*100)
+	}
+	odds := "-"
+	if j.AverageOdds != nil {
+		odds = fmt.Sprintf("%.2f", *j.AverageOdds)
+	}
+	return []string{strconv.Itoa(j.Bets), strconv.Itoa(j.Settled), strconv.Itoa(j.Won), strconv.Itoa(j.Lost), strconv.Itoa(j.Void),
+		strconv.Itoa(j.Refused), "$" + money(j.Accepted), signed(j.Profit), pct(j.ROI), pct(j.StrikeRate), odds,
+		"$" + money(j.MaxDrawdown), strconv.Itoa(j.LongestLosingRun)}
+}
+
+func signed(v float64) string {
+	if v < 0 {
+		return "-$" + money(-v)
+	}
+	return "+$" + money(v)
+}
+
+// keyCell is a row's key as people read it.
+func keyCell(v string) string {
+	if v == "" {
+		return "(none)"
+	}
+	return v
+}
+
+// WriteText writes the table, its total, the total's best and worst days
+// and the journals left out.
+func WriteText(w io.Writer, s *Summary) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	head := append(upper(s.By), textColumns...)
+	fmt.Fprintln(tw, strings.Join(head, "\t")+"\t")
+	for _, r := range s.Rows {
+		var cells []string
+		for _, f := range s.By {
+			cells = append(cells, keyCell(r.Keys[f]))
+		}
+		fmt.Fprintln(tw, strings.Join(append(cells, tableCells(&r.Measures)...), "\t")+"\t")
+	}
+	total := make([]string, len(s.By))
+	total[0] = "TOTAL"
+	fmt.Fprintln(tw, strings.Join(append(total, tableCells(&s.Total)...), "\t")+"\t")
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	writeFooter(w, s, "")
+	return nil
+}
+
+func upper(fs []string) []string {
+	out := make([]string, len(fs))
+	for i, f := range fs {
+		out[i] = strings.ToUpper(f)
+	}
+	return out
+}
+
+// writeFooter says the total's best and worst days, its units, and which
+// journals were left out; prefix starts each line.
+func writeFooter(w io.Writer, s *Summary, prefix string) {
+	j := s.Total.json()
+	if j.BestDay != nil {
+		fmt.Fprintf(w, "%sbest day %s %s, worst day %s %s\n", prefix, j.BestDay.Day, signed(j.BestDay.Profit), j.WorstDay.Day, signed(j.WorstDay.Profit))
+	}
+	if j.Units != nil {
+		fmt.Fprintf(w, "%stipped units: %+.2f at the published odds\n", prefix, *j.Units)
+	}
+	for _, k := range s.Skipped {
+		fmt.Fprintf(w, "%sskipped journal %s: %s\n", prefix, k.Where, k.Reason)
+	}
+	if s.Reconciled && len(s.Differences) == 0 {
+		fmt.Fprintf(w, "%sreconciled: the journals agree with the service's bet records\n", prefix)
+	}
+	for _, d := range s.Differences {
+		plan := ""
+		if d.Plan != "" {
+			plan = " (" + d.Plan + ")"
+		}
+		fmt.Fprintf(w, "%sdifference %s %s%s: %s\n", prefix, d.Kind, d.Label, plan, d.Words)
+	}
+}
+
+// WriteMarkdown writes the table as a Markdown table.
+func WriteMarkdown(w io.Writer, s *Summary) error {
+	head := append(upper(s.By), textColumns...)
+	fmt.Fprintf(w, "| %s |\n", strings.Join(head, " | "))
+	fmt.Fprintf(w, "|%s\n", strings.Repeat(" --- |", len(head)))
+	row := func(keys []string, m *Measures) {
+		cells := append(keys, tableCells(m)...)
+		for i := range cells {
+			cells[i] = strings.ReplaceAll(cells[i], "|", `\|`)
+		}
+		fmt.Fprintf(w, "| %s |\n", strings.Join(cells, " | "))
+	}
+	for _, r := range s.Rows {
+		var keys []string
+		for _, f := range s.By {
+			keys = append(keys, keyCell(r.Keys[f]))
+		}
+		row(keys, &r.Measures)
+	}
+	total := make([]string, len(s.By))
+	total[0] = "**TOTAL**"
+	row(total, &s.Total)
+	fmt.Fprintln(w)
+	writeFooter(w, s, "- ")
+	return nil
+}

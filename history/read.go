@@ -1,0 +1,325 @@
+// Package history reads every journal of a state and says how its plans'
+// bets ended, summed by plan, day, venue and the like: `betplan history`.
+// It reads through the state contract, without any lock and writing
+// nothing, so it may run while runs hold their plans.
+package history
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+	"net"
+	"net/url"
+	"runtime"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/betplan/betplan/engine"
+	"github.com/betplan/betplan/state"
+)
+
+// rehearsalService is what a rehearsal's (run --sim) journal names as
+// its service.
+const rehearsalService = "betplan run --sim"
+
+// Bet is one bet a plan created, and how it ended once it did. Money is
+// in whole cents.
+type Bet struct {
+	Plan, Account, Service string
+	Label, BetID           string
+	// Rehearsal marks a bet of a rehearsal: the embedded simulator's, or
+	// a served one on this machine (loopback).
+	Rehearsal bool
+	// Final is set once the journal kept the bet's outcome.
+	Final    bool
+	Result   string // won, lost, void, not_placed ("" until final)
+	Accepted int64
+	Profit   int64
+	Odds     float64
+	Units    *float64
+	Sessions []Session
+	Venue    string
+	Code     string
+	Day      string // the race's meeting day, as the limits count it
+	Market   string
+	Type     string
+	// At orders the bet's result: its result time, else when the outcome
+	// was kept.
+	At time.Time
+}
+
+// Session is one session's part of a bet.
+type Session struct {
+	Name     string
+	Accepted int64
+	Odds     float64
+	Profit   int64
+}
+
+// Skipped is a journal history could not read: the rest is shown, and it
+// is named.
+type Skipped struct {
+	Where  string
+	Reason string
+}
+
+// Read reads every journal store keeps into its bets, in plan and journal
+// order; journals that do not read are skipped and named. The journals
+// are folded side by side, one a CPU.
+func Read(ctx context.Context, store state.EveryReader) ([]Bet, []Skipped, error) {
+	journals, err := store.ReadEvery(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	type folded struct {
+		bets []Bet
+		err  error
+	}
+	out := make([]folded, len(journals))
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), max(1, len(journals))) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				if journals[i].Err != nil {
+					out[i].err = journals[i].Err
+					continue
+				}
+				out[i].bets, out[i].err = journalBets(journals[i])
+			}
+		}()
+	}
+	for i := range journals {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	n := 0
+	for _, f := range out {
+		n += len(f.bets)
+	}
+	bets := make([]Bet, 0, n)
+	var skipped []Skipped
+	for i, f := range out {
+		if f.err != nil {
+			skipped = append(skipped, Skipped{Where: journals[i].Where, Reason: f.err.Error()})
+			continue
+		}
+		bets = append(bets, f.bets...)
+	}
+	return bets, skipped, nil
+}
+
+// record is what history reads of a journal entry.
+type record struct {
+	Op      string         `json:"op"`
+	Time    string         `json:"time"` // parsed only when an outcome has no result time
+	Label   string         `json:"label"`
+	BetID   string         `json:"bet"`
+	Race    *raceInfo      `json:"race"`
+	Service string         `json:"service"`
+	Account string         `json:"account"`
+	Outcome *outcomeRecord `json:"outcome"`
+}
+
+// outcomeRecord is what history reads of an outcome entry's outcome
+// (engine.JournalOutcome): the fields it sums and groups by, no more, so
+// a large journal decodes quickly.
+type outcomeRecord struct {
+	BetID      string                  `json:"bet_id"`
+	Result     string                  `json:"result"`
+	Accepted   float64                 `json:"accepted"`
+	Odds       float64                 `json:"odds"`
+	Profit     float64                 `json:"profit"`
+	Units      *float64                `json:"units"`
+	Sessions   []engine.SessionOutcome `json:"sessions"`
+	Venue      string                  `json:"venue"`
+	Code       string                  `json:"code"`
+	Day        string                  `json:"day"`
+	Market     string                  `json:"market"`
+	Type       string                  `json:"type"`
+	ResultTime time.Time               `json:"result_time"`
+}
+
+type raceInfo struct {
+	Venue string
+	Code  string
+	Start time.Time
+}
+
+// wanted are the entries history reads; the rest (creating, placed,
+// alerts, tips…) are passed over without decoding them.
+// A record whose op is not found where it is looked for (opOf) is decoded
+// whole: nothing wanted is passed over.
+var wanted = map[string]bool{"init": true, "service": true, "created": true, "adopted": true, "outcome": true, unknownOp: true}
+
+// unknownOp is opOf's answer for a record whose op it cannot read.
+const unknownOp = "?"
+
+// journalBets folds one journal into its bets: every label with a
+// notification, and the outcome kept for it.
+func journalBets(j state.StoredJournal) ([]Bet, error) {
+	var service, account string
+	index := map[string]int{}
+	var bets []Bet
+	// A bet whose outcome was kept needs nothing of its created entry:
+	// the outcome says it all, so only the others' are decoded.
+	withOutcome := map[string]bool{}
+	ops := make([]string, len(j.Records))
+	for i, b := range j.Records {
+		ops[i] = opOf(b)
+		if ops[i] == "outcome" {
+			if l, ok := labelOf(b); ok {
+				withOutcome[l] = true
+			}
+		}
+	}
+	for i, b := range j.Records {
+		op := ops[i]
+		if !wanted[op] {
+			continue
+		}
+		if op == "created" || op == "adopted" {
+			if l, ok := labelOf(b); ok && withOutcome[l] {
+				if _, seen := index[l]; !seen {
+					index[l] = len(bets)
+					bets = append(bets, Bet{Plan: j.Name, Label: l})
+				}
+				continue
+			}
+		}
+		var r record
+		if err := json.Unmarshal(b, &r); err != nil {
+			return nil, fmt.Errorf("record %d does not read (%v)", i+1, err)
+		}
+		switch r.Op {
+		case "init", "service":
+			service, account = r.Service, r.Account
+			continue
+		}
+		if r.Label == "" {
+			continue
+		}
+		k, ok := index[r.Label]
+		if !ok {
+			k = len(bets)
+			index[r.Label] = k
+			bets = append(bets, Bet{Plan: j.Name, Label: r.Label})
+		}
+		bet := &bets[k]
+		if r.BetID != "" {
+			bet.BetID = r.BetID
+		}
+		if r.Race != nil {
+			bet.Venue, bet.Code = r.Race.Venue, r.Race.Code
+			if !r.Race.Start.IsZero() {
+				bet.Day = r.Race.Start.Format("2006-01-02")
+			}
+		}
+		if o := r.Outcome; o != nil && !bet.Final {
+			applyOutcome(bet, o, r.Time)
+		}
+	}
+	rehearsal := j.Rehearsal || service == rehearsalService || loopback(service)
+	for i := range bets {
+		bets[i].Service, bets[i].Account, bets[i].Rehearsal = service, account, rehearsal
+	}
+	return bets, nil
+}
+
+// applyOutcome fills bet from the outcome its journal kept at.
+func applyOutcome(bet *Bet, o *outcomeRecord, at string) {
+	bet.Final, bet.Result = true, o.Result
+	bet.Accepted, bet.Profit, bet.Odds, bet.Units = Cents(o.Accepted), Cents(o.Profit), o.Odds, o.Units
+	if o.BetID != "" {
+		bet.BetID = o.BetID
+	}
+	if o.Venue != "" {
+		bet.Venue, bet.Code = o.Venue, o.Code
+	}
+	if o.Day != "" {
+		bet.Day = o.Day
+	}
+	bet.Market, bet.Type = o.Market, o.Type
+	bet.At = o.ResultTime
+	if bet.At.IsZero() {
+		bet.At, _ = time.Parse(time.RFC3339Nano, at)
+	}
+	bet.Sessions = make([]Session, len(o.Sessions))
+	for i, s := range o.Sessions {
+		bet.Sessions[i] = Session{Name: s.Session, Accepted: Cents(s.Accepted), Odds: s.Odds, Profit: Cents(s.Profit)}
+	}
+}
+
+// opOf is a record's op, read without decoding the record: a journal
+// holds many entries history has no use for. It is the first "op" key of
+// the object, which is the entry's own: the engine writes it before any
+// nested object, and jsonb orders short keys first.
+func opOf(b []byte) string {
+	i := bytes.Index(b, []byte(`"op":`))
+	if i < 0 {
+		return unknownOp
+	}
+	rest := bytes.TrimLeft(b[i+5:], " ")
+	if len(rest) == 0 || rest[0] != '"' {
+		return unknownOp
+	}
+	end := bytes.IndexByte(rest[1:], '"')
+	if end < 0 {
+		return unknownOp
+	}
+	return string(rest[1 : end+1])
+}
+
+// labelOf is a record's label, read without decoding the record, when it
+// is written plainly (no escapes); false otherwise.
+func labelOf(b []byte) (string, bool) {
+	i := bytes.Index(b, []byte(`"label":`))
+	if i < 0 {
+		return "", false
+	}
+	rest := bytes.TrimLeft(b[i+8:], " ")
+	if len(rest) == 0 || rest[0] != '"' {
+		return "", false
+	}
+	end := bytes.IndexByte(rest[1:], '"')
+	if end < 0 || bytes.IndexByte(rest[1:end+1], '\\') >= 0 {
+		return "", false
+	}
+	return string(rest[1 : end+1]), true
+}
+
+// loopback reports whether a service identity is on this machine: a
+// served betplan sim.
+func loopback(service string) bool {
+	u, err := url.Parse(service)
+	if err != nil || u.Host == "" {
+		return false
+	}
+	h := u.Hostname()
+	if h == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(h)
+	return ip != nil && (ip.IsLoopback() || ip.IsUnspecified())
+}
+
+// Cents is dollars in whole cents.
+func Cents(dollars float64) int64 { return int64(math.Round(dollars * 100)) }
+
+// Dollars is cents as dollars.
+func Dollars(cents int64) float64 { return float64(cents) / 100 }
+
+// AccountKey is how a journal names the account called name.
+func AccountKey(name string) string { return engine.AccountKey(name) }
+
+// matchAccount reports whether a bet's account is the one key names: the
+// journal's name of it, or the account's own name.
+func matchAccount(bet *Bet, key string) bool {
+	return key == "" || strings.EqualFold(bet.Account, key) || bet.Account == AccountKey(key)
+}

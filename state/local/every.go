@@ -1,0 +1,55 @@
+package local
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/betplan/betplan/state"
+)
+
+var _ state.EveryReader = Store{}
+
+// ReadEvery reads every journal of the state dir, and of the rehearsals'
+// sim/ folder in it (marked as theirs), each plan's by name and service. A
+// journal an earlier betplan kept per plan whatever the service is read
+// only while its plan has no journal of a service yet: a run moves it into
+// one (and sets the old file aside), so it is never counted twice.
+func (s Store) ReadEvery(_ context.Context) ([]state.StoredJournal, error) {
+	layout := s.Layout.WithDefaults("")
+	var out []state.StoredJournal
+	for _, dir := range []struct {
+		path      string
+		rehearsal bool
+	}{{layout.Dir, layout.Rehearsal}, {filepath.Join(layout.Dir, "sim"), true}} {
+		paths, err := filepath.Glob(filepath.Join(dir.path, "*"+journalSuffix))
+		if err != nil {
+			return nil, err
+		}
+		sort.Strings(paths)
+		keyed := map[string]bool{}
+		for _, p := range paths {
+			if name, _, ok := strings.Cut(strings.TrimSuffix(filepath.Base(p), journalSuffix), "."); ok {
+				keyed[name] = true
+			}
+		}
+		for _, p := range paths {
+			name, _, isKeyed := strings.Cut(strings.TrimSuffix(filepath.Base(p), journalSuffix), ".")
+			if !isKeyed && keyed[name] {
+				continue
+			}
+			if fi, err := os.Lstat(p); err != nil || !fi.Mode().IsRegular() {
+				if err == nil {
+					err = &state.BadJournalError{Path: p, Reason: "not a regular file"}
+				}
+				out = append(out, state.StoredJournal{Name: name, Where: p, Rehearsal: dir.rehearsal, Err: err})
+				continue
+			}
+			records, err := ReadLog(p)
+			out = append(out, state.StoredJournal{Name: name, Where: p, Rehearsal: dir.rehearsal, Records: records, Err: err})
+		}
+	}
+	return out, nil
+}
