@@ -268,7 +268,7 @@ func (r *tracker) fillAccount(res *Result) {
 	}
 	sort.Strings(a.Plans[1:])
 	keys := map[string]RaceInfo{}
-	for _, in := range r.insts {
+	for _, in := range r.book.insts {
 		if in.resolved() && !in.info.Start.IsZero() {
 			if k := periodKey(l.Period, in.info.Start); keys[k].Start.IsZero() {
 				keys[k] = RaceInfo{Start: in.info.Start}

@@ -61,7 +61,7 @@ type betsAsked struct {
 func (r *tracker) askedBets() betsAsked {
 	var rows []*instance
 	only := r.opts.OnlyLabels
-	for _, in := range r.byStart() {
+	for _, in := range r.book.byStart() {
 		if in.status != StatusWaiting || in.notifID != 0 {
 			continue
 		}

@@ -130,7 +130,7 @@ func (r *tracker) knownStake(n *apiclient.Notification, now time.Time) (stake, b
 // outcome brings what the service showed of a stake into it; false when
 // the bet was cancelled with nothing placed.
 func (r *tracker) outcome(st *stake, now time.Time) bool {
-	in := r.byLabel[st.label]
+	in := r.book.byLabel[st.label]
 	var n *apiclient.Notification
 	if in != nil {
 		if in.status == StatusCanceled && in.final {
@@ -325,7 +325,7 @@ func (p PeriodUsage) WorstCase() float64 { return worstCase(p.PlanEnv) }
 func (r *tracker) periodUsages() []PeriodUsage {
 	stakes := r.stakes()
 	keys := map[string]RaceInfo{}
-	for _, in := range r.insts {
+	for _, in := range r.book.insts {
 		if !in.resolved() || in.info.Start.IsZero() {
 			continue
 		}
@@ -361,7 +361,7 @@ func (r *tracker) betEnvs(race RaceInfo, now time.Time) map[string]any {
 	out := make(map[string]any, len(r.plan.Bets))
 	latest := map[*plan.Bet]*instance{}
 	lists := map[*plan.Bet][]plan.BetEnv{}
-	for _, in := range r.byStart() {
+	for _, in := range r.book.byStart() {
 		if in.bet.ForEachRace != nil {
 			if key == "" || in.info.Start.IsZero() || periodKey(r.plan.Limits.Period, in.info.Start) == key {
 				lists[in.bet] = append(lists[in.bet], r.betEnv(in, now))

@@ -67,7 +67,7 @@ type raceSums struct {
 // from, to tell when they are stale.
 type ledger struct {
 	serial     int64     // the journal's last entry counted
-	gen        int       // r.outcomeGen when built
+	gen        int       // r.book.version when built
 	planned    int       // r.planned counted
 	nextChange time.Time // a race of an open stake goes off then: what it counts changes
 	byLabel    map[string]stake
@@ -99,7 +99,7 @@ func (l *ledger) raceSumKey(ri RaceInfo) string {
 func (r *tracker) ledgerSums() *ledger {
 	now := r.clock.Now()
 	l := r.ledger
-	if l == nil || l.gen != r.outcomeGen || (!l.nextChange.IsZero() && !now.Before(l.nextChange)) {
+	if l == nil || l.gen != r.book.version || (!l.nextChange.IsZero() && !now.Before(l.nextChange)) {
 		return r.rebuildLedger(now)
 	}
 	if r.journal != nil && r.journal.Serial() != l.serial {
@@ -130,7 +130,7 @@ func (r *tracker) ledgerSums() *ledger {
 }
 
 func (r *tracker) rebuildLedger(now time.Time) *ledger {
-	l := &ledger{gen: r.outcomeGen, byLabel: map[string]stake{}, periods: map[string]*periodSums{}, races: map[string]*raceSums{}}
+	l := &ledger{gen: r.book.version, byLabel: map[string]stake{}, periods: map[string]*periodSums{}, races: map[string]*raceSums{}}
 	if r.journal != nil {
 		l.serial = r.journal.Serial()
 	}

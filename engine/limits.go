@@ -101,7 +101,7 @@ func (r *tracker) certainRefusal() (string, []*instance) {
 func (r *tracker) certainBets() []*instance {
 	now := r.clock.Now()
 	var certain []*instance
-	for _, in := range r.byStart() {
+	for _, in := range r.book.byStart() {
 		if in.status != StatusWaiting || in.notifID != 0 || in.race == nil || !in.bet.Certain() || !now.Before(in.race.StartTime.Time) {
 			continue
 		}

@@ -41,7 +41,7 @@ func Preview(ctx context.Context, p *plan.Plan, opts Options) (*Result, *SavedPl
 		exists[n.Label] = int64(n.ID)
 		r.known[n.Label] = n
 	}
-	r.outcomeGen++
+	r.book.outdated()
 	if err := r.expand(); err != nil {
 		r.finish(res, err)
 		return res, nil, err
@@ -65,9 +65,9 @@ func Preview(ctx context.Context, p *plan.Plan, opts Options) (*Result, *SavedPl
 		BaseURL: r.opts.BaseURL, JournalLineage: j.Lineage(), JournalSerial: j.Serial(), CreatedAt: now.UTC(),
 	}
 	res.Bets = res.Bets[:0]
-	r.sortInstances()
-	r.nameInstances()
-	for _, in := range r.insts {
+	r.book.sortInstances(r.plan.Bets)
+	r.book.nameInstances()
+	for _, in := range r.book.insts {
 		var b BetResult
 		if refuseAll[in] {
 			b = r.result(in)
@@ -106,7 +106,7 @@ func Preview(ctx context.Context, p *plan.Plan, opts Options) (*Result, *SavedPl
 func (r *tracker) previewOne(in *instance, now time.Time, exists map[string]int64, planned *float64) BetResult {
 	if in.status == StatusWaiting && in.notifID == 0 {
 		if id, ok := exists[in.label]; ok {
-			in.notifID = id
+			r.book.knownAs(in, id)
 			b := r.result(in)
 			b.Action, b.Status = ActionAdopt, StatusCreated
 			b.Reason = fmt.Sprintf("notification %d already carries this label: run adopts it, never creates", id)
@@ -137,14 +137,14 @@ func (r *tracker) previewOne(in *instance, now time.Time, exists map[string]int6
 	}
 	if why := notInField(in); why != "" {
 		// Skipped: nothing of it is ever at risk.
-		in.status, in.reason = StatusSkipped, why+": run skips it"
+		r.book.move(in, StatusSkipped, why+": run skips it")
 		b := r.result(in)
 		b.Action = ActionSkip
 		return b
 	}
 	env := r.instanceEnv(in, now)
 	if amount, err := in.bet.Amount(env); err == nil {
-		in.amount = amount
+		r.book.priced(in, amount)
 	}
 	ready, err := in.bet.Ready(env)
 	b := r.result(in)
@@ -162,8 +162,7 @@ func (r *tracker) previewOne(in *instance, now time.Time, exists map[string]int6
 			b.Reason += "; may refuse: " + why
 		}
 	default:
-		in.status = StatusWaiting
-		in.risk = r.exposure(in)
+		r.book.risked(in, r.exposure(in))
 		if reason := limitRefusal(r.plan.Limits, in.risk, in.info, r.usageFor(in.info), "committed or planned before this bet"); reason != "" {
 			b.Action = ActionRefuse
 			b.Reason = "run would refuse: " + reason

@@ -134,8 +134,7 @@ func (r *tracker) start(ctx context.Context) error {
 	}
 	if why != "" {
 		for _, in := range certain {
-			in.status, in.final = StatusFailed, true
-			in.reason = "not created: the run refused before any create: " + why
+			r.book.end(in, StatusFailed, "not created: the run refused before any create: "+why)
 		}
 		return &RefusedError{Reason: why}
 	}
@@ -196,7 +195,7 @@ func (r *tracker) recover(ctx context.Context) error {
 		// Its outcome so far counts at once (a stop-loss, exposure), before
 		// any poll.
 		r.known[n.Label] = n
-		r.outcomeGen++
+		r.book.outdated()
 		r.logf("recovered %s: notification %d (label %s) from the service", betID, n.ID, n.Label)
 	}
 	return nil
@@ -229,7 +228,7 @@ func (r *tracker) loop(ctx context.Context) error {
 			}
 		}
 		now := r.clock.Now()
-		if !stopped && r.waiting()+r.tipsWaiting() > 0 && now.Sub(r.lastRefresh) >= r.opts.RefreshEvery {
+		if !stopped && r.book.waiting()+r.tipsWaiting() > 0 && now.Sub(r.lastRefresh) >= r.opts.RefreshEvery {
 			if err := r.refresh(ctx); err != nil {
 				if ctx.Err() != nil {
 					return ctx.Err()
@@ -327,7 +326,7 @@ func (r *tracker) decideAll(ctx context.Context) (stopped bool, err error) {
 	if err := r.checkLabels(withReadReason(ctx, "label check"), r.tickAt); err != nil {
 		return false, err
 	}
-	for _, in := range r.byStart() {
+	for _, in := range r.book.byStart() {
 		stopped, err := stopSeen(r.decide(withReadReason(ctx, "label look-up"), in, r.clock.Now()))
 		if stopped {
 			return true, nil
@@ -340,8 +339,7 @@ func (r *tracker) decideAll(ctx context.Context) (stopped bool, err error) {
 			// What was created is still followed to the end.
 			r.stopForLostLock(lost)
 			if in.status == StatusWaiting && in.notifID == 0 {
-				in.status, in.final = StatusFailed, true
-				in.reason = "not created: " + r.stopCreating
+				r.book.end(in, StatusFailed, "not created: "+r.stopCreating)
 			}
 		}
 		if err := r.keepDecision(in); err != nil {
@@ -363,19 +361,6 @@ func stopSeen(err error) (bool, error) {
 
 var errTimeout = errors.New("poll timeout reached before every bet was final")
 
-func (r *tracker) snapshot() []*instance { return append([]*instance(nil), r.insts...) }
-
-// byStart is the instances with the soonest race first (plan order among
-// a race's bets): in a burst, the bet whose race jumps first is created
-// first. It also keeps each race's notifications next to each other in the
-// service's list, so the pages that poll the races still to run are the
-// newest ones.
-func (r *tracker) byStart() []*instance {
-	out := r.snapshot()
-	soonestFirst(out, func(in *instance) time.Time { return in.info.Start })
-	return out
-}
-
 // soonestFirst sorts s by start, soonest first and unknown (zero) starts
 // last, keeping s's order among equal starts.
 func soonestFirst[T any](s []T, start func(T) time.Time) {
@@ -388,19 +373,9 @@ func soonestFirst[T any](s []T, start func(T) time.Time) {
 	})
 }
 
-func (r *tracker) waiting() int {
-	n := 0
-	for _, in := range r.insts {
-		if in.status == StatusWaiting {
-			n++
-		}
-	}
-	return n
-}
-
 // done reports whether every instance is final.
 func (r *tracker) done() bool {
-	for _, in := range r.insts {
+	for _, in := range r.book.insts {
 		if in.open() || (in.notifID != 0 && !in.final) {
 			return false
 		}
@@ -413,7 +388,7 @@ func (r *tracker) progress(now time.Time, interval time.Duration) {
 		return
 	}
 	p := Progress{Now: now, ByStatus: map[Status]int{}, NextPoll: now.Add(interval)}
-	for _, in := range r.insts {
+	for _, in := range r.book.insts {
 		p.ByStatus[in.status]++
 		if !in.placedAt.IsZero() && (p.LastPlaced == nil || in.placedAt.After(p.LastPlaced.At)) {
 			p.LastPlaced = &PlacedBet{BetID: in.name(), At: in.placedAt, By: in.placedBy, Refused: in.refusedBy}
@@ -427,7 +402,7 @@ func (r *tracker) progress(now time.Time, interval time.Duration) {
 
 // finish writes what the run learnt into res, whatever ended it.
 func (r *tracker) finish(res *Result, err error) {
-	if len(r.insts) == 0 {
+	if len(r.book.insts) == 0 {
 		r.unstarted(err)
 	}
 	if len(r.tips.insts) == 0 {
@@ -484,23 +459,25 @@ func (r *tracker) unstarted(err error) {
 	}
 	r.followJournal()
 	seen := map[string]bool{}
-	for _, in := range r.insts {
+	for _, in := range r.book.insts {
 		seen[in.bet.ID] = true
 		if in.notifID != 0 {
-			in.reason = "created by an earlier run; " + why
+			r.book.wait(in, "created by an earlier run; "+why)
 		}
 	}
 	for _, b := range r.plan.Bets {
 		if seen[b.ID] {
 			continue
 		}
-		in := &instance{bet: b, status: StatusWaiting, reason: why, amount: staticAmount(b)}
+		var info RaceInfo
 		if b.Race != nil {
-			in.info = RaceInfo{Venue: b.Race.Venue, Code: b.Race.Code, EventNumber: b.Race.EventNumber}
+			info = RaceInfo{Venue: b.Race.Venue, Code: b.Race.Code, EventNumber: b.Race.EventNumber}
 		}
 		if b.Event != nil {
-			in.info = plannedEvent(b)
+			info = plannedEvent(b)
 		}
-		r.insts = append(r.insts, in)
+		in := newWaiting(b, info, "", staticAmount(b))
+		r.book.wait(in, why)
+		r.book.add("", in)
 	}
 }

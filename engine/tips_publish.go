@@ -21,7 +21,7 @@ func unknownReason(why string) string {
 func (r *tracker) confirmTips() error {
 	return r.confirm(func() string {
 		summary := fmt.Sprintf("Plan %q against %s:%s", r.plan.Name, r.opts.BaseURL, r.tipsSummary())
-		if n := r.waiting(); n > 0 {
+		if n := r.book.waiting(); n > 0 {
 			summary += fmt.Sprintf(" Up to %d %s may be created.", n, plural(n, "bet", "bets"))
 		}
 		return summary

@@ -2,7 +2,6 @@ package engine
 
 import (
 	"fmt"
-	"sort"
 	"time"
 
 	"github.com/betplan/betplan/apiclient"
@@ -19,53 +18,7 @@ type instance struct {
 	label string
 	id    string // what reports show and cancel takes (instance.go)
 
-	status Status
-	reason string
-	err    string
-	amount float64 // the evaluated stake or target profit, once known
-	// risk is what the bet was worked out to put at risk when it was
-	// created (or last evaluated).
-	risk exposure
-
-	notifID    int64
-	createdAt  time.Time
-	lastPolled time.Time
-	notif      *apiclient.Notification
-	records    []Record
-	final      bool
-	// placedAt and placedBy say when the service first showed the bet
-	// placed and by which sessions (from the bet records once read).
-	placedAt time.Time
-	placedBy []string
-	// placedFromRecords says placedAt is the bet records' submit time,
-	// not a poll's stand-in: it no longer moves.
-	placedFromRecords bool
-	// refusedBy are the sessions whose records say they refused the bet,
-	// each with the service's reason ("Ladbrokes 2: Insufficient funds in
-	// your account."), and refusedStake the stake they would have placed:
-	// no longer at risk.
-	refusedBy    []string
-	refusedStake float64
-	// recordsAt is the total_accepted the records were last read at: a
-	// placement is read once, and again when more is accepted.
-	recordsAt     float64
-	recordsRead   bool
-	needPlacement bool
-	// placementLogged is set once the log said the bet was placed.
-	placementLogged bool
-	// placedEarlier says an earlier run (or status) saw the bet placed, as
-	// the journal keeps it: this run does not log that placement again.
-	placedEarlier bool
-	// canceled is set once the bet is cancelled (by betplan, or on the
-	// service): nothing more will be placed, and what sessions placed
-	// before stays on until its result.
-	canceled bool
-	// answeredBy is the received_bots whose answer was read from the
-	// records, so an unplaced answer is read once.
-	answeredBy string
-	// needRecords marks a settled bet whose per-session records are still
-	// to be read (in bulk, see completeRecords).
-	needRecords bool
+	betState // only the book changes it (book.go)
 }
 
 // open reports whether the instance still needs attention.
@@ -96,8 +49,7 @@ type tracker struct {
 	sessions    []apiclient.Session
 	sessionsAt  time.Time // when sessions were read
 	lastRefresh time.Time
-	insts       []*instance
-	byLabel     map[string]*instance
+	book        *book // the plan's bets
 
 	confirmed bool
 	refused   string
@@ -120,12 +72,10 @@ type tracker struct {
 	// planned are a preview's creates, counted by the limits like
 	// committed ones.
 	planned []stake
-	// ledger keeps the limits' sums between creates; outcomeGen counts
-	// the changes to what the service showed of the plan's bets (and to
-	// its instances), after which the sums are built again.
-	ledger     *ledger
-	outcomeGen int
-	exposures  map[exposureKey]exposure
+	// ledger keeps the limits' sums between creates, built again after
+	// each change of the book's version.
+	ledger    *ledger
+	exposures map[exposureKey]exposure
 	// accountOthers are the other plans' stakes a preview holds its
 	// creates to, with the account's limits (account.go).
 	accountOthers []accountStake
@@ -144,7 +94,7 @@ type tracker struct {
 
 func newTracker(p *plan.Plan, opts Options) *tracker {
 	opts.withDefaults()
-	return &tracker{opts: opts, plan: p, svc: opts.Backend, clock: opts.Clock, byLabel: make(map[string]*instance)}
+	return &tracker{opts: opts, plan: p, svc: opts.Backend, clock: opts.Clock, book: newBook()}
 }
 
 // simulated reports whether the service is a simulation: a rehearsal's,
@@ -236,10 +186,10 @@ func (r *tracker) newResult(kind Kind, started time.Time) *Result {
 // fill writes the instances into res and computes totals.
 func (r *tracker) fill(res *Result) {
 	res.Simulated = r.simulated()
-	r.sortInstances()
-	r.nameInstances()
+	r.book.sortInstances(r.plan.Bets)
+	r.book.nameInstances()
 	res.Bets = res.Bets[:0]
-	for _, in := range r.insts {
+	for _, in := range r.book.insts {
 		r.markInDoubt(in)
 		res.Bets = append(res.Bets, r.result(in))
 	}
@@ -268,35 +218,7 @@ func (r *tracker) markInDoubt(in *instance) {
 	if s == nil || !s.Pending {
 		return
 	}
-	in.status = StatusInDoubt
-	if s.Amount > 0 && in.amount == 0 {
-		in.amount = s.Amount
-	}
-	in.reason = fmt.Sprintf("a create was sent and may have landed (label %s): re-run to resume; the label is looked up before anything is created", in.label)
-}
-
-// sortInstances orders bets as a race card reads: by race (or event)
-// start, then as the plan lists them; those with no known start (a race
-// never found) come last. The same order whichever way the instances
-// were found.
-func (r *tracker) sortInstances() {
-	index := make(map[*plan.Bet]int, len(r.plan.Bets))
-	for i, b := range r.plan.Bets {
-		index[b] = i
-	}
-	sort.SliceStable(r.insts, func(i, j int) bool {
-		a, b := r.insts[i], r.insts[j]
-		if as, bs := a.info.Start, b.info.Start; !as.Equal(bs) {
-			if as.IsZero() || bs.IsZero() {
-				return bs.IsZero()
-			}
-			return as.Before(bs)
-		}
-		if index[a.bet] != index[b.bet] {
-			return index[a.bet] < index[b.bet]
-		}
-		return a.label < b.label
-	})
+	r.book.inDoubt(in, s.Amount, fmt.Sprintf("a create was sent and may have landed (label %s): re-run to resume; the label is looked up before anything is created", in.label))
 }
 
 // notificationAmount is what a notification committed in amount field f:
