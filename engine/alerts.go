@@ -132,6 +132,7 @@ func (r *tracker) startAlerts() {
 		},
 	}
 	r.alerts = a
+	r.book.watch() // from here on the alerts take the bets' transitions
 	if labels := r.journal.Labels(); len(labels) > 0 {
 		known := r.journal.alertTargets()
 		for _, t := range a.targets {
@@ -202,14 +203,18 @@ func (r *tracker) logAlerts() {
 	}
 }
 
-// alertTick raises the events the run's bets reached since the last tick.
+// alertTick raises the events of the bets that moved since the last tick,
+// as the book's transitions tell them: each bet once, with every event
+// its state has reached (placed and settled when one read showed both),
+// and each event once, as the journal keeps what was raised. A bet whose
+// event could not be journalled is taken again at the next tick.
 func (r *tracker) alertTick() {
 	if r.alerts == nil {
 		return
 	}
 	r.logAlerts()
 	named := false
-	for _, in := range r.insts {
+	for _, in := range r.book.takeChanged() {
 		if in.label == "" {
 			continue
 		}
@@ -218,15 +223,18 @@ func (r *tracker) alertTick() {
 			if stop := stopKey(in); stop != "" {
 				key = stop
 			}
-			r.raise(key, in.label, ev, func() *notify.Message {
+			journalled := r.raise(key, in.label, ev, func() *notify.Message {
 				if !named {
 					// The instance ids reports show ("box1@the-meadows-r5"),
 					// named as the run's report will name them.
-					r.nameInstances()
+					r.book.nameInstances()
 					named = true
 				}
 				return r.betMessage(in, ev)
 			})
+			if !journalled {
+				r.book.moved(in)
+			}
 		}
 	}
 	r.alerts.ticked = true
@@ -234,8 +242,10 @@ func (r *tracker) alertTick() {
 
 // raise journals event ev (key) for every target that wants it and has
 // not had it, and hands it to the sender. The message is built once, and
-// only when some target needs it.
-func (r *tracker) raise(key, label, ev string, build func() *notify.Message) {
+// only when some target needs it. It reports false when an entry could
+// not be journalled: that target has not had the event yet.
+func (r *tracker) raise(key, label, ev string, build func() *notify.Message) (journalled bool) {
+	journalled = true
 	var m *notify.Message
 	a := r.alerts
 	for _, t := range a.targets {
@@ -257,11 +267,13 @@ func (r *tracker) raise(key, label, ev string, build func() *notify.Message) {
 		}
 		if err := r.journal.Record(journalEntry{Op: opAlertQueued, Alert: &journalAlert{Key: key, Target: t.ID(), Where: t.Where(), Event: ev, Body: body}}); err != nil {
 			r.logf("alert %s to %s not journalled, not sent: %v", ev, t.Where(), err)
+			journalled = false
 			continue
 		}
 		a.raised++
 		a.sender.Start(&notify.Delivery{Key: key, Target: t, Message: m})
 	}
+	return journalled
 }
 
 // betEvents are the events in has reached.
