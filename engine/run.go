@@ -35,6 +35,48 @@ func Run(ctx context.Context, p *plan.Plan, opts Options) (*Result, error) {
 	return reported(res, err)
 }
 
+// runWithAlerts is a run under the plan's lock: check (if any) before
+// anything is journalled, then the run's alerts, start and loop, then its
+// result and its last alerts, journalled while the run still holds the
+// journal. A run that never held the lock still says it failed.
+func (r *tracker) runWithAlerts(ctx context.Context, res *Result, check func() error) error {
+	ended := false
+	endAlerts := func(err error) {
+		switch {
+		case r.alerts != nil:
+			r.alerts.end(res, err, r.stopped)
+		case len(r.opts.Notify) > 0:
+			// Without the journal (the lock was not taken) the run's
+			// failure is sent once, unjournalled.
+			sendUnjournalledFailure(r.opts, r.plan.Name, r.simulated(), r.clock.Now(), res, err)
+		}
+	}
+	err := r.runLocked(ctx, func() error {
+		if check != nil {
+			if err := check(); err != nil {
+				return err
+			}
+		}
+		if len(r.opts.Notify) > 0 {
+			r.alerts = startAlerts(alertRun{journal: r.journal, book: r.book, plan: r.plan, opts: &r.opts, clock: r.clock,
+				simulated: r.simulated, logf: r.logf, checkpoint: r.checkpoint, result: r.result})
+		}
+		err := r.start(ctx)
+		if err == nil {
+			err = r.loop(ctx)
+		}
+		r.finish(res, err)
+		endAlerts(err)
+		ended = true
+		return err
+	})
+	if !ended {
+		r.finish(res, err)
+		endAlerts(err)
+	}
+	return err
+}
+
 // reported is a command's result and error, with no result when its
 // journal could not be read: the reports stay as they were rather than
 // show the plan's bets as never created.
@@ -77,7 +119,7 @@ func (r *tracker) runLocked(ctx context.Context, fn func() error) error {
 		return err
 	}
 	defer lease.Release()
-	j, err := r.openJournal(ctx, lease)
+	j, err := r.journals.openJournal(ctx, lease)
 	if err != nil {
 		return err
 	}
@@ -271,7 +313,7 @@ func (r *tracker) loop(ctx context.Context) error {
 		if err := r.readPlacements(withReadReason(ctx, "placement records")); err != nil {
 			return err
 		}
-		r.alertTick()
+		r.alerts.tick()
 		r.progress(now, interval)
 		if stopped || r.opts.NoWait || r.done() {
 			if err := r.completeRecords(withReadReason(ctx, "settled records")); err != nil {
