@@ -121,7 +121,7 @@ func (r *tracker) otherPlansStakes(ctx context.Context) ([]accountStake, error) 
 // stakesOf is what the journals of the account's plans, but this one's,
 // committed.
 func (r *tracker) stakesOf(logs []state.PlanLog) ([]accountStake, error) {
-	me := r.owner()
+	me := r.journals.owner()
 	var out []accountStake
 	for _, log := range logs {
 		if log.Name == r.plan.Name || (r.opts.RehearsalPlans != nil && !slices.Contains(r.opts.RehearsalPlans, log.Name)) {

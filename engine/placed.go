@@ -58,7 +58,7 @@ func (r *tracker) keepPlacements(ctx context.Context) {
 		return
 	}
 	defer lease.Release()
-	held, err := r.openJournal(ctx, lease)
+	held, err := r.journals.openJournal(ctx, lease)
 	if err != nil {
 		r.logf("the placement times could not be kept in the journal: %v", err)
 		return

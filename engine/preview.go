@@ -20,7 +20,7 @@ func Preview(ctx context.Context, p *plan.Plan, opts Options) (*Result, *SavedPl
 	}
 	r := newTracker(p, opts)
 	res := r.newResult(KindPlan, r.clock.Now())
-	j, err := r.readJournal(ctx)
+	j, err := r.journals.readJournal(ctx)
 	if err != nil {
 		return res, nil, err
 	}

@@ -27,7 +27,7 @@ func ReadStatus(ctx context.Context, p *plan.Plan, opts Options) (*Result, error
 
 func (r *tracker) status(ctx context.Context) error {
 	if r.journal == nil { // cancel holds the journal open already
-		j, err := r.readJournal(ctx)
+		j, err := r.journals.readJournal(ctx)
 		if err != nil {
 			return err
 		}

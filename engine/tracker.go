@@ -41,8 +41,9 @@ type tracker struct {
 	adoptedAt time.Time
 	clock     Clock
 	journal   *Journal
-	lease     state.Lease // the plan's lock, while a run or cancel holds it
-	command   string      // who takes the lock: "betplan run" unless set
+	journals  *journalKeeper // opens and reads the plan's journal (legacy.go)
+	lease     state.Lease    // the plan's lock, while a run or cancel holds it
+	command   string         // who takes the lock: "betplan run" unless set
 
 	races       []apiclient.Race
 	sports      eventsState // the events of the plan's event bets (sports.go)
@@ -94,7 +95,9 @@ type tracker struct {
 
 func newTracker(p *plan.Plan, opts Options) *tracker {
 	opts.withDefaults()
-	return &tracker{opts: opts, plan: p, svc: opts.Backend, clock: opts.Clock, book: newBook()}
+	r := &tracker{opts: opts, plan: p, svc: opts.Backend, clock: opts.Clock, book: newBook()}
+	r.journals = &journalKeeper{opts: &r.opts, plan: p, key: r.planKey(), svc: r.svc, logf: r.logf, listPage: r.listPage}
+	return r
 }
 
 // simulated reports whether the service is a simulation: a rehearsal's,
