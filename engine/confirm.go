@@ -110,7 +110,7 @@ func (r *tracker) askedBets() betsAsked {
 			fmt.Fprintf(&b, " before %d more whose amounts are known when their conditions hold", unknown)
 		}
 		b.WriteString(".")
-		b.WriteString(r.tipsSummary())
+		b.WriteString(r.tips.tipsSummary())
 	}
 	if len(lines) > 0 {
 		b.WriteString("\nA Fixed Wager stake is placed by each session the bet reaches: at risk is the stake times those sessions, unless it is a total (ensure_total_wager).")
@@ -123,7 +123,7 @@ func (r *tracker) askedBets() betsAsked {
 		}
 		b.WriteString("\n" + l)
 	}
-	asked := betsAsked{plan: r.plan.Name, bets: len(rows), requested: requested, atRisk: atRisk, tips: r.tipsSummary() != ""}
+	asked := betsAsked{plan: r.plan.Name, bets: len(rows), requested: requested, atRisk: atRisk, tips: r.tips.tipsSummary() != ""}
 	if len(rows) > 0 {
 		u := r.usageFor(rows[0].info)
 		if w := limitsWords(r.plan.Limits, u); w != "" {

@@ -86,7 +86,7 @@ func Preview(ctx context.Context, p *plan.Plan, opts Options) (*Result, *SavedPl
 		res.Limits.Committed, res.Limits.CreatedBets = c, n
 	}
 	res.Limits.Planned = roundCents(planned - committed) // what this preview would add
-	if err := r.previewTips(res, now); err != nil {
+	if err := r.tips.previewTips(res, now); err != nil {
 		r.finish(res, err)
 		return res, nil, err
 	}

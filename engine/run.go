@@ -151,10 +151,10 @@ func (r *tracker) start(ctx context.Context) error {
 		return err
 	}
 	r.followJournal()
-	if err := r.expandTips(); err != nil {
+	if err := r.tips.expandTips(); err != nil {
 		return err
 	}
-	r.followTipJournal()
+	r.tips.followTipJournal()
 	if r.readsOutcomes() {
 		// The first decisions need what earlier runs' bets did: read them
 		// now rather than after the first tick's creates.
@@ -270,7 +270,7 @@ func (r *tracker) loop(ctx context.Context) error {
 			}
 		}
 		now := r.clock.Now()
-		if !stopped && r.book.waiting()+r.tipsWaiting() > 0 && now.Sub(r.lastRefresh) >= r.opts.RefreshEvery {
+		if !stopped && r.book.waiting()+r.tips.tipsWaiting() > 0 && now.Sub(r.lastRefresh) >= r.opts.RefreshEvery {
 			if err := r.refresh(ctx); err != nil {
 				if ctx.Err() != nil {
 					return ctx.Err()
@@ -281,7 +281,7 @@ func (r *tracker) loop(ctx context.Context) error {
 				r.logf("refresh: %v", err)
 			} else if err := r.expand(); err != nil {
 				return err
-			} else if err := r.expandTips(); err != nil {
+			} else if err := r.tips.expandTips(); err != nil {
 				return err
 			}
 		}
@@ -292,14 +292,14 @@ func (r *tracker) loop(ctx context.Context) error {
 			}
 		}
 		if !stopped {
-			stopped, err = stopSeen(r.tipsTick(ctx, r.clock.Now()))
+			stopped, err = stopSeen(r.tips.tipsTick(ctx, r.clock.Now()))
 			if lost, ok := isLockLost(err); ok {
 				r.stopForLostLock(lost)
 			} else if err != nil {
 				return err
 			}
-		} else if r.hasTips() {
-			if err := r.followResults(ctx, r.clock.Now()); err != nil {
+		} else if r.tips.hasTips() {
+			if err := r.tips.followResults(ctx, r.clock.Now()); err != nil {
 				return err
 			}
 		}
@@ -422,7 +422,7 @@ func (r *tracker) done() bool {
 			return false
 		}
 	}
-	return r.tipsDone()
+	return r.tips.tipsDone()
 }
 
 func (r *tracker) progress(now time.Time, interval time.Duration) {
@@ -448,7 +448,7 @@ func (r *tracker) finish(res *Result, err error) {
 		r.unstarted(err)
 	}
 	if len(r.tips.insts) == 0 {
-		r.unstartedTips(err)
+		r.tips.unstartedTips(err)
 	}
 	r.fill(res)
 	switch {

@@ -78,7 +78,7 @@ func (r *tracker) status(ctx context.Context) error {
 	if err := r.poll(ctx); err != nil {
 		return err
 	}
-	if err := r.statusTips(ctx); err != nil {
+	if err := r.tips.statusTips(ctx); err != nil {
 		return err
 	}
 	return r.completeRecords(ctx)

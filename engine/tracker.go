@@ -96,6 +96,7 @@ type tracker struct {
 func newTracker(p *plan.Plan, opts Options) *tracker {
 	opts.withDefaults()
 	r := &tracker{opts: opts, plan: p, svc: opts.Backend, clock: opts.Clock, book: newBook()}
+	r.tips = tipRun{plan: p, opts: &r.opts, clock: r.clock, svc: r.svc, host: r}
 	r.journals = &journalKeeper{opts: &r.opts, plan: p, key: r.planKey(), svc: r.svc, logf: r.logf, listPage: r.listPage}
 	return r
 }
@@ -114,6 +115,13 @@ func (r *tracker) simulated() bool {
 func (r *tracker) planKey() state.PlanKey {
 	return state.PlanKey{Name: r.plan.Name, BaseURL: r.opts.BaseURL}
 }
+
+// What the tips read of the run (tipHost).
+func (r *tracker) currentJournal() *Journal       { return r.journal }
+func (r *tracker) currentRaces() []apiclient.Race { return r.races }
+func (r *tracker) stopReason() string             { return r.stopCreating }
+func (r *tracker) lockErr() error                 { return r.lease.Err() }
+func (r *tracker) betsWaiting() int               { return r.book.waiting() }
 
 // lockLost reports whether the plan's lock is gone; the first time, it
 // stops every create of the run for that reason.
@@ -199,7 +207,7 @@ func (r *tracker) fill(res *Result) {
 	if r.journal != nil {
 		res.Limits.Committed, res.Limits.CreatedBets = r.journal.Committed()
 	}
-	r.fillTips(res)
+	r.tips.fillTips(res)
 	if r.hasEventBets() {
 		res.Assumptions = append(res.Assumptions, apiclient.EventAssumptions...)
 	}
