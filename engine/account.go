@@ -74,7 +74,7 @@ func (r *tracker) recordCreating(ctx context.Context, in *instance, e journalEnt
 			return "", err.Error(), nil
 		}
 	}
-	own := r.stakes()
+	own := r.money.stakes()
 	checked := false
 	wait, cancel := context.WithTimeout(ctx, accountGateWait)
 	defer cancel()
@@ -157,7 +157,7 @@ func (r *tracker) stakesOf(logs []state.PlanLog) ([]accountStake, error) {
 // itself, this plan's stakes and the other plans', and says who
 // committed them ("committed by saturday-card and this plan").
 func (r *tracker) accountUsage(l plan.Limits, race RaceInfo, others []accountStake) (usage, string) {
-	return r.accountUsageWith(l, race, r.stakes(), others)
+	return r.accountUsageWith(l, race, r.money.stakes(), others)
 }
 
 // accountUsageWith is accountUsage with this plan's stakes as given.
@@ -299,7 +299,7 @@ func (r *tracker) certainAccountRefusal(certain []*instance) string {
 	others := r.accountOthers
 	var before []accountStake
 	for _, in := range certain {
-		risk := r.exposure(in)
+		risk := r.money.exposure(in)
 		u, who := r.accountUsage(*l, in.info, slices.Concat(others, before))
 		if reason := limitRefusal(*l, risk, in.info, u, who+" and the certain bets before it"); reason != "" {
 			ids := make([]string, len(certain))

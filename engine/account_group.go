@@ -82,7 +82,7 @@ func (r *tracker) groupCertainRefusal(ctx context.Context) (string, []*instance,
 	certain := r.certainBets()
 	g.mu.Lock()
 	if len(certain) > 0 && g.waiting[r.plan.Name] {
-		g.members = append(g.members, &groupMember{r: r, certain: certain, own: r.stakes(), others: r.accountOthers})
+		g.members = append(g.members, &groupMember{r: r, certain: certain, own: r.money.stakes(), others: r.accountOthers})
 	}
 	g.arrivedLocked(r.plan.Name)
 	g.mu.Unlock()
@@ -144,7 +144,7 @@ func (g *RunGroup) decide() string {
 	sort.SliceStable(bets, func(i, j int) bool { return bets[i].in.info.Start.Before(bets[j].in.info.Start) })
 	var before []accountStake
 	for _, b := range bets {
-		risk := b.m.r.exposure(b.in)
+		risk := b.m.r.money.exposure(b.in)
 		u, who := accountUsageOf(*l, b.in.info, append(committed[:len(committed):len(committed)], before...), "")
 		if reason := limitRefusal(*l, risk, b.in.info, u, who+" and the certain bets before it"); reason != "" {
 			var parts []string

@@ -84,7 +84,7 @@ func (r *tracker) askedBets() betsAsked {
 			unknown++
 			continue
 		}
-		e := r.exposure(in)
+		e := r.money.exposure(in)
 		requested += in.amount
 		atRisk += e.Amount
 		line := fmt.Sprintf("  %s on %s R%d: %s %s requested, %s at risk (%s)",
@@ -125,7 +125,7 @@ func (r *tracker) askedBets() betsAsked {
 	}
 	asked := betsAsked{plan: r.plan.Name, bets: len(rows), requested: requested, atRisk: atRisk, tips: r.tips.tipsSummary() != ""}
 	if len(rows) > 0 {
-		u := r.usageFor(rows[0].info)
+		u := r.money.usageFor(rows[0].info)
 		if w := limitsWords(r.plan.Limits, u); w != "" {
 			b.WriteString("\n" + w)
 		}

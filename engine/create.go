@@ -118,8 +118,8 @@ func (r *tracker) guardAndCreate(ctx context.Context, in *instance) error {
 			return nil
 		}
 	}
-	r.book.risked(in, r.exposure(in))
-	if reason := r.checkLimits(in, in.risk); reason != "" {
+	r.book.risked(in, r.money.exposure(in))
+	if reason := r.money.checkLimits(in, in.risk); reason != "" {
 		r.refuseByLimit(in, reason)
 		return nil
 	}
@@ -210,8 +210,8 @@ func (r *tracker) holdsNow(in *instance) bool {
 			return false
 		}
 	}
-	r.book.risked(in, r.exposure(in))
-	if reason := r.checkLimits(in, in.risk); reason != "" {
+	r.book.risked(in, r.money.exposure(in))
+	if reason := r.money.checkLimits(in, in.risk); reason != "" {
 		r.refuseByLimit(in, reason)
 		return false
 	}
@@ -448,7 +448,7 @@ func (r *tracker) lookup(ctx context.Context, in *instance) (bool, error) {
 	if s := r.journal.State(in.label); s != nil && s.Pending && s.AtRisk > 0 {
 		r.book.risked(in, exposure{Amount: s.AtRisk, Basis: s.Basis}) // ours: what it was announced with
 	} else {
-		r.book.risked(in, r.notificationExposure(pick))
+		r.book.risked(in, r.money.notificationExposure(pick))
 	}
 	if err := r.markCreated(in, int64(pick.ID), op, verb); err != nil {
 		return true, err

@@ -35,11 +35,11 @@ func Preview(ctx context.Context, p *plan.Plan, opts Options) (*Result, *SavedPl
 		return res, nil, err
 	}
 	exists := map[string]int64{}
-	r.known = map[string]*apiclient.Notification{}
+	r.money.known = map[string]*apiclient.Notification{}
 	for i := range existing {
 		n := &existing[i]
 		exists[n.Label] = int64(n.ID)
-		r.known[n.Label] = n
+		r.money.known[n.Label] = n
 	}
 	r.book.outdated()
 	if err := r.expand(); err != nil {
@@ -90,7 +90,7 @@ func Preview(ctx context.Context, p *plan.Plan, opts Options) (*Result, *SavedPl
 		r.finish(res, err)
 		return res, nil, err
 	}
-	res.Limits.Periods = r.periodUsages()
+	res.Limits.Periods = r.money.periodUsages()
 	r.fillAccount(res)
 	if certainWhy != "" {
 		res.Error = "run would refuse: " + certainWhy
@@ -162,8 +162,8 @@ func (r *tracker) previewOne(in *instance, now time.Time, exists map[string]int6
 			b.Reason += "; may refuse: " + why
 		}
 	default:
-		r.book.risked(in, r.exposure(in))
-		if reason := limitRefusal(r.plan.Limits, in.risk, in.info, r.usageFor(in.info), "committed or planned before this bet"); reason != "" {
+		r.book.risked(in, r.money.exposure(in))
+		if reason := limitRefusal(r.plan.Limits, in.risk, in.info, r.money.usageFor(in.info), "committed or planned before this bet"); reason != "" {
 			b.Action = ActionRefuse
 			b.Reason = "run would refuse: " + reason
 			return b
@@ -188,7 +188,7 @@ func (r *tracker) previewOne(in *instance, now time.Time, exists map[string]int6
 		b.Action = ActionCreate
 		b.Reason = "ready: run would create it now"
 		*planned += in.amount
-		r.planned = append(r.planned, stake{label: in.label, betID: in.bet.ID, race: in.info, requested: in.amount, risk: in.risk, open: true, planned: true})
+		r.money.planned = append(r.money.planned, stake{label: in.label, betID: in.bet.ID, race: in.info, requested: in.amount, risk: in.risk, open: true, planned: true})
 	}
 	return b
 }
@@ -201,7 +201,7 @@ func (r *tracker) waitRefusal(in *instance) string {
 	if _, known := in.bet.StaticAmount(); !known || in.amount <= 0 {
 		return ""
 	}
-	risk := r.exposure(in)
+	risk := r.money.exposure(in)
 	if why := ownRefusal(r.plan.Limits, risk); why != "" {
 		return why
 	}
@@ -232,7 +232,7 @@ func (r *tracker) mayRefuse(in *instance) string {
 	if in.amount > 0 {
 		// As things are now the amount already breaks a limit: say so,
 		// with the value it gives now.
-		now := r.exposure(in)
+		now := r.money.exposure(in)
 		why := ownRefusal(r.plan.Limits, now)
 		if why == "" && r.accountLimits() != nil {
 			if why = ownRefusal(*r.accountLimits(), now); why != "" {

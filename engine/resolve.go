@@ -153,7 +153,7 @@ func (r *tracker) env(rc *apiclient.Race, now time.Time) *plan.Env {
 // bet.
 func (r *tracker) outcomeEnv(e *plan.Env, info RaceInfo, now time.Time) {
 	if r.plan.ReadsOutcomes {
-		e.Plan = r.usageFor(info).totals
+		e.Plan = r.money.usageFor(info).totals
 		e.Bets = r.betEnvs(info, now)
 	}
 }

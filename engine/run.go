@@ -219,8 +219,8 @@ func (r *tracker) recover(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("recover earlier bets of the plan: %w", err)
 	}
-	if r.known == nil {
-		r.known = map[string]*apiclient.Notification{}
+	if r.money.known == nil {
+		r.money.known = map[string]*apiclient.Notification{}
 	}
 	for i := range found {
 		n := &found[i]
@@ -230,13 +230,13 @@ func (r *tracker) recover(ctx context.Context) error {
 		betID := betIDFromLabel(r.plan.Name, n.Label)
 		amount := notificationAmount(n, plan.AmountFieldFor(n.Type))
 		info := notificationRace(n)
-		risk := r.notificationExposure(n)
+		risk := r.money.notificationExposure(n)
 		if err := r.journal.Record(journalEntry{Op: opAdopted, Label: n.Label, BetID: betID, NotificationID: int64(n.ID), Amount: amount, AtRisk: risk.Amount, Basis: risk.Basis, Race: &info}); err != nil {
 			return err
 		}
 		// Its outcome so far counts at once (a stop-loss, exposure), before
 		// any poll.
-		r.known[n.Label] = n
+		r.money.known[n.Label] = n
 		r.book.outdated()
 		r.logf("recovered %s: notification %d (label %s) from the service", betID, n.ID, n.Label)
 	}

@@ -65,18 +65,8 @@ type tracker struct {
 	lastLook   bool      // the poll reads every open bet, due or not (pollLast)
 	list       listIndex // where the plan's notifications stand in the service's list
 
-	tips tipRun // the plan's tips (tips.go)
-	// known holds notifications of the plan read from the service by
-	// label prefix (a preview's scan, a lost journal's recovery), so the
-	// ledger knows their outcomes before any poll.
-	known map[string]*apiclient.Notification
-	// planned are a preview's creates, counted by the limits like
-	// committed ones.
-	planned []stake
-	// ledger keeps the limits' sums between creates, built again after
-	// each change of the book's version.
-	ledger    *ledger
-	exposures map[exposureKey]exposure
+	tips  tipRun // the plan's tips (tips.go)
+	money money  // the stakes and the limits' sums (ledger.go)
 	// accountOthers are the other plans' stakes a preview holds its
 	// creates to, with the account's limits (account.go).
 	accountOthers []accountStake
@@ -96,6 +86,7 @@ type tracker struct {
 func newTracker(p *plan.Plan, opts Options) *tracker {
 	opts.withDefaults()
 	r := &tracker{opts: opts, plan: p, svc: opts.Backend, clock: opts.Clock, book: newBook()}
+	r.money = money{plan: p, clock: r.clock, book: r.book, host: r}
 	r.tips = tipRun{plan: p, opts: &r.opts, clock: r.clock, svc: r.svc, host: r}
 	r.journals = &journalKeeper{opts: &r.opts, plan: p, key: r.planKey(), svc: r.svc, logf: r.logf, listPage: r.listPage}
 	return r
@@ -122,6 +113,10 @@ func (r *tracker) currentRaces() []apiclient.Race { return r.races }
 func (r *tracker) stopReason() string             { return r.stopCreating }
 func (r *tracker) lockErr() error                 { return r.lease.Err() }
 func (r *tracker) betsWaiting() int               { return r.book.waiting() }
+
+// What the sums of money read of the run (moneyHost).
+func (r *tracker) currentSessions() []apiclient.Session { return r.sessions }
+func (r *tracker) sessionsReadAt() time.Time            { return r.sessionsAt }
 
 // lockLost reports whether the plan's lock is gone; the first time, it
 // stops every create of the run for that reason.
@@ -211,7 +206,7 @@ func (r *tracker) fill(res *Result) {
 	if r.hasEventBets() {
 		res.Assumptions = append(res.Assumptions, apiclient.EventAssumptions...)
 	}
-	res.Limits.Periods = r.periodUsages()
+	res.Limits.Periods = r.money.periodUsages()
 	r.fillAccount(res)
 	res.FinishedAt = r.clock.Now()
 	res.ComputeTotals()
@@ -260,15 +255,15 @@ func (r *tracker) result(in *instance) BetResult {
 			st.risk = exposure{Amount: js.AtRisk, Basis: js.Basis}
 		}
 		if st.risk.Amount == 0 && in.notif != nil {
-			st.risk = r.notificationExposure(in.notif)
+			st.risk = r.money.notificationExposure(in.notif)
 		}
-		if r.outcome(&st, r.clock.Now()) {
+		if r.money.outcome(&st, r.clock.Now()) {
 			b.AtRisk, b.AtRiskBasis = st.risk.Amount, st.risk.Basis
 		} else {
 			b.AtRiskBasis = "cancelled before anything was placed"
 		}
 	case in.status == StatusWaiting && in.amount > 0:
-		e := r.exposure(in)
+		e := r.money.exposure(in)
 		b.AtRisk, b.AtRiskBasis = e.Amount, e.Basis
 	}
 	return b
