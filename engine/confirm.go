@@ -130,8 +130,8 @@ func (r *tracker) askedBets() betsAsked {
 			b.WriteString("\n" + w)
 		}
 		b.WriteString(worstCaseWords(r.plan.Limits, u.totals.Staked, atRisk, unknown))
-		if l := r.accountLimits(); l != nil {
-			au, _ := r.accountUsage(*l, rows[0].info, r.accountOthers)
+		if l := r.money.accountLimits(); l != nil {
+			au, _ := r.money.accountUsage(*l, rows[0].info, r.money.accountOthers)
 			if w := limitsWords(*l, au); w != "" {
 				asked.file = r.opts.Account.Filename
 				// "Limits for day 2026-11-28: …", or for the plan (all time).

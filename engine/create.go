@@ -288,7 +288,7 @@ func (r *tracker) create(ctx context.Context, in *instance) error {
 		r.checkpoint("announce")
 		e := journalEntry{Op: opCreating, Label: in.label, BetID: in.bet.ID, Amount: in.amount, AtRisk: in.risk.Amount, Basis: in.risk.Basis, Race: &info, Attempt: attempt}
 		if attempt == 1 { // a later attempt is the same bet, counted by its first
-			refusal, unchecked, err := r.recordCreating(ctx, in, e)
+			refusal, unchecked, err := r.money.recordCreating(ctx, in, e)
 			switch {
 			case err != nil:
 				return err

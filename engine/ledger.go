@@ -8,6 +8,7 @@ import (
 
 	"github.com/betplan/betplan/apiclient"
 	"github.com/betplan/betplan/plan"
+	"github.com/betplan/betplan/state"
 )
 
 // The ledger is what the plan committed, bet by bet, as the limits and the
@@ -72,10 +73,14 @@ func (l LimitsSummary) PeriodTitle() string {
 // money is the plan's stakes and what they add up to: the one place the
 // limits, the reports and the alerts take their sums from.
 type money struct {
-	plan  *plan.Plan
-	clock Clock
-	book  *book
-	host  moneyHost
+	plan     *plan.Plan
+	opts     *Options
+	clock    Clock
+	svc      Backend
+	key      state.PlanKey
+	book     *book
+	journals *journalKeeper
+	host     moneyHost
 	// known holds notifications of the plan read from the service by
 	// label prefix (a preview's scan, a lost journal's recovery), so the
 	// ledger knows their outcomes before any poll.
@@ -87,11 +92,18 @@ type money struct {
 	// each change of the book's version.
 	ledger    *ledger
 	exposures map[exposureKey]exposure
+	// accountOthers are the other plans' stakes a preview holds its
+	// creates to, with the account's limits (account.go).
+	accountOthers []accountStake
+	// accountSeen is what the service showed of the other plans' bets,
+	// by label (refreshAccountOutcomes).
+	accountSeen map[string]*seenNotification
 }
 
 // moneyHost is what the sums read of the run: its journal and the
-// sessions it last read.
+// sessions it last read, and its checkpoints for tests.
 type moneyHost interface {
+	checkpoint(point string)
 	currentJournal() *Journal
 	currentSessions() []apiclient.Session
 	sessionsReadAt() time.Time

@@ -149,7 +149,7 @@ func (r *tracker) certainRefusalOf(certain []*instance) (string, []*instance) {
 		periods[u.period] = extra{p.staked + risk.Amount, p.bets + 1}
 		races[raceKey] = extra{rc.staked + risk.Amount, rc.bets + 1}
 	}
-	if why := r.certainAccountRefusal(certain); why != "" {
+	if why := r.money.certainAccountRefusal(certain); why != "" {
 		return why, certain
 	}
 	return "", nil

@@ -47,7 +47,7 @@ func Preview(ctx context.Context, p *plan.Plan, opts Options) (*Result, *SavedPl
 		return res, nil, err
 	}
 	r.followJournal()
-	if err := r.loadAccount(ctx); err != nil {
+	if err := r.money.loadAccount(ctx); err != nil {
 		r.finish(res, err)
 		return res, nil, err
 	}
@@ -91,7 +91,7 @@ func Preview(ctx context.Context, p *plan.Plan, opts Options) (*Result, *SavedPl
 		return res, nil, err
 	}
 	res.Limits.Periods = r.money.periodUsages()
-	r.fillAccount(res)
+	r.money.fillAccount(res)
 	if certainWhy != "" {
 		res.Error = "run would refuse: " + certainWhy
 	}
@@ -168,8 +168,8 @@ func (r *tracker) previewOne(in *instance, now time.Time, exists map[string]int6
 			b.Reason = "run would refuse: " + reason
 			return b
 		}
-		if l := r.accountLimits(); l != nil {
-			u, who := r.accountUsage(*l, in.info, r.accountOthers)
+		if l := r.money.accountLimits(); l != nil {
+			u, who := r.money.accountUsage(*l, in.info, r.money.accountOthers)
 			if reason := limitRefusal(*l, in.risk, in.info, u, who+" or planned before this bet"); reason != "" {
 				b.Action = ActionRefuse
 				b.Reason = "run would refuse: account " + reason
@@ -205,7 +205,7 @@ func (r *tracker) waitRefusal(in *instance) string {
 	if why := ownRefusal(r.plan.Limits, risk); why != "" {
 		return why
 	}
-	if l := r.accountLimits(); l != nil {
+	if l := r.money.accountLimits(); l != nil {
 		if why := ownRefusal(*l, risk); why != "" {
 			return "account " + why
 		}
@@ -234,8 +234,8 @@ func (r *tracker) mayRefuse(in *instance) string {
 		// with the value it gives now.
 		now := r.money.exposure(in)
 		why := ownRefusal(r.plan.Limits, now)
-		if why == "" && r.accountLimits() != nil {
-			if why = ownRefusal(*r.accountLimits(), now); why != "" {
+		if why == "" && r.money.accountLimits() != nil {
+			if why = ownRefusal(*r.money.accountLimits(), now); why != "" {
 				why = "account " + why
 			}
 		}
@@ -246,8 +246,8 @@ func (r *tracker) mayRefuse(in *instance) string {
 	if math.IsInf(hi, 1) {
 		risk := exposureOf(r.sessions, betTerms(in.bet), plan.MaxBetAmount)
 		limit := ownRefusal(r.plan.Limits, risk)
-		if limit == "" && r.accountLimits() != nil {
-			if limit = ownRefusal(*r.accountLimits(), risk); limit != "" {
+		if limit == "" && r.money.accountLimits() != nil {
+			if limit = ownRefusal(*r.money.accountLimits(), risk); limit != "" {
 				limit = "account " + limit
 			}
 		}
@@ -259,8 +259,8 @@ func (r *tracker) mayRefuse(in *instance) string {
 	}
 	risk := exposureOf(r.sessions, betTerms(in.bet), hi)
 	why := ownRefusal(r.plan.Limits, risk)
-	if why == "" && r.accountLimits() != nil {
-		if why = ownRefusal(*r.accountLimits(), risk); why != "" {
+	if why == "" && r.money.accountLimits() != nil {
+		if why = ownRefusal(*r.money.accountLimits(), risk); why != "" {
 			why = "account " + why
 		}
 	}

@@ -162,7 +162,7 @@ func (r *tracker) start(ctx context.Context) error {
 			return err
 		}
 	}
-	if err := r.loadAccount(ctx); err != nil {
+	if err := r.money.loadAccount(ctx); err != nil {
 		return err
 	}
 	why, certain := r.certainRefusal()

@@ -67,12 +67,6 @@ type tracker struct {
 
 	tips  tipRun // the plan's tips (tips.go)
 	money money  // the stakes and the limits' sums (ledger.go)
-	// accountOthers are the other plans' stakes a preview holds its
-	// creates to, with the account's limits (account.go).
-	accountOthers []accountStake
-	// accountSeen is what the service showed of the other plans' bets,
-	// by label (refreshAccountOutcomes).
-	accountSeen map[string]*seenNotification
 
 	alerts *alerting // the run's alerts; nil without targets (alerts.go)
 
@@ -86,9 +80,9 @@ type tracker struct {
 func newTracker(p *plan.Plan, opts Options) *tracker {
 	opts.withDefaults()
 	r := &tracker{opts: opts, plan: p, svc: opts.Backend, clock: opts.Clock, book: newBook()}
-	r.money = money{plan: p, clock: r.clock, book: r.book, host: r}
 	r.tips = tipRun{plan: p, opts: &r.opts, clock: r.clock, svc: r.svc, host: r}
 	r.journals = &journalKeeper{opts: &r.opts, plan: p, key: r.planKey(), svc: r.svc, logf: r.logf, listPage: r.listPage}
+	r.money = money{plan: p, opts: &r.opts, clock: r.clock, svc: r.svc, key: r.planKey(), book: r.book, journals: r.journals, host: r}
 	return r
 }
 
@@ -207,7 +201,7 @@ func (r *tracker) fill(res *Result) {
 		res.Assumptions = append(res.Assumptions, apiclient.EventAssumptions...)
 	}
 	res.Limits.Periods = r.money.periodUsages()
-	r.fillAccount(res)
+	r.money.fillAccount(res)
 	res.FinishedAt = r.clock.Now()
 	res.ComputeTotals()
 }
