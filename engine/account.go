@@ -36,7 +36,7 @@ type accountStake struct {
 
 // accountLimits are the account's limits; nil when there is no account
 // file or it sets none.
-func (r *tracker) accountLimits() *plan.Limits {
+func (r *money) accountLimits() *plan.Limits {
 	if r.opts.Account == nil || !r.opts.Account.Limits.Any() {
 		return nil
 	}
@@ -59,10 +59,10 @@ func accountGateName(l plan.Limits, race RaceInfo) string {
 // limits refuse it (nothing was appended); err is the journal's, as
 // Journal.Record's; unchecked says why the limits could not be checked
 // (nothing was appended; the bet is tried again later).
-func (r *tracker) recordCreating(ctx context.Context, in *instance, e journalEntry) (refusal, unchecked string, err error) {
+func (r *money) recordCreating(ctx context.Context, in *instance, e journalEntry) (refusal, unchecked string, err error) {
 	l := r.accountLimits()
 	if l == nil {
-		return "", "", r.journal.Record(e)
+		return "", "", r.host.currentJournal().Record(e)
 	}
 	// The service is read before the gate is taken: a bet another plan
 	// announces meanwhile is counted at what it announced.
@@ -78,9 +78,9 @@ func (r *tracker) recordCreating(ctx context.Context, in *instance, e journalEnt
 	checked := false
 	wait, cancel := context.WithTimeout(ctx, accountGateWait)
 	defer cancel()
-	err = r.journal.RecordGated(wait, accountGateName(*l, in.info), e, func(logs []state.PlanLog) error {
+	err = r.host.currentJournal().RecordGated(wait, accountGateName(*l, in.info), e, func(logs []state.PlanLog) error {
 		checked = true
-		r.checkpoint("account gate")
+		r.host.checkpoint("account gate")
 		others, err := r.stakesOf(logs)
 		if err != nil {
 			return err
@@ -110,8 +110,8 @@ func (r *tracker) recordCreating(ctx context.Context, in *instance, e journalEnt
 // state: what each announced at risk, with what the service showed of it
 // when refreshAccountOutcomes read it, else counted as open, as a plan's
 // own limits count a bet whose outcome they do not know yet.
-func (r *tracker) otherPlansStakes(ctx context.Context) ([]accountStake, error) {
-	logs, err := r.opts.Store.ReadAccount(ctx, r.planKey().Service())
+func (r *money) otherPlansStakes(ctx context.Context) ([]accountStake, error) {
+	logs, err := r.opts.Store.ReadAccount(ctx, r.key.Service())
 	if err != nil {
 		return nil, fmt.Errorf("read the other plans' journals for the account's limits: %w", err)
 	}
@@ -120,8 +120,8 @@ func (r *tracker) otherPlansStakes(ctx context.Context) ([]accountStake, error) 
 
 // stakesOf is what the journals of the account's plans, but this one's,
 // committed.
-func (r *tracker) stakesOf(logs []state.PlanLog) ([]accountStake, error) {
-	me := r.owner()
+func (r *money) stakesOf(logs []state.PlanLog) ([]accountStake, error) {
+	me := r.journals.owner()
 	var out []accountStake
 	for _, log := range logs {
 		if log.Name == r.plan.Name || (r.opts.RehearsalPlans != nil && !slices.Contains(r.opts.RehearsalPlans, log.Name)) {
@@ -156,12 +156,12 @@ func (r *tracker) stakesOf(logs []state.PlanLog) ([]accountStake, error) {
 // accountUsage adds up, in the account's period of race and on race
 // itself, this plan's stakes and the other plans', and says who
 // committed them ("committed by saturday-card and this plan").
-func (r *tracker) accountUsage(l plan.Limits, race RaceInfo, others []accountStake) (usage, string) {
+func (r *money) accountUsage(l plan.Limits, race RaceInfo, others []accountStake) (usage, string) {
 	return r.accountUsageWith(l, race, r.stakes(), others)
 }
 
 // accountUsageWith is accountUsage with this plan's stakes as given.
-func (r *tracker) accountUsageWith(l plan.Limits, race RaceInfo, own []stake, others []accountStake) (usage, string) {
+func (r *money) accountUsageWith(l plan.Limits, race RaceInfo, own []stake, others []accountStake) (usage, string) {
 	all := make([]accountStake, 0, len(own)+len(others))
 	for _, s := range own {
 		all = append(all, accountStake{plan: r.plan.Name, stake: s})
@@ -242,7 +242,7 @@ type AccountSummary struct {
 }
 
 // fillAccount writes the account's limits and their use into res.
-func (r *tracker) fillAccount(res *Result) {
+func (r *money) fillAccount(res *Result) {
 	l := r.accountLimits()
 	if l == nil {
 		return
@@ -268,7 +268,7 @@ func (r *tracker) fillAccount(res *Result) {
 	}
 	sort.Strings(a.Plans[1:])
 	keys := map[string]RaceInfo{}
-	for _, in := range r.insts {
+	for _, in := range r.book.insts {
 		if in.resolved() && !in.info.Start.IsZero() {
 			if k := periodKey(l.Period, in.info.Start); keys[k].Start.IsZero() {
 				keys[k] = RaceInfo{Start: in.info.Start}
@@ -291,7 +291,7 @@ func (r *tracker) fillAccount(res *Result) {
 // bets certain to be created now, each counting the ones before it, with
 // what every plan sharing the state committed as loadAccount read it,
 // without the account's gate: each create is checked again under it.
-func (r *tracker) certainAccountRefusal(certain []*instance) string {
+func (r *money) certainAccountRefusal(certain []*instance) string {
 	l := r.accountLimits()
 	if l == nil {
 		return ""
@@ -332,17 +332,17 @@ func accountReadsOutcomes(l *plan.Limits) bool {
 const accountRefreshEvery = time.Minute
 
 // loadAccount reads what the other plans sharing the state committed into
-// r.accountOthers. When the account's limits depend on how the bets went,
+// r.money.accountOthers. When the account's limits depend on how the bets went,
 // it first reads from the service, by label, the other plans' bets whose
 // outcome is not known yet, so an account stop-loss counts another plan's
 // losses (cron runs of different plans see each other's results). A
 // resulted bet is read once.
-func (r *tracker) loadAccount(ctx context.Context) error {
+func (r *money) loadAccount(ctx context.Context) error {
 	l := r.accountLimits()
 	if l == nil {
 		return nil
 	}
-	logs, err := r.opts.Store.ReadAccount(ctx, r.planKey().Service())
+	logs, err := r.opts.Store.ReadAccount(ctx, r.key.Service())
 	if err != nil {
 		return fmt.Errorf("read the other plans' journals for the account's limits: %w", err)
 	}

@@ -76,13 +76,13 @@ func (g *RunGroup) arrivedLocked(plan string) {
 // account limit together, and which of this plan's bets are refused.
 func (r *tracker) groupCertainRefusal(ctx context.Context) (string, []*instance, error) {
 	g := r.opts.RunGroup
-	if g == nil || r.accountLimits() == nil {
+	if g == nil || r.money.accountLimits() == nil {
 		return "", nil, nil
 	}
 	certain := r.certainBets()
 	g.mu.Lock()
 	if len(certain) > 0 && g.waiting[r.plan.Name] {
-		g.members = append(g.members, &groupMember{r: r, certain: certain, own: r.stakes(), others: r.accountOthers})
+		g.members = append(g.members, &groupMember{r: r, certain: certain, own: r.money.stakes(), others: r.money.accountOthers})
 	}
 	g.arrivedLocked(r.plan.Name)
 	g.mu.Unlock()
@@ -108,7 +108,7 @@ func (g *RunGroup) decide() string {
 		return "" // one plan's certain bets were checked by its own run
 	}
 	sort.Slice(g.members, func(i, j int) bool { return g.members[i].r.plan.Name < g.members[j].r.plan.Name })
-	l := g.members[0].r.accountLimits()
+	l := g.members[0].r.money.accountLimits()
 	inRun := map[string]bool{}
 	for _, m := range g.members {
 		inRun[m.r.plan.Name] = true
@@ -144,7 +144,7 @@ func (g *RunGroup) decide() string {
 	sort.SliceStable(bets, func(i, j int) bool { return bets[i].in.info.Start.Before(bets[j].in.info.Start) })
 	var before []accountStake
 	for _, b := range bets {
-		risk := b.m.r.exposure(b.in)
+		risk := b.m.r.money.exposure(b.in)
 		u, who := accountUsageOf(*l, b.in.info, append(committed[:len(committed):len(committed)], before...), "")
 		if reason := limitRefusal(*l, risk, b.in.info, u, who+" and the certain bets before it"); reason != "" {
 			var parts []string

@@ -50,47 +50,36 @@ type alerting struct {
 	mu          sync.Mutex
 	notes       []string        // attempts that failed, for the log (written by the run's goroutine)
 	failing     map[string]bool // targets with a failed attempt this run
+
+	run alertRun
 }
 
-// runWithAlerts is a run under the plan's lock: check (if any) before
-// anything is journalled, then the run's alerts, start and loop, then its
-// result and its last alerts, journalled while the run still holds the
-// journal. A run that never held the lock still says it failed.
-func (r *tracker) runWithAlerts(ctx context.Context, res *Result, check func() error) error {
-	ended := false
-	err := r.runLocked(ctx, func() error {
-		if check != nil {
-			if err := check(); err != nil {
-				return err
-			}
-		}
-		r.startAlerts()
-		err := r.start(ctx)
-		if err == nil {
-			err = r.loop(ctx)
-		}
-		r.finish(res, err)
-		r.endAlerts(res, err)
-		ended = true
-		return err
-	})
-	if !ended {
-		r.finish(res, err)
-		r.endAlerts(res, err)
-	}
-	return err
+// alertRun is what the alerts read of the run they tell of.
+type alertRun struct {
+	journal    *Journal
+	book       *book
+	plan       *plan.Plan
+	opts       *Options
+	clock      Clock
+	simulated  func() bool
+	logf       func(format string, args ...any)
+	checkpoint func(point string)
+	// result is a bet as the run's report shows it.
+	result func(in *instance) BetResult
 }
 
 // defaultNotifyWithin is how long the end of a run waits for its alerts.
 const defaultNotifyWithin = 15 * time.Second
 
 // startAlerts starts the run's sender and hands it what earlier runs
-// journalled and did not deliver. It needs the journal (the lock held).
-func (r *tracker) startAlerts() {
-	if len(r.opts.Notify) == 0 || r.journal == nil {
-		return
+// journalled and did not deliver. It needs the journal (the lock held):
+// without it, nil.
+func startAlerts(run alertRun) *alerting {
+	if run.journal == nil {
+		return nil
 	}
-	a := &alerting{targets: r.opts.Notify, runKey: "run:" + strconv.FormatInt(r.journal.Serial(), 10), startSerial: r.journal.Serial()}
+	r := run
+	a := &alerting{targets: r.opts.Notify, runKey: "run:" + strconv.FormatInt(r.journal.Serial(), 10), startSerial: r.journal.Serial(), run: run}
 	a.sender = &notify.Sender{
 		Client:  r.opts.NotifyClient,
 		Backoff: r.opts.NotifyBackoff,
@@ -131,7 +120,7 @@ func (r *tracker) startAlerts() {
 			_ = r.journal.Record(e) // a journal out of reach stops the run on its own
 		},
 	}
-	r.alerts = a
+	r.book.watch() // from here on the alerts take the bets' transitions
 	if labels := r.journal.Labels(); len(labels) > 0 {
 		known := r.journal.alertTargets()
 		for _, t := range a.targets {
@@ -173,6 +162,7 @@ func (r *tracker) startAlerts() {
 			a.sender.Start(&notify.Delivery{Key: s.Key, Target: t, Message: &m, Attempts: s.Attempts})
 		}
 	}
+	return a
 }
 
 // noteFailure keeps a failed attempt for the log: the first of each
@@ -191,25 +181,29 @@ func (a *alerting) noteFailure(t notify.Target, line string) {
 }
 
 // logAlerts writes the failed attempts noted since the last call.
-func (r *tracker) logAlerts() {
-	a := r.alerts
+func (a *alerting) logAlerts() {
 	a.mu.Lock()
 	notes := a.notes
 	a.notes = nil
 	a.mu.Unlock()
 	for _, n := range notes {
-		r.logf("%s", n)
+		a.run.logf("%s", n)
 	}
 }
 
-// alertTick raises the events the run's bets reached since the last tick.
-func (r *tracker) alertTick() {
-	if r.alerts == nil {
+// alertTick raises the events of the bets that moved since the last tick,
+// as the book's transitions tell them: each bet once, with every event
+// its state has reached (placed and settled when one read showed both),
+// and each event once, as the journal keeps what was raised. A bet whose
+// event could not be journalled is taken again at the next tick.
+func (a *alerting) tick() {
+	if a == nil {
 		return
 	}
-	r.logAlerts()
+	r := a.run
+	a.logAlerts()
 	named := false
-	for _, in := range r.insts {
+	for _, in := range r.book.takeChanged() {
 		if in.label == "" {
 			continue
 		}
@@ -218,26 +212,31 @@ func (r *tracker) alertTick() {
 			if stop := stopKey(in); stop != "" {
 				key = stop
 			}
-			r.raise(key, in.label, ev, func() *notify.Message {
+			journalled := a.raise(key, in.label, ev, func() *notify.Message {
 				if !named {
 					// The instance ids reports show ("box1@the-meadows-r5"),
 					// named as the run's report will name them.
-					r.nameInstances()
+					r.book.nameInstances()
 					named = true
 				}
-				return r.betMessage(in, ev)
+				return a.betMessage(in, ev)
 			})
+			if !journalled {
+				r.book.moved(in)
+			}
 		}
 	}
-	r.alerts.ticked = true
+	a.ticked = true
 }
 
 // raise journals event ev (key) for every target that wants it and has
 // not had it, and hands it to the sender. The message is built once, and
-// only when some target needs it.
-func (r *tracker) raise(key, label, ev string, build func() *notify.Message) {
+// only when some target needs it. It reports false when an entry could
+// not be journalled: that target has not had the event yet.
+func (a *alerting) raise(key, label, ev string, build func() *notify.Message) (journalled bool) {
+	journalled = true
 	var m *notify.Message
-	a := r.alerts
+	r := a.run
 	for _, t := range a.targets {
 		if !t.Wants(ev) || r.journal.Alert(key, t.ID()) != nil {
 			continue
@@ -257,11 +256,13 @@ func (r *tracker) raise(key, label, ev string, build func() *notify.Message) {
 		}
 		if err := r.journal.Record(journalEntry{Op: opAlertQueued, Alert: &journalAlert{Key: key, Target: t.ID(), Where: t.Where(), Event: ev, Body: body}}); err != nil {
 			r.logf("alert %s to %s not journalled, not sent: %v", ev, t.Where(), err)
+			journalled = false
 			continue
 		}
 		a.raised++
 		a.sender.Start(&notify.Delivery{Key: key, Target: t, Message: m})
 	}
+	return journalled
 }
 
 // betEvents are the events in has reached.
@@ -304,7 +305,8 @@ func stopKey(in *instance) string {
 const limitRefusedReason = "refused by a limit"
 
 // betMessage is the alert of event ev of in.
-func (r *tracker) betMessage(in *instance, ev string) *notify.Message {
+func (a *alerting) betMessage(in *instance, ev string) *notify.Message {
+	r := a.run
 	b := r.result(in)
 	m := &notify.Message{
 		Event:          ev,
@@ -406,25 +408,21 @@ func alertDigest(lineage, key string) string {
 	return lineage + "-" + raceHash("alert", lineage, key, RaceInfo{})
 }
 
-// endAlerts raises the last events of the run (bets in doubt, its
-// summary, its failure), waits a bounded time for the sender, and lists
-// in res what was not delivered. Without the journal (the lock was not
-// taken) the run's failure is sent once, unjournalled.
-func (r *tracker) endAlerts(res *Result, runErr error) {
-	if len(r.opts.Notify) == 0 {
+// end raises the last events of the run (bets in doubt, its summary, its
+// failure, the plan's stop mark once the run saw it), waits a bounded time
+// for the sender, and lists in res what was not delivered.
+func (a *alerting) end(res *Result, runErr error, stopped *state.StopMark) {
+	if a == nil {
 		return
 	}
-	if r.alerts == nil {
-		r.alertsWithoutJournal(res, runErr)
-		return
-	}
-	r.alertTick()
-	if r.stopped != nil {
+	r := a.run
+	a.tick()
+	if stopped != nil {
 		// Once per stop: every cron run of a stopped plan finds the same
 		// mark, and a new stop after a resume is told again.
-		key := "stopped|" + r.stopped.At.UTC().Format(time.RFC3339Nano)
-		r.raise(key, "", plan.EventStopped, func() *notify.Message {
-			return stoppedMessage(r.plan.Name, r.opts.PlanFile, *r.stopped, res, r.clock.Now())
+		key := "stopped|" + stopped.At.UTC().Format(time.RFC3339Nano)
+		a.raise(key, "", plan.EventStopped, func() *notify.Message {
+			return stoppedMessage(r.plan.Name, r.opts.PlanFile, *stopped, res, r.clock.Now())
 		})
 	}
 	why, failed := runFailure(res, runErr)
@@ -432,20 +430,20 @@ func (r *tracker) endAlerts(res *Result, runErr error) {
 	// new sends no summary: every few minutes, it would bury the alerts
 	// that matter.
 	quiet := res.EndReason == EndNoWait || res.EndReason == EndStopped
-	if failed || r.alerts.raised > 0 || !quiet || r.createdThisRun() {
+	if failed || a.raised > 0 || !quiet || a.createdThisRun() {
 		summary := runSummary(r.plan.Name, res, r.clock.Now())
-		r.raise(r.alerts.runKey+"|"+plan.EventSummary, "", plan.EventSummary, func() *notify.Message { return summary })
+		a.raise(a.runKey+"|"+plan.EventSummary, "", plan.EventSummary, func() *notify.Message { return summary })
 	}
 	if failed {
-		r.raise(r.alerts.runKey+"|"+plan.EventRunFailed, "", plan.EventRunFailed, func() *notify.Message { return failureMessage(r.plan.Name, why, r.clock.Now()) })
+		a.raise(a.runKey+"|"+plan.EventRunFailed, "", plan.EventRunFailed, func() *notify.Message { return failureMessage(r.plan.Name, why, r.clock.Now()) })
 	}
 	within := r.opts.NotifyWithin
 	if within <= 0 {
 		within = defaultNotifyWithin
 	}
-	left := r.alerts.sender.Close(within)
-	r.logAlerts()
-	res.Alerts = append(res.Alerts, r.alerts.earlier...)
+	left := a.sender.Close(within)
+	a.logAlerts()
+	res.Alerts = append(res.Alerts, a.earlier...)
 	for _, u := range left {
 		out := u.Outcome.String()
 		if u.GaveUp {
@@ -479,26 +477,26 @@ func (r *tracker) endAlerts(res *Result, runErr error) {
 // createdThisRun reports whether the run announced a create. A cron run
 // (--no-wait) that created nothing, and whose bets did nothing new, sends
 // no summary: every few minutes, it would bury the alerts that matter.
-func (r *tracker) createdThisRun() bool {
-	return r.journal.announcedSince(r.alerts.startSerial)
+func (a *alerting) createdThisRun() bool {
+	return a.run.journal.announcedSince(a.startSerial)
 }
 
-// alertsWithoutJournal sends a run's failure when the run never held its
-// journal: nothing else happened to tell.
-func (r *tracker) alertsWithoutJournal(res *Result, runErr error) {
+// sendUnjournalledFailure sends a run's failure when the run never held
+// its journal: nothing else happened to tell.
+func sendUnjournalledFailure(opts Options, planName string, simulated bool, now time.Time, res *Result, runErr error) {
 	why, ok := runFailure(res, runErr)
 	if !ok {
 		return
 	}
-	m := failureMessage(r.plan.Name, why, r.clock.Now())
-	m.Simulated = r.simulated()
-	s := &notify.Sender{Client: r.opts.NotifyClient, Backoff: r.opts.NotifyBackoff}
-	for _, t := range r.opts.Notify {
+	m := failureMessage(planName, why, now)
+	m.Simulated = simulated
+	s := &notify.Sender{Client: opts.NotifyClient, Backoff: opts.NotifyBackoff}
+	for _, t := range opts.Notify {
 		if t.Wants(plan.EventRunFailed) {
 			s.Start(&notify.Delivery{Key: "run|" + plan.EventRunFailed, Target: t, Message: m})
 		}
 	}
-	within := r.opts.NotifyWithin
+	within := opts.NotifyWithin
 	if within <= 0 {
 		within = defaultNotifyWithin
 	}

@@ -58,7 +58,7 @@ func (r *tracker) checkCancelID(id string) error {
 		return nil
 	}
 	var names []string
-	for _, in := range r.insts {
+	for _, in := range r.book.insts {
 		if in.bet.ID != betID {
 			continue
 		}

@@ -61,7 +61,7 @@ type betsAsked struct {
 func (r *tracker) askedBets() betsAsked {
 	var rows []*instance
 	only := r.opts.OnlyLabels
-	for _, in := range r.byStart() {
+	for _, in := range r.book.byStart() {
 		if in.status != StatusWaiting || in.notifID != 0 {
 			continue
 		}
@@ -84,7 +84,7 @@ func (r *tracker) askedBets() betsAsked {
 			unknown++
 			continue
 		}
-		e := r.exposure(in)
+		e := r.money.exposure(in)
 		requested += in.amount
 		atRisk += e.Amount
 		line := fmt.Sprintf("  %s on %s R%d: %s %s requested, %s at risk (%s)",
@@ -110,7 +110,7 @@ func (r *tracker) askedBets() betsAsked {
 			fmt.Fprintf(&b, " before %d more whose amounts are known when their conditions hold", unknown)
 		}
 		b.WriteString(".")
-		b.WriteString(r.tipsSummary())
+		b.WriteString(r.tips.tipsSummary())
 	}
 	if len(lines) > 0 {
 		b.WriteString("\nA Fixed Wager stake is placed by each session the bet reaches: at risk is the stake times those sessions, unless it is a total (ensure_total_wager).")
@@ -123,15 +123,15 @@ func (r *tracker) askedBets() betsAsked {
 		}
 		b.WriteString("\n" + l)
 	}
-	asked := betsAsked{plan: r.plan.Name, bets: len(rows), requested: requested, atRisk: atRisk, tips: r.tipsSummary() != ""}
+	asked := betsAsked{plan: r.plan.Name, bets: len(rows), requested: requested, atRisk: atRisk, tips: r.tips.tipsSummary() != ""}
 	if len(rows) > 0 {
-		u := r.usageFor(rows[0].info)
+		u := r.money.usageFor(rows[0].info)
 		if w := limitsWords(r.plan.Limits, u); w != "" {
 			b.WriteString("\n" + w)
 		}
 		b.WriteString(worstCaseWords(r.plan.Limits, u.totals.Staked, atRisk, unknown))
-		if l := r.accountLimits(); l != nil {
-			au, _ := r.accountUsage(*l, rows[0].info, r.accountOthers)
+		if l := r.money.accountLimits(); l != nil {
+			au, _ := r.money.accountUsage(*l, rows[0].info, r.money.accountOthers)
 			if w := limitsWords(*l, au); w != "" {
 				asked.file = r.opts.Account.Filename
 				// "Limits for day 2026-11-28: …", or for the plan (all time).

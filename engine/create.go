@@ -21,8 +21,7 @@ func (r *tracker) decide(ctx context.Context, in *instance, now time.Time) error
 		return nil
 	}
 	if r.stopCreating != "" || r.lockLost() {
-		in.status, in.final = StatusFailed, true
-		in.reason = "not created: " + r.stopCreating
+		r.book.end(in, StatusFailed, "not created: "+r.stopCreating)
 		return nil
 	}
 	// A create announced by an earlier run (or an earlier attempt) may have
@@ -36,8 +35,7 @@ func (r *tracker) decide(ctx context.Context, in *instance, now time.Time) error
 	if !in.resolved() {
 		// Known only from the journal and its race has left the list: a
 		// create that never landed cannot be retried.
-		in.status, in.final = StatusFailed, true
-		in.reason = "an earlier create did not land and the " + in.what() + " is no longer upcoming"
+		r.book.end(in, StatusFailed, "an earlier create did not land and the "+in.what()+" is no longer upcoming")
 		return nil
 	}
 	start := in.start()
@@ -48,44 +46,40 @@ func (r *tracker) decide(ctx context.Context, in *instance, now time.Time) error
 			return nil // a saved plan applies exactly its own creates
 		}
 		if !now.Before(start) {
-			in.status, in.final = StatusSkipped, true
-			in.reason = "the " + in.what() + " started before the saved plan was applied"
+			r.book.end(in, StatusSkipped, "the "+in.what()+" started before the saved plan was applied")
 			return nil
 		}
 		if why := notInField(in); why != "" {
-			in.status, in.final, in.reason = StatusSkipped, true, why+": not created"
+			r.book.end(in, StatusSkipped, why+": not created")
 			return nil
 		}
-		in.amount = amount
+		r.book.priced(in, amount)
 		return r.guardAndCreate(ctx, in)
 	}
 	if !now.Before(start) {
-		in.status, in.final = StatusSkipped, true
 		if in.bet.When != nil {
-			in.reason = fmt.Sprintf("the %s started before %q was true (%s)", in.what(), in.bet.When.String(), in.bet.When.Explain(env))
+			r.book.end(in, StatusSkipped, fmt.Sprintf("the %s started before %q was true (%s)", in.what(), in.bet.When.String(), in.bet.When.Explain(env)))
 		} else {
-			in.reason = "the " + in.what() + " started before the bet could be created"
+			r.book.end(in, StatusSkipped, "the "+in.what()+" started before the bet could be created")
 		}
 		return nil
 	}
 	// A vacant box or a scratched runner is a normal day: the bet is
 	// skipped, as `plan` shows it, and the run is not failed for it.
 	if why := notInField(in); why != "" {
-		in.status, in.final = StatusSkipped, true
-		in.reason = why + ": not created"
+		r.book.end(in, StatusSkipped, why+": not created")
 		return nil
 	}
 	ready, err := in.bet.Ready(env)
 	if err != nil {
-		in.status, in.final = StatusFailed, true
-		in.reason = fmt.Sprintf("evaluating when %q: %v", in.bet.When.String(), err)
+		r.book.end(in, StatusFailed, fmt.Sprintf("evaluating when %q: %v", in.bet.When.String(), err))
 		return nil
 	}
 	if !ready {
-		in.reason = fmt.Sprintf("waiting for %q (%s)", in.bet.When.String(), in.bet.When.Explain(env))
+		r.book.wait(in, fmt.Sprintf("waiting for %q (%s)", in.bet.When.String(), in.bet.When.Explain(env)))
 		return nil
 	}
-	if !evaluateAmount(in, env) {
+	if !evaluateAmount(r.book, in, env) {
 		return nil
 	}
 	return r.guardAndCreate(ctx, in)
@@ -93,14 +87,13 @@ func (r *tracker) decide(ctx context.Context, in *instance, now time.Time) error
 
 // evaluateAmount sets in's amount from its expression now. An amount that
 // cannot be evaluated fails the bet, with the reason, and is not ok.
-func evaluateAmount(in *instance, env *plan.Env) bool {
+func evaluateAmount(bk *book, in *instance, env *plan.Env) bool {
 	amount, err := in.bet.Amount(env)
 	if err != nil {
-		in.status, in.final = StatusFailed, true
-		in.reason = fmt.Sprintf("evaluating %s: %v", in.bet.AmountField(), err)
+		bk.end(in, StatusFailed, fmt.Sprintf("evaluating %s: %v", in.bet.AmountField(), err))
 		return false
 	}
-	in.amount = amount
+	bk.priced(in, amount)
 	return true
 }
 
@@ -121,13 +114,12 @@ func (r *tracker) guardAndCreate(ctx context.Context, in *instance) error {
 			if refused := tokenRefused(err); refused != nil {
 				return refused
 			}
-			in.err = err.Error()
-			in.reason = "could not read the sessions before creating; will try again"
+			r.book.trouble(in, err.Error(), "could not read the sessions before creating; will try again")
 			return nil
 		}
 	}
-	in.risk = r.exposure(in)
-	if reason := r.checkLimits(in, in.risk); reason != "" {
+	r.book.risked(in, r.money.exposure(in))
+	if reason := r.money.checkLimits(in, in.risk); reason != "" {
 		r.refuseByLimit(in, reason)
 		return nil
 	}
@@ -137,8 +129,7 @@ func (r *tracker) guardAndCreate(ctx context.Context, in *instance) error {
 			// the end, and the run ends refused.
 			r.refused, r.stopCreating = reason, reason
 			r.logf("refused: %s", reason)
-			in.status, in.final = StatusFailed, true
-			in.reason = "not created: " + reason
+			r.book.end(in, StatusFailed, "not created: "+reason)
 			return nil
 		}
 	}
@@ -163,8 +154,7 @@ func (r *tracker) guardAndCreate(ctx context.Context, in *instance) error {
 // refuseByLimit fails in, which a limit of the plan or of the account
 // does not allow.
 func (r *tracker) refuseByLimit(in *instance, reason string) {
-	in.status, in.final = StatusFailed, true
-	in.reason = "refused by a limit: " + reason
+	r.book.end(in, StatusFailed, limitRefusedReason+": "+reason)
 	if r.refused == "" { // the first refusal names the run's end; each bet says its own
 		r.refused = fmt.Sprintf("bet %s refused by a limit: %s", in.bet.ID, reason)
 	}
@@ -185,8 +175,7 @@ func (r *tracker) adoptOrHold(ctx context.Context, in *instance) (done bool, err
 		if refused := tokenRefused(err); refused != nil {
 			return true, refused
 		}
-		in.err = fmt.Sprintf("looking label up: %v", err)
-		in.reason = "could not check whether the bet exists; will try again"
+		r.book.trouble(in, fmt.Sprintf("looking label up: %v", err), "could not check whether the bet exists; will try again")
 		return true, nil
 	}
 	return found, nil
@@ -201,8 +190,7 @@ func (r *tracker) adoptOrHold(ctx context.Context, in *instance) (done bool, err
 func (r *tracker) holdsNow(in *instance) bool {
 	now := r.clock.Now()
 	if !now.Before(in.start()) {
-		in.status, in.final = StatusSkipped, true
-		in.reason = fmt.Sprintf("the %s started at %s, before the create could be sent: not created", in.what(), r.raceTime(in.info.Venue, in.start()))
+		r.book.end(in, StatusSkipped, fmt.Sprintf("the %s started at %s, before the create could be sent: not created", in.what(), r.raceTime(in.info.Venue, in.start())))
 		r.logf("skipped %s: %s", in.name(), in.reason)
 		return false
 	}
@@ -210,25 +198,21 @@ func (r *tracker) holdsNow(in *instance) bool {
 		env := r.instanceEnv(in, now)
 		ready, err := in.bet.Ready(env)
 		if err != nil || !ready {
-			in.reason = "not created yet: its condition no longer held when the create was due; waiting for it again"
+			why := "not created yet: its condition no longer held when the create was due; waiting for it again"
 			if in.bet.When != nil {
-				in.reason = fmt.Sprintf("not created yet: %q no longer held when the create was due (%s); waiting for it again", in.bet.When.String(), in.bet.When.Explain(env))
+				why = fmt.Sprintf("not created yet: %q no longer held when the create was due (%s); waiting for it again", in.bet.When.String(), in.bet.When.Explain(env))
 			}
+			r.book.wait(in, why)
 			r.logf("%s: %s", in.name(), in.reason)
 			return false
 		}
-		if !evaluateAmount(in, env) {
+		if !evaluateAmount(r.book, in, env) {
 			return false
 		}
 	}
-	in.risk = r.exposure(in)
-	if reason := r.checkLimits(in, in.risk); reason != "" {
-		in.status, in.final = StatusFailed, true
-		in.reason = "refused by a limit: " + reason
-		if r.refused == "" {
-			r.refused = fmt.Sprintf("bet %s refused by a limit: %s", in.bet.ID, reason)
-		}
-		r.logf("refused %s: %s", in.name(), reason)
+	r.book.risked(in, r.money.exposure(in))
+	if reason := r.money.checkLimits(in, in.risk); reason != "" {
+		r.refuseByLimit(in, reason)
 		return false
 	}
 	return true
@@ -293,7 +277,7 @@ func (r *tracker) create(ctx context.Context, in *instance) error {
 	info := in.info
 	for attempt := 1; attempt <= r.opts.MaxCreateAttempts; attempt++ {
 		if err := r.checkStop(); err != nil {
-			in.reason = "not created: " + r.stopCreating
+			r.book.wait(in, "not created: "+r.stopCreating)
 			return err
 		}
 		// A create tried again follows a wait (the grace window's look-ups,
@@ -304,13 +288,12 @@ func (r *tracker) create(ctx context.Context, in *instance) error {
 		r.checkpoint("announce")
 		e := journalEntry{Op: opCreating, Label: in.label, BetID: in.bet.ID, Amount: in.amount, AtRisk: in.risk.Amount, Basis: in.risk.Basis, Race: &info, Attempt: attempt}
 		if attempt == 1 { // a later attempt is the same bet, counted by its first
-			refusal, unchecked, err := r.recordCreating(ctx, in, e)
+			refusal, unchecked, err := r.money.recordCreating(ctx, in, e)
 			switch {
 			case err != nil:
 				return err
 			case unchecked != "":
-				in.err = unchecked
-				in.reason = "could not check the account's limits; will try again"
+				r.book.trouble(in, unchecked, "could not check the account's limits; will try again")
 				return nil
 			case refusal != "":
 				r.refuseByLimit(in, refusal)
@@ -342,7 +325,7 @@ func (r *tracker) create(ctx context.Context, in *instance) error {
 				// The service said yes, so it is never created again, even
 				// though its notification cannot be found.
 				why := "the service accepted the create (200) but no notification carries its label: not created again"
-				in.status, in.final, in.err = StatusFailed, true, why
+				r.book.fail(in, "", why)
 				return r.journal.Record(journalEntry{Op: opFailed, Label: in.label, Error: why})
 			}
 			err := r.markCreated(in, id, opCreated, "created")
@@ -378,9 +361,7 @@ func (r *tracker) create(ctx context.Context, in *instance) error {
 				return err
 			}
 			if apiclient.IsUnauthorized(err) && attempt >= 2 {
-				in.status, in.final = StatusFailed, true
-				in.err = err.Error()
-				in.reason = "the service refused the credentials"
+				r.book.fail(in, "the service refused the credentials", err.Error())
 				// No later create or poll can succeed either: end the run.
 				return &TokenRefusedError{Err: err}
 			}
@@ -398,16 +379,13 @@ func (r *tracker) create(ctx context.Context, in *instance) error {
 			if jerr := r.journal.Record(journalEntry{Op: opFailed, Label: in.label, Error: err.Error()}); jerr != nil {
 				return jerr
 			}
-			in.status, in.final = StatusFailed, true
-			in.err = err.Error()
-			in.reason = "the service refused the create"
+			r.book.fail(in, "the service refused the create", err.Error())
 			r.logf("create %s refused: %v", in.name(), err)
 			return nil
 		}
 	}
-	in.status, in.final = StatusFailed, true
-	in.reason = fmt.Sprintf("gave up after %d create attempts that did not land", r.opts.MaxCreateAttempts)
-	in.err = in.reason
+	why := fmt.Sprintf("gave up after %d create attempts that did not land", r.opts.MaxCreateAttempts)
+	r.book.fail(in, why, why)
 	return nil
 }
 
@@ -419,14 +397,10 @@ func (r *tracker) markCreated(in *instance, id int64, op, verb string) error {
 	// The notification exists whatever the journal says: the run follows
 	// and reports it even when the entry cannot be written (a lost lock).
 	err := r.journal.Record(journalEntry{Op: op, Label: in.label, BetID: in.bet.ID, NotificationID: id, Amount: in.amount, AtRisk: in.risk.Amount, Basis: in.risk.Basis, Race: &info})
-	in.notifID = id
-	in.createdAt = r.clock.Now()
+	r.book.created(in, id, r.clock.Now())
 	if op == opCreated {
 		r.list.created(id) // the head of the list
 	}
-	in.status = StatusCreated
-	in.reason = ""
-	in.err = ""
 	r.logf("%s %s on %s: notification %d (label %s)", verb, in.name(), in.info.describe(), id, in.label)
 	return err
 }
@@ -469,19 +443,18 @@ func (r *tracker) lookup(ctx context.Context, in *instance) (bool, error) {
 		op, verb = opCreated, "found"
 	}
 	if amount := notificationAmount(pick, in.bet.AmountField()); amount > 0 {
-		in.amount = amount
+		r.book.priced(in, amount)
 	}
 	if s := r.journal.State(in.label); s != nil && s.Pending && s.AtRisk > 0 {
-		in.risk = exposure{Amount: s.AtRisk, Basis: s.Basis} // ours: what it was announced with
+		r.book.risked(in, exposure{Amount: s.AtRisk, Basis: s.Basis}) // ours: what it was announced with
 	} else {
-		in.risk = r.notificationExposure(pick)
+		r.book.risked(in, r.money.notificationExposure(pick))
 	}
 	if err := r.markCreated(in, int64(pick.ID), op, verb); err != nil {
 		return true, err
 	}
 	// Just read: this tick's poll need not read it again.
-	in.notif, in.lastPolled = pick, r.clock.Now()
-	r.outcomeGen++
+	r.book.found(in, pick, r.clock.Now())
 	return true, nil
 }
 
@@ -514,8 +487,7 @@ func (r *tracker) lookupOverGrace(ctx context.Context, in *instance, why string)
 		}
 		if !r.clock.Now().Before(deadline) {
 			if err != nil {
-				in.err = fmt.Sprintf("could not confirm whether the create landed (%s): %v", why, err)
-				in.reason = "outcome of the create unknown; it is looked up again before anything is created"
+				r.book.trouble(in, fmt.Sprintf("could not confirm whether the create landed (%s): %v", why, err), "outcome of the create unknown; it is looked up again before anything is created")
 				return createUnknown, nil
 			}
 			r.logf("label %s not found after %s: the create did not land", in.label, r.opts.AmbiguousGrace)

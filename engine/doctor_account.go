@@ -59,21 +59,21 @@ func ExamineAccount(ctx context.Context, rep *DoctorReport, svc Backend, clock C
 	now := r.clock.Now()
 	a := &DoctorAccount{File: account.Filename, Plans: []string{}, Periods: []DoctorPeriod{}}
 	rep.Account = a
-	if err := r.loadAccount(ctx); err != nil {
+	if err := r.money.loadAccount(ctx); err != nil {
 		a.Unread = err.Error()
 		rep.add("account", LevelFail, "%s: cannot tell what the account's plans used: %v", a.File, err)
 		return
 	}
 	starts := map[string]time.Time{periodKey(l.Period, now): now}
 	inPeriods := map[string]bool{}
-	for _, o := range r.accountOthers {
+	for _, o := range r.money.accountOthers {
 		if st := o.race.Start; !st.IsZero() && st.Sub(now).Abs() <= 24*time.Hour {
 			if k := periodKey(l.Period, st); starts[k].IsZero() {
 				starts[k] = st
 			}
 		}
 	}
-	for _, o := range r.accountOthers {
+	for _, o := range r.money.accountOthers {
 		if k := periodKey(l.Period, o.race.Start); !starts[k].IsZero() || o.race.Start.IsZero() || l.Period == "" {
 			inPeriods[o.plan] = true
 		}
@@ -84,7 +84,7 @@ func ExamineAccount(ctx context.Context, rep *DoctorReport, svc Backend, clock C
 	sort.Strings(a.Plans)
 	var reached []string
 	for k, st := range starts {
-		u, _ := r.accountUsageWith(l, RaceInfo{Start: st}, nil, r.accountOthers)
+		u, _ := r.money.accountUsageWith(l, RaceInfo{Start: st}, nil, r.money.accountOthers)
 		dp := DoctorPeriod{Period: k, Words: periodWords(l.Period, k), Limits: doctorLimits(l, u)}
 		for _, dl := range dp.Limits {
 			if dl.Reached {

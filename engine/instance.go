@@ -96,17 +96,6 @@ func instanceIDs(refs []instanceRef) []string {
 	return ids
 }
 
-// nameInstances sets the id of every instance the run holds.
-func (r *tracker) nameInstances() {
-	refs := make([]instanceRef, len(r.insts))
-	for i, in := range r.insts {
-		refs[i] = instanceRef{in.bet, in.info}
-	}
-	for i, id := range instanceIDs(refs) {
-		r.insts[i].id = id
-	}
-}
-
 // matches reports whether id names in: its bet id (every instance of the
 // bet), its instance id, or for a for_each_race bet its dated id.
 func (in *instance) matches(id string) bool {

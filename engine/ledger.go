@@ -8,6 +8,7 @@ import (
 
 	"github.com/betplan/betplan/apiclient"
 	"github.com/betplan/betplan/plan"
+	"github.com/betplan/betplan/state"
 )
 
 // The ledger is what the plan committed, bet by bet, as the limits and the
@@ -69,9 +70,48 @@ func (l LimitsSummary) PeriodTitle() string {
 	return "over the whole plan (all time)"
 }
 
+// money is the plan's stakes and what they add up to: the one place the
+// limits, the reports and the alerts take their sums from.
+type money struct {
+	plan     *plan.Plan
+	opts     *Options
+	clock    Clock
+	svc      Backend
+	key      state.PlanKey
+	book     *book
+	journals *journalKeeper
+	host     moneyHost
+	// known holds notifications of the plan read from the service by
+	// label prefix (a preview's scan, a lost journal's recovery), so the
+	// ledger knows their outcomes before any poll.
+	known map[string]*apiclient.Notification
+	// planned are a preview's creates, counted by the limits like
+	// committed ones.
+	planned []stake
+	// ledger keeps the limits' sums between creates, built again after
+	// each change of the book's version.
+	ledger    *ledger
+	exposures map[exposureKey]exposure
+	// accountOthers are the other plans' stakes a preview holds its
+	// creates to, with the account's limits (account.go).
+	accountOthers []accountStake
+	// accountSeen is what the service showed of the other plans' bets,
+	// by label (refreshAccountOutcomes).
+	accountSeen map[string]*seenNotification
+}
+
+// moneyHost is what the sums read of the run: its journal and the
+// sessions it last read, and its checkpoints for tests.
+type moneyHost interface {
+	checkpoint(point string)
+	currentJournal() *Journal
+	currentSessions() []apiclient.Session
+	sessionsReadAt() time.Time
+}
+
 // inPeriod reports whether a stake counts in period key. A stake whose
 // race has no known start counts in every period: it may be today's.
-func (r *tracker) inPeriod(s *stake, key string) bool {
+func (r *money) inPeriod(s *stake, key string) bool {
 	if key == "" || s.race.Start.IsZero() {
 		return true
 	}
@@ -81,12 +121,12 @@ func (r *tracker) inPeriod(s *stake, key string) bool {
 // stakes lists what the plan committed, and what a preview plans, in
 // journal order. Cancelled bets (by betplan cancel, or on the service
 // before anything was placed) put nothing at risk and are left out.
-func (r *tracker) stakes() []stake {
+func (r *money) stakes() []stake {
 	now := r.clock.Now()
 	var out []stake
 	seen := map[string]bool{}
-	if r.journal != nil {
-		for _, e := range r.journal.states() {
+	if r.host.currentJournal() != nil {
+		for _, e := range r.host.currentJournal().states() {
 			seen[e.label] = true
 			if st, ok := r.stakeOf(e.label, &e.labelState, now); ok {
 				out = append(out, st)
@@ -107,7 +147,7 @@ func (r *tracker) stakes() []stake {
 // stakeOf is what the journal's label l puts at risk now; false when it
 // puts nothing at risk (never created, or cancelled before any session
 // placed it).
-func (r *tracker) stakeOf(l string, s *labelState, now time.Time) (stake, bool) {
+func (r *money) stakeOf(l string, s *labelState, now time.Time) (stake, bool) {
 	if !s.created() && !s.Pending {
 		return stake{}, false
 	}
@@ -121,7 +161,7 @@ func (r *tracker) stakeOf(l string, s *labelState, now time.Time) (stake, bool) 
 
 // knownStake is what a notification of the plan found on the service, and
 // not in the journal, puts at risk now.
-func (r *tracker) knownStake(n *apiclient.Notification, now time.Time) (stake, bool) {
+func (r *money) knownStake(n *apiclient.Notification, now time.Time) (stake, bool) {
 	st := stake{label: n.Label, betID: betIDFromLabel(r.plan.Name, n.Label), race: notificationRace(n),
 		requested: notificationAmount(n, plan.AmountFieldFor(n.Type)), risk: r.notificationExposure(n), open: true}
 	return st, r.outcome(&st, now)
@@ -129,8 +169,8 @@ func (r *tracker) knownStake(n *apiclient.Notification, now time.Time) (stake, b
 
 // outcome brings what the service showed of a stake into it; false when
 // the bet was cancelled with nothing placed.
-func (r *tracker) outcome(st *stake, now time.Time) bool {
-	in := r.byLabel[st.label]
+func (r *money) outcome(st *stake, now time.Time) bool {
+	in := r.book.byLabel[st.label]
 	var n *apiclient.Notification
 	if in != nil {
 		if in.status == StatusCanceled && in.final {
@@ -211,12 +251,12 @@ func refusedNames(refusals []string) string {
 // notificationExposure is what a notification found on the service puts
 // at risk: what its sessions accepted once they answered, else what its
 // terms let the sessions of now place.
-func (r *tracker) notificationExposure(n *apiclient.Notification) exposure {
+func (r *money) notificationExposure(n *apiclient.Notification) exposure {
 	if n.TotalAccepted > 0 || n.Resulted() {
 		return exposure{Amount: roundCents(float64(n.TotalAccepted)), Basis: "accepted by the sessions"}
 	}
 	t := notificationTerms(n)
-	return exposureOf(r.sessions, t, notificationAmount(n, plan.AmountFieldFor(n.Type)))
+	return exposureOf(r.host.currentSessions(), t, notificationAmount(n, plan.AmountFieldFor(n.Type)))
 }
 
 // usage is what the stakes of one period, and of one race, add up to.
@@ -232,7 +272,7 @@ type usage struct {
 
 // usageFor adds up the stakes in the period of race, and on race itself,
 // from the ledger (ledgercache.go), which keeps the sums between creates.
-func (r *tracker) usageFor(race RaceInfo) usage {
+func (r *money) usageFor(race RaceInfo) usage {
 	l := r.ledgerSums()
 	u := l.usage(r.plan.Limits.Period, race)
 	if verifyLedger && len(l.byLabel) < 300 { // past that the check itself would dominate a test
@@ -258,7 +298,7 @@ func sameUsage(a, b usage) bool {
 
 // sum adds up stakes in the period of race, and on race itself: the
 // definition the ledger's running sums keep to.
-func (r *tracker) sum(stakes []stake, race RaceInfo) usage {
+func (r *money) sum(stakes []stake, race RaceInfo) usage {
 	var a periodSums
 	key := periodKey(r.plan.Limits.Period, race.Start)
 	for i := range stakes {
@@ -322,10 +362,10 @@ func (p PeriodUsage) WorstCase() float64 { return worstCase(p.PlanEnv) }
 // periodUsages are the usages of the periods the result's bets are in
 // (the races this run considered), oldest first; with none, the latest
 // period the plan has bets in.
-func (r *tracker) periodUsages() []PeriodUsage {
+func (r *money) periodUsages() []PeriodUsage {
 	stakes := r.stakes()
 	keys := map[string]RaceInfo{}
-	for _, in := range r.insts {
+	for _, in := range r.book.insts {
 		if !in.resolved() || in.info.Start.IsZero() {
 			continue
 		}
@@ -361,7 +401,7 @@ func (r *tracker) betEnvs(race RaceInfo, now time.Time) map[string]any {
 	out := make(map[string]any, len(r.plan.Bets))
 	latest := map[*plan.Bet]*instance{}
 	lists := map[*plan.Bet][]plan.BetEnv{}
-	for _, in := range r.byStart() {
+	for _, in := range r.book.byStart() {
 		if in.bet.ForEachRace != nil {
 			if key == "" || in.info.Start.IsZero() || periodKey(r.plan.Limits.Period, in.info.Start) == key {
 				lists[in.bet] = append(lists[in.bet], r.betEnv(in, now))
@@ -395,7 +435,7 @@ func (r *tracker) betEnv(in *instance, now time.Time) plan.BetEnv {
 	status := in.status
 	n := in.notif
 	if n == nil && in.notifID != 0 {
-		if n = r.known[in.label]; n != nil && status == StatusCreated {
+		if n = r.money.known[in.label]; n != nil && status == StatusCreated {
 			switch {
 			case n.Resulted() && n.TotalAccepted > 0:
 				status = StatusSettled

@@ -67,7 +67,7 @@ type raceSums struct {
 // from, to tell when they are stale.
 type ledger struct {
 	serial     int64     // the journal's last entry counted
-	gen        int       // r.outcomeGen when built
+	gen        int       // r.book.version when built
 	planned    int       // r.planned counted
 	nextChange time.Time // a race of an open stake goes off then: what it counts changes
 	byLabel    map[string]stake
@@ -96,14 +96,14 @@ func (l *ledger) raceSumKey(ri RaceInfo) string {
 }
 
 // ledgerSums returns the ledger, brought up to date.
-func (r *tracker) ledgerSums() *ledger {
+func (r *money) ledgerSums() *ledger {
 	now := r.clock.Now()
 	l := r.ledger
-	if l == nil || l.gen != r.outcomeGen || (!l.nextChange.IsZero() && !now.Before(l.nextChange)) {
+	if l == nil || l.gen != r.book.version || (!l.nextChange.IsZero() && !now.Before(l.nextChange)) {
 		return r.rebuildLedger(now)
 	}
-	if r.journal != nil && r.journal.Serial() != l.serial {
-		for _, e := range r.journal.changedSince(l.serial) {
+	if r.host.currentJournal() != nil && r.host.currentJournal().Serial() != l.serial {
+		for _, e := range r.host.currentJournal().changedSince(l.serial) {
 			st, ok := r.stakeOf(e.label, &e.labelState, now)
 			old, had := l.byLabel[e.label]
 			if (ok && st.settled) || (had && old.settled) {
@@ -119,7 +119,7 @@ func (r *tracker) ledgerSums() *ledger {
 				l.watch(&st, now)
 			}
 		}
-		l.serial = r.journal.Serial()
+		l.serial = r.host.currentJournal().Serial()
 	}
 	for _, st := range r.planned[l.planned:] {
 		l.apply(r.plan.Limits.Period, &st, 1)
@@ -129,10 +129,10 @@ func (r *tracker) ledgerSums() *ledger {
 	return l
 }
 
-func (r *tracker) rebuildLedger(now time.Time) *ledger {
-	l := &ledger{gen: r.outcomeGen, byLabel: map[string]stake{}, periods: map[string]*periodSums{}, races: map[string]*raceSums{}}
-	if r.journal != nil {
-		l.serial = r.journal.Serial()
+func (r *money) rebuildLedger(now time.Time) *ledger {
+	l := &ledger{gen: r.book.version, byLabel: map[string]stake{}, periods: map[string]*periodSums{}, races: map[string]*raceSums{}}
+	if r.host.currentJournal() != nil {
+		l.serial = r.host.currentJournal().Serial()
 	}
 	stakes := r.stakes()
 	for i := range stakes {

@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/betplan/betplan/apiclient"
+	"github.com/betplan/betplan/plan"
 	"github.com/betplan/betplan/state"
 	"github.com/betplan/betplan/state/local"
 )
@@ -20,12 +22,25 @@ import (
 // bets (claimLegacy), so a rehearsal's journal never leaks into a real
 // run and a real journal is still found after an upgrade.
 
+// journalKeeper opens and reads a plan's journal for a command: whose it
+// is, the old journal's claim, a takeover of another machine's.
+type journalKeeper struct {
+	opts *Options
+	plan *plan.Plan
+	key  state.PlanKey
+	svc  Backend
+	logf func(format string, args ...any)
+	// listPage reads a page of the service's notification list, as the
+	// command's list index keeps it.
+	listPage func(ctx context.Context, n int, ours map[int64]*instance) (*apiclient.Page[apiclient.Notification], error)
+}
+
 // journalOwner is whose journal it is: the service's identity and a hash
 // of the account on it ("" when unknown).
 type journalOwner struct{ service, account string }
 
 // owner is this run's service and account.
-func (r *tracker) owner() journalOwner {
+func (r *journalKeeper) owner() journalOwner {
 	o := journalOwner{account: accountKey(r.opts.ServiceAccount)}
 	switch {
 	case r.opts.Simulated:
@@ -60,7 +75,7 @@ func (o journalOwner) othersJournal(j *Journal) string {
 }
 
 // checkOwner refuses a journal kept for another service or account.
-func (r *tracker) checkOwner(where string, j *Journal) error {
+func (r *journalKeeper) checkOwner(where string, j *Journal) error {
 	if why := r.owner().othersJournal(j); why != "" {
 		return &ForeignJournalError{Reason: fmt.Sprintf("the journal of plan %s in %s is not this run's: %s; give each account a state dir of its own (--state-dir)", r.plan.Name, where, why)}
 	}
@@ -81,7 +96,7 @@ func (e *ForeignJournalError) Error() string { return "refused: " + e.Reason }
 // new journal takes over the plan's legacy journal when it is this
 // service's (claimLegacy), else begins with its init entry naming the
 // service and account.
-func (r *tracker) openJournal(ctx context.Context, lease state.Lease) (*Journal, error) {
+func (r *journalKeeper) openJournal(ctx context.Context, lease state.Lease) (*Journal, error) {
 	where := r.opts.Store.String()
 	j, err := replayRecords(where, lease.Records(), lease)
 	if err != nil {
@@ -119,7 +134,7 @@ func (r *tracker) openJournal(ctx context.Context, lease state.Lease) (*Journal,
 // reconcileIntents has j note its creates in this host's intent file, when
 // the lease's store keeps one, and announces again each create the file
 // shows in flight that j does not know.
-func (r *tracker) reconcileIntents(j *Journal, lease state.Lease) error {
+func (r *journalKeeper) reconcileIntents(j *Journal, lease state.Lease) error {
 	keeper, ok := lease.(state.IntentKeeper)
 	if !ok || keeper.Intents() == nil {
 		return nil
@@ -138,8 +153,8 @@ func (r *tracker) reconcileIntents(j *Journal, lease state.Lease) error {
 // readJournal replays the plan's journal without its lock (status, plan):
 // the legacy journal when it is this service's and no journal of the
 // service was begun yet.
-func (r *tracker) readJournal(ctx context.Context) (*Journal, error) {
-	j, err := ReadPlanJournal(ctx, r.opts.Store, r.planKey())
+func (r *journalKeeper) readJournal(ctx context.Context) (*Journal, error) {
+	j, err := ReadPlanJournal(ctx, r.opts.Store, r.key)
 	if err != nil {
 		return nil, err
 	}
@@ -161,7 +176,7 @@ func (r *tracker) readJournal(ctx context.Context) (*Journal, error) {
 // retires the legacy file. A crash in between leaves the new journal with
 // the legacy's lineage and no service named: the next run resumes the
 // copy (resumeTakeOver).
-func (r *tracker) takeOver(ctx context.Context, j *Journal, lj *state.LegacyJournal, records [][]byte, lineage string, from int) error {
+func (r *journalKeeper) takeOver(ctx context.Context, j *Journal, lj *state.LegacyJournal, records [][]byte, lineage string, from int) error {
 	j.lineage = lineage
 	for i := from; i < len(records); i++ {
 		b := records[i]
@@ -181,7 +196,7 @@ func (r *tracker) takeOver(ctx context.Context, j *Journal, lj *state.LegacyJour
 		return err
 	}
 	j.fresh = false
-	if err := r.opts.Store.(state.LegacyStore).RetireLegacy(ctx, r.planKey(), lj); err != nil {
+	if err := r.opts.Store.(state.LegacyStore).RetireLegacy(ctx, r.key, lj); err != nil {
 		r.logf("journal %s copied into %s, this service's journal, but not renamed: %v", lj.Where, lj.Suggested, err)
 		return nil
 	}
@@ -195,12 +210,12 @@ func (r *tracker) takeOver(ctx context.Context, j *Journal, lj *state.LegacyJour
 // this betplan names its service in its init entry, so this reads the
 // legacy journal only after such a crash (or for a store's journal begun
 // before journals named their service, which has no legacy one).
-func (r *tracker) resumeTakeOver(ctx context.Context, j *Journal) error {
+func (r *journalKeeper) resumeTakeOver(ctx context.Context, j *Journal) error {
 	ls, ok := r.opts.Store.(state.LegacyStore)
 	if !ok || r.opts.Simulated || j.lineage == "" {
 		return nil
 	}
-	lj, err := ls.LegacyJournal(ctx, r.planKey())
+	lj, err := ls.LegacyJournal(ctx, r.key)
 	if err != nil || lj == nil {
 		return err
 	}
@@ -241,11 +256,11 @@ func keptRecords(lj *state.LegacyJournal) [][]byte {
 // setAside keeps the records of the labels the service does not list in
 // a file of their own, before any record is moved, and names it in one
 // line.
-func (r *tracker) setAside(ctx context.Context, c *legacyClaim) error {
+func (r *journalKeeper) setAside(ctx context.Context, c *legacyClaim) error {
 	if len(c.aside) == 0 {
 		return nil
 	}
-	where, err := r.opts.Store.(state.LegacyStore).SetAside(ctx, r.planKey(), c.lj, c.aside)
+	where, err := r.opts.Store.(state.LegacyStore).SetAside(ctx, r.key, c.lj, c.aside)
 	if err != nil {
 		return err
 	}

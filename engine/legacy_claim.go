@@ -50,12 +50,12 @@ type legacyClaim struct {
 // creating or publishing this one's twice, are both worse than a
 // question. The lock files cannot tell: every run of this betplan,
 // refused ones too, writes the lock of the service it points at.
-func (r *tracker) claimLegacy(ctx context.Context) (*legacyClaim, error) {
+func (r *journalKeeper) claimLegacy(ctx context.Context) (*legacyClaim, error) {
 	ls, ok := r.opts.Store.(state.LegacyStore)
 	if !ok || r.opts.Simulated {
 		return nil, nil
 	}
-	lj, err := ls.LegacyJournal(ctx, r.planKey())
+	lj, err := ls.LegacyJournal(ctx, r.key)
 	if err != nil || lj == nil {
 		return nil, err
 	}
@@ -157,7 +157,7 @@ func (r *tracker) claimLegacy(ctx context.Context) (*legacyClaim, error) {
 // the whole notification list when it has fewer pages than there are
 // labels, else by a look-up per label. A label the list does not show is
 // looked up on its own too: only a look-up sets a record aside.
-func (r *tracker) labelsOnService(ctx context.Context, labels []string) (map[string][]apiclient.Notification, error) {
+func (r *journalKeeper) labelsOnService(ctx context.Context, labels []string) (map[string][]apiclient.Notification, error) {
 	out := make(map[string][]apiclient.Notification, len(labels))
 	todo := labels
 	if listed, ok, err := r.listLabels(ctx, labels); err != nil {
@@ -189,7 +189,7 @@ func (r *tracker) labelsOnService(ctx context.Context, labels []string) (map[str
 // listLabels reads the whole notification list for labels when it takes
 // fewer pages than there are labels; ok is false when it did not (the
 // list is longer, or ends past maxScanPages).
-func (r *tracker) listLabels(ctx context.Context, labels []string) (map[string][]apiclient.Notification, bool, error) {
+func (r *journalKeeper) listLabels(ctx context.Context, labels []string) (map[string][]apiclient.Notification, bool, error) {
 	if len(labels) < 2 {
 		return nil, false, nil
 	}

@@ -81,7 +81,7 @@ func signedUSD(v float64) string {
 
 // checkLimits returns why creating in would break the plan's limits,
 // counting what the plan has committed in its period so far.
-func (r *tracker) checkLimits(in *instance, risk exposure) string {
+func (r *money) checkLimits(in *instance, risk exposure) string {
 	return limitRefusal(r.plan.Limits, risk, in.info, r.usageFor(in.info), "already committed by this plan")
 }
 
@@ -101,7 +101,7 @@ func (r *tracker) certainRefusal() (string, []*instance) {
 func (r *tracker) certainBets() []*instance {
 	now := r.clock.Now()
 	var certain []*instance
-	for _, in := range r.byStart() {
+	for _, in := range r.book.byStart() {
 		if in.status != StatusWaiting || in.notifID != 0 || in.race == nil || !in.bet.Certain() || !now.Before(in.race.StartTime.Time) {
 			continue
 		}
@@ -129,9 +129,9 @@ func (r *tracker) certainRefusalOf(certain []*instance) (string, []*instance) {
 	}
 	periods, races := map[string]extra{}, map[string]extra{}
 	for _, in := range certain {
-		risk := r.exposure(in)
-		u := r.usageFor(in.info)
-		raceKey := r.ledgerSums().raceSumKey(in.info)
+		risk := r.money.exposure(in)
+		u := r.money.usageFor(in.info)
+		raceKey := r.money.ledgerSums().raceSumKey(in.info)
 		p, rc := periods[u.period], races[raceKey]
 		u.totals.Staked += p.staked
 		u.totals.OpenStake += p.staked
@@ -149,7 +149,7 @@ func (r *tracker) certainRefusalOf(certain []*instance) (string, []*instance) {
 		periods[u.period] = extra{p.staked + risk.Amount, p.bets + 1}
 		races[raceKey] = extra{rc.staked + risk.Amount, rc.bets + 1}
 	}
-	if why := r.certainAccountRefusal(certain); why != "" {
+	if why := r.money.certainAccountRefusal(certain); why != "" {
 		return why, certain
 	}
 	return "", nil

@@ -80,21 +80,10 @@ func (r *tracker) listPage(ctx context.Context, n int, ours map[int64]*instance)
 		return &apiclient.Page[apiclient.Notification]{Count: p.Count}, nil
 	}
 	if ours == nil {
-		ours = r.notifications()
+		ours = r.book.notifications()
 	}
 	r.list.saw(n, p, func(id int64) bool { return ours[id] != nil })
 	return p, nil
-}
-
-// notifications maps the run's notification ids to their instances.
-func (r *tracker) notifications() map[int64]*instance {
-	m := make(map[int64]*instance, len(r.insts))
-	for _, in := range r.insts {
-		if in.notifID != 0 {
-			m[in.notifID] = in
-		}
-	}
-	return m
 }
 
 // readPages reads the pages the index predicts for open and hands every
@@ -105,7 +94,7 @@ func (r *tracker) notifications() map[int64]*instance {
 func (r *tracker) readPages(ctx context.Context, open []*instance, seen map[int64]*apiclient.Notification) ([]*instance, error) {
 	read := map[int]bool{}
 	todo := slices.Clone(open)
-	ours := r.notifications()
+	ours := r.book.notifications()
 	// A few bets no page has shown yet (known from the journal,
 	// recovered) are looked for on the newest page first rather than by
 	// label: found there, their place is known from then on. Many are

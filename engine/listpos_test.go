@@ -49,10 +49,10 @@ func (s *listService) ListNotifications(_ context.Context, o apiclient.ListNotif
 // them. A page past the end is no page, not page 1 again.
 func TestListIndexFollowsTheGrowingList(t *testing.T) {
 	svc := &listService{}
-	r := &tracker{svc: svc, clock: RealClock()}
+	r := &tracker{svc: svc, clock: RealClock(), book: newBook()}
 	for id := int64(1); id <= 300; id++ {
 		svc.add(1)
-		r.insts = append(r.insts, &instance{notifID: id})
+		r.book.insts = append(r.book.insts, &instance{betState: betState{notifID: id}})
 		r.list.created(id)
 	}
 	n, ok := r.list.page(1)
@@ -65,7 +65,7 @@ func TestListIndexFollowsTheGrowingList(t *testing.T) {
 
 	svc.add(150)
 	seen := map[int64]*apiclient.Notification{}
-	rest, err := r.readPages(context.Background(), r.insts[:10], seen)
+	rest, err := r.readPages(context.Background(), r.book.insts[:10], seen)
 	require.NoError(t, err)
 	assert.Empty(t, rest)
 	assert.Equal(t, []int{3, 5}, svc.pages, "a miss, then the page the count points to")

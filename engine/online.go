@@ -78,7 +78,7 @@ func CheckOnline(ctx context.Context, p *plan.Plan, svc Backend, clock Clock) (p
 			add(b, plan.SeverityWarning, "bet %s: %s: run skips it", b.ID, why)
 		}
 	}
-	return append(out, r.checkTipsOnline(now)...), nil
+	return append(out, r.tips.checkTipsOnline(now)...), nil
 }
 
 // listSome joins the first n of items, saying how many more there are.

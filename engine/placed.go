@@ -22,31 +22,6 @@ const (
 	statusHold    = 5 * time.Second
 )
 
-// placedEntries are the placed entries j lacks for the instances' known
-// placement times.
-func (r *tracker) placedEntries(j *Journal) []journalEntry {
-	var out []journalEntry
-	for _, in := range r.insts {
-		if in.notifID == 0 || in.placedAt.IsZero() {
-			continue
-		}
-		s := j.State(in.label)
-		if s == nil || s.NotificationID != in.notifID {
-			continue // not this journal's bet (recovered by label, not adopted yet)
-		}
-		if !s.PlacedAt.IsZero() && (s.PlacedFromRecords || !in.placedFromRecords) {
-			continue // kept already, as well as it will be known
-		}
-		at := in.placedAt.UTC()
-		from := placedFromFirstPoll
-		if in.placedFromRecords {
-			from = placedFromRecords
-		}
-		out = append(out, journalEntry{Op: opPlaced, Label: in.label, BetID: in.bet.ID, PlacedAt: &at, PlacedFrom: from})
-	}
-	return out
-}
-
 // keepPlacements records in the journal each placement time it does not
 // keep yet. A run (or cancel) holds the journal; a status, which reads it
 // without the lock, takes the lock for the write when no run holds it, and
@@ -55,7 +30,7 @@ func (r *tracker) placedEntries(j *Journal) []journalEntry {
 func (r *tracker) keepPlacements(ctx context.Context) {
 	r.keepOutcomes()
 	j := r.journal
-	if j == nil || len(r.placedEntries(j)) == 0 {
+	if j == nil || len(r.book.placedEntries(j)) == 0 {
 		return
 	}
 	if j.writable() {
@@ -84,7 +59,7 @@ func (r *tracker) keepPlacements(ctx context.Context) {
 		return
 	}
 	defer lease.Release()
-	held, err := r.openJournal(ctx, lease)
+	held, err := r.journals.openJournal(ctx, lease)
 	if err != nil {
 		r.logf("the placement times could not be kept in the journal: %v", err)
 		return
@@ -96,7 +71,7 @@ func (r *tracker) keepPlacements(ctx context.Context) {
 }
 
 func (r *tracker) recordPlacements(j *Journal) {
-	for _, e := range r.placedEntries(j) {
+	for _, e := range r.book.placedEntries(j) {
 		if err := j.Record(e); err != nil {
 			r.logf("the placement time of %s could not be kept in the journal: %v", e.Label, err)
 			return

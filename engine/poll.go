@@ -33,7 +33,7 @@ func (r *tracker) poll(ctx context.Context) error {
 	now := r.clock.Now()
 	why := map[string]bool{}
 	var open []*instance
-	for _, in := range r.insts {
+	for _, in := range r.book.insts {
 		// A bet cancelled by betplan is read too: sessions may have placed
 		// it before the cancel.
 		if in.notifID == 0 || in.final || in.readThisTick(r.tickAt) {
@@ -94,7 +94,7 @@ func (r *tracker) adoptListPages(ctx context.Context) error {
 	if len(pages) == 0 {
 		return nil
 	}
-	ours := r.notifications()
+	ours := r.book.notifications()
 	for _, sp := range pages {
 		if sp.at.After(r.adoptedAt) {
 			r.adoptedAt = sp.at
@@ -107,10 +107,7 @@ func (r *tracker) adoptListPages(ctx context.Context) error {
 			if in == nil || in.final || !in.lastPolled.Before(sp.at) {
 				continue
 			}
-			in.lastPolled = sp.at
-			if strings.HasPrefix(in.err, "polling:") {
-				in.err = ""
-			}
+			r.book.polled(in, sp.at, true)
 			if err := r.update(ctx, in, &sp.page.Results[i]); err != nil {
 				return err
 			}
@@ -152,7 +149,7 @@ func (r *tracker) fetch(ctx context.Context, open []*instance, now time.Time) er
 		r.logf("poll: %v", err) // fall back to label look-ups
 		rest = slices.DeleteFunc(slices.Clone(open), func(in *instance) bool { return seen[in.notifID] != nil })
 	}
-	if len(rest) > labelLookupMax && r.pagesToCover(rest) < len(rest) {
+	if len(rest) > labelLookupMax && r.book.pagesToCover(rest) < len(rest) {
 		if err := r.scanFor(ctx, rest, seen); err != nil {
 			if ctx.Err() != nil {
 				return ctx.Err()
@@ -167,7 +164,7 @@ func (r *tracker) fetch(ctx context.Context, open []*instance, now time.Time) er
 		if seen[in.notifID] != nil {
 			continue
 		}
-		in.lastPolled = now
+		r.book.polled(in, now, false)
 		ns, err := r.svc.NotificationsByLabel(ctx, in.label)
 		if err != nil {
 			if ctx.Err() != nil {
@@ -176,7 +173,7 @@ func (r *tracker) fetch(ctx context.Context, open []*instance, now time.Time) er
 			if refused := tokenRefused(err); refused != nil {
 				return refused
 			}
-			in.err = fmt.Sprintf("polling: %v", err)
+			r.book.trouble(in, fmt.Sprintf("polling: %v", err), "")
 			continue
 		}
 		for i := range ns {
@@ -185,19 +182,16 @@ func (r *tracker) fetch(ctx context.Context, open []*instance, now time.Time) er
 			}
 		}
 		if seen[in.notifID] == nil {
-			in.err = fmt.Sprintf("notification %d with label %s is no longer listed by the service", in.notifID, in.label)
+			r.book.trouble(in, fmt.Sprintf("notification %d with label %s is no longer listed by the service", in.notifID, in.label), "")
 		}
 	}
 	// Every open bet of the plan the pages showed is polled, due or not.
-	for _, in := range r.insts {
+	for _, in := range r.book.insts {
 		n := seen[in.notifID]
 		if n == nil || in.notifID == 0 || in.final {
 			continue
 		}
-		in.lastPolled = now
-		if in.err != "" && strings.HasPrefix(in.err, "polling:") {
-			in.err = ""
-		}
+		r.book.polled(in, now, true)
 		if err := r.update(ctx, in, n); err != nil {
 			return err
 		}
@@ -205,34 +199,12 @@ func (r *tracker) fetch(ctx context.Context, open []*instance, now time.Time) er
 	return nil
 }
 
-// pagesToCover estimates how many list pages (newest first) reach the
-// oldest of open: at least the plan's own notifications from there on.
-func (r *tracker) pagesToCover(open []*instance) int {
-	minID := open[0].notifID
-	for _, in := range open {
-		minID = min(minID, in.notifID)
-	}
-	n := 0
-	for _, in := range r.insts {
-		if in.notifID >= minID {
-			n++
-		}
-	}
-	return (n + 99) / 100
-}
-
 // update applies a fresh notification to its instance. It reads the
 // per-session records (one call) once it is resulted, and before that
 // when the bots answered and nothing was accepted: a refusal by every
 // session ends the bet then, not at the race.
 func (r *tracker) update(ctx context.Context, in *instance, n *apiclient.Notification) error {
-	in.notif = n
-	r.outcomeGen++
-	if in.createdAt.IsZero() && !n.CreatedAt.IsZero() {
-		// Known from the journal or recovered from the service: its answer
-		// window counts from when the service created it.
-		in.createdAt = n.CreatedAt.Time
-	}
+	r.book.observe(in, n)
 	if s := n.Tip.Competition.StartTime.Time; !s.IsZero() && !s.Equal(in.info.Start) {
 		if !in.info.Start.IsZero() {
 			r.logf("%s: the service now lists its race at %s (was %s)", in.name(), r.raceTime(in.info.Venue, s), r.raceTime(in.info.Venue, in.info.Start))
@@ -245,18 +217,16 @@ func (r *tracker) update(ctx context.Context, in *instance, n *apiclient.Notific
 			in.name(), float64(n.TotalAccepted), sessionList(in.placedBy))
 	}
 	if n.IsCanceled {
-		in.canceled = true
+		r.book.cancelled(in)
 	}
 	switch {
 	case bool(n.IsCanceled) && float64(n.TotalAccepted) == 0:
-		in.status, in.final = StatusCanceled, true
-		in.reason = "cancelled before any session placed it"
+		r.book.end(in, StatusCanceled, "cancelled before any session placed it")
 		return nil
 	case !n.Resulted() && n.TotalAccepted == 0 && !in.info.Start.IsZero() && r.clock.Now().After(in.info.Start.Add(unresultedAfter)):
 		// A notification the service never matched to a race is never
 		// resulted; nothing was placed, so nothing is left to follow.
-		in.status, in.final = StatusNotTaken, true
-		in.reason = fmt.Sprintf("no session placed it and the service had not resulted it %s after the start", unresultedAfter)
+		r.book.end(in, StatusNotTaken, fmt.Sprintf("no session placed it and the service had not resulted it %s after the start", unresultedAfter))
 		return nil
 	case !n.Resulted() && n.TotalAccepted == 0 && in.answered() && in.answeredBy != n.ReceivedBots:
 		// The bots answered and accepted nothing: read what each session
@@ -265,29 +235,24 @@ func (r *tracker) update(ctx context.Context, in *instance, n *apiclient.Notific
 		if err != nil || recs == nil {
 			return err
 		}
-		in.answeredBy = n.ReceivedBots
+		r.book.answered(in, n.ReceivedBots)
 		if refused, why := everyRefused(recs); refused {
-			in.status, in.final = StatusFailed, true
-			in.reason = "every session refused it: " + why
+			r.book.end(in, StatusFailed, "every session refused it: "+why)
 			r.logOutcome(in)
 			return nil
 		}
-		in.status = StatusCreated
-		in.reason = "the sessions answered; none has placed it yet"
+		r.book.move(in, StatusCreated, "the sessions answered; none has placed it yet")
 		return nil
 	case !n.Resulted():
 		if n.TotalAccepted > 0 && in.canceled {
 			// Cancelled after it was placed: nothing more is placed (so
 			// cancel and stop leave it be), what was placed awaits the
 			// result.
-			in.status = StatusCanceled
-			in.reason = fmt.Sprintf("cancelled after $%.2f was placed, which stays on; awaiting the result", float64(n.TotalAccepted))
+			r.book.move(in, StatusCanceled, fmt.Sprintf("cancelled after $%.2f was placed, which stays on; awaiting the result", float64(n.TotalAccepted)))
 		} else if n.TotalAccepted > 0 {
-			in.status = StatusPlaced
-			in.reason = fmt.Sprintf("$%.2f accepted at average odds %.2f; awaiting the result", float64(n.TotalAccepted), float64(n.AverageOdds))
+			r.book.move(in, StatusPlaced, fmt.Sprintf("$%.2f accepted at average odds %.2f; awaiting the result", float64(n.TotalAccepted), float64(n.AverageOdds)))
 		} else if in.status != StatusCreated || in.reason == "" {
-			in.status = StatusCreated
-			in.reason = "no session has placed it yet"
+			r.book.move(in, StatusCreated, "no session has placed it yet")
 		}
 		return nil
 	}
@@ -295,9 +260,7 @@ func (r *tracker) update(ctx context.Context, in *instance, n *apiclient.Notific
 		// Settled: the notification says how it ended. What each session
 		// did is read with other bets' records in one list read (see
 		// completeRecords), not one call per bet.
-		in.final, in.err, in.needRecords = true, "", true
-		in.status = StatusSettled
-		in.reason = settledReason(n)
+		r.book.settled(in, settledReason(n))
 		r.logOutcome(in)
 		return nil
 	}
@@ -305,8 +268,6 @@ func (r *tracker) update(ctx context.Context, in *instance, n *apiclient.Notific
 	if err != nil || recs == nil {
 		return err
 	}
-	in.final = true
-	in.err = ""
 	accepted := false
 	for i := range recs {
 		accepted = accepted || recs[i].Accepted()
@@ -314,17 +275,13 @@ func (r *tracker) update(ctx context.Context, in *instance, n *apiclient.Notific
 	refused, why := everyRefused(recs)
 	switch {
 	case accepted:
-		in.status = StatusSettled
-		in.reason = settledReason(n)
+		r.book.complete(in, StatusSettled, settledReason(n))
 	case refused:
-		in.status = StatusFailed
-		in.reason = "every session errored: " + why
+		r.book.complete(in, StatusFailed, "every session errored: "+why)
+	case len(recs) == 0:
+		r.book.complete(in, StatusNotTaken, "no session acted on it by race start (no running bot matched, or the race was not found)")
 	default:
-		in.status = StatusNotTaken
-		in.reason = "no session placed it before the race"
-		if len(recs) == 0 {
-			in.reason = "no session acted on it by race start (no running bot matched, or the race was not found)"
-		}
+		r.book.complete(in, StatusNotTaken, "no session placed it before the race")
 	}
 	r.logOutcome(in)
 	return nil
@@ -359,7 +316,7 @@ func (r *tracker) records(ctx context.Context, in *instance) ([]apiclient.BetRec
 		if refused := tokenRefused(err); refused != nil {
 			return nil, refused
 		}
-		in.err = fmt.Sprintf("reading bet records: %v", err)
+		r.book.trouble(in, fmt.Sprintf("reading bet records: %v", err), "")
 		return nil, nil
 	}
 	r.applyRecords(in, recs)
@@ -378,13 +335,11 @@ func (r *tracker) notePlacement(in *instance, n *apiclient.Notification) {
 	if accepted <= 0 || (in.recordsRead && roundCents(in.recordsAt) == roundCents(accepted)) {
 		return
 	}
-	if in.placedAt.IsZero() {
-		in.placedAt = r.clock.Now()
-	}
+	var by []string
 	if len(in.placedBy) == 0 {
-		in.placedBy = r.botSessions(in, n.ReceivedBots)
+		by = r.botSessions(in, n.ReceivedBots)
 	}
-	in.needPlacement, in.recordsAt = true, accepted
+	r.book.placing(in, r.clock.Now(), by, accepted)
 }
 
 // placementWords is the log line of a placement: who accepted, who
@@ -400,59 +355,8 @@ func placementWords(in *instance, accepted float64) string {
 // applyRecords keeps a notification's records and what they say of who
 // placed it and when.
 func (r *tracker) applyRecords(in *instance, recs []apiclient.BetRecord) {
-	in.needRecords = false
-	placement := in.needPlacement
-	in.needPlacement, in.recordsRead = false, true
-	in.records = in.records[:0]
-	in.refusedBy, in.refusedStake = nil, 0
-	var by []string
-	var first time.Time
-	for i := range recs {
-		rec := &recs[i]
-		in.records = append(in.records, Record{
-			Bookie:       string(rec.Bookie),
-			DisplayName:  rec.DisplayName,
-			Amount:       float64(rec.Amount),
-			Odds:         float64(rec.CurrentOdds),
-			SubmitResult: rec.SubmitResult,
-			SubmitError:  rec.SubmitError,
-			Status:       rec.Status,
-			Profit:       float64(rec.Profit),
-		})
-		if rec.Failed() {
-			in.refusedBy = append(in.refusedBy, fmt.Sprintf("%s: %s", rec.DisplayName, rec.SubmitError))
-			in.refusedStake += refusedShare(in)
-		}
-		if !rec.Accepted() {
-			continue
-		}
-		by = append(by, rec.DisplayName)
-		// When the session submitted it; the record's own time else.
-		t := rec.SubmitTime.Time
-		if t.IsZero() {
-			t = rec.CreatedAt.Time
-		}
-		if !t.IsZero() && (first.IsZero() || t.Before(first)) {
-			first = t
-		}
-	}
-	// The records say exactly who placed it and when.
-	if len(by) > 0 {
-		in.placedBy = by
-		if !first.IsZero() && !in.placedFromRecords {
-			in.placedAt, in.placedFromRecords = first, true
-		} else if in.placedAt.IsZero() {
-			in.placedAt = r.clock.Now()
-		}
-	}
-	if placement && len(by) > 0 {
-		in.placementLogged = true
-		if in.placedEarlier {
-			// An earlier run logged it: a cron run logs what changed.
-			in.placedEarlier = false
-		} else {
-			r.logf("%s", placementWords(in, in.recordsAt))
-		}
+	if r.book.readRecords(in, recs, r.clock.Now()) {
+		r.logf("%s", placementWords(in, in.recordsAt))
 	}
 }
 

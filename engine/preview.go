@@ -20,7 +20,7 @@ func Preview(ctx context.Context, p *plan.Plan, opts Options) (*Result, *SavedPl
 	}
 	r := newTracker(p, opts)
 	res := r.newResult(KindPlan, r.clock.Now())
-	j, err := r.readJournal(ctx)
+	j, err := r.journals.readJournal(ctx)
 	if err != nil {
 		return res, nil, err
 	}
@@ -35,19 +35,19 @@ func Preview(ctx context.Context, p *plan.Plan, opts Options) (*Result, *SavedPl
 		return res, nil, err
 	}
 	exists := map[string]int64{}
-	r.known = map[string]*apiclient.Notification{}
+	r.money.known = map[string]*apiclient.Notification{}
 	for i := range existing {
 		n := &existing[i]
 		exists[n.Label] = int64(n.ID)
-		r.known[n.Label] = n
+		r.money.known[n.Label] = n
 	}
-	r.outcomeGen++
+	r.book.outdated()
 	if err := r.expand(); err != nil {
 		r.finish(res, err)
 		return res, nil, err
 	}
 	r.followJournal()
-	if err := r.loadAccount(ctx); err != nil {
+	if err := r.money.loadAccount(ctx); err != nil {
 		r.finish(res, err)
 		return res, nil, err
 	}
@@ -65,9 +65,9 @@ func Preview(ctx context.Context, p *plan.Plan, opts Options) (*Result, *SavedPl
 		BaseURL: r.opts.BaseURL, JournalLineage: j.Lineage(), JournalSerial: j.Serial(), CreatedAt: now.UTC(),
 	}
 	res.Bets = res.Bets[:0]
-	r.sortInstances()
-	r.nameInstances()
-	for _, in := range r.insts {
+	r.book.sortInstances(r.plan.Bets)
+	r.book.nameInstances()
+	for _, in := range r.book.insts {
 		var b BetResult
 		if refuseAll[in] {
 			b = r.result(in)
@@ -86,12 +86,12 @@ func Preview(ctx context.Context, p *plan.Plan, opts Options) (*Result, *SavedPl
 		res.Limits.Committed, res.Limits.CreatedBets = c, n
 	}
 	res.Limits.Planned = roundCents(planned - committed) // what this preview would add
-	if err := r.previewTips(res, now); err != nil {
+	if err := r.tips.previewTips(res, now); err != nil {
 		r.finish(res, err)
 		return res, nil, err
 	}
-	res.Limits.Periods = r.periodUsages()
-	r.fillAccount(res)
+	res.Limits.Periods = r.money.periodUsages()
+	r.money.fillAccount(res)
 	if certainWhy != "" {
 		res.Error = "run would refuse: " + certainWhy
 	}
@@ -106,7 +106,7 @@ func Preview(ctx context.Context, p *plan.Plan, opts Options) (*Result, *SavedPl
 func (r *tracker) previewOne(in *instance, now time.Time, exists map[string]int64, planned *float64) BetResult {
 	if in.status == StatusWaiting && in.notifID == 0 {
 		if id, ok := exists[in.label]; ok {
-			in.notifID = id
+			r.book.knownAs(in, id)
 			b := r.result(in)
 			b.Action, b.Status = ActionAdopt, StatusCreated
 			b.Reason = fmt.Sprintf("notification %d already carries this label: run adopts it, never creates", id)
@@ -137,14 +137,14 @@ func (r *tracker) previewOne(in *instance, now time.Time, exists map[string]int6
 	}
 	if why := notInField(in); why != "" {
 		// Skipped: nothing of it is ever at risk.
-		in.status, in.reason = StatusSkipped, why+": run skips it"
+		r.book.move(in, StatusSkipped, why+": run skips it")
 		b := r.result(in)
 		b.Action = ActionSkip
 		return b
 	}
 	env := r.instanceEnv(in, now)
 	if amount, err := in.bet.Amount(env); err == nil {
-		in.amount = amount
+		r.book.priced(in, amount)
 	}
 	ready, err := in.bet.Ready(env)
 	b := r.result(in)
@@ -162,15 +162,14 @@ func (r *tracker) previewOne(in *instance, now time.Time, exists map[string]int6
 			b.Reason += "; may refuse: " + why
 		}
 	default:
-		in.status = StatusWaiting
-		in.risk = r.exposure(in)
-		if reason := limitRefusal(r.plan.Limits, in.risk, in.info, r.usageFor(in.info), "committed or planned before this bet"); reason != "" {
+		r.book.risked(in, r.money.exposure(in))
+		if reason := limitRefusal(r.plan.Limits, in.risk, in.info, r.money.usageFor(in.info), "committed or planned before this bet"); reason != "" {
 			b.Action = ActionRefuse
 			b.Reason = "run would refuse: " + reason
 			return b
 		}
-		if l := r.accountLimits(); l != nil {
-			u, who := r.accountUsage(*l, in.info, r.accountOthers)
+		if l := r.money.accountLimits(); l != nil {
+			u, who := r.money.accountUsage(*l, in.info, r.money.accountOthers)
 			if reason := limitRefusal(*l, in.risk, in.info, u, who+" or planned before this bet"); reason != "" {
 				b.Action = ActionRefuse
 				b.Reason = "run would refuse: account " + reason
@@ -189,7 +188,7 @@ func (r *tracker) previewOne(in *instance, now time.Time, exists map[string]int6
 		b.Action = ActionCreate
 		b.Reason = "ready: run would create it now"
 		*planned += in.amount
-		r.planned = append(r.planned, stake{label: in.label, betID: in.bet.ID, race: in.info, requested: in.amount, risk: in.risk, open: true, planned: true})
+		r.money.planned = append(r.money.planned, stake{label: in.label, betID: in.bet.ID, race: in.info, requested: in.amount, risk: in.risk, open: true, planned: true})
 	}
 	return b
 }
@@ -202,11 +201,11 @@ func (r *tracker) waitRefusal(in *instance) string {
 	if _, known := in.bet.StaticAmount(); !known || in.amount <= 0 {
 		return ""
 	}
-	risk := r.exposure(in)
+	risk := r.money.exposure(in)
 	if why := ownRefusal(r.plan.Limits, risk); why != "" {
 		return why
 	}
-	if l := r.accountLimits(); l != nil {
+	if l := r.money.accountLimits(); l != nil {
 		if why := ownRefusal(*l, risk); why != "" {
 			return "account " + why
 		}
@@ -233,10 +232,10 @@ func (r *tracker) mayRefuse(in *instance) string {
 	if in.amount > 0 {
 		// As things are now the amount already breaks a limit: say so,
 		// with the value it gives now.
-		now := r.exposure(in)
+		now := r.money.exposure(in)
 		why := ownRefusal(r.plan.Limits, now)
-		if why == "" && r.accountLimits() != nil {
-			if why = ownRefusal(*r.accountLimits(), now); why != "" {
+		if why == "" && r.money.accountLimits() != nil {
+			if why = ownRefusal(*r.money.accountLimits(), now); why != "" {
 				why = "account " + why
 			}
 		}
@@ -247,8 +246,8 @@ func (r *tracker) mayRefuse(in *instance) string {
 	if math.IsInf(hi, 1) {
 		risk := exposureOf(r.sessions, betTerms(in.bet), plan.MaxBetAmount)
 		limit := ownRefusal(r.plan.Limits, risk)
-		if limit == "" && r.accountLimits() != nil {
-			if limit = ownRefusal(*r.accountLimits(), risk); limit != "" {
+		if limit == "" && r.money.accountLimits() != nil {
+			if limit = ownRefusal(*r.money.accountLimits(), risk); limit != "" {
 				limit = "account " + limit
 			}
 		}
@@ -260,8 +259,8 @@ func (r *tracker) mayRefuse(in *instance) string {
 	}
 	risk := exposureOf(r.sessions, betTerms(in.bet), hi)
 	why := ownRefusal(r.plan.Limits, risk)
-	if why == "" && r.accountLimits() != nil {
-		if why = ownRefusal(*r.accountLimits(), risk); why != "" {
+	if why == "" && r.money.accountLimits() != nil {
+		if why = ownRefusal(*r.money.accountLimits(), risk); why != "" {
 			why = "account " + why
 		}
 	}

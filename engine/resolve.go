@@ -153,7 +153,7 @@ func (r *tracker) env(rc *apiclient.Race, now time.Time) *plan.Env {
 // bet.
 func (r *tracker) outcomeEnv(e *plan.Env, info RaceInfo, now time.Time) {
 	if r.plan.ReadsOutcomes {
-		e.Plan = r.usageFor(info).totals
+		e.Plan = r.money.usageFor(info).totals
 		e.Bets = r.betEnvs(info, now)
 	}
 }
@@ -181,8 +181,8 @@ func (r *tracker) sessionEnv() []plan.SessionEnv {
 // are followed too.
 func (r *tracker) expand() error {
 	defer func() {
-		r.outcomeGen++ // instances found, moved or dropped: the limits' sums are rebuilt
-		r.nameInstances()
+		r.book.outdated() // instances found, moved or dropped: the limits' sums are rebuilt
+		r.book.nameInstances()
 	}()
 	now := r.clock.Now()
 	first := !r.expanded
@@ -207,7 +207,7 @@ func (r *tracker) expand() error {
 			}
 			continue
 		}
-		if !first && r.hasRace(b) {
+		if !first && r.book.hasRace(b) {
 			// A bet on a named race is made on the race it resolved to
 			// when the run first found it; once that race has run, the
 			// same race of a later meeting belongs to a later run.
@@ -221,10 +221,8 @@ func (r *tracker) expand() error {
 			}
 			info := RaceInfo{Venue: b.Race.Venue, Code: b.Race.Code, EventNumber: b.Race.EventNumber}
 			key := "unresolved:" + b.ID
-			if _, ok := r.byLabel[key]; !ok {
-				in := &instance{bet: b, info: info, status: StatusUnresolved, reason: why, final: true}
-				r.byLabel[key] = in
-				r.insts = append(r.insts, in)
+			if _, ok := r.book.byLabel[key]; !ok {
+				r.book.add(key, newUnresolved(b, info, why))
 			}
 			continue
 		}
@@ -232,8 +230,8 @@ func (r *tracker) expand() error {
 			continue // today's meeting has it; the same race tomorrow is tomorrow's run
 		}
 		// A race found on a later refresh replaces its unresolved entry.
-		if old, ok := r.byLabel["unresolved:"+b.ID]; ok {
-			r.removeInstance(old, "unresolved:"+b.ID)
+		if old, ok := r.book.byLabel["unresolved:"+b.ID]; ok {
+			r.book.remove(old, "unresolved:"+b.ID)
 		}
 		r.addInstance(b, rc, "")
 	}
@@ -272,7 +270,7 @@ func (r *tracker) afterRun(rc *apiclient.Race, now time.Time) bool {
 // refreshRaces points b's instances at the latest entries of their races
 // (a start time can move).
 func (r *tracker) refreshRaces(b *plan.Bet) {
-	for _, in := range r.insts {
+	for _, in := range r.book.insts {
 		if in.bet != b || in.race == nil || in.status != StatusWaiting || in.notifID != 0 {
 			continue
 		}
@@ -294,17 +292,6 @@ func sameRace(a, b *apiclient.Race) bool {
 		venueMatches(a.Venue(), b) && meetingDate(a.StartTime.Time) == meetingDate(b.StartTime.Time)
 }
 
-// hasRace reports whether the run already holds an instance of b on a
-// race (an unresolved entry does not count).
-func (r *tracker) hasRace(b *plan.Bet) bool {
-	for _, in := range r.insts {
-		if in.bet == b && in.race != nil {
-			return true
-		}
-	}
-	return false
-}
-
 // madeToday reports whether b, on a named race (or event), already has
 // its bet of today's meeting (today in the offset of start, the race's
 // next entry's), from this run, the journal or the service, while that
@@ -316,7 +303,7 @@ func (r *tracker) madeToday(b *plan.Bet, start, now time.Time) bool {
 	if meetingDate(start) == today {
 		return false
 	}
-	for _, in := range r.insts {
+	for _, in := range r.book.insts {
 		if in.bet == b && meetingDate(in.info.Start) == today {
 			return true
 		}
@@ -368,16 +355,6 @@ func (r *tracker) journalHasBet(id string) bool {
 	return false
 }
 
-func (r *tracker) removeInstance(in *instance, key string) {
-	delete(r.byLabel, key)
-	for i, x := range r.insts {
-		if x == in {
-			r.insts = append(r.insts[:i], r.insts[i+1:]...)
-			return
-		}
-	}
-}
-
 // addInstance adds (or refreshes the race of) the instance of b on rc.
 func (r *tracker) addInstance(b *plan.Bet, rc *apiclient.Race, label string) *instance {
 	return r.track(b, raceInfo(rc), label, func(in *instance) { in.race = rc })
@@ -390,7 +367,7 @@ func (r *tracker) track(b *plan.Bet, info RaceInfo, label string, attach func(*i
 	if label == "" {
 		label = Label(r.plan.Name, b.ID, info)
 	}
-	if in, ok := r.byLabel[label]; ok {
+	if in, ok := r.book.byLabel[label]; ok {
 		// Once created (or final), a bet stays on the race it was made for.
 		if in.status == StatusWaiting && in.notifID == 0 {
 			attach(in)
@@ -398,11 +375,10 @@ func (r *tracker) track(b *plan.Bet, info RaceInfo, label string, attach func(*i
 		}
 		return in
 	}
-	in := &instance{bet: b, info: info, label: label, status: StatusWaiting, amount: staticAmount(b)}
+	in := newWaiting(b, info, label, staticAmount(b))
 	attach(in)
 	r.applyJournal(in)
-	r.byLabel[label] = in
-	r.insts = append(r.insts, in)
+	r.book.add(label, in)
 	return in
 }
 
@@ -411,38 +387,15 @@ func (r *tracker) applyJournal(in *instance) {
 	if r.journal == nil {
 		return
 	}
-	s := r.journal.State(in.label)
-	if s == nil {
-		return
-	}
-	if s.Amount > 0 {
-		in.amount = s.Amount
-	}
-	if !s.PlacedAt.IsZero() {
-		// Kept by an earlier run or status: the placement time never moves.
-		in.placedAt, in.placedFromRecords = s.PlacedAt, s.PlacedFromRecords
-		in.placedEarlier = true
-	}
-	switch {
-	case s.created():
-		in.notifID = s.NotificationID
-		in.status = StatusCreated
-		in.reason = ""
-		if s.Canceled {
-			// Until a poll shows whether sessions had placed it.
-			in.status, in.canceled = StatusCanceled, true
-		}
-	case s.Failed != "":
-		in.status = StatusFailed
-		in.reason = "the service refused the create: " + s.Failed
-		in.final = true
+	if s := r.journal.State(in.label); s != nil {
+		r.book.restore(in, s)
 	}
 }
 
 // followJournal adds instances for labels the journal knows but the plan
 // no longer produces from upcoming races (their race ran or left the list).
 func (r *tracker) followJournal() {
-	r.outcomeGen++
+	r.book.outdated()
 	if r.journal == nil {
 		return
 	}
@@ -451,7 +404,7 @@ func (r *tracker) followJournal() {
 		bets[b.ID] = b
 	}
 	for _, l := range r.journal.Labels() {
-		if _, ok := r.byLabel[l]; ok {
+		if _, ok := r.book.byLabel[l]; ok {
 			continue
 		}
 		s := r.journal.State(l)
@@ -460,16 +413,15 @@ func (r *tracker) followJournal() {
 		if b == nil || (!s.created() && !s.Pending && !decided) {
 			continue
 		}
-		in := &instance{bet: b, info: s.Race, label: l, status: StatusWaiting}
+		in := newWaiting(b, s.Race, l, 0)
 		r.applyJournal(in)
 		if decided {
 			// Its race has left the list: the day's decision stands.
-			in.status, in.reason, in.final = s.Decided, s.DecidedWhy, true
+			r.book.end(in, s.Decided, s.DecidedWhy)
 		}
-		r.byLabel[l] = in
-		r.insts = append(r.insts, in)
+		r.book.add(l, in)
 	}
-	r.nameInstances()
+	r.book.nameInstances()
 }
 
 // staticAmount is a bet's stake or target profit when it is known

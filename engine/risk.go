@@ -125,12 +125,12 @@ func exposureOf(sessions []apiclient.Session, t stakeTerms, amount float64) expo
 // exposure is what in would put at risk with its current amount. A plan's
 // bets share a few terms and amounts: each is worked out once per read of
 // the sessions.
-func (r *tracker) exposure(in *instance) exposure {
-	key := exposureKey{betTerms(in.bet), in.amount, r.sessionsAt}
+func (r *money) exposure(in *instance) exposure {
+	key := exposureKey{betTerms(in.bet), in.amount, r.host.sessionsReadAt()}
 	if e, ok := r.exposures[key]; ok {
 		return e
 	}
-	e := exposureOf(r.sessions, key.terms, in.amount)
+	e := exposureOf(r.host.currentSessions(), key.terms, in.amount)
 	if r.exposures == nil || len(r.exposures) > 10_000 {
 		r.exposures = map[exposureKey]exposure{}
 	}

@@ -35,6 +35,48 @@ func Run(ctx context.Context, p *plan.Plan, opts Options) (*Result, error) {
 	return reported(res, err)
 }
 
+// runWithAlerts is a run under the plan's lock: check (if any) before
+// anything is journalled, then the run's alerts, start and loop, then its
+// result and its last alerts, journalled while the run still holds the
+// journal. A run that never held the lock still says it failed.
+func (r *tracker) runWithAlerts(ctx context.Context, res *Result, check func() error) error {
+	ended := false
+	endAlerts := func(err error) {
+		switch {
+		case r.alerts != nil:
+			r.alerts.end(res, err, r.stopped)
+		case len(r.opts.Notify) > 0:
+			// Without the journal (the lock was not taken) the run's
+			// failure is sent once, unjournalled.
+			sendUnjournalledFailure(r.opts, r.plan.Name, r.simulated(), r.clock.Now(), res, err)
+		}
+	}
+	err := r.runLocked(ctx, func() error {
+		if check != nil {
+			if err := check(); err != nil {
+				return err
+			}
+		}
+		if len(r.opts.Notify) > 0 {
+			r.alerts = startAlerts(alertRun{journal: r.journal, book: r.book, plan: r.plan, opts: &r.opts, clock: r.clock,
+				simulated: r.simulated, logf: r.logf, checkpoint: r.checkpoint, result: r.result})
+		}
+		err := r.start(ctx)
+		if err == nil {
+			err = r.loop(ctx)
+		}
+		r.finish(res, err)
+		endAlerts(err)
+		ended = true
+		return err
+	})
+	if !ended {
+		r.finish(res, err)
+		endAlerts(err)
+	}
+	return err
+}
+
 // reported is a command's result and error, with no result when its
 // journal could not be read: the reports stay as they were rather than
 // show the plan's bets as never created.
@@ -77,7 +119,7 @@ func (r *tracker) runLocked(ctx context.Context, fn func() error) error {
 		return err
 	}
 	defer lease.Release()
-	j, err := r.openJournal(ctx, lease)
+	j, err := r.journals.openJournal(ctx, lease)
 	if err != nil {
 		return err
 	}
@@ -109,10 +151,10 @@ func (r *tracker) start(ctx context.Context) error {
 		return err
 	}
 	r.followJournal()
-	if err := r.expandTips(); err != nil {
+	if err := r.tips.expandTips(); err != nil {
 		return err
 	}
-	r.followTipJournal()
+	r.tips.followTipJournal()
 	if r.readsOutcomes() {
 		// The first decisions need what earlier runs' bets did: read them
 		// now rather than after the first tick's creates.
@@ -120,7 +162,7 @@ func (r *tracker) start(ctx context.Context) error {
 			return err
 		}
 	}
-	if err := r.loadAccount(ctx); err != nil {
+	if err := r.money.loadAccount(ctx); err != nil {
 		return err
 	}
 	why, certain := r.certainRefusal()
@@ -134,8 +176,7 @@ func (r *tracker) start(ctx context.Context) error {
 	}
 	if why != "" {
 		for _, in := range certain {
-			in.status, in.final = StatusFailed, true
-			in.reason = "not created: the run refused before any create: " + why
+			r.book.end(in, StatusFailed, "not created: the run refused before any create: "+why)
 		}
 		return &RefusedError{Reason: why}
 	}
@@ -178,8 +219,8 @@ func (r *tracker) recover(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("recover earlier bets of the plan: %w", err)
 	}
-	if r.known == nil {
-		r.known = map[string]*apiclient.Notification{}
+	if r.money.known == nil {
+		r.money.known = map[string]*apiclient.Notification{}
 	}
 	for i := range found {
 		n := &found[i]
@@ -189,14 +230,14 @@ func (r *tracker) recover(ctx context.Context) error {
 		betID := betIDFromLabel(r.plan.Name, n.Label)
 		amount := notificationAmount(n, plan.AmountFieldFor(n.Type))
 		info := notificationRace(n)
-		risk := r.notificationExposure(n)
+		risk := r.money.notificationExposure(n)
 		if err := r.journal.Record(journalEntry{Op: opAdopted, Label: n.Label, BetID: betID, NotificationID: int64(n.ID), Amount: amount, AtRisk: risk.Amount, Basis: risk.Basis, Race: &info}); err != nil {
 			return err
 		}
 		// Its outcome so far counts at once (a stop-loss, exposure), before
 		// any poll.
-		r.known[n.Label] = n
-		r.outcomeGen++
+		r.money.known[n.Label] = n
+		r.book.outdated()
 		r.logf("recovered %s: notification %d (label %s) from the service", betID, n.ID, n.Label)
 	}
 	return nil
@@ -229,7 +270,7 @@ func (r *tracker) loop(ctx context.Context) error {
 			}
 		}
 		now := r.clock.Now()
-		if !stopped && r.waiting()+r.tipsWaiting() > 0 && now.Sub(r.lastRefresh) >= r.opts.RefreshEvery {
+		if !stopped && r.book.waiting()+r.tips.tipsWaiting() > 0 && now.Sub(r.lastRefresh) >= r.opts.RefreshEvery {
 			if err := r.refresh(ctx); err != nil {
 				if ctx.Err() != nil {
 					return ctx.Err()
@@ -240,7 +281,7 @@ func (r *tracker) loop(ctx context.Context) error {
 				r.logf("refresh: %v", err)
 			} else if err := r.expand(); err != nil {
 				return err
-			} else if err := r.expandTips(); err != nil {
+			} else if err := r.tips.expandTips(); err != nil {
 				return err
 			}
 		}
@@ -251,14 +292,14 @@ func (r *tracker) loop(ctx context.Context) error {
 			}
 		}
 		if !stopped {
-			stopped, err = stopSeen(r.tipsTick(ctx, r.clock.Now()))
+			stopped, err = stopSeen(r.tips.tipsTick(ctx, r.clock.Now()))
 			if lost, ok := isLockLost(err); ok {
 				r.stopForLostLock(lost)
 			} else if err != nil {
 				return err
 			}
-		} else if r.hasTips() {
-			if err := r.followResults(ctx, r.clock.Now()); err != nil {
+		} else if r.tips.hasTips() {
+			if err := r.tips.followResults(ctx, r.clock.Now()); err != nil {
 				return err
 			}
 		}
@@ -272,7 +313,7 @@ func (r *tracker) loop(ctx context.Context) error {
 		if err := r.readPlacements(withReadReason(ctx, "placement records")); err != nil {
 			return err
 		}
-		r.alertTick()
+		r.alerts.tick()
 		r.progress(now, interval)
 		if stopped || r.opts.NoWait || r.done() {
 			if err := r.completeRecords(withReadReason(ctx, "settled records")); err != nil {
@@ -327,7 +368,7 @@ func (r *tracker) decideAll(ctx context.Context) (stopped bool, err error) {
 	if err := r.checkLabels(withReadReason(ctx, "label check"), r.tickAt); err != nil {
 		return false, err
 	}
-	for _, in := range r.byStart() {
+	for _, in := range r.book.byStart() {
 		stopped, err := stopSeen(r.decide(withReadReason(ctx, "label look-up"), in, r.clock.Now()))
 		if stopped {
 			return true, nil
@@ -340,8 +381,7 @@ func (r *tracker) decideAll(ctx context.Context) (stopped bool, err error) {
 			// What was created is still followed to the end.
 			r.stopForLostLock(lost)
 			if in.status == StatusWaiting && in.notifID == 0 {
-				in.status, in.final = StatusFailed, true
-				in.reason = "not created: " + r.stopCreating
+				r.book.end(in, StatusFailed, "not created: "+r.stopCreating)
 			}
 		}
 		if err := r.keepDecision(in); err != nil {
@@ -363,19 +403,6 @@ func stopSeen(err error) (bool, error) {
 
 var errTimeout = errors.New("poll timeout reached before every bet was final")
 
-func (r *tracker) snapshot() []*instance { return append([]*instance(nil), r.insts...) }
-
-// byStart is the instances with the soonest race first (plan order among
-// a race's bets): in a burst, the bet whose race jumps first is created
-// first. It also keeps each race's notifications next to each other in the
-// service's list, so the pages that poll the races still to run are the
-// newest ones.
-func (r *tracker) byStart() []*instance {
-	out := r.snapshot()
-	soonestFirst(out, func(in *instance) time.Time { return in.info.Start })
-	return out
-}
-
 // soonestFirst sorts s by start, soonest first and unknown (zero) starts
 // last, keeping s's order among equal starts.
 func soonestFirst[T any](s []T, start func(T) time.Time) {
@@ -388,24 +415,14 @@ func soonestFirst[T any](s []T, start func(T) time.Time) {
 	})
 }
 
-func (r *tracker) waiting() int {
-	n := 0
-	for _, in := range r.insts {
-		if in.status == StatusWaiting {
-			n++
-		}
-	}
-	return n
-}
-
 // done reports whether every instance is final.
 func (r *tracker) done() bool {
-	for _, in := range r.insts {
+	for _, in := range r.book.insts {
 		if in.open() || (in.notifID != 0 && !in.final) {
 			return false
 		}
 	}
-	return r.tipsDone()
+	return r.tips.tipsDone()
 }
 
 func (r *tracker) progress(now time.Time, interval time.Duration) {
@@ -413,7 +430,7 @@ func (r *tracker) progress(now time.Time, interval time.Duration) {
 		return
 	}
 	p := Progress{Now: now, ByStatus: map[Status]int{}, NextPoll: now.Add(interval)}
-	for _, in := range r.insts {
+	for _, in := range r.book.insts {
 		p.ByStatus[in.status]++
 		if !in.placedAt.IsZero() && (p.LastPlaced == nil || in.placedAt.After(p.LastPlaced.At)) {
 			p.LastPlaced = &PlacedBet{BetID: in.name(), At: in.placedAt, By: in.placedBy, Refused: in.refusedBy}
@@ -427,11 +444,11 @@ func (r *tracker) progress(now time.Time, interval time.Duration) {
 
 // finish writes what the run learnt into res, whatever ended it.
 func (r *tracker) finish(res *Result, err error) {
-	if len(r.insts) == 0 {
+	if len(r.book.insts) == 0 {
 		r.unstarted(err)
 	}
 	if len(r.tips.insts) == 0 {
-		r.unstartedTips(err)
+		r.tips.unstartedTips(err)
 	}
 	r.fill(res)
 	switch {
@@ -484,23 +501,25 @@ func (r *tracker) unstarted(err error) {
 	}
 	r.followJournal()
 	seen := map[string]bool{}
-	for _, in := range r.insts {
+	for _, in := range r.book.insts {
 		seen[in.bet.ID] = true
 		if in.notifID != 0 {
-			in.reason = "created by an earlier run; " + why
+			r.book.wait(in, "created by an earlier run; "+why)
 		}
 	}
 	for _, b := range r.plan.Bets {
 		if seen[b.ID] {
 			continue
 		}
-		in := &instance{bet: b, status: StatusWaiting, reason: why, amount: staticAmount(b)}
+		var info RaceInfo
 		if b.Race != nil {
-			in.info = RaceInfo{Venue: b.Race.Venue, Code: b.Race.Code, EventNumber: b.Race.EventNumber}
+			info = RaceInfo{Venue: b.Race.Venue, Code: b.Race.Code, EventNumber: b.Race.EventNumber}
 		}
 		if b.Event != nil {
-			in.info = plannedEvent(b)
+			info = plannedEvent(b)
 		}
-		r.insts = append(r.insts, in)
+		in := newWaiting(b, info, "", staticAmount(b))
+		r.book.wait(in, why)
+		r.book.add("", in)
 	}
 }

@@ -124,7 +124,7 @@ func betIDFromLabel(planName, label string) string {
 func (r *tracker) checkLabels(ctx context.Context, now time.Time) error {
 	r.labelsSeen = nil
 	var labels []string
-	for _, in := range r.insts {
+	for _, in := range r.book.insts {
 		if r.wouldCreate(in, now) {
 			labels = append(labels, in.label)
 		}
@@ -225,7 +225,7 @@ func (r *tracker) readPlacements(ctx context.Context) error {
 // notification, the records are read again at the next poll.
 func (r *tracker) placementErrorsKept(read func() error) error {
 	before := map[*instance]string{}
-	for _, in := range r.insts {
+	for _, in := range r.book.insts {
 		if in.needPlacement && !in.needRecords {
 			before[in] = in.err
 		}
@@ -233,9 +233,7 @@ func (r *tracker) placementErrorsKept(read func() error) error {
 	err := read()
 	for in, e := range before {
 		if in.needPlacement {
-			in.err = e
-			if !in.placementLogged && !in.placedEarlier && in.notif != nil {
-				in.placementLogged = true
+			if r.book.placementUnread(in, e) {
 				r.logf("placed %s: $%.2f accepted; who placed it is not known yet (the bet records could not be read; the bots of %s took it up)",
 					in.name(), float64(in.notif.TotalAccepted), sessionList(in.placedBy))
 			}
@@ -252,7 +250,7 @@ func (r *tracker) placementErrorsKept(read func() error) error {
 // (a failed page, a long history) is read one notification at a time.
 func (r *tracker) readRecords(ctx context.Context, need func(*instance) bool) error {
 	var want []*instance
-	for _, in := range r.insts {
+	for _, in := range r.book.insts {
 		if need(in) && in.notifID != 0 {
 			want = append(want, in)
 		}

@@ -73,7 +73,7 @@ func (r *tracker) refreshEvents(ctx context.Context) error {
 		if b.Event == nil {
 			continue
 		}
-		if in := r.eventInstance(b); in != nil {
+		if in := r.book.eventInstance(b); in != nil {
 			if in.status == StatusWaiting && in.notifID == 0 {
 				add(in.info.Event.ID)
 			}
@@ -98,17 +98,6 @@ func (r *tracker) refreshEvents(ctx context.Context) error {
 		details[id] = e
 	}
 	r.sports = eventsState{list: list, details: details}
-	return nil
-}
-
-// eventInstance is the run's instance of an event bet on its event, nil
-// while unresolved.
-func (r *tracker) eventInstance(b *plan.Bet) *instance {
-	for _, in := range r.insts {
-		if in.bet == b && in.info.Event != nil && in.label != "" {
-			return in
-		}
-	}
 	return nil
 }
 
@@ -337,7 +326,7 @@ func (r *tracker) resolveEvent(b *plan.Bet) (*apiclient.Event, RaceInfo, string)
 // event bet not resolved yet is unresolved, with the nearest names, until
 // a refresh finds it.
 func (r *tracker) expandEvent(b *plan.Bet) {
-	if in := r.eventInstance(b); in != nil {
+	if in := r.book.eventInstance(b); in != nil {
 		if in.status == StatusWaiting && in.notifID == 0 {
 			// A start that moved, new prices: the latest detail.
 			if e, ok := r.sports.detail(in.info.Event.ID); ok && e != nil {
@@ -354,20 +343,18 @@ func (r *tracker) expandEvent(b *plan.Bet) {
 		if r.journalHasBet(b.ID) {
 			return // its event ran already; the journal's instance follows it
 		}
-		if old, ok := r.byLabel[key]; ok {
-			old.reason = why
+		if old, ok := r.book.byLabel[key]; ok {
+			r.book.wait(old, why)
 			return
 		}
-		in := &instance{bet: b, info: plannedEvent(b), status: StatusUnresolved, reason: why, final: true}
-		r.byLabel[key] = in
-		r.insts = append(r.insts, in)
+		r.book.add(key, newUnresolved(b, plannedEvent(b), why))
 		return
 	}
 	if r.madeToday(b, info.Start, r.clock.Now()) {
 		return // today's game has it; the same fixture tomorrow is tomorrow's run
 	}
-	if old, ok := r.byLabel[key]; ok {
-		r.removeInstance(old, key)
+	if old, ok := r.book.byLabel[key]; ok {
+		r.book.remove(old, key)
 	}
 	r.track(b, info, r.eventLabel(b, info), func(in *instance) { in.event = e })
 }

@@ -27,7 +27,7 @@ func ReadStatus(ctx context.Context, p *plan.Plan, opts Options) (*Result, error
 
 func (r *tracker) status(ctx context.Context) error {
 	if r.journal == nil { // cancel holds the journal open already
-		j, err := r.readJournal(ctx)
+		j, err := r.journals.readJournal(ctx)
 		if err != nil {
 			return err
 		}
@@ -52,10 +52,7 @@ func (r *tracker) status(ctx context.Context) error {
 			if b == nil {
 				continue
 			}
-			in := &instance{bet: b, label: n.Label, status: StatusCreated, notifID: int64(n.ID), notif: n, info: notificationRace(n)}
-			in.amount = notificationAmount(n, b.AmountField())
-			r.byLabel[n.Label] = in
-			r.insts = append(r.insts, in)
+			r.book.add(n.Label, newFound(b, n, notificationAmount(n, b.AmountField())))
 		}
 	}
 	if err := r.expand(); err != nil {
@@ -64,26 +61,24 @@ func (r *tracker) status(ctx context.Context) error {
 	r.followJournal()
 	// Bets not created yet read as waiting, or skipped once their race began.
 	now := r.clock.Now()
-	for _, in := range r.insts {
+	for _, in := range r.book.insts {
 		if in.status == StatusWaiting && in.notifID == 0 {
 			if s := j.State(in.label); s != nil && s.Pending {
-				in.reason = "an earlier create may have landed; the next run looks the label up"
+				r.book.wait(in, "an earlier create may have landed; the next run looks the label up")
 			} else if !in.resolved() || !now.Before(in.start()) {
-				in.status, in.final = StatusSkipped, true
-				in.reason = "not created before its " + in.what() + " started"
+				r.book.end(in, StatusSkipped, "not created before its "+in.what()+" started")
 			} else if why := notInField(in); why != "" {
 				// As run words it: a vacant box is skipped, not waiting.
-				in.status, in.final = StatusSkipped, true
-				in.reason = why + ": not created"
+				r.book.end(in, StatusSkipped, why+": not created")
 			} else {
-				in.reason = "not created yet"
+				r.book.wait(in, "not created yet")
 			}
 		}
 	}
 	if err := r.poll(ctx); err != nil {
 		return err
 	}
-	if err := r.statusTips(ctx); err != nil {
+	if err := r.tips.statusTips(ctx); err != nil {
 		return err
 	}
 	return r.completeRecords(ctx)

@@ -45,9 +45,9 @@ func (r *tracker) checkStop() error {
 	}
 	r.stopped, r.stopCreating = mark, why
 	// They stay waiting: a resumed plan creates them.
-	for _, in := range r.insts {
+	for _, in := range r.book.insts {
 		if in.status == StatusWaiting && in.notifID == 0 {
-			in.reason = "not created: " + why
+			r.book.wait(in, "not created: "+why)
 		}
 	}
 	return &StoppedError{Mark: *mark}
@@ -131,7 +131,7 @@ func (r *tracker) adoptUnjournalled(ctx context.Context) error {
 // each cancel, and reads the outcomes again.
 func (r *tracker) cancelOpen(ctx context.Context, want map[string]bool, confirm bool) error {
 	var targets []*instance
-	for _, in := range r.insts {
+	for _, in := range r.book.insts {
 		if in.notifID == 0 || in.final || in.status == StatusCanceled || (len(want) > 0 && !in.matchesAny(want)) {
 			continue
 		}
@@ -155,15 +155,15 @@ func (r *tracker) cancelOpen(ctx context.Context, want map[string]bool, confirm 
 			if ctx.Err() != nil {
 				return ctx.Err()
 			}
-			in.err = fmt.Sprintf("cancel: %v", err)
+			r.book.trouble(in, fmt.Sprintf("cancel: %v", err), "")
 			r.logf("could not cancel %s: notification %d: %v", in.name(), in.notifID, err)
 			continue
 		}
 		if err := r.journal.Record(journalEntry{Op: opCanceled, Label: in.label, NotificationID: in.notifID}); err != nil {
 			return err
 		}
-		in.reason = "cancel requested"
-		in.lastPolled = time.Time{} // read it again below
+		r.book.wait(in, "cancel requested")
+		r.book.readAgain(in) // read it again below
 		r.logf("cancelled %s: notification %d", in.name(), in.notifID)
 	}
 	return r.poll(ctx)

@@ -102,6 +102,12 @@ const (
 
 // tipRun is a command's tips: the instances and what it learnt.
 type tipRun struct {
+	plan  *plan.Plan
+	opts  *Options
+	clock Clock
+	svc   Backend
+	host  tipHost
+
 	insts     []*tipInstance
 	byKey     map[string]*tipInstance
 	alerts    map[string]*alertInstance
@@ -117,7 +123,26 @@ type tipRun struct {
 	noted     bool // --republish was checked against the journal
 }
 
-func (r *tracker) hasTips() bool { return len(r.plan.Tips) > 0 }
+// tipHost is what the tips ask of the run they are part of: its log,
+// its lock and stop mark, the races it read, the prompt.
+type tipHost interface {
+	logf(format string, args ...any)
+	checkpoint(point string)
+	checkStop() error
+	lockLost() bool
+	lockErr() error
+	stopReason() string
+	confirm(summary func() string) error
+	env(rc *apiclient.Race, now time.Time) *plan.Env
+	eachMatchingRace(what string, matches func(*plan.Env) (bool, error), now time.Time, add func(rc *apiclient.Race)) error
+	eachPage(ctx context.Context, fn func(page []apiclient.Notification) (more bool)) (failed int, err error)
+	raceTime(venue string, t time.Time) string
+	currentJournal() *Journal
+	currentRaces() []apiclient.Race
+	betsWaiting() int
+}
+
+func (r *tipRun) hasTips() bool { return len(r.plan.Tips) > 0 }
 
 func plural(n int, one, many string) string {
 	if n == 1 {
@@ -128,8 +153,8 @@ func plural(n int, one, many string) string {
 
 // tipsDone reports whether every tip is final: published and resulted,
 // or past being published.
-func (r *tracker) tipsDone() bool {
-	for _, in := range r.tips.insts {
+func (r *tipRun) tipsDone() bool {
+	for _, in := range r.insts {
 		if in.open() {
 			return false
 		}
@@ -138,9 +163,9 @@ func (r *tracker) tipsDone() bool {
 }
 
 // tipsWaiting counts the tips still to be published.
-func (r *tracker) tipsWaiting() int {
+func (r *tipRun) tipsWaiting() int {
 	n := 0
-	for _, in := range r.tips.insts {
+	for _, in := range r.insts {
 		if in.status == TipWaiting && !in.final {
 			n++
 		}

@@ -13,14 +13,14 @@ import (
 // would be ready within the plan's prealert.before (the tip's when looked
 // at ahead, minute by minute), and at the latest just before that tip
 // goes out.
-func (r *tracker) prealerts(ctx context.Context, now time.Time, due []*tipInstance) error {
+func (r *tipRun) prealerts(ctx context.Context, now time.Time, due []*tipInstance) error {
 	pa := r.plan.Prealert
 	if pa == nil {
 		return nil
 	}
 	byRace := map[string][]*tipInstance{}
 	var keys []string
-	for _, in := range r.tips.insts {
+	for _, in := range r.insts {
 		if in.race == nil {
 			continue
 		}
@@ -61,33 +61,33 @@ func (r *tracker) prealerts(ctx context.Context, now time.Time, due []*tipInstan
 }
 
 // alert is the pre-alert instance of a race, with the journal's state.
-func (r *tracker) alert(key string, info RaceInfo) *alertInstance {
-	if a, ok := r.tips.alerts[key]; ok {
+func (r *tipRun) alert(key string, info RaceInfo) *alertInstance {
+	if a, ok := r.alerts[key]; ok {
 		return a
 	}
 	a := &alertInstance{key: key, info: info, status: AlertWaiting}
-	if r.journal != nil {
-		if s := r.journal.Pub(key); s != nil {
+	if r.host.currentJournal() != nil {
+		if s := r.host.currentJournal().Pub(key); s != nil {
 			switch {
 			case s.Published:
 				a.status, a.sentAt, a.path = AlertSent, s.At, s.Path
-				if r.tips.path == "" {
-					r.tips.path = s.Path
+				if r.path == "" {
+					r.path = s.Path
 				}
 			case s.Pending:
 				a.status, a.reason = AlertUnknown, "a pre-alert was sent and its outcome is unknown: not sent again"
 			}
 		}
 	}
-	r.tips.alerts[key] = a
-	r.tips.alertKeys = append(r.tips.alertKeys, key)
+	r.alerts[key] = a
+	r.alertKeys = append(r.alertKeys, key)
 	return a
 }
 
 // alertNeeded reports whether a tip of the pre-alert's race may still be
 // published.
-func (r *tracker) alertNeeded(a *alertInstance) bool {
-	for _, in := range r.tips.insts {
+func (r *tipRun) alertNeeded(a *alertInstance) bool {
+	for _, in := range r.insts {
 		if in.status == TipWaiting && !in.final && in.race != nil && prealertKey(r.plan.Name, in.info) == a.key {
 			return true
 		}
@@ -97,13 +97,13 @@ func (r *tracker) alertNeeded(a *alertInstance) bool {
 
 // readyWithin reports whether a waiting tip of the race would be ready at
 // some minute from now to now+before.
-func (r *tracker) readyWithin(tips []*tipInstance, now time.Time, before time.Duration) bool {
+func (r *tipRun) readyWithin(tips []*tipInstance, now time.Time, before time.Duration) bool {
 	for _, in := range tips {
 		if in.status != TipWaiting || in.final {
 			continue
 		}
 		// One environment, moved along the minutes: only the time changes.
-		env := r.env(in.race, now)
+		env := r.host.env(in.race, now)
 		start := in.race.StartTime.Time
 		for d := time.Duration(0); ; d += time.Minute {
 			if d > before {
@@ -122,7 +122,7 @@ func (r *tracker) readyWithin(tips []*tipInstance, now time.Time, before time.Du
 	return false
 }
 
-func (r *tracker) sendPrealert(ctx context.Context, a *alertInstance, late bool) error {
+func (r *tipRun) sendPrealert(ctx context.Context, a *alertInstance, late bool) error {
 	if r.opts.TipsterAPIKey == "" {
 		a.status, a.reason = AlertFailed, "no tip package API key: set BETPLAN_TIPSTER_APIKEY"
 		return nil
@@ -131,29 +131,31 @@ func (r *tracker) sendPrealert(ctx context.Context, a *alertInstance, late bool)
 	if err != nil {
 		return err
 	}
-	if err := r.checkStop(); err != nil {
+	if err := r.host.checkStop(); err != nil {
 		return err
 	}
 	info := a.info
 	entry := []journalTip{{Key: a.key, Race: &info}}
-	record := func(op, why string) error { return r.journal.Record(journalEntry{Op: op, Tips: entry, Error: why}) }
+	record := func(op, why string) error {
+		return r.host.currentJournal().Record(journalEntry{Op: op, Tips: entry, Error: why})
+	}
 	if err := record(opPrealerting, ""); err != nil {
 		return err
 	}
-	if r.lockLost() {
+	if r.host.lockLost() {
 		a.status, a.reason = AlertUnknown, "announced as the plan's lock was lost"
-		return r.lease.Err()
+		return r.host.lockErr()
 	}
 	ans, err := tb.SendPrealert(ctx, r.opts.TipsterAPIKey)
 	race := fmt.Sprintf("%s %s R%d", a.info.Venue, a.info.Code, a.info.EventNumber)
 	switch {
 	case err == nil:
 		a.status, a.sentAt, a.path = AlertSent, r.clock.Now(), ans.Path
-		r.tips.path = ans.Path
+		r.path = ans.Path
 		if late {
 			a.reason = "sent just before the race's first tip: it was ready before the pre-alert was due"
 		}
-		r.logf("pre-alert for %s sent (%s)", race, ans.Path)
+		r.host.logf("pre-alert for %s sent (%s)", race, ans.Path)
 		entry[0].Path = ans.Path
 		return record(opPrealerted, "")
 	case ctx.Err() != nil:
@@ -161,13 +163,13 @@ func (r *tracker) sendPrealert(ctx context.Context, a *alertInstance, late bool)
 		return ctx.Err()
 	case apiclient.IsAmbiguous(err), apiclient.IsServerError(err):
 		a.status, a.reason = AlertUnknown, "it may have gone out ("+err.Error()+"): not sent again"
-		r.logf("pre-alert for %s: %v; not sent again", race, err)
+		r.host.logf("pre-alert for %s: %v; not sent again", race, err)
 		return record(opPrealertUnknown, err.Error())
 	case isNotSent(err), apiclient.IsRateLimited(err):
 		a.reason = "the last pre-alert did not reach the service (" + err.Error() + "); trying again"
 		return record(opPrealertAbsent, err.Error())
 	}
 	a.status, a.reason = AlertFailed, "the service refused the pre-alert: "+err.Error()
-	r.logf("pre-alert for %s refused: %v", race, err)
+	r.host.logf("pre-alert for %s refused: %v", race, err)
 	return record(opPrealertFailed, err.Error())
 }

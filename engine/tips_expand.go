@@ -10,11 +10,11 @@ import (
 
 // expandTips builds the plan's tip instances against the current races,
 // as expand does for bets.
-func (r *tracker) expandTips() error {
+func (r *tipRun) expandTips() error {
 	if !r.hasTips() {
 		return nil
 	}
-	t := &r.tips
+	t := r
 	if t.byKey == nil {
 		t.byKey, t.alerts = map[string]*tipInstance{}, map[string]*alertInstance{}
 	}
@@ -27,7 +27,7 @@ func (r *tracker) expandTips() error {
 				r.refreshTipRaces(tip)
 				continue
 			}
-			err := r.eachMatchingRace("tip "+tip.ID, tip.Matches, now, func(rc *apiclient.Race) {
+			err := r.host.eachMatchingRace("tip "+tip.ID, tip.Matches, now, func(rc *apiclient.Race) {
 				r.addTip(tip, rc)
 			})
 			if err != nil {
@@ -39,7 +39,7 @@ func (r *tracker) expandTips() error {
 			r.refreshTipRaces(tip)
 			continue
 		}
-		rc, why := findRace(r.races, *tip.Race)
+		rc, why := findRace(r.host.currentRaces(), *tip.Race)
 		unresolved := "unresolved:" + tip.ID
 		if rc == nil {
 			if r.journalHasTip(tip.ID, "") {
@@ -67,8 +67,8 @@ func (r *tracker) expandTips() error {
 	return nil
 }
 
-func (r *tracker) hasTipRace(tip *plan.Tip) bool {
-	for _, in := range r.tips.insts {
+func (r *tipRun) hasTipRace(tip *plan.Tip) bool {
+	for _, in := range r.insts {
 		if in.tip == tip && in.race != nil {
 			return true
 		}
@@ -78,14 +78,14 @@ func (r *tracker) hasTipRace(tip *plan.Tip) bool {
 
 // refreshTipRaces points tip's waiting instances at the latest entries of
 // their races (a start time can move).
-func (r *tracker) refreshTipRaces(tip *plan.Tip) {
-	for _, in := range r.tips.insts {
+func (r *tipRun) refreshTipRaces(tip *plan.Tip) {
+	for _, in := range r.insts {
 		if in.tip != tip || in.race == nil || in.status != TipWaiting {
 			continue
 		}
-		for i := range r.races {
-			if sameRace(in.race, &r.races[i]) {
-				in.race, in.info = &r.races[i], raceInfo(&r.races[i])
+		for i := range r.host.currentRaces() {
+			if sameRace(in.race, &r.host.currentRaces()[i]) {
+				in.race, in.info = &r.host.currentRaces()[i], raceInfo(&r.host.currentRaces()[i])
 				break
 			}
 		}
@@ -94,22 +94,22 @@ func (r *tracker) refreshTipRaces(tip *plan.Tip) {
 
 // journalHasTip reports whether the journal knows a publication of the tip,
 // on a meeting of that date when date is set.
-func (r *tracker) journalHasTip(id, date string) bool {
-	if r.journal == nil {
+func (r *tipRun) journalHasTip(id, date string) bool {
+	if r.host.currentJournal() == nil {
 		return false
 	}
-	for _, k := range r.journal.PubKeys() {
-		if s := r.journal.Pub(k); s != nil && s.TipID == id && (date == "" || meetingDate(s.Race.Start) == date) {
+	for _, k := range r.host.currentJournal().PubKeys() {
+		if s := r.host.currentJournal().Pub(k); s != nil && s.TipID == id && (date == "" || meetingDate(s.Race.Start) == date) {
 			return true
 		}
 	}
 	return false
 }
 
-func (r *tracker) addTip(tip *plan.Tip, rc *apiclient.Race) {
+func (r *tipRun) addTip(tip *plan.Tip, rc *apiclient.Race) {
 	info := raceInfo(rc)
 	key := TipKey(r.plan.Name, tip.ID, info)
-	if in, ok := r.tips.byKey[key]; ok {
+	if in, ok := r.byKey[key]; ok {
 		if in.status == TipWaiting {
 			in.race, in.info = rc, info
 		}
@@ -117,16 +117,16 @@ func (r *tracker) addTip(tip *plan.Tip, rc *apiclient.Race) {
 	}
 	in := &tipInstance{tip: tip, race: rc, info: info, key: key, status: TipWaiting}
 	r.applyPubState(in)
-	r.tips.byKey[key] = in
-	r.tips.insts = append(r.tips.insts, in)
+	r.byKey[key] = in
+	r.insts = append(r.insts, in)
 }
 
 // applyPubState brings what the journal knows of a tip into in.
-func (r *tracker) applyPubState(in *tipInstance) {
-	if r.journal == nil {
+func (r *tipRun) applyPubState(in *tipInstance) {
+	if r.host.currentJournal() == nil {
 		return
 	}
-	s := r.journal.Pub(in.key)
+	s := r.host.currentJournal().Pub(in.key)
 	if s == nil {
 		return
 	}
@@ -147,11 +147,11 @@ func (r *tracker) applyPubState(in *tipInstance) {
 
 // followTipJournal adds the tips the journal knows whose race left the
 // list (it ran), so the report still shows them.
-func (r *tracker) followTipJournal() {
-	if r.journal == nil || !r.hasTips() {
+func (r *tipRun) followTipJournal() {
+	if r.host.currentJournal() == nil || !r.hasTips() {
 		return
 	}
-	t := &r.tips
+	t := r
 	if t.byKey == nil {
 		t.byKey, t.alerts = map[string]*tipInstance{}, map[string]*alertInstance{}
 	}
@@ -159,11 +159,11 @@ func (r *tracker) followTipJournal() {
 	for _, tip := range r.plan.Tips {
 		tips[tip.ID] = tip
 	}
-	for _, k := range r.journal.PubKeys() {
+	for _, k := range r.host.currentJournal().PubKeys() {
 		if _, ok := t.byKey[k]; ok || !strings.HasPrefix(k, "tip:") {
 			continue
 		}
-		s := r.journal.Pub(k)
+		s := r.host.currentJournal().Pub(k)
 		tip := tips[s.TipID]
 		if tip == nil || (!s.Published && !s.Pending) {
 			continue
@@ -177,7 +177,7 @@ func (r *tracker) followTipJournal() {
 
 // unstartedTips lists the plan's tips as written when the command ended
 // before it could resolve them.
-func (r *tracker) unstartedTips(err error) {
+func (r *tipRun) unstartedTips(err error) {
 	if !r.hasTips() {
 		return
 	}
@@ -187,7 +187,7 @@ func (r *tracker) unstartedTips(err error) {
 	}
 	r.followTipJournal()
 	seen := map[string]bool{}
-	for _, in := range r.tips.insts {
+	for _, in := range r.insts {
 		seen[in.tip.ID] = true
 	}
 	for _, tip := range r.plan.Tips {
@@ -198,6 +198,6 @@ func (r *tracker) unstartedTips(err error) {
 		if tip.Race != nil {
 			in.info = RaceInfo{Venue: tip.Race.Venue, Code: tip.Race.Code, EventNumber: tip.Race.EventNumber}
 		}
-		r.tips.insts = append(r.tips.insts, in)
+		r.insts = append(r.insts, in)
 	}
 }

@@ -18,10 +18,10 @@ func unknownReason(why string) string {
 
 // confirmTips asks, once per run, before the first publication of a real
 // run (a published tip cannot be taken back), as a create does.
-func (r *tracker) confirmTips() error {
-	return r.confirm(func() string {
+func (r *tipRun) confirmTips() error {
+	return r.host.confirm(func() string {
 		summary := fmt.Sprintf("Plan %q against %s:%s", r.plan.Name, r.opts.BaseURL, r.tipsSummary())
-		if n := r.waiting(); n > 0 {
+		if n := r.host.betsWaiting(); n > 0 {
 			summary += fmt.Sprintf(" Up to %d %s may be created.", n, plural(n, "bet", "bets"))
 		}
 		return summary
@@ -30,9 +30,9 @@ func (r *tracker) confirmTips() error {
 
 // tipsSummary is what the confirmation says of the tips: " Up to N tips
 // will be published to the package's subscribers." ("" without tips).
-func (r *tracker) tipsSummary() string {
+func (r *tipRun) tipsSummary() string {
 	n := 0
-	for _, in := range r.tips.insts {
+	for _, in := range r.insts {
 		if (in.status == TipWaiting && !in.final) || in.republish {
 			n++
 		}
@@ -44,7 +44,7 @@ func (r *tracker) tipsSummary() string {
 }
 
 // tipster is the tip package's calls, once the run is confirmed.
-func (r *tracker) tipster() (TipsterBackend, error) {
+func (r *tipRun) tipster() (TipsterBackend, error) {
 	tb, ok := r.svc.(TipsterBackend)
 	if !ok {
 		return nil, errors.New("the service client cannot publish tips")
@@ -74,11 +74,11 @@ const maxPublishAttempts = 3
 // batch the service refused as a whole for its data (400, 404, 406) is
 // sent again one tip at a time, so one bad tip does not hold the others
 // back: a refused call published nothing.
-func (r *tracker) publish(ctx context.Context, batch []*tipInstance) error {
+func (r *tipRun) publish(ctx context.Context, batch []*tipInstance) error {
 	if r.opts.TipsterAPIKey == "" {
 		r.stopPublishing("no tip package API key: set BETPLAN_TIPSTER_APIKEY")
 		for _, in := range batch {
-			in.status, in.final, in.reason = TipFailed, true, "not published: "+r.tips.stop
+			in.status, in.final, in.reason = TipFailed, true, "not published: "+r.stop
 		}
 		return nil
 	}
@@ -90,7 +90,7 @@ func (r *tracker) publish(ctx context.Context, batch []*tipInstance) error {
 	if err != nil || !refused || len(batch) == 1 {
 		return err
 	}
-	r.logf("the service refused the publish of %d tips as a whole; sending each on its own", len(batch))
+	r.host.logf("the service refused the publish of %d tips as a whole; sending each on its own", len(batch))
 	for _, in := range batch {
 		if _, err := r.publishOnce(ctx, tb, []*tipInstance{in}); err != nil {
 			return err
@@ -101,10 +101,10 @@ func (r *tracker) publish(ctx context.Context, batch []*tipInstance) error {
 
 // publishOnce is one publish call. refused reports a call the service
 // refused for its data (nothing published, each tip may be tried alone).
-func (r *tracker) publishOnce(ctx context.Context, tb TipsterBackend, batch []*tipInstance) (refused bool, err error) {
-	if err := r.checkStop(); err != nil {
+func (r *tipRun) publishOnce(ctx context.Context, tb TipsterBackend, batch []*tipInstance) (refused bool, err error) {
+	if err := r.host.checkStop(); err != nil {
 		for _, in := range batch {
-			in.reason = "not published: " + r.stopCreating
+			in.reason = "not published: " + r.host.stopReason()
 		}
 		return false, err
 	}
@@ -118,9 +118,9 @@ func (r *tracker) publishOnce(ctx context.Context, tb TipsterBackend, batch []*t
 		ids[i] = in.tip.ID
 	}
 	record := func(op, why string) error {
-		return r.journal.Record(journalEntry{Op: op, Tips: entry, Error: why})
+		return r.host.currentJournal().Record(journalEntry{Op: op, Tips: entry, Error: why})
 	}
-	r.checkpoint("announce-publish")
+	r.host.checkpoint("announce-publish")
 	if err := record(opPublishing, ""); err != nil {
 		return false, err
 	}
@@ -128,17 +128,17 @@ func (r *tracker) publishOnce(ctx context.Context, tb TipsterBackend, batch []*t
 		in.attempts++
 		in.republish = false
 	}
-	r.checkpoint("publishing")
-	if r.lockLost() {
+	r.host.checkpoint("publishing")
+	if r.host.lockLost() {
 		// Announced, never sent: reported unknown, as it cannot be told
 		// from a call that was.
 		for _, in := range batch {
 			in.status, in.final, in.reason = TipUnknown, true, unknownReason("the plan's lock was lost as it was announced")
 		}
-		return false, r.lease.Err()
+		return false, r.host.lockErr()
 	}
 	ans, err := tb.PublishTips(ctx, r.opts.TipsterAPIKey, req)
-	r.checkpoint("posted-publish")
+	r.host.checkpoint("posted-publish")
 	now := r.clock.Now()
 	switch {
 	case err == nil && ans.Refused():
@@ -146,19 +146,19 @@ func (r *tracker) publishOnce(ctx context.Context, tb TipsterBackend, batch []*t
 		if ans.Message != "" {
 			why += ": " + ans.Message
 		}
-		r.logf("publish of %s: %s; reported unknown", strings.Join(ids, ", "), why)
+		r.host.logf("publish of %s: %s; reported unknown", strings.Join(ids, ", "), why)
 		for _, in := range batch {
 			in.status, in.final, in.reason, in.answer = TipUnknown, true, unknownReason(why), ans.Status
 		}
 		return false, record(opPublishUnknown, why)
 	case err == nil:
 		jerr := record(opPublished, "")
-		r.checkpoint("published")
+		r.host.checkpoint("published")
 		for _, in := range batch {
 			in.status, in.publishedAt, in.reason, in.err = TipPublished, now, "", ""
 			in.answer = strings.TrimSpace(ans.Status + " " + ans.Message)
 		}
-		r.logf("published %s (%d %s in one call)", strings.Join(ids, ", "), len(batch), plural(len(batch), "tip", "tips"))
+		r.host.logf("published %s (%d %s in one call)", strings.Join(ids, ", "), len(batch), plural(len(batch), "tip", "tips"))
 		return false, jerr
 	case ctx.Err() != nil:
 		// Interrupted mid-publish: the journal's announcement stands, so
@@ -169,14 +169,14 @@ func (r *tracker) publishOnce(ctx context.Context, tb TipsterBackend, batch []*t
 		return false, ctx.Err()
 	case apiclient.IsAmbiguous(err), apiclient.IsServerError(err):
 		why := err.Error()
-		r.logf("publish of %s: %v; it may have gone out: reported unknown, never sent again by itself", strings.Join(ids, ", "), err)
+		r.host.logf("publish of %s: %v; it may have gone out: reported unknown, never sent again by itself", strings.Join(ids, ", "), err)
 		for _, in := range batch {
 			in.status, in.final, in.reason, in.err = TipUnknown, true, unknownReason(why), why
 		}
 		return false, record(opPublishUnknown, why)
 	case isNotSent(err), apiclient.IsRateLimited(err):
 		// Nothing reached the service, or it refused before processing.
-		r.logf("publish of %s: %v; trying again on the next tick", strings.Join(ids, ", "), err)
+		r.host.logf("publish of %s: %v; trying again on the next tick", strings.Join(ids, ", "), err)
 		for _, in := range batch {
 			in.err = err.Error()
 			in.status, in.reason = TipWaiting, "the last publish did not reach the service; trying again"
@@ -193,7 +193,7 @@ func (r *tracker) publishOnce(ctx context.Context, tb TipsterBackend, batch []*t
 	if errors.As(err, &apiErr) {
 		status = apiErr.StatusCode
 	}
-	r.logf("publish of %s refused: %v", strings.Join(ids, ", "), err)
+	r.host.logf("publish of %s refused: %v", strings.Join(ids, ", "), err)
 	if jerr := record(opPublishFailed, why); jerr != nil {
 		return false, jerr
 	}
@@ -205,7 +205,7 @@ func (r *tracker) publishOnce(ctx context.Context, tb TipsterBackend, batch []*t
 	case status == 403:
 		r.stopPublishing("the service refused the tip package API key (403): check BETPLAN_TIPSTER_APIKEY")
 		for _, in := range batch {
-			in.reason = "not published: " + r.tips.stop
+			in.reason = "not published: " + r.stop
 		}
 	case status == 401:
 		r.stopPublishing("the service refused the credentials (401)")

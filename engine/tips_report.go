@@ -13,7 +13,7 @@ import (
 )
 
 // fillTips writes the tips, pre-alerts and what was assumed into res.
-func (r *tracker) fillTips(res *Result) {
+func (r *tipRun) fillTips(res *Result) {
 	if !r.hasTips() {
 		return
 	}
@@ -21,7 +21,7 @@ func (r *tracker) fillTips(res *Result) {
 	for i, t := range r.plan.Tips {
 		index[t] = i
 	}
-	insts := slices.Clone(r.tips.insts)
+	insts := slices.Clone(r.insts)
 	sort.SliceStable(insts, func(i, j int) bool {
 		a, b := insts[i], insts[j]
 		if index[a.tip] != index[b.tip] {
@@ -48,12 +48,12 @@ func (r *tracker) fillTips(res *Result) {
 		res.Tips = append(res.Tips, tr)
 	}
 	res.Prealerts = res.Prealerts[:0]
-	for _, k := range r.tips.alertKeys {
-		a := r.tips.alerts[k]
+	for _, k := range r.alertKeys {
+		a := r.alerts[k]
 		if a.status == AlertWaiting && !r.alertNeeded(a) {
 			a.status, a.reason = AlertSkipped, "not sent: no tip of the race was left to publish"
-			if r.tips.stop != "" {
-				a.reason = "not sent: " + r.tips.stop
+			if r.stop != "" {
+				a.reason = "not sent: " + r.stop
 			}
 		}
 		res.Prealerts = append(res.Prealerts, PrealertResult{Race: a.info, Status: a.status, Reason: a.reason, SentAt: a.sentAt, Path: a.path})
@@ -63,7 +63,7 @@ func (r *tracker) fillTips(res *Result) {
 
 // tipAssumptions says what a tipster run assumed where the service's
 // shapes are not known (service facts §9).
-func (r *tracker) tipAssumptions() []string {
+func (r *tipRun) tipAssumptions() []string {
 	out := []string{
 		"Publish body: the docs' flat variant, which matches the spec (competition is the venue's name); confidence and analysis, from the docs' nested variant, are sent as extra fields when set and may be ignored by the service.",
 		"Publish answer: any 2xx is taken as published ({\"status\": \"Success\"} is documented); a 2xx with another status is reported unknown.",
@@ -73,8 +73,8 @@ func (r *tracker) tipAssumptions() []string {
 	}
 	if r.plan.Prealert != nil {
 		path := "not sent yet"
-		if r.tips.path != "" {
-			path = r.tips.path + " answered"
+		if r.path != "" {
+			path = r.path + " answered"
 		}
 		out = append(out, fmt.Sprintf("Pre-alert: POST %s (the spec), then %s (the docs) when the first answers 404; %s. Body {\"apikey\"} only: the pre-alert is for the package, so betplan sends one per race, %s before the race's first tip.", apiclient.PrealertMessagePath, apiclient.PrealertDocPath, path, shortDuration(r.plan.Prealert.Before)))
 	}
@@ -85,7 +85,7 @@ func (r *tracker) tipAssumptions() []string {
 const ActionPublish Action = "publish"
 
 // previewTips says for each tip what run would do now (betplan plan).
-func (r *tracker) previewTips(res *Result, now time.Time) error {
+func (r *tipRun) previewTips(res *Result, now time.Time) error {
 	if !r.hasTips() {
 		return nil
 	}
@@ -93,18 +93,18 @@ func (r *tracker) previewTips(res *Result, now time.Time) error {
 		return err
 	}
 	r.followTipJournal()
-	for _, in := range r.tips.insts {
+	for _, in := range r.insts {
 		switch {
 		case in.status == TipUnresolved:
 			in.action = ActionUnresolved
 		case in.status == TipPublished:
-			in.action, in.reason = ActionNone, "published by an earlier run at "+r.raceTime(in.info.Venue, in.publishedAt)
+			in.action, in.reason = ActionNone, "published by an earlier run at "+r.host.raceTime(in.info.Venue, in.publishedAt)
 		case in.status == TipUnknown:
 			in.action = ActionNone
 		case in.race == nil || !now.Before(in.race.StartTime.Time):
 			in.action, in.status, in.reason = ActionSkip, TipSkipped, "the race has started"
 		default:
-			env := r.env(in.race, now)
+			env := r.host.env(in.race, now)
 			ready, err := in.tip.Ready(env)
 			switch {
 			case err != nil:
@@ -122,7 +122,7 @@ func (r *tracker) previewTips(res *Result, now time.Time) error {
 
 // statusTips re-reads what the journal knows of the tips and the results
 // of their races (betplan status).
-func (r *tracker) statusTips(ctx context.Context) error {
+func (r *tipRun) statusTips(ctx context.Context) error {
 	if !r.hasTips() {
 		return nil
 	}
@@ -131,7 +131,7 @@ func (r *tracker) statusTips(ctx context.Context) error {
 	}
 	r.followTipJournal()
 	now := r.clock.Now()
-	for _, in := range r.tips.insts {
+	for _, in := range r.insts {
 		if in.status != TipWaiting {
 			continue
 		}
@@ -141,7 +141,7 @@ func (r *tracker) statusTips(ctx context.Context) error {
 			in.reason = "not published yet"
 		}
 	}
-	for _, in := range r.tips.insts {
+	for _, in := range r.insts {
 		if in.status != TipUnresolved && r.plan.Prealert != nil {
 			r.alert(prealertKey(r.plan.Name, in.info), in.info)
 		}
@@ -164,7 +164,7 @@ func shortDuration(d time.Duration) string {
 // checkTipsOnline is validate --online for the tips: each tip's race found
 // and its runner in it, each for_each_race matching some race, with the
 // races CheckOnline read (no call of its own).
-func (r *tracker) checkTipsOnline(now time.Time) plan.Diagnostics {
+func (r *tipRun) checkTipsOnline(now time.Time) plan.Diagnostics {
 	var out plan.Diagnostics
 	add := func(t *plan.Tip, sev plan.Severity, format string, args ...any) {
 		out = append(out, plan.Diagnostic{Severity: sev, Summary: fmt.Sprintf(format, args...),
@@ -173,8 +173,8 @@ func (r *tracker) checkTipsOnline(now time.Time) plan.Diagnostics {
 	for _, t := range r.plan.Tips {
 		if t.ForEachRace != nil {
 			n := 0
-			for i := range r.races {
-				ok, err := t.Matches(r.env(&r.races[i], now))
+			for i := range r.host.currentRaces() {
+				ok, err := t.Matches(r.host.env(&r.host.currentRaces()[i], now))
 				if err != nil {
 					add(t, plan.SeverityError, "tip %s: for_each_race: %v", t.ID, err)
 					break
@@ -184,11 +184,11 @@ func (r *tracker) checkTipsOnline(now time.Time) plan.Diagnostics {
 				}
 			}
 			if n == 0 {
-				add(t, plan.SeverityWarning, "tip %s: for_each_race matches none of the %d upcoming races", t.ID, len(r.races))
+				add(t, plan.SeverityWarning, "tip %s: for_each_race matches none of the %d upcoming races", t.ID, len(r.host.currentRaces()))
 			}
 			continue
 		}
-		rc, why := findRace(r.races, *t.Race)
+		rc, why := findRace(r.host.currentRaces(), *t.Race)
 		if rc == nil {
 			add(t, plan.SeverityError, "tip %s: %s", t.ID, why)
 			continue

@@ -22,18 +22,18 @@ const resultsEvery = time.Minute
 // follows its package, or any bet of its own) give it. A race nothing of
 // the account's is on has no result to read; after unresultedAfter its
 // tip is final with the result unknown.
-func (r *tracker) followResults(ctx context.Context, now time.Time) error {
+func (r *tipRun) followResults(ctx context.Context, now time.Time) error {
 	var want []*tipInstance
-	for _, in := range r.tips.insts {
+	for _, in := range r.insts {
 		if in.status != TipPublished || in.final || in.info.Start.IsZero() || now.Before(in.info.Start) {
 			continue
 		}
 		want = append(want, in)
 	}
-	if len(want) == 0 || (!r.tips.resultsAt.IsZero() && now.Sub(r.tips.resultsAt) < resultsEvery) {
+	if len(want) == 0 || (!r.resultsAt.IsZero() && now.Sub(r.resultsAt) < resultsEvery) {
 		return nil
 	}
-	r.tips.resultsAt = now
+	r.resultsAt = now
 	oldest := want[0].info.Start
 	for _, in := range want {
 		if in.info.Start.Before(oldest) {
@@ -41,7 +41,7 @@ func (r *tracker) followResults(ctx context.Context, now time.Time) error {
 		}
 	}
 	results := map[string]string{}
-	_, err := r.eachPage(ctx, func(page []apiclient.Notification) bool {
+	_, err := r.host.eachPage(ctx, func(page []apiclient.Notification) bool {
 		older := true
 		for i := range page {
 			n := &page[i]
@@ -61,7 +61,7 @@ func (r *tracker) followResults(ctx context.Context, now time.Time) error {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
-		r.logf("tip results: %v", err)
+		r.host.logf("tip results: %v", err)
 	}
 	for _, in := range want {
 		res, ok := results[resultKey(in.info)]
@@ -84,7 +84,7 @@ func (r *tracker) followResults(ctx context.Context, now time.Time) error {
 			// The verb says which way: "lost 1.00 units", not "lost -1.00".
 			in.reason = fmt.Sprintf("%s %.2f units at %.2f (result %s)", in.outcome, math.Abs(*in.units), in.tip.Odds, res)
 		}
-		r.logf("tip %s on %s R%d: %s", in.tip.ID, in.info.Venue, in.info.EventNumber, in.reason)
+		r.host.logf("tip %s on %s R%d: %s", in.tip.ID, in.info.Venue, in.info.EventNumber, in.reason)
 	}
 	return nil
 }

@@ -11,20 +11,20 @@ import (
 )
 
 // tipsByStart is the tip instances with the soonest race first.
-func (r *tracker) tipsByStart() []*tipInstance {
-	out := slices.Clone(r.tips.insts)
+func (r *tipRun) tipsByStart() []*tipInstance {
+	out := slices.Clone(r.insts)
 	soonestFirst(out, func(in *tipInstance) time.Time { return in.info.Start })
 	return out
 }
 
 // stopPublishing publishes nothing more this run: every tip still
 // waiting is final with why, so the run need not wait for its race.
-func (r *tracker) stopPublishing(why string) {
-	if r.tips.stop == "" {
-		r.tips.stop = why
-		r.logf("publishing nothing more: %s", why)
+func (r *tipRun) stopPublishing(why string) {
+	if r.stop == "" {
+		r.stop = why
+		r.host.logf("publishing nothing more: %s", why)
 	}
-	for _, in := range r.tips.insts {
+	for _, in := range r.insts {
 		if in.status == TipWaiting && !in.final {
 			in.status, in.final, in.reason = TipFailed, true, "not published: "+why
 		}
@@ -33,24 +33,24 @@ func (r *tracker) stopPublishing(why string) {
 
 // tipsTick is one tick of the tips: due pre-alerts, then every tip ready
 // now in one publish call, then the results of published tips.
-func (r *tracker) tipsTick(ctx context.Context, now time.Time) error {
+func (r *tipRun) tipsTick(ctx context.Context, now time.Time) error {
 	if !r.hasTips() {
 		return nil
 	}
 	if r.opts.OnlyLabels != nil {
-		if !r.tips.warned {
-			r.tips.warned = true
-			r.logf("a saved plan applies its creates only: no tip is published")
+		if !r.warned {
+			r.warned = true
+			r.host.logf("a saved plan applies its creates only: no tip is published")
 		}
-		for _, in := range r.tips.insts {
+		for _, in := range r.insts {
 			if in.status == TipWaiting {
 				in.status, in.final, in.reason = TipSkipped, true, "not published: a saved plan applies its creates only"
 			}
 		}
 		return r.followResults(ctx, now)
 	}
-	if r.stopCreating != "" || r.lockLost() {
-		r.stopPublishing(r.stopCreating)
+	if r.host.stopReason() != "" || r.host.lockLost() {
+		r.stopPublishing(r.host.stopReason())
 	}
 	r.noteRepublish()
 	var due []*tipInstance
@@ -67,7 +67,7 @@ func (r *tracker) tipsTick(ctx context.Context, now time.Time) error {
 			if in.republish {
 				in.status, in.reason = TipUnknown, "--republish: the race started before it could be sent again; "+in.reason
 			} else if in.tip.When != nil {
-				in.reason = fmt.Sprintf("the race started before %q was true (%s)", in.tip.When.String(), in.tip.When.Explain(r.env(in.race, now)))
+				in.reason = fmt.Sprintf("the race started before %q was true (%s)", in.tip.When.String(), in.tip.When.Explain(r.host.env(in.race, now)))
 			} else {
 				in.reason = "the race started before the tip could be published"
 			}
@@ -77,7 +77,7 @@ func (r *tracker) tipsTick(ctx context.Context, now time.Time) error {
 			due = append(due, in)
 			continue
 		}
-		env := r.env(in.race, now)
+		env := r.host.env(in.race, now)
 		ready, err := in.tip.Ready(env)
 		if err != nil {
 			in.status, in.final = TipFailed, true
@@ -96,9 +96,9 @@ func (r *tracker) tipsTick(ctx context.Context, now time.Time) error {
 		}
 		due = append(due, in)
 	}
-	if r.tips.stop != "" {
+	if r.stop != "" {
 		for _, in := range due {
-			in.status, in.final, in.reason = TipFailed, true, "not published: "+r.tips.stop
+			in.status, in.final, in.reason = TipFailed, true, "not published: "+r.stop
 		}
 		return r.followResults(ctx, now)
 	}
@@ -115,18 +115,18 @@ func (r *tracker) tipsTick(ctx context.Context, now time.Time) error {
 
 // noteRepublish says, once, which tips --republish names that have no
 // publish of unknown outcome to send again.
-func (r *tracker) noteRepublish() {
-	if r.tips.noted {
+func (r *tipRun) noteRepublish() {
+	if r.noted {
 		return
 	}
-	r.tips.noted = true
+	r.noted = true
 	for _, id := range r.opts.Republish {
 		found := false
-		for _, in := range r.tips.insts {
+		for _, in := range r.insts {
 			found = found || (in.tip.ID == id && in.republish)
 		}
 		if !found {
-			r.logf("--republish %s: no publish of it has an unknown outcome; nothing is sent again", id)
+			r.host.logf("--republish %s: no publish of it has an unknown outcome; nothing is sent again", id)
 		}
 	}
 }

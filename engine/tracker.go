@@ -2,7 +2,6 @@ package engine
 
 import (
 	"fmt"
-	"sort"
 	"time"
 
 	"github.com/betplan/betplan/apiclient"
@@ -19,53 +18,7 @@ type instance struct {
 	label string
 	id    string // what reports show and cancel takes (instance.go)
 
-	status Status
-	reason string
-	err    string
-	amount float64 // the evaluated stake or target profit, once known
-	// risk is what the bet was worked out to put at risk when it was
-	// created (or last evaluated).
-	risk exposure
-
-	notifID    int64
-	createdAt  time.Time
-	lastPolled time.Time
-	notif      *apiclient.Notification
-	records    []Record
-	final      bool
-	// placedAt and placedBy say when the service first showed the bet
-	// placed and by which sessions (from the bet records once read).
-	placedAt time.Time
-	placedBy []string
-	// placedFromRecords says placedAt is the bet records' submit time,
-	// not a poll's stand-in: it no longer moves.
-	placedFromRecords bool
-	// refusedBy are the sessions whose records say they refused the bet,
-	// each with the service's reason ("Ladbrokes 2: Insufficient funds in
-	// your account."), and refusedStake the stake they would have placed:
-	// no longer at risk.
-	refusedBy    []string
-	refusedStake float64
-	// recordsAt is the total_accepted the records were last read at: a
-	// placement is read once, and again when more is accepted.
-	recordsAt     float64
-	recordsRead   bool
-	needPlacement bool
-	// placementLogged is set once the log said the bet was placed.
-	placementLogged bool
-	// placedEarlier says an earlier run (or status) saw the bet placed, as
-	// the journal keeps it: this run does not log that placement again.
-	placedEarlier bool
-	// canceled is set once the bet is cancelled (by betplan, or on the
-	// service): nothing more will be placed, and what sessions placed
-	// before stays on until its result.
-	canceled bool
-	// answeredBy is the received_bots whose answer was read from the
-	// records, so an unplaced answer is read once.
-	answeredBy string
-	// needRecords marks a settled bet whose per-session records are still
-	// to be read (in bulk, see completeRecords).
-	needRecords bool
+	betState // only the book changes it (book.go)
 }
 
 // open reports whether the instance still needs attention.
@@ -88,16 +41,16 @@ type tracker struct {
 	adoptedAt time.Time
 	clock     Clock
 	journal   *Journal
-	lease     state.Lease // the plan's lock, while a run or cancel holds it
-	command   string      // who takes the lock: "betplan run" unless set
+	journals  *journalKeeper // opens and reads the plan's journal (legacy.go)
+	lease     state.Lease    // the plan's lock, while a run or cancel holds it
+	command   string         // who takes the lock: "betplan run" unless set
 
 	races       []apiclient.Race
 	sports      eventsState // the events of the plan's event bets (sports.go)
 	sessions    []apiclient.Session
 	sessionsAt  time.Time // when sessions were read
 	lastRefresh time.Time
-	insts       []*instance
-	byLabel     map[string]*instance
+	book        *book // the plan's bets
 
 	confirmed bool
 	refused   string
@@ -112,26 +65,8 @@ type tracker struct {
 	lastLook   bool      // the poll reads every open bet, due or not (pollLast)
 	list       listIndex // where the plan's notifications stand in the service's list
 
-	tips tipRun // the plan's tips (tips.go)
-	// known holds notifications of the plan read from the service by
-	// label prefix (a preview's scan, a lost journal's recovery), so the
-	// ledger knows their outcomes before any poll.
-	known map[string]*apiclient.Notification
-	// planned are a preview's creates, counted by the limits like
-	// committed ones.
-	planned []stake
-	// ledger keeps the limits' sums between creates; outcomeGen counts
-	// the changes to what the service showed of the plan's bets (and to
-	// its instances), after which the sums are built again.
-	ledger     *ledger
-	outcomeGen int
-	exposures  map[exposureKey]exposure
-	// accountOthers are the other plans' stakes a preview holds its
-	// creates to, with the account's limits (account.go).
-	accountOthers []accountStake
-	// accountSeen is what the service showed of the other plans' bets,
-	// by label (refreshAccountOutcomes).
-	accountSeen map[string]*seenNotification
+	tips  tipRun // the plan's tips (tips.go)
+	money money  // the stakes and the limits' sums (ledger.go)
 
 	alerts *alerting // the run's alerts; nil without targets (alerts.go)
 
@@ -144,7 +79,11 @@ type tracker struct {
 
 func newTracker(p *plan.Plan, opts Options) *tracker {
 	opts.withDefaults()
-	return &tracker{opts: opts, plan: p, svc: opts.Backend, clock: opts.Clock, byLabel: make(map[string]*instance)}
+	r := &tracker{opts: opts, plan: p, svc: opts.Backend, clock: opts.Clock, book: newBook()}
+	r.tips = tipRun{plan: p, opts: &r.opts, clock: r.clock, svc: r.svc, host: r}
+	r.journals = &journalKeeper{opts: &r.opts, plan: p, key: r.planKey(), svc: r.svc, logf: r.logf, listPage: r.listPage}
+	r.money = money{plan: p, opts: &r.opts, clock: r.clock, svc: r.svc, key: r.planKey(), book: r.book, journals: r.journals, host: r}
+	return r
 }
 
 // simulated reports whether the service is a simulation: a rehearsal's,
@@ -161,6 +100,17 @@ func (r *tracker) simulated() bool {
 func (r *tracker) planKey() state.PlanKey {
 	return state.PlanKey{Name: r.plan.Name, BaseURL: r.opts.BaseURL}
 }
+
+// What the tips read of the run (tipHost).
+func (r *tracker) currentJournal() *Journal       { return r.journal }
+func (r *tracker) currentRaces() []apiclient.Race { return r.races }
+func (r *tracker) stopReason() string             { return r.stopCreating }
+func (r *tracker) lockErr() error                 { return r.lease.Err() }
+func (r *tracker) betsWaiting() int               { return r.book.waiting() }
+
+// What the sums of money read of the run (moneyHost).
+func (r *tracker) currentSessions() []apiclient.Session { return r.sessions }
+func (r *tracker) sessionsReadAt() time.Time            { return r.sessionsAt }
 
 // lockLost reports whether the plan's lock is gone; the first time, it
 // stops every create of the run for that reason.
@@ -236,22 +186,22 @@ func (r *tracker) newResult(kind Kind, started time.Time) *Result {
 // fill writes the instances into res and computes totals.
 func (r *tracker) fill(res *Result) {
 	res.Simulated = r.simulated()
-	r.sortInstances()
-	r.nameInstances()
+	r.book.sortInstances(r.plan.Bets)
+	r.book.nameInstances()
 	res.Bets = res.Bets[:0]
-	for _, in := range r.insts {
+	for _, in := range r.book.insts {
 		r.markInDoubt(in)
 		res.Bets = append(res.Bets, r.result(in))
 	}
 	if r.journal != nil {
 		res.Limits.Committed, res.Limits.CreatedBets = r.journal.Committed()
 	}
-	r.fillTips(res)
+	r.tips.fillTips(res)
 	if r.hasEventBets() {
 		res.Assumptions = append(res.Assumptions, apiclient.EventAssumptions...)
 	}
-	res.Limits.Periods = r.periodUsages()
-	r.fillAccount(res)
+	res.Limits.Periods = r.money.periodUsages()
+	r.money.fillAccount(res)
 	res.FinishedAt = r.clock.Now()
 	res.ComputeTotals()
 }
@@ -268,35 +218,7 @@ func (r *tracker) markInDoubt(in *instance) {
 	if s == nil || !s.Pending {
 		return
 	}
-	in.status = StatusInDoubt
-	if s.Amount > 0 && in.amount == 0 {
-		in.amount = s.Amount
-	}
-	in.reason = fmt.Sprintf("a create was sent and may have landed (label %s): re-run to resume; the label is looked up before anything is created", in.label)
-}
-
-// sortInstances orders bets as a race card reads: by race (or event)
-// start, then as the plan lists them; those with no known start (a race
-// never found) come last. The same order whichever way the instances
-// were found.
-func (r *tracker) sortInstances() {
-	index := make(map[*plan.Bet]int, len(r.plan.Bets))
-	for i, b := range r.plan.Bets {
-		index[b] = i
-	}
-	sort.SliceStable(r.insts, func(i, j int) bool {
-		a, b := r.insts[i], r.insts[j]
-		if as, bs := a.info.Start, b.info.Start; !as.Equal(bs) {
-			if as.IsZero() || bs.IsZero() {
-				return bs.IsZero()
-			}
-			return as.Before(bs)
-		}
-		if index[a.bet] != index[b.bet] {
-			return index[a.bet] < index[b.bet]
-		}
-		return a.label < b.label
-	})
+	r.book.inDoubt(in, s.Amount, fmt.Sprintf("a create was sent and may have landed (label %s): re-run to resume; the label is looked up before anything is created", in.label))
 }
 
 // notificationAmount is what a notification committed in amount field f:
@@ -327,15 +249,15 @@ func (r *tracker) result(in *instance) BetResult {
 			st.risk = exposure{Amount: js.AtRisk, Basis: js.Basis}
 		}
 		if st.risk.Amount == 0 && in.notif != nil {
-			st.risk = r.notificationExposure(in.notif)
+			st.risk = r.money.notificationExposure(in.notif)
 		}
-		if r.outcome(&st, r.clock.Now()) {
+		if r.money.outcome(&st, r.clock.Now()) {
 			b.AtRisk, b.AtRiskBasis = st.risk.Amount, st.risk.Basis
 		} else {
 			b.AtRiskBasis = "cancelled before anything was placed"
 		}
 	case in.status == StatusWaiting && in.amount > 0:
-		e := r.exposure(in)
+		e := r.money.exposure(in)
 		b.AtRisk, b.AtRiskBasis = e.Amount, e.Basis
 	}
 	return b

@@ -1,0 +1,143 @@
+package engine
+
+import (
+	"sort"
+	"time"
+
+	"github.com/betplan/betplan/plan"
+)
+
+// What the book answers of its bets: indexes and views over them, for
+// the parts that read the service, report and alert.
+
+// nameInstances sets the id of every instance the run holds.
+func (b *book) nameInstances() {
+	refs := make([]instanceRef, len(b.insts))
+	for i, in := range b.insts {
+		refs[i] = instanceRef{in.bet, in.info}
+	}
+	for i, id := range instanceIDs(refs) {
+		b.insts[i].id = id
+	}
+}
+
+// pagesToCover estimates how many list pages (newest first) reach the
+// oldest of open: at least the plan's own notifications from there on.
+func (b *book) pagesToCover(open []*instance) int {
+	minID := open[0].notifID
+	for _, in := range open {
+		minID = min(minID, in.notifID)
+	}
+	n := 0
+	for _, in := range b.insts {
+		if in.notifID >= minID {
+			n++
+		}
+	}
+	return (n + 99) / 100
+}
+
+// notifications maps the run's notification ids to their instances.
+func (b *book) notifications() map[int64]*instance {
+	m := make(map[int64]*instance, len(b.insts))
+	for _, in := range b.insts {
+		if in.notifID != 0 {
+			m[in.notifID] = in
+		}
+	}
+	return m
+}
+
+// hasRace reports whether the run already holds an instance of b on a
+// race (an unresolved entry does not count).
+func (b *book) hasRace(bet *plan.Bet) bool {
+	for _, in := range b.insts {
+		if in.bet == bet && in.race != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// eventInstance is the run's instance of an event bet on its event, nil
+// while unresolved.
+func (b *book) eventInstance(bet *plan.Bet) *instance {
+	for _, in := range b.insts {
+		if in.bet == bet && in.info.Event != nil && in.label != "" {
+			return in
+		}
+	}
+	return nil
+}
+
+func (b *book) waiting() int {
+	n := 0
+	for _, in := range b.insts {
+		if in.status == StatusWaiting {
+			n++
+		}
+	}
+	return n
+}
+
+func (b *book) snapshot() []*instance { return append([]*instance(nil), b.insts...) }
+
+// byStart is the instances with the soonest race first (plan order among
+// a race's bets): in a burst, the bet whose race jumps first is created
+// first. It also keeps each race's notifications next to each other in the
+// service's list, so the pages that poll the races still to run are the
+// newest ones.
+func (b *book) byStart() []*instance {
+	out := b.snapshot()
+	soonestFirst(out, func(in *instance) time.Time { return in.info.Start })
+	return out
+}
+
+// placedEntries are the placed entries j lacks for the instances' known
+// placement times.
+func (b *book) placedEntries(j *Journal) []journalEntry {
+	var out []journalEntry
+	for _, in := range b.insts {
+		if in.notifID == 0 || in.placedAt.IsZero() {
+			continue
+		}
+		s := j.State(in.label)
+		if s == nil || s.NotificationID != in.notifID {
+			continue // not this journal's bet (recovered by label, not adopted yet)
+		}
+		if !s.PlacedAt.IsZero() && (s.PlacedFromRecords || !in.placedFromRecords) {
+			continue // kept already, as well as it will be known
+		}
+		at := in.placedAt.UTC()
+		from := placedFromFirstPoll
+		if in.placedFromRecords {
+			from = placedFromRecords
+		}
+		out = append(out, journalEntry{Op: opPlaced, Label: in.label, BetID: in.bet.ID, PlacedAt: &at, PlacedFrom: from})
+	}
+	return out
+}
+
+// sortInstances orders bets as a race card reads: by race (or event)
+// start, then as the plan lists them; those with no known start (a race
+// never found) come last. The same order whichever way the instances
+// were found.
+func (b *book) sortInstances(bets []*plan.Bet) {
+	index := make(map[*plan.Bet]int, len(bets))
+	for i, bet := range bets {
+		index[bet] = i
+	}
+	sort.SliceStable(b.insts, func(i, j int) bool {
+		x, y := b.insts[i], b.insts[j]
+		if xs, ys := x.info.Start, y.info.Start; !xs.Equal(ys) {
+			if xs.IsZero() || ys.IsZero() {
+				return ys.IsZero()
+			}
+			return xs.Before(ys)
+		}
+		if index[x.bet] != index[y.bet] {
+			return index[x.bet] < index[y.bet]
+		}
+		return x.label < y.label
+	})
+}
