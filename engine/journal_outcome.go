@@ -69,7 +69,7 @@ func (r *tracker) keepOutcomes() {
 	if j == nil || !j.writable() {
 		return
 	}
-	for _, in := range r.insts {
+	for _, in := range r.book.insts {
 		if !in.final || in.needRecords || in.notifID == 0 || in.notif == nil {
 			continue
 		}
