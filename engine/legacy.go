@@ -116,9 +116,9 @@ func (r *tracker) openJournal(ctx context.Context, lease state.Lease) (*Journal,
 	return j, r.reconcileIntents(j, lease)
 }
 
-// reconcileIntents has j note its creates in this host's intent file, when
-// the lease's store keeps one, and announces again each create the file
-// shows in flight that j does not know.
+// reconcileIntents has j note its sends in this host's intent file, when
+// the lease's store keeps one, and records again each send the file shows
+// that j does not know (intent.go).
 func (r *tracker) reconcileIntents(j *Journal, lease state.Lease) error {
 	keeper, ok := lease.(state.IntentKeeper)
 	if !ok || keeper.Intents() == nil {
@@ -129,8 +129,8 @@ func (r *tracker) reconcileIntents(j *Journal, lease state.Lease) error {
 	if err != nil {
 		return fmt.Errorf("this host's intent file of the plan: %w", err)
 	}
-	for _, label := range lost {
-		r.logf("label %s: this host's intent file shows its create in flight, and the journal does not know it (put back from an older copy?): looking it up over the grace window before any create", label)
+	for _, line := range lost {
+		r.logf("%s", line)
 	}
 	return nil
 }

@@ -137,6 +137,7 @@ func (r *tracker) sendPrealert(ctx context.Context, a *alertInstance, late bool)
 	info := a.info
 	entry := []journalTip{{Key: a.key, Race: &info}}
 	record := func(op, why string) error { return r.journal.Record(journalEntry{Op: op, Tips: entry, Error: why}) }
+	r.checkpoint("announce-prealert")
 	if err := record(opPrealerting, ""); err != nil {
 		return err
 	}
@@ -144,7 +145,12 @@ func (r *tracker) sendPrealert(ctx context.Context, a *alertInstance, late bool)
 		a.status, a.reason = AlertUnknown, "announced as the plan's lock was lost"
 		return r.lease.Err()
 	}
+	if err := r.journal.noteInFlight(journalEntry{Op: opPrealerting, Tips: entry}); err != nil {
+		a.status, a.reason = AlertUnknown, "announced, and it could not be noted in this host's intent file"
+		return err
+	}
 	ans, err := tb.SendPrealert(ctx, r.opts.TipsterAPIKey)
+	r.checkpoint("posted-prealert")
 	race := fmt.Sprintf("%s %s R%d", a.info.Venue, a.info.Code, a.info.EventNumber)
 	switch {
 	case err == nil:

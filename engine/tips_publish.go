@@ -137,6 +137,13 @@ func (r *tracker) publishOnce(ctx context.Context, tb TipsterBackend, batch []*t
 		}
 		return false, r.lease.Err()
 	}
+	if err := r.journal.noteInFlight(journalEntry{Op: opPublishing, Tips: entry}); err != nil {
+		// Announced, never sent: reported unknown, as above.
+		for _, in := range batch {
+			in.status, in.final, in.reason = TipUnknown, true, unknownReason("it could not be noted in this host's intent file")
+		}
+		return false, err
+	}
 	ans, err := tb.PublishTips(ctx, r.opts.TipsterAPIKey, req)
 	r.checkpoint("posted-publish")
 	now := r.clock.Now()
