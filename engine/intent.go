@@ -151,7 +151,7 @@ func readNote(key string, b []byte) (journalEntry, error) {
 	if ok {
 		return e, nil
 	}
-	if len(e.Tips) == 0 && e.Alert == nil {
+	if !strings.HasPrefix(key, "publish ") && !strings.HasPrefix(key, "alert ") {
 		return e, fmt.Errorf("this host's note of a create of %s in flight does not read: look the label up on the service, then clear the plan's intent file", key)
 	}
 	return e, fmt.Errorf("this host's note of a send in flight (%s) does not read: it may have gone out; clear the plan's intent file once you know", key)
