@@ -84,11 +84,12 @@ func startAlerts(run alertRun) *alerting {
 		Client:  r.opts.NotifyClient,
 		Backoff: r.opts.NotifyBackoff,
 		Attempting: func(d *notify.Delivery, attempt int) error {
-			err := r.journal.Record(journalEntry{Op: opAlertSending, Alert: &journalAlert{Key: d.Key, Target: d.Target.ID(), Attempt: attempt}})
-			if err == nil {
-				r.checkpoint("alert-sending")
+			e := journalEntry{Op: opAlertSending, Alert: &journalAlert{Key: d.Key, Target: d.Target.ID(), Attempt: attempt}}
+			if err := r.journal.Record(e); err != nil {
+				return err
 			}
-			return err
+			r.checkpoint("alert-sending")
+			return r.journal.noteInFlight(e)
 		},
 		Finished: func(d *notify.Delivery, attempt int, o notify.Outcome, err error, gaveUp bool) {
 			if o == notify.Delivered {
@@ -146,6 +147,9 @@ func startAlerts(run alertRun) *alerting {
 			// Interrupted while sending: it may have arrived, so it is not
 			// sent again.
 			why := "interrupted while it was being sent: it may have arrived, so it is not sent again"
+			if s.Err != "" {
+				why = s.Err
+			}
 			_ = r.journal.Record(journalEntry{Op: opAlertUnknown, Alert: &journalAlert{Key: s.Key, Target: s.Target}, Error: why})
 			var m notify.Message
 			_ = json.Unmarshal(s.Body, &m)

@@ -4,76 +4,162 @@ import (
 	"encoding/json"
 	"fmt"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/betplan/betplan/state"
 )
 
-// A create is noted in this host's intent file (state.Intents) after its
-// creating entry is in the journal and before it is sent, and the note is
-// cleared once the journal holds its outcome. The journal may be put back
-// from an older copy while the create is in flight; the intent file, kept
-// beside the plan's lock and not in the state dir, is not. A journal that
-// does not know a create the intent file notes was lost mid-create: the
-// create is announced in it again, and the run looks its label up over
-// the grace window before creating anything under it.
+// A send that must never be repeated is noted in this host's intent file
+// (state.Intents) after the journal announced it and before it is sent,
+// and the note is cleared once the journal holds its outcome: a create
+// (keyed by its bet's label), a publish call or a pre-alert (keyed
+// "publish " and its first tip's or the pre-alert's journal key), an
+// alert's attempt (keyed "alert ", the alert's key and its target's id).
+// No label starts so: every label starts "bp:". A note is the journal's
+// announcement itself, whose op says the kind.
+//
+// The journal may be put back from an older copy while a send is in
+// flight or after it; the intent file, kept beside the plan's lock and
+// not in the state dir, is not. A journal that does not know a send the
+// intent file notes was put back from before it: a create is announced
+// in it again, and the run looks its label up over the grace window
+// before creating anything under it; a publish is recorded again with
+// its outcome unknown, and an attempt of an alert is recorded again in
+// flight, so the run reports it outcome unknown: neither is sent again.
 
-// isOutcome reports whether op ends a create's doubt in the journal.
+// isOutcome reports whether op ends a send's doubt in the journal.
 func isOutcome(op string) bool {
 	switch op {
-	case opCreated, opAdopted, opFailed, opAbsent, opCanceled:
+	case opCreated, opAdopted, opFailed, opAbsent, opCanceled,
+		opPublished, opPublishUnknown, opPublishAbsent, opPublishFailed,
+		opPrealerted, opPrealertUnknown, opPrealertAbsent, opPrealertFailed,
+		opAlertSent, opAlertFailed, opAlertUnknown, opAlertGivenUp:
 		return true
 	}
 	return false
 }
 
-// useIntents has the journal note its creates in flight in intents.
+// noteKey is the key of the note of e's send in the intent file.
+func noteKey(e journalEntry) string {
+	switch {
+	case e.Alert != nil:
+		return "alert " + e.Alert.Key + " " + e.Alert.Target
+	case len(e.Tips) > 0:
+		return "publish " + e.Tips[0].Key
+	}
+	return e.Label
+}
+
+// announcement returns the serial of the journal's last announcement of
+// e's send, and whether that send is still without an outcome; known is
+// false when the journal has nothing of it. Called with j.mu held.
+func (j *Journal) announcement(e journalEntry) (serial int64, pending, known bool) {
+	switch {
+	case e.Alert != nil:
+		if s := j.alerts.byID[alertID(e.Alert.Key, e.Alert.Target)]; s != nil {
+			return s.announced, s.InFlight, true
+		}
+	case len(e.Tips) > 0:
+		if s := j.pubs[e.Tips[0].Key]; s != nil {
+			return s.announced, s.Pending && s.Unknown == "", true
+		}
+	default:
+		if s := j.labels[e.Label]; s != nil {
+			return s.announced, s.Pending, true
+		}
+	}
+	return 0, false, false
+}
+
+// useIntents has the journal note its sends in flight in intents.
 func (j *Journal) useIntents(intents state.Intents) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	j.intents, j.inFlight = intents, map[string]bool{}
 }
 
-// noteInFlight notes in the intent file that e, the creating entry the
-// journal holds last for its label, is about to be sent. Nothing may be
-// sent unless it returns nil.
+// noteInFlight notes in the intent file that e's send (a creating,
+// publishing, prealerting or alert_sending entry the journal holds last
+// for it) is about to be made. Nothing may be sent unless it returns nil.
 func (j *Journal) noteInFlight(e journalEntry) error {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	if j.intents == nil {
 		return nil
 	}
-	s := j.labels[e.Label]
-	if s == nil || !s.Pending {
-		return fmt.Errorf("note the create of %s in flight: the journal does not announce it", e.Label)
+	key := noteKey(e)
+	serial, pending, _ := j.announcement(e)
+	if !pending {
+		return fmt.Errorf("note the send of %s in flight: the journal does not announce it", key)
 	}
-	e.Serial, e.Lineage = s.announced, j.lineage
+	if e.Alert != nil {
+		// The alert as the journal holds it, so a journal that lost it
+		// can report it.
+		a := *e.Alert
+		s := j.alerts.byID[alertID(a.Key, a.Target)]
+		a.Where, a.Event, a.Body = s.Where, s.Event, s.Body
+		e.Alert = &a
+	}
+	e.Serial, e.Lineage = serial, j.lineage
 	b, err := json.Marshal(e)
 	if err != nil {
 		return err
 	}
-	if err := j.intents.Note(e.Label, b); err != nil {
-		return fmt.Errorf("note the create of %s in flight: %w", e.Label, err)
+	if err := j.intents.Note(key, b); err != nil {
+		return fmt.Errorf("note the send of %s in flight: %w", key, err)
 	}
-	j.inFlight[e.Label] = true
+	j.inFlight[key] = true
 	return nil
 }
 
-// clearInFlight drops e's label from the intent file once e, durable in
-// the journal, holds the outcome of its create. A note left behind costs
-// nothing: the next run finds the journal knows the create and clears it.
-// Called with j.mu held.
+// clearInFlight drops e's send from the intent file once e, durable in
+// the journal, holds its outcome. A note left behind costs nothing: the
+// next run finds the journal knows the send and clears it. Called with
+// j.mu held.
 func (j *Journal) clearInFlight(e journalEntry) {
-	if !j.inFlight[e.Label] || !isOutcome(e.Op) {
+	key := noteKey(e)
+	if !j.inFlight[key] || !isOutcome(e.Op) {
 		return
 	}
-	delete(j.inFlight, e.Label)
-	_ = j.intents.Clear(e.Label)
+	delete(j.inFlight, key)
+	_ = j.intents.Clear(key)
+}
+
+// Why the journal records again a send it did not know.
+const (
+	lostCreate  = "this host's intent file shows this create in flight, but the journal does not know it (its state was put back from an older copy?)"
+	lostPublish = "this host's intent file shows this call sent, but the journal does not know it (its state was put back from an older copy?)"
+	lostAlert   = "this host's intent file shows this alert sent, but the journal does not know it (its state was put back from an older copy?): it may have arrived, so it is not sent again"
+)
+
+// readNote reads the note kept under key: the journal's announcement of
+// a send.
+func readNote(key string, b []byte) (journalEntry, error) {
+	var e journalEntry
+	err := json.Unmarshal(b, &e)
+	ok := err == nil && noteKey(e) == key
+	switch {
+	case !ok:
+	case e.Alert != nil:
+		ok = e.Op == opAlertSending
+	case len(e.Tips) > 0:
+		ok = e.Op == opPublishing || e.Op == opPrealerting
+	default:
+		ok = e.Op == opCreating
+	}
+	if ok {
+		return e, nil
+	}
+	if !strings.HasPrefix(key, "publish ") && !strings.HasPrefix(key, "alert ") {
+		return e, fmt.Errorf("this host's note of a create of %s in flight does not read: look the label up on the service, then clear the plan's intent file", key)
+	}
+	return e, fmt.Errorf("this host's note of a send in flight (%s) does not read: it may have gone out; clear the plan's intent file once you know", key)
 }
 
 // reconcileIntents compares the intent file with the journal as opened,
-// and returns the labels whose create the journal did not know (it
-// announces them again, so they are looked up before any create).
+// records again in the journal each send it did not know, and returns
+// what it recorded, a line for the log each.
 func (j *Journal) reconcileIntents() ([]string, error) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
@@ -84,43 +170,86 @@ func (j *Journal) reconcileIntents() ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	labels := make([]string, 0, len(notes))
-	for l := range notes {
-		labels = append(labels, l)
+	keys := make([]string, 0, len(notes))
+	for k := range notes {
+		keys = append(keys, k)
 	}
-	sort.Strings(labels)
+	sort.Strings(keys)
 	var lost []string
-	for _, label := range labels {
-		var e journalEntry
-		if err := json.Unmarshal(notes[label], &e); err != nil || e.Op != opCreating || e.Label != label {
-			return nil, fmt.Errorf("this host's note of a create of %s in flight does not read: look the label up on the service, then clear the plan's intent file", label)
+	for _, key := range keys {
+		e, err := readNote(key, notes[key])
+		if err != nil {
+			return nil, err
 		}
-		s := j.labels[label]
-		if e.Lineage == j.lineage && s != nil && s.announced >= e.Serial {
-			// The journal knows this create.
-			if s.Pending {
-				j.inFlight[label] = true // cleared with its outcome
-			} else if err := j.intents.Clear(label); err != nil {
+		serial, pending, known := j.announcement(e)
+		if e.Lineage == j.lineage && known && serial >= e.Serial {
+			// The journal knows this send.
+			if pending {
+				j.inFlight[key] = true // cleared with its outcome
+			} else if err := j.intents.Clear(key); err != nil {
 				return nil, err
 			}
 			continue
 		}
-		again := e
-		again.Serial, again.Lineage, again.Time = 0, "", time.Time{}
-		again.Error = "this host's intent file shows this create in flight, but the journal does not know it (its state was put back from an older copy?)"
-		if err := j.append(again); err != nil {
-			return nil, err
-		}
-		e.Serial, e.Lineage = j.serial, j.lineage
-		b, err := json.Marshal(e)
+		line, err := j.recordLost(key, e)
 		if err != nil {
 			return nil, err
 		}
-		if err := j.intents.Note(label, b); err != nil {
-			return nil, err
-		}
-		j.inFlight[label] = true
-		lost = append(lost, label)
+		lost = append(lost, line)
 	}
 	return lost, nil
+}
+
+// recordLost records again in the journal the send e, noted under key,
+// that the journal does not know, and returns a line for the log. Called
+// with j.mu held.
+func (j *Journal) recordLost(key string, e journalEntry) (string, error) {
+	again := e
+	again.Serial, again.Lineage, again.Time = 0, "", time.Time{}
+	switch {
+	case len(e.Tips) > 0:
+		// Sent, its outcome unknown: never sent again by itself.
+		again.Error = ""
+		if err := j.append(again); err != nil {
+			return "", err
+		}
+		unknown := journalEntry{Op: opPublishUnknown, Tips: e.Tips, Error: lostPublish}
+		ids := make([]string, len(e.Tips))
+		for i, t := range e.Tips {
+			ids[i] = t.TipID
+		}
+		what := "publish of " + strings.Join(ids, ", ")
+		if e.Op == opPrealerting {
+			unknown.Op, what = opPrealertUnknown, "pre-alert "+e.Tips[0].Key
+		}
+		if err := j.append(unknown); err != nil {
+			return "", err
+		}
+		if err := j.intents.Clear(key); err != nil {
+			return "", err
+		}
+		return what + ": this host's intent file shows it sent, and the journal does not know it (put back from an older copy?): recorded as sent, outcome unknown; not sent again", nil
+	case e.Alert != nil:
+		// In flight again: the run reports it outcome unknown, and never
+		// sends it.
+		again.Error = lostAlert
+	default:
+		again.Error = lostCreate
+	}
+	if err := j.append(again); err != nil {
+		return "", err
+	}
+	e.Serial, e.Lineage = j.serial, j.lineage
+	b, err := json.Marshal(e)
+	if err != nil {
+		return "", err
+	}
+	if err := j.intents.Note(key, b); err != nil {
+		return "", err
+	}
+	j.inFlight[key] = true
+	if e.Alert != nil {
+		return fmt.Sprintf("alert %s to %s: this host's intent file shows an attempt sent, and the journal does not know it (put back from an older copy?): reported outcome unknown, not sent again", e.Alert.Event, e.Alert.Where), nil
+	}
+	return fmt.Sprintf("label %s: this host's intent file shows its create in flight, and the journal does not know it (put back from an older copy?): looking it up over the grace window before any create", key), nil
 }

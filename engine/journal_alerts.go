@@ -43,6 +43,8 @@ type alertState struct {
 	GaveUp   bool
 	Skipped  bool
 	Err      string
+	// announced is the serial of its last alert_sending entry.
+	announced int64
 }
 
 // done reports whether nothing more is sent for the alert.
@@ -79,7 +81,9 @@ func (b *alertBook) apply(e journalEntry) {
 	}
 	switch e.Op {
 	case opAlertSending:
-		s.InFlight, s.Attempts = true, max(s.Attempts, a.Attempt)
+		// An attempt recorded again from this host's intent file says
+		// why (intent.go).
+		s.InFlight, s.Attempts, s.announced, s.Err = true, max(s.Attempts, a.Attempt), e.Serial, e.Error
 	case opAlertSent:
 		s.InFlight, s.Sent = false, true
 	case opAlertFailed:

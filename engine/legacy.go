@@ -131,9 +131,9 @@ func (r *journalKeeper) openJournal(ctx context.Context, lease state.Lease) (*Jo
 	return j, r.reconcileIntents(j, lease)
 }
 
-// reconcileIntents has j note its creates in this host's intent file, when
-// the lease's store keeps one, and announces again each create the file
-// shows in flight that j does not know.
+// reconcileIntents has j note its sends in this host's intent file, when
+// the lease's store keeps one, and records again each send the file shows
+// that j does not know (intent.go).
 func (r *journalKeeper) reconcileIntents(j *Journal, lease state.Lease) error {
 	keeper, ok := lease.(state.IntentKeeper)
 	if !ok || keeper.Intents() == nil {
@@ -144,8 +144,8 @@ func (r *journalKeeper) reconcileIntents(j *Journal, lease state.Lease) error {
 	if err != nil {
 		return fmt.Errorf("this host's intent file of the plan: %w", err)
 	}
-	for _, label := range lost {
-		r.logf("label %s: this host's intent file shows its create in flight, and the journal does not know it (put back from an older copy?): looking it up over the grace window before any create", label)
+	for _, line := range lost {
+		r.logf("%s", line)
 	}
 	return nil
 }

@@ -139,6 +139,7 @@ func (r *tipRun) sendPrealert(ctx context.Context, a *alertInstance, late bool) 
 	record := func(op, why string) error {
 		return r.host.currentJournal().Record(journalEntry{Op: op, Tips: entry, Error: why})
 	}
+	r.host.checkpoint("announce-prealert")
 	if err := record(opPrealerting, ""); err != nil {
 		return err
 	}
@@ -146,7 +147,12 @@ func (r *tipRun) sendPrealert(ctx context.Context, a *alertInstance, late bool) 
 		a.status, a.reason = AlertUnknown, "announced as the plan's lock was lost"
 		return r.host.lockErr()
 	}
+	if err := r.host.currentJournal().noteInFlight(journalEntry{Op: opPrealerting, Tips: entry}); err != nil {
+		a.status, a.reason = AlertUnknown, "announced, and it could not be noted in this host's intent file"
+		return err
+	}
 	ans, err := tb.SendPrealert(ctx, r.opts.TipsterAPIKey)
+	r.host.checkpoint("posted-prealert")
 	race := fmt.Sprintf("%s %s R%d", a.info.Venue, a.info.Code, a.info.EventNumber)
 	switch {
 	case err == nil:

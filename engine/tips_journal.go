@@ -51,6 +51,8 @@ type pubState struct {
 	Unknown   string // why the outcome is unknown, when it is known to be
 	Failed    string // the service refused it: not published
 	Path      string // the path that answered a pre-alert
+	// announced is the serial of its last publishing or prealerting entry.
+	announced int64
 }
 
 func (j *Journal) applyPub(e journalEntry) {
@@ -80,6 +82,7 @@ func (j *Journal) applyPub(e journalEntry) {
 		case opPublishing, opPrealerting:
 			s.Pending, s.Unknown, s.Failed = true, "", ""
 			s.Attempts++
+			s.announced = e.Serial
 		case opPublished, opPrealerted:
 			s.Pending, s.Published, s.At, s.Unknown = false, true, e.Time, ""
 		case opPublishUnknown, opPrealertUnknown:

@@ -137,6 +137,13 @@ func (r *tipRun) publishOnce(ctx context.Context, tb TipsterBackend, batch []*ti
 		}
 		return false, r.host.lockErr()
 	}
+	if err := r.host.currentJournal().noteInFlight(journalEntry{Op: opPublishing, Tips: entry}); err != nil {
+		// Announced, never sent: reported unknown, as above.
+		for _, in := range batch {
+			in.status, in.final, in.reason = TipUnknown, true, unknownReason("it could not be noted in this host's intent file")
+		}
+		return false, err
+	}
 	ans, err := tb.PublishTips(ctx, r.opts.TipsterAPIKey, req)
 	r.host.checkpoint("posted-publish")
 	now := r.clock.Now()

@@ -154,13 +154,15 @@ func (m StopMark) String() string {
 	return fmt.Sprintf("stopped by %s at %s", m.By.Command, m.At.UTC().Format(time.RFC3339))
 }
 
-// Intents is this host's note of the creates a plan has in flight against
-// a service, kept where a restore of the state does not roll it back:
-// beside the plan's lock in the user's cache dir. A create is noted before
-// it is sent and cleared once the journal holds its outcome, so a journal
-// put back from an older copy cannot forget a create that may still land.
-// Each note is a record (a JSON object) the engine gives meaning to, keyed
-// by the bet's label.
+// Intents is this host's note of the sends a plan has in flight against
+// a service (creates, tip publishes, pre-alerts, alert attempts), kept
+// where a restore of the state does not roll it back: beside the plan's
+// lock in the user's cache dir. A send is noted before it is made and
+// cleared once the journal holds its outcome, so a journal put back from
+// an older copy cannot forget a create that may still land, nor send a
+// tip or an alert again. Each note is a record (a JSON object) the engine
+// gives meaning to, keyed by the bet's label for a create, by a key no
+// label has for the others.
 type Intents interface {
 	// Notes are the notes kept, by key.
 	Notes() (map[string][]byte, error)

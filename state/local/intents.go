@@ -12,7 +12,7 @@ import (
 	"github.com/betplan/betplan/state"
 )
 
-// IntentPath is this host's note of the plan's creates in flight against
+// IntentPath is this host's note of the plan's sends in flight against
 // a service (state.Intents): beside the plan's lock, keyed as it is, so a
 // state dir put back from an older copy does not roll it back.
 func (l Layout) IntentPath(planName, baseURL string) string {
@@ -68,7 +68,7 @@ func (f *IntentFile) read() (map[string][]byte, error) {
 	}
 	var raw map[string]json.RawMessage
 	if err := json.Unmarshal(b, &raw); err != nil {
-		return nil, fmt.Errorf("the intent file %s does not read (%v): it notes the creates a run had in flight; move it aside only once every bet of the plan is on the service or in its journal", f.path, err)
+		return nil, fmt.Errorf("the intent file %s does not read (%v): it notes the creates, publishes and alerts a run had in flight; move it aside only once every bet of the plan is on the service or in its journal, and you know which tips and alerts went out", f.path, err)
 	}
 	notes := make(map[string][]byte, len(raw))
 	for k, v := range raw {
