@@ -234,13 +234,10 @@ func (r *tracker) placementErrorsKept(read func() error) error {
 	for in, e := range before {
 		if in.needPlacement {
 			in.err = e
-			if !in.placementLogged && !in.placedEarlier && in.notif != nil {
-				in.placementLogged = true
-				r.logf("placed %s: $%.2f accepted; who placed it is not known yet (the bet records could not be read; the bots of %s took it up)",
-					in.name(), float64(in.notif.TotalAccepted), sessionList(in.placedBy))
-			}
+			r.logPlacementUnread(in)
 		}
 	}
+	r.logOutcomesDue()
 	return err
 }
 

@@ -56,6 +56,9 @@ type instance struct {
 	// placedEarlier says an earlier run (or status) saw the bet placed, as
 	// the journal keeps it: this run does not log that placement again.
 	placedEarlier bool
+	// outcomeDue holds back the line saying how the bet ended until its
+	// placement is logged (outcome_order.go).
+	outcomeDue bool
 	// canceled is set once the bet is cancelled (by betplan, or on the
 	// service): nothing more will be placed, and what sessions placed
 	// before stays on until its result.
