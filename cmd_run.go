@@ -182,6 +182,7 @@ func runPlan(ctx context.Context, sys *sysIO, o *runOptions, args []string) (err
 	opts.Store = storeHook(sys, opts.Store)
 	opts.Republish = o.Republish
 	opts.Notify = targets
+	opts.ReportDir = absReportDir(o.report.Dir)
 	if opts.Simulated {
 		if err := opts.State.ForgetJournal(p.Name); err != nil {
 			return err

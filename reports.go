@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"path/filepath"
 	"strings"
 
 	"github.com/betplan/betplan/engine"
@@ -108,6 +109,9 @@ func writeReports(sys *sysIO, ro reportOptions, f reporters.Format, opts engine.
 	}
 	dir := ro.Dir
 	if dir == "" {
+		dir = res.ReportDir // where the plan's run wrote them
+	}
+	if dir == "" {
 		dir = defaultReportDir(opts, res.PlanName)
 	}
 	paths, err := reporters.WriteDir(dir, res)
@@ -123,6 +127,18 @@ func writeReports(sys *sysIO, ro reportOptions, f reporters.Format, opts engine.
 		}
 	}
 	return nil
+}
+
+// absReportDir is dir made absolute, for a run to keep in the journal:
+// a status from another folder writes where the run did.
+func absReportDir(dir string) string {
+	if dir == "" {
+		return ""
+	}
+	if abs, err := filepath.Abs(dir); err == nil {
+		return abs
+	}
+	return dir
 }
 
 // planAndFormat reads the one plan argument and --format of a command

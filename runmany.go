@@ -200,6 +200,9 @@ func runPlans(ctx context.Context, sys *sysIO, o *runOptions, files []string) (e
 			o1.Live = progress.plan(p.Name)
 		}
 		o1.Question = question
+		if o.report.Dir != "" {
+			o1.ReportDir = absReportDir(filepath.Join(o.report.Dir, p.Name))
+		}
 		if o1.Simulated {
 			if err := o1.State.ForgetJournal(p.Name); err != nil {
 				return err
@@ -283,6 +286,8 @@ func finishRuns(sys *sysIO, ro reportOptions, f reporters.Format, plans []*plan.
 			dir := defaultReportDir(opts[i], res.PlanName)
 			if ro.Dir != "" {
 				dir = filepath.Join(ro.Dir, res.PlanName)
+			} else if res.ReportDir != "" {
+				dir = res.ReportDir // where the plan's run wrote them
 			}
 			if _, werr := reporters.WriteDir(dir, res); werr != nil {
 				fmt.Fprintf(sys.Stderr, "betplan: [%s] writing reports: %v\n", p.Name, werr)

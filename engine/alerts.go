@@ -64,6 +64,9 @@ func (r *tracker) runWithAlerts(ctx context.Context, res *Result, check func() e
 				return err
 			}
 		}
+		if err := r.keepReportDir(); err != nil {
+			return err
+		}
 		r.startAlerts()
 		err := r.start(ctx)
 		if err == nil {

@@ -99,6 +99,9 @@ type Result struct {
 	// service's clock: both set by the command, for the reports' words.
 	Zone    *time.Location
 	SimTime bool
+	// ReportDir is where the plan's last run wrote its reports, as its
+	// journal keeps it; "" for the default.
+	ReportDir string
 
 	EndReason EndReason
 	// Error is the fatal error that ended the command, if any.
