@@ -17,6 +17,7 @@ func ReadStatus(ctx context.Context, p *plan.Plan, opts Options) (*Result, error
 	}
 	r := newTracker(p, opts)
 	res := r.newResult(KindStatus, r.clock.Now())
+	res.Running = r.liveRun(ctx)
 	err := r.status(ctx)
 	r.finish(res, err)
 	if err == nil {
