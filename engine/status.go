@@ -76,6 +76,10 @@ func (r *tracker) status(ctx context.Context) error {
 				// As run words it: a vacant box is skipped, not waiting.
 				in.status, in.final = StatusSkipped, true
 				in.reason = why + ": not created"
+			} else if why := r.checkBot(in); why != "" {
+				// As run words its refusal; the bet waits for a run that
+				// can create it.
+				in.reason = "not created: " + why
 			} else {
 				in.reason = "not created yet"
 			}
