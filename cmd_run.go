@@ -129,6 +129,9 @@ type planToRun struct {
 	notify    []notify.Target
 	republish []string
 	rehearsed []string
+	// reportDir is where its reports go when --report-dir says (absolute:
+	// the journal keeps it, so a status from another folder writes there).
+	reportDir string
 }
 
 // engineOptions are the engine's options for one plan of `betplan run`:
@@ -149,6 +152,7 @@ func (o *runOptions) engineOptions(sys *sysIO, s *commandSetup, r planToRun) (en
 	opts.LockTimeout = o.LockTimeout
 	opts.Checkpoint = checkpointHook(sys)
 	opts.Store = storeHook(sys, opts.Store)
+	opts.ReportDir = r.reportDir
 	if opts.Simulated {
 		if err := opts.State.ForgetJournal(r.plan.Name); err != nil {
 			return engine.Options{}, err
@@ -214,7 +218,7 @@ func runPlan(ctx context.Context, sys *sysIO, o *runOptions, args []string) (err
 	}
 	defer s.close()
 	simulation = s.conn.servesSimulation
-	opts, err := o.engineOptions(sys, s, planToRun{file: planPath, plan: p, account: account, notify: targets, republish: o.Republish, rehearsed: []string{p.Name}})
+	opts, err := o.engineOptions(sys, s, planToRun{file: planPath, plan: p, account: account, notify: targets, republish: o.Republish, rehearsed: []string{p.Name}, reportDir: absReportDir(o.report.Dir)})
 	if err != nil {
 		return err
 	}
@@ -333,7 +337,11 @@ func runPlans(ctx context.Context, sys *sysIO, o *runOptions, files []string) (e
 	}
 	opts := make([]engine.Options, len(plans))
 	for i, p := range plans {
-		o1, err := o.engineOptions(sys, s, planToRun{file: files[i], plan: p, account: accounts[i], notify: targets[i], republish: republish[i], rehearsed: rehearsed})
+		var reportDir string
+		if o.report.Dir != "" {
+			reportDir = absReportDir(filepath.Join(o.report.Dir, p.Name))
+		}
+		o1, err := o.engineOptions(sys, s, planToRun{file: files[i], plan: p, account: accounts[i], notify: targets[i], republish: republish[i], rehearsed: rehearsed, reportDir: reportDir})
 		if err != nil {
 			return err
 		}

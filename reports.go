@@ -65,6 +65,8 @@ func finishRuns(sys *sysIO, ro reportOptions, f reporters.Format, plans []*plan.
 			dir := defaultReportDir(opts[i], res.PlanName)
 			if ro.Dir != "" {
 				dir = filepath.Join(ro.Dir, res.PlanName)
+			} else if res.ReportDir != "" {
+				dir = res.ReportDir // where the plan's run wrote them
 			}
 			if _, werr := reporters.WriteDir(dir, res); werr != nil {
 				fmt.Fprintf(sys.Stderr, "betplan: [%s] writing reports: %v\n", p.Name, werr)
@@ -206,6 +208,9 @@ func writeReports(sys *sysIO, ro reportOptions, f reporters.Format, opts engine.
 	}
 	dir := ro.Dir
 	if dir == "" {
+		dir = res.ReportDir // where the plan's run wrote them
+	}
+	if dir == "" {
 		dir = defaultReportDir(opts, res.PlanName)
 	}
 	paths, err := reporters.WriteDir(dir, res)
@@ -221,6 +226,18 @@ func writeReports(sys *sysIO, ro reportOptions, f reporters.Format, opts engine.
 		}
 	}
 	return nil
+}
+
+// absReportDir is dir made absolute, for a run to keep in the journal:
+// a status from another folder writes where the run did.
+func absReportDir(dir string) string {
+	if dir == "" {
+		return ""
+	}
+	if abs, err := filepath.Abs(dir); err == nil {
+		return abs
+	}
+	return dir
 }
 
 // planAndFormat reads the one plan argument and --format of a command

@@ -52,6 +52,9 @@ type betState struct {
 	needPlacement bool
 	// placementLogged is set once the log said the bet was placed.
 	placementLogged bool
+	// outcomeDue holds back the line saying how the bet ended until its
+	// placement is logged (outcome_order.go).
+	outcomeDue bool
 	// placedEarlier says an earlier run (or status) saw the bet placed, as
 	// the journal keeps it: this run does not log that placement again.
 	placedEarlier bool
@@ -384,11 +387,37 @@ func (b *book) readRecords(in *instance, recs []apiclient.BetRecord, at time.Tim
 // them (once).
 func (b *book) placementUnread(in *instance, err string) bool {
 	in.err = err
+	return b.placementToLog(in)
+}
+
+// placementToLog reports whether in's placement, known from its
+// notification, is still to be logged, and takes it as logged.
+func (b *book) placementToLog(in *instance) bool {
 	if !in.placementLogged && !in.placedEarlier && in.notif != nil {
 		in.placementLogged = true
 		return true
 	}
 	return false
+}
+
+// holdOutcome reports whether in's outcome must wait for its placement
+// to be logged (seen placed and resulted in one look), and holds it.
+func (b *book) holdOutcome(in *instance) bool {
+	if in.needPlacement && !in.placedEarlier && !in.placementLogged {
+		in.outcomeDue = true
+		return true
+	}
+	return false
+}
+
+// releaseOutcome reports whether in's held outcome may be logged now:
+// its placement was (force: or will never be read), and lets it go.
+func (b *book) releaseOutcome(in *instance, force bool) bool {
+	if !in.outcomeDue || (in.needPlacement && !force) {
+		return false
+	}
+	in.outcomeDue = false
+	return true
 }
 
 // inDoubt is in, whose create was announced and whose outcome is

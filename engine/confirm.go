@@ -21,7 +21,7 @@ func (r *tracker) confirm(summary func() string) error {
 	var ok bool
 	var err error
 	if r.opts.Question != nil {
-		ok, err = r.opts.Question.put()
+		ok, err = r.opts.Question.put(func(line string) { r.logf("%s", line) })
 	} else {
 		ok, err = r.opts.Confirm(summary())
 	}
@@ -214,12 +214,11 @@ func (q *Question) arrivedLocked(plan string) {
 }
 
 // put waits for every plan's part and returns the one answer: the first
-// caller asks, the others wait for what it was told.
-func (q *Question) put() (bool, error) {
-	select {
-	case <-q.all:
-	case <-q.ctx.Done():
-		return false, q.ctx.Err()
+// caller asks, the others wait for what it was told. A wait for the other
+// plans that lasts is told with say (question_wait.go).
+func (q *Question) put(say func(string)) (bool, error) {
+	if err := q.waitAll(say); err != nil {
+		return false, err
 	}
 	q.mu.Lock()
 	if q.asked {

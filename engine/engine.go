@@ -52,6 +52,11 @@ type Options struct {
 	// State is where the reports live; zero fields take local.NewLayout's
 	// defaults.
 	State local.Layout
+	// ReportDir is where a run writes the plan's reports when told
+	// (--report-dir, absolute); "" for the default. The run keeps it in
+	// the journal, so status, cancel and stop write where it did
+	// (Result.ReportDir).
+	ReportDir string
 	// Store keeps the plan's journal, lock and stop mark: required by every
 	// command that reads or writes the plan's saved state. The caller
 	// chooses it (betplan's main in state.go); the engine never does.

@@ -50,6 +50,8 @@ const (
 	// opResulted says a run logged how the bet ended, so later runs that
 	// read the same outcome do not log it again.
 	opResulted = "resulted"
+	// opReports keeps where a run wrote the plan's reports (reportdir.go).
+	opReports = "reports"
 )
 
 // Where a placed entry's time comes from.
@@ -92,6 +94,9 @@ type journalEntry struct {
 	Status string `json:"status,omitempty"`
 	// Outcome (outcome) is how the bet ended (journal_outcome.go).
 	Outcome *JournalOutcome `json:"outcome,omitempty"`
+	// ReportDir (reports) is where a run wrote the plan's reports; ""
+	// for the default.
+	ReportDir string `json:"report_dir,omitempty"`
 }
 
 // labelState is what the journal knows of one label.
@@ -167,6 +172,9 @@ type Journal struct {
 	// keeps none; inFlight its labels whose outcome is still to come.
 	intents  state.Intents
 	inFlight map[string]bool
+	// reportDir is where the last run wrote the plan's reports (an
+	// opReports entry); "" for the default.
+	reportDir string
 }
 
 // JournalLog keeps a journal's entries: a lease's log (state.Log), or a
@@ -234,6 +242,9 @@ func (j *Journal) apply(e journalEntry) {
 		return
 	case opSettled:
 		j.doubt, j.settled = "", true
+	case opReports:
+		j.reportDir = e.ReportDir
+		return
 	}
 	if len(e.Tips) > 0 {
 		j.applyPub(e)

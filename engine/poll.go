@@ -291,6 +291,9 @@ func (r *tracker) update(ctx context.Context, in *instance, n *apiclient.Notific
 // told (a resulted entry), so a later cron run that reads the same
 // outcome again does not repeat it.
 func (r *tracker) logOutcome(in *instance) {
+	if r.outcomeAfterPlacement(in) {
+		return
+	}
 	if r.journal == nil {
 		r.logf("%s %s: %s", in.status, in.name(), in.reason)
 		return
@@ -358,6 +361,7 @@ func (r *tracker) applyRecords(in *instance, recs []apiclient.BetRecord) {
 	if r.book.readRecords(in, recs, r.clock.Now()) {
 		r.logf("%s", placementWords(in, in.recordsAt))
 	}
+	r.logDueOutcome(in)
 }
 
 // refusedShare is what one session's refusal takes off a bet's money at

@@ -6,6 +6,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -29,7 +30,7 @@ func TestQuestionAskedOnceForEveryPlan(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			ok, err := q.put()
+			ok, err := q.put(nil)
 			assert.NoError(t, err)
 			answers <- ok
 		}()
@@ -49,7 +50,7 @@ func TestQuestionAskedOnceForEveryPlan(t *testing.T) {
 	assert.Equal(t, 1, strings.Count(text, "Account limits of betplan.yaml"), "one account file, told once")
 
 	// A plan that asks later in the run gets the same answer, unasked.
-	ok, err := q.put()
+	ok, err := q.put(nil)
 	require.NoError(t, err)
 	assert.True(t, ok)
 	assert.EqualValues(t, 1, asked.Load())
@@ -61,6 +62,31 @@ func TestQuestionWaitEndsWithTheRun(t *testing.T) {
 	q := NewQuestion(ctx, func(string) (bool, error) { t.Fatal("asked"); return false, nil }, []string{"alpha", "beta"})
 	q.arrive(betsAsked{plan: "alpha", bets: 1})
 	cancel()
-	_, err := q.put()
+	_, err := q.put(nil)
 	assert.ErrorIs(t, err, context.Canceled)
+}
+
+// A question held back by a plan that has not arrived (waiting for its
+// lock) says which plan it waits for, once, and is asked when it comes.
+func TestQuestionSaysWhatItWaitsFor(t *testing.T) {
+	quiet := questionQuiet
+	questionQuiet = 50 * time.Millisecond
+	t.Cleanup(func() { questionQuiet = quiet })
+	q := NewQuestion(context.Background(), func(string) (bool, error) { return true, nil }, []string{"alpha", "beta"})
+	q.arrive(betsAsked{plan: "alpha", bets: 1})
+	said := make(chan string, 4)
+	go func() {
+		time.Sleep(300 * time.Millisecond)
+		q.arrive(betsAsked{plan: "beta", bets: 1})
+	}()
+	ok, err := q.put(func(line string) { said <- line })
+	require.NoError(t, err)
+	assert.True(t, ok)
+	close(said)
+	var lines []string
+	for l := range said {
+		lines = append(lines, l)
+	}
+	require.Len(t, lines, 1, "told once")
+	assert.Contains(t, lines[0], "waits for plan beta to say what it may create")
 }

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/betplan/betplan/plan"
+	"github.com/betplan/betplan/state"
 )
 
 // Status is where one bet of a plan stands. The strings are part of the
@@ -99,6 +100,12 @@ type Result struct {
 	// service's clock: both set by the command, for the reports' words.
 	Zone    *time.Location
 	SimTime bool
+	// Running is the run that held the plan's lock while a status read
+	// it (who, since when); nil when none did, or the store cannot tell.
+	Running *state.LockOwner
+	// ReportDir is where the plan's last run wrote its reports, as its
+	// journal keeps it; "" for the default.
+	ReportDir string
 
 	EndReason EndReason
 	// Error is the fatal error that ended the command, if any.
@@ -225,8 +232,9 @@ type Totals struct {
 	ByStatus       map[Status]int
 	StakeRequested float64 // requested amounts of the bets that count (BetResult.Counts)
 	AtRisk         float64 // at risk over the bets that count
-	// Open counts the bets not final yet that are not in trouble: waiting,
-	// created, placed, or cancelled after placement and not resulted.
+	// Open counts the bets made and not final yet that are not in
+	// trouble: created, placed, or cancelled after placement and not
+	// resulted. A bet not created yet is waiting (ByStatus), not open.
 	Open           int
 	AmountAccepted float64
 	Profit         float64
@@ -243,12 +251,13 @@ func (b *BetResult) Counts() bool { return b.NotificationID != 0 || b.Status == 
 // placed money stays on, so it is reported and judged as a placed bet.
 func (b *BetResult) PlacedThenCanceled() bool { return b.Canceled && roundCents(b.AmountAccepted) > 0 }
 
-// Open reports whether the bet is still to be decided and not in trouble:
-// waiting, created, placed, or cancelled after placement with its result to
-// come.
+// Open reports whether the bet was made and is still to be decided, not
+// in trouble: created, placed, or cancelled after placement with its
+// result to come. A bet not created yet is waiting, not open: a status
+// during a live run, the run's own report and every summary say so alike.
 func (b *BetResult) Open() bool {
 	switch b.Status {
-	case StatusWaiting, StatusCreated, StatusPlaced:
+	case StatusCreated, StatusPlaced:
 		return true
 	case StatusCanceled:
 		return b.PlacedThenCanceled()

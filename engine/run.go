@@ -57,6 +57,9 @@ func (r *tracker) runWithAlerts(ctx context.Context, res *Result, check func() e
 				return err
 			}
 		}
+		if err := r.keepReportDir(); err != nil {
+			return err
+		}
 		if len(r.opts.Notify) > 0 {
 			r.alerts = startAlerts(alertRun{journal: r.journal, book: r.book, plan: r.plan, opts: &r.opts, clock: r.clock,
 				simulated: r.simulated, logf: r.logf, checkpoint: r.checkpoint, result: r.result})

@@ -234,11 +234,11 @@ func (r *tracker) placementErrorsKept(read func() error) error {
 	for in, e := range before {
 		if in.needPlacement {
 			if r.book.placementUnread(in, e) {
-				r.logf("placed %s: $%.2f accepted; who placed it is not known yet (the bet records could not be read; the bots of %s took it up)",
-					in.name(), float64(in.notif.TotalAccepted), sessionList(in.placedBy))
+				r.logPlacementLine(in)
 			}
 		}
 	}
+	r.logOutcomesDue()
 	return err
 }
 

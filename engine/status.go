@@ -17,6 +17,7 @@ func ReadStatus(ctx context.Context, p *plan.Plan, opts Options) (*Result, error
 	}
 	r := newTracker(p, opts)
 	res := r.newResult(KindStatus, r.clock.Now())
+	res.Running = r.liveRun(ctx)
 	err := r.status(ctx)
 	r.finish(res, err)
 	if err == nil {
@@ -70,6 +71,10 @@ func (r *tracker) status(ctx context.Context) error {
 			} else if why := notInField(in); why != "" {
 				// As run words it: a vacant box is skipped, not waiting.
 				r.book.end(in, StatusSkipped, why+": not created")
+			} else if why := r.checkBot(in); why != "" {
+				// As run words its refusal; the bet waits for a run that
+				// can create it.
+				r.book.wait(in, "not created: "+why)
 			} else {
 				r.book.wait(in, "not created yet")
 			}

@@ -194,6 +194,7 @@ func (r *tracker) fill(res *Result) {
 		res.Bets = append(res.Bets, r.result(in))
 	}
 	if r.journal != nil {
+		res.ReportDir = r.journal.ReportDir()
 		res.Limits.Committed, res.Limits.CreatedBets = r.journal.Committed()
 	}
 	r.tips.fillTips(res)

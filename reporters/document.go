@@ -27,6 +27,7 @@ type Document struct {
 	FinishedAt     *string  `json:"finished_at" jsonschema:"nullable,format=date-time" jsonschema_description:"When the command finished, RFC 3339 in UTC; null if it never did."`
 	EndReason      string   `json:"end_reason" jsonschema_description:"Why the command stopped: completed, no-wait, stopped (the plan is stopped by betplan stop), interrupted, timeout, refused or error."`
 	Error          string   `json:"error" jsonschema_description:"The fatal error that ended the command; empty when none."`
+	Running        *Running `json:"running,omitempty" jsonschema_description:"The run that held the plan's lock while a status read it (a live run: nothing has ended); absent when none did."`
 	Failed         bool     `json:"failed" jsonschema_description:"True when something counts as a failure (exit code 1): a failed, not-taken or unresolved bet, a bet with an error, a tip failed, unresolved or of unknown outcome, or a fatal error."`
 	Limits         Limits   `json:"limits" jsonschema_description:"The plan's limits and how much of them is used."`
 	Account        *Account `json:"account,omitempty" jsonschema_description:"The account file's limits (betplan.yaml) and how much of them every plan sharing the state uses; absent without an account file."`
@@ -39,6 +40,23 @@ type Document struct {
 	Assumptions []string   `json:"assumptions" jsonschema_description:"What betplan assumed where the service's shapes are not known (tipster and sports event endpoints); empty when nothing was."`
 	// UndeliveredAlerts is absent when every alert was delivered.
 	UndeliveredAlerts []UndeliveredAlert `json:"undelivered_alerts,omitempty" jsonschema_description:"Alerts of the plan's notify targets not delivered by the end of the run; absent when none."`
+}
+
+// Running is a live run of the plan, as its lock says.
+type Running struct {
+	PID      int     `json:"pid" jsonschema_description:"The run's process id; 0 when not known."`
+	Host     string  `json:"host" jsonschema_description:"The machine it runs on."`
+	Command  string  `json:"command" jsonschema_description:"The command holding the lock: betplan run, cancel or stop."`
+	PlanFile string  `json:"plan_file" jsonschema_description:"The plan file as that command was given it."`
+	Since    *string `json:"since" jsonschema:"nullable,format=date-time" jsonschema_description:"When it took the lock, RFC 3339 in UTC."`
+}
+
+func newRunning(r *engine.Result) *Running {
+	o := r.Running
+	if o == nil {
+		return nil
+	}
+	return &Running{PID: o.PID, Host: o.Host, Command: o.Command, PlanFile: o.PlanFile, Since: timePtr(o.Since)}
 }
 
 // PlanInfo names the plan a report is about.
@@ -150,7 +168,7 @@ type Totals struct {
 	Bets           int       `json:"bets" jsonschema_description:"Number of bets."`
 	ByStatus       ByStatus  `json:"by_status" jsonschema_description:"Number of bets in each status; every status is present."`
 	ByAction       *ByAction `json:"by_action,omitempty" jsonschema_description:"Plan reports only: number of bets per action; every action is present."`
-	Open           int       `json:"open" jsonschema_description:"Number of bets still to be decided and not in trouble: waiting, created, placed, or cancelled after placement with the result to come."`
+	Open           int       `json:"open" jsonschema_description:"Number of bets made and still to be decided, not in trouble: created, placed, or cancelled after placement with the result to come. Bets not created yet are waiting (by_status.waiting), not open."`
 	StakeRequested float64   `json:"stake_requested" jsonschema_description:"Dollars requested by created bets and bets in doubt (stake, or target profit when the type has no stake)."`
 	AtRisk         float64   `json:"at_risk" jsonschema_description:"Dollars created bets and bets in doubt put at risk (see bets[].at_risk)."`
 	AmountAccepted float64   `json:"amount_accepted" jsonschema_description:"Dollars the bookmakers accepted."`
@@ -245,6 +263,7 @@ func NewDocument(r *engine.Result) *Document {
 		FinishedAt:     timePtr(r.FinishedAt),
 		EndReason:      string(r.EndReason),
 		Error:          r.Error,
+		Running:        newRunning(r),
 		Failed:         r.Failed(),
 		Limits:         newLimits(&r.Limits),
 		Account:        newAccount(r.Account),

@@ -87,7 +87,7 @@ func newHTMLPage(r *engine.Result) *htmlPage {
 	}
 	for _, f := range [][2]string{
 		{"Plan file", r.PlanFile}, {"Plan hash", r.PlanHash}, {"betplan", r.Version},
-		{"Service", r.BaseURL}, {"Time", span(r)}, {"Ended", string(r.EndReason)},
+		{"Service", r.BaseURL}, {"Time", span(r)}, {"Ended", endedWords(r)}, {"Running", runningWords(r)},
 	} {
 		if f[1] != "" {
 			p.Facts = append(p.Facts, f)

@@ -70,6 +70,9 @@ func (m *markdownWriter) run(r *engine.Result) {
 	if r.EndReason != "" && !readOnly(r) {
 		m.printf(" · ended: %s", mdText(string(r.EndReason)))
 	}
+	if w := runningWords(r); w != "" {
+		m.printf(" · running: %s", mdText(w))
+	}
 	m.printf("\n\n")
 
 	if s := outcomeCounts(r); s != "" {
@@ -279,7 +282,7 @@ func (m *markdownWriter) details(r *engine.Result) {
 	item("betplan", mdCode(r.Version))
 	item("Service", mdCode(r.BaseURL))
 	item("Time", span(r))
-	item("Ended", mdText(string(r.EndReason)))
+	item("Ended", mdText(endedWords(r)))
 	m.printf("\nThe full report, with every bet and session, is report.json.\n\n</details>\n")
 }
 

@@ -28,8 +28,11 @@ type PlanSummary struct {
 	EndReason string `json:"end_reason"`
 	// Error is why the plan's run ended early, or why it did not run (its
 	// lock was held, say); "" when it ran to its end.
-	Error  string `json:"error,omitempty"`
-	Totals Totals `json:"totals"`
+	Error string `json:"error,omitempty"`
+	// Running says which run held the plan's lock while a status read
+	// it (its end_reason is then "running"); "" when none did.
+	Running string `json:"running,omitempty"`
+	Totals  Totals `json:"totals"`
 }
 
 // NewSummary builds the summary of results, one per plan, in the order
@@ -46,8 +49,9 @@ func NewSummary(results []*engine.Result) *Summary {
 		s.Plans = append(s.Plans, PlanSummary{
 			Name:      r.PlanName,
 			PlanFile:  r.PlanFile,
-			EndReason: string(r.EndReason),
+			EndReason: endedWords(r),
 			Error:     r.Error,
+			Running:   runningWords(r),
 			Totals:    newTotals(r),
 		})
 		all.Bets = append(all.Bets, r.Bets...)
@@ -81,10 +85,10 @@ func WriteSummaryText(w io.Writer, s *Summary) error {
 	for _, p := range s.Plans {
 		width = max(width, len(p.Name))
 	}
-	fmt.Fprintf(tw, "%-*s\tBETS\tSETTLED\tOPEN\tFAILED\tSTAKE\tAT RISK\tACCEPTED\tPROFIT\t  ENDED\n", width, "PLAN")
+	fmt.Fprintf(tw, "%-*s\tBETS\tSETTLED\tOPEN\tWAITING\tFAILED\tSTAKE\tAT RISK\tACCEPTED\tPROFIT\t  ENDED\n", width, "PLAN")
 	row := func(name string, t Totals, ended string) {
 		// Names padded alike read left-aligned in a right-aligned table.
-		fmt.Fprintf(tw, "%-*s\t%d\t%d\t%d\t%d\t%s\t%s\t%s\t%s\t%s\n", width, name, t.Bets, t.ByStatus.Settled, t.open(), t.trouble(),
+		fmt.Fprintf(tw, "%-*s\t%d\t%d\t%d\t%d\t%d\t%s\t%s\t%s\t%s\t%s\n", width, name, t.Bets, t.ByStatus.Settled, t.open(), t.ByStatus.Waiting, t.trouble(),
 			dollars(t.StakeRequested), dollars(t.AtRisk), dollars(t.AmountAccepted), signedDollars(t.Profit), strings.TrimRight("  "+ended, " "))
 	}
 	for _, p := range s.Plans {
@@ -98,6 +102,9 @@ func WriteSummaryText(w io.Writer, s *Summary) error {
 		if p.Error != "" {
 			fmt.Fprintf(bw, "%s: %s\n", p.Name, oneLine(p.Error))
 		}
+		if p.Running != "" {
+			fmt.Fprintf(bw, "%s: %s\n", p.Name, p.Running)
+		}
 	}
 	return bw.Flush()
 }
@@ -106,10 +113,10 @@ func WriteSummaryText(w io.Writer, s *Summary) error {
 func WriteSummaryMarkdown(w io.Writer, s *Summary) error {
 	bw := bufio.NewWriter(w)
 	fmt.Fprintf(bw, "## betplan %s: %d plans\n\n", s.Kind, len(s.Plans))
-	fmt.Fprintln(bw, "| Plan | Bets | Settled | Open | Failed | Stake | At risk | Accepted | Profit | Ended |")
-	fmt.Fprintln(bw, "|:-----|-----:|--------:|-----:|-------:|------:|--------:|---------:|-------:|:------|")
+	fmt.Fprintln(bw, "| Plan | Bets | Settled | Open | Waiting | Failed | Stake | At risk | Accepted | Profit | Ended |")
+	fmt.Fprintln(bw, "|:-----|-----:|--------:|-----:|--------:|-------:|------:|--------:|---------:|-------:|:------|")
 	row := func(name string, t Totals, ended string) {
-		fmt.Fprintf(bw, "| %s | %d | %d | %d | %d | %s | %s | %s | %s | %s |\n", name, t.Bets, t.ByStatus.Settled, t.open(), t.trouble(),
+		fmt.Fprintf(bw, "| %s | %d | %d | %d | %d | %d | %s | %s | %s | %s | %s |\n", name, t.Bets, t.ByStatus.Settled, t.open(), t.ByStatus.Waiting, t.trouble(),
 			dollars(t.StakeRequested), dollars(t.AtRisk), dollars(t.AmountAccepted), signedDollars(t.Profit), strings.TrimRight("  "+ended, " "))
 	}
 	for _, p := range s.Plans {
@@ -119,6 +126,9 @@ func WriteSummaryMarkdown(w io.Writer, s *Summary) error {
 	for _, p := range s.Plans {
 		if p.Error != "" {
 			fmt.Fprintf(bw, "\n- %s: %s", markdownCellText(p.Name), markdownCellText(p.Error))
+		}
+		if p.Running != "" {
+			fmt.Fprintf(bw, "\n- %s: %s", markdownCellText(p.Name), markdownCellText(p.Running))
 		}
 	}
 	fmt.Fprintln(bw)

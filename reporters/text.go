@@ -107,6 +107,7 @@ func (t *textWriter) header(r *engine.Result) {
 		when += ", ended: " + string(r.EndReason)
 	}
 	t.fact("time", strings.TrimPrefix(when, ", "), tonePlain)
+	t.fact("running", runningWords(r), toneBusy)
 	t.fact("error", oneLine(r.Error), toneBad)
 	t.w.WriteByte('\n')
 }

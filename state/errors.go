@@ -1,6 +1,9 @@
 package state
 
-import "fmt"
+import (
+	"errors"
+	"fmt"
+)
 
 // LockedError means another run holds the plan's lock.
 type LockedError struct {
@@ -61,3 +64,7 @@ func (e *BadJournalError) Error() string {
 	return fmt.Sprintf("journal %s: %s; betplan cannot tell what this plan created, so it did nothing and left the reports as they were. "+
 		"Restore the journal from a backup, or move it aside (keep it) and run again: a run with no journal looks every bet up on the service by label before creating it", where, e.Reason)
 }
+
+// ErrHolderUnknown is a store that cannot read who holds a plan's lock
+// without taking it, on this platform.
+var ErrHolderUnknown = errors.New("this store cannot tell here whether a run holds the plan's lock")

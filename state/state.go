@@ -30,6 +30,11 @@ type Store interface {
 	SetStop(ctx context.Context, key PlanKey, mark *StopMark) error
 	// ReadStop reads the plan's stop mark; nil when there is none.
 	ReadStop(ctx context.Context, key PlanKey) (*StopMark, error)
+	// Holder reads who holds the plan's lock now, without taking it,
+	// probing it or waiting for it: a run that asks for the lock while
+	// Holder looks gets it as if nobody had looked. nil when no run holds
+	// it; ErrHolderUnknown where the store cannot tell on this platform.
+	Holder(ctx context.Context, key PlanKey) (*LockOwner, error)
 	// ReadAccount reads, without any lock, the records of every plan
 	// that shares the store on service, the plan's account: each plan
 	// once, by name. A store where nothing was kept has none.

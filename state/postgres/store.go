@@ -446,3 +446,28 @@ func (s *Store) waitLockFree(ctx context.Context, conn *pgx.Conn, key int64, nam
 		}
 	}
 }
+
+// Holder reads pg_locks, the server's view of every lock, for the plan's
+// advisory lock: reading it takes nothing, so a run asking for the lock
+// meanwhile gets it as if nobody had looked. The holder is who the plans
+// row says took it last.
+func (s *Store) Holder(ctx context.Context, k state.PlanKey) (*state.LockOwner, error) {
+	var owner *state.LockOwner
+	err := s.readPlan(ctx, k, func(conn *pgx.Conn, _ int64) error {
+		var held bool
+		err := conn.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM pg_locks `+holdsAdvisoryLock+`)`, s.lockKey(k)).Scan(&held)
+		if err != nil {
+			return s.unavailable(err)
+		}
+		if !held {
+			return nil
+		}
+		o, err := s.holder(ctx, conn, k)
+		if err != nil {
+			return s.unavailable(err)
+		}
+		owner = &o
+		return nil
+	})
+	return owner, err
+}

@@ -107,6 +107,66 @@ func RunTests(t *testing.T, newStore func(t *testing.T) state.Store) {
 		assert.Equal(t, holderB.Host, locked.Owner.Host)
 	})
 
+	t.Run("holder", func(t *testing.T) {
+		t.Parallel()
+		s := newStore(t)
+		h, err := s.Holder(ctx, key)
+		if errors.Is(err, state.ErrHolderUnknown) {
+			t.Skip(err)
+		}
+		require.NoError(t, err)
+		assert.Nil(t, h, "no run yet")
+		a := lock(t, s, holderA)
+		h, err = s.Holder(ctx, state.PlanKey{Name: key.Name, BaseURL: "https://BETTING.example.com:443/"})
+		require.NoError(t, err)
+		require.NotNil(t, h, "a held lock is seen, the service however spelled")
+		assert.Equal(t, holderA.Host, h.Host)
+		assert.Equal(t, holderA.PID, h.PID)
+		assert.True(t, holderA.Since.Equal(h.Since))
+		h, err = s.Holder(ctx, state.PlanKey{Name: "other", BaseURL: key.BaseURL})
+		require.NoError(t, err)
+		assert.Nil(t, h, "another plan's lock is its own")
+		require.NoError(t, a.Release())
+		h, err = s.Holder(ctx, key)
+		require.NoError(t, err)
+		assert.Nil(t, h, "released")
+
+		// A run that takes the lock while Holder looks, again and again
+		// from several lookers, is never refused: a look takes nothing.
+		stop := make(chan struct{})
+		looked := make(chan int)
+		const lookers = 4
+		for range lookers {
+			go func() {
+				n := 0
+				defer func() { looked <- n }()
+				for {
+					select {
+					case <-stop:
+						return
+					default:
+					}
+					if _, err := s.Holder(ctx, key); err != nil {
+						t.Error(err)
+						return
+					}
+					n++
+				}
+			}()
+		}
+		for i := range 100 {
+			l, err := s.Lock(ctx, state.LockRequest{PlanKey: key, Owner: holderB})
+			require.NoError(t, err, "lock %d, taken while Holder looks", i)
+			require.NoError(t, l.Release())
+		}
+		close(stop)
+		n := 0
+		for range lookers {
+			n += <-looked
+		}
+		assert.Positive(t, n, "Holder looked meanwhile")
+	})
+
 	t.Run("fencing", func(t *testing.T) {
 		t.Parallel()
 		s := newStore(t)

@@ -1,0 +1,48 @@
+package engine
+
+// A bet seen placed and resulted in one look (a status, or a cron run,
+// after the race) is logged as it happened: placed, then how it ended.
+// Its placement is logged once its bet records are read, after the poll
+// that saw the result, so the outcome's line waits for it. The book
+// holds and releases the outcome; these say it.
+
+// outcomeAfterPlacement reports whether in's outcome must wait for its
+// placement to be logged, and marks it due.
+func (r *tracker) outcomeAfterPlacement(in *instance) bool { return r.book.holdOutcome(in) }
+
+// logDueOutcome logs the outcome held back for in's placement.
+func (r *tracker) logDueOutcome(in *instance) {
+	if r.book.releaseOutcome(in, false) {
+		r.logOutcome(in)
+	}
+}
+
+// logPlacementUnread logs a placement whose bet records could not be read,
+// with what the notification says.
+func (r *tracker) logPlacementUnread(in *instance) {
+	if r.book.placementToLog(in) {
+		r.logPlacementLine(in)
+	}
+}
+
+// logPlacementLine is the line of a placement known only from its
+// notification.
+func (r *tracker) logPlacementLine(in *instance) {
+	r.logf("placed %s: $%.2f accepted; who placed it is not known yet (the bet records could not be read; the bots of %s took it up)",
+		in.name(), float64(in.notif.TotalAccepted), sessionList(in.placedBy))
+}
+
+// logOutcomesDue logs, after a read of bet records, the outcomes still
+// held back: a placement whose records could not be read is logged first
+// with what is known of it.
+func (r *tracker) logOutcomesDue() {
+	for _, in := range r.book.insts {
+		if !in.outcomeDue {
+			continue
+		}
+		r.logPlacementUnread(in)
+		if r.book.releaseOutcome(in, true) {
+			r.logOutcome(in)
+		}
+	}
+}
