@@ -57,6 +57,7 @@ type Client struct {
 	email, password string
 	cachePath       string
 
+	races    raceEntries // ListRaces
 	requests atomic.Int64
 	answered atomic.Bool // some request got a 2xx answer
 	lastDate atomic.Pointer[serverDate]
