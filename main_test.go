@@ -47,6 +47,7 @@ func (c ownCache) Run() int {
 }
 
 func TestScripts(t *testing.T) {
+	t.Parallel()
 	repo, err := filepath.Abs(".")
 	if err != nil {
 		t.Fatal(err)
@@ -301,7 +302,7 @@ func cmdSimRace(ts *testscript.TestScript, neg bool, args []string) {
 // cmdSimResult is `simresult VAR`: the race simrace set VAR for runs and
 // is resulted now, while the service keeps listing its start (an
 // abandoned race, a start in the wrong time zone). `seenwithin` measures
-// from here.
+// from here (and from a `scratch`).
 func cmdSimResult(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) != 1 {
 		ts.Fatalf("usage: simresult VAR")
@@ -503,16 +504,19 @@ func cmdExits(ts *testscript.TestScript, neg bool, args []string) {
 }
 
 // cmdWaitFile is `waitfile PATH [TEXT]`: it waits up to ten seconds for
-// PATH to exist (and hold TEXT), so a script can act once a background
-// betplan got that far.
+// PATH (a glob pattern: a journal's name carries a hash) to exist (and
+// hold TEXT), so a script can act once a background betplan got that far.
 func cmdWaitFile(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) < 1 || len(args) > 2 {
 		ts.Fatalf("usage: waitfile PATH [TEXT]")
 	}
-	path := ts.MkAbs(args[0])
+	pattern := ts.MkAbs(args[0])
 	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-		if b, err := os.ReadFile(path); err == nil && (len(args) == 1 || strings.Contains(string(b), args[1])) {
-			return
+		paths, _ := filepath.Glob(pattern)
+		for _, path := range paths {
+			if b, err := os.ReadFile(path); err == nil && (len(args) == 1 || strings.Contains(string(b), args[1])) {
+				return
+			}
 		}
 	}
 	ts.Fatalf("waitfile: %s did not appear (or hold %q) within 10s", args[0], args[1:])
