@@ -58,6 +58,7 @@ type Client struct {
 	cachePath       string
 
 	races    raceEntries // ListRaces
+	entries  entryCache  // pages of notifications and bet records
 	requests atomic.Int64
 	answered atomic.Bool // some request got a 2xx answer
 	lastDate atomic.Pointer[serverDate]
