@@ -63,6 +63,7 @@ func (d *dropper) delivered() []string {
 // the outcome is unknown, so neither the run nor a later one sends it
 // again.
 func TestAlertsGenericTargetThatDropsTheAnswer(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("starts the real binary")
 	}

@@ -57,6 +57,7 @@ func (h *countingHook) seen() (int, []string) {
 // delivered, "the target redirects", by scheme and host only, never
 // again.
 func TestAlertsFollowNoRedirect(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("starts the real binary")
 	}

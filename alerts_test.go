@@ -15,7 +15,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
 	"github.com/stretchr/testify/assert"
@@ -222,6 +221,7 @@ func assertNoSecret(t *testing.T, secret string, outputs []string, dirs ...strin
 }
 
 func TestAlertsOfARehearsedCard(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("starts the real binary")
 	}
@@ -329,6 +329,7 @@ func str(v any) string {
 }
 
 func TestAlertsRetryAfterA500(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("starts the real binary")
 	}
@@ -350,6 +351,7 @@ func TestAlertsRetryAfterA500(t *testing.T) {
 }
 
 func TestAlertsReceiverDownForTheWholeRun(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("starts the real binary")
 	}
@@ -385,6 +387,7 @@ func TestAlertsReceiverDownForTheWholeRun(t *testing.T) {
 }
 
 func TestAlertsNeedTheirVariables(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("starts the real binary")
 	}
@@ -403,6 +406,7 @@ func TestAlertsNeedTheirVariables(t *testing.T) {
 // attempt was announced (before it went out): no alert ever arrives twice,
 // and the one that may never have gone out is reported, not sent again.
 func TestAlertsOnceAcrossKills(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("starts the real binary many times")
 	}
@@ -432,7 +436,7 @@ func TestAlertsOnceAcrossKills(t *testing.T) {
 	// The simulated bots take the bets up 3 seconds after their create:
 	// the second run sees them placed, and dies right after announcing
 	// its first attempt, before it went out.
-	time.Sleep(4 * time.Second)
+	w.waitPlaced(w.bets)
 	out, killed = run("alert-sending:1")
 	require.True(t, killed, "killed after announcing an attempt: %s", out)
 	require.Len(t, rc.received(), 1, "nothing went out after the announcement")
@@ -476,6 +480,7 @@ func TestAlertsOnceAcrossKills(t *testing.T) {
 // service over loopback): its heartbeat is requested once at the end, with
 // the exit status, whether the run succeeds or is refused.
 func TestHeartbeatWithTheExitStatus(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("starts the real binary")
 	}
@@ -513,6 +518,7 @@ func TestHeartbeatWithTheExitStatus(t *testing.T) {
 // A stop-loss refuses every bet after it: it is told once, as the plan
 // stopping, not once for every bet it refused.
 func TestAlertsStopLossOnce(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("starts the real binary")
 	}
@@ -545,6 +551,7 @@ func TestAlertsStopLossOnce(t *testing.T) {
 // A target added to a plan that already has bets hears what they do from
 // then on, not everything they did before it was added.
 func TestAlertsAddedTargetHearsWhatComesNext(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("starts the real binary")
 	}
@@ -554,7 +561,7 @@ func TestAlertsAddedTargetHearsWhatComesNext(t *testing.T) {
 	out, err := w.betplan("").CombinedOutput()
 	require.NoError(t, err, "%s", out)
 	// The simulated bots take the bets up 3 seconds after their create.
-	time.Sleep(4 * time.Second)
+	w.waitPlaced(w.bets)
 
 	w.notifyHook("placed, not_placed, settled, summary")
 	cmd := w.betplan("")

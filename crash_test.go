@@ -102,6 +102,15 @@ func (w *crashWorld) createsSeen() []createSeen {
 	return slices.Clone(w.creates)
 }
 
+// waitPlaced waits until the simulated bots took n bets up (3 seconds
+// after their create), or ten seconds passed: the next run then finds
+// them placed, and the test waits no longer than the bots take.
+func (w *crashWorld) waitPlaced(n int) {
+	for deadline := time.Now().Add(10 * time.Second); w.svc.PlacedCount() < n && time.Now().Before(deadline); {
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
 // betplan starts the real binary (this test binary in main mode).
 func (w *crashWorld) betplan(crashAt string, args ...string) *exec.Cmd {
 	exe, err := os.Executable()
@@ -159,6 +168,7 @@ func (w *crashWorld) finish() {
 }
 
 func TestCrashAtCheckpoints(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("starts the real binary many times")
 	}
@@ -184,6 +194,7 @@ func TestCrashAtCheckpoints(t *testing.T) {
 }
 
 func TestCrashAtRandomTimes(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("starts the real binary many times")
 	}
@@ -200,6 +211,7 @@ func TestCrashAtRandomTimes(t *testing.T) {
 }
 
 func TestInterruptWritesTheReport(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("starts the real binary")
 	}
@@ -279,6 +291,7 @@ func TestDefaultRequestRate(t *testing.T) {
 // nothing at stake, and the next run must adopt it rather than create it
 // again.
 func TestInterruptMidCreateIsInDoubt(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("starts the real binary")
 	}

@@ -18,6 +18,7 @@ import (
 // and runs it again: a tip is never sent twice, and one whose call was
 // announced and may have gone out is reported unknown, never re-sent.
 func TestCrashDuringPublish(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("starts the real binary")
 	}

@@ -14,6 +14,7 @@ import (
 // says whether it is reachable; a database that does not answer makes the
 // account not ready, with the URL's password never shown.
 func TestDoctorSharedState(t *testing.T) {
+	t.Parallel()
 	state, _ := sharedState(t)
 	svc := sim.New(sim.Options{})
 	srv := httptest.NewServer(svc)

@@ -22,6 +22,7 @@ import (
 // they play every third hour (a rehearsal costs seconds of CPU under
 // -race: 11 examples at every third hour were 110 of them).
 func TestExamplesRehearse(t *testing.T) {
+	t.Parallel()
 	files, err := filepath.Glob("examples/*.yaml")
 	if err != nil {
 		t.Fatal(err)
@@ -103,6 +104,7 @@ func rehearseExample(t *testing.T, file, start string) {
 // Every example is in fmt's canonical layout: what a newcomer copies is
 // what `betplan fmt --check` accepts.
 func TestExamplesAreCanonical(t *testing.T) {
+	t.Parallel()
 	files, err := filepath.Glob("examples/*.yaml")
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no examples: %v", err)

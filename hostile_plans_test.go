@@ -43,6 +43,7 @@ func hostileBetplan(t *testing.T, dir string, timeout time.Duration, args ...str
 // what they are, by every command that reads a plan; nothing waits on a
 // writer or reads without end.
 func TestPlansThatAreNotRegularFiles(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	require.NoError(t, syscall.Mkfifo(filepath.Join(dir, "pipe.yaml"), 0o644))
 	require.NoError(t, os.Mkdir(filepath.Join(dir, "plans"), 0o755))
@@ -96,6 +97,7 @@ bets:
 // bet beside it is created; validate refuses the same when written with
 // constants, which it can prove never evaluates.
 func TestAnExpressionThatBlowsItsBoundFailsItsBetAlone(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	write := func(name, when string) {
 		require.NoError(t, os.WriteFile(filepath.Join(dir, name), []byte(strings.Replace(bombPlan, "%s", when, 1)), 0o644))
@@ -117,6 +119,7 @@ func TestAnExpressionThatBlowsItsBoundFailsItsBetAlone(t *testing.T) {
 // TestAStakePastTheCeilingIsRefused: vars.unit * 1e300 is refused by
 // validate at its position, with the value it always gives.
 func TestAStakePastTheCeilingIsRefused(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	plan := strings.Replace(strings.Replace(bombPlan, "    when: %s\n", "", 1), "stake: 5\n", "stake: vars.unit * 1e300\n", 2)
 	plan = strings.Replace(plan, `vars: {x: "x", n: 1000000}`, `vars: {unit: 5}`, 1)
@@ -131,6 +134,7 @@ func TestAStakePastTheCeilingIsRefused(t *testing.T) {
 // rest, each quoting 80 characters around its column, in every format:
 // the output stays small instead of growing with the square of the line.
 func TestTenThousandProblemsOnOneLine(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	keys := strings.Repeat("max_bets: 1, ", 10000)
 	plan := "version: 1\nname: dup\nlimits: {" + keys + "max_bets: 1}\nbets: []\n"

@@ -47,6 +47,7 @@ func (c ownCache) Run() int {
 }
 
 func TestScripts(t *testing.T) {
+	t.Parallel()
 	repo, err := filepath.Abs(".")
 	if err != nil {
 		t.Fatal(err)
@@ -105,6 +106,12 @@ func TestScripts(t *testing.T) {
 		},
 	})
 }
+
+// eventWait is how long a script's wait for an event (simwait, simwaitreq,
+// waitfile) may last before it fails: the wait ends as soon as the event
+// comes, so the bound costs nothing when it does, and a race binary started
+// on a busy machine may take over ten seconds to get there.
+const eventWait = 30 * time.Second
 
 // scriptSim holds the simulated service one script started with `sim`,
 // and the clock it runs on.
@@ -301,7 +308,7 @@ func cmdSimRace(ts *testscript.TestScript, neg bool, args []string) {
 // cmdSimResult is `simresult VAR`: the race simrace set VAR for runs and
 // is resulted now, while the service keeps listing its start (an
 // abandoned race, a start in the wrong time zone). `seenwithin` measures
-// from here.
+// from here (and from a `scratch`).
 func cmdSimResult(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) != 1 {
 		ts.Fatalf("usage: simresult VAR")
@@ -343,7 +350,7 @@ func cmdSeenWithin(ts *testscript.TestScript, neg bool, args []string) {
 	}
 }
 
-// cmdSimWaitReq is `simwaitreq PATH N`: it waits (10s at most) until
+// cmdSimWaitReq is `simwaitreq PATH N`: it waits (eventWait at most) until
 // the simulated service has answered N requests for PATH, so a script
 // knows a background run got that far.
 func cmdSimWaitReq(ts *testscript.TestScript, neg bool, args []string) {
@@ -362,12 +369,12 @@ func cmdSimWaitReq(ts *testscript.TestScript, neg bool, args []string) {
 		}
 		return n
 	}
-	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+	for deadline := time.Now().Add(eventWait); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
 		if answered() >= want {
 			return
 		}
 	}
-	ts.Fatalf("simwaitreq: %d answered requests for %s after 10s, want %d", answered(), args[0], want)
+	ts.Fatalf("simwaitreq: %d answered requests for %s after %s, want %d", answered(), args[0], eventWait, want)
 }
 
 // cmdSimBots is `simbots off|on`: it stops or starts the bot of every
@@ -423,7 +430,7 @@ func cmdSimFault(ts *testscript.TestScript, neg bool, args []string) {
 	simOf(ts, "simfault").InjectFault(f)
 }
 
-// cmdSimWait is `simwait N [placed|records]`: it waits up to ten seconds
+// cmdSimWait is `simwait N [placed|records]`: it waits up to eventWait
 // for the simulated service to hold N notifications (N some session
 // placed; or to have served N reads of bet records: a run saw what the
 // sessions did), so a script can act once a background run got that far.
@@ -450,12 +457,12 @@ func cmdSimWait(ts *testscript.TestScript, neg bool, args []string) {
 			return n
 		}
 	}
-	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+	for deadline := time.Now().Add(eventWait); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
 		if count() >= want {
 			return
 		}
 	}
-	ts.Fatalf("simwait: %d %s after 10s, want %d", count(), strings.Join(append([]string{"notifications"}, args[1:]...), " "), want)
+	ts.Fatalf("simwait: %d %s after %s, want %d", count(), strings.Join(append([]string{"notifications"}, args[1:]...), " "), eventWait, want)
 }
 
 // cmdExpandEnv is `expandenv SRC DST`: it writes SRC to DST with $VAR and
@@ -502,18 +509,21 @@ func cmdExits(ts *testscript.TestScript, neg bool, args []string) {
 	}
 }
 
-// cmdWaitFile is `waitfile PATH [TEXT]`: it waits up to ten seconds for
-// PATH to exist (and hold TEXT), so a script can act once a background
-// betplan got that far.
+// cmdWaitFile is `waitfile PATH [TEXT]`: it waits up to eventWait for
+// PATH (a glob pattern: a journal's name carries a hash) to exist (and
+// hold TEXT), so a script can act once a background betplan got that far.
 func cmdWaitFile(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) < 1 || len(args) > 2 {
 		ts.Fatalf("usage: waitfile PATH [TEXT]")
 	}
-	path := ts.MkAbs(args[0])
-	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-		if b, err := os.ReadFile(path); err == nil && (len(args) == 1 || strings.Contains(string(b), args[1])) {
-			return
+	pattern := ts.MkAbs(args[0])
+	for deadline := time.Now().Add(eventWait); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		paths, _ := filepath.Glob(pattern)
+		for _, path := range paths {
+			if b, err := os.ReadFile(path); err == nil && (len(args) == 1 || strings.Contains(string(b), args[1])) {
+				return
+			}
 		}
 	}
-	ts.Fatalf("waitfile: %s did not appear (or hold %q) within 10s", args[0], args[1:])
+	ts.Fatalf("waitfile: %s did not appear (or hold %q) within %s", args[0], args[1:], eventWait)
 }

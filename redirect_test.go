@@ -47,6 +47,7 @@ func (w *crashWorld) journalText() string {
 // send a 307 or 308's body again by itself. The answer is an outcome in
 // doubt, resolved by looking the label up, and the bet is journalled.
 func TestCreateAnsweredWithRedirectIsSentOnce(t *testing.T) {
+	t.Parallel()
 	for _, status := range []int{http.StatusTemporaryRedirect, http.StatusPermanentRedirect} {
 		t.Run(strconv.Itoa(status), func(t *testing.T) {
 			w := newCrashWorld(t, 1)
@@ -74,6 +75,7 @@ func TestCreateAnsweredWithRedirectIsSentOnce(t *testing.T) {
 // the token sent in clear if the redirect were followed. It is not, and
 // the error says where the service pointed and why betplan stopped.
 func TestRedirectToPlainHTTPCarriesNoToken(t *testing.T) {
+	t.Parallel()
 	w := newCrashWorld(t, 1)
 	var gotAuth, gotAny atomic.Bool
 	plain := httptest.NewServer(http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
@@ -107,6 +109,7 @@ func TestRedirectToPlainHTTPCarriesNoToken(t *testing.T) {
 // name) would retitle or clear the terminal and land in the reports. None
 // reaches the output, the journal or a report.
 func TestServiceTextWithEscapesIsCleaned(t *testing.T) {
+	t.Parallel()
 	w := newCrashWorld(t, 2)
 	var creates atomic.Int32
 	w.frontOf(func(rw http.ResponseWriter, r *http.Request, svc http.Handler) {

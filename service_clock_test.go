@@ -53,6 +53,7 @@ func TestServiceClockFollowsDates(t *testing.T) {
 // minutes out on the service's clock (seconds of wall time), is created,
 // and settles; on the wall clock it would wait ten real minutes.
 func TestRunFollowsSpedUpSim(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("runs for seconds of wall time")
 	}
@@ -95,6 +96,7 @@ func TestRunFollowsSpedUpSim(t *testing.T) {
 // and so do the log lines; before, the start was the wall clock's and
 // the end the rehearsal's.
 func TestSpedUpSimHeaderIsOneClock(t *testing.T) {
+	t.Parallel()
 	simStart := time.Now().Add(3 * time.Hour).Truncate(time.Second)
 	w := newSpedUpSim(t, simStart, 30*time.Minute, "at-once", "")
 	plan, dir := w.plan, w.dir

@@ -57,6 +57,8 @@ type Client struct {
 	email, password string
 	cachePath       string
 
+	races    raceEntries // ListRaces
+	entries  entryCache  // pages of notifications and bet records
 	requests atomic.Int64
 	answered atomic.Bool // some request got a 2xx answer
 	lastDate atomic.Pointer[serverDate]

@@ -10,8 +10,10 @@ import (
 	"iter"
 	"net/http"
 	"net/url"
+	"reflect"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 const (
@@ -52,6 +54,10 @@ func getPageBody[T any](ctx context.Context, c *Client, path string, page, pageS
 	var p Page[T]
 	err = c.list(req, b, func(b []byte) error {
 		b = bytes.TrimSpace(b)
+		if err := decodePage(&c.entries, b, &p); err == nil {
+			return nil
+		}
+		p = Page[T]{} // said as the whole page's decoding says it
 		if len(b) > 0 && b[0] == '[' {
 			// A bare array: one page holding everything.
 			return json.Unmarshal(b, &p.Results)
@@ -342,4 +348,76 @@ func (c *Client) BotLogs(ctx context.Context) (json.RawMessage, error) {
 // GET /bot/logs/{notification_id}/
 func (c *Client) NotificationBotLogs(ctx context.Context, id int64) (json.RawMessage, error) {
 	return c.raw(ctx, http.MethodGet, idPath("/bot/logs/%s/", id), nil)
+}
+
+// decodePage decodes a page (or a bare array, one page holding
+// everything) with each entry decoded once: an entry read before with
+// the same bytes is taken from entries. A run reads the page of its open
+// bets every poll interval, and most of them come back unchanged.
+func decodePage[T any](entries *entryCache, b []byte, p *Page[T]) error {
+	var raw Page[json.RawMessage]
+	var err error
+	if len(b) > 0 && b[0] == '[' {
+		err = json.Unmarshal(b, &raw.Results)
+	} else {
+		err = json.Unmarshal(b, &raw)
+	}
+	if err != nil {
+		return err
+	}
+	*p = Page[T]{Count: raw.Count, Next: raw.Next, Previous: raw.Previous, TotalPages: raw.TotalPages}
+	if raw.Results == nil {
+		return nil
+	}
+	p.Results = make([]T, len(raw.Results))
+	for i, r := range raw.Results {
+		if err := decodeEntry(entries, r, &p.Results[i]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// entryCache holds list entries decoded, by their bytes and type: the
+// entries of the last reads, at most 2*entryCacheSize of them.
+type entryCache struct {
+	mu        sync.Mutex
+	cur, prev map[entryKey]any
+}
+
+type entryKey struct {
+	typ reflect.Type
+	raw string
+}
+
+const entryCacheSize = 2000
+
+// decodeEntry decodes raw into dst, or copies what raw decoded to before.
+func decodeEntry[T any](c *entryCache, raw json.RawMessage, dst *T) error {
+	key := entryKey{reflect.TypeFor[T](), string(raw)}
+	c.mu.Lock()
+	v, ok := c.cur[key]
+	if !ok {
+		v, ok = c.prev[key]
+	}
+	c.mu.Unlock()
+	if ok {
+		*dst = v.(T)
+	} else {
+		var t T
+		if err := json.Unmarshal(raw, &t); err != nil {
+			return err
+		}
+		*dst, v = t, t
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.cur) >= entryCacheSize {
+		c.prev, c.cur = c.cur, nil
+	}
+	if c.cur == nil {
+		c.cur = map[entryKey]any{}
+	}
+	c.cur[key] = v
+	return nil
 }

@@ -1,29 +1,61 @@
 package sim
 
 import (
+	"bytes"
 	"net/http"
 	"strings"
 )
 
 // GET /competition/namecodes/: a bare array of the races not yet started.
+// Each race's entry is encoded once and kept until the race changes
+// (changeRace): a run reads the list every few sim-minutes, and encoding
+// a day's card of maps each time was most of the simulated service's work.
 func (s *Service) namecodes(c *call) {
-	out := []any{}
+	var b bytes.Buffer
+	b.WriteByte('[')
+	first := true
 	for _, r := range s.world.races {
 		if !r.Start.After(c.now) {
 			continue
 		}
-		out = append(out, map[string]any{
-			"code":         r.Venue.Code,
-			"name":         r.Venue.Names,
-			"event_number": r.EventNumber,
-			"starttime":    r.local(r.Start).Format(layoutSecond),
-			"runners":      r.runnersCSV(),
-			"runner_names": r.runnerNames(","),
-			"country":      "AUS",
-			"scrape_date":  r.local(r.ScrapeDate).Format(layoutMicro),
+		if !first {
+			b.WriteByte(',')
+		}
+		first = false
+		b.Write(r.namecode())
+	}
+	b.WriteByte(']')
+	writeRaw(c.w, http.StatusOK, b.Bytes())
+}
+
+// namecodeEntry is a race as namecodes lists it, its fields in the order
+// the service's (sorted) keys come.
+type namecodeEntry struct {
+	Code        string   `json:"code"`
+	Country     string   `json:"country"`
+	EventNumber int      `json:"event_number"`
+	Name        []string `json:"name"`
+	RunnerNames string   `json:"runner_names"`
+	Runners     string   `json:"runners"`
+	ScrapeDate  string   `json:"scrape_date"`
+	StartTime   string   `json:"starttime"`
+}
+
+// namecode is the race's encoded namecodes entry, made on first use.
+func (r *race) namecode() []byte {
+	if r.wire == nil {
+		r.wire = encode(namecodeEntry{
+			Code:        r.Venue.Code,
+			Country:     "AUS",
+			EventNumber: r.EventNumber,
+			Name:        r.Venue.Names,
+			RunnerNames: r.runnerNames(","),
+			Runners:     r.runnersCSV(),
+			ScrapeDate:  r.local(r.ScrapeDate).Format(layoutMicro),
+			StartTime:   r.local(r.Start).Format(layoutSecond),
 		})
 	}
-	writeJSON(c.w, http.StatusOK, out)
+	return r.wire
 }
 
 type bookmaker struct {

@@ -232,6 +232,7 @@ func (s *Service) changeRace(ri RaceInfo, change func(*race)) bool {
 			continue
 		}
 		change(r)
+		r.wire = nil // listed anew
 		for _, n := range s.notifications {
 			if n.race == r && !n.settled {
 				n.touch()

@@ -74,6 +74,7 @@ type race struct {
 	ranAt     time.Time
 	scratched []int         // runner numbers withdrawn: bets on them are void
 	resultIn  time.Duration // after the off, when it is resulted
+	wire      []byte        // the namecodes entry as encoded, nil once the race changed
 }
 
 // off is when the race really starts: bots stop taking bets on it then,
