@@ -68,46 +68,63 @@ type Skipped struct {
 
 // Read reads every journal store keeps into its bets, in plan and journal
 // order; journals that do not read are skipped and named. The journals
-// are folded side by side, one a CPU.
+// are folded side by side, one a CPU, as the store reads them, so no more
+// than a journal a CPU is held at once, and the store is asked only for
+// the records history reads (wanted).
 func Read(ctx context.Context, store state.EveryReader) ([]Bet, []Skipped, error) {
-	journals, err := store.ReadEvery(ctx)
-	if err != nil {
-		return nil, nil, err
-	}
 	type folded struct {
-		bets []Bet
-		err  error
+		where string
+		bets  []Bet
+		err   error
 	}
-	out := make([]folded, len(journals))
-	next := make(chan int)
+	type job struct {
+		i int
+		j state.StoredJournal
+	}
+	var (
+		mu  sync.Mutex
+		out []folded
+	)
+	next := make(chan job)
 	var wg sync.WaitGroup
-	for range min(runtime.GOMAXPROCS(0), max(1, len(journals))) {
+	for range max(1, runtime.GOMAXPROCS(0)) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for i := range next {
-				if journals[i].Err != nil {
-					out[i].err = journals[i].Err
-					continue
+			for jb := range next {
+				f := folded{where: jb.j.Where, err: jb.j.Err}
+				if f.err == nil {
+					f.bets, f.err = journalBets(jb.j)
 				}
-				out[i].bets, out[i].err = journalBets(journals[i])
+				mu.Lock()
+				out[jb.i] = f
+				mu.Unlock()
 			}
 		}()
 	}
-	for i := range journals {
-		next <- i
-	}
+	n := 0
+	err := store.ReadEvery(ctx, wantedOps, func(j state.StoredJournal) error {
+		mu.Lock()
+		out = append(out, folded{})
+		mu.Unlock()
+		next <- job{n, j}
+		n++
+		return nil
+	})
 	close(next)
 	wg.Wait()
-	n := 0
-	for _, f := range out {
-		n += len(f.bets)
+	if err != nil {
+		return nil, nil, err
 	}
-	bets := make([]Bet, 0, n)
+	total := 0
+	for _, f := range out {
+		total += len(f.bets)
+	}
+	bets := make([]Bet, 0, total)
 	var skipped []Skipped
-	for i, f := range out {
+	for _, f := range out {
 		if f.err != nil {
-			skipped = append(skipped, Skipped{Where: journals[i].Where, Reason: f.err.Error()})
+			skipped = append(skipped, Skipped{Where: f.where, Reason: f.err.Error()})
 			continue
 		}
 		bets = append(bets, f.bets...)
@@ -157,6 +174,9 @@ type raceInfo struct {
 // A record whose op is not found where it is looked for (opOf) is decoded
 // whole: nothing wanted is passed over.
 var wanted = map[string]bool{"init": true, "service": true, "created": true, "adopted": true, "outcome": true, unknownOp: true}
+
+// wantedOps are the ops of wanted, for the store to select records by.
+var wantedOps = []string{"init", "service", "created", "adopted", "outcome"}
 
 // unknownOp is opOf's answer for a record whose op it cannot read.
 const unknownOp = "?"

@@ -17,16 +17,17 @@ var _ state.EveryReader = Store{}
 // journal an earlier betplan kept per plan whatever the service is read
 // only while its plan has no journal of a service yet: a run moves it into
 // one (and sets the old file aside), so it is never counted twice.
-func (s Store) ReadEvery(_ context.Context) ([]state.StoredJournal, error) {
+// Each journal is handed on as it is read, so one is held at a time; ops
+// is not applied here (every line is read from the file anyway).
+func (s Store) ReadEvery(_ context.Context, _ []string, each func(state.StoredJournal) error) error {
 	layout := s.Layout.WithDefaults("")
-	var out []state.StoredJournal
 	for _, dir := range []struct {
 		path      string
 		rehearsal bool
 	}{{layout.Dir, layout.Rehearsal}, {filepath.Join(layout.Dir, "sim"), true}} {
 		paths, err := filepath.Glob(filepath.Join(dir.path, "*"+journalSuffix))
 		if err != nil {
-			return nil, err
+			return err
 		}
 		sort.Strings(paths)
 		keyed := map[string]bool{}
@@ -44,12 +45,16 @@ func (s Store) ReadEvery(_ context.Context) ([]state.StoredJournal, error) {
 				if err == nil {
 					err = &state.BadJournalError{Path: p, Reason: "not a regular file"}
 				}
-				out = append(out, state.StoredJournal{Name: name, Where: p, Rehearsal: dir.rehearsal, Err: err})
+				if err := each(state.StoredJournal{Name: name, Where: p, Rehearsal: dir.rehearsal, Err: err}); err != nil {
+					return err
+				}
 				continue
 			}
 			records, err := ReadLog(p)
-			out = append(out, state.StoredJournal{Name: name, Where: p, Rehearsal: dir.rehearsal, Records: records, Err: err})
+			if err := each(state.StoredJournal{Name: name, Where: p, Rehearsal: dir.rehearsal, Records: records, Err: err}); err != nil {
+				return err
+			}
 		}
 	}
-	return out, nil
+	return nil
 }
