@@ -201,7 +201,12 @@ func (r *tracker) waitRefusal(in *instance) string {
 	if _, known := in.bet.StaticAmount(); !known || in.amount <= 0 {
 		return ""
 	}
-	risk := r.money.exposure(in)
+	return r.refusalOnItsOwn(r.money.exposure(in))
+}
+
+// refusalOnItsOwn is the limit, the plan's or else the account's
+// ("account max_stake_per_bet …"), that risk breaks on its own; or "".
+func (r *tracker) refusalOnItsOwn(risk exposure) string {
 	if why := ownRefusal(r.plan.Limits, risk); why != "" {
 		return why
 	}
@@ -232,25 +237,14 @@ func (r *tracker) mayRefuse(in *instance) string {
 	if in.amount > 0 {
 		// As things are now the amount already breaks a limit: say so,
 		// with the value it gives now.
-		now := r.money.exposure(in)
-		why := ownRefusal(r.plan.Limits, now)
-		if why == "" && r.money.accountLimits() != nil {
-			if why = ownRefusal(*r.money.accountLimits(), now); why != "" {
-				why = "account " + why
-			}
-		}
+		why := r.refusalOnItsOwn(r.money.exposure(in))
 		if why != "" {
 			return fmt.Sprintf("%s %s gives %s now, and then %s", field, src, usd(in.amount), why)
 		}
 	}
 	if math.IsInf(hi, 1) {
 		risk := exposureOf(r.sessions, betTerms(in.bet), plan.MaxBetAmount)
-		limit := ownRefusal(r.plan.Limits, risk)
-		if limit == "" && r.money.accountLimits() != nil {
-			if limit = ownRefusal(*r.money.accountLimits(), risk); limit != "" {
-				limit = "account " + limit
-			}
-		}
+		limit := r.refusalOnItsOwn(risk)
 		if limit == "" {
 			return ""
 		}
@@ -258,12 +252,7 @@ func (r *tracker) mayRefuse(in *instance) string {
 		return fmt.Sprintf("%s %s has no upper bound before the run evaluates it; the run refuses it if it puts more at risk than %s allows", field, src, limit)
 	}
 	risk := exposureOf(r.sessions, betTerms(in.bet), hi)
-	why := ownRefusal(r.plan.Limits, risk)
-	if why == "" && r.money.accountLimits() != nil {
-		if why = ownRefusal(*r.money.accountLimits(), risk); why != "" {
-			why = "account " + why
-		}
-	}
+	why := r.refusalOnItsOwn(risk)
 	if why == "" {
 		return ""
 	}

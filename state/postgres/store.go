@@ -340,6 +340,22 @@ func (s *Store) ReadLog(ctx context.Context, k state.PlanKey) ([][]byte, error) 
 // nothing, not even the schema. Where betplan never kept the plan (no
 // schema, or no row) read is not called and there is no error.
 func (s *Store) readPlan(ctx context.Context, k state.PlanKey, read func(conn *pgx.Conn, id int64) error) error {
+	return s.readOnly(ctx, func(conn *pgx.Conn) error {
+		id, found, err := s.findPlan(ctx, conn, k, false)
+		if err != nil {
+			return s.unavailable(err)
+		}
+		if !found {
+			return nil
+		}
+		return read(conn, id)
+	})
+}
+
+// readOnly calls read on a connection that writes nothing, not even the
+// schema. Where betplan never ran (no schema) read is not called and
+// there is no error.
+func (s *Store) readOnly(ctx context.Context, read func(conn *pgx.Conn) error) error {
 	conn, err := s.connect(ctx, true)
 	if errors.Is(err, errNoSchema) {
 		return nil
@@ -348,14 +364,7 @@ func (s *Store) readPlan(ctx context.Context, k state.PlanKey, read func(conn *p
 		return err
 	}
 	defer closeConn(conn)
-	id, found, err := s.findPlan(ctx, conn, k, false)
-	if err != nil {
-		return s.unavailable(err)
-	}
-	if !found {
-		return nil
-	}
-	return read(conn, id)
+	return read(conn)
 }
 
 // Unlock shows who holds the plan's lock. The lock of a run that ended is
