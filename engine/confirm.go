@@ -92,7 +92,7 @@ func (r *tracker) askedBets() betsAsked {
 		if only == nil {
 			// What is certain now: the bets whose conditions hold already
 			// (a saved plan's creates are all made now).
-			if ready, err := in.bet.Ready(r.instanceEnv(in, now)); err == nil && ready {
+			if ready, err := in.bet.Ready(r.res.instanceEnv(in, now)); err == nil && ready {
 				line += "; ready now"
 			} else {
 				line += "; when its condition holds"

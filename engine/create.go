@@ -39,7 +39,7 @@ func (r *tracker) decide(ctx context.Context, in *instance, now time.Time) error
 		return nil
 	}
 	start := in.start()
-	env := r.instanceEnv(in, now)
+	env := r.res.instanceEnv(in, now)
 	if only := r.opts.OnlyLabels; only != nil {
 		amount, ok := only[in.label]
 		if !ok {
@@ -106,8 +106,8 @@ func (r *tracker) guardAndCreate(ctx context.Context, in *instance) error {
 	}
 	// A bot can start or stop between refreshes: what the bet puts at
 	// risk, and whether any bot takes it, are worked out on a fresh view.
-	if r.clock.Now().Sub(r.sessionsAt) > sessionsMaxAge {
-		if err := r.refreshSessions(ctx); err != nil {
+	if r.clock.Now().Sub(r.res.sessionsAt) > sessionsMaxAge {
+		if err := r.res.refreshSessions(ctx); err != nil {
 			if ctx.Err() != nil {
 				return ctx.Err()
 			}
@@ -195,7 +195,7 @@ func (r *tracker) holdsNow(in *instance) bool {
 		return false
 	}
 	if r.opts.OnlyLabels == nil {
-		env := r.instanceEnv(in, now)
+		env := r.res.instanceEnv(in, now)
 		ready, err := in.bet.Ready(env)
 		if err != nil || !ready {
 			why := "not created yet: its condition no longer held when the create was due; waiting for it again"
@@ -224,7 +224,7 @@ const allowNoBotHint = " or pass --allow-no-bot"
 // checkBot returns why no targeted session would act on in.
 func (r *tracker) checkBot(in *instance) string {
 	var targeted []string
-	for _, s := range r.sessions {
+	for _, s := range r.res.sessions {
 		id := strconv.FormatInt(int64(s.ID), 10)
 		if in.bet.TargetSession != "" && id != in.bet.TargetSession {
 			continue

@@ -15,7 +15,7 @@ import (
 // would go wrong at run time, at the position of each bet.
 func CheckOnline(ctx context.Context, p *plan.Plan, svc Backend, clock Clock) (plan.Diagnostics, error) {
 	r := newTracker(p, Options{Backend: svc, Clock: clock})
-	if err := r.refresh(ctx); err != nil {
+	if err := r.res.refresh(ctx); err != nil {
 		return nil, err
 	}
 	var out plan.Diagnostics
@@ -25,7 +25,7 @@ func CheckOnline(ctx context.Context, p *plan.Plan, svc Backend, clock Clock) (p
 	}
 	now := clock.Now()
 	sessions := map[string]bool{}
-	for _, s := range r.sessions {
+	for _, s := range r.res.sessions {
 		sessions[strconv.FormatInt(int64(s.ID), 10)] = bool(s.BotRunning)
 	}
 	for _, b := range p.Bets {
@@ -41,9 +41,9 @@ func CheckOnline(ctx context.Context, p *plan.Plan, svc Backend, clock Clock) (p
 		if b.ForEachRace != nil {
 			n := 0
 			var gaps []string
-			for i := range r.races {
-				rc := &r.races[i]
-				ok, err := b.Matches(r.env(rc, now))
+			for i := range r.res.races {
+				rc := &r.res.races[i]
+				ok, err := b.Matches(r.res.env(rc, now))
 				if err != nil {
 					add(b, plan.SeverityError, "bet %s: for_each_race: %v", b.ID, err)
 					break
@@ -56,7 +56,7 @@ func CheckOnline(ctx context.Context, p *plan.Plan, svc Backend, clock Clock) (p
 				}
 			}
 			if n == 0 {
-				add(b, plan.SeverityWarning, "bet %s: for_each_race matches none of the %d upcoming races", b.ID, len(r.races))
+				add(b, plan.SeverityWarning, "bet %s: for_each_race matches none of the %d upcoming races", b.ID, len(r.res.races))
 			}
 			if len(gaps) > 0 {
 				add(b, plan.SeverityWarning, "bet %s: run skips %d of the %d races it matches, whose field lacks its selection: %s", b.ID, len(gaps), n, listSome(gaps, 3))
@@ -64,12 +64,12 @@ func CheckOnline(ctx context.Context, p *plan.Plan, svc Backend, clock Clock) (p
 			continue
 		}
 		if b.Event != nil {
-			if _, _, why := r.resolveEvent(b); why != "" {
+			if _, _, why := r.res.resolveEvent(b); why != "" {
 				add(b, plan.SeverityError, "bet %s: %s", b.ID, why)
 			}
 			continue
 		}
-		rc, why := findRace(r.races, *b.Race)
+		rc, why := findRace(r.res.races, *b.Race)
 		if rc == nil {
 			add(b, plan.SeverityError, "bet %s: %s", b.ID, why)
 			continue

@@ -397,7 +397,7 @@ func (r *tracker) botSessions(in *instance, bots string) []string {
 		if b == "" {
 			continue
 		}
-		for _, s := range r.sessions {
+		for _, s := range r.res.sessions {
 			if string(s.BotID) != b {
 				continue
 			}

@@ -25,7 +25,7 @@ func Preview(ctx context.Context, p *plan.Plan, opts Options) (*Result, *SavedPl
 		return res, nil, err
 	}
 	r.journal = j
-	if err := r.refresh(ctx); err != nil {
+	if err := r.res.refresh(ctx); err != nil {
 		r.finish(res, err)
 		return res, nil, err
 	}
@@ -42,11 +42,11 @@ func Preview(ctx context.Context, p *plan.Plan, opts Options) (*Result, *SavedPl
 		r.money.known[n.Label] = n
 	}
 	r.book.outdated()
-	if err := r.expand(); err != nil {
+	if err := r.res.expand(); err != nil {
 		r.finish(res, err)
 		return res, nil, err
 	}
-	r.followJournal()
+	r.res.followJournal()
 	if err := r.money.loadAccount(ctx); err != nil {
 		r.finish(res, err)
 		return res, nil, err
@@ -142,7 +142,7 @@ func (r *tracker) previewOne(in *instance, now time.Time, exists map[string]int6
 		b.Action = ActionSkip
 		return b
 	}
-	env := r.instanceEnv(in, now)
+	env := r.res.instanceEnv(in, now)
 	if amount, err := in.bet.Amount(env); err == nil {
 		r.book.priced(in, amount)
 	}
@@ -243,7 +243,7 @@ func (r *tracker) mayRefuse(in *instance) string {
 		}
 	}
 	if math.IsInf(hi, 1) {
-		risk := exposureOf(r.sessions, betTerms(in.bet), plan.MaxBetAmount)
+		risk := exposureOf(r.res.sessions, betTerms(in.bet), plan.MaxBetAmount)
 		limit := r.refusalOnItsOwn(risk)
 		if limit == "" {
 			return ""
@@ -251,7 +251,7 @@ func (r *tracker) mayRefuse(in *instance) string {
 		limit, _, _ = strings.Cut(limit, ":") // "max_stake_per_bet $10.00"
 		return fmt.Sprintf("%s %s has no upper bound before the run evaluates it; the run refuses it if it puts more at risk than %s allows", field, src, limit)
 	}
-	risk := exposureOf(r.sessions, betTerms(in.bet), hi)
+	risk := exposureOf(r.res.sessions, betTerms(in.bet), hi)
 	why := r.refusalOnItsOwn(risk)
 	if why == "" {
 		return ""

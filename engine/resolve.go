@@ -16,8 +16,27 @@ import (
 // running-bot guard is checked before a create.
 const sessionsMaxAge = time.Minute
 
+// resolver turns the plan's bets into instances on the book: it reads the
+// races, the sessions and the sports events, expands for_each_race and
+// matches each bet to what the service lists. It asks the run only for
+// the journal, the sums of money and whether the lock still holds.
+type resolver struct {
+	plan  *plan.Plan
+	svc   Backend
+	clock Clock
+	book  *book
+	run   *tracker // the journal, the money and the lock
+
+	races       []apiclient.Race
+	sports      eventsState // the events of the plan's event bets (sports.go)
+	sessions    []apiclient.Session
+	sessionsAt  time.Time // when sessions were read
+	lastRefresh time.Time
+	expanded    bool // for_each_race was expanded
+}
+
 // refresh reads the upcoming races and the sessions: one call each.
-func (r *tracker) refresh(ctx context.Context) error {
+func (r *resolver) refresh(ctx context.Context) error {
 	races, err := r.svc.ListRaces(ctx)
 	if err != nil {
 		return fmt.Errorf("list races: %w", err)
@@ -33,7 +52,7 @@ func (r *tracker) refresh(ctx context.Context) error {
 }
 
 // refreshSessions reads the bookmaker sessions: one call.
-func (r *tracker) refreshSessions(ctx context.Context) error {
+func (r *resolver) refreshSessions(ctx context.Context) error {
 	sessions, err := r.svc.ListSessions(ctx)
 	if err != nil {
 		return fmt.Errorf("list sessions: %w", err)
@@ -129,7 +148,7 @@ func uniq(s []string) []string {
 }
 
 // env builds the expression environment for a bet on a race at now.
-func (r *tracker) env(rc *apiclient.Race, now time.Time) *plan.Env {
+func (r *resolver) env(rc *apiclient.Race, now time.Time) *plan.Env {
 	e := &plan.Env{Now: now, Vars: r.plan.Vars, Sessions: r.sessionEnv()}
 	if rc != nil {
 		start := rc.StartTime.Time
@@ -151,14 +170,14 @@ func (r *tracker) env(rc *apiclient.Race, now time.Time) *plan.Env {
 // outcomeEnv fills in what the plan's bets did (plan, bets) as a bet on
 // info reads it: only plans that read them pay for them, both walk every
 // bet.
-func (r *tracker) outcomeEnv(e *plan.Env, info RaceInfo, now time.Time) {
+func (r *resolver) outcomeEnv(e *plan.Env, info RaceInfo, now time.Time) {
 	if r.plan.ReadsOutcomes {
-		e.Plan = r.money.usageFor(info).totals
-		e.Bets = r.betEnvs(info, now)
+		e.Plan = r.run.money.usageFor(info).totals
+		e.Bets = r.run.betEnvs(info, now)
 	}
 }
 
-func (r *tracker) sessionEnv() []plan.SessionEnv {
+func (r *resolver) sessionEnv() []plan.SessionEnv {
 	out := make([]plan.SessionEnv, 0, len(r.sessions))
 	for _, s := range r.sessions {
 		out = append(out, plan.SessionEnv{
@@ -179,7 +198,7 @@ func (r *tracker) sessionEnv() []plan.SessionEnv {
 // Instances already known (by label) are kept; labels the journal knows
 // that no bet produces any more (a for_each_race race that already ran)
 // are followed too.
-func (r *tracker) expand() error {
+func (r *resolver) expand() error {
 	defer func() {
 		r.book.outdated() // instances found, moved or dropped: the limits' sums are rebuilt
 		r.book.nameInstances()
@@ -241,7 +260,7 @@ func (r *tracker) expand() error {
 // eachMatchingRace calls add, in order, for each race of the run that a
 // for_each_race expression matches now (what names its bet or tip in an
 // error). A race after the run is not offered.
-func (r *tracker) eachMatchingRace(what string, matches func(*plan.Env) (bool, error), now time.Time, add func(rc *apiclient.Race)) error {
+func (r *resolver) eachMatchingRace(what string, matches func(*plan.Env) (bool, error), now time.Time, add func(rc *apiclient.Race)) error {
 	for i := range r.races {
 		rc := &r.races[i]
 		if r.afterRun(rc, now) {
@@ -262,14 +281,14 @@ func (r *tracker) eachMatchingRace(what string, matches func(*plan.Env) (bool, e
 // run out: a later meeting listed already (the service lists upcoming
 // races of the coming days too) belongs to a later run, which a plan run
 // from cron will be.
-func (r *tracker) afterRun(rc *apiclient.Race, now time.Time) bool {
+func (r *resolver) afterRun(rc *apiclient.Race, now time.Time) bool {
 	t := r.plan.Poll.Timeout
 	return t > 0 && rc.StartTime.After(now.Add(t))
 }
 
 // refreshRaces points b's instances at the latest entries of their races
 // (a start time can move).
-func (r *tracker) refreshRaces(b *plan.Bet) {
+func (r *resolver) refreshRaces(b *plan.Bet) {
 	for _, in := range r.book.insts {
 		if in.bet != b || in.race == nil || in.status != StatusWaiting || in.notifID != 0 {
 			continue
@@ -298,7 +317,7 @@ func sameRace(a, b *apiclient.Race) bool {
 // entry is a later meeting's: a re-run the same day then follows today's
 // bet instead of reaching for tomorrow's, and a run from cron bets the
 // race once a day.
-func (r *tracker) madeToday(b *plan.Bet, start, now time.Time) bool {
+func (r *resolver) madeToday(b *plan.Bet, start, now time.Time) bool {
 	today := now.In(start.Location()).Format("2006-01-02")
 	if meetingDate(start) == today {
 		return false
@@ -308,11 +327,11 @@ func (r *tracker) madeToday(b *plan.Bet, start, now time.Time) bool {
 			return true
 		}
 	}
-	if r.journal == nil {
+	if r.run.journal == nil {
 		return false
 	}
-	for _, l := range r.journal.Labels() {
-		if s := r.journal.State(l); s != nil && s.BetID == b.ID && meetingDate(s.Race.Start) == today {
+	for _, l := range r.run.journal.Labels() {
+		if s := r.run.journal.State(l); s != nil && s.BetID == b.ID && meetingDate(s.Race.Start) == today {
 			return true
 		}
 	}
@@ -331,24 +350,24 @@ func decidedToday(s *labelState, now time.Time) bool {
 // not in the field, or failed before any create): the meeting day's race
 // is decided, and a run resumed after it started must not take the same
 // race of the next day's meeting for it (madeToday reads the entry).
-func (r *tracker) keepDecision(in *instance) error {
-	if r.journal == nil || in.bet.Race == nil || in.race == nil || !in.final || in.notifID != 0 ||
-		(in.status != StatusSkipped && in.status != StatusFailed) || r.lockLost() {
+func (r *resolver) keepDecision(in *instance) error {
+	if r.run.journal == nil || in.bet.Race == nil || in.race == nil || !in.final || in.notifID != 0 ||
+		(in.status != StatusSkipped && in.status != StatusFailed) || r.run.lockLost() {
 		return nil
 	}
-	if s := r.journal.State(in.label); s != nil {
+	if s := r.run.journal.State(in.label); s != nil {
 		return nil // created, tried or decided already: the journal knows the day's race
 	}
 	info := in.info
-	return r.journal.Record(journalEntry{Op: opDecided, Label: in.label, BetID: in.bet.ID, Race: &info, Status: string(in.status), Error: in.reason})
+	return r.run.journal.Record(journalEntry{Op: opDecided, Label: in.label, BetID: in.bet.ID, Race: &info, Status: string(in.status), Error: in.reason})
 }
 
-func (r *tracker) journalHasBet(id string) bool {
-	if r.journal == nil {
+func (r *resolver) journalHasBet(id string) bool {
+	if r.run.journal == nil {
 		return false
 	}
-	for _, l := range r.journal.Labels() {
-		if s := r.journal.State(l); s != nil && s.BetID == id {
+	for _, l := range r.run.journal.Labels() {
+		if s := r.run.journal.State(l); s != nil && s.BetID == id {
 			return true
 		}
 	}
@@ -356,14 +375,14 @@ func (r *tracker) journalHasBet(id string) bool {
 }
 
 // addInstance adds (or refreshes the race of) the instance of b on rc.
-func (r *tracker) addInstance(b *plan.Bet, rc *apiclient.Race, label string) *instance {
+func (r *resolver) addInstance(b *plan.Bet, rc *apiclient.Race, label string) *instance {
 	return r.track(b, raceInfo(rc), label, func(in *instance) { in.race = rc })
 }
 
 // track adds the instance of b on the race or event info describes (label
 // "" is Label's), or points a waiting one at info's latest listing; attach
 // sets what it is on.
-func (r *tracker) track(b *plan.Bet, info RaceInfo, label string, attach func(*instance)) *instance {
+func (r *resolver) track(b *plan.Bet, info RaceInfo, label string, attach func(*instance)) *instance {
 	if label == "" {
 		label = Label(r.plan.Name, b.ID, info)
 	}
@@ -383,31 +402,31 @@ func (r *tracker) track(b *plan.Bet, info RaceInfo, label string, attach func(*i
 }
 
 // applyJournal brings what the journal knows of the label into in.
-func (r *tracker) applyJournal(in *instance) {
-	if r.journal == nil {
+func (r *resolver) applyJournal(in *instance) {
+	if r.run.journal == nil {
 		return
 	}
-	if s := r.journal.State(in.label); s != nil {
+	if s := r.run.journal.State(in.label); s != nil {
 		r.book.restore(in, s)
 	}
 }
 
 // followJournal adds instances for labels the journal knows but the plan
 // no longer produces from upcoming races (their race ran or left the list).
-func (r *tracker) followJournal() {
+func (r *resolver) followJournal() {
 	r.book.outdated()
-	if r.journal == nil {
+	if r.run.journal == nil {
 		return
 	}
 	bets := map[string]*plan.Bet{}
 	for _, b := range r.plan.Bets {
 		bets[b.ID] = b
 	}
-	for _, l := range r.journal.Labels() {
+	for _, l := range r.run.journal.Labels() {
 		if _, ok := r.book.byLabel[l]; ok {
 			continue
 		}
-		s := r.journal.State(l)
+		s := r.run.journal.State(l)
 		b := bets[s.BetID]
 		decided := s.decidedOnly() && decidedToday(s, r.clock.Now())
 		if b == nil || (!s.created() && !s.Pending && !decided) {

@@ -137,7 +137,7 @@ func (r *tracker) runLocked(ctx context.Context, fn func() error) error {
 // journal is new, recovers what earlier runs created from the service.
 func (r *tracker) start(ctx context.Context) error {
 	defer r.opts.RunGroup.leave(r.plan.Name) // whatever ends start, the others wait no more
-	if err := r.refresh(ctx); err != nil {
+	if err := r.res.refresh(ctx); err != nil {
 		return err
 	}
 	switch {
@@ -150,10 +150,10 @@ func (r *tracker) start(ctx context.Context) error {
 			return err
 		}
 	}
-	if err := r.expand(); err != nil {
+	if err := r.res.expand(); err != nil {
 		return err
 	}
-	r.followJournal()
+	r.res.followJournal()
 	if err := r.tips.expandTips(); err != nil {
 		return err
 	}
@@ -273,8 +273,8 @@ func (r *tracker) loop(ctx context.Context) error {
 			}
 		}
 		now := r.clock.Now()
-		if !stopped && r.book.waiting()+r.tips.tipsWaiting() > 0 && now.Sub(r.lastRefresh) >= r.opts.RefreshEvery {
-			if err := r.refresh(ctx); err != nil {
+		if !stopped && r.book.waiting()+r.tips.tipsWaiting() > 0 && now.Sub(r.res.lastRefresh) >= r.opts.RefreshEvery {
+			if err := r.res.refresh(ctx); err != nil {
 				if ctx.Err() != nil {
 					return ctx.Err()
 				}
@@ -282,7 +282,7 @@ func (r *tracker) loop(ctx context.Context) error {
 					return refused
 				}
 				r.logf("refresh: %v", err)
-			} else if err := r.expand(); err != nil {
+			} else if err := r.res.expand(); err != nil {
 				return err
 			} else if err := r.tips.expandTips(); err != nil {
 				return err
@@ -387,7 +387,7 @@ func (r *tracker) decideAll(ctx context.Context) (stopped bool, err error) {
 				r.book.end(in, StatusFailed, "not created: "+r.stopCreating)
 			}
 		}
-		if err := r.keepDecision(in); err != nil {
+		if err := r.res.keepDecision(in); err != nil {
 			return false, err
 		}
 	}
@@ -502,7 +502,7 @@ func (r *tracker) unstarted(err error) {
 			r.journal = j
 		}
 	}
-	r.followJournal()
+	r.res.followJournal()
 	seen := map[string]bool{}
 	for _, in := range r.book.insts {
 		seen[in.bet.ID] = true

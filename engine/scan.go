@@ -192,7 +192,7 @@ func (r *tracker) wouldCreate(in *instance, now time.Time) bool {
 		_, ok := only[in.label]
 		return ok
 	}
-	ready, err := in.bet.Ready(r.instanceEnv(in, now))
+	ready, err := in.bet.Ready(r.res.instanceEnv(in, now))
 	return err == nil && ready
 }
 

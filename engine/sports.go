@@ -40,7 +40,7 @@ func (s *eventsState) detail(id string) (*apiclient.Event, bool) {
 	return e, ok
 }
 
-func (r *tracker) hasEventBets() bool {
+func (r *resolver) hasEventBets() bool {
 	for _, b := range r.plan.Bets {
 		if b.Event != nil {
 			return true
@@ -53,7 +53,7 @@ func (r *tracker) hasEventBets() bool {
 // list (one call) and the detail of each event a bet names or resolved
 // to and has not created yet (one call each). A plan without event bets
 // makes no call.
-func (r *tracker) refreshEvents(ctx context.Context) error {
+func (r *resolver) refreshEvents(ctx context.Context) error {
 	if !r.hasEventBets() {
 		return nil
 	}
@@ -265,7 +265,7 @@ func plannedEvent(b *plan.Bet) RaceInfo {
 
 // resolveEvent finds the event, market and selection of an event bet, or
 // says why not.
-func (r *tracker) resolveEvent(b *plan.Bet) (*apiclient.Event, RaceInfo, string) {
+func (r *resolver) resolveEvent(b *plan.Bet) (*apiclient.Event, RaceInfo, string) {
 	ref := *b.Event
 	id := ref.ID
 	if id == "" {
@@ -325,7 +325,7 @@ func (r *tracker) resolveEvent(b *plan.Bet) (*apiclient.Event, RaceInfo, string)
 // it is made on the event it resolved to when the run first found it; an
 // event bet not resolved yet is unresolved, with the nearest names, until
 // a refresh finds it.
-func (r *tracker) expandEvent(b *plan.Bet) {
+func (r *resolver) expandEvent(b *plan.Bet) {
 	if in := r.book.eventInstance(b); in != nil {
 		if in.status == StatusWaiting && in.notifID == 0 {
 			// A start that moved, new prices: the latest detail.
@@ -362,10 +362,10 @@ func (r *tracker) expandEvent(b *plan.Bet) {
 // eventLabel is the label of b on info's event: the one the journal
 // already holds for this bet and event, if any (so an event whose date
 // the service moved is still the bet made), else Label.
-func (r *tracker) eventLabel(b *plan.Bet, info RaceInfo) string {
-	if r.journal != nil {
-		for _, l := range r.journal.Labels() {
-			if s := r.journal.State(l); s != nil && s.BetID == b.ID && s.Race.Event != nil && s.Race.Event.ID == info.Event.ID {
+func (r *resolver) eventLabel(b *plan.Bet, info RaceInfo) string {
+	if r.run.journal != nil {
+		for _, l := range r.run.journal.Labels() {
+			if s := r.run.journal.State(l); s != nil && s.BetID == b.ID && s.Race.Event != nil && s.Race.Event.ID == info.Event.ID {
 				return l
 			}
 		}
@@ -374,7 +374,7 @@ func (r *tracker) eventLabel(b *plan.Bet, info RaceInfo) string {
 }
 
 // eventEnv is the environment of an event bet at now.
-func (r *tracker) eventEnv(in *instance, now time.Time) *plan.Env {
+func (r *resolver) eventEnv(in *instance, now time.Time) *plan.Env {
 	env := r.env(nil, now)
 	r.outcomeEnv(env, in.info, now)
 	e, info := in.event, in.info.Event
@@ -405,7 +405,7 @@ func (r *tracker) eventEnv(in *instance, now time.Time) *plan.Env {
 
 // instanceEnv is the environment of an instance at now: its race's, or
 // its event's.
-func (r *tracker) instanceEnv(in *instance, now time.Time) *plan.Env {
+func (r *resolver) instanceEnv(in *instance, now time.Time) *plan.Env {
 	if in.info.Event != nil {
 		return r.eventEnv(in, now)
 	}

@@ -35,7 +35,7 @@ func (r *tracker) status(ctx context.Context) error {
 		r.journal = j
 	}
 	j := r.journal
-	if err := r.refresh(ctx); err != nil {
+	if err := r.res.refresh(ctx); err != nil {
 		return err
 	}
 	if j.Fresh() {
@@ -56,10 +56,10 @@ func (r *tracker) status(ctx context.Context) error {
 			r.book.add(n.Label, newFound(b, n, notificationAmount(n, b.AmountField())))
 		}
 	}
-	if err := r.expand(); err != nil {
+	if err := r.res.expand(); err != nil {
 		return err
 	}
-	r.followJournal()
+	r.res.followJournal()
 	// Bets not created yet read as waiting, or skipped once their race began.
 	now := r.clock.Now()
 	for _, in := range r.book.insts {

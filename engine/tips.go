@@ -107,6 +107,7 @@ type tipRun struct {
 	clock Clock
 	svc   Backend
 	host  tipHost
+	races *resolver // the races the tips match against
 
 	insts     []*tipInstance
 	byKey     map[string]*tipInstance
@@ -133,12 +134,9 @@ type tipHost interface {
 	lockErr() error
 	stopReason() string
 	confirm(summary func() string) error
-	env(rc *apiclient.Race, now time.Time) *plan.Env
-	eachMatchingRace(what string, matches func(*plan.Env) (bool, error), now time.Time, add func(rc *apiclient.Race)) error
 	eachPage(ctx context.Context, fn func(page []apiclient.Notification) (more bool)) (failed int, err error)
 	raceTime(venue string, t time.Time) string
 	currentJournal() *Journal
-	currentRaces() []apiclient.Race
 	betsWaiting() int
 }
 

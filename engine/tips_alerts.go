@@ -103,7 +103,7 @@ func (r *tipRun) readyWithin(tips []*tipInstance, now time.Time, before time.Dur
 			continue
 		}
 		// One environment, moved along the minutes: only the time changes.
-		env := r.host.env(in.race, now)
+		env := r.races.env(in.race, now)
 		start := in.race.StartTime.Time
 		for d := time.Duration(0); ; d += time.Minute {
 			if d > before {

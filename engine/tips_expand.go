@@ -27,7 +27,7 @@ func (r *tipRun) expandTips() error {
 				r.refreshTipRaces(tip)
 				continue
 			}
-			err := r.host.eachMatchingRace("tip "+tip.ID, tip.Matches, now, func(rc *apiclient.Race) {
+			err := r.races.eachMatchingRace("tip "+tip.ID, tip.Matches, now, func(rc *apiclient.Race) {
 				r.addTip(tip, rc)
 			})
 			if err != nil {
@@ -39,7 +39,7 @@ func (r *tipRun) expandTips() error {
 			r.refreshTipRaces(tip)
 			continue
 		}
-		rc, why := findRace(r.host.currentRaces(), *tip.Race)
+		rc, why := findRace(r.races.races, *tip.Race)
 		unresolved := "unresolved:" + tip.ID
 		if rc == nil {
 			if r.journalHasTip(tip.ID, "") {
@@ -83,9 +83,9 @@ func (r *tipRun) refreshTipRaces(tip *plan.Tip) {
 		if in.tip != tip || in.race == nil || in.status != TipWaiting {
 			continue
 		}
-		for i := range r.host.currentRaces() {
-			if sameRace(in.race, &r.host.currentRaces()[i]) {
-				in.race, in.info = &r.host.currentRaces()[i], raceInfo(&r.host.currentRaces()[i])
+		for i := range r.races.races {
+			if sameRace(in.race, &r.races.races[i]) {
+				in.race, in.info = &r.races.races[i], raceInfo(&r.races.races[i])
 				break
 			}
 		}

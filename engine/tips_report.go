@@ -104,7 +104,7 @@ func (r *tipRun) previewTips(res *Result, now time.Time) error {
 		case in.race == nil || !now.Before(in.race.StartTime.Time):
 			in.action, in.status, in.reason = ActionSkip, TipSkipped, "the race has started"
 		default:
-			env := r.host.env(in.race, now)
+			env := r.races.env(in.race, now)
 			ready, err := in.tip.Ready(env)
 			switch {
 			case err != nil:
@@ -173,8 +173,8 @@ func (r *tipRun) checkTipsOnline(now time.Time) plan.Diagnostics {
 	for _, t := range r.plan.Tips {
 		if t.ForEachRace != nil {
 			n := 0
-			for i := range r.host.currentRaces() {
-				ok, err := t.Matches(r.host.env(&r.host.currentRaces()[i], now))
+			for i := range r.races.races {
+				ok, err := t.Matches(r.races.env(&r.races.races[i], now))
 				if err != nil {
 					add(t, plan.SeverityError, "tip %s: for_each_race: %v", t.ID, err)
 					break
@@ -184,11 +184,11 @@ func (r *tipRun) checkTipsOnline(now time.Time) plan.Diagnostics {
 				}
 			}
 			if n == 0 {
-				add(t, plan.SeverityWarning, "tip %s: for_each_race matches none of the %d upcoming races", t.ID, len(r.host.currentRaces()))
+				add(t, plan.SeverityWarning, "tip %s: for_each_race matches none of the %d upcoming races", t.ID, len(r.races.races))
 			}
 			continue
 		}
-		rc, why := findRace(r.host.currentRaces(), *t.Race)
+		rc, why := findRace(r.races.races, *t.Race)
 		if rc == nil {
 			add(t, plan.SeverityError, "tip %s: %s", t.ID, why)
 			continue

@@ -67,7 +67,7 @@ func (r *tipRun) tipsTick(ctx context.Context, now time.Time) error {
 			if in.republish {
 				in.status, in.reason = TipUnknown, "--republish: the race started before it could be sent again; "+in.reason
 			} else if in.tip.When != nil {
-				in.reason = fmt.Sprintf("the race started before %q was true (%s)", in.tip.When.String(), in.tip.When.Explain(r.host.env(in.race, now)))
+				in.reason = fmt.Sprintf("the race started before %q was true (%s)", in.tip.When.String(), in.tip.When.Explain(r.races.env(in.race, now)))
 			} else {
 				in.reason = "the race started before the tip could be published"
 			}
@@ -77,7 +77,7 @@ func (r *tipRun) tipsTick(ctx context.Context, now time.Time) error {
 			due = append(due, in)
 			continue
 		}
-		env := r.host.env(in.race, now)
+		env := r.races.env(in.race, now)
 		ready, err := in.tip.Ready(env)
 		if err != nil {
 			in.status, in.final = TipFailed, true

@@ -45,19 +45,14 @@ type tracker struct {
 	lease     state.Lease    // the plan's lock, while a run or cancel holds it
 	command   string         // who takes the lock: "betplan run" unless set
 
-	races       []apiclient.Race
-	sports      eventsState // the events of the plan's event bets (sports.go)
-	sessions    []apiclient.Session
-	sessionsAt  time.Time // when sessions were read
-	lastRefresh time.Time
-	book        *book // the plan's bets
+	book *book     // the plan's bets
+	res  *resolver // the races, sessions and events the bets resolve against (resolve.go)
 
 	confirmed bool
 	refused   string
 	// stopCreating, once set, says why no more bets are created this run.
 	stopCreating string
 	lostLock     bool // the plan's lock was lost: nothing more is created
-	expanded     bool // for_each_race was expanded
 	// labelsSeen is this tick's batched label check (checkLabels): the
 	// notifications carrying each checked label, nil for none.
 	labelsSeen map[string][]apiclient.Notification
@@ -80,7 +75,8 @@ type tracker struct {
 func newTracker(p *plan.Plan, opts Options) *tracker {
 	opts.withDefaults()
 	r := &tracker{opts: opts, plan: p, svc: opts.Backend, clock: opts.Clock, book: newBook()}
-	r.tips = tipRun{plan: p, opts: &r.opts, clock: r.clock, svc: r.svc, host: r}
+	r.res = &resolver{plan: p, svc: r.svc, clock: r.clock, book: r.book, run: r}
+	r.tips = tipRun{plan: p, opts: &r.opts, clock: r.clock, svc: r.svc, host: r, races: r.res}
 	r.journals = &journalKeeper{opts: &r.opts, plan: p, key: r.planKey(), svc: r.svc, logf: r.logf, listPage: r.listPage}
 	r.money = money{plan: p, opts: &r.opts, clock: r.clock, svc: r.svc, key: r.planKey(), book: r.book, journals: r.journals, host: r}
 	return r
@@ -102,15 +98,14 @@ func (r *tracker) planKey() state.PlanKey {
 }
 
 // What the tips read of the run (tipHost).
-func (r *tracker) currentJournal() *Journal       { return r.journal }
-func (r *tracker) currentRaces() []apiclient.Race { return r.races }
-func (r *tracker) stopReason() string             { return r.stopCreating }
-func (r *tracker) lockErr() error                 { return r.lease.Err() }
-func (r *tracker) betsWaiting() int               { return r.book.waiting() }
+func (r *tracker) currentJournal() *Journal { return r.journal }
+func (r *tracker) stopReason() string       { return r.stopCreating }
+func (r *tracker) lockErr() error           { return r.lease.Err() }
+func (r *tracker) betsWaiting() int         { return r.book.waiting() }
 
 // What the sums of money read of the run (moneyHost).
-func (r *tracker) currentSessions() []apiclient.Session { return r.sessions }
-func (r *tracker) sessionsReadAt() time.Time            { return r.sessionsAt }
+func (r *tracker) currentSessions() []apiclient.Session { return r.res.sessions }
+func (r *tracker) sessionsReadAt() time.Time            { return r.res.sessionsAt }
 
 // lockLost reports whether the plan's lock is gone; the first time, it
 // stops every create of the run for that reason.
@@ -198,7 +193,7 @@ func (r *tracker) fill(res *Result) {
 		res.Limits.Committed, res.Limits.CreatedBets = r.journal.Committed()
 	}
 	r.tips.fillTips(res)
-	if r.hasEventBets() {
+	if r.res.hasEventBets() {
 		res.Assumptions = append(res.Assumptions, apiclient.EventAssumptions...)
 	}
 	res.Limits.Periods = r.money.periodUsages()
