@@ -387,12 +387,6 @@ func (b *book) readRecords(in *instance, recs []apiclient.BetRecord, at time.Tim
 // them (once).
 func (b *book) placementUnread(in *instance, err string) bool {
 	in.err = err
-	return b.placementToLog(in)
-}
-
-// placementToLog reports whether in's placement, known from its
-// notification, is still to be logged, and takes it as logged.
-func (b *book) placementToLog(in *instance) bool {
 	if !in.placementLogged && !in.placedEarlier && in.notif != nil {
 		in.placementLogged = true
 		return true

@@ -20,7 +20,7 @@ func (r *tracker) logDueOutcome(in *instance) {
 // logPlacementUnread logs a placement whose bet records could not be read,
 // with what the notification says.
 func (r *tracker) logPlacementUnread(in *instance) {
-	if r.book.placementToLog(in) {
+	if r.book.placementUnread(in, in.err) {
 		r.logPlacementLine(in)
 	}
 }
