@@ -157,9 +157,8 @@ func runPlansCounted(t testing.TB, w *world, plans, bets, races int, share bool)
 	c := &readsByReason{Backend: client, clock: clock}
 	account := engine.NewAccount(c, clock, 0)
 	procs := []*readsByReason{c}
-	results := make([]*engine.Result, plans)
-	errs := make([]error, plans)
-	var wg sync.WaitGroup
+	ps := make([]*plan.Plan, plans)
+	optss := make([]engine.Options, plans)
 	var lateMu sync.Mutex
 	var lates []string
 	checked := 0
@@ -212,20 +211,11 @@ func runPlansCounted(t testing.TB, w *world, plans, bets, races int, share bool)
 				lateMu.Unlock()
 			}
 		})
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			defer clock.Leave()
-			results[i], errs[i] = engine.Run(context.Background(), p, opts)
-		}()
+		ps[i], optss[i] = p, opts
 	}
-	wg.Wait()
-	for i := range plans {
-		require.NoError(t, errs[i], "plan %d", i)
-		require.Len(t, results[i].Bets, bets)
-		for _, b := range results[i].Bets {
-			require.True(t, b.Final, "plan %d bet %s: %s %s", i, b.ID, b.Status, b.Reason)
-		}
+	results := runOnOneClock(t, clock, ps, optss)
+	for i, r := range results {
+		require.Len(t, r.Bets, bets, "plan %d", i)
 	}
 	assert.Empty(t, lates, "results seen more than an interval after the service showed them")
 	statuses := map[engine.Status]int{}

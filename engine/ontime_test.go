@@ -14,6 +14,7 @@ import (
 
 	"github.com/betplan/betplan/apiclient/sim"
 	"github.com/betplan/betplan/engine"
+	"github.com/betplan/betplan/plan"
 )
 
 // onTimeWorld is a world whose bots place a bet half a second after its
@@ -168,34 +169,47 @@ func TestPlansOfDifferentIntervalsReadAtTheSmallest(t *testing.T) {
 	clock := sim.NewGroupClock(w.clock, 2)
 	c := &readsByReason{Backend: w.client(), clock: clock}
 	account := engine.NewAccount(c, clock, 0)
-	results := make([]*engine.Result, 2)
-	errs := make([]error, 2)
-	var wg sync.WaitGroup
-	for i, interval := range []string{"30s", "45s"} {
+	var ps []*plan.Plan
+	var optss []engine.Options
+	for _, interval := range []string{"30s", "45s"} {
 		src := strings.Replace(spreadPlan(fmt.Sprintf("every-%s", interval), 4, races), "interval: 30s", "interval: "+interval, 1)
-		p := w.plan(src)
 		opts := w.options(nil)
 		opts.Backend = account.Plan()
 		opts.Clock = clock
 		w.moveState(&opts, interval)
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			defer clock.Leave()
-			results[i], errs[i] = engine.Run(context.Background(), p, opts)
-		}()
+		ps, optss = append(ps, w.plan(src)), append(optss, opts)
 	}
-	wg.Wait()
-	for i := range results {
-		require.NoError(t, errs[i])
-		for _, b := range results[i].Bets {
-			require.True(t, b.Final, "plan %d bet %s: %s %s", i, b.ID, b.Status, b.Reason)
-		}
-	}
+	runOnOneClock(t, clock, ps, optss)
 	resultAt := map[string]time.Time{}
 	for _, r := range races {
 		resultAt[fmt.Sprintf("%s|%d", r.Venue, r.EventNumber)] = r.Start.Add(2 * time.Minute)
 	}
 	f, worst := assertPollRule(t, c.timeline(), 30*time.Second, func(k string) time.Time { return resultAt[k] })
 	t.Logf("%d list reads over %d ticks, at most %d a tick, closest %s apart; latest result seen %s after the service", f.reads, f.ticks, f.maxPerTick, f.minGap, worst)
+}
+
+// runOnOneClock runs the plans at once, each with its options, on clock
+// (a group clock of one member a plan), and requires every run to end
+// without error with each of its bets final.
+func runOnOneClock(t testing.TB, clock *sim.GroupClock, plans []*plan.Plan, opts []engine.Options) []*engine.Result {
+	t.Helper()
+	results := make([]*engine.Result, len(plans))
+	errs := make([]error, len(plans))
+	var wg sync.WaitGroup
+	for i, p := range plans {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer clock.Leave()
+			results[i], errs[i] = engine.Run(context.Background(), p, opts[i])
+		}()
+	}
+	wg.Wait()
+	for i := range plans {
+		require.NoError(t, errs[i], "plan %d", i)
+		for _, b := range results[i].Bets {
+			require.True(t, b.Final, "plan %d bet %s: %s %s", i, b.ID, b.Status, b.Reason)
+		}
+	}
+	return results
 }
