@@ -62,7 +62,7 @@ func accountGateName(l plan.Limits, race RaceInfo) string {
 func (r *money) recordCreating(ctx context.Context, in *instance, e journalEntry) (refusal, unchecked string, err error) {
 	l := r.accountLimits()
 	if l == nil {
-		return "", "", r.host.currentJournal().Record(e)
+		return "", "", r.hold.journal.Record(e)
 	}
 	// The service is read before the gate is taken: a bet another plan
 	// announces meanwhile is counted at what it announced.
@@ -78,9 +78,9 @@ func (r *money) recordCreating(ctx context.Context, in *instance, e journalEntry
 	checked := false
 	wait, cancel := context.WithTimeout(ctx, accountGateWait)
 	defer cancel()
-	err = r.host.currentJournal().RecordGated(wait, accountGateName(*l, in.info), e, func(logs []state.PlanLog) error {
+	err = r.hold.journal.RecordGated(wait, accountGateName(*l, in.info), e, func(logs []state.PlanLog) error {
 		checked = true
-		r.host.checkpoint("account gate")
+		r.checkpoint("account gate")
 		others, err := r.stakesOf(logs)
 		if err != nil {
 			return err

@@ -79,7 +79,7 @@ func (r *tracker) groupCertainRefusal(ctx context.Context) (string, []*instance,
 	if g == nil || r.money.accountLimits() == nil {
 		return "", nil, nil
 	}
-	certain := r.certainBets()
+	certain := r.create.certainBets()
 	g.mu.Lock()
 	if len(certain) > 0 && g.waiting[r.plan.Name] {
 		g.members = append(g.members, &groupMember{r: r, certain: certain, own: r.money.stakes(), others: r.money.accountOthers})

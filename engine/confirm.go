@@ -10,39 +10,51 @@ import (
 	"github.com/betplan/betplan/plan"
 )
 
+// confirmation is the run's one question before the first thing a real
+// run cannot take back (a create, a publication): asked once, its yes
+// holds for the rest of the run, its no refuses the run.
+type confirmation struct {
+	opts *Options
+	halt *halt // a no is the run's refusal
+	logf func(format string, args ...any)
+	// given says nothing is asked any more: the yes was given, or the
+	// run asks nothing and the first create went ahead.
+	given bool
+}
+
 // confirm asks once per run, before the first thing a real run cannot take
 // back (a create, a publication), showing summary; a no refuses the run.
 // A plan of a run of several asks the run's one Question instead.
-func (r *tracker) confirm(summary func() string) error {
-	if r.confirmed || !r.asks() {
-		r.confirmed = true
+func (c *confirmation) confirm(summary func() string) error {
+	if c.given || !c.asks() {
+		c.given = true
 		return nil
 	}
 	var ok bool
 	var err error
-	if r.opts.Question != nil {
-		ok, err = r.opts.Question.put(func(line string) { r.logf("%s", line) })
+	if c.opts.Question != nil {
+		ok, err = c.opts.Question.put(func(line string) { c.logf("%s", line) })
 	} else {
-		ok, err = r.opts.Confirm(summary())
+		ok, err = c.opts.Confirm(summary())
 	}
 	if err != nil {
 		return err
 	}
 	if !ok {
-		r.refused = "not confirmed"
+		c.halt.refused = "not confirmed"
 		return ErrNotConfirmed
 	}
-	r.confirmed = true
+	c.given = true
 	return nil
 }
 
 // asks reports whether the run asks before its first create.
-func (r *tracker) asks() bool { return r.opts.Confirm != nil || r.opts.Question != nil }
+func (c *confirmation) asks() bool { return c.opts.Confirm != nil || c.opts.Question != nil }
 
 // confirmSummary is what the prompt shows before the first create: each
 // bet that may be created, its requested amount and what it puts at risk
 // (and how that was worked out), and the limits of its period.
-func (r *tracker) confirmSummary() string { return r.askedBets().text }
+func (r *creator) confirmSummary() string { return r.askedBets().text }
 
 // betsAsked is what a confirmation says of one plan: how many bets it may
 // create, what they request and put at risk, in words (confirmSummary).
@@ -58,7 +70,7 @@ type betsAsked struct {
 }
 
 // askedBets is confirmSummary's text, with its sums.
-func (r *tracker) askedBets() betsAsked {
+func (r *creator) askedBets() betsAsked {
 	var rows []*instance
 	only := r.opts.OnlyLabels
 	for _, in := range r.book.byStart() {
@@ -110,7 +122,7 @@ func (r *tracker) askedBets() betsAsked {
 			fmt.Fprintf(&b, " before %d more whose amounts are known when their conditions hold", unknown)
 		}
 		b.WriteString(".")
-		b.WriteString(r.tips.tipsSummary())
+		b.WriteString(r.tipsWords())
 	}
 	if len(lines) > 0 {
 		b.WriteString("\nA Fixed Wager stake is placed by each session the bet reaches: at risk is the stake times those sessions, unless it is a total (ensure_total_wager).")
@@ -123,7 +135,7 @@ func (r *tracker) askedBets() betsAsked {
 		}
 		b.WriteString("\n" + l)
 	}
-	asked := betsAsked{plan: r.plan.Name, bets: len(rows), requested: requested, atRisk: atRisk, tips: r.tips.tipsSummary() != ""}
+	asked := betsAsked{plan: r.plan.Name, bets: len(rows), requested: requested, atRisk: atRisk, tips: r.tipsWords() != ""}
 	if len(rows) > 0 {
 		u := r.money.usageFor(rows[0].info)
 		if w := limitsWords(r.plan.Limits, u); w != "" {

@@ -13,20 +13,51 @@ import (
 	"github.com/betplan/betplan/plan"
 )
 
+// creator decides the plan's bets and creates each at most once: the
+// conditions, amounts, limits and running bots that decide a create, the
+// one question before the first, the label looked up before each, the
+// journal's announcement and this host's note of it before the request,
+// and the grace window's look-ups after an answer that did not say. It
+// reads the bets on the book and hands the book what it decided; the
+// preview and the confirmation show its decisions without a create.
+type creator struct {
+	plan  *plan.Plan
+	opts  *Options
+	clock Clock
+	svc   Backend
+	book  *book
+	res   *resolver     // the races, events and sessions a bet is decided on
+	money *money        // what a bet puts at risk, and the limits' sums
+	hold  *hold         // the journal and the lock
+	halt  *halt         // whether the run may still create
+	ask   *confirmation // the run's one question before its first create
+	list  *listIndex    // a create is the head of the service's list (listpos.go)
+
+	logf       func(format string, args ...any)
+	checkpoint func(point string) // where the crash tests stop a create (Options.Checkpoint)
+	raceTime   func(venue string, t time.Time) string
+	tipsWords  func() string                // the tips' part of the question (askedBets)
+	result     func(in *instance) BetResult // a bet as the report shows it (the preview)
+
+	// labelsSeen is this tick's batched label check (checkLabels): the
+	// notifications carrying each checked label, nil for none.
+	labelsSeen map[string][]apiclient.Notification
+}
+
 // decide evaluates one waiting instance at now and creates it when ready.
 // It returns a non-nil error only for what must stop the run (a refusal,
 // a cancelled context, a journal that cannot be written).
-func (r *tracker) decide(ctx context.Context, in *instance, now time.Time) error {
+func (r *creator) decide(ctx context.Context, in *instance, now time.Time) error {
 	if in.status != StatusWaiting {
 		return nil
 	}
-	if r.stopCreating != "" || r.lockLost() {
-		r.book.end(in, StatusFailed, "not created: "+r.stopCreating)
+	if r.halt.why != "" || r.halt.lockLost() {
+		r.book.end(in, StatusFailed, "not created: "+r.halt.why)
 		return nil
 	}
 	// A create announced by an earlier run (or an earlier attempt) may have
 	// landed: settle that before anything else.
-	if s := r.journal.State(in.label); s != nil && s.Pending {
+	if s := r.hold.journal.State(in.label); s != nil && s.Pending {
 		outcome, err := r.lookupOverGrace(ctx, in, "an earlier run announced a create and did not record its outcome")
 		if err != nil || outcome != createAbsent {
 			return err
@@ -99,7 +130,7 @@ func evaluateAmount(bk *book, in *instance, env *plan.Env) bool {
 
 // guardAndCreate adopts an existing notification with the label, or checks
 // the safety guards and creates one.
-func (r *tracker) guardAndCreate(ctx context.Context, in *instance) error {
+func (r *creator) guardAndCreate(ctx context.Context, in *instance) error {
 	// Before every create: if the label exists, adopt it, never create.
 	if done, err := r.adoptOrHold(ctx, in); done || err != nil {
 		return err
@@ -127,14 +158,14 @@ func (r *tracker) guardAndCreate(ctx context.Context, in *instance) error {
 		if reason := r.checkBot(in); reason != "" {
 			// Nothing more is created; what exists is still followed to
 			// the end, and the run ends refused.
-			r.refused, r.stopCreating = reason, reason
+			r.halt.refused, r.halt.why = reason, reason
 			r.logf("refused: %s", reason)
 			r.book.end(in, StatusFailed, "not created: "+reason)
 			return nil
 		}
 	}
-	if !r.confirmed && r.asks() {
-		if err := r.confirm(r.confirmSummary); err != nil {
+	if !r.ask.given && r.ask.asks() {
+		if err := r.ask.confirm(r.confirmSummary); err != nil {
 			return err
 		}
 		// The answer may have taken minutes: the tick's label check is
@@ -144,7 +175,7 @@ func (r *tracker) guardAndCreate(ctx context.Context, in *instance) error {
 			return err
 		}
 	}
-	r.confirmed = true
+	r.ask.given = true
 	if !r.holdsNow(in) {
 		return nil
 	}
@@ -153,10 +184,10 @@ func (r *tracker) guardAndCreate(ctx context.Context, in *instance) error {
 
 // refuseByLimit fails in, which a limit of the plan or of the account
 // does not allow.
-func (r *tracker) refuseByLimit(in *instance, reason string) {
+func (r *creator) refuseByLimit(in *instance, reason string) {
 	r.book.end(in, StatusFailed, limitRefusedReason+": "+reason)
-	if r.refused == "" { // the first refusal names the run's end; each bet says its own
-		r.refused = fmt.Sprintf("bet %s refused by a limit: %s", in.bet.ID, reason)
+	if r.halt.refused == "" { // the first refusal names the run's end; each bet says its own
+		r.halt.refused = fmt.Sprintf("bet %s refused by a limit: %s", in.bet.ID, reason)
 	}
 	r.logf("refused %s: %s", in.name(), reason)
 }
@@ -166,7 +197,7 @@ func (r *tracker) refuseByLimit(in *instance, reason string) {
 // look-up failed and in says why (the bet is tried again on a later tick).
 // The error is the context's, or a TokenRefusedError: no later call
 // could succeed either.
-func (r *tracker) adoptOrHold(ctx context.Context, in *instance) (done bool, err error) {
+func (r *creator) adoptOrHold(ctx context.Context, in *instance) (done bool, err error) {
 	found, err := r.lookup(ctx, in)
 	if err != nil {
 		if ctx.Err() != nil {
@@ -187,7 +218,7 @@ func (r *tracker) adoptOrHold(ctx context.Context, in *instance) (done bool, err
 // Retry-After, a refresh of the sessions): a bet whose race has started
 // is skipped, one whose condition no longer holds waits for it again,
 // and one the limits now refuse is refused, each with the reason.
-func (r *tracker) holdsNow(in *instance) bool {
+func (r *creator) holdsNow(in *instance) bool {
 	now := r.clock.Now()
 	if !now.Before(in.start()) {
 		r.book.end(in, StatusSkipped, fmt.Sprintf("the %s started at %s, before the create could be sent: not created", in.what(), r.raceTime(in.info.Venue, in.start())))
@@ -222,7 +253,7 @@ func (r *tracker) holdsNow(in *instance) bool {
 const allowNoBotHint = " or pass --allow-no-bot"
 
 // checkBot returns why no targeted session would act on in.
-func (r *tracker) checkBot(in *instance) string {
+func (r *creator) checkBot(in *instance) string {
 	var targeted []string
 	for _, s := range r.res.sessions {
 		id := strconv.FormatInt(int64(s.ID), 10)
@@ -245,7 +276,7 @@ func (r *tracker) checkBot(in *instance) string {
 
 // request builds the create body of an instance: a race's, or a sports
 // event's (its sport, ids and line instead of the racing fields).
-func (r *tracker) request(in *instance) *apiclient.CreateNotificationRequest {
+func (r *creator) request(in *instance) *apiclient.CreateNotificationRequest {
 	req := &apiclient.CreateNotificationRequest{
 		Type:          in.bet.Type,
 		Label:         in.label,
@@ -273,11 +304,11 @@ func (r *tracker) request(in *instance) *apiclient.CreateNotificationRequest {
 // create sends the create at most MaxCreateAttempts times, each announced
 // in the journal first, and after any ambiguous answer looks the label up
 // over the grace window before trying again.
-func (r *tracker) create(ctx context.Context, in *instance) error {
+func (r *creator) create(ctx context.Context, in *instance) error {
 	info := in.info
 	for attempt := 1; attempt <= r.opts.MaxCreateAttempts; attempt++ {
-		if err := r.checkStop(); err != nil {
-			r.book.wait(in, "not created: "+r.stopCreating)
+		if err := r.halt.checkStop(); err != nil {
+			r.book.wait(in, "not created: "+r.halt.why)
 			return err
 		}
 		// A create tried again follows a wait (the grace window's look-ups,
@@ -299,16 +330,16 @@ func (r *tracker) create(ctx context.Context, in *instance) error {
 				r.refuseByLimit(in, refusal)
 				return nil
 			}
-		} else if err := r.journal.Record(e); err != nil {
+		} else if err := r.hold.journal.Record(e); err != nil {
 			return err
 		}
 		r.checkpoint("creating")
-		if r.lockLost() {
+		if r.halt.lockLost() {
 			// Announced but never sent: whoever holds the lock now looks
 			// the label up before creating it.
-			return r.lease.Err()
+			return r.hold.lease.Err()
 		}
-		if err := r.journal.noteInFlight(e); err != nil {
+		if err := r.hold.journal.noteInFlight(e); err != nil {
 			// Announced but never sent: the next run looks it up first.
 			return err
 		}
@@ -326,7 +357,7 @@ func (r *tracker) create(ctx context.Context, in *instance) error {
 				// though its notification cannot be found.
 				why := "the service accepted the create (200) but no notification carries its label: not created again"
 				r.book.fail(in, "", why)
-				return r.journal.Record(journalEntry{Op: opFailed, Label: in.label, Error: why})
+				return r.hold.journal.Record(journalEntry{Op: opFailed, Label: in.label, Error: why})
 			}
 			err := r.markCreated(in, id, opCreated, "created")
 			r.checkpoint("created")
@@ -357,7 +388,7 @@ func (r *tracker) create(ctx context.Context, in *instance) error {
 			if lerr == nil && found {
 				return nil
 			}
-			if err := r.journal.Record(journalEntry{Op: opAbsent, Label: in.label, Error: err.Error()}); err != nil {
+			if err := r.hold.journal.Record(journalEntry{Op: opAbsent, Label: in.label, Error: err.Error()}); err != nil {
 				return err
 			}
 			if apiclient.IsUnauthorized(err) && attempt >= 2 {
@@ -368,7 +399,7 @@ func (r *tracker) create(ctx context.Context, in *instance) error {
 		case isNotSent(err):
 			// The connection was refused: nothing reached the service.
 			r.logf("create %s: %v; trying again", in.name(), err)
-			if jerr := r.journal.Record(journalEntry{Op: opAbsent, Label: in.label, Error: err.Error()}); jerr != nil {
+			if jerr := r.hold.journal.Record(journalEntry{Op: opAbsent, Label: in.label, Error: err.Error()}); jerr != nil {
 				return jerr
 			}
 			if serr := r.clock.Sleep(ctx, r.opts.LookupInterval); serr != nil {
@@ -376,7 +407,7 @@ func (r *tracker) create(ctx context.Context, in *instance) error {
 			}
 		default:
 			// A validation error or a refusal: the service did not create it.
-			if jerr := r.journal.Record(journalEntry{Op: opFailed, Label: in.label, Error: err.Error()}); jerr != nil {
+			if jerr := r.hold.journal.Record(journalEntry{Op: opFailed, Label: in.label, Error: err.Error()}); jerr != nil {
 				return jerr
 			}
 			r.book.fail(in, "the service refused the create", err.Error())
@@ -392,11 +423,11 @@ func (r *tracker) create(ctx context.Context, in *instance) error {
 // markCreated records the notification id of in; verb says how it was
 // had in the log: "created" by this run's create, "found" when a look-up
 // found an announced create landed, "adopted existing" otherwise.
-func (r *tracker) markCreated(in *instance, id int64, op, verb string) error {
+func (r *creator) markCreated(in *instance, id int64, op, verb string) error {
 	info := in.info
 	// The notification exists whatever the journal says: the run follows
 	// and reports it even when the entry cannot be written (a lost lock).
-	err := r.journal.Record(journalEntry{Op: op, Label: in.label, BetID: in.bet.ID, NotificationID: id, Amount: in.amount, AtRisk: in.risk.Amount, Basis: in.risk.Basis, Race: &info})
+	err := r.hold.journal.Record(journalEntry{Op: op, Label: in.label, BetID: in.bet.ID, NotificationID: id, Amount: in.amount, AtRisk: in.risk.Amount, Basis: in.risk.Basis, Race: &info})
 	r.book.created(in, id, r.clock.Now())
 	if op == opCreated {
 		r.list.created(id) // the head of the list
@@ -407,7 +438,7 @@ func (r *tracker) markCreated(in *instance, id int64, op, verb string) error {
 
 // lookup asks the service for the label once; found notifications are
 // adopted into the journal.
-func (r *tracker) lookup(ctx context.Context, in *instance) (bool, error) {
+func (r *creator) lookup(ctx context.Context, in *instance) (bool, error) {
 	ns, ok := r.labelsSeen[in.label]
 	if ok {
 		delete(r.labelsSeen, in.label) // a check is good for one create
@@ -439,13 +470,13 @@ func (r *tracker) lookup(ctx context.Context, in *instance) (bool, error) {
 	// A create announced in the journal that landed is journalled as
 	// created, and logged as found: no create was sent just now.
 	op, verb := opAdopted, "adopted existing"
-	if s := r.journal.State(in.label); s != nil && s.Pending {
+	if s := r.hold.journal.State(in.label); s != nil && s.Pending {
 		op, verb = opCreated, "found"
 	}
 	if amount := notificationAmount(pick, in.bet.AmountField()); amount > 0 {
 		r.book.priced(in, amount)
 	}
-	if s := r.journal.State(in.label); s != nil && s.Pending && s.AtRisk > 0 {
+	if s := r.hold.journal.State(in.label); s != nil && s.Pending && s.AtRisk > 0 {
 		r.book.risked(in, exposure{Amount: s.AtRisk, Basis: s.Basis}) // ours: what it was announced with
 	} else {
 		r.book.risked(in, r.money.notificationExposure(pick))
@@ -471,7 +502,7 @@ const (
 // found by then means the create did not land, and the journal says so;
 // look-ups that kept failing leave the journal pending, so nothing is
 // created until a later look-up can tell.
-func (r *tracker) lookupOverGrace(ctx context.Context, in *instance, why string) (createOutcome, error) {
+func (r *creator) lookupOverGrace(ctx context.Context, in *instance, why string) (createOutcome, error) {
 	deadline := r.clock.Now().Add(r.opts.AmbiguousGrace)
 	for first := true; ; first = false {
 		found, err := r.lookup(ctx, in)
@@ -491,7 +522,7 @@ func (r *tracker) lookupOverGrace(ctx context.Context, in *instance, why string)
 				return createUnknown, nil
 			}
 			r.logf("label %s not found after %s: the create did not land", in.label, r.opts.AmbiguousGrace)
-			return createAbsent, r.journal.Record(journalEntry{Op: opAbsent, Label: in.label, Error: why})
+			return createAbsent, r.hold.journal.Record(journalEntry{Op: opAbsent, Label: in.label, Error: why})
 		}
 		if err := r.clock.Sleep(ctx, r.opts.LookupInterval); err != nil {
 			return createUnknown, err

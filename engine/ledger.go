@@ -80,7 +80,11 @@ type money struct {
 	key      state.PlanKey
 	book     *book
 	journals *journalKeeper
-	host     moneyHost
+	hold     *hold     // the journal
+	sessions *resolver // the sessions it last read, and when
+	// checkpoint marks a point of a create for the tests that crash
+	// there (Options.Checkpoint).
+	checkpoint func(point string)
 	// known holds notifications of the plan read from the service by
 	// label prefix (a preview's scan, a lost journal's recovery), so the
 	// ledger knows their outcomes before any poll.
@@ -100,15 +104,6 @@ type money struct {
 	accountSeen map[string]*seenNotification
 }
 
-// moneyHost is what the sums read of the run: its journal and the
-// sessions it last read, and its checkpoints for tests.
-type moneyHost interface {
-	checkpoint(point string)
-	currentJournal() *Journal
-	currentSessions() []apiclient.Session
-	sessionsReadAt() time.Time
-}
-
 // inPeriod reports whether a stake counts in period key. A stake whose
 // race has no known start counts in every period: it may be today's.
 func (r *money) inPeriod(s *stake, key string) bool {
@@ -125,8 +120,8 @@ func (r *money) stakes() []stake {
 	now := r.clock.Now()
 	var out []stake
 	seen := map[string]bool{}
-	if r.host.currentJournal() != nil {
-		for _, e := range r.host.currentJournal().states() {
+	if r.hold.journal != nil {
+		for _, e := range r.hold.journal.states() {
 			seen[e.label] = true
 			if st, ok := r.stakeOf(e.label, &e.labelState, now); ok {
 				out = append(out, st)
@@ -256,7 +251,7 @@ func (r *money) notificationExposure(n *apiclient.Notification) exposure {
 		return exposure{Amount: roundCents(float64(n.TotalAccepted)), Basis: "accepted by the sessions"}
 	}
 	t := notificationTerms(n)
-	return exposureOf(r.host.currentSessions(), t, notificationAmount(n, plan.AmountFieldFor(n.Type)))
+	return exposureOf(r.sessions.sessions, t, notificationAmount(n, plan.AmountFieldFor(n.Type)))
 }
 
 // usage is what the stakes of one period, and of one race, add up to.
@@ -396,7 +391,7 @@ func (r *money) periodUsages() []PeriodUsage {
 // betEnvs are the plan's bets as expressions read them (bets.ID), in the
 // period of race: a bet on one race is its latest instance, a
 // for_each_race bet the list of its instances in the period.
-func (r *tracker) betEnvs(race RaceInfo, now time.Time) map[string]any {
+func (r *money) betEnvs(race RaceInfo, now time.Time) map[string]any {
 	key := periodKey(r.plan.Limits.Period, race.Start)
 	out := make(map[string]any, len(r.plan.Bets))
 	latest := map[*plan.Bet]*instance{}
@@ -431,11 +426,11 @@ func (r *tracker) betEnvs(race RaceInfo, now time.Time) map[string]any {
 // betEnv is one instance as another bet's expressions see it. A bet an
 // earlier run created that this command has not polled (a preview) reads
 // as the service's scan showed it.
-func (r *tracker) betEnv(in *instance, now time.Time) plan.BetEnv {
+func (r *money) betEnv(in *instance, now time.Time) plan.BetEnv {
 	status := in.status
 	n := in.notif
 	if n == nil && in.notifID != 0 {
-		if n = r.money.known[in.label]; n != nil && status == StatusCreated {
+		if n = r.known[in.label]; n != nil && status == StatusCreated {
 			switch {
 			case n.Resulted() && n.TotalAccepted > 0:
 				status = StatusSettled

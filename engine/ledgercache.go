@@ -102,8 +102,8 @@ func (r *money) ledgerSums() *ledger {
 	if l == nil || l.gen != r.book.version || (!l.nextChange.IsZero() && !now.Before(l.nextChange)) {
 		return r.rebuildLedger(now)
 	}
-	if r.host.currentJournal() != nil && r.host.currentJournal().Serial() != l.serial {
-		for _, e := range r.host.currentJournal().changedSince(l.serial) {
+	if r.hold.journal != nil && r.hold.journal.Serial() != l.serial {
+		for _, e := range r.hold.journal.changedSince(l.serial) {
 			st, ok := r.stakeOf(e.label, &e.labelState, now)
 			old, had := l.byLabel[e.label]
 			if (ok && st.settled) || (had && old.settled) {
@@ -119,7 +119,7 @@ func (r *money) ledgerSums() *ledger {
 				l.watch(&st, now)
 			}
 		}
-		l.serial = r.host.currentJournal().Serial()
+		l.serial = r.hold.journal.Serial()
 	}
 	for _, st := range r.planned[l.planned:] {
 		l.apply(r.plan.Limits.Period, &st, 1)
@@ -131,8 +131,8 @@ func (r *money) ledgerSums() *ledger {
 
 func (r *money) rebuildLedger(now time.Time) *ledger {
 	l := &ledger{gen: r.book.version, byLabel: map[string]stake{}, periods: map[string]*periodSums{}, races: map[string]*raceSums{}}
-	if r.host.currentJournal() != nil {
-		l.serial = r.host.currentJournal().Serial()
+	if r.hold.journal != nil {
+		l.serial = r.hold.journal.Serial()
 	}
 	stakes := r.stakes()
 	for i := range stakes {

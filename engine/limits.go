@@ -89,7 +89,7 @@ func (r *money) checkLimits(in *instance, risk exposure) string {
 // race, no when, a static amount, not created yet) cannot all be created
 // within the limits, with what the plan committed before, or "". Run then
 // refuses before creating any of them rather than some.
-func (r *tracker) certainRefusal() (string, []*instance) {
+func (r *creator) certainRefusal() (string, []*instance) {
 	certain := r.certainBets()
 	if len(certain) == 0 {
 		return "", nil
@@ -98,15 +98,15 @@ func (r *tracker) certainRefusal() (string, []*instance) {
 }
 
 // certainBets are the bets certain to be created now, by race start.
-func (r *tracker) certainBets() []*instance {
+func (r *creator) certainBets() []*instance {
 	now := r.clock.Now()
 	var certain []*instance
 	for _, in := range r.book.byStart() {
 		if in.status != StatusWaiting || in.notifID != 0 || in.race == nil || !in.bet.Certain() || !now.Before(in.race.StartTime.Time) {
 			continue
 		}
-		if r.journal != nil {
-			if s := r.journal.State(in.label); s != nil && !s.decidedOnly() {
+		if r.hold.journal != nil {
+			if s := r.hold.journal.State(in.label); s != nil && !s.decidedOnly() {
 				continue // tried before: decide settles it on its own
 			}
 		}
@@ -121,7 +121,7 @@ func (r *tracker) certainBets() []*instance {
 }
 
 // certainRefusalOf is certainRefusal for the certain bets given.
-func (r *tracker) certainRefusalOf(certain []*instance) (string, []*instance) {
+func (r *creator) certainRefusalOf(certain []*instance) (string, []*instance) {
 	// Each certain bet counts the ones before it, as if created.
 	type extra struct {
 		staked float64

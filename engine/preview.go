@@ -24,7 +24,7 @@ func Preview(ctx context.Context, p *plan.Plan, opts Options) (*Result, *SavedPl
 	if err != nil {
 		return res, nil, err
 	}
-	r.journal = j
+	r.hold.journal = j
 	if err := r.res.refresh(ctx); err != nil {
 		r.finish(res, err)
 		return res, nil, err
@@ -55,7 +55,7 @@ func Preview(ctx context.Context, p *plan.Plan, opts Options) (*Result, *SavedPl
 	now := r.clock.Now()
 	committed, _ := j.Committed()
 	planned := committed
-	certainWhy, certain := r.certainRefusal()
+	certainWhy, certain := r.create.certainRefusal()
 	refuseAll := map[*instance]bool{}
 	for _, in := range certain {
 		refuseAll[in] = true
@@ -74,7 +74,7 @@ func Preview(ctx context.Context, p *plan.Plan, opts Options) (*Result, *SavedPl
 			b.Action = ActionRefuse
 			b.Reason = "run would refuse the plan before creating any bet: " + certainWhy
 		} else {
-			b = r.previewOne(in, now, exists, &planned)
+			b = r.create.previewOne(in, now, exists, &planned)
 		}
 		res.Bets = append(res.Bets, b)
 		if b.Action == ActionCreate {
@@ -103,7 +103,7 @@ func Preview(ctx context.Context, p *plan.Plan, opts Options) (*Result, *SavedPl
 }
 
 // previewOne decides what run would do with one instance now.
-func (r *tracker) previewOne(in *instance, now time.Time, exists map[string]int64, planned *float64) BetResult {
+func (r *creator) previewOne(in *instance, now time.Time, exists map[string]int64, planned *float64) BetResult {
 	if in.status == StatusWaiting && in.notifID == 0 {
 		if id, ok := exists[in.label]; ok {
 			r.book.knownAs(in, id)
@@ -123,7 +123,7 @@ func (r *tracker) previewOne(in *instance, now time.Time, exists map[string]int6
 		}
 		return b
 	}
-	if s := r.journal.State(in.label); s != nil && s.Pending {
+	if s := r.hold.journal.State(in.label); s != nil && s.Pending {
 		b := r.result(in)
 		b.Action = ActionAdopt
 		b.Reason = "an earlier create may have landed: run looks the label up over the grace window first"
@@ -197,7 +197,7 @@ func (r *tracker) previewOne(in *instance, now time.Time, exists map[string]int6
 // created as things are: its amount is known offline and what it puts at
 // risk with the running sessions breaks a limit on its own (ownRefusal),
 // the plan's or the account's; or "".
-func (r *tracker) waitRefusal(in *instance) string {
+func (r *creator) waitRefusal(in *instance) string {
 	if _, known := in.bet.StaticAmount(); !known || in.amount <= 0 {
 		return ""
 	}
@@ -206,7 +206,7 @@ func (r *tracker) waitRefusal(in *instance) string {
 
 // refusalOnItsOwn is the limit, the plan's or else the account's
 // ("account max_stake_per_bet …"), that risk breaks on its own; or "".
-func (r *tracker) refusalOnItsOwn(risk exposure) string {
+func (r *creator) refusalOnItsOwn(risk exposure) string {
 	if why := ownRefusal(r.plan.Limits, risk); why != "" {
 		return why
 	}
@@ -221,7 +221,7 @@ func (r *tracker) refusalOnItsOwn(risk exposure) string {
 // mayRefuse says how a waiting bet whose amount is known only at run time
 // can break a limit on its own: the most its expression can give, with
 // the running sessions, is more than a limit allows; or "".
-func (r *tracker) mayRefuse(in *instance) string {
+func (r *creator) mayRefuse(in *instance) string {
 	if _, known := in.bet.StaticAmount(); known {
 		return ""
 	}

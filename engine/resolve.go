@@ -18,14 +18,16 @@ const sessionsMaxAge = time.Minute
 
 // resolver turns the plan's bets into instances on the book: it reads the
 // races, the sessions and the sports events, expands for_each_race and
-// matches each bet to what the service lists. It asks the run only for
+// matches each bet to what the service lists. Besides the book it reads
 // the journal, the sums of money and whether the lock still holds.
 type resolver struct {
 	plan  *plan.Plan
 	svc   Backend
 	clock Clock
 	book  *book
-	run   *tracker // the journal, the money and the lock
+	hold  *hold  // the journal
+	halt  *halt  // whether the lock still holds
+	money *money // the sums and the bets as expressions read them
 
 	races       []apiclient.Race
 	sports      eventsState // the events of the plan's event bets (sports.go)
@@ -172,8 +174,8 @@ func (r *resolver) env(rc *apiclient.Race, now time.Time) *plan.Env {
 // bet.
 func (r *resolver) outcomeEnv(e *plan.Env, info RaceInfo, now time.Time) {
 	if r.plan.ReadsOutcomes {
-		e.Plan = r.run.money.usageFor(info).totals
-		e.Bets = r.run.betEnvs(info, now)
+		e.Plan = r.money.usageFor(info).totals
+		e.Bets = r.money.betEnvs(info, now)
 	}
 }
 
@@ -327,11 +329,11 @@ func (r *resolver) madeToday(b *plan.Bet, start, now time.Time) bool {
 			return true
 		}
 	}
-	if r.run.journal == nil {
+	if r.hold.journal == nil {
 		return false
 	}
-	for _, l := range r.run.journal.Labels() {
-		if s := r.run.journal.State(l); s != nil && s.BetID == b.ID && meetingDate(s.Race.Start) == today {
+	for _, l := range r.hold.journal.Labels() {
+		if s := r.hold.journal.State(l); s != nil && s.BetID == b.ID && meetingDate(s.Race.Start) == today {
 			return true
 		}
 	}
@@ -351,23 +353,23 @@ func decidedToday(s *labelState, now time.Time) bool {
 // is decided, and a run resumed after it started must not take the same
 // race of the next day's meeting for it (madeToday reads the entry).
 func (r *resolver) keepDecision(in *instance) error {
-	if r.run.journal == nil || in.bet.Race == nil || in.race == nil || !in.final || in.notifID != 0 ||
-		(in.status != StatusSkipped && in.status != StatusFailed) || r.run.lockLost() {
+	if r.hold.journal == nil || in.bet.Race == nil || in.race == nil || !in.final || in.notifID != 0 ||
+		(in.status != StatusSkipped && in.status != StatusFailed) || r.halt.lockLost() {
 		return nil
 	}
-	if s := r.run.journal.State(in.label); s != nil {
+	if s := r.hold.journal.State(in.label); s != nil {
 		return nil // created, tried or decided already: the journal knows the day's race
 	}
 	info := in.info
-	return r.run.journal.Record(journalEntry{Op: opDecided, Label: in.label, BetID: in.bet.ID, Race: &info, Status: string(in.status), Error: in.reason})
+	return r.hold.journal.Record(journalEntry{Op: opDecided, Label: in.label, BetID: in.bet.ID, Race: &info, Status: string(in.status), Error: in.reason})
 }
 
 func (r *resolver) journalHasBet(id string) bool {
-	if r.run.journal == nil {
+	if r.hold.journal == nil {
 		return false
 	}
-	for _, l := range r.run.journal.Labels() {
-		if s := r.run.journal.State(l); s != nil && s.BetID == id {
+	for _, l := range r.hold.journal.Labels() {
+		if s := r.hold.journal.State(l); s != nil && s.BetID == id {
 			return true
 		}
 	}
@@ -403,10 +405,10 @@ func (r *resolver) track(b *plan.Bet, info RaceInfo, label string, attach func(*
 
 // applyJournal brings what the journal knows of the label into in.
 func (r *resolver) applyJournal(in *instance) {
-	if r.run.journal == nil {
+	if r.hold.journal == nil {
 		return
 	}
-	if s := r.run.journal.State(in.label); s != nil {
+	if s := r.hold.journal.State(in.label); s != nil {
 		r.book.restore(in, s)
 	}
 }
@@ -415,18 +417,18 @@ func (r *resolver) applyJournal(in *instance) {
 // no longer produces from upcoming races (their race ran or left the list).
 func (r *resolver) followJournal() {
 	r.book.outdated()
-	if r.run.journal == nil {
+	if r.hold.journal == nil {
 		return
 	}
 	bets := map[string]*plan.Bet{}
 	for _, b := range r.plan.Bets {
 		bets[b.ID] = b
 	}
-	for _, l := range r.run.journal.Labels() {
+	for _, l := range r.hold.journal.Labels() {
 		if _, ok := r.book.byLabel[l]; ok {
 			continue
 		}
-		s := r.run.journal.State(l)
+		s := r.hold.journal.State(l)
 		b := bets[s.BetID]
 		decided := s.decidedOnly() && decidedToday(s, r.clock.Now())
 		if b == nil || (!s.created() && !s.Pending && !decided) {

@@ -126,11 +126,11 @@ func exposureOf(sessions []apiclient.Session, t stakeTerms, amount float64) expo
 // bets share a few terms and amounts: each is worked out once per read of
 // the sessions.
 func (r *money) exposure(in *instance) exposure {
-	key := exposureKey{betTerms(in.bet), in.amount, r.host.sessionsReadAt()}
+	key := exposureKey{betTerms(in.bet), in.amount, r.sessions.sessionsAt}
 	if e, ok := r.exposures[key]; ok {
 		return e
 	}
-	e := exposureOf(r.host.currentSessions(), key.terms, in.amount)
+	e := exposureOf(r.sessions.sessions, key.terms, in.amount)
 	if r.exposures == nil || len(r.exposures) > 10_000 {
 		r.exposures = map[exposureKey]exposure{}
 	}

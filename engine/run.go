@@ -44,7 +44,7 @@ func (r *tracker) runWithAlerts(ctx context.Context, res *Result, check func() e
 	endAlerts := func(err error) {
 		switch {
 		case r.alerts != nil:
-			r.alerts.end(res, err, r.stopped)
+			r.alerts.end(res, err, r.halt.stopped)
 		case len(r.opts.Notify) > 0:
 			// Without the journal (the lock was not taken) the run's
 			// failure is sent once, unjournalled.
@@ -168,7 +168,7 @@ func (r *tracker) start(ctx context.Context) error {
 	if err := r.money.loadAccount(ctx); err != nil {
 		return err
 	}
-	why, certain := r.certainRefusal()
+	why, certain := r.create.certainRefusal()
 	if why == "" {
 		// The plans of one run under one account hold their certain bets
 		// to its limits together.
@@ -258,7 +258,7 @@ func (r *tracker) loop(ctx context.Context) error {
 		// A stopped plan creates nothing: its run reads what it placed
 		// once and ends, so `betplan stop` gets the lock and cancels with
 		// the whole journal in view.
-		stopped, err := stopSeen(r.checkStop())
+		stopped, err := stopSeen(r.halt.checkStop())
 		if err != nil {
 			return err
 		}
@@ -269,7 +269,7 @@ func (r *tracker) loop(ctx context.Context) error {
 			if stopped || r.opts.Question == nil {
 				r.opts.Question.leave(r.plan.Name)
 			} else {
-				r.opts.Question.arrive(r.askedBets())
+				r.opts.Question.arrive(r.create.askedBets())
 			}
 		}
 		now := r.clock.Now()
@@ -288,7 +288,7 @@ func (r *tracker) loop(ctx context.Context) error {
 				return err
 			}
 		}
-		r.tickAt = r.clock.Now()
+		r.tickAt, r.halt.ticking = r.clock.Now(), true
 		if !stopped {
 			if stopped, err = r.decideAll(ctx); err != nil {
 				return err
@@ -297,7 +297,7 @@ func (r *tracker) loop(ctx context.Context) error {
 		if !stopped {
 			stopped, err = stopSeen(r.tips.tipsTick(ctx, r.clock.Now()))
 			if lost, ok := isLockLost(err); ok {
-				r.stopForLostLock(lost)
+				r.halt.stopForLostLock(lost)
 			} else if err != nil {
 				return err
 			}
@@ -325,8 +325,8 @@ func (r *tracker) loop(ctx context.Context) error {
 			if stopped {
 				return nil // finish says the plan is stopped
 			}
-			if r.stopCreating != "" {
-				return &RefusedError{Reason: r.stopCreating}
+			if r.halt.why != "" {
+				return &RefusedError{Reason: r.halt.why}
 			}
 			return nil
 		}
@@ -340,8 +340,8 @@ func (r *tracker) loop(ctx context.Context) error {
 				return err
 			}
 			if r.done() {
-				if r.stopCreating != "" {
-					return &RefusedError{Reason: r.stopCreating}
+				if r.halt.why != "" {
+					return &RefusedError{Reason: r.halt.why}
 				}
 				return nil
 			}
@@ -367,12 +367,12 @@ func (r *tracker) loop(ctx context.Context) error {
 // decideAll is one tick's decisions, soonest race first. stopped says a
 // create found the plan stopped: the rest of the tick creates nothing.
 func (r *tracker) decideAll(ctx context.Context) (stopped bool, err error) {
-	defer func() { r.labelsSeen = nil }()
+	defer func() { r.create.labelsSeen = nil }()
 	if err := r.checkLabels(withReadReason(ctx, "label check"), r.tickAt); err != nil {
 		return false, err
 	}
 	for _, in := range r.book.byStart() {
-		stopped, err := stopSeen(r.decide(withReadReason(ctx, "label look-up"), in, r.clock.Now()))
+		stopped, err := stopSeen(r.create.decide(withReadReason(ctx, "label look-up"), in, r.clock.Now()))
 		if stopped {
 			return true, nil
 		}
@@ -382,9 +382,9 @@ func (r *tracker) decideAll(ctx context.Context) (stopped bool, err error) {
 				return false, err
 			}
 			// What was created is still followed to the end.
-			r.stopForLostLock(lost)
+			r.halt.stopForLostLock(lost)
 			if in.status == StatusWaiting && in.notifID == 0 {
-				r.book.end(in, StatusFailed, "not created: "+r.stopCreating)
+				r.book.end(in, StatusFailed, "not created: "+r.halt.why)
 			}
 		}
 		if err := r.res.keepDecision(in); err != nil {
@@ -455,12 +455,12 @@ func (r *tracker) finish(res *Result, err error) {
 	}
 	r.fill(res)
 	switch {
-	case err == nil && r.stopped != nil:
+	case err == nil && r.halt.stopped != nil:
 		res.EndReason = EndStopped
-		res.Stopped = r.stopped.String()
-	case err == nil && r.refused != "":
+		res.Stopped = r.halt.stopped.String()
+	case err == nil && r.halt.refused != "":
 		res.EndReason = EndRefused
-		res.Error = r.refused
+		res.Error = r.halt.refused
 	case err == nil && r.opts.NoWait && !r.done():
 		res.EndReason = EndNoWait
 	case err == nil:
@@ -480,8 +480,8 @@ func (r *tracker) finish(res *Result, err error) {
 	}
 	// A safety refusal earlier in the run decides how it ended, whatever
 	// stopped it afterwards.
-	if r.refused != "" && res.EndReason != EndRefused {
-		res.Error = fmt.Sprintf("%s (then: %s)", r.refused, res.Error)
+	if r.halt.refused != "" && res.EndReason != EndRefused {
+		res.Error = fmt.Sprintf("%s (then: %s)", r.halt.refused, res.Error)
 		res.EndReason = EndRefused
 	}
 }

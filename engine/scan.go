@@ -122,7 +122,7 @@ func betIDFromLabel(planName, label string) string {
 // cured ends the run here, as at any other call; any other failure falls
 // back to the look-ups.
 func (r *tracker) checkLabels(ctx context.Context, now time.Time) error {
-	r.labelsSeen = nil
+	r.create.labelsSeen = nil
 	var labels []string
 	for _, in := range r.book.insts {
 		if r.wouldCreate(in, now) {
@@ -166,9 +166,9 @@ func (r *tracker) checkLabels(ctx context.Context, now time.Time) error {
 			}
 		}
 		if complete {
-			r.labelsSeen = make(map[string][]apiclient.Notification, len(labels))
+			r.create.labelsSeen = make(map[string][]apiclient.Notification, len(labels))
 			for _, l := range labels {
-				r.labelsSeen[l] = seen[l] // nil: no notification carries it
+				r.create.labelsSeen[l] = seen[l] // nil: no notification carries it
 			}
 			return nil
 		}
@@ -179,7 +179,7 @@ func (r *tracker) checkLabels(ctx context.Context, now time.Time) error {
 // wouldCreate reports, without side effects, whether decide would look
 // in's label up to create it now.
 func (r *tracker) wouldCreate(in *instance, now time.Time) bool {
-	if in.status != StatusWaiting || r.stopCreating != "" || !in.resolved() || !now.Before(in.start()) {
+	if in.status != StatusWaiting || r.halt.why != "" || !in.resolved() || !now.Before(in.start()) {
 		return false
 	}
 	if s := r.journal.State(in.label); s != nil && !s.decidedOnly() {

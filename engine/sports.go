@@ -363,9 +363,9 @@ func (r *resolver) expandEvent(b *plan.Bet) {
 // already holds for this bet and event, if any (so an event whose date
 // the service moved is still the bet made), else Label.
 func (r *resolver) eventLabel(b *plan.Bet, info RaceInfo) string {
-	if r.run.journal != nil {
-		for _, l := range r.run.journal.Labels() {
-			if s := r.run.journal.State(l); s != nil && s.BetID == b.ID && s.Race.Event != nil && s.Race.Event.ID == info.Event.ID {
+	if r.hold.journal != nil {
+		for _, l := range r.hold.journal.Labels() {
+			if s := r.hold.journal.State(l); s != nil && s.BetID == b.ID && s.Race.Event != nil && s.Race.Event.ID == info.Event.ID {
 				return l
 			}
 		}

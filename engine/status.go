@@ -71,7 +71,7 @@ func (r *tracker) status(ctx context.Context) error {
 			} else if why := notInField(in); why != "" {
 				// As run words it: a vacant box is skipped, not waiting.
 				r.book.end(in, StatusSkipped, why+": not created")
-			} else if why := r.checkBot(in); why != "" {
+			} else if why := r.create.checkBot(in); why != "" {
 				// As run words its refusal; the bet waits for a run that
 				// can create it.
 				r.book.wait(in, "not created: "+why)

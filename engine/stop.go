@@ -20,17 +20,18 @@ func (e *StoppedError) Error() string {
 	return e.Mark.String() + ": nothing more is created until `betplan stop --resume`"
 }
 
-// checkStop reads the plan's stop mark through the lock the tracker holds;
-// once found, nothing more is created and the run ends with EndStopped.
+// checkStop reads the plan's stop mark through the lock the command
+// holds; once found, nothing more is created and the run ends with
+// EndStopped.
 //
 // A run that lost its lock creates nothing more already, and its lock's
 // connection may be gone: it skips the mark and keeps following what it
 // created.
-func (r *tracker) checkStop() error {
-	if r.lease == nil || r.command == commandStop || r.lockLost() {
+func (h *halt) checkStop() error {
+	if h.hold.lease == nil || h.hold.command == commandStop || h.lockLost() {
 		return nil
 	}
-	mark, err := r.lease.Stopped()
+	mark, err := h.hold.lease.Stopped()
 	if err != nil {
 		return err
 	}
@@ -38,16 +39,16 @@ func (r *tracker) checkStop() error {
 		return nil
 	}
 	why := mark.String()
-	if r.stopCreating == "" && !r.tickAt.IsZero() {
+	if h.why == "" && h.ticking {
 		// Seen while running; a run started on a stopped plan says so
 		// once, as it ends (the command's last line).
-		r.logf("%s: creating nothing more", why)
+		h.logf("%s: creating nothing more", why)
 	}
-	r.stopped, r.stopCreating = mark, why
+	h.stopped, h.why = mark, why
 	// They stay waiting: a resumed plan creates them.
-	for _, in := range r.book.insts {
+	for _, in := range h.book.insts {
 		if in.status == StatusWaiting && in.notifID == 0 {
-			r.book.wait(in, "not created: "+why)
+			h.book.wait(in, "not created: "+why)
 		}
 	}
 	return &StoppedError{Mark: *mark}

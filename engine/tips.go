@@ -107,7 +107,11 @@ type tipRun struct {
 	clock Clock
 	svc   Backend
 	host  tipHost
-	races *resolver // the races the tips match against
+	races *resolver     // the races the tips match against
+	hold  *hold         // the journal and the lock
+	halt  *halt         // whether the run may still publish
+	ask   *confirmation // the run's one question before its first publish
+	bets  *book         // the plan's bets, for the question
 
 	insts     []*tipInstance
 	byKey     map[string]*tipInstance
@@ -125,19 +129,12 @@ type tipRun struct {
 }
 
 // tipHost is what the tips ask of the run they are part of: its log,
-// its lock and stop mark, the races it read, the prompt.
+// its reads of the list of notifications, how it shows race times.
 type tipHost interface {
 	logf(format string, args ...any)
 	checkpoint(point string)
-	checkStop() error
-	lockLost() bool
-	lockErr() error
-	stopReason() string
-	confirm(summary func() string) error
 	eachPage(ctx context.Context, fn func(page []apiclient.Notification) (more bool)) (failed int, err error)
 	raceTime(venue string, t time.Time) string
-	currentJournal() *Journal
-	betsWaiting() int
 }
 
 func (r *tipRun) hasTips() bool { return len(r.plan.Tips) > 0 }

@@ -66,8 +66,8 @@ func (r *tipRun) alert(key string, info RaceInfo) *alertInstance {
 		return a
 	}
 	a := &alertInstance{key: key, info: info, status: AlertWaiting}
-	if r.host.currentJournal() != nil {
-		if s := r.host.currentJournal().Pub(key); s != nil {
+	if r.hold.journal != nil {
+		if s := r.hold.journal.Pub(key); s != nil {
 			switch {
 			case s.Published:
 				a.status, a.sentAt, a.path = AlertSent, s.At, s.Path
@@ -131,23 +131,23 @@ func (r *tipRun) sendPrealert(ctx context.Context, a *alertInstance, late bool) 
 	if err != nil {
 		return err
 	}
-	if err := r.host.checkStop(); err != nil {
+	if err := r.halt.checkStop(); err != nil {
 		return err
 	}
 	info := a.info
 	entry := []journalTip{{Key: a.key, Race: &info}}
 	record := func(op, why string) error {
-		return r.host.currentJournal().Record(journalEntry{Op: op, Tips: entry, Error: why})
+		return r.hold.journal.Record(journalEntry{Op: op, Tips: entry, Error: why})
 	}
 	r.host.checkpoint("announce-prealert")
 	if err := record(opPrealerting, ""); err != nil {
 		return err
 	}
-	if r.host.lockLost() {
+	if r.halt.lockLost() {
 		a.status, a.reason = AlertUnknown, "announced as the plan's lock was lost"
-		return r.host.lockErr()
+		return r.hold.lease.Err()
 	}
-	if err := r.host.currentJournal().noteInFlight(journalEntry{Op: opPrealerting, Tips: entry}); err != nil {
+	if err := r.hold.journal.noteInFlight(journalEntry{Op: opPrealerting, Tips: entry}); err != nil {
 		a.status, a.reason = AlertUnknown, "announced, and it could not be noted in this host's intent file"
 		return err
 	}

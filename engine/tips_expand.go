@@ -95,11 +95,11 @@ func (r *tipRun) refreshTipRaces(tip *plan.Tip) {
 // journalHasTip reports whether the journal knows a publication of the tip,
 // on a meeting of that date when date is set.
 func (r *tipRun) journalHasTip(id, date string) bool {
-	if r.host.currentJournal() == nil {
+	if r.hold.journal == nil {
 		return false
 	}
-	for _, k := range r.host.currentJournal().PubKeys() {
-		if s := r.host.currentJournal().Pub(k); s != nil && s.TipID == id && (date == "" || meetingDate(s.Race.Start) == date) {
+	for _, k := range r.hold.journal.PubKeys() {
+		if s := r.hold.journal.Pub(k); s != nil && s.TipID == id && (date == "" || meetingDate(s.Race.Start) == date) {
 			return true
 		}
 	}
@@ -123,10 +123,10 @@ func (r *tipRun) addTip(tip *plan.Tip, rc *apiclient.Race) {
 
 // applyPubState brings what the journal knows of a tip into in.
 func (r *tipRun) applyPubState(in *tipInstance) {
-	if r.host.currentJournal() == nil {
+	if r.hold.journal == nil {
 		return
 	}
-	s := r.host.currentJournal().Pub(in.key)
+	s := r.hold.journal.Pub(in.key)
 	if s == nil {
 		return
 	}
@@ -148,7 +148,7 @@ func (r *tipRun) applyPubState(in *tipInstance) {
 // followTipJournal adds the tips the journal knows whose race left the
 // list (it ran), so the report still shows them.
 func (r *tipRun) followTipJournal() {
-	if r.host.currentJournal() == nil || !r.hasTips() {
+	if r.hold.journal == nil || !r.hasTips() {
 		return
 	}
 	t := r
@@ -159,11 +159,11 @@ func (r *tipRun) followTipJournal() {
 	for _, tip := range r.plan.Tips {
 		tips[tip.ID] = tip
 	}
-	for _, k := range r.host.currentJournal().PubKeys() {
+	for _, k := range r.hold.journal.PubKeys() {
 		if _, ok := t.byKey[k]; ok || !strings.HasPrefix(k, "tip:") {
 			continue
 		}
-		s := r.host.currentJournal().Pub(k)
+		s := r.hold.journal.Pub(k)
 		tip := tips[s.TipID]
 		if tip == nil || (!s.Published && !s.Pending) {
 			continue

@@ -19,9 +19,9 @@ func unknownReason(why string) string {
 // confirmTips asks, once per run, before the first publication of a real
 // run (a published tip cannot be taken back), as a create does.
 func (r *tipRun) confirmTips() error {
-	return r.host.confirm(func() string {
+	return r.ask.confirm(func() string {
 		summary := fmt.Sprintf("Plan %q against %s:%s", r.plan.Name, r.opts.BaseURL, r.tipsSummary())
-		if n := r.host.betsWaiting(); n > 0 {
+		if n := r.bets.waiting(); n > 0 {
 			summary += fmt.Sprintf(" Up to %d %s may be created.", n, plural(n, "bet", "bets"))
 		}
 		return summary
@@ -102,9 +102,9 @@ func (r *tipRun) publish(ctx context.Context, batch []*tipInstance) error {
 // publishOnce is one publish call. refused reports a call the service
 // refused for its data (nothing published, each tip may be tried alone).
 func (r *tipRun) publishOnce(ctx context.Context, tb TipsterBackend, batch []*tipInstance) (refused bool, err error) {
-	if err := r.host.checkStop(); err != nil {
+	if err := r.halt.checkStop(); err != nil {
 		for _, in := range batch {
-			in.reason = "not published: " + r.host.stopReason()
+			in.reason = "not published: " + r.halt.why
 		}
 		return false, err
 	}
@@ -118,7 +118,7 @@ func (r *tipRun) publishOnce(ctx context.Context, tb TipsterBackend, batch []*ti
 		ids[i] = in.tip.ID
 	}
 	record := func(op, why string) error {
-		return r.host.currentJournal().Record(journalEntry{Op: op, Tips: entry, Error: why})
+		return r.hold.journal.Record(journalEntry{Op: op, Tips: entry, Error: why})
 	}
 	r.host.checkpoint("announce-publish")
 	if err := record(opPublishing, ""); err != nil {
@@ -129,15 +129,15 @@ func (r *tipRun) publishOnce(ctx context.Context, tb TipsterBackend, batch []*ti
 		in.republish = false
 	}
 	r.host.checkpoint("publishing")
-	if r.host.lockLost() {
+	if r.halt.lockLost() {
 		// Announced, never sent: reported unknown, as it cannot be told
 		// from a call that was.
 		for _, in := range batch {
 			in.status, in.final, in.reason = TipUnknown, true, unknownReason("the plan's lock was lost as it was announced")
 		}
-		return false, r.host.lockErr()
+		return false, r.hold.lease.Err()
 	}
-	if err := r.host.currentJournal().noteInFlight(journalEntry{Op: opPublishing, Tips: entry}); err != nil {
+	if err := r.hold.journal.noteInFlight(journalEntry{Op: opPublishing, Tips: entry}); err != nil {
 		// Announced, never sent: reported unknown, as above.
 		for _, in := range batch {
 			in.status, in.final, in.reason = TipUnknown, true, unknownReason("it could not be noted in this host's intent file")

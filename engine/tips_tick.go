@@ -49,8 +49,8 @@ func (r *tipRun) tipsTick(ctx context.Context, now time.Time) error {
 		}
 		return r.followResults(ctx, now)
 	}
-	if r.host.stopReason() != "" || r.host.lockLost() {
-		r.stopPublishing(r.host.stopReason())
+	if r.halt.why != "" || r.halt.lockLost() {
+		r.stopPublishing(r.halt.why)
 	}
 	r.noteRepublish()
 	var due []*tipInstance

@@ -40,25 +40,18 @@ type tracker struct {
 	// the run was read (adoptListPages).
 	adoptedAt time.Time
 	clock     Clock
-	journal   *Journal
+	*hold                    // the journal and the lock, shared with the parts (hold.go)
 	journals  *journalKeeper // opens and reads the plan's journal (legacy.go)
-	lease     state.Lease    // the plan's lock, while a run or cancel holds it
-	command   string         // who takes the lock: "betplan run" unless set
+	halt      *halt          // whether the run may still create, and why not (hold.go)
 
-	book *book     // the plan's bets
-	res  *resolver // the races, sessions and events the bets resolve against (resolve.go)
+	book   *book         // the plan's bets
+	res    *resolver     // the races, sessions and events the bets resolve against (resolve.go)
+	create *creator      // deciding and creating the bets (create.go)
+	ask    *confirmation // the run's one question before its first create or publish (confirm.go)
 
-	confirmed bool
-	refused   string
-	// stopCreating, once set, says why no more bets are created this run.
-	stopCreating string
-	lostLock     bool // the plan's lock was lost: nothing more is created
-	// labelsSeen is this tick's batched label check (checkLabels): the
-	// notifications carrying each checked label, nil for none.
-	labelsSeen map[string][]apiclient.Notification
-	tickAt     time.Time // when the run's current tick began
-	lastLook   bool      // the poll reads every open bet, due or not (pollLast)
-	list       listIndex // where the plan's notifications stand in the service's list
+	tickAt   time.Time // when the run's current tick began
+	lastLook bool      // the poll reads every open bet, due or not (pollLast)
+	list     listIndex // where the plan's notifications stand in the service's list
 
 	tips  tipRun // the plan's tips (tips.go)
 	money money  // the stakes and the limits' sums (ledger.go)
@@ -67,18 +60,21 @@ type tracker struct {
 
 	// arrived is set once the plan gave its part of the run's Question.
 	arrived bool
-	// stopped is the plan's stop mark, once the run saw it: it creates
-	// nothing more, reads what it placed once and ends (EndStopped).
-	stopped *state.StopMark
 }
 
 func newTracker(p *plan.Plan, opts Options) *tracker {
 	opts.withDefaults()
-	r := &tracker{opts: opts, plan: p, svc: opts.Backend, clock: opts.Clock, book: newBook()}
-	r.res = &resolver{plan: p, svc: r.svc, clock: r.clock, book: r.book, run: r}
-	r.tips = tipRun{plan: p, opts: &r.opts, clock: r.clock, svc: r.svc, host: r, races: r.res}
+	r := &tracker{opts: opts, plan: p, svc: opts.Backend, clock: opts.Clock, book: newBook(), hold: &hold{}}
+	r.halt = &halt{hold: r.hold, book: r.book, logf: r.logf}
+	r.ask = &confirmation{opts: &r.opts, halt: r.halt, logf: r.logf}
+	r.res = &resolver{plan: p, svc: r.svc, clock: r.clock, book: r.book, hold: r.hold, halt: r.halt, money: &r.money}
+	r.tips = tipRun{plan: p, opts: &r.opts, clock: r.clock, svc: r.svc, host: r, races: r.res, hold: r.hold, halt: r.halt, ask: r.ask, bets: r.book}
 	r.journals = &journalKeeper{opts: &r.opts, plan: p, key: r.planKey(), svc: r.svc, logf: r.logf, listPage: r.listPage}
-	r.money = money{plan: p, opts: &r.opts, clock: r.clock, svc: r.svc, key: r.planKey(), book: r.book, journals: r.journals, host: r}
+	r.money = money{plan: p, opts: &r.opts, clock: r.clock, svc: r.svc, key: r.planKey(), book: r.book, journals: r.journals,
+		hold: r.hold, sessions: r.res, checkpoint: r.checkpoint}
+	r.create = &creator{plan: p, opts: &r.opts, clock: r.clock, svc: r.svc, book: r.book, res: r.res, money: &r.money,
+		hold: r.hold, halt: r.halt, ask: r.ask, list: &r.list,
+		logf: r.logf, checkpoint: r.checkpoint, raceTime: r.raceTime, tipsWords: r.tips.tipsSummary, result: r.result}
 	return r
 }
 
@@ -95,42 +91,6 @@ func (r *tracker) simulated() bool {
 
 func (r *tracker) planKey() state.PlanKey {
 	return state.PlanKey{Name: r.plan.Name, BaseURL: r.opts.BaseURL}
-}
-
-// What the tips read of the run (tipHost).
-func (r *tracker) currentJournal() *Journal { return r.journal }
-func (r *tracker) stopReason() string       { return r.stopCreating }
-func (r *tracker) lockErr() error           { return r.lease.Err() }
-func (r *tracker) betsWaiting() int         { return r.book.waiting() }
-
-// What the sums of money read of the run (moneyHost).
-func (r *tracker) currentSessions() []apiclient.Session { return r.res.sessions }
-func (r *tracker) sessionsReadAt() time.Time            { return r.res.sessionsAt }
-
-// lockLost reports whether the plan's lock is gone; the first time, it
-// stops every create of the run for that reason.
-func (r *tracker) lockLost() bool {
-	if r.lease == nil {
-		return false
-	}
-	select {
-	case <-r.lease.Lost():
-		r.stopForLostLock(r.lease.Err())
-		return true
-	default:
-		return false
-	}
-}
-
-// stopForLostLock stops creating: a run that lost its lock may be fenced
-// off while another run creates, so only following is left to it.
-func (r *tracker) stopForLostLock(err error) {
-	if r.lostLock {
-		return
-	}
-	why := "stopped creating: " + err.Error()
-	r.lostLock, r.refused, r.stopCreating = true, why, why
-	r.logf("%s", why)
 }
 
 func (r *tracker) checkpoint(point string) {
