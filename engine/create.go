@@ -31,13 +31,15 @@ type creator struct {
 	hold  *hold         // the journal and the lock
 	halt  *halt         // whether the run may still create
 	ask   *confirmation // the run's one question before its first create
-	list  *listIndex    // a create is the head of the service's list (listpos.go)
 
 	logf       func(format string, args ...any)
 	checkpoint func(point string) // where the crash tests stop a create (Options.Checkpoint)
-	raceTime   func(venue string, t time.Time) string
-	tipsWords  func() string                // the tips' part of the question (askedBets)
-	result     func(in *instance) BetResult // a bet as the report shows it (the preview)
+	// noteCreated tells the reading of the service's list that id, just
+	// created, is its head (listpos.go).
+	noteCreated func(id int64)
+	raceTime    func(venue string, t time.Time) string
+	tipsWords   func() string                // the tips' part of the question (askedBets)
+	result      func(in *instance) BetResult // a bet as the report shows it (the preview)
 
 	// labelsSeen is this tick's batched label check (checkLabels): the
 	// notifications carrying each checked label, nil for none.
@@ -430,7 +432,7 @@ func (r *creator) markCreated(in *instance, id int64, op, verb string) error {
 	err := r.hold.journal.Record(journalEntry{Op: op, Label: in.label, BetID: in.bet.ID, NotificationID: id, Amount: in.amount, AtRisk: in.risk.Amount, Basis: in.risk.Basis, Race: &info})
 	r.book.created(in, id, r.clock.Now())
 	if op == opCreated {
-		r.list.created(id) // the head of the list
+		r.noteCreated(id) // the head of the list
 	}
 	r.logf("%s %s on %s: notification %d (label %s)", verb, in.name(), in.info.describe(), id, in.label)
 	return err

@@ -73,8 +73,8 @@ func newTracker(p *plan.Plan, opts Options) *tracker {
 	r.money = money{plan: p, opts: &r.opts, clock: r.clock, svc: r.svc, key: r.planKey(), book: r.book, journals: r.journals,
 		hold: r.hold, sessions: r.res, checkpoint: r.checkpoint}
 	r.create = &creator{plan: p, opts: &r.opts, clock: r.clock, svc: r.svc, book: r.book, res: r.res, money: &r.money,
-		hold: r.hold, halt: r.halt, ask: r.ask, list: &r.list,
-		logf: r.logf, checkpoint: r.checkpoint, raceTime: r.raceTime, tipsWords: r.tips.tipsSummary, result: r.result}
+		hold: r.hold, halt: r.halt, ask: r.ask,
+		logf: r.logf, checkpoint: r.checkpoint, noteCreated: r.list.created, raceTime: r.raceTime, tipsWords: r.tips.tipsSummary, result: r.result}
 	return r
 }
 
