@@ -139,7 +139,7 @@ func (r *tracker) guardAndCreate(ctx context.Context, in *instance) error {
 		}
 		// The answer may have taken minutes: the tick's label check is
 		// stale, and this label is looked up again before its create.
-		r.labelsSeen = nil
+		r.follow.labelsSeen = nil
 		if done, err := r.adoptOrHold(ctx, in); done || err != nil {
 			return err
 		}
@@ -399,7 +399,7 @@ func (r *tracker) markCreated(in *instance, id int64, op, verb string) error {
 	err := r.journal.Record(journalEntry{Op: op, Label: in.label, BetID: in.bet.ID, NotificationID: id, Amount: in.amount, AtRisk: in.risk.Amount, Basis: in.risk.Basis, Race: &info})
 	r.book.created(in, id, r.clock.Now())
 	if op == opCreated {
-		r.list.created(id) // the head of the list
+		r.follow.noteCreated(id) // the head of the list
 	}
 	r.logf("%s %s on %s: notification %d (label %s)", verb, in.name(), in.info.describe(), id, in.label)
 	return err
@@ -408,9 +408,9 @@ func (r *tracker) markCreated(in *instance, id int64, op, verb string) error {
 // lookup asks the service for the label once; found notifications are
 // adopted into the journal.
 func (r *tracker) lookup(ctx context.Context, in *instance) (bool, error) {
-	ns, ok := r.labelsSeen[in.label]
+	ns, ok := r.follow.labelsSeen[in.label]
 	if ok {
-		delete(r.labelsSeen, in.label) // a check is good for one create
+		delete(r.follow.labelsSeen, in.label) // a check is good for one create
 	} else {
 		var err error
 		if ns, err = r.svc.NotificationsByLabel(ctx, in.label); err != nil {

@@ -71,8 +71,8 @@ func (x *listIndex) saw(n int, p *apiclient.Page[apiclient.Notification], keep f
 // and notes where the plan's notifications (ours, built when nil) stand in
 // it. A page past the end comes back as page 1 (the service's rule): that
 // is reported as no page at all.
-func (r *tracker) listPage(ctx context.Context, n int, ours map[int64]*instance) (*apiclient.Page[apiclient.Notification], error) {
-	p, err := r.svc.ListNotifications(ctx, apiclient.ListNotificationsOptions{Page: n, PageSize: listPageSize})
+func (f *follower) listPage(ctx context.Context, n int, ours map[int64]*instance) (*apiclient.Page[apiclient.Notification], error) {
+	p, err := f.svc.ListNotifications(ctx, apiclient.ListNotificationsOptions{Page: n, PageSize: listPageSize})
 	if err != nil {
 		return nil, err
 	}
@@ -80,9 +80,9 @@ func (r *tracker) listPage(ctx context.Context, n int, ours map[int64]*instance)
 		return &apiclient.Page[apiclient.Notification]{Count: p.Count}, nil
 	}
 	if ours == nil {
-		ours = r.book.notifications()
+		ours = f.book.notifications()
 	}
-	r.list.saw(n, p, func(id int64) bool { return ours[id] != nil })
+	f.list.saw(n, p, func(id int64) bool { return ours[id] != nil })
 	return p, nil
 }
 
@@ -91,17 +91,17 @@ func (r *tracker) listPage(ctx context.Context, n int, ours map[int64]*instance)
 // read is a poll of all it shows). It reports the instances of open it
 // did not find. A missed prediction is tried once more on the page the
 // fresh figures point to.
-func (r *tracker) readPages(ctx context.Context, open []*instance, seen map[int64]*apiclient.Notification) ([]*instance, error) {
+func (f *follower) readPages(ctx context.Context, open []*instance, seen map[int64]*apiclient.Notification) ([]*instance, error) {
 	read := map[int]bool{}
 	todo := slices.Clone(open)
-	ours := r.book.notifications()
+	ours := f.book.notifications()
 	// A few bets no page has shown yet (known from the journal,
 	// recovered) are looked for on the newest page first rather than by
 	// label: found there, their place is known from then on. Many are
 	// found by reading the list from its head (fetch's scanFor).
 	unknown := 0
 	for _, in := range todo {
-		if _, ok := r.list.page(in.notifID); !ok {
+		if _, ok := f.list.page(in.notifID); !ok {
 			unknown++
 		}
 	}
@@ -110,7 +110,7 @@ func (r *tracker) readPages(ctx context.Context, open []*instance, seen map[int6
 		// the hundred around it.
 		pages := map[int]bool{}
 		for _, in := range todo {
-			n, ok := r.list.page(in.notifID)
+			n, ok := f.list.page(in.notifID)
 			if !ok && round == 0 && unknown <= labelLookupMax {
 				n, ok = 1, true
 			}
@@ -122,7 +122,7 @@ func (r *tracker) readPages(ctx context.Context, open []*instance, seen map[int6
 			break
 		}
 		for _, n := range slices.Sorted(maps.Keys(pages)) {
-			p, err := r.listPage(ctx, n, ours)
+			p, err := f.listPage(ctx, n, ours)
 			read[n] = true
 			if err != nil {
 				return nil, err

@@ -49,7 +49,7 @@ func (s *listService) ListNotifications(_ context.Context, o apiclient.ListNotif
 // them. A page past the end is no page, not page 1 again.
 func TestListIndexFollowsTheGrowingList(t *testing.T) {
 	svc := &listService{}
-	r := &tracker{svc: svc, clock: RealClock(), book: newBook()}
+	r := &follower{svc: svc, clock: RealClock(), book: newBook()}
 	for id := int64(1); id <= 300; id++ {
 		svc.add(1)
 		r.book.insts = append(r.book.insts, &instance{betState: betState{notifID: id}})

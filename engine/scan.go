@@ -19,10 +19,10 @@ const maxScanPages = 50
 // maxScanPages were read. The service answers an out-of-range page with
 // page 1, so a page whose first id came round already ends the scan. On
 // an error it says which page failed.
-func (r *tracker) eachPage(ctx context.Context, fn func(page []apiclient.Notification) (more bool)) (failed int, err error) {
+func (f *follower) eachPage(ctx context.Context, fn func(page []apiclient.Notification) (more bool)) (failed int, err error) {
 	firstIDs := map[int64]bool{}
 	for page := 1; page <= maxScanPages; page++ {
-		p, err := r.listPage(ctx, page, nil)
+		p, err := f.listPage(ctx, page, nil)
 		if err != nil {
 			return page, err
 		}
@@ -39,13 +39,13 @@ func (r *tracker) eachPage(ctx context.Context, fn func(page []apiclient.Notific
 
 // scanPrefix lists the service's notifications carrying the plan's label
 // prefix, oldest id kept per label.
-func (r *tracker) scanPrefix(ctx context.Context) ([]apiclient.Notification, error) {
-	prefix := LabelPrefix(r.plan.Name)
+func (f *follower) scanPrefix(ctx context.Context) ([]apiclient.Notification, error) {
+	prefix := LabelPrefix(f.plan.Name)
 	byLabel := map[string]apiclient.Notification{}
 	var order []string
-	_, err := r.eachPage(ctx, func(page []apiclient.Notification) bool {
+	_, err := f.eachPage(ctx, func(page []apiclient.Notification) bool {
 		for _, n := range page {
-			if !strings.HasPrefix(n.Label, prefix) || betIDFromLabel(r.plan.Name, n.Label) == "" {
+			if !strings.HasPrefix(n.Label, prefix) || betIDFromLabel(f.plan.Name, n.Label) == "" {
 				continue
 			}
 			old, ok := byLabel[n.Label]
@@ -70,14 +70,14 @@ func (r *tracker) scanPrefix(ctx context.Context) ([]apiclient.Notification, err
 
 // scanFor reads list pages until every open id was seen, or the pages are
 // older than the oldest open notification.
-func (r *tracker) scanFor(ctx context.Context, open []*instance, seen map[int64]*apiclient.Notification) error {
+func (f *follower) scanFor(ctx context.Context, open []*instance, seen map[int64]*apiclient.Notification) error {
 	want := map[int64]bool{}
 	minID := open[0].notifID
 	for _, in := range open {
 		want[in.notifID] = true
 		minID = min(minID, in.notifID)
 	}
-	failed, err := r.eachPage(ctx, func(page []apiclient.Notification) bool {
+	failed, err := f.eachPage(ctx, func(page []apiclient.Notification) bool {
 		below := true
 		for i := range page {
 			n := &page[i]
@@ -121,11 +121,11 @@ func betIDFromLabel(planName, label string) string {
 // and only this tick. Its error is a TokenRefusedError: a 401 no login
 // cured ends the run here, as at any other call; any other failure falls
 // back to the look-ups.
-func (r *tracker) checkLabels(ctx context.Context, now time.Time) error {
-	r.labelsSeen = nil
+func (f *follower) checkLabels(ctx context.Context, now time.Time) error {
+	f.labelsSeen = nil
 	var labels []string
-	for _, in := range r.book.insts {
-		if r.wouldCreate(in, now) {
+	for _, in := range f.book.insts {
+		if f.wouldCreate(in, now) {
 			labels = append(labels, in.label)
 		}
 	}
@@ -139,12 +139,12 @@ func (r *tracker) checkLabels(ctx context.Context, now time.Time) error {
 	}
 	firstIDs := map[int64]bool{}
 	for page := 1; page < len(labels) && page <= maxScanPages; page++ {
-		p, err := r.listPage(ctx, page, nil)
+		p, err := f.listPage(ctx, page, nil)
 		if err != nil {
 			if refused := tokenRefused(err); refused != nil {
 				return refused
 			}
-			r.logf("label check of %d %s: list page %d: %v; looking each label up", len(labels), plural(len(labels), "bet", "bets"), page, err)
+			f.logf("label check of %d %s: list page %d: %v; looking each label up", len(labels), plural(len(labels), "bet", "bets"), page, err)
 			return nil
 		}
 		// An out-of-range page comes back as page 1: the list ended.
@@ -161,14 +161,14 @@ func (r *tracker) checkLabels(ctx context.Context, now time.Time) error {
 			// cannot cover is not read on (count is never below 1 and may
 			// be absent, so only a larger total stops the read).
 			if !complete && page == 1 && int(p.TotalPages) >= len(labels) {
-				r.logf("label check of %d %s: the account lists %d pages of notifications; looking each label up", len(labels), plural(len(labels), "bet", "bets"), p.TotalPages)
+				f.logf("label check of %d %s: the account lists %d pages of notifications; looking each label up", len(labels), plural(len(labels), "bet", "bets"), p.TotalPages)
 				return nil
 			}
 		}
 		if complete {
-			r.labelsSeen = make(map[string][]apiclient.Notification, len(labels))
+			f.labelsSeen = make(map[string][]apiclient.Notification, len(labels))
 			for _, l := range labels {
-				r.labelsSeen[l] = seen[l] // nil: no notification carries it
+				f.labelsSeen[l] = seen[l] // nil: no notification carries it
 			}
 			return nil
 		}
@@ -178,21 +178,21 @@ func (r *tracker) checkLabels(ctx context.Context, now time.Time) error {
 
 // wouldCreate reports, without side effects, whether decide would look
 // in's label up to create it now.
-func (r *tracker) wouldCreate(in *instance, now time.Time) bool {
-	if in.status != StatusWaiting || r.stopCreating != "" || !in.resolved() || !now.Before(in.start()) {
+func (f *follower) wouldCreate(in *instance, now time.Time) bool {
+	if in.status != StatusWaiting || f.host.stopReason() != "" || !in.resolved() || !now.Before(in.start()) {
 		return false
 	}
-	if s := r.journal.State(in.label); s != nil && !s.decidedOnly() {
+	if s := f.host.currentJournal().State(in.label); s != nil && !s.decidedOnly() {
 		return false // created, pending or known: decide handles it on its own
 	}
 	if notInField(in) != "" {
 		return false // skipped, never created
 	}
-	if only := r.opts.OnlyLabels; only != nil {
+	if only := f.opts.OnlyLabels; only != nil {
 		_, ok := only[in.label]
 		return ok
 	}
-	ready, err := in.bet.Ready(r.res.instanceEnv(in, now))
+	ready, err := in.bet.Ready(f.res.instanceEnv(in, now))
 	return err == nil && ready
 }
 
@@ -204,28 +204,28 @@ const recordsSkew = time.Minute
 
 // completeRecords reads the per-session records of settled bets that
 // still lack them, and of placed bets whose placement is not read yet.
-func (r *tracker) completeRecords(ctx context.Context) error {
-	defer r.keepPlacements(ctx)
-	return r.placementErrorsKept(func() error {
-		return r.readRecords(ctx, func(in *instance) bool { return in.needRecords || in.needPlacement })
+func (f *follower) completeRecords(ctx context.Context) error {
+	defer f.keepPlacements(ctx)
+	return f.placementErrorsKept(func() error {
+		return f.readRecords(ctx, func(in *instance) bool { return in.needRecords || in.needPlacement })
 	})
 }
 
 // readPlacements reads the records of bets newly seen placed: who placed
 // them, who refused and why, and when (pollers call it after each poll).
-func (r *tracker) readPlacements(ctx context.Context) error {
-	defer r.keepPlacements(ctx)
-	return r.placementErrorsKept(func() error {
-		return r.readRecords(ctx, func(in *instance) bool { return in.needPlacement })
+func (f *follower) readPlacements(ctx context.Context) error {
+	defer f.keepPlacements(ctx)
+	return f.placementErrorsKept(func() error {
+		return f.readRecords(ctx, func(in *instance) bool { return in.needPlacement })
 	})
 }
 
 // placementErrorsKept runs read, and leaves a placed bet whose records
 // could not be read without an error: its placement is known from the
 // notification, the records are read again at the next poll.
-func (r *tracker) placementErrorsKept(read func() error) error {
+func (f *follower) placementErrorsKept(read func() error) error {
 	before := map[*instance]string{}
-	for _, in := range r.book.insts {
+	for _, in := range f.book.insts {
 		if in.needPlacement && !in.needRecords {
 			before[in] = in.err
 		}
@@ -233,12 +233,12 @@ func (r *tracker) placementErrorsKept(read func() error) error {
 	err := read()
 	for in, e := range before {
 		if in.needPlacement {
-			if r.book.placementUnread(in, e) {
-				r.logPlacementLine(in)
+			if f.book.placementUnread(in, e) {
+				f.logPlacementLine(in)
 			}
 		}
 	}
-	r.logOutcomesDue()
+	f.logOutcomesDue()
 	return err
 }
 
@@ -248,9 +248,9 @@ func (r *tracker) placementErrorsKept(read func() error) error {
 // until they reach records older than the oldest of these bets, which
 // then has all of its records in hand. Whatever the pages did not cover
 // (a failed page, a long history) is read one notification at a time.
-func (r *tracker) readRecords(ctx context.Context, need func(*instance) bool) error {
+func (f *follower) readRecords(ctx context.Context, need func(*instance) bool) error {
 	var want []*instance
-	for _, in := range r.book.insts {
+	for _, in := range f.book.insts {
 		if need(in) && in.notifID != 0 {
 			want = append(want, in)
 		}
@@ -277,8 +277,8 @@ func (r *tracker) readRecords(ctx context.Context, need func(*instance) bool) er
 		var reached time.Time // the oldest record time read so far
 		ended := false
 		firstIDs := map[int64]bool{}
-		for page := 1; page < len(want)*sharedBy(r.svc) && page <= maxScanPages; page++ {
-			p, err := r.svc.ListBets(ctx, apiclient.ListBetsOptions{Page: page, PageSize: 100})
+		for page := 1; page < len(want)*sharedBy(f.svc) && page <= maxScanPages; page++ {
+			p, err := f.svc.ListBets(ctx, apiclient.ListBetsOptions{Page: page, PageSize: 100})
 			if err != nil {
 				if ctx.Err() != nil {
 					return ctx.Err()
@@ -286,7 +286,7 @@ func (r *tracker) readRecords(ctx context.Context, need func(*instance) bool) er
 				if refused := tokenRefused(err); refused != nil {
 					return refused
 				}
-				r.logf("bet records: list page %d: %v; reading them one bet at a time", page, err)
+				f.logf("bet records: list page %d: %v; reading them one bet at a time", page, err)
 				break
 			}
 			if len(p.Results) == 0 || firstIDs[int64(p.Results[0].ID)] {
@@ -313,7 +313,7 @@ func (r *tracker) readRecords(ctx context.Context, need func(*instance) bool) er
 				// The coverage rule needs the history newest first, with
 				// times: without them, every bet's records are read on
 				// their own.
-				r.logf("bet records: bet history is not listed newest first; reading them one bet at a time")
+				f.logf("bet records: bet history is not listed newest first; reading them one bet at a time")
 				reached, ended = time.Time{}, false
 				break
 			}
@@ -332,7 +332,7 @@ func (r *tracker) readRecords(ctx context.Context, need func(*instance) bool) er
 					continue // it was placed, so it has records: read them on their own
 				}
 				slices.Reverse(recs)
-				r.applyRecords(in, recs)
+				f.applyRecords(in, recs)
 			}
 		}
 	}
@@ -340,7 +340,7 @@ func (r *tracker) readRecords(ctx context.Context, need func(*instance) bool) er
 		if !need(in) {
 			continue
 		}
-		if _, err := r.records(ctx, in); err != nil {
+		if _, err := f.records(ctx, in); err != nil {
 			return err
 		}
 	}

@@ -108,6 +108,9 @@ type tipRun struct {
 	svc   Backend
 	host  tipHost
 	races *resolver // the races the tips match against
+	// eachPage pages through the service's notification list (the
+	// follower's eachPage): tips are followed on its pages.
+	eachPage func(ctx context.Context, fn func(page []apiclient.Notification) (more bool)) (failed int, err error)
 
 	insts     []*tipInstance
 	byKey     map[string]*tipInstance
@@ -134,7 +137,6 @@ type tipHost interface {
 	lockErr() error
 	stopReason() string
 	confirm(summary func() string) error
-	eachPage(ctx context.Context, fn func(page []apiclient.Notification) (more bool)) (failed int, err error)
 	raceTime(venue string, t time.Time) string
 	currentJournal() *Journal
 	betsWaiting() int

@@ -33,17 +33,14 @@ func (in *instance) open() bool {
 // tracker is the state of one engine command: the plan's instances and
 // what the journal and the service said of each.
 type tracker struct {
-	opts Options
-	plan *plan.Plan
-	svc  Backend
-	// adoptedAt is when the last list page adopted from another plan of
-	// the run was read (adoptListPages).
-	adoptedAt time.Time
-	clock     Clock
-	journal   *Journal
-	journals  *journalKeeper // opens and reads the plan's journal (legacy.go)
-	lease     state.Lease    // the plan's lock, while a run or cancel holds it
-	command   string         // who takes the lock: "betplan run" unless set
+	opts     Options
+	plan     *plan.Plan
+	svc      Backend
+	clock    Clock
+	journal  *Journal
+	journals *journalKeeper // opens and reads the plan's journal (legacy.go)
+	lease    state.Lease    // the plan's lock, while a run or cancel holds it
+	command  string         // who takes the lock: "betplan run" unless set
 
 	book *book     // the plan's bets
 	res  *resolver // the races, sessions and events the bets resolve against (resolve.go)
@@ -53,12 +50,8 @@ type tracker struct {
 	// stopCreating, once set, says why no more bets are created this run.
 	stopCreating string
 	lostLock     bool // the plan's lock was lost: nothing more is created
-	// labelsSeen is this tick's batched label check (checkLabels): the
-	// notifications carrying each checked label, nil for none.
-	labelsSeen map[string][]apiclient.Notification
-	tickAt     time.Time // when the run's current tick began
-	lastLook   bool      // the poll reads every open bet, due or not (pollLast)
-	list       listIndex // where the plan's notifications stand in the service's list
+
+	follow *follower // follows the created bets to their outcome (follower.go)
 
 	tips  tipRun // the plan's tips (tips.go)
 	money money  // the stakes and the limits' sums (ledger.go)
@@ -77,7 +70,10 @@ func newTracker(p *plan.Plan, opts Options) *tracker {
 	r := &tracker{opts: opts, plan: p, svc: opts.Backend, clock: opts.Clock, book: newBook()}
 	r.res = &resolver{plan: p, svc: r.svc, clock: r.clock, book: r.book, run: r}
 	r.tips = tipRun{plan: p, opts: &r.opts, clock: r.clock, svc: r.svc, host: r, races: r.res}
-	r.journals = &journalKeeper{opts: &r.opts, plan: p, key: r.planKey(), svc: r.svc, logf: r.logf, listPage: r.listPage}
+	r.follow = &follower{plan: p, opts: &r.opts, svc: r.svc, clock: r.clock, book: r.book, res: r.res, host: r}
+	r.journals = &journalKeeper{opts: &r.opts, plan: p, key: r.planKey(), svc: r.svc, logf: r.logf, listPage: r.follow.listPage}
+	r.follow.journals = r.journals
+	r.tips.eachPage = r.follow.eachPage
 	r.money = money{plan: p, opts: &r.opts, clock: r.clock, svc: r.svc, key: r.planKey(), book: r.book, journals: r.journals, host: r}
 	return r
 }
