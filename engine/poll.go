@@ -3,7 +3,6 @@ package engine
 import (
 	"context"
 	"fmt"
-	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -13,191 +12,9 @@ import (
 	"github.com/betplan/betplan/plan"
 )
 
-// labelLookupMax is how many due notifications are polled one label at a
-// time; more are found through list pages (100 a call).
-const labelLookupMax = 10
-
 // unresultedAfter is how long after its start a notification nothing was
 // placed on may stay unresulted before it counts as not taken.
 const unresultedAfter = 2 * time.Hour
-
-// poll reads the plan's open notifications: every one, once a tick, so
-// each outcome is seen at the first tick after the service shows it. The
-// pages of the notification list that hold them are read (100 a call),
-// each once; a page another plan of the run read on this tick serves this
-// plan too (adoptListPages, and the account's shared reads).
-func (f *follower) poll(ctx context.Context) error {
-	if err := f.adoptListPages(ctx); err != nil {
-		return err
-	}
-	now := f.clock.Now()
-	why := map[string]bool{}
-	var open []*instance
-	for _, in := range f.book.insts {
-		// A bet cancelled by betplan is read too: sessions may have placed
-		// it before the cancel.
-		if in.notifID == 0 || in.final || in.readThisTick(f.tickAt) {
-			continue
-		}
-		if in.createdThisTick(f.tickAt) && !f.opts.NoWait && !f.lastLook {
-			continue // a --no-wait run's last look includes it
-		}
-		reason := whyLastLook
-		if !f.lastLook {
-			reason = in.due()
-		}
-		why[reason] = true
-		open = append(open, in)
-	}
-	if !f.tickAt.IsZero() {
-		ctx = withReadSince(ctx, f.tickAt.Add(-f.readSlack()))
-	}
-	return f.fetch(withReadReason(ctx, reasons(why)), open, now)
-}
-
-// readSlack is how long before this plan's tick a page another plan of
-// the run read still counts as read on this tick: the plans tick together
-// (tickGrid), give or take the time one tick's work takes to start. A
-// quarter of the interval at most, so an outcome is never seen from a page
-// read much more than an interval ago.
-func (f *follower) readSlack() time.Duration {
-	return min(time.Second, f.interval()/4)
-}
-
-// interval is the plan's poll interval (30s when unset).
-func (f *follower) interval() time.Duration {
-	if f.plan.Poll.Interval > 0 {
-		return f.plan.Poll.Interval
-	}
-	return 30 * time.Second
-}
-
-// reasons joins a poll's reasons in a fixed order.
-func reasons(set map[string]bool) string {
-	return strings.Join(slices.Sorted(maps.Keys(set)), "+")
-}
-
-// adoptListPages applies the pages of the notification list that other
-// plans of the run read since this plan last looked (and after its own
-// last create): a page shows every bet on it, so it is a poll of this
-// plan's bets there too, at the time it was read, and they need no read
-// of their own until they are due again. A plan running alone has none.
-// The list index is left as the plan's own reads set it: an adopted page
-// may be older than what the plan last saw of the list's length, and
-// would move its predictions back.
-func (f *follower) adoptListPages(ctx context.Context) error {
-	ap, ok := f.svc.(*accountPlan)
-	if !ok {
-		return nil
-	}
-	pages := ap.listPagesSince(f.adoptedAt)
-	if len(pages) == 0 {
-		return nil
-	}
-	ours := f.book.notifications()
-	for _, sp := range pages {
-		if sp.at.After(f.adoptedAt) {
-			f.adoptedAt = sp.at
-		}
-		if sp.n > 1 && sp.page.Previous == nil {
-			continue // past the end: the service's page 1 (see listPage)
-		}
-		for i := range sp.page.Results {
-			in := ours[int64(sp.page.Results[i].ID)]
-			if in == nil || in.final || !in.lastPolled.Before(sp.at) {
-				continue
-			}
-			f.book.polled(in, sp.at, true)
-			if err := f.update(ctx, in, &sp.page.Results[i]); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
-}
-
-// pollLast is the run's last look before it ends unfinished (poll.timeout):
-// every open bet is read, due or not, so none ends the run as it was seen
-// minutes ago.
-func (f *follower) pollLast(ctx context.Context) error {
-	f.lastLook = true
-	defer func() { f.lastLook = false }()
-	return f.poll(ctx)
-}
-
-// fetch reads the given notifications and applies them. The pages the
-// list index points to come first (one call reads a hundred, and every
-// open bet of the plan a page shows is polled with it); what they did not
-// show is found through list pages from the head when that is cheaper,
-// else one label look-up each.
-func (f *follower) fetch(ctx context.Context, open []*instance, now time.Time) error {
-	open = slices.DeleteFunc(slices.Clone(open), func(in *instance) bool {
-		return in.lastPolled.Equal(now) && !now.IsZero() // read already, by a page of this poll
-	})
-	if len(open) == 0 {
-		return nil
-	}
-	seen := map[int64]*apiclient.Notification{}
-	rest, err := f.readPages(ctx, open, seen)
-	if err != nil {
-		if ctx.Err() != nil {
-			return ctx.Err()
-		}
-		if refused := tokenRefused(err); refused != nil {
-			return refused
-		}
-		f.logf("poll: %v", err) // fall back to label look-ups
-		rest = slices.DeleteFunc(slices.Clone(open), func(in *instance) bool { return seen[in.notifID] != nil })
-	}
-	if len(rest) > labelLookupMax && f.book.pagesToCover(rest) < len(rest) {
-		if err := f.scanFor(ctx, rest, seen); err != nil {
-			if ctx.Err() != nil {
-				return ctx.Err()
-			}
-			if refused := tokenRefused(err); refused != nil {
-				return refused
-			}
-			f.logf("poll: %v", err) // fall back to label look-ups
-		}
-	}
-	for _, in := range open {
-		if seen[in.notifID] != nil {
-			continue
-		}
-		f.book.polled(in, now, false)
-		ns, err := f.svc.NotificationsByLabel(ctx, in.label)
-		if err != nil {
-			if ctx.Err() != nil {
-				return ctx.Err()
-			}
-			if refused := tokenRefused(err); refused != nil {
-				return refused
-			}
-			f.book.trouble(in, fmt.Sprintf("polling: %v", err), "")
-			continue
-		}
-		for i := range ns {
-			if int64(ns[i].ID) == in.notifID {
-				seen[in.notifID] = &ns[i]
-			}
-		}
-		if seen[in.notifID] == nil {
-			f.book.trouble(in, fmt.Sprintf("notification %d with label %s is no longer listed by the service", in.notifID, in.label), "")
-		}
-	}
-	// Every open bet of the plan the pages showed is polled, due or not.
-	for _, in := range f.book.insts {
-		n := seen[in.notifID]
-		if n == nil || in.notifID == 0 || in.final {
-			continue
-		}
-		f.book.polled(in, now, true)
-		if err := f.update(ctx, in, n); err != nil {
-			return err
-		}
-	}
-	return nil
-}
 
 // update applies a fresh notification to its instance. It reads the
 // per-session records (one call) once it is resulted, and before that
@@ -311,7 +128,7 @@ func (f *follower) logOutcome(in *instance) {
 // records and a nil error mean the read failed and is tried again on the
 // next poll.
 func (f *follower) records(ctx context.Context, in *instance) ([]apiclient.BetRecord, error) {
-	recs, err := f.svc.BetsByNotification(ctx, in.notifID)
+	recs, err := f.read.Records(ctx, in.notifID)
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()

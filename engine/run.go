@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/betplan/betplan/apiclient"
+	"github.com/betplan/betplan/engine/follow"
 	"github.com/betplan/betplan/plan"
 	"github.com/betplan/betplan/state"
 )
@@ -146,7 +147,7 @@ func (r *tracker) start(ctx context.Context) error {
 			return err
 		}
 	case r.journal.Fresh():
-		if err := r.recover(withReadReason(ctx, "recovery scan")); err != nil {
+		if err := r.recover(follow.WithReason(ctx, "recovery scan")); err != nil {
 			return err
 		}
 	}
@@ -313,13 +314,13 @@ func (r *tracker) loop(ctx context.Context) error {
 		if err := poll(ctx); err != nil {
 			return err
 		}
-		if err := r.follow.readPlacements(withReadReason(ctx, "placement records")); err != nil {
+		if err := r.follow.readPlacements(follow.WithReason(ctx, "placement records")); err != nil {
 			return err
 		}
 		r.alerts.tick()
 		r.progress(now, interval)
 		if stopped || r.opts.NoWait || r.done() {
-			if err := r.follow.completeRecords(withReadReason(ctx, "settled records")); err != nil {
+			if err := r.follow.completeRecords(follow.WithReason(ctx, "settled records")); err != nil {
 				return err
 			}
 			if stopped {
@@ -336,7 +337,7 @@ func (r *tracker) loop(ctx context.Context) error {
 			if err := r.follow.pollLast(ctx); err != nil {
 				return err
 			}
-			if err := r.follow.completeRecords(withReadReason(ctx, "settled records")); err != nil {
+			if err := r.follow.completeRecords(follow.WithReason(ctx, "settled records")); err != nil {
 				return err
 			}
 			if r.done() {
@@ -368,11 +369,11 @@ func (r *tracker) loop(ctx context.Context) error {
 // create found the plan stopped: the rest of the tick creates nothing.
 func (r *tracker) decideAll(ctx context.Context) (stopped bool, err error) {
 	defer func() { r.follow.labelsSeen = nil }()
-	if err := r.follow.checkLabels(withReadReason(ctx, "label check"), r.follow.tickAt); err != nil {
+	if err := r.follow.checkLabels(follow.WithReason(ctx, "label check"), r.follow.tickAt); err != nil {
 		return false, err
 	}
 	for _, in := range r.book.byStart() {
-		stopped, err := stopSeen(r.decide(withReadReason(ctx, "label look-up"), in, r.clock.Now()))
+		stopped, err := stopSeen(r.decide(follow.WithReason(ctx, "label look-up"), in, r.clock.Now()))
 		if stopped {
 			return true, nil
 		}

@@ -70,7 +70,7 @@ func newTracker(p *plan.Plan, opts Options) *tracker {
 	r := &tracker{opts: opts, plan: p, svc: opts.Backend, clock: opts.Clock, book: newBook()}
 	r.res = &resolver{plan: p, svc: r.svc, clock: r.clock, book: r.book, run: r}
 	r.tips = tipRun{plan: p, opts: &r.opts, clock: r.clock, svc: r.svc, host: r, races: r.res}
-	r.follow = &follower{plan: p, opts: &r.opts, svc: r.svc, clock: r.clock, book: r.book, res: r.res, host: r}
+	r.follow = newFollower(p, &r.opts, r.svc, r.clock, r.book, r.res, r)
 	r.journals = &journalKeeper{opts: &r.opts, plan: p, key: r.planKey(), svc: r.svc, logf: r.logf, listPage: r.follow.listPage}
 	r.follow.journals = r.journals
 	r.tips.eachPage = r.follow.eachPage
