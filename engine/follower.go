@@ -31,7 +31,9 @@ type follower struct {
 
 	// read reads the service; its index is where the plan's notifications
 	// stand in the service's list.
-	read follow.Reader
+	read        follow.Reader
+	want        []follow.Open // a poll's open bets, kept from poll to poll
+	wantRecords []follow.Want // the bets whose records a read asks for, kept likewise
 	// labelsSeen is this tick's batched label check (checkLabels): the
 	// notifications carrying each checked label, nil for none.
 	labelsSeen map[string][]apiclient.Notification
@@ -189,15 +191,13 @@ func (f *follower) fetch(ctx context.Context, open []*instance, now time.Time) e
 	if len(open) == 0 {
 		return nil
 	}
-	want := make([]follow.Open, len(open))
-	byID := make(map[int64]*instance, len(open))
-	for i, in := range open {
-		want[i] = follow.Open{ID: in.notifID, Label: in.label}
-		byID[in.notifID] = in
+	f.want = f.want[:0]
+	for _, in := range open {
+		f.want = append(f.want, follow.Open{ID: in.notifID, Label: in.label})
 	}
-	reads, err := f.read.Poll(ctx, want, f.ids())
+	reads, err := f.read.Poll(ctx, f.want, f.ours())
 	for _, l := range reads.Lookups {
-		in := byID[l.ID]
+		in := open[l.Open]
 		f.book.polled(in, now, false)
 		switch {
 		case l.Ended:
@@ -224,18 +224,17 @@ func (f *follower) fetch(ctx context.Context, open []*instance, now time.Time) e
 	return nil
 }
 
-// ids are the notification ids of the plan's bets, 0 for a bet not
-// created: a page read shows every one of them it holds.
-func (f *follower) ids() []int64 {
-	ids := make([]int64, len(f.book.insts))
-	for i, in := range f.book.insts {
-		ids[i] = in.notifID
+// ours is the set of the plan's notification ids: a page read shows
+// every one of them it holds.
+func (f *follower) ours() follow.Ours {
+	o := make(follow.Ours, len(f.book.insts))
+	for _, in := range f.book.insts {
+		if in.notifID != 0 {
+			o[in.notifID] = true
+		}
 	}
-	return ids
+	return o
 }
-
-// ours is the set of the plan's notification ids.
-func (f *follower) ours() follow.Ours { return follow.NewOurs(f.ids()) }
 
 // listPage reads page n of the service's notification list, noting where
 // the plan's notifications (ours, the book's when nil) stand in it (the

@@ -134,19 +134,21 @@ func (f *follower) readRecords(ctx context.Context, need func(*instance) bool) e
 		return nil
 	}
 	if len(want) > 1 {
-		ws := make([]follow.Want, len(want))
-		for i, in := range want {
-			ws[i] = follow.Want{ID: in.notifID, Created: in.createdAt}
+		ws := f.wantRecords[:0]
+		for _, in := range want {
+			w := follow.Want{ID: in.notifID, Created: in.createdAt}
 			if in.notif != nil && !in.notif.CreatedAt.IsZero() {
-				ws[i].Created = in.notif.CreatedAt.Time
+				w.Created = in.notif.CreatedAt.Time
 			}
+			ws = append(ws, w)
 		}
+		f.wantRecords = ws
 		covered, err := f.read.ReadRecords(ctx, ws, sharedBy(f.svc))
 		if err != nil {
 			return err
 		}
-		for _, in := range want {
-			if recs, ok := covered[in.notifID]; ok {
+		for i, in := range want {
+			if recs := covered[i]; recs != nil {
 				f.applyRecords(in, recs)
 			}
 		}

@@ -49,6 +49,9 @@ type Reader struct {
 	// token the service refused), nil when the read falls back to
 	// another way of reading (nil: every failed read falls back).
 	Ends func(err error) error
+
+	ids     []int64                 // a poll's open ids, kept from poll to poll
+	covered [][]apiclient.BetRecord // what ReadRecords gives, kept from call to call
 }
 
 func (r *Reader) logf(format string, args ...any) {
@@ -72,17 +75,6 @@ func (r *Reader) stop(ctx context.Context, err error) error {
 // Ours is the set of the plan's notification ids: a page read shows
 // every one of them it holds.
 type Ours map[int64]bool
-
-// NewOurs is the set of ids (0, a bet not created, is left out).
-func NewOurs(ids []int64) Ours {
-	o := make(Ours, len(ids))
-	for _, id := range ids {
-		if id != 0 {
-			o[id] = true
-		}
-	}
-	return o
-}
 
 type reasonKey struct{}
 

@@ -16,7 +16,8 @@ type Open struct {
 // Lookup is what the label look-up of an open bet the pages did not show
 // found.
 type Lookup struct {
-	ID int64
+	Open int // the bet's place in the poll's open
+	ID   int64
 	// Err is why the look-up failed; it is tried again at the next poll.
 	Err error
 	// Listed reports that the label's notifications include the bet's:
@@ -41,17 +42,16 @@ type Reads struct {
 // hundred, and every notification of the plan a page shows is seen with
 // it); what they did not show is found through list pages from the head
 // when that is cheaper, else by one label look-up each. A failed list
-// read is logged and the look-ups stand in. all is every notification id
-// of the plan. Its error ends the command (see Reader.Ends); the reads
+// read is logged and the look-ups stand in. Its error ends the command (see Reader.Ends); the reads
 // made before it are returned with it.
-func (r *Reader) Poll(ctx context.Context, open []Open, all []int64) (*Reads, error) {
-	ours := NewOurs(all)
-	reads := &Reads{Seen: map[int64]*apiclient.Notification{}}
+func (r *Reader) Poll(ctx context.Context, open []Open, ours Ours) (Reads, error) {
+	reads := Reads{Seen: map[int64]*apiclient.Notification{}}
 	seen := reads.Seen
-	ids := make([]int64, len(open))
-	for i, o := range open {
-		ids[i] = o.ID
+	r.ids = r.ids[:0]
+	for _, o := range open {
+		r.ids = append(r.ids, o.ID)
 	}
+	ids := r.ids
 	rest, err := r.ReadPages(ctx, ids, ours, seen)
 	if err != nil {
 		if stop := r.stop(ctx, err); stop != nil {
@@ -60,7 +60,7 @@ func (r *Reader) Poll(ctx context.Context, open []Open, all []int64) (*Reads, er
 		r.logf("poll: %v", err) // fall back to label look-ups
 		rest = slices.DeleteFunc(slices.Clone(ids), func(id int64) bool { return seen[id] != nil })
 	}
-	if len(rest) > LabelLookupMax && pagesToCover(all, rest) < len(rest) {
+	if len(rest) > LabelLookupMax && ours.pagesToCover(rest) < len(rest) {
 		if err := r.scanFor(ctx, rest, ours, seen); err != nil {
 			if stop := r.stop(ctx, err); stop != nil {
 				return reads, stop
@@ -68,17 +68,17 @@ func (r *Reader) Poll(ctx context.Context, open []Open, all []int64) (*Reads, er
 			r.logf("poll: %v", err) // fall back to label look-ups
 		}
 	}
-	for _, o := range open {
+	for i, o := range open {
 		if seen[o.ID] != nil {
 			continue
 		}
 		ns, err := r.Svc.NotificationsByLabel(ctx, o.Label)
 		if err != nil {
 			if stop := r.stop(ctx, err); stop != nil {
-				reads.Lookups = append(reads.Lookups, Lookup{ID: o.ID, Ended: true})
+				reads.Lookups = append(reads.Lookups, Lookup{Open: i, ID: o.ID, Ended: true})
 				return reads, stop
 			}
-			reads.Lookups = append(reads.Lookups, Lookup{ID: o.ID, Err: err})
+			reads.Lookups = append(reads.Lookups, Lookup{Open: i, ID: o.ID, Err: err})
 			continue
 		}
 		for i := range ns {
@@ -86,21 +86,21 @@ func (r *Reader) Poll(ctx context.Context, open []Open, all []int64) (*Reads, er
 				seen[o.ID] = &ns[i]
 			}
 		}
-		reads.Lookups = append(reads.Lookups, Lookup{ID: o.ID, Listed: seen[o.ID] != nil})
+		reads.Lookups = append(reads.Lookups, Lookup{Open: i, ID: o.ID, Listed: seen[o.ID] != nil})
 	}
 	return reads, nil
 }
 
 // pagesToCover is how many list pages from the head hold every
-// notification of the plan (all) from the oldest of open on: the pages a
-// read from the head costs.
-func pagesToCover(all, open []int64) int {
+// notification of the plan from the oldest of open on: the fewest pages
+// a read from the head costs.
+func (o Ours) pagesToCover(open []int64) int {
 	minID := open[0]
 	for _, id := range open {
 		minID = min(minID, id)
 	}
 	n := 0
-	for _, id := range all {
+	for id := range o {
 		if id >= minID {
 			n++
 		}

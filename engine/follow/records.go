@@ -26,13 +26,14 @@ type Want struct {
 // in want. Bet history lists every session's record newest first (100 a
 // page), so one page holds the records of many bets: pages are read until
 // they reach records older than the oldest of these bets, which then has
-// all of its records in hand. It gives the records of each bet the pages
-// covered, in the order they were made (a bet the pages covered without
-// a record is left out: it was placed, so it has records, to be read on
-// their own). shared is how many plans share the account's reads: it
+// all of its records in hand. It gives, in the order of want, the records
+// of each bet the pages covered, in the order they were made (nil for a
+// bet they did not cover, and for one they covered without a record: it
+// was placed, so it has records, to be read on their own); what it gives
+// is good until the next call. shared is how many plans share the account's reads: it
 // widens the pages a read may take. A failed page is logged and ends the
 // read with what was covered; its error ends the command (Reader.Ends).
-func (r *Reader) ReadRecords(ctx context.Context, want []Want, shared int) (map[int64][]apiclient.BetRecord, error) {
+func (r *Reader) ReadRecords(ctx context.Context, want []Want, shared int) ([][]apiclient.BetRecord, error) {
 	if len(want) < 2 {
 		return nil, nil
 	}
@@ -90,8 +91,10 @@ func (r *Reader) ReadRecords(ctx context.Context, want []Want, shared int) (map[
 			break
 		}
 	}
-	covered := map[int64][]apiclient.BetRecord{}
-	for _, w := range want {
+	covered := slices.Grow(r.covered[:0], len(want))[:len(want)]
+	clear(covered)
+	r.covered = covered
+	for i, w := range want {
 		c := w.Created
 		if ended || (!reached.IsZero() && !c.IsZero() && reached.Before(c.Add(-2*recordsSkew))) {
 			// The list is newest first: a page's records keep the
@@ -101,7 +104,7 @@ func (r *Reader) ReadRecords(ctx context.Context, want []Want, shared int) (map[
 				continue
 			}
 			slices.Reverse(recs)
-			covered[w.ID] = recs
+			covered[i] = recs
 		}
 	}
 	return covered, nil
