@@ -155,7 +155,7 @@ func (f *follower) adoptListPages(ctx context.Context) error {
 			f.adoptedAt = sp.at
 		}
 		if sp.n > 1 && sp.page.Previous == nil {
-			continue // past the end: the service's page 1 (see listPage)
+			continue // past the end: the service's page 1 (see follow.Reader.ListPage)
 		}
 		for i := range sp.page.Results {
 			in := ours[int64(sp.page.Results[i].ID)]
