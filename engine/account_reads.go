@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/betplan/betplan/apiclient"
+	"github.com/betplan/betplan/engine/follow"
 )
 
 // Account is what the plans of one run share on one account of the
@@ -170,7 +171,7 @@ func (p *accountPlan) readPage(ctx context.Context, key string, listPage int, fe
 	a := p.account
 	since := p.since()
 	now := a.clock.Now()
-	notBefore := readSince(ctx)
+	notBefore := follow.Since(ctx)
 	a.mu.Lock()
 	e := a.entries[key]
 	fresh := e != nil && e.writes >= since && now.Sub(e.at) < a.window && !now.Before(e.at) && !e.at.Before(notBefore)

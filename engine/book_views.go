@@ -21,22 +21,6 @@ func (b *book) nameInstances() {
 	}
 }
 
-// pagesToCover estimates how many list pages (newest first) reach the
-// oldest of open: at least the plan's own notifications from there on.
-func (b *book) pagesToCover(open []*instance) int {
-	minID := open[0].notifID
-	for _, in := range open {
-		minID = min(minID, in.notifID)
-	}
-	n := 0
-	for _, in := range b.insts {
-		if in.notifID >= minID {
-			n++
-		}
-	}
-	return (n + 99) / 100
-}
-
 // notifications maps the run's notification ids to their instances.
 func (b *book) notifications() map[int64]*instance {
 	m := make(map[int64]*instance, len(b.insts))

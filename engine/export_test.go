@@ -6,6 +6,8 @@ import (
 	"os"
 	"testing"
 	"time"
+
+	"github.com/betplan/betplan/engine/follow"
 )
 
 // What the store tests (package engine_test) write into journals.
@@ -39,4 +41,4 @@ func ListPagesSince(b Backend, since time.Time) []int {
 // ReadReason is why the engine made the read it passes ctx with: the
 // poll's reasons ("first poll", "open bet", "last look"), "label check",
 // "placement records", "settled records"; "" for a read it did not mark.
-func ReadReason(ctx context.Context) string { return readReason(ctx) }
+func ReadReason(ctx context.Context) string { return follow.Reason(ctx) }

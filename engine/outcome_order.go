@@ -8,41 +8,41 @@ package engine
 
 // outcomeAfterPlacement reports whether in's outcome must wait for its
 // placement to be logged, and marks it due.
-func (r *tracker) outcomeAfterPlacement(in *instance) bool { return r.book.holdOutcome(in) }
+func (f *follower) outcomeAfterPlacement(in *instance) bool { return f.book.holdOutcome(in) }
 
 // logDueOutcome logs the outcome held back for in's placement.
-func (r *tracker) logDueOutcome(in *instance) {
-	if r.book.releaseOutcome(in, false) {
-		r.logOutcome(in)
+func (f *follower) logDueOutcome(in *instance) {
+	if f.book.releaseOutcome(in, false) {
+		f.logOutcome(in)
 	}
 }
 
 // logPlacementUnread logs a placement whose bet records could not be read,
 // with what the notification says.
-func (r *tracker) logPlacementUnread(in *instance) {
-	if r.book.placementUnread(in, in.err) {
-		r.logPlacementLine(in)
+func (f *follower) logPlacementUnread(in *instance) {
+	if f.book.placementUnread(in, in.err) {
+		f.logPlacementLine(in)
 	}
 }
 
 // logPlacementLine is the line of a placement known only from its
 // notification.
-func (r *tracker) logPlacementLine(in *instance) {
-	r.logf("placed %s: $%.2f accepted; who placed it is not known yet (the bet records could not be read; the bots of %s took it up)",
+func (f *follower) logPlacementLine(in *instance) {
+	f.logf("placed %s: $%.2f accepted; who placed it is not known yet (the bet records could not be read; the bots of %s took it up)",
 		in.name(), float64(in.notif.TotalAccepted), sessionList(in.placedBy))
 }
 
 // logOutcomesDue logs, after a read of bet records, the outcomes still
 // held back: a placement whose records could not be read is logged first
 // with what is known of it.
-func (r *tracker) logOutcomesDue() {
-	for _, in := range r.book.insts {
+func (f *follower) logOutcomesDue() {
+	for _, in := range f.book.insts {
 		if !in.outcomeDue {
 			continue
 		}
-		r.logPlacementUnread(in)
-		if r.book.releaseOutcome(in, true) {
-			r.logOutcome(in)
+		f.logPlacementUnread(in)
+		if f.book.releaseOutcome(in, true) {
+			f.logOutcome(in)
 		}
 	}
 }

@@ -27,17 +27,17 @@ const (
 // without the lock, takes the lock for the write when no run holds it, and
 // otherwise leaves the write to the run, whose polls see the same bets.
 // A failed write costs only the time's permanence: the run goes on.
-func (r *tracker) keepPlacements(ctx context.Context) {
-	r.keepOutcomes()
-	j := r.journal
-	if j == nil || len(r.book.placedEntries(j)) == 0 {
+func (f *follower) keepPlacements(ctx context.Context) {
+	f.host.keepOutcomes()
+	j := f.hold.journal
+	if j == nil || len(f.book.placedEntries(j)) == 0 {
 		return
 	}
 	if j.writable() {
-		r.recordPlacements(j)
+		f.recordPlacements(j)
 		return
 	}
-	if j.Fresh() || r.opts.Store == nil {
+	if j.Fresh() || f.opts.Store == nil {
 		return // nothing of this plan's journal to add to
 	}
 	j.mu.Lock()
@@ -47,33 +47,33 @@ func (r *tracker) keepPlacements(ctx context.Context) {
 		return // a journal kept before journals were per service: a run moves it first
 	}
 	host, _ := os.Hostname()
-	lease, err := r.opts.Store.Lock(ctx, state.LockRequest{
-		PlanKey: r.planKey(),
-		Owner:   state.LockOwner{PID: os.Getpid(), Host: host, PlanFile: r.opts.PlanFile, Command: statusCommand, Since: time.Now().UTC()},
+	lease, err := f.opts.Store.Lock(ctx, state.LockRequest{
+		PlanKey: f.host.planKey(),
+		Owner:   state.LockOwner{PID: os.Getpid(), Host: host, PlanFile: f.opts.PlanFile, Command: statusCommand, Since: time.Now().UTC()},
 	})
 	if err != nil {
 		var locked *state.LockedError
 		if !errors.As(err, &locked) {
-			r.logf("the placement times could not be kept in the journal: %v", err)
+			f.logf("the placement times could not be kept in the journal: %v", err)
 		}
 		return
 	}
 	defer lease.Release()
-	held, err := r.journals.openJournal(ctx, lease)
+	held, err := f.journals.openJournal(ctx, lease)
 	if err != nil {
-		r.logf("the placement times could not be kept in the journal: %v", err)
+		f.logf("the placement times could not be kept in the journal: %v", err)
 		return
 	}
 	if held.Lineage() != j.Lineage() {
 		return // the journal changed under the status: the next one keeps them
 	}
-	r.recordPlacements(held)
+	f.recordPlacements(held)
 }
 
-func (r *tracker) recordPlacements(j *Journal) {
-	for _, e := range r.book.placedEntries(j) {
+func (f *follower) recordPlacements(j *Journal) {
+	for _, e := range f.book.placedEntries(j) {
 		if err := j.Record(e); err != nil {
-			r.logf("the placement time of %s could not be kept in the journal: %v", e.Label, err)
+			f.logf("the placement time of %s could not be kept in the journal: %v", e.Label, err)
 			return
 		}
 	}

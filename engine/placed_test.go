@@ -39,9 +39,9 @@ func TestJournalPlacedAtKeptOnce(t *testing.T) {
 		t.Fatalf("records' time: %+v", s)
 	}
 	// Nothing more to keep once the records' time is kept.
-	r := &tracker{hold: &hold{journal: j}, book: newBook()}
-	r.book.insts = []*instance{{label: "bp:card:b1", betState: betState{notifID: 1001, placedAt: *at(8), placedFromRecords: true}, bet: nil}}
-	if e := r.book.placedEntries(j); len(e) != 0 {
+	b := newBook()
+	b.insts = []*instance{{label: "bp:card:b1", betState: betState{notifID: 1001, placedAt: *at(8), placedFromRecords: true}, bet: nil}}
+	if e := b.placedEntries(j); len(e) != 0 {
 		t.Fatalf("entries to keep: %+v", e)
 	}
 }

@@ -3,7 +3,6 @@ package engine
 import (
 	"context"
 	"fmt"
-	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -13,246 +12,64 @@ import (
 	"github.com/betplan/betplan/plan"
 )
 
-// labelLookupMax is how many due notifications are polled one label at a
-// time; more are found through list pages (100 a call).
-const labelLookupMax = 10
-
 // unresultedAfter is how long after its start a notification nothing was
 // placed on may stay unresulted before it counts as not taken.
 const unresultedAfter = 2 * time.Hour
-
-// poll reads the plan's open notifications: every one, once a tick, so
-// each outcome is seen at the first tick after the service shows it. The
-// pages of the notification list that hold them are read (100 a call),
-// each once; a page another plan of the run read on this tick serves this
-// plan too (adoptListPages, and the account's shared reads).
-func (r *tracker) poll(ctx context.Context) error {
-	if err := r.adoptListPages(ctx); err != nil {
-		return err
-	}
-	now := r.clock.Now()
-	why := map[string]bool{}
-	var open []*instance
-	for _, in := range r.book.insts {
-		// A bet cancelled by betplan is read too: sessions may have placed
-		// it before the cancel.
-		if in.notifID == 0 || in.final || in.readThisTick(r.tickAt) {
-			continue
-		}
-		if in.createdThisTick(r.tickAt) && !r.opts.NoWait && !r.lastLook {
-			continue // a --no-wait run's last look includes it
-		}
-		reason := whyLastLook
-		if !r.lastLook {
-			reason = in.due()
-		}
-		why[reason] = true
-		open = append(open, in)
-	}
-	if !r.tickAt.IsZero() {
-		ctx = withReadSince(ctx, r.tickAt.Add(-r.readSlack()))
-	}
-	return r.fetch(withReadReason(ctx, reasons(why)), open, now)
-}
-
-// readSlack is how long before this plan's tick a page another plan of
-// the run read still counts as read on this tick: the plans tick together
-// (tickGrid), give or take the time one tick's work takes to start. A
-// quarter of the interval at most, so an outcome is never seen from a page
-// read much more than an interval ago.
-func (r *tracker) readSlack() time.Duration {
-	return min(time.Second, r.interval()/4)
-}
-
-// interval is the plan's poll interval (30s when unset).
-func (r *tracker) interval() time.Duration {
-	if r.plan.Poll.Interval > 0 {
-		return r.plan.Poll.Interval
-	}
-	return 30 * time.Second
-}
-
-// reasons joins a poll's reasons in a fixed order.
-func reasons(set map[string]bool) string {
-	return strings.Join(slices.Sorted(maps.Keys(set)), "+")
-}
-
-// adoptListPages applies the pages of the notification list that other
-// plans of the run read since this plan last looked (and after its own
-// last create): a page shows every bet on it, so it is a poll of this
-// plan's bets there too, at the time it was read, and they need no read
-// of their own until they are due again. A plan running alone has none.
-// The list index is left as the plan's own reads set it: an adopted page
-// may be older than what the plan last saw of the list's length, and
-// would move its predictions back.
-func (r *tracker) adoptListPages(ctx context.Context) error {
-	ap, ok := r.svc.(*accountPlan)
-	if !ok {
-		return nil
-	}
-	pages := ap.listPagesSince(r.adoptedAt)
-	if len(pages) == 0 {
-		return nil
-	}
-	ours := r.book.notifications()
-	for _, sp := range pages {
-		if sp.at.After(r.adoptedAt) {
-			r.adoptedAt = sp.at
-		}
-		if sp.n > 1 && sp.page.Previous == nil {
-			continue // past the end: the service's page 1 (see listPage)
-		}
-		for i := range sp.page.Results {
-			in := ours[int64(sp.page.Results[i].ID)]
-			if in == nil || in.final || !in.lastPolled.Before(sp.at) {
-				continue
-			}
-			r.book.polled(in, sp.at, true)
-			if err := r.update(ctx, in, &sp.page.Results[i]); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
-}
-
-// pollLast is the run's last look before it ends unfinished (poll.timeout):
-// every open bet is read, due or not, so none ends the run as it was seen
-// minutes ago.
-func (r *tracker) pollLast(ctx context.Context) error {
-	r.lastLook = true
-	defer func() { r.lastLook = false }()
-	return r.poll(ctx)
-}
-
-// fetch reads the given notifications and applies them. The pages the
-// list index points to come first (one call reads a hundred, and every
-// open bet of the plan a page shows is polled with it); what they did not
-// show is found through list pages from the head when that is cheaper,
-// else one label look-up each.
-func (r *tracker) fetch(ctx context.Context, open []*instance, now time.Time) error {
-	open = slices.DeleteFunc(slices.Clone(open), func(in *instance) bool {
-		return in.lastPolled.Equal(now) && !now.IsZero() // read already, by a page of this poll
-	})
-	if len(open) == 0 {
-		return nil
-	}
-	seen := map[int64]*apiclient.Notification{}
-	rest, err := r.readPages(ctx, open, seen)
-	if err != nil {
-		if ctx.Err() != nil {
-			return ctx.Err()
-		}
-		if refused := tokenRefused(err); refused != nil {
-			return refused
-		}
-		r.logf("poll: %v", err) // fall back to label look-ups
-		rest = slices.DeleteFunc(slices.Clone(open), func(in *instance) bool { return seen[in.notifID] != nil })
-	}
-	if len(rest) > labelLookupMax && r.book.pagesToCover(rest) < len(rest) {
-		if err := r.scanFor(ctx, rest, seen); err != nil {
-			if ctx.Err() != nil {
-				return ctx.Err()
-			}
-			if refused := tokenRefused(err); refused != nil {
-				return refused
-			}
-			r.logf("poll: %v", err) // fall back to label look-ups
-		}
-	}
-	for _, in := range open {
-		if seen[in.notifID] != nil {
-			continue
-		}
-		r.book.polled(in, now, false)
-		ns, err := r.svc.NotificationsByLabel(ctx, in.label)
-		if err != nil {
-			if ctx.Err() != nil {
-				return ctx.Err()
-			}
-			if refused := tokenRefused(err); refused != nil {
-				return refused
-			}
-			r.book.trouble(in, fmt.Sprintf("polling: %v", err), "")
-			continue
-		}
-		for i := range ns {
-			if int64(ns[i].ID) == in.notifID {
-				seen[in.notifID] = &ns[i]
-			}
-		}
-		if seen[in.notifID] == nil {
-			r.book.trouble(in, fmt.Sprintf("notification %d with label %s is no longer listed by the service", in.notifID, in.label), "")
-		}
-	}
-	// Every open bet of the plan the pages showed is polled, due or not.
-	for _, in := range r.book.insts {
-		n := seen[in.notifID]
-		if n == nil || in.notifID == 0 || in.final {
-			continue
-		}
-		r.book.polled(in, now, true)
-		if err := r.update(ctx, in, n); err != nil {
-			return err
-		}
-	}
-	return nil
-}
 
 // update applies a fresh notification to its instance. It reads the
 // per-session records (one call) once it is resulted, and before that
 // when the bots answered and nothing was accepted: a refusal by every
 // session ends the bet then, not at the race.
-func (r *tracker) update(ctx context.Context, in *instance, n *apiclient.Notification) error {
-	r.book.observe(in, n)
+func (f *follower) update(ctx context.Context, in *instance, n *apiclient.Notification) error {
+	f.book.observe(in, n)
 	if s := n.Tip.Competition.StartTime.Time; !s.IsZero() && !s.Equal(in.info.Start) {
 		if !in.info.Start.IsZero() {
-			r.logf("%s: the service now lists its race at %s (was %s)", in.name(), r.raceTime(in.info.Venue, s), r.raceTime(in.info.Venue, in.info.Start))
+			f.logf("%s: the service now lists its race at %s (was %s)", in.name(), f.raceTime(in.info.Venue, s), f.raceTime(in.info.Venue, in.info.Start))
 		}
 		in.info.Start = s
 	}
-	r.notePlacement(in, n)
+	f.notePlacement(in, n)
 	if bool(n.IsCanceled) && n.TotalAccepted > 0 && !in.canceled {
-		r.logf("cancelled %s after it was placed: $%.2f already placed by %s stays on; nothing more will be placed",
+		f.logf("cancelled %s after it was placed: $%.2f already placed by %s stays on; nothing more will be placed",
 			in.name(), float64(n.TotalAccepted), sessionList(in.placedBy))
 	}
 	if n.IsCanceled {
-		r.book.cancelled(in)
+		f.book.cancelled(in)
 	}
 	switch {
 	case bool(n.IsCanceled) && float64(n.TotalAccepted) == 0:
-		r.book.end(in, StatusCanceled, "cancelled before any session placed it")
+		f.book.end(in, StatusCanceled, "cancelled before any session placed it")
 		return nil
-	case !n.Resulted() && n.TotalAccepted == 0 && !in.info.Start.IsZero() && r.clock.Now().After(in.info.Start.Add(unresultedAfter)):
+	case !n.Resulted() && n.TotalAccepted == 0 && !in.info.Start.IsZero() && f.clock.Now().After(in.info.Start.Add(unresultedAfter)):
 		// A notification the service never matched to a race is never
 		// resulted; nothing was placed, so nothing is left to follow.
-		r.book.end(in, StatusNotTaken, fmt.Sprintf("no session placed it and the service had not resulted it %s after the start", unresultedAfter))
+		f.book.end(in, StatusNotTaken, fmt.Sprintf("no session placed it and the service had not resulted it %s after the start", unresultedAfter))
 		return nil
 	case !n.Resulted() && n.TotalAccepted == 0 && in.answered() && in.answeredBy != n.ReceivedBots:
 		// The bots answered and accepted nothing: read what each session
 		// said, once per answer.
-		recs, err := r.records(ctx, in)
+		recs, err := f.records(ctx, in)
 		if err != nil || recs == nil {
 			return err
 		}
-		r.book.answered(in, n.ReceivedBots)
+		f.book.answered(in, n.ReceivedBots)
 		if refused, why := everyRefused(recs); refused {
-			r.book.end(in, StatusFailed, "every session refused it: "+why)
-			r.logOutcome(in)
+			f.book.end(in, StatusFailed, "every session refused it: "+why)
+			f.logOutcome(in)
 			return nil
 		}
-		r.book.move(in, StatusCreated, "the sessions answered; none has placed it yet")
+		f.book.move(in, StatusCreated, "the sessions answered; none has placed it yet")
 		return nil
 	case !n.Resulted():
 		if n.TotalAccepted > 0 && in.canceled {
 			// Cancelled after it was placed: nothing more is placed (so
 			// cancel and stop leave it be), what was placed awaits the
 			// result.
-			r.book.move(in, StatusCanceled, fmt.Sprintf("cancelled after $%.2f was placed, which stays on; awaiting the result", float64(n.TotalAccepted)))
+			f.book.move(in, StatusCanceled, fmt.Sprintf("cancelled after $%.2f was placed, which stays on; awaiting the result", float64(n.TotalAccepted)))
 		} else if n.TotalAccepted > 0 {
-			r.book.move(in, StatusPlaced, fmt.Sprintf("$%.2f accepted at average odds %.2f; awaiting the result", float64(n.TotalAccepted), float64(n.AverageOdds)))
+			f.book.move(in, StatusPlaced, fmt.Sprintf("$%.2f accepted at average odds %.2f; awaiting the result", float64(n.TotalAccepted), float64(n.AverageOdds)))
 		} else if in.status != StatusCreated || in.reason == "" {
-			r.book.move(in, StatusCreated, "no session has placed it yet")
+			f.book.move(in, StatusCreated, "no session has placed it yet")
 		}
 		return nil
 	}
@@ -260,11 +77,11 @@ func (r *tracker) update(ctx context.Context, in *instance, n *apiclient.Notific
 		// Settled: the notification says how it ended. What each session
 		// did is read with other bets' records in one list read (see
 		// completeRecords), not one call per bet.
-		r.book.settled(in, settledReason(n))
-		r.logOutcome(in)
+		f.book.settled(in, settledReason(n))
+		f.logOutcome(in)
 		return nil
 	}
-	recs, err := r.records(ctx, in)
+	recs, err := f.records(ctx, in)
 	if err != nil || recs == nil {
 		return err
 	}
@@ -275,43 +92,43 @@ func (r *tracker) update(ctx context.Context, in *instance, n *apiclient.Notific
 	refused, why := everyRefused(recs)
 	switch {
 	case accepted:
-		r.book.complete(in, StatusSettled, settledReason(n))
+		f.book.complete(in, StatusSettled, settledReason(n))
 	case refused:
-		r.book.complete(in, StatusFailed, "every session errored: "+why)
+		f.book.complete(in, StatusFailed, "every session errored: "+why)
 	case len(recs) == 0:
-		r.book.complete(in, StatusNotTaken, "no session acted on it by race start (no running bot matched, or the race was not found)")
+		f.book.complete(in, StatusNotTaken, "no session acted on it by race start (no running bot matched, or the race was not found)")
 	default:
-		r.book.complete(in, StatusNotTaken, "no session placed it before the race")
+		f.book.complete(in, StatusNotTaken, "no session placed it before the race")
 	}
-	r.logOutcome(in)
+	f.logOutcome(in)
 	return nil
 }
 
 // logOutcome logs how a bet ended, once: the journal keeps that it was
 // told (a resulted entry), so a later cron run that reads the same
 // outcome again does not repeat it.
-func (r *tracker) logOutcome(in *instance) {
-	if r.outcomeAfterPlacement(in) {
+func (f *follower) logOutcome(in *instance) {
+	if f.outcomeAfterPlacement(in) {
 		return
 	}
-	if r.journal == nil {
-		r.logf("%s %s: %s", in.status, in.name(), in.reason)
+	if f.hold.journal == nil {
+		f.logf("%s %s: %s", in.status, in.name(), in.reason)
 		return
 	}
-	if s := r.journal.State(in.label); s != nil && s.Resulted {
+	if s := f.hold.journal.State(in.label); s != nil && s.Resulted {
 		return
 	}
-	r.logf("%s %s: %s", in.status, in.name(), in.reason)
-	if r.journal.writable() {
-		_ = r.journal.Record(journalEntry{Op: opResulted, Label: in.label}) // a journal out of reach stops the run on its own
+	f.logf("%s %s: %s", in.status, in.name(), in.reason)
+	if f.hold.journal.writable() {
+		_ = f.hold.journal.Record(journalEntry{Op: opResulted, Label: in.label}) // a journal out of reach stops the run on its own
 	}
 }
 
 // records reads the notification's per-session records into in; nil
 // records and a nil error mean the read failed and is tried again on the
 // next poll.
-func (r *tracker) records(ctx context.Context, in *instance) ([]apiclient.BetRecord, error) {
-	recs, err := r.svc.BetsByNotification(ctx, in.notifID)
+func (f *follower) records(ctx context.Context, in *instance) ([]apiclient.BetRecord, error) {
+	recs, err := f.read.Records(ctx, in.notifID)
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
@@ -319,10 +136,10 @@ func (r *tracker) records(ctx context.Context, in *instance) ([]apiclient.BetRec
 		if refused := tokenRefused(err); refused != nil {
 			return nil, refused
 		}
-		r.book.trouble(in, fmt.Sprintf("reading bet records: %v", err), "")
+		f.book.trouble(in, fmt.Sprintf("reading bet records: %v", err), "")
 		return nil, nil
 	}
-	r.applyRecords(in, recs)
+	f.applyRecords(in, recs)
 	if recs == nil {
 		recs = []apiclient.BetRecord{}
 	}
@@ -333,16 +150,16 @@ func (r *tracker) records(ctx context.Context, in *instance) ([]apiclient.BetRec
 // accepted) for its records to be read: who placed it, who refused it and
 // why, and when it was placed (readPlacements, in bulk). Until they are
 // read the poll's time and the sessions whose bots took it up stand in.
-func (r *tracker) notePlacement(in *instance, n *apiclient.Notification) {
+func (f *follower) notePlacement(in *instance, n *apiclient.Notification) {
 	accepted := float64(n.TotalAccepted)
 	if accepted <= 0 || (in.recordsRead && roundCents(in.recordsAt) == roundCents(accepted)) {
 		return
 	}
 	var by []string
 	if len(in.placedBy) == 0 {
-		by = r.botSessions(in, n.ReceivedBots)
+		by = f.botSessions(in, n.ReceivedBots)
 	}
-	r.book.placing(in, r.clock.Now(), by, accepted)
+	f.book.placing(in, f.clock.Now(), by, accepted)
 }
 
 // placementWords is the log line of a placement: who accepted, who
@@ -357,11 +174,11 @@ func placementWords(in *instance, accepted float64) string {
 
 // applyRecords keeps a notification's records and what they say of who
 // placed it and when.
-func (r *tracker) applyRecords(in *instance, recs []apiclient.BetRecord) {
-	if r.book.readRecords(in, recs, r.clock.Now()) {
-		r.logf("%s", placementWords(in, in.recordsAt))
+func (f *follower) applyRecords(in *instance, recs []apiclient.BetRecord) {
+	if f.book.readRecords(in, recs, f.clock.Now()) {
+		f.logf("%s", placementWords(in, in.recordsAt))
 	}
-	r.logDueOutcome(in)
+	f.logDueOutcome(in)
 }
 
 // refusedShare is what one session's refusal takes off a bet's money at
@@ -390,14 +207,14 @@ func everyRefused(recs []apiclient.BetRecord) (bool, string) {
 
 // botSessions names the bet's sessions whose bots received the
 // notification: who placed it, until the bet records say exactly.
-func (r *tracker) botSessions(in *instance, bots string) []string {
+func (f *follower) botSessions(in *instance, bots string) []string {
 	var names []string
 	for _, b := range strings.Split(bots, ",") {
 		b = strings.TrimSpace(b)
 		if b == "" {
 			continue
 		}
-		for _, s := range r.res.sessions {
+		for _, s := range f.res.sessions {
 			if string(s.BotID) != b {
 				continue
 			}

@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"context"
 	"strings"
 	"time"
 )
@@ -47,33 +46,4 @@ func (in *instance) readThisTick(tick time.Time) bool {
 // a bet placed, or bots that received it (a refusal or a review).
 func (in *instance) answered() bool {
 	return in.notif != nil && (in.notif.TotalAccepted > 0 || strings.TrimSpace(in.notif.ReceivedBots) != "")
-}
-
-type readReasonKey struct{}
-
-// withReadReason marks the reads made with ctx as asked for why.
-func withReadReason(ctx context.Context, why string) context.Context {
-	return context.WithValue(ctx, readReasonKey{}, why)
-}
-
-// readReason is why the read made with ctx was asked for; "" unmarked.
-func readReason(ctx context.Context) string {
-	why, _ := ctx.Value(readReasonKey{}).(string)
-	return why
-}
-
-type readSinceKey struct{}
-
-// withReadSince marks the list reads made with ctx as a tick's polls: a
-// page of the notification list another plan of the run read before
-// since shows outcomes older than this tick, and is read again.
-func withReadSince(ctx context.Context, since time.Time) context.Context {
-	return context.WithValue(ctx, readSinceKey{}, since)
-}
-
-// readSince is the time before which a shared list read is too old for
-// the read made with ctx; zero when any read within the share window will do.
-func readSince(ctx context.Context) time.Time {
-	t, _ := ctx.Value(readSinceKey{}).(time.Time)
-	return t
 }

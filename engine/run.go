@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/betplan/betplan/apiclient"
+	"github.com/betplan/betplan/engine/follow"
 	"github.com/betplan/betplan/plan"
 	"github.com/betplan/betplan/state"
 )
@@ -24,7 +25,7 @@ func Run(ctx context.Context, p *plan.Plan, opts Options) (*Result, error) {
 	r := newTracker(p, opts)
 	if ap, ok := r.svc.(*accountPlan); ok {
 		// Before any call: the run's plans tick on one grid from the first.
-		ap.account.joinGrid(r.interval())
+		ap.account.joinGrid(r.follow.interval())
 	}
 	// A run that ends before its start (a lock held elsewhere) holds the
 	// other plans of its group back no longer.
@@ -146,7 +147,7 @@ func (r *tracker) start(ctx context.Context) error {
 			return err
 		}
 	case r.journal.Fresh():
-		if err := r.recover(withReadReason(ctx, "recovery scan")); err != nil {
+		if err := r.recover(follow.WithReason(ctx, "recovery scan")); err != nil {
 			return err
 		}
 	}
@@ -161,7 +162,7 @@ func (r *tracker) start(ctx context.Context) error {
 	if r.readsOutcomes() {
 		// The first decisions need what earlier runs' bets did: read them
 		// now rather than after the first tick's creates.
-		if err := r.poll(ctx); err != nil {
+		if err := r.follow.poll(ctx); err != nil {
 			return err
 		}
 	}
@@ -218,7 +219,7 @@ func (r *tracker) recoverOverGrace(ctx context.Context) error {
 // prefix and adopts them into a new journal: a lost state dir must never
 // lead to a second create, nor to limits that forget earlier bets.
 func (r *tracker) recover(ctx context.Context) error {
-	found, err := r.scanPrefix(ctx)
+	found, err := r.follow.scanPrefix(ctx)
 	if err != nil {
 		return fmt.Errorf("recover earlier bets of the plan: %w", err)
 	}
@@ -288,7 +289,7 @@ func (r *tracker) loop(ctx context.Context) error {
 				return err
 			}
 		}
-		r.tickAt, r.halt.ticking = r.clock.Now(), true
+		r.follow.tickAt, r.halt.ticking = r.clock.Now(), true
 		if !stopped {
 			if stopped, err = r.decideAll(ctx); err != nil {
 				return err
@@ -306,20 +307,20 @@ func (r *tracker) loop(ctx context.Context) error {
 				return err
 			}
 		}
-		poll := r.poll
+		poll := r.follow.poll
 		if stopped {
-			poll = r.pollLast // the run's one look: every open bet, due or not
+			poll = r.follow.pollLast // the run's one look: every open bet, due or not
 		}
 		if err := poll(ctx); err != nil {
 			return err
 		}
-		if err := r.readPlacements(withReadReason(ctx, "placement records")); err != nil {
+		if err := r.follow.readPlacements(follow.WithReason(ctx, "placement records")); err != nil {
 			return err
 		}
 		r.alerts.tick()
 		r.progress(now, interval)
 		if stopped || r.opts.NoWait || r.done() {
-			if err := r.completeRecords(withReadReason(ctx, "settled records")); err != nil {
+			if err := r.follow.completeRecords(follow.WithReason(ctx, "settled records")); err != nil {
 				return err
 			}
 			if stopped {
@@ -333,10 +334,10 @@ func (r *tracker) loop(ctx context.Context) error {
 		if timeout > 0 && r.clock.Now().Sub(began) >= timeout {
 			// A last look at every open bet: one polled slowly may have
 			// ended since it was last read.
-			if err := r.pollLast(ctx); err != nil {
+			if err := r.follow.pollLast(ctx); err != nil {
 				return err
 			}
-			if err := r.completeRecords(withReadReason(ctx, "settled records")); err != nil {
+			if err := r.follow.completeRecords(follow.WithReason(ctx, "settled records")); err != nil {
 				return err
 			}
 			if r.done() {
@@ -350,9 +351,9 @@ func (r *tracker) loop(ctx context.Context) error {
 		// Ticks keep to the interval: the time the tick's calls took is
 		// not added to the wait for the next one. The plans of a run tick
 		// together, so one read of a page polls them all.
-		next := r.tickAt.Add(interval)
+		next := r.follow.tickAt.Add(interval)
 		if ap, ok := r.svc.(*accountPlan); ok {
-			next = ap.account.tickAt(r.tickAt, interval)
+			next = ap.account.tickAt(r.follow.tickAt, interval)
 		}
 		wait := next.Sub(r.clock.Now())
 		if wait <= 0 {
@@ -367,12 +368,14 @@ func (r *tracker) loop(ctx context.Context) error {
 // decideAll is one tick's decisions, soonest race first. stopped says a
 // create found the plan stopped: the rest of the tick creates nothing.
 func (r *tracker) decideAll(ctx context.Context) (stopped bool, err error) {
-	defer func() { r.create.labelsSeen = nil }()
-	if err := r.checkLabels(withReadReason(ctx, "label check"), r.tickAt); err != nil {
+	seen, err := r.follow.checkLabels(follow.WithReason(ctx, "label check"), r.follow.tickAt)
+	if err != nil {
 		return false, err
 	}
+	r.create.labelsSeen = seen
+	defer func() { r.create.labelsSeen = nil }()
 	for _, in := range r.book.byStart() {
-		stopped, err := stopSeen(r.create.decide(withReadReason(ctx, "label look-up"), in, r.clock.Now()))
+		stopped, err := stopSeen(r.create.decide(follow.WithReason(ctx, "label look-up"), in, r.clock.Now()))
 		if stopped {
 			return true, nil
 		}

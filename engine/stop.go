@@ -108,7 +108,7 @@ func Resume(ctx context.Context, p *plan.Plan, opts Options) (bool, error) {
 // created: a run with another state dir, or a create whose outcome was
 // never recorded. Stop must cancel what exists, not what one journal saw.
 func (r *tracker) adoptUnjournalled(ctx context.Context) error {
-	found, err := r.scanPrefix(ctx)
+	found, err := r.follow.scanPrefix(ctx)
 	if err != nil {
 		return fmt.Errorf("find the plan's notifications on the service: %w", err)
 	}
@@ -167,5 +167,5 @@ func (r *tracker) cancelOpen(ctx context.Context, want map[string]bool, confirm 
 		r.book.readAgain(in) // read it again below
 		r.logf("cancelled %s: notification %d", in.name(), in.notifID)
 	}
-	return r.poll(ctx)
+	return r.follow.poll(ctx)
 }

@@ -112,6 +112,9 @@ type tipRun struct {
 	halt  *halt         // whether the run may still publish
 	ask   *confirmation // the run's one question before its first publish
 	bets  *book         // the plan's bets, for the question
+	// eachPage pages through the service's notification list (the
+	// follower's eachPage): tips are followed on its pages.
+	eachPage func(ctx context.Context, fn func(page []apiclient.Notification) (more bool)) (failed int, err error)
 
 	insts     []*tipInstance
 	byKey     map[string]*tipInstance
@@ -133,7 +136,6 @@ type tipRun struct {
 type tipHost interface {
 	logf(format string, args ...any)
 	checkpoint(point string)
-	eachPage(ctx context.Context, fn func(page []apiclient.Notification) (more bool)) (failed int, err error)
 	raceTime(venue string, t time.Time) string
 }
 

@@ -41,7 +41,7 @@ func (r *tipRun) followResults(ctx context.Context, now time.Time) error {
 		}
 	}
 	results := map[string]string{}
-	_, err := r.host.eachPage(ctx, func(page []apiclient.Notification) bool {
+	_, err := r.eachPage(ctx, func(page []apiclient.Notification) bool {
 		older := true
 		for i := range page {
 			n := &page[i]

@@ -33,25 +33,20 @@ func (in *instance) open() bool {
 // tracker is the state of one engine command: the plan's instances and
 // what the journal and the service said of each.
 type tracker struct {
-	opts Options
-	plan *plan.Plan
-	svc  Backend
-	// adoptedAt is when the last list page adopted from another plan of
-	// the run was read (adoptListPages).
-	adoptedAt time.Time
-	clock     Clock
-	*hold                    // the journal and the lock, shared with the parts (hold.go)
-	journals  *journalKeeper // opens and reads the plan's journal (legacy.go)
-	halt      *halt          // whether the run may still create, and why not (hold.go)
+	opts     Options
+	plan     *plan.Plan
+	svc      Backend
+	clock    Clock
+	*hold                   // the journal and the lock, shared with the parts (hold.go)
+	journals *journalKeeper // opens and reads the plan's journal (legacy.go)
+	halt     *halt          // whether the run may still create, and why not (hold.go)
 
 	book   *book         // the plan's bets
 	res    *resolver     // the races, sessions and events the bets resolve against (resolve.go)
 	create *creator      // deciding and creating the bets (create.go)
 	ask    *confirmation // the run's one question before its first create or publish (confirm.go)
 
-	tickAt   time.Time // when the run's current tick began
-	lastLook bool      // the poll reads every open bet, due or not (pollLast)
-	list     listIndex // where the plan's notifications stand in the service's list
+	follow *follower // follows the created bets to their outcome (follower.go)
 
 	tips  tipRun // the plan's tips (tips.go)
 	money money  // the stakes and the limits' sums (ledger.go)
@@ -68,13 +63,16 @@ func newTracker(p *plan.Plan, opts Options) *tracker {
 	r.halt = &halt{hold: r.hold, book: r.book, logf: r.logf}
 	r.ask = &confirmation{opts: &r.opts, halt: r.halt, logf: r.logf}
 	r.res = &resolver{plan: p, svc: r.svc, clock: r.clock, book: r.book, hold: r.hold, halt: r.halt, money: &r.money}
-	r.tips = tipRun{plan: p, opts: &r.opts, clock: r.clock, svc: r.svc, host: r, races: r.res, hold: r.hold, halt: r.halt, ask: r.ask, bets: r.book}
-	r.journals = &journalKeeper{opts: &r.opts, plan: p, key: r.planKey(), svc: r.svc, logf: r.logf, listPage: r.listPage}
+	r.follow = newFollower(p, &r.opts, r.svc, r.clock, r.book, r.res, r.hold, r.halt, r)
+	r.tips = tipRun{plan: p, opts: &r.opts, clock: r.clock, svc: r.svc, host: r, races: r.res, hold: r.hold, halt: r.halt, ask: r.ask, bets: r.book,
+		eachPage: r.follow.eachPage}
+	r.journals = &journalKeeper{opts: &r.opts, plan: p, key: r.planKey(), svc: r.svc, logf: r.logf, listPage: r.follow.listPage}
+	r.follow.journals = r.journals
 	r.money = money{plan: p, opts: &r.opts, clock: r.clock, svc: r.svc, key: r.planKey(), book: r.book, journals: r.journals,
 		hold: r.hold, sessions: r.res, checkpoint: r.checkpoint}
 	r.create = &creator{plan: p, opts: &r.opts, clock: r.clock, svc: r.svc, book: r.book, res: r.res, money: &r.money,
 		hold: r.hold, halt: r.halt, ask: r.ask,
-		logf: r.logf, checkpoint: r.checkpoint, noteCreated: r.list.created, raceTime: r.raceTime, tipsWords: r.tips.tipsSummary, result: r.result}
+		logf: r.logf, checkpoint: r.checkpoint, noteCreated: r.follow.noteCreated, raceTime: r.raceTime, tipsWords: r.tips.tipsSummary, result: r.result}
 	return r
 }
 

@@ -1,4 +1,4 @@
-package engine
+package follow
 
 import (
 	"context"
@@ -13,7 +13,7 @@ import (
 // listService is an account's notification list, newest first, as GET
 // /notification/ pages it: ids ascending in order of creation.
 type listService struct {
-	Backend // only ListNotifications is called
+	Service // only ListNotifications is called
 	ids     []int64
 	pages   []int // the pages read, in order
 }
@@ -49,23 +49,28 @@ func (s *listService) ListNotifications(_ context.Context, o apiclient.ListNotif
 // them. A page past the end is no page, not page 1 again.
 func TestListIndexFollowsTheGrowingList(t *testing.T) {
 	svc := &listService{}
-	r := &tracker{svc: svc, clock: RealClock(), book: newBook()}
+	r := &Reader{Svc: svc}
+	ours := Ours{}
+	var open []int64
 	for id := int64(1); id <= 300; id++ {
 		svc.add(1)
-		r.book.insts = append(r.book.insts, &instance{betState: betState{notifID: id}})
-		r.list.created(id)
+		ours[id] = true
+		r.Index.Created(id)
+		if id <= 10 {
+			open = append(open, id)
+		}
 	}
-	n, ok := r.list.page(1)
+	n, ok := r.Index.Page(1)
 	require.True(t, ok)
 	assert.Equal(t, 3, n, "the oldest of 300 is on the third page")
-	n, _ = r.list.page(300)
+	n, _ = r.Index.Page(300)
 	assert.Equal(t, 1, n)
-	_, ok = r.list.page(999)
+	_, ok = r.Index.Page(999)
 	assert.False(t, ok, "an id never seen has no place")
 
 	svc.add(150)
 	seen := map[int64]*apiclient.Notification{}
-	rest, err := r.readPages(context.Background(), r.book.insts[:10], seen)
+	rest, err := r.ReadPages(context.Background(), open, ours, seen)
 	require.NoError(t, err)
 	assert.Empty(t, rest)
 	assert.Equal(t, []int{3, 5}, svc.pages, "a miss, then the page the count points to")
@@ -75,11 +80,11 @@ func TestListIndexFollowsTheGrowingList(t *testing.T) {
 	// What the two pages showed is polled too: ids 1 to 50 (page 5) and
 	// 51 to 150 (page 3 after the shift).
 	assert.Len(t, seen, 150)
-	n, _ = r.list.page(280)
+	n, _ = r.Index.Page(280)
 	assert.Equal(t, 2, n, "an id no page showed since moves down with the count: 170 newer")
 
 	svc.pages = nil
-	p, err := r.listPage(context.Background(), 6, nil)
+	p, err := r.ListPage(context.Background(), 6, ours)
 	require.NoError(t, err)
 	assert.Empty(t, p.Results, "past the end")
 	assert.Equal(t, []int{6}, svc.pages)

@@ -1,0 +1,116 @@
+package follow
+
+import (
+	"context"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/betplan/betplan/apiclient"
+)
+
+// recordsSkew is how much older than its notification a bet record's
+// created_at may read, and how far out of order records made together may
+// be listed (the service stamps both; this allows for rounding, for two
+// clocks behind it and for one take-up's records sharing a moment).
+const recordsSkew = time.Minute
+
+// Want is a bet whose per-session records are to be read: its
+// notification and when it was created (zero: not known).
+type Want struct {
+	ID      int64
+	Created time.Time
+}
+
+// ReadRecords reads, in list pages, the per-session records of the bets
+// in want. Bet history lists every session's record newest first (100 a
+// page), so one page holds the records of many bets: pages are read until
+// they reach records older than the oldest of these bets, which then has
+// all of its records in hand. It gives, in the order of want, the records
+// of each bet the pages covered, in the order they were made (nil for a
+// bet they did not cover, and for one they covered without a record: it
+// was placed, so it has records, to be read on their own); what it gives
+// is good until the next call. shared is how many plans share the account's reads: it
+// widens the pages a read may take. A failed page is logged and ends the
+// read with what was covered; its error ends the command (Reader.Ends).
+func (r *Reader) ReadRecords(ctx context.Context, want []Want, shared int) ([][]apiclient.BetRecord, error) {
+	if len(want) < 2 {
+		return nil, nil
+	}
+	ids := make(map[int64]bool, len(want))
+	oldest := want[0].Created
+	for _, w := range want {
+		ids[w.ID] = true
+		if c := w.Created; !c.IsZero() && c.Before(oldest) {
+			oldest = c
+		}
+	}
+	byNotif := map[int64][]apiclient.BetRecord{}
+	var reached time.Time // the oldest record time read so far
+	ended := false
+	firstIDs := map[int64]bool{}
+	for page := 1; page < len(want)*shared && page <= MaxScanPages; page++ {
+		p, err := r.Svc.ListBets(ctx, apiclient.ListBetsOptions{Page: page, PageSize: PageSize})
+		if err != nil {
+			if stop := r.stop(ctx, err); stop != nil {
+				return nil, stop
+			}
+			r.logf("bet records: list page %d: %v; reading them one bet at a time", page, err)
+			break
+		}
+		if len(p.Results) == 0 || firstIDs[int64(p.Results[0].ID)] {
+			ended = true
+			break
+		}
+		firstIDs[int64(p.Results[0].ID)] = true
+		newestFirst := true
+		for _, rec := range p.Results {
+			if id, err := strconv.ParseInt(string(rec.Notification), 10, 64); err == nil && ids[id] {
+				byNotif[id] = append(byNotif[id], rec)
+			}
+			t := rec.CreatedAt.Time
+			// Records made together (one take-up) may come in any
+			// order among themselves.
+			if t.IsZero() || (!reached.IsZero() && t.After(reached.Add(recordsSkew))) {
+				newestFirst = false
+			}
+			if !t.IsZero() && (reached.IsZero() || t.Before(reached)) {
+				reached = t
+			}
+		}
+		if !newestFirst {
+			// The coverage rule needs the history newest first, with
+			// times: without them, every bet's records are read on
+			// their own.
+			r.logf("bet records: bet history is not listed newest first; reading them one bet at a time")
+			reached, ended = time.Time{}, false
+			break
+		}
+		if p.Next == nil || (!reached.IsZero() && reached.Before(oldest.Add(-2*recordsSkew))) {
+			ended = p.Next == nil
+			break
+		}
+	}
+	covered := slices.Grow(r.covered[:0], len(want))[:len(want)]
+	clear(covered)
+	r.covered = covered
+	for i, w := range want {
+		c := w.Created
+		if ended || (!reached.IsZero() && !c.IsZero() && reached.Before(c.Add(-2*recordsSkew))) {
+			// The list is newest first: a page's records keep the
+			// order they were made in, oldest last.
+			recs := byNotif[w.ID]
+			if len(recs) == 0 {
+				continue
+			}
+			slices.Reverse(recs)
+			covered[i] = recs
+		}
+	}
+	return covered, nil
+}
+
+// Records reads the per-session records of one notification.
+func (r *Reader) Records(ctx context.Context, id int64) ([]apiclient.BetRecord, error) {
+	return r.Svc.BetsByNotification(ctx, id)
+}

@@ -1,0 +1,86 @@
+package engine_test
+
+import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+)
+
+// maxMethods is the most methods one type of the engine may have: a type
+// with more owns more than one concern and should be split into parts.
+const maxMethods = 40
+
+// TestNoTypeHasMoreThan40Methods fails when a type anywhere under engine/
+// gains more than maxMethods methods, so no part grows back into the
+// one object that did everything.
+func TestNoTypeHasMoreThan40Methods(t *testing.T) {
+	counts := map[string]int{} // "dir.Type" → methods
+	fset := token.NewFileSet()
+	err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if d.Name() == "testdata" {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
+		if err != nil {
+			return err
+		}
+		for _, decl := range f.Decls {
+			fn, ok := decl.(*ast.FuncDecl)
+			if !ok || fn.Recv == nil || len(fn.Recv.List) == 0 {
+				continue
+			}
+			counts[filepath.ToSlash(filepath.Join("engine", filepath.Dir(path)))+"."+receiverName(fn.Recv.List[0].Type)]++
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(counts) == 0 {
+		t.Fatal("found no methods under engine/: the walk read nothing")
+	}
+	var over []string
+	for typ, n := range counts {
+		if n > maxMethods {
+			over = append(over, typ)
+		}
+	}
+	sort.Strings(over)
+	for _, typ := range over {
+		t.Errorf("%s has %d methods, more than %d: split it into parts", typ, counts[typ], maxMethods)
+	}
+}
+
+// receiverName is the type a method's receiver names: T of T, *T, T[P].
+func receiverName(e ast.Expr) string {
+	for {
+		switch x := e.(type) {
+		case *ast.StarExpr:
+			e = x.X
+		case *ast.IndexExpr:
+			e = x.X
+		case *ast.IndexListExpr:
+			e = x.X
+		case *ast.ParenExpr:
+			e = x.X
+		case *ast.Ident:
+			return x.Name
+		default:
+			return "?"
+		}
+	}
+}
