@@ -142,7 +142,7 @@ func Summarise(bets []Bet, q Query) Summary {
 	if len(by) == 0 {
 		by = []string{"plan"}
 	}
-	var kept []*Bet
+	kept := make([]*Bet, 0, len(bets))
 	accounts := map[string]bool{}
 	for i := range bets {
 		b := &bets[i]
@@ -158,7 +158,13 @@ func Summarise(bets []Bet, q Query) Summary {
 		by = append([]string{"account"}, by...)
 	}
 	session := slices.Contains(by, "session")
-	var items []item
+	n := len(kept)
+	if session {
+		for _, b := range kept {
+			n += len(b.Sessions)
+		}
+	}
+	items := make([]item, 0, n)
 	for _, b := range kept {
 		if !session || len(b.Sessions) == 0 {
 			items = append(items, item{keys: keysOf(b, nil, by), result: b.Result, accepted: b.Accepted, profit: b.Profit,

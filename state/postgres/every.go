@@ -3,7 +3,6 @@ package postgres
 import (
 	"context"
 	"fmt"
-	"strings"
 
 	"github.com/jackc/pgx/v5"
 
@@ -12,17 +11,21 @@ import (
 
 var _ state.EveryReader = (*Store)(nil)
 
+// everyEntry selects a journal row's entry as text when it is within
+// maxEntryText, else NULL: a longer one is never sent whole.
+const everyEntry = "CASE WHEN octet_length(j.entry::text) <= $1 THEN j.entry::text END"
+
 // ReadEvery reads the journal of every plan in the schema, of every
 // service and machine, in one read-only statement that takes no lock,
-// streamed: each plan's journal is handed on once its rows are read. A
-// database where betplan never ran has none. A record over the bound
-// marks its journal unread and the others are read still. Given ops, only
-// the records of those ops are selected, and those whose op is not a
-// string, and any over the bound (so a journal that would not read still
-// does not).
+// streamed: each journal's records are handed on as its rows arrive, and
+// none is held once handed on. A database where betplan never ran has
+// none. A record over the bound marks its journal unread and the others
+// are read still. Given ops, only the records of those ops are selected,
+// and those whose op is not a string, and any over the bound (so a
+// journal that would not read still does not).
 func (s *Store) ReadEvery(ctx context.Context, ops []string, each func(state.StoredJournal) error) error {
 	return s.readOnly(ctx, func(conn *pgx.Conn) error {
-		query := "SELECT p.id, p.name, p.base_url, j.serial, " + strings.Replace(boundedEntry, "$2", "$1", 1) +
+		query := "SELECT p.id, p.name, p.base_url, j.serial, " + everyEntry +
 			" FROM " + s.table("plans") + " p JOIN " + s.table("journal") + " j ON j.plan_id = p.id"
 		args := []any{maxEntryText}
 		if ops != nil {
@@ -33,39 +36,55 @@ func (s *Store) ReadEvery(ctx context.Context, ops []string, each func(state.Sto
 		if err != nil {
 			return s.unavailableOr(err)
 		}
-		var j *state.StoredJournal
-		var id, last, serial int64
-		var name, base string
+		defer rows.Close()
+		var id, serial int64
+		// next moves to the next row; the entry is the row's own bytes,
+		// valid until the next call, nil over the bound.
 		var entry []byte
-		var eachErr error
-		_, err = pgx.ForEachRow(rows, []any{&id, &name, &base, &serial, &entry}, func() error {
-			if id != last || j == nil {
-				if j != nil {
-					if eachErr = each(*j); eachErr != nil {
-						return eachErr
+		next := func() (bool, error) {
+			if !rows.Next() {
+				return false, rows.Err()
+			}
+			if err := rows.Scan(&id, nil, nil, &serial, nil); err != nil {
+				return false, err
+			}
+			entry = rows.RawValues()[4]
+			return true, nil
+		}
+		more, err := next()
+		for more && err == nil {
+			plan := id
+			raw := rows.RawValues()
+			name, base := string(raw[1]), string(raw[2])
+			// rest reads what is left of the plan's rows, handing each
+			// to record (nil: passing them over).
+			rest := func(record func([]byte) error) error {
+				var bad error
+				for more && err == nil && id == plan {
+					switch {
+					case bad != nil || record == nil:
+					case entry == nil:
+						bad = s.tooLong(serial)
+					default:
+						if bad = record(entry); bad != nil {
+							record = nil
+						}
 					}
+					more, err = next()
 				}
-				last = id
-				j = &state.StoredJournal{Name: name, Where: fmt.Sprintf("%s: plan %s on %s", s, name, base)}
+				if err != nil {
+					return s.unavailable(err)
+				}
+				return bad
 			}
-			switch {
-			case j.Err != nil:
-			case entry == nil:
-				j.Records, j.Err = nil, s.tooLong(serial)
-			default:
-				j.Records = append(j.Records, entry)
+			read := func(record func([]byte) error) error { return rest(record) }
+			if eachErr := each(state.StoredJournal{Name: name, Where: fmt.Sprintf("%s: plan %s on %s", s, name, base), Read: read}); eachErr != nil {
+				return eachErr
 			}
-			entry = nil
-			return nil
-		})
-		if eachErr != nil {
-			return eachErr
+			_ = rest(nil) // rows each did not read, or did not read to the end
 		}
 		if err != nil {
-			return s.unavailableOr(err)
-		}
-		if j != nil {
-			return each(*j)
+			return s.unavailable(err)
 		}
 		return nil
 	})
