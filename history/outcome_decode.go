@@ -386,3 +386,72 @@ func (l *lexer) skip() bool {
 	}
 	return false
 }
+
+// createdEntry is what history reads of a created (or adopted) entry, to
+// be applied at the journal's end if no outcome came for its bet.
+type createdEntry struct {
+	betID       string
+	race        bool // the entry had a race: venue, code and start are its
+	venue, code string
+	start       string // quoted, as the entry has it ("" for none)
+}
+
+// decodeCreatedEntry reads a created entry; false when it is to be read by
+// encoding/json.
+func decodeCreatedEntry(b []byte, e *createdEntry, names map[string]string) bool {
+	l := lexer{b: b, names: names}
+	ok := l.object(func(key []byte) bool {
+		switch string(key) {
+		case "bet":
+			return l.str(&e.betID)
+		case "race":
+			if l.null() {
+				e.race, e.venue, e.code, e.start = false, "", "", ""
+				return true
+			}
+			e.race = true
+			return l.object(func(key []byte) bool {
+				switch string(key) {
+				case "Venue":
+					return l.name(&e.venue)
+				case "Code":
+					return l.name(&e.code)
+				case "Start":
+					if l.null() {
+						return true
+					}
+					var q []byte
+					if !l.quoted(&q) {
+						return false
+					}
+					e.start = string(q)
+					return true
+				}
+				return !l.known(key, "venue", "code", "start") && l.skip()
+			})
+		}
+		return !l.known(key, "race", "service", "account", "outcome", "bet") && l.skip()
+	})
+	return ok && l.end()
+}
+
+// apply applies the entry to its bet, as a decoded record would.
+func (e *createdEntry) apply(bet *Bet) error {
+	if e.betID != "" {
+		bet.BetID = e.betID
+	}
+	if !e.race {
+		return nil
+	}
+	bet.Venue, bet.Code = e.venue, e.code
+	if e.start != "" {
+		var start time.Time
+		if err := start.UnmarshalJSON([]byte(e.start)); err != nil {
+			return err
+		}
+		if !start.IsZero() {
+			bet.Day = start.Format("2006-01-02")
+		}
+	}
+	return nil
+}

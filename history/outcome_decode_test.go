@@ -64,3 +64,40 @@ func TestOutcomeEntryReadsAsEncodingJSON(t *testing.T) {
 		})
 	}
 }
+
+// Created entries read here fold into a bet as encoding/json's reading of
+// them does, or are left to it.
+func TestCreatedEntryReadsAsEncodingJSON(t *testing.T) {
+	cases := []struct {
+		rec      string
+		fallback bool
+	}{
+		{rec: `{"serial":3,"lineage":"0123456789abcdef","time":"2026-06-01T02:00:01Z","op":"created","label":"bp:p:b0:0","bet":"b0","id":100000,"amount":10,"at_risk":10,"basis":"stake","race":{"Venue":"Flemington","Code":"Galloping","EventNumber":1,"Start":"2026-06-01T12:10:00+10:00"}}`},
+		{rec: `{"op": "adopted", "bet": "b1", "race": {"Code": "Harness", "Start": "2026-06-01T23:50:00-03:00", "Venue": "Men\u00e9ngle", "EventNumber": 4}, "label": "bp:p:b1:1"}`},
+		{rec: `{"op":"created","label":"bp:p:b2","race":null}`},
+		{rec: `{"op":"created","label":"bp:p:b3","bet":"b3","race":{"Venue":"X","Start":null}}`},
+		{rec: `{"op":"created","label":"bp:p:b4","race":{"Venue":"X","Start":"0001-01-01T00:00:00Z"},"extra":[{"a":1},true,null,-1.5e3]}`},
+		{rec: `{"op":"created","label":"bp:p:b5","race":{"venue":"X"}}`, fallback: true},
+		{rec: `{"op":"created","label":"bp:p:b6","Bet":"b6"}`, fallback: true},
+		{rec: `{"op":"created","label":"bp:p:b7","service":"https://x"}`, fallback: true},
+		{rec: `{"op":"created","label":"bp:p:b8","race":{"Venue":5}}`, fallback: true},
+	}
+	for i, c := range cases {
+		t.Run(fmt.Sprint(i), func(t *testing.T) {
+			var e createdEntry
+			ok := decodeCreatedEntry([]byte(c.rec), &e, map[string]string{})
+			require.Equal(t, !c.fallback, ok, "read here, or left to encoding/json")
+			if !ok {
+				return
+			}
+			var got Bet
+			require.NoError(t, e.apply(&got))
+			f := newFold()
+			require.NoError(t, f.decode([]byte(c.rec), 1))
+			require.Len(t, f.bets, 1)
+			want := f.bets[0]
+			want.Plan, want.Label = "", ""
+			assert.Equal(t, want, got)
+		})
+	}
+}

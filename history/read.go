@@ -12,6 +12,7 @@ import (
 	"math"
 	"net"
 	"net/url"
+	"slices"
 	"strings"
 	"time"
 
@@ -70,7 +71,7 @@ type Skipped struct {
 // and the store is asked only for the records history reads (wanted).
 func Read(ctx context.Context, store state.EveryReader) ([]Bet, []Skipped, error) {
 	var skipped []Skipped
-	f := &fold{index: map[string]int{}, pending: map[string][]pendingRecord{}, names: map[string]string{}}
+	f := newFold()
 	err := store.ReadEvery(ctx, wantedOps, func(j state.StoredJournal) error {
 		f.begin(j)
 		err := j.Read(f.record)
@@ -78,15 +79,16 @@ func Read(ctx context.Context, store state.EveryReader) ([]Bet, []Skipped, error
 			err = f.finish()
 		}
 		if err != nil {
-			f.drop()
 			skipped = append(skipped, Skipped{Where: j.Where, Reason: err.Error()})
+			return nil
 		}
+		f.done = append(f.done, slices.Clone(f.bets))
 		return nil
 	})
 	if err != nil {
 		return nil, nil, err
 	}
-	return f.bets, skipped, nil
+	return slices.Concat(f.done...), skipped, nil
 }
 
 // record is what history reads of a journal entry.
@@ -142,59 +144,59 @@ const unknownOp = "?"
 // record at a time: every label with a notification, and the outcome kept
 // for it.
 type fold struct {
-	bets []Bet // every journal's so far
 	// Of the journal being read:
 	j                state.StoredJournal
-	start            int // its first bet
-	n                int // records read
+	bets             []Bet // its bets so far
+	n                int   // records read
 	service, account string
 	index            map[string]int // its bets by label
-	// pending are the created (and adopted) records of bets no outcome
-	// was read for yet: a bet whose outcome was kept needs nothing of
-	// them (the outcome says it all), so they are decoded only for the
-	// bets still without one when the journal ends.
-	pending map[string][]pendingRecord
-	// spare is the outcome an outcome entry is read into, and names the
-	// strings outcomes repeat, made once.
+	// pending are the created (and adopted) records of the journal, in
+	// order: a bet whose outcome was kept needs nothing of them (the
+	// outcome says it all), so they are applied only to the bets still
+	// without one when the journal ends.
+	pending []pendingRecord
+	// entry and spare are what an outcome entry is read into, and names
+	// the strings outcomes repeat, made once.
+	entry outcomeEntry
 	spare outcomeRecord
 	names map[string]string
+	// done are the journals read whole, each its bets; the bets are
+	// gathered once, when every journal is read.
+	done [][]Bet
 }
 
-// pendingRecord is a record kept to be decoded at the journal's end, and
-// its number in the journal.
+// pendingRecord is a created record kept to be applied at the journal's
+// end, its number in the journal, and its bet.
 type pendingRecord struct {
-	n int
-	b []byte
+	n   int
+	bet int
+	e   createdEntry
+	b   []byte // the record, when e could not be read from it
+}
+
+func newFold() *fold {
+	return &fold{index: map[string]int{}, names: map[string]string{}}
 }
 
 // begin starts on the journal j.
 func (f *fold) begin(j state.StoredJournal) {
-	f.j, f.start, f.n, f.service, f.account = j, len(f.bets), 0, "", ""
+	f.j, f.n, f.service, f.account = j, 0, "", ""
 	clear(f.index)
+	clear(f.bets)
+	f.bets = f.bets[:0]
 	clear(f.pending)
+	f.pending = f.pending[:0]
 }
 
-// drop leaves out the bets of a journal that does not read.
-func (f *fold) drop() {
-	clear(f.bets[f.start:])
-	f.bets = f.bets[:f.start]
-}
-
-// bet is the bet labelled l, made on its first record. The bets grow by
-// doubling, so a state's bets are copied about once as they are read.
-func (f *fold) bet(l string) *Bet {
+// bet is the index of the bet labelled l, made on its first record.
+func (f *fold) bet(l string) int {
 	k, ok := f.index[l]
 	if !ok {
 		k = len(f.bets)
 		f.index[l] = k
-		if len(f.bets) == cap(f.bets) {
-			grown := make([]Bet, len(f.bets), max(1024, 2*cap(f.bets)))
-			copy(grown, f.bets)
-			f.bets = grown
-		}
 		f.bets = append(f.bets, Bet{Plan: f.j.Name, Label: l})
 	}
-	return &f.bets[k]
+	return k
 }
 
 // record folds the journal's next record; b is the store's until it
@@ -207,20 +209,25 @@ func (f *fold) record(b []byte) error {
 	}
 	if op == "created" || op == "adopted" {
 		if l, ok := labelOf(b); ok {
-			if !f.bet(l).Final {
-				f.pending[l] = append(f.pending[l], pendingRecord{f.n, bytes.Clone(b)})
+			if k := f.bet(l); !f.bets[k].Final {
+				f.pending = append(f.pending, pendingRecord{n: f.n, bet: k})
+				p := &f.pending[len(f.pending)-1]
+				if !decodeCreatedEntry(b, &p.e, f.names) {
+					p.e = createdEntry{}
+					p.b = bytes.Clone(b)
+				}
 			}
 			return nil
 		}
 	}
 	if op == "outcome" {
 		f.spare = outcomeRecord{Sessions: f.spare.Sessions[:0]}
-		e := outcomeEntry{}
-		if decodeOutcomeEntry(b, &e, &f.spare, f.names) {
+		f.entry = outcomeEntry{}
+		if e := &f.entry; decodeOutcomeEntry(b, e, &f.spare, f.names) {
 			if e.label == "" {
 				return nil
 			}
-			bet := f.bet(e.label)
+			bet := &f.bets[f.bet(e.label)]
 			if e.betID != "" {
 				bet.BetID = e.betID
 			}
@@ -232,7 +239,6 @@ func (f *fold) record(b []byte) error {
 					}
 				}
 				applyOutcome(bet, e.outcome, at)
-				delete(f.pending, e.label)
 			}
 			return nil
 		}
@@ -254,7 +260,7 @@ func (f *fold) decode(b []byte, n int) error {
 	if r.Label == "" {
 		return nil
 	}
-	bet := f.bet(r.Label)
+	bet := &f.bets[f.bet(r.Label)]
 	if r.BetID != "" {
 		bet.BetID = r.BetID
 	}
@@ -266,7 +272,6 @@ func (f *fold) decode(b []byte, n int) error {
 	}
 	if o := r.Outcome; o != nil && !bet.Final {
 		applyOutcome(bet, o, r.Time)
-		delete(f.pending, r.Label)
 	}
 	return nil
 }
@@ -274,17 +279,22 @@ func (f *fold) decode(b []byte, n int) error {
 // finish decodes the created records of the bets left without an
 // outcome, and marks every bet with the journal's service and account.
 func (f *fold) finish() error {
-	bets := f.bets[f.start:]
-	for i := range bets {
-		for _, p := range f.pending[bets[i].Label] {
+	for _, p := range f.pending {
+		switch {
+		case f.bets[p.bet].Final:
+		case p.b != nil:
 			if err := f.decode(p.b, p.n); err != nil {
 				return err
+			}
+		default:
+			if err := p.e.apply(&f.bets[p.bet]); err != nil {
+				return fmt.Errorf("record %d does not read (%v)", p.n, err)
 			}
 		}
 	}
 	rehearsal := f.j.Rehearsal || f.service == rehearsalService || loopback(f.service)
-	for i := range bets {
-		bets[i].Service, bets[i].Account, bets[i].Rehearsal = f.service, f.account, rehearsal
+	for i := range f.bets {
+		f.bets[i].Service, f.bets[i].Account, f.bets[i].Rehearsal = f.service, f.account, rehearsal
 	}
 	return nil
 }

@@ -172,7 +172,7 @@ func scanJournal(path string, r io.Reader, record func([]byte) error) (j journal
 		switch {
 		case !complete:
 			whyNot = errors.New("no newline: the write never completed")
-		case !json.Valid(b) || b[0] != '{':
+		case !validJSON(b) || b[0] != '{':
 			var v map[string]any
 			if whyNot = json.Unmarshal(b, &v); whyNot == nil {
 				whyNot = errors.New("not a JSON object")

@@ -291,4 +291,15 @@ func TestRecordOverTheBound(t *testing.T) {
 	require.ErrorAs(t, err, &bad)
 	_, err = s.ReadAccount(ctx, key.Service())
 	require.ErrorAs(t, err, &bad)
+
+	// history asks for some ops only: the journal does not read still.
+	read := 0
+	require.NoError(t, s.ReadEvery(ctx, []string{"init"}, func(j state.StoredJournal) error {
+		read++
+		err := j.Read(func([]byte) error { return nil })
+		require.ErrorAs(t, err, &bad)
+		assert.Contains(t, err.Error(), "record 3 is longer than any record betplan writes")
+		return nil
+	}))
+	assert.Equal(t, 1, read)
 }
