@@ -247,16 +247,18 @@ func (l *lexer) quoted(s *[]byte) bool {
 	start := l.i
 	l.i++
 	for {
-		k := bytes.IndexAny(l.b[l.i:], "\"\\")
+		if l.i >= len(l.b) {
+			return false
+		}
+		k := bytes.IndexByte(l.b[l.i:], '"')
 		if k < 0 {
 			return false
 		}
-		l.i += k
-		if l.b[l.i] == '\\' {
-			l.i += 2
+		if e := bytes.IndexByte(l.b[l.i:l.i+k], '\\'); e >= 0 {
+			l.i += e + 2 // past the escape, which may be a quote
 			continue
 		}
-		l.i++
+		l.i += k + 1
 		*s = l.b[start:l.i]
 		return true
 	}

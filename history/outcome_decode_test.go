@@ -101,3 +101,16 @@ func TestCreatedEntryReadsAsEncodingJSON(t *testing.T) {
 		})
 	}
 }
+
+// Cut or broken records (never handed on by a store, which checks them)
+// make the readers give up, not fail.
+func TestEntryReadersGiveUpOnBrokenRecords(t *testing.T) {
+	rec := `{"op":"outcome","label":"bp:p:\"b\\","bet":"b","race":null,"outcome":{"result":"won","profit":-1.5e2,"sessions":[{"session":"A"}],"result_time":"2026-06-01T02:20:00Z"}}`
+	for i := range len(rec) {
+		var e outcomeEntry
+		var into outcomeRecord
+		assert.False(t, decodeOutcomeEntry([]byte(rec[:i]), &e, &into, map[string]string{}), "cut at %d", i)
+		var c createdEntry
+		assert.False(t, decodeCreatedEntry([]byte(rec[:i]), &c, map[string]string{}), "cut at %d", i)
+	}
+}
