@@ -107,7 +107,7 @@ func showHistory(ctx context.Context, sys *sysIO, o *historyOptions, args []stri
 	if err != nil {
 		return err
 	}
-	missing, lookupErr := o.completeOldBets(ctx, sys, bets, dir)
+	missing, lookupErr := o.completeOldBets(ctx, sys, bets, store)
 	s := history.Summarise(bets, q)
 	s.Skipped = skipped
 	if o.Reconcile {
@@ -148,26 +148,18 @@ func showHistory(ctx context.Context, sys *sysIO, o *historyOptions, args []stri
 
 // completeOldBets reads from the service, once, the outcomes of bets whose
 // journal kept none (written before outcome entries, or by a run that
-// never saw them end), through the outcome cache beside the journals of a
-// state dir. It returns the labels still without one.
-func (o *historyOptions) completeOldBets(ctx context.Context, sys *sysIO, bets []history.Bet, dir string) ([]string, error) {
+// never saw them end), through the outcome cache the state keeps (a file
+// of the state dir, a table of PostgreSQL). It returns the labels still
+// without one.
+func (o *historyOptions) completeOldBets(ctx context.Context, sys *sysIO, bets []history.Bet, store state.EveryReader) ([]string, error) {
 	idx := history.Unresolved(bets, time.Now().UTC().Format("2006-01-02"))
 	if len(idx) == 0 {
 		return nil, nil
 	}
-	cachePath := ""
-	if o.state.rawURL(sys) == "" {
-		if o.state.StateDir != "" {
-			dir = o.state.StateDir
-		}
-		if dir == "" {
-			dir = ".betplan"
-		}
-		cachePath = filepath.Join(dir, history.CacheName)
-	}
-	cache, err := history.OpenCache(cachePath)
+	kept, _ := store.(state.OutcomeCache)
+	cache, err := history.OpenCache(ctx, kept)
 	if err != nil {
-		return nil, err
+		return labelsOf(bets, idx), err
 	}
 	var svc history.Lookup
 	if o.service.rawBaseURL(sys) != "" {

@@ -6,10 +6,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/betplan/betplan/engine"
@@ -171,4 +173,31 @@ func BenchmarkHistory100k(b *testing.B) {
 			}
 		})
 	}
+}
+
+// A journal damaged in its middle, after outcomes history has read, is
+// named and left out whole: the totals are the other journals', never a
+// part of it.
+func TestHistoryDamagedJournalLeftOutWhole(t *testing.T) {
+	store, total := fillLocal(t, 3, 40)
+	_, damaged := journalRecords("plan01", 40)
+	dir := store.(local.Store).Layout.Dir
+	path := local.Layout{Dir: dir}.JournalPath("plan01", benchService)
+	b, err := os.ReadFile(path)
+	require.NoError(t, err)
+	lines := strings.SplitAfter(string(b), "\n")
+	half := len(lines) / 2
+	lines = append(lines[:half], append([]string{`{"serial":999,"op":"outcome","label":` + "\n"}, lines[half:]...)...)
+	require.NoError(t, os.WriteFile(path, []byte(strings.Join(lines, "")), 0o644))
+
+	bets, skipped, err := history.Read(context.Background(), store)
+	require.NoError(t, err)
+	require.Len(t, skipped, 1)
+	assert.Equal(t, path, skipped[0].Where)
+	assert.Contains(t, skipped[0].Reason, fmt.Sprintf(".jsonl:%d: the line does not read", half+1))
+	require.Len(t, bets, 80, "the other two journals' bets, none of the damaged one's")
+	for _, bet := range bets {
+		assert.NotEqual(t, "plan01", bet.Plan)
+	}
+	assert.Equal(t, total-damaged, history.Summarise(bets, history.Query{}).Total.Profit)
 }

@@ -1,66 +1,64 @@
 package history
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/betplan/betplan/apiclient"
+	"github.com/betplan/betplan/engine"
+	"github.com/betplan/betplan/state"
 )
 
 // Journals written before outcome entries existed hold no outcomes: their
 // bets are read from the service by label, once, and what was read is kept
-// in an outcome cache of history's own beside the journals (never in a
-// journal a run may be holding), so the next history reads the state
-// alone.
+// in an outcome cache of history's own the state keeps apart from the
+// journals (state.OutcomeCache: a file of a state dir, a table of
+// PostgreSQL; never a journal a run may be holding), so the next history
+// reads the state alone.
 
-// Lookup is what history asks the service: a label's notifications.
+// Lookup is what history asks the service: a label's notifications, and
+// a notification's bet records (a session's part each).
 type Lookup interface {
 	NotificationsByLabel(ctx context.Context, label string) ([]apiclient.Notification, error)
+	BetsByNotification(ctx context.Context, id int64) ([]apiclient.BetRecord, error)
 }
 
-// CacheName is the outcome cache's file in the state dir.
-const CacheName = "history-outcomes.jsonl"
-
-// Cache is the outcomes history read from the service, by label.
+// Cache is the outcomes history read from the service, by label, as the
+// state keeps them.
 type Cache struct {
-	path  string
+	store state.OutcomeCache // nil: the state keeps none
 	known map[string]*outcomeRecord
 }
 
-type cacheLine struct {
-	Label   string         `json:"label"`
-	Outcome *outcomeRecord `json:"outcome"`
+// cachedOutcome is a bet's outcome as the cache keeps it. SessionsRead
+// says its sessions were read from the bet records: an outcome an
+// earlier betplan kept without them is read again, once.
+type cachedOutcome struct {
+	outcomeRecord
+	SessionsRead bool `json:"sessions_read"`
 }
 
-// OpenCache reads the cache kept at path ("" keeps none); a line that does
-// not read is read again from the service.
-func OpenCache(path string) (*Cache, error) {
-	c := &Cache{path: path, known: map[string]*outcomeRecord{}}
-	if path == "" {
+// OpenCache reads the outcomes store keeps (nil: none); one that does not
+// read is read again from the service.
+func OpenCache(ctx context.Context, store state.OutcomeCache) (*Cache, error) {
+	c := &Cache{store: store, known: map[string]*outcomeRecord{}}
+	if store == nil {
 		return c, nil
 	}
-	b, err := os.ReadFile(path)
-	if errors.Is(err, os.ErrNotExist) {
-		return c, nil
-	}
+	err := store.ReadOutcomes(ctx, func(label string, b []byte) error {
+		var o cachedOutcome
+		if json.Unmarshal(b, &o) == nil && o.SessionsRead {
+			c.known[label] = &o.outcomeRecord
+		}
+		return nil
+	})
 	if err != nil {
 		return nil, fmt.Errorf("read the outcome cache: %w", err)
-	}
-	sc := bufio.NewScanner(bytes.NewReader(b))
-	sc.Buffer(nil, 1<<20)
-	for sc.Scan() {
-		var l cacheLine
-		if json.Unmarshal(sc.Bytes(), &l) == nil && l.Label != "" && l.Outcome != nil {
-			c.known[l.Label] = l.Outcome
-		}
 	}
 	return c, nil
 }
@@ -104,12 +102,12 @@ func Complete(ctx context.Context, bets []Bet, idx []int, svc Lookup, cache *Cac
 		return missing, nil
 	}
 	fmt.Fprintf(progress, "reading %d bets the journals kept no outcome of from the service, by label (once: kept in %s)\n", len(ask), cache.where())
-	var read []cacheLine
+	var read []state.KeptOutcome
 	for n, i := range ask {
 		if n > 0 && n%100 == 0 {
 			fmt.Fprintf(progress, "  %d of %d\n", n, len(ask))
 		}
-		ns, err := svc.NotificationsByLabel(ctx, bets[i].Label)
+		o, err := lookUp(ctx, svc, bets[i].Label)
 		if err != nil {
 			if ctx.Err() != nil {
 				return nil, ctx.Err()
@@ -117,17 +115,47 @@ func Complete(ctx context.Context, bets []Bet, idx []int, svc Lookup, cache *Cac
 			for _, j := range ask[n:] {
 				missing = append(missing, bets[j].Label)
 			}
-			err = fmt.Errorf("read bet %s from the service: %w", bets[i].Label, err)
-			return missing, errors.Join(err, cache.add(read))
+			return missing, errors.Join(err, cache.add(ctx, read))
 		}
-		o := notificationOutcome(ns)
 		if o == nil {
 			continue // not ended yet: asked again next time
 		}
 		applyOutcome(&bets[i], o, "")
-		read = append(read, cacheLine{bets[i].Label, o})
+		b, err := json.Marshal(cachedOutcome{*o, true})
+		if err != nil {
+			return nil, err
+		}
+		read = append(read, state.KeptOutcome{Label: bets[i].Label, Outcome: b})
 	}
-	return nil, cache.add(read)
+	return nil, cache.add(ctx, read)
+}
+
+// lookUp reads how the bet labelled label ended from the service: its
+// notification, and the bet records of the sessions that had it, as the
+// run that saw it end would have kept them. Nil while it has not ended.
+func lookUp(ctx context.Context, svc Lookup, label string) (*outcomeRecord, error) {
+	ns, err := svc.NotificationsByLabel(ctx, label)
+	if err != nil {
+		return nil, fmt.Errorf("read bet %s from the service: %w", label, err)
+	}
+	o := notificationOutcome(ns)
+	if o == nil {
+		return nil, nil
+	}
+	recs, err := svc.BetsByNotification(ctx, int64(ns[0].ID))
+	if err != nil {
+		return nil, fmt.Errorf("read the bet records of %s from the service: %w", label, err)
+	}
+	o.Sessions = make([]engine.SessionOutcome, 0, len(recs))
+	for _, r := range recs {
+		name := r.DisplayName
+		if strings.TrimSpace(name) == "" {
+			name = string(r.Bookie)
+		}
+		o.Sessions = append(o.Sessions, engine.SessionOutcome{Session: name, Accepted: Dollars(Cents(float64(r.Amount))),
+			Odds: float64(r.CurrentOdds), Profit: Dollars(Cents(float64(r.Profit)))})
+	}
+	return o, nil
 }
 
 // notificationOutcome is how a label's notification ended, or nil while it
@@ -162,35 +190,19 @@ func notificationOutcome(ns []apiclient.Notification) *outcomeRecord {
 }
 
 func (c *Cache) where() string {
-	if c.path == "" {
+	if c.store == nil {
 		return "no cache: this state keeps none"
 	}
-	return c.path
+	return fmt.Sprintf("the outcome cache of %s", c.store)
 }
 
-// add appends lines to the cache file.
-func (c *Cache) add(lines []cacheLine) error {
-	if c.path == "" || len(lines) == 0 {
+// add keeps outcomes in the cache.
+func (c *Cache) add(ctx context.Context, outcomes []state.KeptOutcome) error {
+	if c.store == nil || len(outcomes) == 0 {
 		return nil
 	}
-	var b bytes.Buffer
-	for _, l := range lines {
-		j, err := json.Marshal(l)
-		if err != nil {
-			return err
-		}
-		b.Write(append(j, '\n'))
-	}
-	if err := os.MkdirAll(filepath.Dir(c.path), 0o755); err != nil {
-		return err
-	}
-	f, err := os.OpenFile(c.path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
-	if err != nil {
+	if err := c.store.KeepOutcomes(ctx, outcomes); err != nil {
 		return fmt.Errorf("keep the outcome cache: %w", err)
 	}
-	if _, err := f.Write(b.Bytes()); err != nil {
-		f.Close()
-		return fmt.Errorf("keep the outcome cache: %w", err)
-	}
-	return f.Close()
+	return nil
 }

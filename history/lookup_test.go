@@ -3,27 +3,30 @@ package history_test
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/betplan/betplan/history"
 	"github.com/betplan/betplan/state"
+	"github.com/betplan/betplan/state/local"
+	"github.com/betplan/betplan/state/postgres"
+	"github.com/betplan/betplan/state/postgres/pgtest"
 )
 
-// Journals written before outcome entries existed: their bets are read
-// from the service by label once, with a progress line, kept in the
-// outcome cache beside the journals, and the totals are the service's
-// profits to the cent; the next history reads the cache alone. Without a
-// service and a cache, it says which bets are missing.
-func TestHistoryOldJournalsReadFromTheService(t *testing.T) {
-	c := newCard(t, localStore)
-	c.play()
-	want := c.serviceProfit()
+// stripOutcomes makes the card's journals as an earlier betplan wrote
+// them: no outcome entries.
+func stripOutcomes(t *testing.T, c *card, stateURL, schema string) {
+	if stateURL != "" {
+		pgtest.Exec(t, stateURL, "DELETE FROM "+pgx.Identifier{schema, "journal"}.Sanitize()+" WHERE entry->>'op' = 'outcome'")
+		return
+	}
 	dir := filepath.Join(c.dir, "state")
 	journals, err := filepath.Glob(filepath.Join(dir, "sim", "*.journal.jsonl"))
 	require.NoError(t, err)
@@ -41,36 +44,72 @@ func TestHistoryOldJournalsReadFromTheService(t *testing.T) {
 		}
 		require.NoError(t, os.WriteFile(p, []byte(strings.Join(kept, "")), 0o644))
 	}
+}
+
+// Journals written before outcome entries existed: their bets are read
+// from the service by label once, with a progress line, kept in the
+// state's outcome cache (a file beside the journals, a table of
+// PostgreSQL), and the totals are the service's profits to the cent, by
+// session too; the next history reads the cache alone. Without a service
+// and a cache, it says which bets are missing.
+func TestHistoryOldJournalsReadFromTheService(t *testing.T) {
+	for _, st := range []string{"local", "postgres"} {
+		t.Run(st, func(t *testing.T) {
+			var stateURL, schema string
+			store := localStore
+			if st == "postgres" {
+				stateURL, schema = pgtest.Schema(t)
+				cfg, err := postgres.ParseURL(stateURL, "", false)
+				require.NoError(t, err)
+				store = func(string) state.Store { return postgres.New(cfg) }
+			}
+			oldJournals(t, newCard(t, store), stateURL, schema)
+		})
+	}
+}
+
+func oldJournals(t *testing.T, c *card, stateURL, schema string) {
+	c.play()
+	want := c.serviceProfit()
 	read := func() []history.Bet {
 		bets, skipped, err := history.Read(context.Background(), c.store.(state.EveryReader))
 		require.NoError(t, err)
 		require.Empty(t, skipped)
 		return bets
 	}
+	bySession := func(bets []history.Bet) string {
+		s := history.Summarise(bets, history.Query{By: []string{"session"}, Sim: true})
+		var out bytes.Buffer
+		require.NoError(t, history.WriteJSON(&out, &s))
+		return out.String()
+	}
+	journalled := bySession(read())
+	stripOutcomes(t, c, stateURL, schema)
 	today := c.clock.Now().AddDate(0, 0, 3).Format("2006-01-02")
-	cachePath := filepath.Join(dir, history.CacheName)
+	kept := c.store.(state.OutcomeCache)
 
 	bets := read()
 	idx := history.Unresolved(bets, today)
 	require.Len(t, idx, len(c.bets), "every bet of the old journals")
-	empty, err := history.OpenCache("")
+	empty, err := history.OpenCache(context.Background(), nil)
 	require.NoError(t, err)
 	missing, err := history.Complete(context.Background(), bets, idx, nil, empty, &bytes.Buffer{})
 	require.NoError(t, err)
 	assert.Len(t, missing, len(c.bets), "no service, no cache: every one is missing")
 
-	cache, err := history.OpenCache(cachePath)
+	cache, err := history.OpenCache(context.Background(), kept)
 	require.NoError(t, err)
 	var progress bytes.Buffer
 	missing, err = history.Complete(context.Background(), bets, idx, c.client(), cache, &progress)
 	require.NoError(t, err)
 	assert.Empty(t, missing)
-	assert.Contains(t, progress.String(), "reading 9 bets the journals kept no outcome of from the service")
+	assert.Contains(t, progress.String(), fmt.Sprintf("reading %d bets the journals kept no outcome of from the service", len(c.bets)))
 	s := history.Summarise(bets, history.Query{Sim: true})
 	assert.Equal(t, want, s.Total.Profit)
+	assert.Equal(t, journalled, bySession(bets), "by session, the looked-up bets split as the journalled ones did")
 
 	again := read()
-	cache, err = history.OpenCache(cachePath)
+	cache, err = history.OpenCache(context.Background(), kept)
 	require.NoError(t, err)
 	progress.Reset()
 	missing, err = history.Complete(context.Background(), again, history.Unresolved(again, today), nil, cache, &progress)
@@ -80,4 +119,16 @@ func TestHistoryOldJournalsReadFromTheService(t *testing.T) {
 	s2 := history.Summarise(again, history.Query{Sim: true})
 	assert.Equal(t, want, s2.Total.Profit)
 	assert.Equal(t, s.Total.Refused, s2.Total.Refused)
+	assert.Equal(t, journalled, bySession(again), "by session, from the cache")
+
+	if stateURL != "" {
+		var n int
+		pgtest.Query(t, stateURL, "SELECT count(*) FROM "+pgx.Identifier{schema, "history_outcomes"}.Sanitize(), nil, &n)
+		assert.Equal(t, len(c.bets), n, "a row a bet in the cache's table")
+		pgtest.Query(t, stateURL, "SELECT count(*) FROM "+pgx.Identifier{schema, "journal"}.Sanitize()+" WHERE entry->>'op' = 'outcome'", nil, &n)
+		assert.Zero(t, n, "nothing written into a journal")
+	} else {
+		_, err := os.Stat(filepath.Join(c.dir, "state", local.OutcomeCacheName))
+		require.NoError(t, err, "the cache beside the journals")
+	}
 }

@@ -142,7 +142,7 @@ func Summarise(bets []Bet, q Query) Summary {
 	if len(by) == 0 {
 		by = []string{"plan"}
 	}
-	var kept []*Bet
+	kept := make([]*Bet, 0, len(bets))
 	accounts := map[string]bool{}
 	for i := range bets {
 		b := &bets[i]
@@ -158,7 +158,13 @@ func Summarise(bets []Bet, q Query) Summary {
 		by = append([]string{"account"}, by...)
 	}
 	session := slices.Contains(by, "session")
-	var items []item
+	n := len(kept)
+	if session {
+		for _, b := range kept {
+			n += len(b.Sessions)
+		}
+	}
+	items := make([]item, 0, n)
 	for _, b := range kept {
 		if !session || len(b.Sessions) == 0 {
 			items = append(items, item{keys: keysOf(b, nil, by), result: b.Result, accepted: b.Accepted, profit: b.Profit,
@@ -373,9 +379,19 @@ func measure(all []item, order []int32) Measures {
 
 // curves are each plan's cumulative profit over time, for the chart.
 func curves(bets []*Bet) []Curve {
-	byPlan := map[string][]*Bet{}
+	ends := func(b *Bet) bool { return b.Final && b.Result != "not_placed" && !b.At.IsZero() }
+	count := map[string]int{}
 	for _, b := range bets {
-		if b.Final && b.Result != "not_placed" && !b.At.IsZero() {
+		if ends(b) {
+			count[b.Plan]++
+		}
+	}
+	byPlan := make(map[string][]*Bet, len(count))
+	for _, b := range bets {
+		if ends(b) {
+			if byPlan[b.Plan] == nil {
+				byPlan[b.Plan] = make([]*Bet, 0, count[b.Plan])
+			}
 			byPlan[b.Plan] = append(byPlan[b.Plan], b)
 		}
 	}
@@ -383,7 +399,7 @@ func curves(bets []*Bet) []Curve {
 	for _, p := range slices.Sorted(maps.Keys(byPlan)) {
 		bs := byPlan[p]
 		sort.SliceStable(bs, func(a, b int) bool { return bs[a].At.Before(bs[b].At) })
-		c := Curve{Plan: p}
+		c := Curve{Plan: p, Points: make([]Point, 0, len(bs))}
 		var cum int64
 		for _, b := range bs {
 			cum += b.Profit

@@ -12,9 +12,8 @@ import (
 	"math"
 	"net"
 	"net/url"
-	"runtime"
+	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/betplan/betplan/engine"
@@ -67,69 +66,29 @@ type Skipped struct {
 }
 
 // Read reads every journal store keeps into its bets, in plan and journal
-// order; journals that do not read are skipped and named. The journals
-// are folded side by side, one a CPU, as the store reads them, so no more
-// than a journal a CPU is held at once, and the store is asked only for
-// the records history reads (wanted).
+// order; journals that do not read are skipped and named. Each journal is
+// folded record by record as the store reads it, so none is held whole,
+// and the store is asked only for the records history reads (wanted).
 func Read(ctx context.Context, store state.EveryReader) ([]Bet, []Skipped, error) {
-	type folded struct {
-		where string
-		bets  []Bet
-		err   error
-	}
-	type job struct {
-		i int
-		j state.StoredJournal
-	}
-	var (
-		mu  sync.Mutex
-		out []folded
-	)
-	next := make(chan job)
-	var wg sync.WaitGroup
-	for range max(1, runtime.GOMAXPROCS(0)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for jb := range next {
-				f := folded{where: jb.j.Where, err: jb.j.Err}
-				if f.err == nil {
-					f.bets, f.err = journalBets(jb.j)
-				}
-				mu.Lock()
-				out[jb.i] = f
-				mu.Unlock()
-			}
-		}()
-	}
-	n := 0
+	var skipped []Skipped
+	f := newFold()
 	err := store.ReadEvery(ctx, wantedOps, func(j state.StoredJournal) error {
-		mu.Lock()
-		out = append(out, folded{})
-		mu.Unlock()
-		next <- job{n, j}
-		n++
+		f.begin(j)
+		err := j.Read(f.record)
+		if err == nil {
+			err = f.finish()
+		}
+		if err != nil {
+			skipped = append(skipped, Skipped{Where: j.Where, Reason: err.Error()})
+			return nil
+		}
+		f.done = append(f.done, slices.Clone(f.bets))
 		return nil
 	})
-	close(next)
-	wg.Wait()
 	if err != nil {
 		return nil, nil, err
 	}
-	total := 0
-	for _, f := range out {
-		total += len(f.bets)
-	}
-	bets := make([]Bet, 0, total)
-	var skipped []Skipped
-	for _, f := range out {
-		if f.err != nil {
-			skipped = append(skipped, Skipped{Where: f.where, Reason: f.err.Error()})
-			continue
-		}
-		bets = append(bets, f.bets...)
-	}
-	return bets, skipped, nil
+	return slices.Concat(f.done...), skipped, nil
 }
 
 // record is what history reads of a journal entry.
@@ -181,75 +140,163 @@ var wantedOps = []string{"init", "service", "created", "adopted", "outcome"}
 // unknownOp is opOf's answer for a record whose op it cannot read.
 const unknownOp = "?"
 
-// journalBets folds one journal into its bets: every label with a
-// notification, and the outcome kept for it.
-func journalBets(j state.StoredJournal) ([]Bet, error) {
-	var service, account string
-	index := map[string]int{}
-	var bets []Bet
-	// A bet whose outcome was kept needs nothing of its created entry:
-	// the outcome says it all, so only the others' are decoded.
-	withOutcome := map[string]bool{}
-	ops := make([]string, len(j.Records))
-	for i, b := range j.Records {
-		ops[i] = opOf(b)
-		if ops[i] == "outcome" {
-			if l, ok := labelOf(b); ok {
-				withOutcome[l] = true
-			}
-		}
+// fold folds the journals into their bets, one journal at a time and a
+// record at a time: every label with a notification, and the outcome kept
+// for it.
+type fold struct {
+	// Of the journal being read:
+	j                state.StoredJournal
+	bets             []Bet // its bets so far
+	n                int   // records read
+	service, account string
+	index            map[string]int // its bets by label
+	// pending are the created (and adopted) records of the journal, in
+	// order: a bet whose outcome was kept needs nothing of them (the
+	// outcome says it all), so they are applied only to the bets still
+	// without one when the journal ends.
+	pending []pendingRecord
+	// entry and spare are what an outcome entry is read into, and names
+	// the strings outcomes repeat, made once.
+	entry outcomeEntry
+	spare outcomeRecord
+	names map[string]string
+	// done are the journals read whole, each its bets; the bets are
+	// gathered once, when every journal is read.
+	done [][]Bet
+}
+
+// pendingRecord is a created record kept to be applied at the journal's
+// end, its number in the journal, and its bet.
+type pendingRecord struct {
+	n   int
+	bet int
+	e   createdEntry
+	b   []byte // the record, when e could not be read from it
+}
+
+func newFold() *fold {
+	return &fold{index: map[string]int{}, names: map[string]string{}}
+}
+
+// begin starts on the journal j.
+func (f *fold) begin(j state.StoredJournal) {
+	f.j, f.n, f.service, f.account = j, 0, "", ""
+	clear(f.index)
+	clear(f.bets)
+	f.bets = f.bets[:0]
+	clear(f.pending)
+	f.pending = f.pending[:0]
+}
+
+// bet is the index of the bet labelled l, made on its first record.
+func (f *fold) bet(l string) int {
+	k, ok := f.index[l]
+	if !ok {
+		k = len(f.bets)
+		f.index[l] = k
+		f.bets = append(f.bets, Bet{Plan: f.j.Name, Label: l})
 	}
-	for i, b := range j.Records {
-		op := ops[i]
-		if !wanted[op] {
-			continue
-		}
-		if op == "created" || op == "adopted" {
-			if l, ok := labelOf(b); ok && withOutcome[l] {
-				if _, seen := index[l]; !seen {
-					index[l] = len(bets)
-					bets = append(bets, Bet{Plan: j.Name, Label: l})
+	return k
+}
+
+// record folds the journal's next record; b is the store's until it
+// returns.
+func (f *fold) record(b []byte) error {
+	f.n++
+	op := opOf(b)
+	if !wanted[op] {
+		return nil
+	}
+	if op == "created" || op == "adopted" {
+		if l, ok := labelOf(b); ok {
+			if k := f.bet(l); !f.bets[k].Final {
+				f.pending = append(f.pending, pendingRecord{n: f.n, bet: k})
+				p := &f.pending[len(f.pending)-1]
+				if !decodeCreatedEntry(b, &p.e, f.names) {
+					p.e = createdEntry{}
+					p.b = bytes.Clone(b)
 				}
-				continue
 			}
-		}
-		var r record
-		if err := json.Unmarshal(b, &r); err != nil {
-			return nil, fmt.Errorf("record %d does not read (%v)", i+1, err)
-		}
-		switch r.Op {
-		case "init", "service":
-			service, account = r.Service, r.Account
-			continue
-		}
-		if r.Label == "" {
-			continue
-		}
-		k, ok := index[r.Label]
-		if !ok {
-			k = len(bets)
-			index[r.Label] = k
-			bets = append(bets, Bet{Plan: j.Name, Label: r.Label})
-		}
-		bet := &bets[k]
-		if r.BetID != "" {
-			bet.BetID = r.BetID
-		}
-		if r.Race != nil {
-			bet.Venue, bet.Code = r.Race.Venue, r.Race.Code
-			if !r.Race.Start.IsZero() {
-				bet.Day = r.Race.Start.Format("2006-01-02")
-			}
-		}
-		if o := r.Outcome; o != nil && !bet.Final {
-			applyOutcome(bet, o, r.Time)
+			return nil
 		}
 	}
-	rehearsal := j.Rehearsal || service == rehearsalService || loopback(service)
-	for i := range bets {
-		bets[i].Service, bets[i].Account, bets[i].Rehearsal = service, account, rehearsal
+	if op == "outcome" {
+		f.spare = outcomeRecord{Sessions: f.spare.Sessions[:0]}
+		f.entry = outcomeEntry{}
+		if e := &f.entry; decodeOutcomeEntry(b, e, &f.spare, f.names) {
+			if e.label == "" {
+				return nil
+			}
+			bet := &f.bets[f.bet(e.label)]
+			if e.betID != "" {
+				bet.BetID = e.betID
+			}
+			if e.outcome != nil && !bet.Final {
+				var at string
+				if e.outcome.ResultTime.IsZero() && len(e.time) > 1 {
+					if err := json.Unmarshal(e.time, &at); err != nil {
+						return fmt.Errorf("record %d does not read (%v)", f.n, err)
+					}
+				}
+				applyOutcome(bet, e.outcome, at)
+			}
+			return nil
+		}
 	}
-	return bets, nil
+	return f.decode(b, f.n)
+}
+
+// decode folds a record read whole.
+func (f *fold) decode(b []byte, n int) error {
+	var r record
+	if err := json.Unmarshal(b, &r); err != nil {
+		return fmt.Errorf("record %d does not read (%v)", n, err)
+	}
+	switch r.Op {
+	case "init", "service":
+		f.service, f.account = r.Service, r.Account
+		return nil
+	}
+	if r.Label == "" {
+		return nil
+	}
+	bet := &f.bets[f.bet(r.Label)]
+	if r.BetID != "" {
+		bet.BetID = r.BetID
+	}
+	if r.Race != nil {
+		bet.Venue, bet.Code = r.Race.Venue, r.Race.Code
+		if !r.Race.Start.IsZero() {
+			bet.Day = r.Race.Start.Format("2006-01-02")
+		}
+	}
+	if o := r.Outcome; o != nil && !bet.Final {
+		applyOutcome(bet, o, r.Time)
+	}
+	return nil
+}
+
+// finish decodes the created records of the bets left without an
+// outcome, and marks every bet with the journal's service and account.
+func (f *fold) finish() error {
+	for _, p := range f.pending {
+		switch {
+		case f.bets[p.bet].Final:
+		case p.b != nil:
+			if err := f.decode(p.b, p.n); err != nil {
+				return err
+			}
+		default:
+			if err := p.e.apply(&f.bets[p.bet]); err != nil {
+				return fmt.Errorf("record %d does not read (%v)", p.n, err)
+			}
+		}
+	}
+	rehearsal := f.j.Rehearsal || f.service == rehearsalService || loopback(f.service)
+	for i := range f.bets {
+		f.bets[i].Service, f.bets[i].Account, f.bets[i].Rehearsal = f.service, f.account, rehearsal
+	}
+	return nil
 }
 
 // applyOutcome fills bet from the outcome its journal kept at.

@@ -6,19 +6,18 @@ import "context"
 // and service, without any lock and writing nothing: `betplan history`
 // reads a whole state so, while runs may hold their plans' locks.
 //
-// ReadEvery hands each journal to each as soon as it is read, in order,
-// so a reader holds one journal at a time, not the whole state; an error
-// from each stops the read and is returned. Given ops, a store may leave
-// out records whose op is known and not one of them (a store that can
-// select them cheaply does); a record whose op it cannot tell is kept.
-// Nil ops: every record.
+// ReadEvery hands each journal to each, in order, from its own goroutine;
+// each reads the journal's records through Read before it returns, so no
+// journal is ever held whole. An error from each stops the read and is
+// returned. Given ops, a store may leave out records whose op is known
+// and not one of them (a store that can select them cheaply does); a
+// record whose op it cannot tell is kept. Nil ops: every record.
 type EveryReader interface {
 	ReadEvery(ctx context.Context, ops []string, each func(StoredJournal) error) error
 }
 
 // StoredJournal is one plan's journal against one service, as a store
-// keeps it. A journal that could not be read has Err set and no records:
-// the others are read still, and the reader names it.
+// keeps it.
 type StoredJournal struct {
 	Name string // the plan's name
 	// Where names the journal in messages: its file, or its plan's row.
@@ -26,6 +25,12 @@ type StoredJournal struct {
 	// Rehearsal marks a journal a rehearsal kept apart (run --sim's own
 	// folder of the state dir).
 	Rehearsal bool
-	Records   [][]byte
-	Err       error
+	// Read hands the journal's complete records to record one at a time,
+	// in order; a record's bytes are the store's, valid only during the
+	// call. It returns record's first error, or why the journal does not
+	// read (a BadJournalError for damage): records handed on before the
+	// damage was found are then to be dropped with the rest, and the
+	// others journals are read still. Read is called at most once, before
+	// each returns.
+	Read func(record func([]byte) error) error
 }

@@ -13,3 +13,9 @@ func TestConformance(t *testing.T) {
 		return local.Store{Layout: local.Layout{Dir: t.TempDir(), LockDir: t.TempDir()}}
 	})
 }
+
+func TestOutcomeCacheConformance(t *testing.T) {
+	statetest.RunOutcomeCacheTests(t, func(t *testing.T) state.OutcomeCache {
+		return local.Store{Layout: local.Layout{Dir: t.TempDir(), LockDir: t.TempDir()}}
+	})
+}

@@ -2,7 +2,6 @@ package local
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -17,8 +16,9 @@ var _ state.EveryReader = Store{}
 // journal an earlier betplan kept per plan whatever the service is read
 // only while its plan has no journal of a service yet: a run moves it into
 // one (and sets the old file aside), so it is never counted twice.
-// Each journal is handed on as it is read, so one is held at a time; ops
-// is not applied here (every line is read from the file anyway).
+// Each journal's records are read from its file as each reads them, so no
+// more than a record is held; ops is not applied here (every line is read
+// from the file anyway).
 func (s Store) ReadEvery(_ context.Context, _ []string, each func(state.StoredJournal) error) error {
 	layout := s.Layout.WithDefaults("")
 	for _, dir := range []struct {
@@ -41,17 +41,8 @@ func (s Store) ReadEvery(_ context.Context, _ []string, each func(state.StoredJo
 			if !isKeyed && keyed[name] {
 				continue
 			}
-			if fi, err := os.Lstat(p); err != nil || !fi.Mode().IsRegular() {
-				if err == nil {
-					err = &state.BadJournalError{Path: p, Reason: "not a regular file"}
-				}
-				if err := each(state.StoredJournal{Name: name, Where: p, Rehearsal: dir.rehearsal, Err: err}); err != nil {
-					return err
-				}
-				continue
-			}
-			records, err := ReadLog(p)
-			if err := each(state.StoredJournal{Name: name, Where: p, Rehearsal: dir.rehearsal, Records: records, Err: err}); err != nil {
+			read := func(record func([]byte) error) error { return EachRecord(p, record) }
+			if err := each(state.StoredJournal{Name: name, Where: p, Rehearsal: dir.rehearsal, Read: read}); err != nil {
 				return err
 			}
 		}

@@ -56,13 +56,11 @@ func OpenLog(path string) (*FileLog, error) {
 		return nil, fmt.Errorf("create state dir: %w", err)
 	}
 	l := &FileLog{}
-	j, err := readJournalFile(path)
+	j, err := readJournalFile(path, l.keep)
 	switch {
 	case errors.Is(err, os.ErrNotExist):
 	case err != nil:
 		return nil, journalReadError(err)
-	default:
-		l.records = j.records
 	}
 	if j.good < j.size {
 		kept, err := keepTorn(path, j.tail)
@@ -92,23 +90,42 @@ func OpenLog(path string) (*FileLog, error) {
 // writing; a missing journal has none. A torn last write is skipped, not
 // repaired: the run that next takes the lock repairs it.
 func ReadLog(path string) ([][]byte, error) {
-	j, err := readJournalFile(path)
+	var l FileLog
+	if err := EachRecord(path, l.keep); err != nil {
+		return nil, err
+	}
+	return l.records, nil
+}
+
+// keep keeps a copy of a record read.
+func (l *FileLog) keep(record []byte) error {
+	l.records = append(l.records, bytes.Clone(record))
+	return nil
+}
+
+// EachRecord hands the journal's complete records to record one at a
+// time, in order, without opening it for writing and holding no more than
+// a record of it: a record's bytes are valid only during the call. A
+// missing journal has none; a torn last write is skipped, not repaired.
+// Damage (a state.BadJournalError) is found only where it is, so records
+// before it have been handed on when it is returned.
+func EachRecord(path string, record func([]byte) error) error {
+	_, err := readJournalFile(path, record)
 	if errors.Is(err, os.ErrNotExist) {
-		return nil, nil
+		return nil
 	}
 	if err != nil {
-		return nil, journalReadError(err)
+		return journalReadError(err)
 	}
-	return j.records, nil
+	return nil
 }
 
 // journalFile is what reading a journal file found.
 type journalFile struct {
-	records   [][]byte // its complete records
-	good      int64    // where they end
-	goodLines int      // the lines up to good
-	tail      []byte   // what follows good: a torn last write
-	size      int64    // the file's length
+	good      int64  // where its complete records end
+	goodLines int    // the lines up to good
+	tail      []byte // what follows good: a torn last write
+	size      int64  // the file's length
 }
 
 // scanJournal cuts a journal file into its complete records, one line at
@@ -119,7 +136,9 @@ type journalFile struct {
 // out (OpenLog cuts it off). A line that is not one with a record after
 // it is damage: state.BadJournalError. So is a line over the bound,
 // wherever it is: no betplan writes one, and it is not read whole.
-func scanJournal(path string, r io.Reader) (j journalFile, err error) {
+// Each complete record is handed to record as soon as it is read; its
+// bytes are the reader's buffer, valid only during the call.
+func scanJournal(path string, r io.Reader, record func([]byte) error) (j journalFile, err error) {
 	br := bufio.NewReaderSize(r, 64<<10)
 	tornLine := 0
 	var tornErr error
@@ -153,7 +172,7 @@ func scanJournal(path string, r io.Reader) (j journalFile, err error) {
 		switch {
 		case !complete:
 			whyNot = errors.New("no newline: the write never completed")
-		case !json.Valid(b) || b[0] != '{':
+		case !validJSON(b) || b[0] != '{':
 			var v map[string]any
 			if whyNot = json.Unmarshal(b, &v); whyNot == nil {
 				whyNot = errors.New("not a JSON object")
@@ -166,21 +185,28 @@ func scanJournal(path string, r io.Reader) (j journalFile, err error) {
 			tornLine, tornErr = line, whyNot
 			continue
 		}
-		j.records = append(j.records, b)
+		if err := record(b); err != nil {
+			return j, err
+		}
 		j.good, j.goodLines, j.tail = j.size, line, nil
 	}
 }
 
 // readLine reads one line and its newline (complete), or what is left of
 // the file; over says the line runs past state.MaxRecord, and then the
-// rest of it is not read.
+// rest of it is not read. A line that fits the reader's buffer is not
+// copied: raw is then valid until the next read.
 func readLine(br *bufio.Reader) (raw []byte, complete, over bool, err error) {
 	for {
 		chunk, err := br.ReadSlice('\n')
 		if len(raw)+len(chunk) > state.MaxRecord+2 { // the record, a CR and its newline
 			return nil, false, true, nil
 		}
-		raw = append(raw, chunk...)
+		if raw == nil && !errors.Is(err, bufio.ErrBufferFull) {
+			raw = chunk
+		} else {
+			raw = append(raw, chunk...)
+		}
 		switch {
 		case err == nil:
 			return raw, true, false, nil
@@ -196,7 +222,7 @@ func readLine(br *bufio.Reader) (raw []byte, complete, over bool, err error) {
 // readJournalFile reads a local journal, refusing anything but a regular
 // file: a journal that is a symbolic link could make two plans share one,
 // or write a plan's journal where the user never meant it to be.
-func readJournalFile(path string) (journalFile, error) {
+func readJournalFile(path string, record func([]byte) error) (journalFile, error) {
 	fi, err := os.Lstat(path)
 	if err != nil {
 		return journalFile{}, err
@@ -209,7 +235,7 @@ func readJournalFile(path string) (journalFile, error) {
 		return journalFile{}, err
 	}
 	defer f.Close()
-	return scanJournal(path, f)
+	return scanJournal(path, f, record)
 }
 
 func fileKind(m os.FileMode) string {

@@ -15,6 +15,13 @@ func TestConformance(t *testing.T) {
 	})
 }
 
+func TestOutcomeCacheConformance(t *testing.T) {
+	statetest.RunOutcomeCacheTests(t, func(t *testing.T) state.OutcomeCache {
+		s, _, _ := newStore(t)
+		return s
+	})
+}
+
 // As main runs it: this host's lock file first, then the database's lock.
 func TestConformanceUnderTheHostLock(t *testing.T) {
 	statetest.RunTests(t, func(t *testing.T) state.Store {

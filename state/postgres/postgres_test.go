@@ -291,4 +291,48 @@ func TestRecordOverTheBound(t *testing.T) {
 	require.ErrorAs(t, err, &bad)
 	_, err = s.ReadAccount(ctx, key.Service())
 	require.ErrorAs(t, err, &bad)
+
+	// history asks for some ops only: the journal does not read still.
+	read := 0
+	require.NoError(t, s.ReadEvery(ctx, []string{"init"}, func(j state.StoredJournal) error {
+		read++
+		err := j.Read(func([]byte) error { return nil })
+		require.ErrorAs(t, err, &bad)
+		assert.Contains(t, err.Error(), "record 3 is longer than any record betplan writes")
+		return nil
+	}))
+	assert.Equal(t, 1, read)
+}
+
+// A schema an earlier betplan made (version 2, before the outcome cache):
+// reading the cache finds none and writes nothing; keeping one brings the
+// schema to the version with its table, the journals untouched.
+func TestOutcomeCacheOnAnEarlierSchema(t *testing.T) {
+	t.Parallel()
+	s, server, schema := newStore(t)
+	ctx := context.Background()
+	l, err := s.Lock(ctx, state.LockRequest{PlanKey: key})
+	require.NoError(t, err)
+	require.NoError(t, l.Append(1, []byte(`{"serial":1,"lineage":"ab","op":"init"}`)))
+	require.NoError(t, l.Release())
+	pgtest.Exec(t, server, fmt.Sprintf("DROP TABLE %[1]s.history_outcomes; DELETE FROM %[1]s.schema_version WHERE version > 2", schema))
+
+	n := 0
+	require.NoError(t, s.ReadOutcomes(ctx, func(string, []byte) error { n++; return nil }))
+	assert.Zero(t, n)
+	var top int
+	pgtest.Query(t, server, fmt.Sprintf("SELECT max(version) FROM %s.schema_version", schema), nil, &top)
+	assert.Equal(t, 2, top, "a read migrates nothing")
+
+	require.NoError(t, s.KeepOutcomes(ctx, []state.KeptOutcome{{Label: "bp:card:b1:1", Outcome: []byte(`{"result":"won","profit":3.5}`)}}))
+	pgtest.Query(t, server, fmt.Sprintf("SELECT max(version) FROM %s.schema_version", schema), nil, &top)
+	assert.Equal(t, postgres.SchemaVersion, top)
+	var label, outcome string
+	pgtest.Query(t, server, fmt.Sprintf("SELECT label, outcome::text FROM %s.history_outcomes", schema), nil, &label, &outcome)
+	assert.Equal(t, "bp:card:b1:1", label)
+	assert.JSONEq(t, `{"result":"won","profit":3.5}`, outcome)
+	records, err := s.ReadLog(ctx, key)
+	require.NoError(t, err)
+	require.Len(t, records, 1, "the journal as it was")
+	assert.JSONEq(t, `{"serial":1,"lineage":"ab","op":"init"}`, string(records[0]))
 }

@@ -41,6 +41,13 @@ var migrations = []string{
 	// The kill switch (betplan stop): while set, no run of the plan
 	// creates anything.
 	`ALTER TABLE {s}.plans ADD COLUMN stop_mark jsonb`,
+	// history's outcome cache: what it read from the service of bets
+	// whose journals kept no outcome, apart from every journal.
+	`CREATE TABLE {s}.history_outcomes (
+		label text PRIMARY KEY,
+		outcome jsonb NOT NULL,
+		kept_at timestamptz NOT NULL DEFAULT now()
+	)`,
 }
 
 // SchemaVersion is the version of the schema this betplan writes.

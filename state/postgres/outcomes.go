@@ -1,0 +1,79 @@
+package postgres
+
+import (
+	"context"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/betplan/betplan/state"
+)
+
+var _ state.OutcomeCache = (*Store)(nil)
+
+// outcomesVersion is the schema version that made the outcome cache's
+// table.
+const outcomesVersion = 3
+
+// ReadOutcomes reads the outcome cache's table on a connection that
+// writes nothing: a schema made before the table (or none) has none kept.
+func (s *Store) ReadOutcomes(ctx context.Context, each func(label string, outcome []byte) error) error {
+	return s.readOnly(ctx, func(conn *pgx.Conn) error {
+		v, err := s.version(ctx, conn)
+		if err != nil {
+			return s.unavailable(err)
+		}
+		if v < outcomesVersion {
+			return nil
+		}
+		rows, err := conn.Query(ctx, "SELECT label, outcome::text FROM "+s.table("history_outcomes")+" ORDER BY kept_at, label")
+		if err != nil {
+			return s.unavailable(err)
+		}
+		var label string
+		var outcome []byte
+		var eachErr error
+		_, err = pgx.ForEachRow(rows, []any{&label, &outcome}, func() error {
+			eachErr = each(label, outcome)
+			return eachErr
+		})
+		if eachErr != nil {
+			return eachErr
+		}
+		if err != nil {
+			return s.unavailable(err)
+		}
+		return nil
+	})
+}
+
+// KeepOutcomes writes the outcomes into the outcome cache's table in one
+// statement, bringing the schema up to date first (the table is version
+// 3's).
+func (s *Store) KeepOutcomes(ctx context.Context, outcomes []state.KeptOutcome) error {
+	if len(outcomes) == 0 {
+		return nil
+	}
+	// One row a label, the last given: a statement may not change a row
+	// twice.
+	at := map[string]int{}
+	var labels, bodies []string
+	for _, o := range outcomes {
+		if i, ok := at[o.Label]; ok {
+			bodies[i] = string(o.Outcome)
+			continue
+		}
+		at[o.Label] = len(labels)
+		labels, bodies = append(labels, o.Label), append(bodies, string(o.Outcome))
+	}
+	conn, err := s.connect(ctx, false)
+	if err != nil {
+		return err
+	}
+	defer closeConn(conn)
+	_, err = conn.Exec(ctx, "INSERT INTO "+s.table("history_outcomes")+" (label, outcome) SELECT * FROM unnest($1::text[], $2::jsonb[])"+
+		" ON CONFLICT (label) DO UPDATE SET outcome = EXCLUDED.outcome, kept_at = now()", labels, bodies)
+	if err != nil {
+		return s.unavailable(err)
+	}
+	return nil
+}
