@@ -144,12 +144,19 @@ func (l *lease) check() error {
 	})
 }
 
-// Release closes the session, which frees the advisory lock.
+// Release frees the advisory lock, then closes the session. Closing
+// alone would free it too, but only once the server's backend has gone,
+// after Release returned: a run started right after (the next cron run, a
+// run after a stop) could find the lock still held and be refused.
 func (l *lease) Release() error {
 	close(l.stop)
 	<-l.done
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second) // as closeConn
+	defer cancel()
+	// An error (a session already lost) leaves the lock to the session's end.
+	_, _ = l.conn.Exec(ctx, "SELECT pg_advisory_unlock_all()")
 	closeConn(l.conn)
 	return nil
 }

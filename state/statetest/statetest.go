@@ -107,6 +107,20 @@ func RunTests(t *testing.T, newStore func(t *testing.T) state.Store) {
 		assert.Equal(t, holderB.Host, locked.Owner.Host)
 	})
 
+	t.Run("released at once", func(t *testing.T) {
+		t.Parallel()
+		// A lock released is free when Release returns: the next cron
+		// run, or a run right after a stop or a cancel, is never refused
+		// by a lock its holder already let go.
+		s := newStore(t)
+		owners := []state.LockOwner{holderA, holderB}
+		for i := range 200 {
+			l, err := s.Lock(ctx, state.LockRequest{PlanKey: key, Owner: owners[i%2]})
+			require.NoError(t, err, "lock %d, right after the last release", i)
+			require.NoError(t, l.Release())
+		}
+	})
+
 	t.Run("holder", func(t *testing.T) {
 		t.Parallel()
 		s := newStore(t)
