@@ -434,11 +434,13 @@ func TestCreatesGoBeforeThePollsOfTheirTick(t *testing.T) {
 // its result within an interval, through pages, with no look-up by label.
 func TestPollPagesFollowTheListAsItGrows(t *testing.T) {
 	t.Parallel() // one of the package's slowest: runs beside the others
-	const n, byHand = 250, 230
+	// 150 bets on two pages, pushed down by 65 by hand twice: onto a
+	// third page, then off the first.
+	const n, byHand = 150, 130
 	w := newWorld(t)
 	var races []sim.RaceInfo
 	for _, r := range w.svc.Races() {
-		if r.Code == "Galloping" && r.Start.After(simStart.Add(20*time.Minute)) && len(races) < 5 {
+		if r.Code == "Galloping" && r.Start.After(simStart.Add(20*time.Minute)) && len(races) < 3 {
 			races = append(races, r)
 		}
 	}
