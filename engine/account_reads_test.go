@@ -296,7 +296,7 @@ func TestManyPlansShareReads(t *testing.T) {
 	}
 }
 
-// Fifty plans of 4 bets over the next 10 races, in one run: each tick
+// Fifty plans of 4 bets over the next 5 races, in one run: each tick
 // reads at most the pages holding open bets (two for the 200), once for
 // every plan (runPlansCounted holds the run to the rule). Fifty plans of
 // 20 bets are BenchmarkManyPlans/50x20, ten pages a tick.
@@ -305,9 +305,9 @@ func TestFiftyPlansShareReads(t *testing.T) {
 		t.Skip("50 plans")
 	}
 	t.Parallel()
-	r := runPlansCounted(t, newWorld(t), 50, 4, 10, true)
+	r := runPlansCounted(t, newWorld(t), 50, 4, 5, true)
 	reads, ticks, most, labels := r.polls()
-	t.Logf("50 plans x 4 bets over 10 races: %d list reads over %d ticks (at most %d a tick), %d label checks, %d bet record reads, %.3f calls per bet",
+	t.Logf("50 plans x 4 bets over 5 races: %d list reads over %d ticks (at most %d a tick), %d label checks, %d bet record reads, %.3f calls per bet",
 		reads, ticks, most, labels, r.records(), r.perBet)
 	assert.LessOrEqual(t, reads, 2*ticks+50, "two pages a tick, plus a read for a plan that created since the others read")
 }
