@@ -12,9 +12,6 @@ VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo de
 COMMIT    ?= $(shell git rev-parse HEAD 2>/dev/null)
 # The commit's time, not the clock's: the same commit builds the same binary.
 BUILD_DATE ?= $(shell TZ=UTC git log -1 --format=%cd --date=format-local:%Y-%m-%dT%H:%M:%SZ 2>/dev/null)
-# How many of a package's parallel tests run at once (go test's default is
-# the core count): see test.
-TEST_PARALLEL ?= 8
 LDFLAGS   := -X main.version=$(VERSION) -X main.commit=$(COMMIT) -X main.date=$(BUILD_DATE)
 
 .PHONY: all setup build test scale lint bench demo schema fuzz clean tools dist release-check
@@ -35,11 +32,10 @@ test:
 	@# empty build cache every dependency is compiled once, not twice.
 	$(GO) vet -race ./...
 	@# go vet ran every check go test would; a race binary need not sleep
-	@# a second as it exits (the race is reported either way). Most of
-	@# the root package's scripts and tests wait on other processes (the
-	@# binary under test, a service, a terminal): with -parallel at the
-	@# core count the cores sat idle a third of the time.
-	GORACE="atexit_sleep_ms=10 $(GORACE)" $(GO) test -race -vet=off -parallel $(TEST_PARALLEL) -timeout 15m ./...
+	@# a second as it exits (the race is reported either way). The root
+	@# package runs 8 of its parallel tests at once (main_test.go): most
+	@# wait on the processes they start.
+	GORACE="atexit_sleep_ms=10 $(GORACE)" $(GO) test -race -vet=off -timeout 15m ./...
 
 # The lint tools, built once at their pinned versions into bin/tools.
 TOOLS := $(CURDIR)/bin/tools/staticcheck-$(STATICCHECK_VERSION)-actionlint-$(ACTIONLINT_VERSION)
