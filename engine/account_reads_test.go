@@ -342,6 +342,7 @@ func BenchmarkManyPlans(b *testing.B) {
 // never hands a plan a list read before its own last create, never keeps
 // a read past the window, and never shares label look-ups.
 func TestAccountSharesReadsNotWrites(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	w := newWorld(t)
 	account := engine.NewAccount(w.client(), w.clock, 2*time.Second)
@@ -399,6 +400,7 @@ func TestAccountSharesReadsNotWrites(t *testing.T) {
 // as a poll of their bets, but never to a plan that created since it was
 // sent (it would not show that plan's bet), nor twice.
 func TestAccountHandsListPagesToOtherPlans(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	w := newWorld(t)
 	account := engine.NewAccount(w.client(), w.clock, 2*time.Second)
