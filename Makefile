@@ -32,7 +32,9 @@ test:
 	@# empty build cache every dependency is compiled once, not twice.
 	$(GO) vet -race ./...
 	@# go vet ran every check go test would; a race binary need not sleep
-	@# a second as it exits (the race is reported either way).
+	@# a second as it exits (the race is reported either way). The root
+	@# package runs 8 of its parallel tests at once (main_test.go): most
+	@# wait on the processes they start.
 	GORACE="atexit_sleep_ms=10 $(GORACE)" $(GO) test -race -vet=off -timeout 15m ./...
 
 # The lint tools, built once at their pinned versions into bin/tools.

@@ -3,11 +3,13 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -43,7 +45,29 @@ func (c ownCache) Run() int {
 	}
 	defer os.RemoveAll(dir)
 	os.Setenv("XDG_CACHE_HOME", dir)
+	waitersParallel()
 	return c.m.Run()
+}
+
+// rootParallel is how many of this package's parallel tests run at once
+// unless -test.parallel says otherwise. Most of them (the scripts, the
+// crash and terminal tests, the rehearsals) wait on the processes they
+// start or on a sped-up service: at go test's default, the core count,
+// the cores sat idle a third of the time. The engine's tests, busy on
+// the CPU, keep the default.
+const rootParallel = 8
+
+// waitersParallel raises -test.parallel to rootParallel when it was not
+// given.
+func waitersParallel() {
+	if !flag.Parsed() {
+		flag.Parse()
+	}
+	given := false
+	flag.Visit(func(f *flag.Flag) { given = given || f.Name == "test.parallel" })
+	if f := flag.Lookup("test.parallel"); f != nil && !given {
+		f.Value.Set(strconv.Itoa(max(rootParallel, runtime.GOMAXPROCS(0))))
+	}
 }
 
 func TestScripts(t *testing.T) {

@@ -269,9 +269,11 @@ func runPlansCounted(t testing.TB, w *world, plans, bets, races int, share bool)
 // under the same rule. Label checks and bet records are counted apart.
 func TestManyPlansShareReads(t *testing.T) {
 	t.Parallel() // one of the package's slowest: runs beside the others
-	one := runPlansCounted(t, newWorld(t), 1, 40, 10, true)
-	shared := runPlansCounted(t, newWorld(t), 8, 5, 10, true)
-	apart := runPlansCounted(t, newWorld(t), 8, 5, 10, false)
+	// Over the card's next 5 races: each of the 8 plans starts on one of
+	// them, so every race has bets of several plans.
+	one := runPlansCounted(t, newWorld(t), 1, 40, 5, true)
+	shared := runPlansCounted(t, newWorld(t), 8, 5, 5, true)
+	apart := runPlansCounted(t, newWorld(t), 8, 5, 5, false)
 	for _, m := range []struct {
 		name string
 		r    planRuns
@@ -294,7 +296,7 @@ func TestManyPlansShareReads(t *testing.T) {
 	}
 }
 
-// Fifty plans of 4 bets over the next 10 races, in one run: each tick
+// Fifty plans of 4 bets over the next 5 races, in one run: each tick
 // reads at most the pages holding open bets (two for the 200), once for
 // every plan (runPlansCounted holds the run to the rule). Fifty plans of
 // 20 bets are BenchmarkManyPlans/50x20, ten pages a tick.
@@ -303,9 +305,9 @@ func TestFiftyPlansShareReads(t *testing.T) {
 		t.Skip("50 plans")
 	}
 	t.Parallel()
-	r := runPlansCounted(t, newWorld(t), 50, 4, 10, true)
+	r := runPlansCounted(t, newWorld(t), 50, 4, 5, true)
 	reads, ticks, most, labels := r.polls()
-	t.Logf("50 plans x 4 bets over 10 races: %d list reads over %d ticks (at most %d a tick), %d label checks, %d bet record reads, %.3f calls per bet",
+	t.Logf("50 plans x 4 bets over 5 races: %d list reads over %d ticks (at most %d a tick), %d label checks, %d bet record reads, %.3f calls per bet",
 		reads, ticks, most, labels, r.records(), r.perBet)
 	assert.LessOrEqual(t, reads, 2*ticks+50, "two pages a tick, plus a read for a plan that created since the others read")
 }
@@ -340,6 +342,7 @@ func BenchmarkManyPlans(b *testing.B) {
 // never hands a plan a list read before its own last create, never keeps
 // a read past the window, and never shares label look-ups.
 func TestAccountSharesReadsNotWrites(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	w := newWorld(t)
 	account := engine.NewAccount(w.client(), w.clock, 2*time.Second)
@@ -397,6 +400,7 @@ func TestAccountSharesReadsNotWrites(t *testing.T) {
 // as a poll of their bets, but never to a plan that created since it was
 // sent (it would not show that plan's bet), nor twice.
 func TestAccountHandsListPagesToOtherPlans(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	w := newWorld(t)
 	account := engine.NewAccount(w.client(), w.clock, 2*time.Second)

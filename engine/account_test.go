@@ -28,6 +28,7 @@ import (
 // the other plans' journals and announcing a create happen under the
 // account's lock.
 func TestAccountLimitsHoldAcrossConcurrentPlans(t *testing.T) {
+	t.Parallel()
 	forEachStore(t, testAccountLimitsHoldAcrossConcurrentPlans)
 }
 
@@ -109,6 +110,7 @@ bets:
 // stops it: the other plan's outcome is read from the service before the
 // limit is applied, not taken as open from its journal.
 func TestAccountStopLossCountsAnotherPlansLosses(t *testing.T) {
+	t.Parallel()
 	forEachStore(t, testAccountStopLossCountsAnotherPlansLosses)
 }
 
@@ -157,6 +159,7 @@ bets:
 // the plans and bets named. A fourth plan of the group whose lock another
 // run holds never starts, and holds no one back.
 func TestRunGroupHoldsCertainBetsTogether(t *testing.T) {
+	t.Parallel()
 	account, diags := plan.ParseConfig("betplan.yaml", []byte("version: 1\nlimits: {period: day, max_total_stake: 25}\n"))
 	require.False(t, diags.HasErrors(), "%v", diags)
 	w := newWorld(t)

@@ -23,6 +23,7 @@ import (
 // was resulted between two runs) raises placed and settled, each exactly
 // once, and a later run raises neither again.
 func TestAlertsOncePlacedAndSettledInOneRead(t *testing.T) {
+	t.Parallel()
 	var mu sync.Mutex
 	got := map[string]int{} // event of bet "first" → alerts received
 	hook := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

@@ -24,6 +24,7 @@ var balanceField = regexp.MustCompile(`"balance":\s*[0-9.eE+-]+`)
 // (it used to overflow int64 cents and pass max_stake_per_bet), and the
 // plan's other bet is created.
 func TestAStakePastTheCeilingFailsItsBetAlone(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	real := w.srv
 	proxy := httptest.NewServer(http.HandlerFunc(func(rw http.ResponseWriter, req *http.Request) {

@@ -20,6 +20,7 @@ import (
 // change of a bet goes through one of the book's transitions, so alerts
 // and the limits' sums see each.
 func TestOnlyTheBookWritesBetState(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("type-checks the engine")
 	}

@@ -12,6 +12,7 @@ import (
 // two takes (observed, placed and settled in one read) is taken once, and
 // not again until it moves again.
 func TestBookTakesEachMovedBetOnce(t *testing.T) {
+	t.Parallel()
 	b := newBook()
 	in := newWaiting(&plan.Bet{ID: "a"}, RaceInfo{}, "bp:a", 5)
 	b.add(in.label, in)

@@ -15,6 +15,7 @@ import (
 // TestCheckCancelIDs: an id cancel cannot take is refused from the plan
 // and the journal alone, before any request, listing what they have.
 func TestCheckCancelIDs(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	a := w.race("Greyhounds", 0)
 	p := w.dogsPlan(fmt.Sprintf("race.event_number == %d", a.EventNumber), `  - id: single
@@ -64,6 +65,7 @@ func TestCheckCancelIDs(t *testing.T) {
 // TestCancelAccount cancels every open notification of the account, and
 // says what it did with each.
 func TestCancelAccount(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	w.svc.SetBotRunning(4417, false)
 	opts := w.options(w.client())
@@ -101,6 +103,7 @@ bets:
 // TestExamine: doctor's checks run against the service and say why a run
 // could not work.
 func TestExamine(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	rep := engine.Examine(context.Background(), w.client(), w.srv.URL, w.clock.Now(), nil)
 	assert.True(t, rep.Ready, "%v", rep.Reasons)

@@ -14,6 +14,7 @@ import (
 )
 
 func TestCancel(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	p := w.twoBetPlan("")
 	a := w.race("Galloping", 0)
@@ -40,6 +41,7 @@ func TestCancel(t *testing.T) {
 // TestCancelOneInstanceOfAForEachRaceBet: each race's bet of a
 // for_each_race bet has its own id, and cancel takes it.
 func TestCancelOneInstanceOfAForEachRaceBet(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	a, b := w.race("Greyhounds", 0), w.race("Greyhounds", 1)
 	require.Equal(t, "The Meadows", a.Venue)
@@ -71,6 +73,7 @@ func TestCancelOneInstanceOfAForEachRaceBet(t *testing.T) {
 // TestInstanceIDsOfTwoMeetings: the same race of a later meeting gets its
 // meeting date after its id, and cancel takes either form.
 func TestInstanceIDsOfTwoMeetings(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	today := w.raceAt("Flemington", 1)
 	p := w.plan(`version: 1
@@ -110,6 +113,7 @@ bets:
 // so, keeps $10 at risk in the limits, and its result is the service's,
 // in the bet and in the totals.
 func TestCancelAfterPlacementKeepsWhatWasPlaced(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	p, a := w.firstBetPlaced()
 

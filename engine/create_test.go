@@ -27,6 +27,7 @@ type createFault struct {
 }
 
 func TestCreateFaultMatrix(t *testing.T) {
+	t.Parallel()
 	runCreateFaults(t, []createFault{
 		{"commit then 500", sim.Fault{Kind: sim.CommitThenStatus, Status: 500}},
 		{"commit then 502", sim.Fault{Kind: sim.CommitThenStatus, Status: 502}},
@@ -75,6 +76,7 @@ func runCreateFaults(t *testing.T, faults []createFault, bets int, newPlan func(
 }
 
 func TestPendingJournalEntryIsLookedUpFirst(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	p := w.twoBetPlan("")
 	// A crash between the POST and the journal write: the create landed,
@@ -109,6 +111,7 @@ func (c cancelOnWrite) Write(b []byte) (int, error) {
 }
 
 func TestLabelIsDeterministicAndBounded(t *testing.T) {
+	t.Parallel()
 	start := time.Date(2026, 11, 21, 14, 5, 0, 0, time.FixedZone("", 11*3600))
 	r := engine.RaceInfo{Venue: "Flemington", Code: "Galloping", EventNumber: 4, Start: start}
 	l1 := engine.Label("saturday-flemington", "flem4-no3", r)
@@ -147,6 +150,7 @@ func (h okCreates) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 func TestCreateAnsweredWithoutAnID(t *testing.T) {
+	t.Parallel()
 	for _, store := range []bool{true, false} {
 		t.Run(fmt.Sprintf("stored=%v", store), func(t *testing.T) {
 			w := newWorld(t)

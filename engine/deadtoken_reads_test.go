@@ -22,6 +22,7 @@ import (
 // request after the first refused one. Before, those reads logged the 401
 // and went on, one refused call after another.
 func TestDeadTokenAtABulkReadEndsTheRun(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		name    string
 		list    int // the token dies at this read of the notification list (0: at the first read of bet records)

@@ -138,6 +138,7 @@ func roundCents(v float64) float64 { return math.Round(v*100) / 100 }
 // skipped and says what bets.r3.lost was. The race 3 selection is set to
 // the runner that loses, then to the one that wins.
 func TestExampleAfterALoss(t *testing.T) {
+	t.Parallel()
 	for _, lose := range []bool{true, false} {
 		w := newWorld(t)
 		order := w.finishingOrder(w.raceAt("Randwick", 3))
@@ -170,6 +171,7 @@ func TestExampleAfterALoss(t *testing.T) {
 // balance, capped at $25, as a total across them, and a day's bets stay
 // within $200.
 func TestExampleBankroll(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name     string
 		stopped  []int
@@ -214,6 +216,7 @@ func TestExampleBankroll(t *testing.T) {
 // runner of one race, and max_stake_per_race limits the pair together: a
 // pair too big for it has its place half refused.
 func TestExampleEachWay(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	res, err := engine.Run(context.Background(), w.example("each-way.yaml"), w.options(w.client()))
 	require.NoError(t, err)
@@ -340,6 +343,7 @@ func allNotifications(t *testing.T, c *apiclient.Client) []apiclient.Notificatio
 // sees what an earlier run's bet did through its scan of the service: the
 // race 6 bet of after-a-loss reads as ready once race 3 lost.
 func TestPreviewReadsEarlierOutcomes(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	r3, r6 := w.raceAt("Randwick", 3), w.raceAt("Randwick", 6)
 	order := w.finishingOrder(r3)

@@ -18,6 +18,7 @@ import (
 // normal day: those bets are skipped with the reason, nothing is created
 // for them, and the run has not failed.
 func TestVacantBoxIsSkipped(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	var full, vacant int
 	for _, r := range w.svc.Races() {
@@ -63,6 +64,7 @@ bets:
 // A runner scratched before its bet falls due: the bet is skipped, not
 // created, and plan says so beforehand.
 func TestScratchedRunnerIsSkipped(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	a := w.race("Galloping", 0)
 	p := w.plan(fmt.Sprintf(`version: 1

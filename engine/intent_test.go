@@ -19,6 +19,7 @@ import (
 // up; the publish and the pre-alert sent with their outcome unknown; the
 // attempt in flight, to be reported outcome unknown. None is sent again.
 func TestIntentsOfEverySend(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	path := filepath.Join(dir, "state", "p.journal.jsonl")
 	intents := local.NewIntentFile(filepath.Join(dir, "locks", "p.intents"))
@@ -97,6 +98,7 @@ func TestIntentsOfEverySend(t *testing.T) {
 // key, the creating entry for record) reads as it did; a note whose key
 // does not say what its record does is refused.
 func TestIntentNotesOfEarlierRuns(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	intents := local.NewIntentFile(filepath.Join(dir, "p.intents"))
 	j, err := OpenJournal(filepath.Join(dir, "p.journal.jsonl"))

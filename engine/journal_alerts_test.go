@@ -13,6 +13,7 @@ import (
 // to send, and what was announced and never answered; alert entries leave
 // the bets' states (and the limits' sums) alone.
 func TestJournalAlertsReplay(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "p.journal.jsonl")
 	j, err := OpenJournal(path)
 	require.NoError(t, err)

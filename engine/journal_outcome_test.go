@@ -38,6 +38,7 @@ func outcomeEntries(t *testing.T, opts engine.Options, planName string) []engine
 // profit and every session's part, so history reads the state alone; a
 // rerun that reads the same outcomes adds none.
 func TestRunKeepsEachOutcomeOnce(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	p := w.twoBetPlan("")
 	opts := w.options(w.client())

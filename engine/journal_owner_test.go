@@ -38,6 +38,7 @@ bets:
 // refused before any create (its bets are not that account's to adopt);
 // a token that names no account is not held to it.
 func TestJournalOfAnotherAccountIsRefused(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	p := ownerPlan(t, "card", w.race("Greyhounds", 0))
 	run := func(account string) (*engine.Result, error) {
@@ -69,6 +70,7 @@ func TestJournalOfAnotherAccountIsRefused(t *testing.T) {
 // limits count the plans of the state dir kept for this run's account:
 // another account's stakes are not this one's bankroll.
 func TestAccountLimitsCountOnlyThisAccountsJournals(t *testing.T) {
+	t.Parallel()
 	account, diags := plan.ParseConfig("betplan.yaml", []byte("version: 1\nlimits: {period: day, max_total_stake: 15}\n"))
 	require.False(t, diags.HasErrors(), "%v", diags)
 	w := newWorld(t)
@@ -98,6 +100,7 @@ func TestAccountLimitsCountOnlyThisAccountsJournals(t *testing.T) {
 // copies the rest before anything else, so nothing the old journal knew
 // is lost, then names the service and retires the old file.
 func TestLegacyTakeOverResumesAfterACrash(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	p := ownerPlan(t, "card", w.race("Greyhounds", 0))
 	opts := w.options(w.client())

@@ -13,6 +13,7 @@ import (
 )
 
 func TestJournalReplay(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "state", "p.journal.jsonl")
 	j, err := OpenJournal(path)
 	require.NoError(t, err)
@@ -60,6 +61,7 @@ func TestJournalReplay(t *testing.T) {
 }
 
 func TestJournalCorruptionIsAnError(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "p.journal.jsonl")
 	lines := []string{
 		`{"serial":1,"lineage":"x","op":"init"}`,
@@ -81,6 +83,7 @@ func TestJournalCorruptionIsAnError(t *testing.T) {
 // next record is appended, and kept beside the journal: the journal then
 // reads whole, run after run.
 func TestJournalTornTailIsRepairedOnce(t *testing.T) {
+	t.Parallel()
 	for name, tail := range map[string]string{
 		"no newline":   `{"serial":3,"lineage":"x","op":"crea`,
 		"newline":      `{"serial":3,"lineage":"x","op":"crea` + "\n",
@@ -118,6 +121,7 @@ func TestJournalTornTailIsRepairedOnce(t *testing.T) {
 
 // A journal that is a symbolic link is refused, not followed.
 func TestJournalSymlinkIsRefused(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	target := filepath.Join(dir, "elsewhere.jsonl")
 	require.NoError(t, os.WriteFile(target, []byte(`{"serial":1,"lineage":"x","op":"init"}`+"\n"), 0o644))

@@ -59,6 +59,7 @@ func byID(res *engine.Result) map[string]engine.BetResult {
 // as a total across sessions. The preview, the prompt and the limit count
 // that, and it is what the simulated sessions then accept.
 func TestAtRiskCountsTheSessionsThatPlaceIt(t *testing.T) {
+	t.Parallel()
 	all := []int{4417, 4418, 4419}
 	tests := []struct {
 		name      string
@@ -347,6 +348,7 @@ bets:
 // are the next day's, while Gloucester Park's races at the same moments
 // are still the evening of the day before in Perth.
 func TestPeriodBoundaryIsTheMeetingDay(t *testing.T) {
+	t.Parallel()
 	start := time.Date(2026, 11, 20, 21, 30, 0, 0, time.FixedZone("AEDT", 11*3600))
 	for _, venue := range []string{"Flemington", "Gloucester Park"} {
 		t.Run(venue, func(t *testing.T) {
@@ -388,6 +390,7 @@ bets:
 // create, rather than creating some. Here the limit counts over the whole
 // plan, and tomorrow's card does not fit beside today's.
 func TestCertainBetsOverALimitRefuseTheRun(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	a, b := w.raceAt("Flemington", 6), w.raceAt("Randwick", 6)
 	p := w.plan(fmt.Sprintf(`version: 1
@@ -430,6 +433,7 @@ bets:
 // TestPlanReadsOutcomes: plan and bets in expressions see what the plan's
 // bets did, and a skipped bet's reason shows the values its condition saw.
 func TestPlanReadsOutcomes(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	r3, r6 := w.raceAt("Randwick", 3), w.raceAt("Randwick", 6)
 	order := w.finishingOrder(r3)
@@ -471,6 +475,7 @@ bets:
 // per-race limits: a second bet on one event is refused, one on another
 // event is not.
 func TestEventIsItsOwnRaceForLimits(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	afl, nba := w.sportsEvent("AFL", 0), w.sportsEvent("NBA", 0)
 	p := w.plan(strings.Replace(sportsHead, "max_bets: 10}", "max_bets: 10, max_bets_per_race: 1}", 1) + fmt.Sprintf(`  - id: pies

@@ -14,6 +14,7 @@ import (
 )
 
 func TestCheckOnline(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	a := w.race("Galloping", 0)
 	w.svc.SetBotRunning(4418, false)

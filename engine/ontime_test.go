@@ -49,6 +49,7 @@ func resultedBy(races []sim.RaceInfo, at []time.Time) func(string) time.Time {
 // wrong time zone) is seen at the next tick, and the run ends there: it
 // used to wait for a 5-minute poll, past a short poll.timeout.
 func TestEarlyResultSeenAtTheNextTick(t *testing.T) {
+	t.Parallel()
 	const interval = 2 * time.Second
 	w, races := onTimeWorld(t, 1)
 	r := races[0]
@@ -78,6 +79,7 @@ bets:
 // is seen within an interval of the service showing it, one page a tick
 // reads them all, and the run ends an interval after the last.
 func TestResultsOneByOneEachSeenWithinAnInterval(t *testing.T) {
+	t.Parallel()
 	const n, interval = 12, 2 * time.Second
 	w, races := onTimeWorld(t, n)
 	var sb strings.Builder
@@ -111,6 +113,7 @@ func TestResultsOneByOneEachSeenWithinAnInterval(t *testing.T) {
 // saw it. It used to wait for r3's 5-minute poll, or never come within a
 // short poll.timeout.
 func TestOutcomeTriggerThatLandsEarly(t *testing.T) {
+	t.Parallel()
 	const interval = 2 * time.Second
 	w, races := onTimeWorld(t, 2)
 	a, b := races[0], races[1]
@@ -157,6 +160,7 @@ bets:
 // faster one's grid (with its own grid, a 45s plan read again 15s after a
 // 30s one), and every result is seen within the smallest interval.
 func TestPlansOfDifferentIntervalsReadAtTheSmallest(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	var races []sim.RaceInfo
 	for _, r := range w.svc.Races() {

@@ -14,6 +14,7 @@ import (
 // Reports read as a race card: bets by race start, whatever order the
 // plan lists them in; bets on one race keep the plan's order.
 func TestBetsListedByRaceStart(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	early, late := w.race("Galloping", 0), w.race("Galloping", 1)
 	require.True(t, early.Start.Before(late.Start))

@@ -10,6 +10,7 @@ import (
 // existed replays with none, a poll's stand-in gives way once to the
 // records' time, and that one never moves.
 func TestJournalPlacedAtKeptOnce(t *testing.T) {
+	t.Parallel()
 	old := [][]byte{
 		[]byte(`{"serial":1,"lineage":"ab","time":"2026-11-25T03:00:00Z","op":"init"}`),
 		[]byte(`{"serial":2,"lineage":"ab","time":"2026-11-25T03:00:01Z","op":"creating","label":"bp:card:b1","bet":"b1","amount":5}`),
@@ -51,6 +52,7 @@ func TestJournalPlacedAtKeptOnce(t *testing.T) {
 // it or without it (and a betplan that does not know the entry folds none
 // of its amounts into the bet's).
 func TestJournalOutcomeFoldsNothingElse(t *testing.T) {
+	t.Parallel()
 	base := [][]byte{
 		[]byte(`{"serial":1,"lineage":"ab","time":"2026-11-25T03:00:00Z","op":"init"}`),
 		[]byte(`{"serial":2,"lineage":"ab","time":"2026-11-25T03:00:01Z","op":"creating","label":"bp:card:b1","bet":"b1","amount":5}`),

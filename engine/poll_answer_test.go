@@ -19,6 +19,7 @@ import (
 // it. It used to be read at the interval for an answer window, then every
 // five minutes until its race ran.
 func TestBetPolledEveryTickUntilFinal(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		name       string
 		loginError bool

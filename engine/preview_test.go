@@ -12,6 +12,7 @@ import (
 )
 
 func TestPreviewAndSavedPlan(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	p := w.twoBetPlan("")
 	a := w.race("Galloping", 0)

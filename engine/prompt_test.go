@@ -21,6 +21,7 @@ import (
 // whose race has started or whose condition no longer holds: what decided
 // the create is checked again right before it.
 func TestLateConfirmationChecksAgain(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		name   string
 		answer time.Duration // how long the user takes to answer
@@ -69,6 +70,7 @@ func TestLateConfirmationChecksAgain(t *testing.T) {
 // without a shared state, same label): the answer is followed by a fresh
 // look-up of the label, which adopts it, never a second create.
 func TestConfirmationLooksTheLabelUpAgain(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	a := w.race("Galloping", 0)
 	w.clock.Set(a.Start.Add(-3*time.Minute - 30*time.Second))

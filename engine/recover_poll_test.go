@@ -20,6 +20,7 @@ import (
 // minutes once its two-minute answer window had passed, and seen only at
 // the last look before poll.timeout).
 func TestRecoveredBetIsFollowedAtOnce(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		name    string
 		gap     time.Duration // between the create and the recovering run

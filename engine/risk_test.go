@@ -19,6 +19,7 @@ import (
 // On two running sessions the first fits max_stake_per_bet $25, the
 // second ($30) does not, and the run refuses before any create.
 func TestFixedProfitRiskIsItsStakeAtTheOddsFloor(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	a := w.raceAt("Flemington", 6)
 	p := w.plan(fmt.Sprintf(`version: 1

@@ -19,6 +19,7 @@ import (
 )
 
 func TestRunSettlesEveryBet(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	p := w.twoBetPlan("")
 	res, err := engine.Run(context.Background(), p, w.options(w.client()))
@@ -45,6 +46,7 @@ func TestRunSettlesEveryBet(t *testing.T) {
 }
 
 func TestRerunNeverCreatesTwice(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	p := w.twoBetPlan("")
 	opts := w.options(w.client())
@@ -64,6 +66,7 @@ func TestRerunNeverCreatesTwice(t *testing.T) {
 }
 
 func TestConcurrentRunsCreateOnce(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	p := w.twoBetPlan("")
 	var wg sync.WaitGroup
@@ -88,6 +91,7 @@ func TestConcurrentRunsCreateOnce(t *testing.T) {
 }
 
 func TestLockHeldRefuses(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	p := w.twoBetPlan("")
 	opts := w.options(w.client())
@@ -106,6 +110,7 @@ func TestLockHeldRefuses(t *testing.T) {
 }
 
 func TestNoRunningBotRefuses(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	p := w.twoBetPlan("")
 	for _, s := range w.svc.Sessions() {
@@ -138,6 +143,7 @@ func TestNoRunningBotRefuses(t *testing.T) {
 // whose own condition never held is skipped, which is no failure. Neither
 // sends a create.
 func TestBetNeverCreated(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		name    string
 		code    string                      // of the race the plan is written about
@@ -184,6 +190,7 @@ bets:
 }
 
 func TestLimitAtRunTimeRefuses(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	a, b := w.race("Galloping", 0), w.race("Galloping", 1)
 	p := w.plan(fmt.Sprintf(`version: 1
@@ -222,6 +229,7 @@ bets:
 }
 
 func TestTokenExpiredMidRunLogsInAgain(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	p := w.twoBetPlan("")
 	c := w.client(apiclient.WithCredentials("punter@example.com", "sim-password"))
@@ -242,6 +250,7 @@ func TestTokenExpiredMidRunLogsInAgain(t *testing.T) {
 }
 
 func TestNoWaitCreatesWhatIsReadyAndReturns(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	a := w.race("Galloping", 0)
 	later := w.race("Galloping", 3)
@@ -276,6 +285,7 @@ bets:
 }
 
 func TestForEachRaceExpands(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	a := w.race("Greyhounds", 0)
 	p := w.plan(fmt.Sprintf(`version: 1
@@ -317,6 +327,7 @@ bets:
 }
 
 func TestBotStoppedMidRunRefusesTheNextCreate(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	a, b := w.race("Galloping", 0), w.race("Galloping", 2)
 	require.True(t, b.Start.Sub(a.Start) > 10*time.Minute, "the second race starts later")
@@ -363,6 +374,7 @@ bets:
 // day bets the next day's meeting of the race, as a plan run from cron
 // expects, each once.
 func TestNamedRaceBetsEachMeetingDay(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	p := w.twoBetPlan("")
 	opts := w.options(w.client())
@@ -432,6 +444,7 @@ func (l *losingLease) Stopped() (*state.StopMark, error) {
 // A run that loses its lock after a create creates nothing more, but
 // keeps following what it created to the end, then exits refused.
 func TestLostLockKeepsFollowing(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	p := w.twoBetPlan("")
 	opts := w.options(w.client())

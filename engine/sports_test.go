@@ -56,6 +56,7 @@ bets:
 // (spelt loosely), and an unknown event, market or selection is
 // unresolved with the nearest names, as races are.
 func TestEventResolution(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	afl, nba := w.sportsEvent("AFL", 0), w.sportsEvent("NBA", 0)
 	line := marketOf(afl, "Line")
@@ -123,6 +124,7 @@ func TestEventResolution(t *testing.T) {
 // only when the plan has event bets, once per refresh plus one detail per
 // event.
 func TestEventCalls(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	afl := w.sportsEvent("AFL", 0)
 	count := func(p string) map[string]int {
@@ -174,6 +176,7 @@ func (h *createBodies) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // TestEventCreateOnTheWire: the create body of an event bet is exactly
 // the sports fields, ids as numbers, the line, and no racing field.
 func TestEventCreateOnTheWire(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	rec := &createBodies{svc: w.svc}
 	w.srv.Config.Handler = rec
@@ -226,6 +229,7 @@ func TestEventCreateOnTheWire(t *testing.T) {
 // event bet, ends in exactly one notification, a create that landed never
 // sent again.
 func TestEventCreateFaultMatrix(t *testing.T) {
+	t.Parallel()
 	runCreateFaults(t, []createFault{
 		{"commit then 500", sim.Fault{Kind: sim.CommitThenStatus, Status: 500}},
 		{"commit then timeout", sim.Fault{Kind: sim.CommitThenTimeout, Latency: 5 * time.Second}},
@@ -248,6 +252,7 @@ func TestEventCreateFaultMatrix(t *testing.T) {
 // void by the score; a re-run, and a run with the state dir lost, create
 // nothing again.
 func TestEventBetsRehearsed(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	afl, nba := w.sportsEvent("AFL", 0), w.sportsEvent("NBA", 0)
 	line := marketOf(afl, "Line")
@@ -352,6 +357,7 @@ func TestEventBetsRehearsed(t *testing.T) {
 // TestEventBetSkippedOnceStarted: an event bet whose condition never held
 // before the start is skipped, with the values it saw, like a racing bet.
 func TestEventBetSkippedOnceStarted(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	p := w.plan(sportsHead + `  - id: never
     event: {sport: Tennis, name: M. Ferraro v J. Whitlock}
@@ -369,6 +375,7 @@ func TestEventBetSkippedOnceStarted(t *testing.T) {
 }
 
 func TestEventLabel(t *testing.T) {
+	t.Parallel()
 	start := time.Date(2026, 11, 21, 19, 40, 0, 0, time.FixedZone("", 11*3600))
 	ev := func(id string, start time.Time) engine.RaceInfo {
 		return engine.RaceInfo{Start: start, Event: &engine.EventInfo{ID: id, Sport: "AFL", Name: "Collingwood v Carlton", Market: "Line", Selection: "Carlton"}}
@@ -387,6 +394,7 @@ func TestEventLabel(t *testing.T) {
 
 // TestCheckOnlineEvents: validate --online resolves event bets too.
 func TestCheckOnlineEvents(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	p := w.plan(sportsHead + `  - id: fine
     event: {sport: NBA, name: Lakers v Celtics}
@@ -408,6 +416,7 @@ func TestCheckOnlineEvents(t *testing.T) {
 // same event keeps its label, even when its date differs (an event the
 // service moved): the bet is followed, never created again.
 func TestEventBetKeepsItsJournalLabel(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	ctx := context.Background()
 	afl := w.sportsEvent("AFL", 0)
@@ -485,6 +494,7 @@ func deleteKeys(v any, keys ...string) {
 // sport is completed from the list; with no start anywhere, or no ids to
 // send, the bet is unresolved rather than guessed.
 func TestEventShapesWithGaps(t *testing.T) {
+	t.Parallel()
 	bet := `  - id: pies
     event: {sport: AFL, name: Collingwood v Carlton}
     market: Line
@@ -536,6 +546,7 @@ func TestEventShapesWithGaps(t *testing.T) {
 // every five minutes while the game ran, and its result seen up to five
 // minutes late.
 func TestEventPolledEveryTickInPlay(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	afl := w.sportsEvent("AFL", 0)
 	p := w.plan(sportsHead + `  - id: pies
@@ -562,6 +573,7 @@ func TestEventPolledEveryTickInPlay(t *testing.T) {
 // lines, the plan's handicap picks one; a line it does not list is
 // unresolved with the lines it does.
 func TestEventAlternateLines(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	afl := w.sportsEvent("AFL", 0)
 	home := marketOf(afl, "Line").Selections[0]

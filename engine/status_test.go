@@ -11,6 +11,7 @@ import (
 )
 
 func TestStatusWithoutJournalFindsBetsByLabel(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	p := w.twoBetPlan("")
 	opts := w.options(w.client())

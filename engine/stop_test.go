@@ -87,6 +87,7 @@ bets:
 // once it is free and cancels the first. Later runs create nothing until
 // the plan is resumed, and then only what was never created.
 func TestStopDuringRun(t *testing.T) {
+	t.Parallel()
 	t.Run("local", func(t *testing.T) { testStopDuringRun(t, nil) })
 	t.Run("postgres", func(t *testing.T) {
 		url, _ := pgtest.Schema(t)

@@ -314,6 +314,7 @@ func withJournal(t testing.TB, l state.Lease) *journaled {
 // and lock live; a command given no store says so before any request
 // (the options here have no backend either, so any I/O would panic).
 func TestCommandsNeedAStore(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	p := w.twoBetPlan("")
 	opts := engine.Options{PlanFile: filepath.Join(w.dir, "plan.yaml"), BaseURL: w.srv.URL}

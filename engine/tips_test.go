@@ -120,6 +120,7 @@ func journalText(t *testing.T, opts engine.Options, name string) string {
 // due on one tick go in one call, each tip is published once, reaches the
 // subscribers, and is settled against its race at the tipped odds.
 func TestTipsterRehearsal(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	p, a, b := w.tipPlan()
 	opts := w.tipsterOptions(w.client())
@@ -209,6 +210,7 @@ func TestTipsterRehearsal(t *testing.T) {
 // ends published exactly once, or reported unknown and never sent again by
 // a run on its own; --republish sends it once more, and only once.
 func TestPublishFaultMatrix(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name      string
 		fault     sim.Fault
@@ -304,6 +306,7 @@ func TestPublishFaultMatrix(t *testing.T) {
 // and before the journal recorded it leaves the tip announced only; the
 // next run reports it unknown and does not send it again.
 func TestCrashAfterPublishIsUnknown(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	r := w.race("Galloping", 0)
 	p := w.tipsOnRace(r, "", tipLine{id: "one", runner: 0, odds: 3})
@@ -331,6 +334,7 @@ func TestCrashAfterPublishIsUnknown(t *testing.T) {
 // TestRefusedBatchIsSentTipByTip: a call refused for its data published
 // nothing, so each tip goes again on its own.
 func TestRefusedBatchIsSentTipByTip(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	r := w.race("Galloping", 0)
 	p := w.tipsOnRace(r, "", twoTips...)
@@ -350,6 +354,7 @@ func TestRefusedBatchIsSentTipByTip(t *testing.T) {
 // TestWrongPackageKey: a 403 stops publishing for the run; the pre-alert,
 // 404 on both paths, is reported failed. Nothing goes out.
 func TestWrongPackageKey(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	p, _, _ := w.tipPlan()
 	opts := w.tipsterOptions(w.client())
@@ -379,6 +384,7 @@ func TestWrongPackageKey(t *testing.T) {
 
 // TestPrealertFallsBackToTheDocsPath: a service without the spec's path.
 func TestPrealertFallsBackToTheDocsPath(t *testing.T) {
+	t.Parallel()
 	w := newWorldWith(t, sim.Options{PrealertDocsOnly: true})
 	p, _, _ := w.tipPlan()
 	res, err := engine.Run(context.Background(), p, w.tipsterOptions(w.client()))
@@ -397,6 +403,7 @@ func TestPrealertFallsBackToTheDocsPath(t *testing.T) {
 // TestTipSkippedWhenTheRaceStarts: a tip whose when never held is skipped
 // at the start, and no pre-alert goes for it.
 func TestTipSkippedWhenTheRaceStarts(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	r := w.race("Galloping", 0)
 	p := w.tipsOnRace(r, "20m", tipLine{id: "never", runner: 0, odds: 3, when: "len(sessions) > 50"})
@@ -413,6 +420,7 @@ func TestTipSkippedWhenTheRaceStarts(t *testing.T) {
 // TestTipsWithoutKeyAreNotPublished: an engine given no key publishes
 // nothing and says why.
 func TestTipsWithoutKeyAreNotPublished(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	p, _, _ := w.tipPlan()
 	opts := w.options(w.client())
@@ -428,6 +436,7 @@ func TestTipsWithoutKeyAreNotPublished(t *testing.T) {
 // TestTipsInPreviewAndStatus: plan says what run would do with each tip;
 // status reads back what the journal knows, with the races' results.
 func TestTipsInPreviewAndStatus(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	p, _, _ := w.tipPlan()
 	opts := w.tipsterOptions(w.client())
@@ -458,6 +467,7 @@ func TestTipsInPreviewAndStatus(t *testing.T) {
 // TestCheckOnlineTips: validate --online finds a tip's race and runner
 // with the same two read-only calls.
 func TestCheckOnlineTips(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	a := w.race("Galloping", 0)
 	p := w.plan(fmt.Sprintf(`version: 1
@@ -480,6 +490,7 @@ tips:
 // way: a second machine (another state dir) neither publishes a tip again
 // nor re-sends one of unknown outcome.
 func TestTipsOnSharedState(t *testing.T) {
+	t.Parallel()
 	url, _ := pgtest.Schema(t)
 	cfg, err := postgres.ParseURL(url, "", false)
 	require.NoError(t, err)
@@ -509,6 +520,7 @@ func TestTipsOnSharedState(t *testing.T) {
 
 // TestTipOutcome: units won or lost at the tipped odds, market by market.
 func TestTipOutcome(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		market, selection string
 		units, odds       float64
@@ -543,6 +555,7 @@ func TestTipOutcome(t *testing.T) {
 // TestTipsAskBeforeTheFirstPublication: a real run asks once, before the
 // first pre-alert or tip, saying what will go out; a no publishes nothing.
 func TestTipsAskBeforeTheFirstPublication(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	p, _, _ := w.tipPlan()
 	opts := w.tipsterOptions(w.client())
@@ -566,6 +579,7 @@ func TestTipsAskBeforeTheFirstPublication(t *testing.T) {
 // TestBetsAndTipsTogether: a plan that bets and tips runs both to the end
 // in one run, each once.
 func TestBetsAndTipsTogether(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	r := w.race("Galloping", 0)
 	p := w.plan(fmt.Sprintf(`version: 1

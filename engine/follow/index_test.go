@@ -48,6 +48,7 @@ func (s *listService) ListNotifications(_ context.Context, o apiclient.ListNotif
 // that page's count says so, and the page it points to then (page 5) holds
 // them. A page past the end is no page, not page 1 again.
 func TestListIndexFollowsTheGrowingList(t *testing.T) {
+	t.Parallel()
 	svc := &listService{}
 	r := &Reader{Svc: svc}
 	ours := Ours{}
