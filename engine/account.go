@@ -228,19 +228,6 @@ func committers(byPlan map[string]float64, self string) string {
 	return strings.Join(parts[:len(parts)-1], ", ") + " and " + parts[len(parts)-1]
 }
 
-// AccountSummary is the account file's limits and what the plans sharing
-// the state use of them, in the periods of the account's limits the
-// result's bets are in.
-type AccountSummary struct {
-	File string // the account file, as found or named
-	LimitsSummary
-	// Plans name the plans whose bets were counted, this one first.
-	Plans []string
-	// Unread says why the other plans' journals could not be read; their
-	// bets are then missing from Periods.
-	Unread string
-}
-
 // fillAccount writes the account's limits and their use into res.
 func (r *money) fillAccount(res *Result) {
 	l := r.accountLimits()

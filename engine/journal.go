@@ -501,3 +501,7 @@ func (j *Journal) Close() error {
 }
 
 var _ io.Closer = (*Journal)(nil)
+
+// journalOwner is whose journal it is: the service's identity and a hash
+// of the account on it ("" when unknown).
+type journalOwner struct{ service, account string }

@@ -35,10 +35,6 @@ type journalKeeper struct {
 	listPage func(ctx context.Context, n int, ours map[int64]*instance) (*apiclient.Page[apiclient.Notification], error)
 }
 
-// journalOwner is whose journal it is: the service's identity and a hash
-// of the account on it ("" when unknown).
-type journalOwner struct{ service, account string }
-
 // owner is this run's service and account.
 func (r *journalKeeper) owner() journalOwner {
 	o := journalOwner{account: accountKey(r.opts.ServiceAccount)}

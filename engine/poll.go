@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/betplan/betplan/apiclient"
-	"github.com/betplan/betplan/plan"
 )
 
 // unresultedAfter is how long after its start a notification nothing was
@@ -179,18 +178,6 @@ func (f *follower) applyRecords(in *instance, recs []apiclient.BetRecord) {
 		f.logf("%s", placementWords(in, in.recordsAt))
 	}
 	f.logDueOutcome(in)
-}
-
-// refusedShare is what one session's refusal takes off a bet's money at
-// risk: its stake, for a Fixed Wager each session places in full; 0 where
-// a session's share is not known (a total split across sessions, a
-// target profit).
-func refusedShare(in *instance) float64 {
-	t := betTerms(in.bet)
-	if !strings.EqualFold(t.betType, plan.TypeFixedWager) || t.total {
-		return 0
-	}
-	return in.amount
 }
 
 // everyRefused reports whether every record failed, and their errors.

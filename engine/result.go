@@ -2,6 +2,7 @@ package engine
 
 import (
 	"math"
+	"strconv"
 	"strings"
 	"time"
 
@@ -368,4 +369,59 @@ type PrealertResult struct {
 	Reason string
 	SentAt time.Time
 	Path   string // the path that answered
+}
+
+// AccountSummary is the account file's limits and what the plans sharing
+// the state use of them, in the periods of the account's limits the
+// result's bets are in.
+type AccountSummary struct {
+	File string // the account file, as found or named
+	LimitsSummary
+	// Plans name the plans whose bets were counted, this one first.
+	Plans []string
+	// Unread says why the other plans' journals could not be read; their
+	// bets are then missing from Periods.
+	Unread string
+}
+
+// AlertResult is an alert that did not reach its target by the end of a
+// run: the report and the log list it.
+type AlertResult struct {
+	Event    string
+	Bet      string // the instance id; "" for a run's summary or failure
+	Target   string // scheme and host only
+	Outcome  string // "not delivered" (the next run tries again), "outcome unknown", "given up"
+	Error    string
+	Attempts int
+}
+
+// EventInfo is the sports event an event bet is on, and what of it the bet
+// backs, as the service names them: the ids are what the create sends.
+type EventInfo struct {
+	ID          string
+	Sport       string
+	Name        string
+	Competition string `json:",omitempty"`
+	Market      string
+	MarketID    string `json:",omitempty"`
+	Selection   string
+	SelectionID string `json:",omitempty"`
+	// Handicap is the line sent: the plan's, else the one the event
+	// listed for the selection; nil on markets without lines.
+	Handicap *float64 `json:",omitempty"`
+}
+
+// pickWords is the selection with its line, as punters write it:
+// "Collingwood -12.5", "Carlton +12.5", "Over 165.5".
+func (e *EventInfo) pickWords() string {
+	if e.Handicap == nil {
+		return e.Selection
+	}
+	h := strconv.FormatFloat(*e.Handicap, 'f', -1, 64)
+	switch {
+	case strings.EqualFold(e.Selection, "over"), strings.EqualFold(e.Selection, "under"):
+	case *e.Handicap > 0:
+		h = "+" + h
+	}
+	return e.Selection + " " + h
 }

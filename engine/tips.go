@@ -141,13 +141,6 @@ type tipHost interface {
 
 func (r *tipRun) hasTips() bool { return len(r.plan.Tips) > 0 }
 
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
-}
-
 // tipsDone reports whether every tip is final: published and resulted,
 // or past being published.
 func (r *tipRun) tipsDone() bool {

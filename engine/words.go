@@ -1,0 +1,12 @@
+package engine
+
+// plural and the like put counts into words; they sit below every file that writes a report line.
+
+// plural is one or many, as n says.
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
