@@ -27,13 +27,6 @@ import (
 // check and announcement, which take milliseconds.
 const accountGateWait = 30 * time.Second
 
-// accountStake is a bet another plan of the account committed, as its
-// journal says.
-type accountStake struct {
-	plan string
-	stake
-}
-
 // accountLimits are the account's limits; nil when there is no account
 // file or it sets none.
 func (r *money) accountLimits() *plan.Limits {
@@ -299,13 +292,6 @@ func (r *money) certainAccountRefusal(certain []*instance) string {
 		before = append(before, accountStake{plan: r.plan.Name, stake: stake{label: in.label, betID: in.bet.ID, race: in.info, requested: in.amount, risk: risk, open: true}})
 	}
 	return ""
-}
-
-// seenNotification is another plan's notification as the service showed
-// it, and when.
-type seenNotification struct {
-	n  *apiclient.Notification
-	at time.Time
 }
 
 // accountReadsOutcomes reports whether the account's limits depend on how

@@ -53,13 +53,6 @@ type followHost interface {
 	keepOutcomes()
 }
 
-// listPageSize is the page size of every list read; maxScanPages bounds
-// one read of a list from its head.
-const (
-	listPageSize = follow.PageSize
-	maxScanPages = follow.MaxScanPages
-)
-
 func newFollower(p *plan.Plan, opts *Options, svc Backend, clock Clock, b *book, res *resolver, hd *hold, ht *halt, host followHost) *follower {
 	return &follower{plan: p, opts: opts, svc: svc, clock: clock, book: b, res: res, hold: hd, halt: ht, host: host,
 		read: follow.Reader{Svc: svc, Logf: host.logf, Ends: tokenRefused}}

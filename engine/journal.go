@@ -505,3 +505,11 @@ var _ io.Closer = (*Journal)(nil)
 // journalOwner is whose journal it is: the service's identity and a hash
 // of the account on it ("" when unknown).
 type journalOwner struct{ service, account string }
+
+// ReportDir is where the plan's last run wrote its reports; "" for the
+// default.
+func (j *Journal) ReportDir() string {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return j.reportDir
+}

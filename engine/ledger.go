@@ -466,3 +466,33 @@ func (r *money) betEnv(in *instance, now time.Time) plan.BetEnv {
 	e.Lost = settled && e.Profit < 0
 	return e
 }
+
+// accountStake is a bet another plan of the account committed, as its
+// journal says.
+type accountStake struct {
+	plan string
+	stake
+}
+
+// seenNotification is another plan's notification as the service showed
+// it, and when.
+type seenNotification struct {
+	n  *apiclient.Notification
+	at time.Time
+}
+
+// exposure is what in would put at risk with its current amount. A plan's
+// bets share a few terms and amounts: each is worked out once per read of
+// the sessions.
+func (r *money) exposure(in *instance) exposure {
+	key := exposureKey{betTerms(in.bet), in.amount, r.sessions.sessionsAt}
+	if e, ok := r.exposures[key]; ok {
+		return e
+	}
+	e := exposureOf(r.sessions.sessions, key.terms, in.amount)
+	if r.exposures == nil || len(r.exposures) > 10_000 {
+		r.exposures = map[exposureKey]exposure{}
+	}
+	r.exposures[key] = e
+	return e
+}

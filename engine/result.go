@@ -425,3 +425,29 @@ func (e *EventInfo) pickWords() string {
 	}
 	return e.Selection + " " + h
 }
+
+// TipStatus is where one tip of a plan stands. The strings are part of the
+// report.json contract.
+type TipStatus string
+
+// The statuses of a tip.
+const (
+	TipWaiting    TipStatus = "waiting"    // its when is not true yet
+	TipSkipped    TipStatus = "skipped"    // its race started before it was published
+	TipUnresolved TipStatus = "unresolved" // its race could not be found
+	TipPublished  TipStatus = "published"  // the service took it
+	TipUnknown    TipStatus = "unknown"    // a publish was sent and may have gone out: never re-sent by itself
+	TipFailed     TipStatus = "failed"     // the service refused it, or it could not be sent
+)
+
+// TipStatuses lists every tip status in report order.
+func TipStatuses() []TipStatus {
+	return []TipStatus{TipWaiting, TipSkipped, TipUnresolved, TipPublished, TipUnknown, TipFailed}
+}
+
+// The outcomes of a published tip at its race.
+const (
+	TipWon  = "won"
+	TipLost = "lost"
+	TipVoid = "void"
+)
