@@ -293,3 +293,14 @@ type DoctorPeriod struct {
 	Words  string        `json:"words"`
 	Limits []DoctorLimit `json:"limits"`
 }
+
+// DoctorLimit is one account limit and its use. Used is absent for the
+// limits that bound each bet or race, not the period.
+type DoctorLimit struct {
+	Name  string   `json:"name"`
+	Limit float64  `json:"limit"`
+	Used  *float64 `json:"used,omitempty"`
+	// Reached: a run creates nothing more in the period under it.
+	Reached bool   `json:"reached"`
+	Words   string `json:"words"`
+}

@@ -11,17 +11,6 @@ import (
 	"github.com/betplan/betplan/state"
 )
 
-// DoctorLimit is one account limit and its use. Used is absent for the
-// limits that bound each bet or race, not the period.
-type DoctorLimit struct {
-	Name  string   `json:"name"`
-	Limit float64  `json:"limit"`
-	Used  *float64 `json:"used,omitempty"`
-	// Reached: a run creates nothing more in the period under it.
-	Reached bool   `json:"reached"`
-	Words   string `json:"words"`
-}
-
 // ExamineAccount adds to rep the account's limits and what the plans
 // sharing store on the service at baseURL use of each today, reading the
 // other plans' open bets from svc as a run would before applying a

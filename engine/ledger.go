@@ -339,21 +339,6 @@ func sameRaceInfo(a, b RaceInfo) bool {
 		plan.FoldVenue(a.Venue) == plan.FoldVenue(b.Venue) && meetingDate(a.Start) == meetingDate(b.Start)
 }
 
-// PeriodUsage is what the plan's bets of one period of its limits add up
-// to, across runs.
-type PeriodUsage struct {
-	Period string // "2026-11-21", "2026-W47", or "" for the whole plan
-	Words  string // "day 2026-11-21"
-	plan.PlanEnv
-	// Planned and PlannedBets are what a preview would add (plan reports).
-	Planned     float64
-	PlannedBets int
-}
-
-// WorstCase is the period's profit if every bet not resulted yet lost all
-// it has at risk: what max_loss caps.
-func (p PeriodUsage) WorstCase() float64 { return worstCase(p.PlanEnv) }
-
 // periodUsages are the usages of the periods the result's bets are in
 // (the races this run considered), oldest first; with none, the latest
 // period the plan has bets in.

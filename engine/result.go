@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"fmt"
 	"math"
 	"strconv"
 	"strings"
@@ -451,3 +452,31 @@ const (
 	TipLost = "lost"
 	TipVoid = "void"
 )
+
+// describe names a race ("Flemington Galloping R4") or an event
+// ("Collingwood v Carlton (AFL)") in log lines.
+func (ri RaceInfo) describe() string {
+	if e := ri.Event; e != nil {
+		return fmt.Sprintf("%s (%s)", e.Name, e.Sport)
+	}
+	return fmt.Sprintf("%s %s R%d", ri.Venue, ri.Code, ri.EventNumber)
+}
+
+// PeriodUsage is what the plan's bets of one period of its limits add up
+// to, across runs.
+type PeriodUsage struct {
+	Period string // "2026-11-21", "2026-W47", or "" for the whole plan
+	Words  string // "day 2026-11-21"
+	plan.PlanEnv
+	// Planned and PlannedBets are what a preview would add (plan reports).
+	Planned     float64
+	PlannedBets int
+}
+
+// WorstCase is the period's profit if every bet not resulted yet lost all
+// it has at risk: what max_loss caps.
+func (p PeriodUsage) WorstCase() float64 { return worstCase(p.PlanEnv) }
+
+// worstCase is a period's profit if every open bet lost what it has at
+// risk: what max_loss caps.
+func worstCase(t plan.PlanEnv) float64 { return roundCents(t.Profit - t.OpenStake) }

@@ -396,35 +396,6 @@ func (r *resolver) instanceEnv(in *instance, now time.Time) *plan.Env {
 	return r.env(in.race, now)
 }
 
-// resolved reports whether the instance is on a race or event the
-// service lists now (not known only from the journal).
-func (in *instance) resolved() bool { return in.race != nil || in.event != nil }
-
-// start is when the race or event starts.
-func (in *instance) start() time.Time {
-	if in.race != nil {
-		return in.race.StartTime.Time
-	}
-	return in.info.Start
-}
-
-// what names what the bet is on, for messages.
-func (in *instance) what() string {
-	if in.info.Event != nil {
-		return "event"
-	}
-	return "race"
-}
-
-// describe names a race ("Flemington Galloping R4") or an event
-// ("Collingwood v Carlton (AFL)") in log lines.
-func (ri RaceInfo) describe() string {
-	if e := ri.Event; e != nil {
-		return fmt.Sprintf("%s (%s)", e.Name, e.Sport)
-	}
-	return fmt.Sprintf("%s %s R%d", ri.Venue, ri.Code, ri.EventNumber)
-}
-
 // eventRequest fills the create body's sports fields: the sport, the ids
 // and the line.
 func eventRequest(req *apiclient.CreateNotificationRequest, e *EventInfo) {
