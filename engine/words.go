@@ -1,5 +1,7 @@
 package engine
 
+import "strings"
+
 // plural and the like put counts into words; they sit below every file that writes a report line.
 
 // plural is one or many, as n says.
@@ -9,4 +11,11 @@ func plural(n int, one, many string) string {
 		return one
 	}
 	return many
+}
+
+func sessionList(names []string) string {
+	if len(names) == 0 {
+		return "a session"
+	}
+	return strings.Join(names, ", ")
 }
