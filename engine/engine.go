@@ -242,3 +242,10 @@ func isNotSent(err error) bool {
 	var te *apiclient.TransportError
 	return errors.As(err, &te) && !apiclient.IsAmbiguous(err)
 }
+
+// TipsterBackend is the calls of a tip package; *apiclient.Client
+// satisfies it.
+type TipsterBackend interface {
+	PublishTips(ctx context.Context, apikey string, tips []apiclient.PublishTip) (*apiclient.TipsterAnswer, error)
+	SendPrealert(ctx context.Context, apikey string) (*apiclient.TipsterAnswer, error)
+}

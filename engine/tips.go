@@ -19,13 +19,6 @@ import (
 // The pre-alert (which wakes subscribers' bots) is journalled the same
 // way, once per race.
 
-// TipsterBackend is the calls of a tip package; *apiclient.Client
-// satisfies it.
-type TipsterBackend interface {
-	PublishTips(ctx context.Context, apikey string, tips []apiclient.PublishTip) (*apiclient.TipsterAnswer, error)
-	SendPrealert(ctx context.Context, apikey string) (*apiclient.TipsterAnswer, error)
-}
-
 // tipInstance is one tip of the plan on one race.
 type tipInstance struct {
 	tip  *plan.Tip
