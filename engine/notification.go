@@ -1,5 +1,3 @@
-// notification.go reads what a notification the service echoes says of
-// its race or event and of the amount it committed.
 package engine
 
 import (
@@ -8,6 +6,9 @@ import (
 	"github.com/betplan/betplan/apiclient"
 	"github.com/betplan/betplan/plan"
 )
+
+// notification.go reads what a notification the service echoes says of
+// its race or event and of the amount it committed.
 
 // notificationRace is the race a notification was created for, as the
 // service echoes it.

@@ -1,6 +1,3 @@
-// The follower's reads of the service on the run's clock: the list pages
-// that hold open bets, the label look-ups and the pages other plans read;
-// what each read shows is applied in poll.go.
 package engine
 
 import (
@@ -14,6 +11,10 @@ import (
 	"github.com/betplan/betplan/apiclient"
 	"github.com/betplan/betplan/engine/follow"
 )
+
+// The follower's reads of the service on the run's clock: the list pages
+// that hold open bets, the label look-ups and the pages other plans read;
+// what each read shows is applied in poll.go.
 
 // poll reads the plan's open notifications: every one, once a tick, so
 // each outcome is seen at the first tick after the service shows it. The

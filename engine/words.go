@@ -2,7 +2,8 @@ package engine
 
 import "strings"
 
-// plural and the like put counts into words; they sit below every file that writes a report line.
+// Small helpers that put counts and names into words, for report and log
+// lines.
 
 // plural is one or many, as n says.
 
