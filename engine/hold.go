@@ -104,3 +104,44 @@ func (e *StoppedError) Error() string {
 }
 
 const commandStop = "betplan stop"
+
+// confirmation is the run's one question before the first thing a real
+// run cannot take back (a create, a publication): asked once, its yes
+// holds for the rest of the run, its no refuses the run.
+type confirmation struct {
+	opts *Options
+	halt *halt // a no is the run's refusal
+	logf func(format string, args ...any)
+	// given says nothing is asked any more: the yes was given, or the
+	// run asks nothing and the first create went ahead.
+	given bool
+}
+
+// confirm asks once per run, before the first thing a real run cannot take
+// back (a create, a publication), showing summary; a no refuses the run.
+// A plan of a run of several asks the run's one Question instead.
+func (c *confirmation) confirm(summary func() string) error {
+	if c.given || !c.asks() {
+		c.given = true
+		return nil
+	}
+	var ok bool
+	var err error
+	if c.opts.Question != nil {
+		ok, err = c.opts.Question.put(func(line string) { c.logf("%s", line) })
+	} else {
+		ok, err = c.opts.Confirm(summary())
+	}
+	if err != nil {
+		return err
+	}
+	if !ok {
+		c.halt.refused = "not confirmed"
+		return ErrNotConfirmed
+	}
+	c.given = true
+	return nil
+}
+
+// asks reports whether the run asks before its first create.
+func (c *confirmation) asks() bool { return c.opts.Confirm != nil || c.opts.Question != nil }
