@@ -16,49 +16,6 @@ import (
 // what the service showed of each (this run's polls, or the scan that
 // rebuilt a lost journal), and, in a preview, what it would create.
 
-// stake is one bet the plan committed (or a preview plans).
-type stake struct {
-	label     string
-	betID     string
-	race      RaceInfo
-	requested float64
-	risk      exposure // at risk now: what the sessions accepted, or may still place
-	open      bool     // not resulted (nor ended without a placement)
-	settled   bool     // resulted with money accepted
-	profit    float64  // settled profit
-	resultAt  time.Time
-	planned   bool // a preview's create, not committed yet
-	canceled  bool // cancelled: at risk only what sessions placed before
-}
-
-// periodKey names the period of a race's meeting day: the day itself
-// (in the race's own time zone, as the service gives its start), its ISO
-// week, or "" for the whole plan.
-func periodKey(p plan.Period, start time.Time) string {
-	if start.IsZero() {
-		return ""
-	}
-	switch p {
-	case plan.PeriodDay:
-		return meetingDate(start)
-	case plan.PeriodWeek:
-		y, w := start.ISOWeek()
-		return fmt.Sprintf("%04d-W%02d", y, w)
-	}
-	return ""
-}
-
-// periodWords says which period a key is, for people.
-func periodWords(p plan.Period, key string) string {
-	switch {
-	case p == plan.PeriodDay && key != "":
-		return "day " + key
-	case p == plan.PeriodWeek && key != "":
-		return "week " + key
-	}
-	return "the plan (all time)"
-}
-
 // PeriodTitle says what the total limits count within.
 func (l LimitsSummary) PeriodTitle() string {
 	switch l.Period {
@@ -254,17 +211,6 @@ func (r *money) notificationExposure(n *apiclient.Notification) exposure {
 	return exposureOf(r.sessions.sessions, t, notificationAmount(n, plan.AmountFieldFor(n.Type)))
 }
 
-// usage is what the stakes of one period, and of one race, add up to.
-type usage struct {
-	period string
-	totals plan.PlanEnv
-	// planned is the part of totals.Staked a preview would add.
-	planned     float64
-	plannedBets int
-	raceStake   float64
-	raceBets    int
-}
-
 // usageFor adds up the stakes in the period of race, and on race itself,
 // from the ledger (ledgercache.go), which keeps the sums between creates.
 func (r *money) usageFor(race RaceInfo) usage {
@@ -314,19 +260,6 @@ func (r *money) sum(stakes []stake, race RaceInfo) usage {
 	}
 	u.raceStake = roundCents(u.raceStake)
 	return u
-}
-
-// profitRange is the settled profit at its lowest and highest as results
-// came in (0 before any).
-func profitRange(settled []stake) (lo, hi float64) {
-	sort.SliceStable(settled, func(i, j int) bool { return settled[i].resultAt.Before(settled[j].resultAt) })
-	running := 0.0
-	for _, s := range settled {
-		running += s.profit
-		lo = min(lo, roundCents(running))
-		hi = max(hi, roundCents(running))
-	}
-	return lo, hi
 }
 
 // sameRaceInfo reports whether two bets are on one race of one meeting.
@@ -480,4 +413,61 @@ func (r *money) exposure(in *instance) exposure {
 	}
 	r.exposures[key] = e
 	return e
+}
+
+// ledgerSums returns the ledger, brought up to date.
+func (r *money) ledgerSums() *ledger {
+	now := r.clock.Now()
+	l := r.ledger
+	if l == nil || l.gen != r.book.version || (!l.nextChange.IsZero() && !now.Before(l.nextChange)) {
+		return r.rebuildLedger(now)
+	}
+	if r.hold.journal != nil && r.hold.journal.Serial() != l.serial {
+		for _, e := range r.hold.journal.changedSince(l.serial) {
+			st, ok := r.stakeOf(e.label, &e.labelState, now)
+			old, had := l.byLabel[e.label]
+			if (ok && st.settled) || (had && old.settled) {
+				return r.rebuildLedger(now) // the profit's low and high need the order of results
+			}
+			if had {
+				l.apply(r.plan.Limits.Period, &old, -1)
+				delete(l.byLabel, e.label)
+			}
+			if ok {
+				l.apply(r.plan.Limits.Period, &st, 1)
+				l.byLabel[e.label] = st
+				l.watch(&st, now)
+			}
+		}
+		l.serial = r.hold.journal.Serial()
+	}
+	for _, st := range r.planned[l.planned:] {
+		l.apply(r.plan.Limits.Period, &st, 1)
+		l.watch(&st, now)
+	}
+	l.planned = len(r.planned)
+	return l
+}
+
+func (r *money) rebuildLedger(now time.Time) *ledger {
+	l := &ledger{gen: r.book.version, byLabel: map[string]stake{}, periods: map[string]*periodSums{}, races: map[string]*raceSums{}}
+	if r.hold.journal != nil {
+		l.serial = r.hold.journal.Serial()
+	}
+	stakes := r.stakes()
+	for i := range stakes {
+		st := &stakes[i]
+		if !st.planned {
+			l.byLabel[st.label] = *st
+		}
+		l.apply(r.plan.Limits.Period, st, 1)
+		l.watch(st, now)
+	}
+	l.planned = len(r.planned)
+	for _, a := range l.periods {
+		a.lo, a.hi = profitRange(a.settled)
+	}
+	l.all.lo, l.all.hi = profitRange(l.all.settled)
+	r.ledger = l
+	return l
 }
