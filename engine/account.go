@@ -27,13 +27,6 @@ import (
 // check and announcement, which take milliseconds.
 const accountGateWait = 30 * time.Second
 
-// accountStake is a bet another plan of the account committed, as its
-// journal says.
-type accountStake struct {
-	plan string
-	stake
-}
-
 // accountLimits are the account's limits; nil when there is no account
 // file or it sets none.
 func (r *money) accountLimits() *plan.Limits {
@@ -228,19 +221,6 @@ func committers(byPlan map[string]float64, self string) string {
 	return strings.Join(parts[:len(parts)-1], ", ") + " and " + parts[len(parts)-1]
 }
 
-// AccountSummary is the account file's limits and what the plans sharing
-// the state use of them, in the periods of the account's limits the
-// result's bets are in.
-type AccountSummary struct {
-	File string // the account file, as found or named
-	LimitsSummary
-	// Plans name the plans whose bets were counted, this one first.
-	Plans []string
-	// Unread says why the other plans' journals could not be read; their
-	// bets are then missing from Periods.
-	Unread string
-}
-
 // fillAccount writes the account's limits and their use into res.
 func (r *money) fillAccount(res *Result) {
 	l := r.accountLimits()
@@ -312,13 +292,6 @@ func (r *money) certainAccountRefusal(certain []*instance) string {
 		before = append(before, accountStake{plan: r.plan.Name, stake: stake{label: in.label, betID: in.bet.ID, race: in.info, requested: in.amount, risk: risk, open: true}})
 	}
 	return ""
-}
-
-// seenNotification is another plan's notification as the service showed
-// it, and when.
-type seenNotification struct {
-	n  *apiclient.Notification
-	at time.Time
 }
 
 // accountReadsOutcomes reports whether the account's limits depend on how

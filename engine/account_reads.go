@@ -359,3 +359,10 @@ func (p *accountPlan) SendPrealert(ctx context.Context, apikey string) (*apiclie
 	}
 	return tb.SendPrealert(ctx, apikey)
 }
+
+// listPageSize is the page size of every list read; maxScanPages bounds
+// one read of a list from its head.
+const (
+	listPageSize = follow.PageSize
+	maxScanPages = follow.MaxScanPages
+)

@@ -15,17 +15,6 @@ import (
 	"github.com/betplan/betplan/state"
 )
 
-// AlertResult is an alert that did not reach its target by the end of a
-// run: the report and the log list it.
-type AlertResult struct {
-	Event    string
-	Bet      string // the instance id; "" for a run's summary or failure
-	Target   string // scheme and host only
-	Outcome  string // "not delivered" (the next run tries again), "outcome unknown", "given up"
-	Error    string
-	Attempts int
-}
-
 // alerting is a run's alerts: the events its bets raised, handed to a
 // background sender once each is journalled.
 type alerting struct {

@@ -425,3 +425,36 @@ func (b *book) inDoubt(in *instance, amount float64, reason string) {
 	in.reason = reason
 	b.moved(in)
 }
+
+// instance is one bet of the plan on one race.
+type instance struct {
+	bet   *plan.Bet
+	race  *apiclient.Race  // nil when unresolved or known only from the journal
+	event *apiclient.Event // an event bet's event, with its markets (sports.go)
+	info  RaceInfo
+	label string
+	id    string // what reports show and cancel takes (instance.go)
+
+	betState // only the book changes it (book.go)
+}
+
+// open reports whether the instance still needs attention.
+func (in *instance) open() bool {
+	switch in.status {
+	case StatusWaiting, StatusCreated, StatusPlaced:
+		return true
+	}
+	return false
+}
+
+// refusedShare is what one session's refusal takes off a bet's money at
+// risk: its stake, for a Fixed Wager each session places in full; 0 where
+// a session's share is not known (a total split across sessions, a
+// target profit).
+func refusedShare(in *instance) float64 {
+	t := betTerms(in.bet)
+	if !strings.EqualFold(t.betType, plan.TypeFixedWager) || t.total {
+		return 0
+	}
+	return in.amount
+}

@@ -125,3 +125,15 @@ func (b *book) sortInstances(bets []*plan.Bet) {
 		return x.label < y.label
 	})
 }
+
+// soonestFirst sorts s by start, soonest first and unknown (zero) starts
+// last, keeping s's order among equal starts.
+func soonestFirst[T any](s []T, start func(T) time.Time) {
+	sort.SliceStable(s, func(i, j int) bool {
+		a, b := start(s[i]), start(s[j])
+		if a.IsZero() || b.IsZero() {
+			return !a.IsZero() && b.IsZero()
+		}
+		return a.Before(b)
+	})
+}

@@ -124,3 +124,46 @@ func (e *AccountListError) Error() string {
 	return "list the account's notifications: " + e.Err.Error()
 }
 func (e *AccountListError) Unwrap() error { return e.Err }
+
+// cancelOpen cancels the notifications of the tracked instances that are
+// not final yet (only those of the bets in want, when given), journals
+// each cancel, and reads the outcomes again.
+func (r *tracker) cancelOpen(ctx context.Context, want map[string]bool, confirm bool) error {
+	var targets []*instance
+	for _, in := range r.book.insts {
+		if in.notifID == 0 || in.final || in.status == StatusCanceled || (len(want) > 0 && !in.matchesAny(want)) {
+			continue
+		}
+		targets = append(targets, in)
+	}
+	if len(targets) == 0 {
+		r.logf("nothing to cancel")
+		return nil
+	}
+	if confirm && r.opts.Confirm != nil {
+		ok, err := r.opts.Confirm(fmt.Sprintf("Cancel %d notifications of plan %q on %s?", len(targets), r.plan.Name, r.opts.BaseURL))
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return &RefusedError{Reason: "cancel was not confirmed"}
+		}
+	}
+	for _, in := range targets {
+		if err := r.svc.CancelNotification(ctx, in.notifID); err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			r.book.trouble(in, fmt.Sprintf("cancel: %v", err), "")
+			r.logf("could not cancel %s: notification %d: %v", in.name(), in.notifID, err)
+			continue
+		}
+		if err := r.journal.Record(journalEntry{Op: opCanceled, Label: in.label, NotificationID: in.notifID}); err != nil {
+			return err
+		}
+		r.book.wait(in, "cancel requested")
+		r.book.readAgain(in) // read it again below
+		r.logf("cancelled %s: notification %d", in.name(), in.notifID)
+	}
+	return r.follow.poll(ctx)
+}

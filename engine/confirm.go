@@ -1,73 +1,16 @@
 package engine
 
 import (
-	"context"
 	"fmt"
-	"sort"
 	"strings"
-	"sync"
 
 	"github.com/betplan/betplan/plan"
 )
-
-// confirmation is the run's one question before the first thing a real
-// run cannot take back (a create, a publication): asked once, its yes
-// holds for the rest of the run, its no refuses the run.
-type confirmation struct {
-	opts *Options
-	halt *halt // a no is the run's refusal
-	logf func(format string, args ...any)
-	// given says nothing is asked any more: the yes was given, or the
-	// run asks nothing and the first create went ahead.
-	given bool
-}
-
-// confirm asks once per run, before the first thing a real run cannot take
-// back (a create, a publication), showing summary; a no refuses the run.
-// A plan of a run of several asks the run's one Question instead.
-func (c *confirmation) confirm(summary func() string) error {
-	if c.given || !c.asks() {
-		c.given = true
-		return nil
-	}
-	var ok bool
-	var err error
-	if c.opts.Question != nil {
-		ok, err = c.opts.Question.put(func(line string) { c.logf("%s", line) })
-	} else {
-		ok, err = c.opts.Confirm(summary())
-	}
-	if err != nil {
-		return err
-	}
-	if !ok {
-		c.halt.refused = "not confirmed"
-		return ErrNotConfirmed
-	}
-	c.given = true
-	return nil
-}
-
-// asks reports whether the run asks before its first create.
-func (c *confirmation) asks() bool { return c.opts.Confirm != nil || c.opts.Question != nil }
 
 // confirmSummary is what the prompt shows before the first create: each
 // bet that may be created, its requested amount and what it puts at risk
 // (and how that was worked out), and the limits of its period.
 func (r *creator) confirmSummary() string { return r.askedBets().text }
-
-// betsAsked is what a confirmation says of one plan: how many bets it may
-// create, what they request and put at risk, in words (confirmSummary).
-type betsAsked struct {
-	plan              string
-	bets              int
-	requested, atRisk float64
-	tips              bool // it has tips to publish
-	text              string
-	// account is the account's limits and their use, in words; file is
-	// the account file ("" without account limits).
-	account, file string
-}
 
 // askedBets is confirmSummary's text, with its sums.
 func (r *creator) askedBets() betsAsked {
@@ -156,127 +99,6 @@ func (r *creator) askedBets() betsAsked {
 	return asked
 }
 
-// Question is the one confirmation of a run of several plans. Each plan
-// says what it may create before its first tick's creates (arrive, or
-// leave when it ends first); the first plan about to create waits for
-// them all and asks once, listing every plan's bets, ready and waiting,
-// and the account's limits; the answer holds for every plan's bets of
-// the run, then and later.
-type Question struct {
-	ctx context.Context
-	ask func(string) (bool, error)
-
-	mu      sync.Mutex
-	waiting map[string]bool
-	parts   []betsAsked
-	all     chan struct{} // closed once every plan arrived or left
-	asked   bool
-	done    chan struct{} // closed once answered
-	ok      bool
-	err     error
-}
-
-// NewQuestion is the question of a run of the plans named, put with ask;
-// ctx ends the wait for the plans (Ctrl-C).
-func NewQuestion(ctx context.Context, ask func(string) (bool, error), plans []string) *Question {
-	q := &Question{ctx: ctx, ask: ask, waiting: map[string]bool{}, all: make(chan struct{}), done: make(chan struct{})}
-	for _, p := range plans {
-		q.waiting[p] = true
-	}
-	if len(q.waiting) == 0 {
-		close(q.all)
-	}
-	return q
-}
-
-// arrive brings a plan's part of the question.
-func (q *Question) arrive(part betsAsked) {
-	if q == nil {
-		return
-	}
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	if !q.waiting[part.plan] {
-		return
-	}
-	if part.bets > 0 || part.tips {
-		q.parts = append(q.parts, part)
-	}
-	q.arrivedLocked(part.plan)
-}
-
-// leave is a plan that ends without a part (or after giving it).
-func (q *Question) leave(plan string) {
-	if q == nil {
-		return
-	}
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	q.arrivedLocked(plan)
-}
-
-func (q *Question) arrivedLocked(plan string) {
-	if !q.waiting[plan] {
-		return
-	}
-	delete(q.waiting, plan)
-	if len(q.waiting) == 0 {
-		close(q.all)
-	}
-}
-
-// put waits for every plan's part and returns the one answer: the first
-// caller asks, the others wait for what it was told. A wait for the other
-// plans that lasts is told with say (question_wait.go).
-func (q *Question) put(say func(string)) (bool, error) {
-	if err := q.waitAll(say); err != nil {
-		return false, err
-	}
-	q.mu.Lock()
-	if q.asked {
-		q.mu.Unlock()
-		select {
-		case <-q.done:
-		case <-q.ctx.Done():
-			return false, q.ctx.Err()
-		}
-		return q.ok, q.err
-	}
-	q.asked = true
-	summary := q.summary()
-	q.mu.Unlock()
-	q.ok, q.err = q.ask(summary)
-	close(q.done)
-	return q.ok, q.err
-}
-
-// summary is the question's text: the run's sums, each plan's bets and
-// limits, and each account file's limits once. q.mu is held.
-func (q *Question) summary() string {
-	sort.Slice(q.parts, func(i, j int) bool { return q.parts[i].plan < q.parts[j].plan })
-	var bets int
-	var requested, atRisk float64
-	for _, p := range q.parts {
-		bets += p.bets
-		requested += p.requested
-		atRisk += p.atRisk
-	}
-	var b strings.Builder
-	fmt.Fprintf(&b, "%d %s of this run: up to %d %s may be created, %s requested, %s at risk. One yes covers every bet of these plans in this run, now and later.",
-		len(q.parts), plural(len(q.parts), "plan", "plans"), bets, plural(bets, "bet", "bets"), usd(requested), usd(atRisk))
-	files := map[string]bool{}
-	for _, p := range q.parts {
-		b.WriteString("\n\n" + p.text)
-	}
-	for _, p := range q.parts {
-		if p.account != "" && !files[p.file] {
-			files[p.file] = true
-			b.WriteString("\n\n" + p.account)
-		}
-	}
-	return b.String()
-}
-
 // worstCaseWords says, for the prompt, what the listed bets put at risk
 // together with what the period has committed, against the total limit:
 // the worst case the user agrees to.
@@ -293,4 +115,74 @@ func worstCaseWords(l plan.Limits, committed, listed float64, unknown int) strin
 		return s + fmt.Sprintf("; max_total_stake %s stops the bets past it.", usd(*l.MaxTotalStake))
 	}
 	return s + fmt.Sprintf(", within max_total_stake %s.", usd(*l.MaxTotalStake))
+}
+
+// certainRefusal returns why the bets certain to be created now (a named
+// race, no when, a static amount, not created yet) cannot all be created
+// within the limits, with what the plan committed before, or "". Run then
+// refuses before creating any of them rather than some.
+func (r *creator) certainRefusal() (string, []*instance) {
+	certain := r.certainBets()
+	if len(certain) == 0 {
+		return "", nil
+	}
+	return r.certainRefusalOf(certain)
+}
+
+// certainBets are the bets certain to be created now, by race start.
+func (r *creator) certainBets() []*instance {
+	now := r.clock.Now()
+	var certain []*instance
+	for _, in := range r.book.byStart() {
+		if in.status != StatusWaiting || in.notifID != 0 || in.race == nil || !in.bet.Certain() || !now.Before(in.race.StartTime.Time) {
+			continue
+		}
+		if r.hold.journal != nil {
+			if s := r.hold.journal.State(in.label); s != nil && !s.decidedOnly() {
+				continue // tried before: decide settles it on its own
+			}
+		}
+		if only := r.opts.OnlyLabels; only != nil {
+			if _, ok := only[in.label]; !ok {
+				continue
+			}
+		}
+		certain = append(certain, in)
+	}
+	return certain
+}
+
+// certainRefusalOf is certainRefusal for the certain bets given.
+func (r *creator) certainRefusalOf(certain []*instance) (string, []*instance) {
+	// Each certain bet counts the ones before it, as if created.
+	type extra struct {
+		staked float64
+		bets   int
+	}
+	periods, races := map[string]extra{}, map[string]extra{}
+	for _, in := range certain {
+		risk := r.money.exposure(in)
+		u := r.money.usageFor(in.info)
+		raceKey := r.money.ledgerSums().raceSumKey(in.info)
+		p, rc := periods[u.period], races[raceKey]
+		u.totals.Staked += p.staked
+		u.totals.OpenStake += p.staked
+		u.totals.Bets += p.bets
+		u.raceStake += rc.staked
+		u.raceBets += rc.bets
+		if reason := limitRefusal(r.plan.Limits, risk, in.info, u, "committed by this plan and by the certain bets before it"); reason != "" {
+			ids := make([]string, len(certain))
+			for i, c := range certain {
+				ids[i] = c.bet.ID
+			}
+			return fmt.Sprintf("the bets certain to be created (%s: a named race, no when, a static amount) break a limit together, with what the plan committed before: at bet %s, %s",
+				plan.CutList(ids, idsShown), in.bet.ID, reason), certain
+		}
+		periods[u.period] = extra{p.staked + risk.Amount, p.bets + 1}
+		races[raceKey] = extra{rc.staked + risk.Amount, rc.bets + 1}
+	}
+	if why := r.money.certainAccountRefusal(certain); why != "" {
+		return why, certain
+	}
+	return "", nil
 }

@@ -13,39 +13,6 @@ import (
 	"github.com/betplan/betplan/plan"
 )
 
-// creator decides the plan's bets and creates each at most once: the
-// conditions, amounts, limits and running bots that decide a create, the
-// one question before the first, the label looked up before each, the
-// journal's announcement and this host's note of it before the request,
-// and the grace window's look-ups after an answer that did not say. It
-// reads the bets on the book and hands the book what it decided; the
-// preview and the confirmation show its decisions without a create.
-type creator struct {
-	plan  *plan.Plan
-	opts  *Options
-	clock Clock
-	svc   Backend
-	book  *book
-	res   *resolver     // the races, events and sessions a bet is decided on
-	money *money        // what a bet puts at risk, and the limits' sums
-	hold  *hold         // the journal and the lock
-	halt  *halt         // whether the run may still create
-	ask   *confirmation // the run's one question before its first create
-
-	logf       func(format string, args ...any)
-	checkpoint func(point string) // where the crash tests stop a create (Options.Checkpoint)
-	// noteCreated tells the reading of the service's list that id, just
-	// created, is its head (listpos.go).
-	noteCreated func(id int64)
-	raceTime    func(venue string, t time.Time) string
-	tipsWords   func() string                // the tips' part of the question (askedBets)
-	result      func(in *instance) BetResult // a bet as the report shows it (the preview)
-
-	// labelsSeen is this tick's batched label check (checkLabels): the
-	// notifications carrying each checked label, nil for none.
-	labelsSeen map[string][]apiclient.Notification
-}
-
 // decide evaluates one waiting instance at now and creates it when ready.
 // It returns a non-nil error only for what must stop the run (a refusal,
 // a cancelled context, a journal that cannot be written).
@@ -530,11 +497,4 @@ func (r *creator) lookupOverGrace(ctx context.Context, in *instance, why string)
 			return createUnknown, err
 		}
 	}
-}
-
-// isNotSent reports whether err proves the request never reached the
-// service (no status, not ambiguous: a refused connection).
-func isNotSent(err error) bool {
-	var te *apiclient.TransportError
-	return errors.As(err, &te) && !apiclient.IsAmbiguous(err)
 }

@@ -271,3 +271,36 @@ func roughDuration(d time.Duration) string {
 	}
 	return fmt.Sprintf("%ds", d/time.Second)
 }
+
+// DoctorAccount is the account file's limits and today's use of each,
+// over every plan sharing the state.
+type DoctorAccount struct {
+	File string `json:"file"`
+	// Plans are the plans with bets in Periods.
+	Plans []string `json:"plans"`
+	// Unread says why the other plans' journals or outcomes could not
+	// be read; Periods are then missing.
+	Unread string `json:"unread,omitempty"`
+	// Periods are today's periods of the account's limits: the one of
+	// this machine's clock and those of the bets on races within a day
+	// of it (a meeting's day is its own time zone's).
+	Periods []DoctorPeriod `json:"periods"`
+}
+
+// DoctorPeriod is the use of the account's limits in one period.
+type DoctorPeriod struct {
+	Period string        `json:"period,omitempty"` // "" for limits with no period
+	Words  string        `json:"words"`
+	Limits []DoctorLimit `json:"limits"`
+}
+
+// DoctorLimit is one account limit and its use. Used is absent for the
+// limits that bound each bet or race, not the period.
+type DoctorLimit struct {
+	Name  string   `json:"name"`
+	Limit float64  `json:"limit"`
+	Used  *float64 `json:"used,omitempty"`
+	// Reached: a run creates nothing more in the period under it.
+	Reached bool   `json:"reached"`
+	Words   string `json:"words"`
+}

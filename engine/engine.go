@@ -235,3 +235,17 @@ func IsRefused(err error) bool {
 	var r interface{ Refused() bool }
 	return errors.As(err, &r) && r.Refused()
 }
+
+// isNotSent reports whether err proves the request never reached the
+// service (no status, not ambiguous: a refused connection).
+func isNotSent(err error) bool {
+	var te *apiclient.TransportError
+	return errors.As(err, &te) && !apiclient.IsAmbiguous(err)
+}
+
+// TipsterBackend is the calls of a tip package; *apiclient.Client
+// satisfies it.
+type TipsterBackend interface {
+	PublishTips(ctx context.Context, apikey string, tips []apiclient.PublishTip) (*apiclient.TipsterAnswer, error)
+	SendPrealert(ctx context.Context, apikey string) (*apiclient.TipsterAnswer, error)
+}

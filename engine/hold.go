@@ -58,3 +58,90 @@ func (h *halt) stopForLostLock(err error) {
 	h.lostLock, h.refused, h.why = true, why, why
 	h.logf("%s", why)
 }
+
+// checkStop reads the plan's stop mark through the lock the command
+// holds; once found, nothing more is created and the run ends with
+// EndStopped.
+//
+// A run that lost its lock creates nothing more already, and its lock's
+// connection may be gone: it skips the mark and keeps following what it
+// created.
+func (h *halt) checkStop() error {
+	if h.hold.lease == nil || h.hold.command == commandStop || h.lockLost() {
+		return nil
+	}
+	mark, err := h.hold.lease.Stopped()
+	if err != nil {
+		return err
+	}
+	if mark == nil {
+		return nil
+	}
+	why := mark.String()
+	if h.why == "" && h.ticking {
+		// Seen while running; a run started on a stopped plan says so
+		// once, as it ends (the command's last line).
+		h.logf("%s: creating nothing more", why)
+	}
+	h.stopped, h.why = mark, why
+	// They stay waiting: a resumed plan creates them.
+	for _, in := range h.book.insts {
+		if in.status == StatusWaiting && in.notifID == 0 {
+			h.book.wait(in, "not created: "+why)
+		}
+	}
+	return &StoppedError{Mark: *mark}
+}
+
+// StoppedError is a stop mark seen by a run: it unwinds a create or a
+// publish, after which the run only reads what it placed, once, and ends.
+// A stopped plan is what its owner asked for, not a failure: the run ends
+// with EndStopped and no error (runWithAlerts).
+type StoppedError struct{ Mark state.StopMark }
+
+func (e *StoppedError) Error() string {
+	return e.Mark.String() + ": nothing more is created until `betplan stop --resume`"
+}
+
+const commandStop = "betplan stop"
+
+// confirmation is the run's one question before the first thing a real
+// run cannot take back (a create, a publication): asked once, its yes
+// holds for the rest of the run, its no refuses the run.
+type confirmation struct {
+	opts *Options
+	halt *halt // a no is the run's refusal
+	logf func(format string, args ...any)
+	// given says nothing is asked any more: the yes was given, or the
+	// run asks nothing and the first create went ahead.
+	given bool
+}
+
+// confirm asks once per run, before the first thing a real run cannot take
+// back (a create, a publication), showing summary; a no refuses the run.
+// A plan of a run of several asks the run's one Question instead.
+func (c *confirmation) confirm(summary func() string) error {
+	if c.given || !c.asks() {
+		c.given = true
+		return nil
+	}
+	var ok bool
+	var err error
+	if c.opts.Question != nil {
+		ok, err = c.opts.Question.put(func(line string) { c.logf("%s", line) })
+	} else {
+		ok, err = c.opts.Confirm(summary())
+	}
+	if err != nil {
+		return err
+	}
+	if !ok {
+		c.halt.refused = "not confirmed"
+		return ErrNotConfirmed
+	}
+	c.given = true
+	return nil
+}
+
+// asks reports whether the run asks before its first create.
+func (c *confirmation) asks() bool { return c.opts.Confirm != nil || c.opts.Question != nil }

@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 	"unicode"
 
 	"github.com/betplan/betplan/plan"
@@ -148,4 +149,24 @@ func (j *Journal) FindInstance(p *plan.Plan, id string) (found bool, known []str
 	}
 	sort.Strings(known)
 	return found, known
+}
+
+// resolved reports whether the instance is on a race or event the
+// service lists now (not known only from the journal).
+func (in *instance) resolved() bool { return in.race != nil || in.event != nil }
+
+// start is when the race or event starts.
+func (in *instance) start() time.Time {
+	if in.race != nil {
+		return in.race.StartTime.Time
+	}
+	return in.info.Start
+}
+
+// what names what the bet is on, for messages.
+func (in *instance) what() string {
+	if in.info.Event != nil {
+		return "event"
+	}
+	return "race"
 }

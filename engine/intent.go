@@ -28,29 +28,6 @@ import (
 // its outcome unknown, and an attempt of an alert is recorded again in
 // flight, so the run reports it outcome unknown: neither is sent again.
 
-// isOutcome reports whether op ends a send's doubt in the journal.
-func isOutcome(op string) bool {
-	switch op {
-	case opCreated, opAdopted, opFailed, opAbsent, opCanceled,
-		opPublished, opPublishUnknown, opPublishAbsent, opPublishFailed,
-		opPrealerted, opPrealertUnknown, opPrealertAbsent, opPrealertFailed,
-		opAlertSent, opAlertFailed, opAlertUnknown, opAlertGivenUp:
-		return true
-	}
-	return false
-}
-
-// noteKey is the key of the note of e's send in the intent file.
-func noteKey(e journalEntry) string {
-	switch {
-	case e.Alert != nil:
-		return "alert " + e.Alert.Key + " " + e.Alert.Target
-	case len(e.Tips) > 0:
-		return "publish " + e.Tips[0].Key
-	}
-	return e.Label
-}
-
 // announcement returns the serial of the journal's last announcement of
 // e's send, and whether that send is still without an outcome; known is
 // false when the journal has nothing of it. Called with j.mu held.
@@ -111,19 +88,6 @@ func (j *Journal) noteInFlight(e journalEntry) error {
 	}
 	j.inFlight[key] = true
 	return nil
-}
-
-// clearInFlight drops e's send from the intent file once e, durable in
-// the journal, holds its outcome. A note left behind costs nothing: the
-// next run finds the journal knows the send and clears it. Called with
-// j.mu held.
-func (j *Journal) clearInFlight(e journalEntry) {
-	key := noteKey(e)
-	if !j.inFlight[key] || !isOutcome(e.Op) {
-		return
-	}
-	delete(j.inFlight, key)
-	_ = j.intents.Clear(key)
 }
 
 // Why the journal records again a send it did not know.

@@ -501,3 +501,51 @@ func (j *Journal) Close() error {
 }
 
 var _ io.Closer = (*Journal)(nil)
+
+// journalOwner is whose journal it is: the service's identity and a hash
+// of the account on it ("" when unknown).
+type journalOwner struct{ service, account string }
+
+// ReportDir is where the plan's last run wrote its reports; "" for the
+// default.
+func (j *Journal) ReportDir() string {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return j.reportDir
+}
+
+// isOutcome reports whether op ends a send's doubt in the journal.
+func isOutcome(op string) bool {
+	switch op {
+	case opCreated, opAdopted, opFailed, opAbsent, opCanceled,
+		opPublished, opPublishUnknown, opPublishAbsent, opPublishFailed,
+		opPrealerted, opPrealertUnknown, opPrealertAbsent, opPrealertFailed,
+		opAlertSent, opAlertFailed, opAlertUnknown, opAlertGivenUp:
+		return true
+	}
+	return false
+}
+
+// noteKey is the key of the note of e's send in the intent file.
+func noteKey(e journalEntry) string {
+	switch {
+	case e.Alert != nil:
+		return "alert " + e.Alert.Key + " " + e.Alert.Target
+	case len(e.Tips) > 0:
+		return "publish " + e.Tips[0].Key
+	}
+	return e.Label
+}
+
+// clearInFlight drops e's send from the intent file once e, durable in
+// the journal, holds its outcome. A note left behind costs nothing: the
+// next run finds the journal knows the send and clears it. Called with
+// j.mu held.
+func (j *Journal) clearInFlight(e journalEntry) {
+	key := noteKey(e)
+	if !j.inFlight[key] || !isOutcome(e.Op) {
+		return
+	}
+	delete(j.inFlight, key)
+	_ = j.intents.Clear(key)
+}

@@ -62,3 +62,16 @@ func shorten(s string, n int) string {
 	}
 	return s[:n]
 }
+
+// betIDFromLabel finds which bet of the plan a label belongs to.
+func betIDFromLabel(planName, label string) string {
+	rest, ok := strings.CutPrefix(label, LabelPrefix(planName))
+	if !ok {
+		return ""
+	}
+	i := strings.LastIndexByte(rest, ':')
+	if i < 0 {
+		return ""
+	}
+	return rest[:i]
+}

@@ -16,49 +16,6 @@ import (
 // what the service showed of each (this run's polls, or the scan that
 // rebuilt a lost journal), and, in a preview, what it would create.
 
-// stake is one bet the plan committed (or a preview plans).
-type stake struct {
-	label     string
-	betID     string
-	race      RaceInfo
-	requested float64
-	risk      exposure // at risk now: what the sessions accepted, or may still place
-	open      bool     // not resulted (nor ended without a placement)
-	settled   bool     // resulted with money accepted
-	profit    float64  // settled profit
-	resultAt  time.Time
-	planned   bool // a preview's create, not committed yet
-	canceled  bool // cancelled: at risk only what sessions placed before
-}
-
-// periodKey names the period of a race's meeting day: the day itself
-// (in the race's own time zone, as the service gives its start), its ISO
-// week, or "" for the whole plan.
-func periodKey(p plan.Period, start time.Time) string {
-	if start.IsZero() {
-		return ""
-	}
-	switch p {
-	case plan.PeriodDay:
-		return meetingDate(start)
-	case plan.PeriodWeek:
-		y, w := start.ISOWeek()
-		return fmt.Sprintf("%04d-W%02d", y, w)
-	}
-	return ""
-}
-
-// periodWords says which period a key is, for people.
-func periodWords(p plan.Period, key string) string {
-	switch {
-	case p == plan.PeriodDay && key != "":
-		return "day " + key
-	case p == plan.PeriodWeek && key != "":
-		return "week " + key
-	}
-	return "the plan (all time)"
-}
-
 // PeriodTitle says what the total limits count within.
 func (l LimitsSummary) PeriodTitle() string {
 	switch l.Period {
@@ -254,17 +211,6 @@ func (r *money) notificationExposure(n *apiclient.Notification) exposure {
 	return exposureOf(r.sessions.sessions, t, notificationAmount(n, plan.AmountFieldFor(n.Type)))
 }
 
-// usage is what the stakes of one period, and of one race, add up to.
-type usage struct {
-	period string
-	totals plan.PlanEnv
-	// planned is the part of totals.Staked a preview would add.
-	planned     float64
-	plannedBets int
-	raceStake   float64
-	raceBets    int
-}
-
 // usageFor adds up the stakes in the period of race, and on race itself,
 // from the ledger (ledgercache.go), which keeps the sums between creates.
 func (r *money) usageFor(race RaceInfo) usage {
@@ -316,19 +262,6 @@ func (r *money) sum(stakes []stake, race RaceInfo) usage {
 	return u
 }
 
-// profitRange is the settled profit at its lowest and highest as results
-// came in (0 before any).
-func profitRange(settled []stake) (lo, hi float64) {
-	sort.SliceStable(settled, func(i, j int) bool { return settled[i].resultAt.Before(settled[j].resultAt) })
-	running := 0.0
-	for _, s := range settled {
-		running += s.profit
-		lo = min(lo, roundCents(running))
-		hi = max(hi, roundCents(running))
-	}
-	return lo, hi
-}
-
 // sameRaceInfo reports whether two bets are on one race of one meeting.
 // A sports event is its own "race": per-race limits hold for its bets.
 func sameRaceInfo(a, b RaceInfo) bool {
@@ -338,21 +271,6 @@ func sameRaceInfo(a, b RaceInfo) bool {
 	return strings.EqualFold(a.Code, b.Code) && a.EventNumber == b.EventNumber &&
 		plan.FoldVenue(a.Venue) == plan.FoldVenue(b.Venue) && meetingDate(a.Start) == meetingDate(b.Start)
 }
-
-// PeriodUsage is what the plan's bets of one period of its limits add up
-// to, across runs.
-type PeriodUsage struct {
-	Period string // "2026-11-21", "2026-W47", or "" for the whole plan
-	Words  string // "day 2026-11-21"
-	plan.PlanEnv
-	// Planned and PlannedBets are what a preview would add (plan reports).
-	Planned     float64
-	PlannedBets int
-}
-
-// WorstCase is the period's profit if every bet not resulted yet lost all
-// it has at risk: what max_loss caps.
-func (p PeriodUsage) WorstCase() float64 { return worstCase(p.PlanEnv) }
 
 // periodUsages are the usages of the periods the result's bets are in
 // (the races this run considered), oldest first; with none, the latest
@@ -465,4 +383,91 @@ func (r *money) betEnv(in *instance, now time.Time) plan.BetEnv {
 	e.Won = settled && e.Profit > 0
 	e.Lost = settled && e.Profit < 0
 	return e
+}
+
+// accountStake is a bet another plan of the account committed, as its
+// journal says.
+type accountStake struct {
+	plan string
+	stake
+}
+
+// seenNotification is another plan's notification as the service showed
+// it, and when.
+type seenNotification struct {
+	n  *apiclient.Notification
+	at time.Time
+}
+
+// exposure is what in would put at risk with its current amount. A plan's
+// bets share a few terms and amounts: each is worked out once per read of
+// the sessions.
+func (r *money) exposure(in *instance) exposure {
+	key := exposureKey{betTerms(in.bet), in.amount, r.sessions.sessionsAt}
+	if e, ok := r.exposures[key]; ok {
+		return e
+	}
+	e := exposureOf(r.sessions.sessions, key.terms, in.amount)
+	if r.exposures == nil || len(r.exposures) > 10_000 {
+		r.exposures = map[exposureKey]exposure{}
+	}
+	r.exposures[key] = e
+	return e
+}
+
+// ledgerSums returns the ledger, brought up to date.
+func (r *money) ledgerSums() *ledger {
+	now := r.clock.Now()
+	l := r.ledger
+	if l == nil || l.gen != r.book.version || (!l.nextChange.IsZero() && !now.Before(l.nextChange)) {
+		return r.rebuildLedger(now)
+	}
+	if r.hold.journal != nil && r.hold.journal.Serial() != l.serial {
+		for _, e := range r.hold.journal.changedSince(l.serial) {
+			st, ok := r.stakeOf(e.label, &e.labelState, now)
+			old, had := l.byLabel[e.label]
+			if (ok && st.settled) || (had && old.settled) {
+				return r.rebuildLedger(now) // the profit's low and high need the order of results
+			}
+			if had {
+				l.apply(r.plan.Limits.Period, &old, -1)
+				delete(l.byLabel, e.label)
+			}
+			if ok {
+				l.apply(r.plan.Limits.Period, &st, 1)
+				l.byLabel[e.label] = st
+				l.watch(&st, now)
+			}
+		}
+		l.serial = r.hold.journal.Serial()
+	}
+	for _, st := range r.planned[l.planned:] {
+		l.apply(r.plan.Limits.Period, &st, 1)
+		l.watch(&st, now)
+	}
+	l.planned = len(r.planned)
+	return l
+}
+
+func (r *money) rebuildLedger(now time.Time) *ledger {
+	l := &ledger{gen: r.book.version, byLabel: map[string]stake{}, periods: map[string]*periodSums{}, races: map[string]*raceSums{}}
+	if r.hold.journal != nil {
+		l.serial = r.hold.journal.Serial()
+	}
+	stakes := r.stakes()
+	for i := range stakes {
+		st := &stakes[i]
+		if !st.planned {
+			l.byLabel[st.label] = *st
+		}
+		l.apply(r.plan.Limits.Period, st, 1)
+		l.watch(st, now)
+	}
+	l.planned = len(r.planned)
+	for _, a := range l.periods {
+		a.lo, a.hi = profitRange(a.settled)
+	}
+	l.all.lo, l.all.hi = profitRange(l.all.settled)
+	r.ledger = l
+	return l
 }

@@ -95,63 +95,6 @@ func (l *ledger) raceSumKey(ri RaceInfo) string {
 	return k
 }
 
-// ledgerSums returns the ledger, brought up to date.
-func (r *money) ledgerSums() *ledger {
-	now := r.clock.Now()
-	l := r.ledger
-	if l == nil || l.gen != r.book.version || (!l.nextChange.IsZero() && !now.Before(l.nextChange)) {
-		return r.rebuildLedger(now)
-	}
-	if r.hold.journal != nil && r.hold.journal.Serial() != l.serial {
-		for _, e := range r.hold.journal.changedSince(l.serial) {
-			st, ok := r.stakeOf(e.label, &e.labelState, now)
-			old, had := l.byLabel[e.label]
-			if (ok && st.settled) || (had && old.settled) {
-				return r.rebuildLedger(now) // the profit's low and high need the order of results
-			}
-			if had {
-				l.apply(r.plan.Limits.Period, &old, -1)
-				delete(l.byLabel, e.label)
-			}
-			if ok {
-				l.apply(r.plan.Limits.Period, &st, 1)
-				l.byLabel[e.label] = st
-				l.watch(&st, now)
-			}
-		}
-		l.serial = r.hold.journal.Serial()
-	}
-	for _, st := range r.planned[l.planned:] {
-		l.apply(r.plan.Limits.Period, &st, 1)
-		l.watch(&st, now)
-	}
-	l.planned = len(r.planned)
-	return l
-}
-
-func (r *money) rebuildLedger(now time.Time) *ledger {
-	l := &ledger{gen: r.book.version, byLabel: map[string]stake{}, periods: map[string]*periodSums{}, races: map[string]*raceSums{}}
-	if r.hold.journal != nil {
-		l.serial = r.hold.journal.Serial()
-	}
-	stakes := r.stakes()
-	for i := range stakes {
-		st := &stakes[i]
-		if !st.planned {
-			l.byLabel[st.label] = *st
-		}
-		l.apply(r.plan.Limits.Period, st, 1)
-		l.watch(st, now)
-	}
-	l.planned = len(r.planned)
-	for _, a := range l.periods {
-		a.lo, a.hi = profitRange(a.settled)
-	}
-	l.all.lo, l.all.hi = profitRange(l.all.settled)
-	r.ledger = l
-	return l
-}
-
 func (l *ledger) apply(p plan.Period, s *stake, sign int) {
 	l.all.add(s, sign)
 	if s.race.Start.IsZero() {

@@ -68,10 +68,6 @@ func limitRefusal(l plan.Limits, risk exposure, race RaceInfo, u usage, usedWord
 	return ""
 }
 
-// worstCase is a period's profit if every open bet lost what it has at
-// risk: what max_loss caps.
-func worstCase(t plan.PlanEnv) float64 { return roundCents(t.Profit - t.OpenStake) }
-
 func signedUSD(v float64) string {
 	if v < 0 {
 		return "-" + usd(-v)
@@ -83,76 +79,6 @@ func signedUSD(v float64) string {
 // counting what the plan has committed in its period so far.
 func (r *money) checkLimits(in *instance, risk exposure) string {
 	return limitRefusal(r.plan.Limits, risk, in.info, r.usageFor(in.info), "already committed by this plan")
-}
-
-// certainRefusal returns why the bets certain to be created now (a named
-// race, no when, a static amount, not created yet) cannot all be created
-// within the limits, with what the plan committed before, or "". Run then
-// refuses before creating any of them rather than some.
-func (r *creator) certainRefusal() (string, []*instance) {
-	certain := r.certainBets()
-	if len(certain) == 0 {
-		return "", nil
-	}
-	return r.certainRefusalOf(certain)
-}
-
-// certainBets are the bets certain to be created now, by race start.
-func (r *creator) certainBets() []*instance {
-	now := r.clock.Now()
-	var certain []*instance
-	for _, in := range r.book.byStart() {
-		if in.status != StatusWaiting || in.notifID != 0 || in.race == nil || !in.bet.Certain() || !now.Before(in.race.StartTime.Time) {
-			continue
-		}
-		if r.hold.journal != nil {
-			if s := r.hold.journal.State(in.label); s != nil && !s.decidedOnly() {
-				continue // tried before: decide settles it on its own
-			}
-		}
-		if only := r.opts.OnlyLabels; only != nil {
-			if _, ok := only[in.label]; !ok {
-				continue
-			}
-		}
-		certain = append(certain, in)
-	}
-	return certain
-}
-
-// certainRefusalOf is certainRefusal for the certain bets given.
-func (r *creator) certainRefusalOf(certain []*instance) (string, []*instance) {
-	// Each certain bet counts the ones before it, as if created.
-	type extra struct {
-		staked float64
-		bets   int
-	}
-	periods, races := map[string]extra{}, map[string]extra{}
-	for _, in := range certain {
-		risk := r.money.exposure(in)
-		u := r.money.usageFor(in.info)
-		raceKey := r.money.ledgerSums().raceSumKey(in.info)
-		p, rc := periods[u.period], races[raceKey]
-		u.totals.Staked += p.staked
-		u.totals.OpenStake += p.staked
-		u.totals.Bets += p.bets
-		u.raceStake += rc.staked
-		u.raceBets += rc.bets
-		if reason := limitRefusal(r.plan.Limits, risk, in.info, u, "committed by this plan and by the certain bets before it"); reason != "" {
-			ids := make([]string, len(certain))
-			for i, c := range certain {
-				ids[i] = c.bet.ID
-			}
-			return fmt.Sprintf("the bets certain to be created (%s: a named race, no when, a static amount) break a limit together, with what the plan committed before: at bet %s, %s",
-				plan.CutList(ids, idsShown), in.bet.ID, reason), certain
-		}
-		periods[u.period] = extra{p.staked + risk.Amount, p.bets + 1}
-		races[raceKey] = extra{rc.staked + risk.Amount, rc.bets + 1}
-	}
-	if why := r.money.certainAccountRefusal(certain); why != "" {
-		return why, certain
-	}
-	return "", nil
 }
 
 // limitsWords says the plan's limits and what is used of each in the

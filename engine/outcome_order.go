@@ -46,3 +46,23 @@ func (f *follower) logOutcomesDue() {
 		}
 	}
 }
+
+// logOutcome logs how a bet ended, once: the journal keeps that it was
+// told (a resulted entry), so a later cron run that reads the same
+// outcome again does not repeat it.
+func (f *follower) logOutcome(in *instance) {
+	if f.outcomeAfterPlacement(in) {
+		return
+	}
+	if f.hold.journal == nil {
+		f.logf("%s %s: %s", in.status, in.name(), in.reason)
+		return
+	}
+	if s := f.hold.journal.State(in.label); s != nil && s.Resulted {
+		return
+	}
+	f.logf("%s %s: %s", in.status, in.name(), in.reason)
+	if f.hold.journal.writable() {
+		_ = f.hold.journal.Record(journalEntry{Op: opResulted, Label: in.label}) // a journal out of reach stops the run on its own
+	}
+}

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/betplan/betplan/apiclient"
-	"github.com/betplan/betplan/plan"
 )
 
 // unresultedAfter is how long after its start a notification nothing was
@@ -104,26 +103,6 @@ func (f *follower) update(ctx context.Context, in *instance, n *apiclient.Notifi
 	return nil
 }
 
-// logOutcome logs how a bet ended, once: the journal keeps that it was
-// told (a resulted entry), so a later cron run that reads the same
-// outcome again does not repeat it.
-func (f *follower) logOutcome(in *instance) {
-	if f.outcomeAfterPlacement(in) {
-		return
-	}
-	if f.hold.journal == nil {
-		f.logf("%s %s: %s", in.status, in.name(), in.reason)
-		return
-	}
-	if s := f.hold.journal.State(in.label); s != nil && s.Resulted {
-		return
-	}
-	f.logf("%s %s: %s", in.status, in.name(), in.reason)
-	if f.hold.journal.writable() {
-		_ = f.hold.journal.Record(journalEntry{Op: opResulted, Label: in.label}) // a journal out of reach stops the run on its own
-	}
-}
-
 // records reads the notification's per-session records into in; nil
 // records and a nil error mean the read failed and is tried again on the
 // next poll.
@@ -181,18 +160,6 @@ func (f *follower) applyRecords(in *instance, recs []apiclient.BetRecord) {
 	f.logDueOutcome(in)
 }
 
-// refusedShare is what one session's refusal takes off a bet's money at
-// risk: its stake, for a Fixed Wager each session places in full; 0 where
-// a session's share is not known (a total split across sessions, a
-// target profit).
-func refusedShare(in *instance) float64 {
-	t := betTerms(in.bet)
-	if !strings.EqualFold(t.betType, plan.TypeFixedWager) || t.total {
-		return 0
-	}
-	return in.amount
-}
-
 // everyRefused reports whether every record failed, and their errors.
 func everyRefused(recs []apiclient.BetRecord) (bool, string) {
 	var errs []string
@@ -225,13 +192,6 @@ func (f *follower) botSessions(in *instance, bots string) []string {
 		}
 	}
 	return names
-}
-
-func sessionList(names []string) string {
-	if len(names) == 0 {
-		return "a session"
-	}
-	return strings.Join(names, ", ")
 }
 
 func settledReason(n *apiclient.Notification) string {

@@ -13,11 +13,3 @@ func (r *tracker) keepReportDir() error {
 	}
 	return r.journal.Record(journalEntry{Op: opReports, ReportDir: r.opts.ReportDir})
 }
-
-// ReportDir is where the plan's last run wrote its reports; "" for the
-// default.
-func (j *Journal) ReportDir() string {
-	j.mu.Lock()
-	defer j.mu.Unlock()
-	return j.reportDir
-}

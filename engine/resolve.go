@@ -68,16 +68,6 @@ func raceInfo(rc *apiclient.Race) RaceInfo {
 	return RaceInfo{Venue: rc.Venue(), Code: rc.Code, EventNumber: int(rc.EventNumber), Start: rc.StartTime.Time}
 }
 
-// notificationRace is the race a notification was created for, as the
-// service echoes it.
-func notificationRace(n *apiclient.Notification) RaceInfo {
-	if isSportsNotification(n) {
-		return notificationEvent(n)
-	}
-	c := &n.Tip.Competition
-	return RaceInfo{Venue: c.Name.First(), Code: c.Code, EventNumber: int(c.EventNumber), Start: c.StartTime.Time}
-}
-
 // venueMatches compares a plan's venue with every name the entry carries,
 // ignoring case and spacing.
 func venueMatches(want string, rc *apiclient.Race) bool {

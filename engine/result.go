@@ -1,7 +1,9 @@
 package engine
 
 import (
+	"fmt"
 	"math"
+	"strconv"
 	"strings"
 	"time"
 
@@ -369,3 +371,112 @@ type PrealertResult struct {
 	SentAt time.Time
 	Path   string // the path that answered
 }
+
+// AccountSummary is the account file's limits and what the plans sharing
+// the state use of them, in the periods of the account's limits the
+// result's bets are in.
+type AccountSummary struct {
+	File string // the account file, as found or named
+	LimitsSummary
+	// Plans name the plans whose bets were counted, this one first.
+	Plans []string
+	// Unread says why the other plans' journals could not be read; their
+	// bets are then missing from Periods.
+	Unread string
+}
+
+// AlertResult is an alert that did not reach its target by the end of a
+// run: the report and the log list it.
+type AlertResult struct {
+	Event    string
+	Bet      string // the instance id; "" for a run's summary or failure
+	Target   string // scheme and host only
+	Outcome  string // "not delivered" (the next run tries again), "outcome unknown", "given up"
+	Error    string
+	Attempts int
+}
+
+// EventInfo is the sports event an event bet is on, and what of it the bet
+// backs, as the service names them: the ids are what the create sends.
+type EventInfo struct {
+	ID          string
+	Sport       string
+	Name        string
+	Competition string `json:",omitempty"`
+	Market      string
+	MarketID    string `json:",omitempty"`
+	Selection   string
+	SelectionID string `json:",omitempty"`
+	// Handicap is the line sent: the plan's, else the one the event
+	// listed for the selection; nil on markets without lines.
+	Handicap *float64 `json:",omitempty"`
+}
+
+// pickWords is the selection with its line, as punters write it:
+// "Collingwood -12.5", "Carlton +12.5", "Over 165.5".
+func (e *EventInfo) pickWords() string {
+	if e.Handicap == nil {
+		return e.Selection
+	}
+	h := strconv.FormatFloat(*e.Handicap, 'f', -1, 64)
+	switch {
+	case strings.EqualFold(e.Selection, "over"), strings.EqualFold(e.Selection, "under"):
+	case *e.Handicap > 0:
+		h = "+" + h
+	}
+	return e.Selection + " " + h
+}
+
+// TipStatus is where one tip of a plan stands. The strings are part of the
+// report.json contract.
+type TipStatus string
+
+// The statuses of a tip.
+const (
+	TipWaiting    TipStatus = "waiting"    // its when is not true yet
+	TipSkipped    TipStatus = "skipped"    // its race started before it was published
+	TipUnresolved TipStatus = "unresolved" // its race could not be found
+	TipPublished  TipStatus = "published"  // the service took it
+	TipUnknown    TipStatus = "unknown"    // a publish was sent and may have gone out: never re-sent by itself
+	TipFailed     TipStatus = "failed"     // the service refused it, or it could not be sent
+)
+
+// TipStatuses lists every tip status in report order.
+func TipStatuses() []TipStatus {
+	return []TipStatus{TipWaiting, TipSkipped, TipUnresolved, TipPublished, TipUnknown, TipFailed}
+}
+
+// The outcomes of a published tip at its race.
+const (
+	TipWon  = "won"
+	TipLost = "lost"
+	TipVoid = "void"
+)
+
+// describe names a race ("Flemington Galloping R4") or an event
+// ("Collingwood v Carlton (AFL)") in log lines.
+func (ri RaceInfo) describe() string {
+	if e := ri.Event; e != nil {
+		return fmt.Sprintf("%s (%s)", e.Name, e.Sport)
+	}
+	return fmt.Sprintf("%s %s R%d", ri.Venue, ri.Code, ri.EventNumber)
+}
+
+// PeriodUsage is what the plan's bets of one period of its limits add up
+// to, across runs.
+type PeriodUsage struct {
+	Period string // "2026-11-21", "2026-W47", or "" for the whole plan
+	Words  string // "day 2026-11-21"
+	plan.PlanEnv
+	// Planned and PlannedBets are what a preview would add (plan reports).
+	Planned     float64
+	PlannedBets int
+}
+
+// WorstCase is the period's profit if every bet not resulted yet lost all
+// it has at risk: what max_loss caps.
+func (p PeriodUsage) WorstCase() float64 { return worstCase(p.PlanEnv) }
+
+// worstCase is a period's profit if every open bet lost what it has at
+// risk: what max_loss caps.
+func worstCase(t plan.PlanEnv) float64 { return roundCents(t.Profit - t.OpenStake) }

@@ -122,22 +122,6 @@ func exposureOf(sessions []apiclient.Session, t stakeTerms, amount float64) expo
 	return exposure{Amount: roundCents(perSession * float64(n)), Basis: fmt.Sprintf("%s × %d: %s", what, n, who)}
 }
 
-// exposure is what in would put at risk with its current amount. A plan's
-// bets share a few terms and amounts: each is worked out once per read of
-// the sessions.
-func (r *money) exposure(in *instance) exposure {
-	key := exposureKey{betTerms(in.bet), in.amount, r.sessions.sessionsAt}
-	if e, ok := r.exposures[key]; ok {
-		return e
-	}
-	e := exposureOf(r.sessions.sessions, key.terms, in.amount)
-	if r.exposures == nil || len(r.exposures) > 10_000 {
-		r.exposures = map[exposureKey]exposure{}
-	}
-	r.exposures[key] = e
-	return e
-}
-
 type exposureKey struct {
 	terms    stakeTerms
 	amount   float64

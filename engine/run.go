@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"sort"
 	"time"
 
 	"github.com/betplan/betplan/apiclient"
@@ -408,18 +407,6 @@ func stopSeen(err error) (bool, error) {
 }
 
 var errTimeout = errors.New("poll timeout reached before every bet was final")
-
-// soonestFirst sorts s by start, soonest first and unknown (zero) starts
-// last, keeping s's order among equal starts.
-func soonestFirst[T any](s []T, start func(T) time.Time) {
-	sort.SliceStable(s, func(i, j int) bool {
-		a, b := start(s[i]), start(s[j])
-		if a.IsZero() || b.IsZero() {
-			return !a.IsZero() && b.IsZero()
-		}
-		return a.Before(b)
-	})
-}
 
 // done reports whether every instance is final.
 func (r *tracker) done() bool {

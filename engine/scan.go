@@ -18,19 +18,6 @@ func (f *follower) scanPrefix(ctx context.Context) ([]apiclient.Notification, er
 	})
 }
 
-// betIDFromLabel finds which bet of the plan a label belongs to.
-func betIDFromLabel(planName, label string) string {
-	rest, ok := strings.CutPrefix(label, LabelPrefix(planName))
-	if !ok {
-		return ""
-	}
-	i := strings.LastIndexByte(rest, ':')
-	if i < 0 {
-		return ""
-	}
-	return rest[:i]
-}
-
 // checkLabels settles, in one list read, whether the labels of the bets
 // about to be created this tick exist on the service: a burst costs a
 // page per 100 of the account's notifications instead of a look-up per

@@ -12,22 +12,6 @@ import (
 	"github.com/betplan/betplan/plan"
 )
 
-// EventInfo is the sports event an event bet is on, and what of it the bet
-// backs, as the service names them: the ids are what the create sends.
-type EventInfo struct {
-	ID          string
-	Sport       string
-	Name        string
-	Competition string `json:",omitempty"`
-	Market      string
-	MarketID    string `json:",omitempty"`
-	Selection   string
-	SelectionID string `json:",omitempty"`
-	// Handicap is the line sent: the plan's, else the one the event
-	// listed for the selection; nil on markets without lines.
-	Handicap *float64 `json:",omitempty"`
-}
-
 // eventsState is what a run knows of the sports events its event bets
 // name: the service's list and the detail (markets) of each event wanted.
 type eventsState struct {
@@ -412,35 +396,6 @@ func (r *resolver) instanceEnv(in *instance, now time.Time) *plan.Env {
 	return r.env(in.race, now)
 }
 
-// resolved reports whether the instance is on a race or event the
-// service lists now (not known only from the journal).
-func (in *instance) resolved() bool { return in.race != nil || in.event != nil }
-
-// start is when the race or event starts.
-func (in *instance) start() time.Time {
-	if in.race != nil {
-		return in.race.StartTime.Time
-	}
-	return in.info.Start
-}
-
-// what names what the bet is on, for messages.
-func (in *instance) what() string {
-	if in.info.Event != nil {
-		return "event"
-	}
-	return "race"
-}
-
-// describe names a race ("Flemington Galloping R4") or an event
-// ("Collingwood v Carlton (AFL)") in log lines.
-func (ri RaceInfo) describe() string {
-	if e := ri.Event; e != nil {
-		return fmt.Sprintf("%s (%s)", e.Name, e.Sport)
-	}
-	return fmt.Sprintf("%s %s R%d", ri.Venue, ri.Code, ri.EventNumber)
-}
-
 // eventRequest fills the create body's sports fields: the sport, the ids
 // and the line.
 func eventRequest(req *apiclient.CreateNotificationRequest, e *EventInfo) {
@@ -452,38 +407,4 @@ func eventRequest(req *apiclient.CreateNotificationRequest, e *EventInfo) {
 		h := *e.Handicap
 		req.Handicap = &h
 	}
-}
-
-// isSportsNotification reports whether a notification is a sports bet.
-func isSportsNotification(n *apiclient.Notification) bool {
-	s := strings.TrimSpace(n.Sports)
-	return (s != "" && !strings.EqualFold(s, "RACING")) || n.EventID != ""
-}
-
-// notificationEvent is the event a sports notification was created for,
-// as the service echoes it.
-func notificationEvent(n *apiclient.Notification) RaceInfo {
-	c := &n.Tip.Competition
-	e := &EventInfo{ID: string(n.EventID), Sport: n.Sports, Name: c.Name.First(), Market: n.Tip.Market,
-		MarketID: string(n.SportsMarket), Selection: string(n.Tip.Selection), SelectionID: string(n.SportsSelection)}
-	if n.Handicap != nil {
-		h := float64(*n.Handicap)
-		e.Handicap = &h
-	}
-	return RaceInfo{Start: c.StartTime.Time, Event: e}
-}
-
-// pickWords is the selection with its line, as punters write it:
-// "Collingwood -12.5", "Carlton +12.5", "Over 165.5".
-func (e *EventInfo) pickWords() string {
-	if e.Handicap == nil {
-		return e.Selection
-	}
-	h := strconv.FormatFloat(*e.Handicap, 'f', -1, 64)
-	switch {
-	case strings.EqualFold(e.Selection, "over"), strings.EqualFold(e.Selection, "under"):
-	case *e.Handicap > 0:
-		h = "+" + h
-	}
-	return e.Selection + " " + h
 }

@@ -10,52 +10,6 @@ import (
 	"github.com/betplan/betplan/state"
 )
 
-// StoppedError is a stop mark seen by a run: it unwinds a create or a
-// publish, after which the run only reads what it placed, once, and ends.
-// A stopped plan is what its owner asked for, not a failure: the run ends
-// with EndStopped and no error (runWithAlerts).
-type StoppedError struct{ Mark state.StopMark }
-
-func (e *StoppedError) Error() string {
-	return e.Mark.String() + ": nothing more is created until `betplan stop --resume`"
-}
-
-// checkStop reads the plan's stop mark through the lock the command
-// holds; once found, nothing more is created and the run ends with
-// EndStopped.
-//
-// A run that lost its lock creates nothing more already, and its lock's
-// connection may be gone: it skips the mark and keeps following what it
-// created.
-func (h *halt) checkStop() error {
-	if h.hold.lease == nil || h.hold.command == commandStop || h.lockLost() {
-		return nil
-	}
-	mark, err := h.hold.lease.Stopped()
-	if err != nil {
-		return err
-	}
-	if mark == nil {
-		return nil
-	}
-	why := mark.String()
-	if h.why == "" && h.ticking {
-		// Seen while running; a run started on a stopped plan says so
-		// once, as it ends (the command's last line).
-		h.logf("%s: creating nothing more", why)
-	}
-	h.stopped, h.why = mark, why
-	// They stay waiting: a resumed plan creates them.
-	for _, in := range h.book.insts {
-		if in.status == StatusWaiting && in.notifID == 0 {
-			h.book.wait(in, "not created: "+why)
-		}
-	}
-	return &StoppedError{Mark: *mark}
-}
-
-const commandStop = "betplan stop"
-
 // Stop is `betplan stop PLAN`: it sets the plan's stop mark, takes the
 // plan's lock (a running run sees the mark at its next tick or create,
 // ends and lets it go; opts.LockTimeout bounds the wait), finds every
@@ -125,47 +79,4 @@ func (r *tracker) adoptUnjournalled(ctx context.Context) error {
 		r.logf("found %s: notification %d (label %s) on the service", betID, n.ID, n.Label)
 	}
 	return nil
-}
-
-// cancelOpen cancels the notifications of the tracked instances that are
-// not final yet (only those of the bets in want, when given), journals
-// each cancel, and reads the outcomes again.
-func (r *tracker) cancelOpen(ctx context.Context, want map[string]bool, confirm bool) error {
-	var targets []*instance
-	for _, in := range r.book.insts {
-		if in.notifID == 0 || in.final || in.status == StatusCanceled || (len(want) > 0 && !in.matchesAny(want)) {
-			continue
-		}
-		targets = append(targets, in)
-	}
-	if len(targets) == 0 {
-		r.logf("nothing to cancel")
-		return nil
-	}
-	if confirm && r.opts.Confirm != nil {
-		ok, err := r.opts.Confirm(fmt.Sprintf("Cancel %d notifications of plan %q on %s?", len(targets), r.plan.Name, r.opts.BaseURL))
-		if err != nil {
-			return err
-		}
-		if !ok {
-			return &RefusedError{Reason: "cancel was not confirmed"}
-		}
-	}
-	for _, in := range targets {
-		if err := r.svc.CancelNotification(ctx, in.notifID); err != nil {
-			if ctx.Err() != nil {
-				return ctx.Err()
-			}
-			r.book.trouble(in, fmt.Sprintf("cancel: %v", err), "")
-			r.logf("could not cancel %s: notification %d: %v", in.name(), in.notifID, err)
-			continue
-		}
-		if err := r.journal.Record(journalEntry{Op: opCanceled, Label: in.label, NotificationID: in.notifID}); err != nil {
-			return err
-		}
-		r.book.wait(in, "cancel requested")
-		r.book.readAgain(in) // read it again below
-		r.logf("cancelled %s: notification %d", in.name(), in.notifID)
-	}
-	return r.follow.poll(ctx)
 }

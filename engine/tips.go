@@ -19,39 +19,6 @@ import (
 // The pre-alert (which wakes subscribers' bots) is journalled the same
 // way, once per race.
 
-// TipsterBackend is the calls of a tip package; *apiclient.Client
-// satisfies it.
-type TipsterBackend interface {
-	PublishTips(ctx context.Context, apikey string, tips []apiclient.PublishTip) (*apiclient.TipsterAnswer, error)
-	SendPrealert(ctx context.Context, apikey string) (*apiclient.TipsterAnswer, error)
-}
-
-// TipStatus is where one tip of a plan stands. The strings are part of the
-// report.json contract.
-type TipStatus string
-
-// The statuses of a tip.
-const (
-	TipWaiting    TipStatus = "waiting"    // its when is not true yet
-	TipSkipped    TipStatus = "skipped"    // its race started before it was published
-	TipUnresolved TipStatus = "unresolved" // its race could not be found
-	TipPublished  TipStatus = "published"  // the service took it
-	TipUnknown    TipStatus = "unknown"    // a publish was sent and may have gone out: never re-sent by itself
-	TipFailed     TipStatus = "failed"     // the service refused it, or it could not be sent
-)
-
-// TipStatuses lists every tip status in report order.
-func TipStatuses() []TipStatus {
-	return []TipStatus{TipWaiting, TipSkipped, TipUnresolved, TipPublished, TipUnknown, TipFailed}
-}
-
-// The outcomes of a published tip at its race.
-const (
-	TipWon  = "won"
-	TipLost = "lost"
-	TipVoid = "void"
-)
-
 // tipInstance is one tip of the plan on one race.
 type tipInstance struct {
 	tip  *plan.Tip
@@ -140,13 +107,6 @@ type tipHost interface {
 }
 
 func (r *tipRun) hasTips() bool { return len(r.plan.Tips) > 0 }
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
-}
 
 // tipsDone reports whether every tip is final: published and resulted,
 // or past being published.

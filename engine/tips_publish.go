@@ -221,3 +221,17 @@ func (r *tipRun) publishOnce(ctx context.Context, tb TipsterBackend, batch []*ti
 	}
 	return false, nil
 }
+
+// stopPublishing publishes nothing more this run: every tip still
+// waiting is final with why, so the run need not wait for its race.
+func (r *tipRun) stopPublishing(why string) {
+	if r.stop == "" {
+		r.stop = why
+		r.host.logf("publishing nothing more: %s", why)
+	}
+	for _, in := range r.insts {
+		if in.status == TipWaiting && !in.final {
+			in.status, in.final, in.reason = TipFailed, true, "not published: "+why
+		}
+	}
+}

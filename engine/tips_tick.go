@@ -17,20 +17,6 @@ func (r *tipRun) tipsByStart() []*tipInstance {
 	return out
 }
 
-// stopPublishing publishes nothing more this run: every tip still
-// waiting is final with why, so the run need not wait for its race.
-func (r *tipRun) stopPublishing(why string) {
-	if r.stop == "" {
-		r.stop = why
-		r.host.logf("publishing nothing more: %s", why)
-	}
-	for _, in := range r.insts {
-		if in.status == TipWaiting && !in.final {
-			in.status, in.final, in.reason = TipFailed, true, "not published: "+why
-		}
-	}
-}
-
 // tipsTick is one tick of the tips: due pre-alerts, then every tip ready
 // now in one publish call, then the results of published tips.
 func (r *tipRun) tipsTick(ctx context.Context, now time.Time) error {

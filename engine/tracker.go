@@ -9,27 +9,6 @@ import (
 	"github.com/betplan/betplan/state"
 )
 
-// instance is one bet of the plan on one race.
-type instance struct {
-	bet   *plan.Bet
-	race  *apiclient.Race  // nil when unresolved or known only from the journal
-	event *apiclient.Event // an event bet's event, with its markets (sports.go)
-	info  RaceInfo
-	label string
-	id    string // what reports show and cancel takes (instance.go)
-
-	betState // only the book changes it (book.go)
-}
-
-// open reports whether the instance still needs attention.
-func (in *instance) open() bool {
-	switch in.status {
-	case StatusWaiting, StatusCreated, StatusPlaced:
-		return true
-	}
-	return false
-}
-
 // tracker is the state of one engine command: the plan's instances and
 // what the journal and the service said of each.
 type tracker struct {
@@ -173,15 +152,6 @@ func (r *tracker) markInDoubt(in *instance) {
 		return
 	}
 	r.book.inDoubt(in, s.Amount, fmt.Sprintf("a create was sent and may have landed (label %s): re-run to resume; the label is looked up before anything is created", in.label))
-}
-
-// notificationAmount is what a notification committed in amount field f:
-// its own amount, whatever the plan says now (it may have been edited).
-func notificationAmount(n *apiclient.Notification, f plan.AmountField) float64 {
-	if f == plan.AmountTargetProfit {
-		return float64(n.TargetProfit)
-	}
-	return float64(n.Stake)
 }
 
 // result is in as the report shows it, with what it puts at risk.
