@@ -28,14 +28,14 @@ build:
 test:
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	  if [ -n "$$unformatted" ]; then echo "gofmt needed on:"; echo "$$unformatted"; exit 1; fi
-	@# vet with -race reads the packages the race build compiles: on an
-	@# empty build cache every dependency is compiled once, not twice.
-	$(GO) vet -race ./...
-	@# go vet ran every check go test would; a race binary need not sleep
-	@# a second as it exits (the race is reported either way). The root
-	@# package runs 8 of its parallel tests at once (main_test.go): most
+	@# go test vets each package with every check go vet runs (-vet=all),
+	@# packages without tests too, within the race build: on an empty build
+	@# cache every dependency is compiled once, and a package's tests start
+	@# as soon as it is vetted, not after the whole tree. A race binary need
+	@# not sleep a second as it exits (the race is reported either way). The
+	@# root package runs 8 of its parallel tests at once (main_test.go): most
 	@# wait on the processes they start.
-	GORACE="atexit_sleep_ms=10 $(GORACE)" $(GO) test -race -vet=off -timeout 15m ./...
+	GORACE="atexit_sleep_ms=10 $(GORACE)" $(GO) test -race -vet=all -timeout 15m ./...
 
 # The lint tools, built once at their pinned versions into bin/tools.
 TOOLS := $(CURDIR)/bin/tools/staticcheck-$(STATICCHECK_VERSION)-actionlint-$(ACTIONLINT_VERSION)
