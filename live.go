@@ -38,6 +38,9 @@ type liveTerminal struct {
 	held   [][]byte
 	stop   chan struct{} // closed by clear to end the redraws
 	done   chan struct{} // closed when the redraws have ended
+	// ticked, when set, is called once a tick's redraw is done: a test
+	// waits on it instead of on the scheduler.
+	ticked func()
 }
 
 // newLiveTerminal starts a live line on w that redraws every second.
@@ -63,6 +66,9 @@ func startLive(l *liveTerminal, ticks <-chan time.Time, release func()) *liveTer
 					l.draw(l.line(*l.p, l.now()))
 				}
 				l.mu.Unlock()
+				if l.ticked != nil {
+					l.ticked()
+				}
 			}
 		}
 	}()

@@ -97,13 +97,20 @@ func TestLiveLineCountsDownBetweenTicks(t *testing.T) {
 	}
 	ticks := make(chan time.Time)
 	released := false
-	l := startLive(&liveTerminal{w: &term, loc: aedt, now: clock}, ticks, func() { released = true })
+	// Each tick is sent and its redraw waited for, so a tick is never
+	// still being drawn when the test goes on.
+	handled := make(chan struct{})
+	l := startLive(&liveTerminal{w: &term, loc: aedt, now: clock, ticked: func() { handled <- struct{}{} }}, ticks, func() { released = true })
+	tick := func() {
+		ticks <- time.Time{}
+		<-handled
+	}
 
-	ticks <- time.Time{} // before any progress: nothing to draw, the clock not read
+	tick() // before any progress: nothing to draw, the clock not read
 	l.progress(engine.Progress{Now: start, ByStatus: map[engine.Status]int{engine.StatusCreated: 2},
 		NextPoll: start.Add(30 * time.Second), NextRace: start.Add(3*time.Minute + 6*time.Second)})
 	for i := 0; i < 3; i++ {
-		ticks <- time.Time{}
+		tick()
 	}
 	l.clear()
 	if !released {
