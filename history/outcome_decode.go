@@ -265,23 +265,15 @@ func (l *lexer) quoted(s *[]byte) bool {
 }
 
 // str reads a string (null leaves it as it is, as encoding/json does).
-func (l *lexer) str(s *string) bool {
-	if l.null() {
-		return true
-	}
-	var q []byte
-	if !l.quoted(&q) {
-		return false
-	}
-	if bytes.IndexByte(q, '\\') >= 0 {
-		return json.Unmarshal(q, s) == nil
-	}
-	*s = string(q[1 : len(q)-1])
-	return true
-}
+func (l *lexer) str(s *string) bool { return l.text(s, false) }
 
 // name reads a string many records repeat: made once, then shared.
-func (l *lexer) name(s *string) bool {
+func (l *lexer) name(s *string) bool { return l.text(s, true) }
+
+// text reads a string into s: null leaves s as it is, an escaped string
+// is decoded by encoding/json, and a plain one is taken between its
+// quotes, shared from l.names when shared is set.
+func (l *lexer) text(s *string, shared bool) bool {
 	if l.null() {
 		return true
 	}
@@ -293,6 +285,10 @@ func (l *lexer) name(s *string) bool {
 		return json.Unmarshal(q, s) == nil
 	}
 	q = q[1 : len(q)-1]
+	if !shared {
+		*s = string(q)
+		return true
+	}
 	if v, ok := l.names[string(q)]; ok {
 		*s = v
 		return true
