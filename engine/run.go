@@ -173,7 +173,7 @@ func (r *tracker) start(ctx context.Context) error {
 		// The plans of one run under one account hold their certain bets
 		// to its limits together.
 		var err error
-		if why, certain, err = r.groupCertainRefusal(ctx); err != nil {
+		if why, certain, err = r.opts.RunGroup.join(ctx, r.plan.Name, &r.money, r.create.certainBets()); err != nil {
 			return err
 		}
 	}
