@@ -16,12 +16,6 @@ import (
 // before a create from the sessions that can place the bet, and after it
 // from what the sessions accepted (ledger.go).
 
-// exposure is what one bet may put at risk, and how that was worked out.
-type exposure struct {
-	Amount float64
-	Basis  string
-}
-
 // stakeTerms are what decides a bet's exposure: its type and amount
 // field, whom it targets and whether its stake is the total.
 type stakeTerms struct {
