@@ -37,8 +37,8 @@ type money struct {
 	key      state.PlanKey
 	book     *book
 	journals *journalKeeper
-	hold     *hold     // the journal
-	sessions *resolver // the sessions it last read, and when
+	hold     *hold         // the journal
+	sessions *sessionsRead // the sessions it last read, and when
 	// checkpoint marks a point of a create for the tests that crash
 	// there (Options.Checkpoint).
 	checkpoint func(point string)

@@ -16,6 +16,14 @@ import (
 // before a create from the sessions that can place the bet, and after it
 // from what the sessions accepted (ledger.go).
 
+// sessionsRead are the bookmaker sessions as the run last read them, and
+// when: what a bet's exposure is worked out from. The resolver reads
+// them; the money works exposures out of them.
+type sessionsRead struct {
+	sessions   []apiclient.Session
+	sessionsAt time.Time
+}
+
 // stakeTerms are what decides a bet's exposure: its type and amount
 // field, whom it targets and whether its stake is the total.
 type stakeTerms struct {

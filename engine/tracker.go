@@ -48,7 +48,7 @@ func newTracker(p *plan.Plan, opts Options) *tracker {
 	r.journals = &journalKeeper{opts: &r.opts, plan: p, key: r.planKey(), svc: r.svc, logf: r.logf, listPage: r.follow.listPage}
 	r.follow.journals = r.journals
 	r.money = money{plan: p, opts: &r.opts, clock: r.clock, svc: r.svc, key: r.planKey(), book: r.book, journals: r.journals,
-		hold: r.hold, sessions: r.res, checkpoint: r.checkpoint}
+		hold: r.hold, sessions: &r.res.sessionsRead, checkpoint: r.checkpoint}
 	r.create = &creator{plan: p, opts: &r.opts, clock: r.clock, svc: r.svc, book: r.book, res: r.res, money: &r.money,
 		hold: r.hold, halt: r.halt, ask: r.ask,
 		logf: r.logf, checkpoint: r.checkpoint, noteCreated: r.follow.noteCreated, raceTime: r.raceTime, tipsWords: r.tips.tipsSummary, result: r.result}
