@@ -62,7 +62,7 @@ func (r *tracker) runWithAlerts(ctx context.Context, res *Result, check func() e
 		}
 		if len(r.opts.Notify) > 0 {
 			r.alerts = startAlerts(alertRun{journal: r.journal, book: r.book, plan: r.plan, opts: &r.opts, clock: r.clock,
-				simulated: r.simulated, logf: r.logf, checkpoint: r.checkpoint, result: r.result})
+				simulated: r.simulated, logf: r.logf, checkpoint: r.checkpoint, result: r.money.betResult})
 		}
 		err := r.start(ctx)
 		if err == nil {
