@@ -29,7 +29,8 @@ type RunGroup struct {
 // groupMember is one plan's part: its certain bets, what it committed
 // and what it read of the account's other plans.
 type groupMember struct {
-	r       *tracker
+	plan    string
+	money   *money
 	certain []*instance
 	own     []stake
 	others  []accountStake
@@ -71,20 +72,20 @@ func (g *RunGroup) arrivedLocked(plan string) {
 	}
 }
 
-// groupCertainRefusal brings this plan's certain bets to the run's group
-// and waits for the others; it says why the group's certain bets break an
-// account limit together, and which of this plan's bets are refused.
-func (r *tracker) groupCertainRefusal(ctx context.Context) (string, []*instance, error) {
-	g := r.opts.RunGroup
-	if g == nil || r.money.accountLimits() == nil {
+// join brings plan's certain bets to the group and waits for the other
+// plans; it says why the group's certain bets break an account limit
+// together, and which of this plan's bets are refused. m is the plan's
+// money: its account limits, its stakes and what it read of the
+// account's other plans.
+func (g *RunGroup) join(ctx context.Context, plan string, m *money, certain []*instance) (string, []*instance, error) {
+	if g == nil || m.accountLimits() == nil {
 		return "", nil, nil
 	}
-	certain := r.create.certainBets()
 	g.mu.Lock()
-	if len(certain) > 0 && g.waiting[r.plan.Name] {
-		g.members = append(g.members, &groupMember{r: r, certain: certain, own: r.money.stakes(), others: r.money.accountOthers})
+	if len(certain) > 0 && g.waiting[plan] {
+		g.members = append(g.members, &groupMember{plan: plan, money: m, certain: certain, own: m.stakes(), others: m.accountOthers})
 	}
-	g.arrivedLocked(r.plan.Name)
+	g.arrivedLocked(plan)
 	g.mu.Unlock()
 	// The wait is not a sleep on the engine's clock: nothing before
 	// this point of a run sleeps on it with a fresh journal (a rehearsal's
@@ -107,11 +108,11 @@ func (g *RunGroup) decide() string {
 	if len(g.members) < 2 {
 		return "" // one plan's certain bets were checked by its own run
 	}
-	sort.Slice(g.members, func(i, j int) bool { return g.members[i].r.plan.Name < g.members[j].r.plan.Name })
-	l := g.members[0].r.money.accountLimits()
+	sort.Slice(g.members, func(i, j int) bool { return g.members[i].plan < g.members[j].plan })
+	l := g.members[0].money.accountLimits()
 	inRun := map[string]bool{}
 	for _, m := range g.members {
-		inRun[m.r.plan.Name] = true
+		inRun[m.plan] = true
 	}
 	var committed []accountStake
 	outside := map[string]accountStake{}
@@ -122,7 +123,7 @@ func (g *RunGroup) decide() string {
 	var bets []bet
 	for _, m := range g.members {
 		for _, s := range m.own {
-			committed = append(committed, accountStake{plan: m.r.plan.Name, stake: s})
+			committed = append(committed, accountStake{plan: m.plan, stake: s})
 		}
 		for _, o := range m.others {
 			if !inRun[o.plan] {
@@ -144,7 +145,7 @@ func (g *RunGroup) decide() string {
 	sort.SliceStable(bets, func(i, j int) bool { return bets[i].in.info.Start.Before(bets[j].in.info.Start) })
 	var before []accountStake
 	for _, b := range bets {
-		risk := b.m.r.money.exposure(b.in)
+		risk := b.m.money.exposure(b.in)
 		u, who := accountUsageOf(*l, b.in.info, append(committed[:len(committed):len(committed)], before...), "")
 		if reason := limitRefusal(*l, risk, b.in.info, u, who+" and the certain bets before it"); reason != "" {
 			var parts []string
@@ -153,12 +154,12 @@ func (g *RunGroup) decide() string {
 				for i, in := range m.certain {
 					ids[i] = in.bet.ID
 				}
-				parts = append(parts, m.r.plan.Name+": "+plan.CutList(ids, idsShown))
+				parts = append(parts, m.plan+": "+plan.CutList(ids, idsShown))
 			}
 			return fmt.Sprintf("the bets certain to be created by the plans of this run (%s; each a named race, no when, a static amount) break an account limit together, with what the account's plans committed before: at %s's bet %s, account %s",
-				strings.Join(parts, "; "), b.m.r.plan.Name, b.in.bet.ID, reason)
+				strings.Join(parts, "; "), b.m.plan, b.in.bet.ID, reason)
 		}
-		before = append(before, accountStake{plan: b.m.r.plan.Name, stake: stake{label: b.in.label, betID: b.in.bet.ID, race: b.in.info, requested: b.in.amount, risk: risk, open: true}})
+		before = append(before, accountStake{plan: b.m.plan, stake: stake{label: b.in.label, betID: b.in.bet.ID, race: b.in.info, requested: b.in.amount, risk: risk, open: true}})
 	}
 	return ""
 }

@@ -32,8 +32,7 @@ type creator struct {
 	// created, is its head (listpos.go).
 	noteCreated func(id int64)
 	raceTime    func(venue string, t time.Time) string
-	tipsWords   func() string                // the tips' part of the question (askedBets)
-	result      func(in *instance) BetResult // a bet as the report shows it (the preview)
+	tipsWords   func() string // the tips' part of the question (askedBets)
 
 	// labelsSeen is this tick's batched label check (checkLabels): the
 	// notifications carrying each checked label, nil for none.

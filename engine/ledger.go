@@ -37,8 +37,8 @@ type money struct {
 	key      state.PlanKey
 	book     *book
 	journals *journalKeeper
-	hold     *hold     // the journal
-	sessions *resolver // the sessions it last read, and when
+	hold     *hold         // the journal
+	sessions *sessionsRead // the sessions it last read, and when
 	// checkpoint marks a point of a create for the tests that crash
 	// there (Options.Checkpoint).
 	checkpoint func(point string)
@@ -470,4 +470,37 @@ func (r *money) rebuildLedger(now time.Time) *ledger {
 	l.all.lo, l.all.hi = profitRange(l.all.settled)
 	r.ledger = l
 	return l
+}
+
+// betResult is in as the report shows it, with what it puts at risk.
+func (r *money) betResult(in *instance) BetResult {
+	b := in.result()
+	var js *labelState
+	if r.hold.journal != nil {
+		js = r.hold.journal.State(in.label)
+	}
+	if b.CreatedAt.IsZero() && in.notifID != 0 && js != nil {
+		// Neither this command nor the service said when: the journal's
+		// created entry does.
+		b.CreatedAt = js.CreatedAt
+	}
+	switch {
+	case in.notifID != 0 || (js != nil && js.Pending):
+		st := stake{label: in.label, race: in.info, risk: in.risk, open: true}
+		if st.risk.Amount == 0 && js != nil && js.AtRisk > 0 {
+			st.risk = exposure{Amount: js.AtRisk, Basis: js.Basis}
+		}
+		if st.risk.Amount == 0 && in.notif != nil {
+			st.risk = r.notificationExposure(in.notif)
+		}
+		if r.outcome(&st, r.clock.Now()) {
+			b.AtRisk, b.AtRiskBasis = st.risk.Amount, st.risk.Basis
+		} else {
+			b.AtRiskBasis = "cancelled before anything was placed"
+		}
+	case in.status == StatusWaiting && in.amount > 0:
+		e := r.exposure(in)
+		b.AtRisk, b.AtRiskBasis = e.Amount, e.Basis
+	}
+	return b
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/betplan/betplan/apiclient"
 	"github.com/betplan/betplan/apiclient/sim"
 	"github.com/betplan/betplan/engine"
+	"github.com/betplan/betplan/engine/follow"
 )
 
 // pollInterval is the interval of the plans below.
@@ -486,6 +487,29 @@ func TestPollPagesFollowTheListAsItGrows(t *testing.T) {
 		}
 	}
 	assert.Zero(t, lookups, "a poll fell back to label look-ups")
+	perTick := map[time.Time][]string{}
+	var ticks []time.Time
+	for _, q := range w.svc.Requests() {
+		if q.Path == "/notification/" && !strings.Contains(q.Query, "label=") {
+			if perTick[q.SimTime] == nil {
+				ticks = append(ticks, q.SimTime)
+			}
+			perTick[q.SimTime] = append(perTick[q.SimTime], q.Query)
+		}
+	}
+	ticks = ticks[1:] // the first checks the labels before its creates, then polls
+	// Each later tick reads the pages that hold its bets, each once: a page
+	// the index predicted wrongly (the list grew by hand) is put right from
+	// the counts the same tick read, never by reading the list again from
+	// its head. The whole list is three pages.
+	for _, at := range ticks {
+		read := map[string]bool{}
+		for _, q := range perTick[at] {
+			assert.False(t, read[q], "at %s the tick read %s twice: %v", at.Format("15:04:05"), q, perTick[at])
+			read[q] = true
+		}
+		assert.LessOrEqual(t, len(perTick[at]), (n+byHand+follow.PageSize-1)/follow.PageSize, "at %s: %v", at.Format("15:04:05"), perTick[at])
+	}
 	t.Logf("%d bets, %d by hand: %d list pages", n, byHand, pages)
 }
 

@@ -70,7 +70,7 @@ func Preview(ctx context.Context, p *plan.Plan, opts Options) (*Result, *SavedPl
 	for _, in := range r.book.insts {
 		var b BetResult
 		if refuseAll[in] {
-			b = r.result(in)
+			b = r.money.betResult(in)
 			b.Action = ActionRefuse
 			b.Reason = "run would refuse the plan before creating any bet: " + certainWhy
 		} else {
@@ -107,14 +107,14 @@ func (r *creator) previewOne(in *instance, now time.Time, exists map[string]int6
 	if in.status == StatusWaiting && in.notifID == 0 {
 		if id, ok := exists[in.label]; ok {
 			r.book.knownAs(in, id)
-			b := r.result(in)
+			b := r.money.betResult(in)
 			b.Action, b.Status = ActionAdopt, StatusCreated
 			b.Reason = fmt.Sprintf("notification %d already carries this label: run adopts it, never creates", id)
 			return b
 		}
 	}
 	if in.status != StatusWaiting {
-		b := r.result(in)
+		b := r.money.betResult(in)
 		b.Action = ActionNone
 		if in.status == StatusUnresolved {
 			b.Action = ActionUnresolved
@@ -124,13 +124,13 @@ func (r *creator) previewOne(in *instance, now time.Time, exists map[string]int6
 		return b
 	}
 	if s := r.hold.journal.State(in.label); s != nil && s.Pending {
-		b := r.result(in)
+		b := r.money.betResult(in)
 		b.Action = ActionAdopt
 		b.Reason = "an earlier create may have landed: run looks the label up over the grace window first"
 		return b
 	}
 	if !in.resolved() || !now.Before(in.start()) {
-		b := r.result(in)
+		b := r.money.betResult(in)
 		b.Action, b.Status = ActionSkip, StatusSkipped
 		b.Reason = "the " + in.what() + " has started"
 		return b
@@ -138,7 +138,7 @@ func (r *creator) previewOne(in *instance, now time.Time, exists map[string]int6
 	if why := notInField(in); why != "" {
 		// Skipped: nothing of it is ever at risk.
 		r.book.move(in, StatusSkipped, why+": run skips it")
-		b := r.result(in)
+		b := r.money.betResult(in)
 		b.Action = ActionSkip
 		return b
 	}
@@ -147,7 +147,7 @@ func (r *creator) previewOne(in *instance, now time.Time, exists map[string]int6
 		r.book.priced(in, amount)
 	}
 	ready, err := in.bet.Ready(env)
-	b := r.result(in)
+	b := r.money.betResult(in)
 	switch {
 	case err != nil:
 		b.Action, b.Status = ActionSkip, StatusFailed

@@ -29,10 +29,9 @@ type resolver struct {
 	halt  *halt  // whether the lock still holds
 	money *money // the sums and the bets as expressions read them
 
-	races       []apiclient.Race
-	sports      eventsState // the events of the plan's event bets (sports.go)
-	sessions    []apiclient.Session
-	sessionsAt  time.Time // when sessions were read
+	races  []apiclient.Race
+	sports eventsState // the events of the plan's event bets (sports.go)
+	sessionsRead
 	lastRefresh time.Time
 	expanded    bool // for_each_race was expanded
 }

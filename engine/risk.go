@@ -16,10 +16,12 @@ import (
 // before a create from the sessions that can place the bet, and after it
 // from what the sessions accepted (ledger.go).
 
-// exposure is what one bet may put at risk, and how that was worked out.
-type exposure struct {
-	Amount float64
-	Basis  string
+// sessionsRead are the bookmaker sessions as the run last read them, and
+// when: what a bet's exposure is worked out from. The resolver reads
+// them; the money works exposures out of them.
+type sessionsRead struct {
+	sessions   []apiclient.Session
+	sessionsAt time.Time
 }
 
 // stakeTerms are what decides a bet's exposure: its type and amount

@@ -62,7 +62,7 @@ func (r *tracker) runWithAlerts(ctx context.Context, res *Result, check func() e
 		}
 		if len(r.opts.Notify) > 0 {
 			r.alerts = startAlerts(alertRun{journal: r.journal, book: r.book, plan: r.plan, opts: &r.opts, clock: r.clock,
-				simulated: r.simulated, logf: r.logf, checkpoint: r.checkpoint, result: r.result})
+				simulated: r.simulated, logf: r.logf, checkpoint: r.checkpoint, result: r.money.betResult})
 		}
 		err := r.start(ctx)
 		if err == nil {
@@ -173,7 +173,7 @@ func (r *tracker) start(ctx context.Context) error {
 		// The plans of one run under one account hold their certain bets
 		// to its limits together.
 		var err error
-		if why, certain, err = r.groupCertainRefusal(ctx); err != nil {
+		if why, certain, err = r.opts.RunGroup.join(ctx, r.plan.Name, &r.money, r.create.certainBets()); err != nil {
 			return err
 		}
 	}

@@ -12,6 +12,13 @@ import (
 // stakes of a period add up to. The money (ledger.go) and its running
 // sums (ledgercache.go) both build on these.
 
+// exposure is what one bet may put at risk, and how that was worked out
+// (risk.go works it out).
+type exposure struct {
+	Amount float64
+	Basis  string
+}
+
 // stake is one bet the plan committed (or a preview plans).
 type stake struct {
 	label     string

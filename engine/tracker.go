@@ -48,10 +48,10 @@ func newTracker(p *plan.Plan, opts Options) *tracker {
 	r.journals = &journalKeeper{opts: &r.opts, plan: p, key: r.planKey(), svc: r.svc, logf: r.logf, listPage: r.follow.listPage}
 	r.follow.journals = r.journals
 	r.money = money{plan: p, opts: &r.opts, clock: r.clock, svc: r.svc, key: r.planKey(), book: r.book, journals: r.journals,
-		hold: r.hold, sessions: r.res, checkpoint: r.checkpoint}
+		hold: r.hold, sessions: &r.res.sessionsRead, checkpoint: r.checkpoint}
 	r.create = &creator{plan: p, opts: &r.opts, clock: r.clock, svc: r.svc, book: r.book, res: r.res, money: &r.money,
 		hold: r.hold, halt: r.halt, ask: r.ask,
-		logf: r.logf, checkpoint: r.checkpoint, noteCreated: r.follow.noteCreated, raceTime: r.raceTime, tipsWords: r.tips.tipsSummary, result: r.result}
+		logf: r.logf, checkpoint: r.checkpoint, noteCreated: r.follow.noteCreated, raceTime: r.raceTime, tipsWords: r.tips.tipsSummary}
 	return r
 }
 
@@ -123,7 +123,7 @@ func (r *tracker) fill(res *Result) {
 	res.Bets = res.Bets[:0]
 	for _, in := range r.book.insts {
 		r.markInDoubt(in)
-		res.Bets = append(res.Bets, r.result(in))
+		res.Bets = append(res.Bets, r.money.betResult(in))
 	}
 	if r.journal != nil {
 		res.ReportDir = r.journal.ReportDir()
@@ -152,39 +152,6 @@ func (r *tracker) markInDoubt(in *instance) {
 		return
 	}
 	r.book.inDoubt(in, s.Amount, fmt.Sprintf("a create was sent and may have landed (label %s): re-run to resume; the label is looked up before anything is created", in.label))
-}
-
-// result is in as the report shows it, with what it puts at risk.
-func (r *tracker) result(in *instance) BetResult {
-	b := in.result()
-	var js *labelState
-	if r.journal != nil {
-		js = r.journal.State(in.label)
-	}
-	if b.CreatedAt.IsZero() && in.notifID != 0 && js != nil {
-		// Neither this command nor the service said when: the journal's
-		// created entry does.
-		b.CreatedAt = js.CreatedAt
-	}
-	switch {
-	case in.notifID != 0 || (js != nil && js.Pending):
-		st := stake{label: in.label, race: in.info, risk: in.risk, open: true}
-		if st.risk.Amount == 0 && js != nil && js.AtRisk > 0 {
-			st.risk = exposure{Amount: js.AtRisk, Basis: js.Basis}
-		}
-		if st.risk.Amount == 0 && in.notif != nil {
-			st.risk = r.money.notificationExposure(in.notif)
-		}
-		if r.money.outcome(&st, r.clock.Now()) {
-			b.AtRisk, b.AtRiskBasis = st.risk.Amount, st.risk.Basis
-		} else {
-			b.AtRiskBasis = "cancelled before anything was placed"
-		}
-	case in.status == StatusWaiting && in.amount > 0:
-		e := r.money.exposure(in)
-		b.AtRisk, b.AtRiskBasis = e.Amount, e.Basis
-	}
-	return b
 }
 
 func (in *instance) result() BetResult {

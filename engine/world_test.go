@@ -66,7 +66,9 @@ func (w *world) client(opts ...apiclient.Option) *apiclient.Client {
 	base := []apiclient.Option{
 		apiclient.WithToken(w.svc.Token()),
 		apiclient.WithRateLimit(0, 1),
-		apiclient.WithTimeout(2 * time.Second),
+		// Long enough for a loaded machine (fifty plans' runs in one
+		// test beside the others): a test of timeouts sets a short one.
+		apiclient.WithTimeout(10 * time.Second),
 		apiclient.WithTokenCache(""),
 		apiclient.WithNow(w.clock.Now),
 	}
