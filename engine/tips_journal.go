@@ -11,31 +11,6 @@ import (
 	"github.com/betplan/betplan/plan"
 )
 
-// Journal operations of publications (tips and pre-alerts). One entry
-// carries every tip of one call.
-const (
-	opPublishing      = "publishing"      // a publish call is about to be sent
-	opPublished       = "published"       // it answered 2xx
-	opPublishUnknown  = "publish_unknown" // its outcome is unknown: it may have gone out
-	opPublishAbsent   = "publish_absent"  // it certainly did not reach the service (or was not processed)
-	opPublishFailed   = "publish_failed"  // the service refused it
-	opPrealerting     = "prealerting"
-	opPrealerted      = "prealerted"
-	opPrealertUnknown = "prealert_unknown"
-	opPrealertAbsent  = "prealert_absent"
-	opPrealertFailed  = "prealert_failed"
-)
-
-// journalTip is one tip (or a pre-alert's race) in a publication entry.
-type journalTip struct {
-	Key   string    `json:"key"`
-	TipID string    `json:"tip,omitempty"`
-	Race  *RaceInfo `json:"race,omitempty"`
-	Odds  float64   `json:"odds,omitempty"`
-	Units float64   `json:"units,omitempty"`
-	Path  string    `json:"path,omitempty"` // the path that answered a pre-alert
-}
-
 // pubState is what the journal knows of one tip or pre-alert.
 type pubState struct {
 	TipID string
