@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"sync"
 	"time"
@@ -372,6 +373,43 @@ func (j *Journal) Labels() []string {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	return append([]string(nil), j.order...)
+}
+
+// Alert returns what the journal knows of the alert key for target, or
+// nil.
+func (j *Journal) Alert(key, target string) *alertState {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if s, ok := j.alerts.byID[alertID(key, target)]; ok {
+		c := *s
+		return &c
+	}
+	return nil
+}
+
+// Alerts returns every alert the journal knows, in the order they were
+// first journalled.
+func (j *Journal) Alerts() []alertState {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	out := make([]alertState, 0, len(j.alerts.order))
+	for _, id := range j.alerts.order {
+		c := *j.alerts.byID[id]
+		c.Body = slices.Clone(c.Body)
+		out = append(out, c)
+	}
+	return out
+}
+
+// alertTargets returns the ids of the targets the journal has alerts for.
+func (j *Journal) alertTargets() map[string]bool {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	out := map[string]bool{}
+	for _, s := range j.alerts.byID {
+		out[s.Target] = true
+	}
+	return out
 }
 
 // Serial is the number of the last entry; a saved plan remembers it.
