@@ -76,9 +76,8 @@ type Journal struct {
 	// doubt is why every label is in doubt (opInDoubt) until settled.
 	doubt   string
 	settled bool
-	pubs    map[string]*pubState // tips and pre-alerts by key (tips.go)
-	pubKeys []string             // their keys in first-seen order
-	alerts  alertBook            // the outbox of alerts (journal_alerts.go)
+	pubs    pubBook   // tips and pre-alerts (tips_journal.go)
+	alerts  alertBook // the outbox of alerts (journal_alerts.go)
 	// changes lists, entry by entry, the label each entry changed, so the
 	// limits' running sums need read only what changed (changedSince).
 	changes []labelChange
@@ -164,7 +163,7 @@ func (j *Journal) apply(e journalEntry) {
 		return
 	}
 	if len(e.Tips) > 0 {
-		j.applyPub(e)
+		j.pubs.apply(e)
 		return
 	}
 	if e.Alert != nil {
@@ -410,6 +409,25 @@ func (j *Journal) alertTargets() map[string]bool {
 		out[s.Target] = true
 	}
 	return out
+}
+
+// Pub returns what the journal knows of a tip or pre-alert, or nil.
+func (j *Journal) Pub(key string) *pubState {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if s, ok := j.pubs.byKey[key]; ok {
+		c := *s
+		return &c
+	}
+	return nil
+}
+
+// PubKeys returns the keys of the tips and pre-alerts the journal knows,
+// in first-seen order.
+func (j *Journal) PubKeys() []string {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return slices.Clone(j.pubs.order)
 }
 
 // Serial is the number of the last entry; a saved plan remembers it.

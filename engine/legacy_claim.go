@@ -76,7 +76,7 @@ func (r *journalKeeper) claimLegacy(ctx context.Context) (*legacyClaim, error) {
 			pending = append(pending, e.label)
 		}
 	}
-	if len(created) == 0 && len(pending) == 0 && len(old.pubKeys) == 0 {
+	if len(created) == 0 && len(pending) == 0 && len(old.pubs.order) == 0 {
 		// It created and published nothing: nothing to find or lose (its
 		// alerts' outbox, at worst, says something again).
 		return claim, nil
