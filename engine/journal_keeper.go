@@ -50,6 +50,10 @@ func accountKey(name string) string {
 	return hex.EncodeToString(h[:])[:16]
 }
 
+// AccountKey is how a journal names the account called name (its init
+// entry's account), for readers of journals that match one.
+func AccountKey(name string) string { return accountKey(name) }
+
 // othersJournal says why a journal is not this run's: kept for another
 // service, or another account on it; "" when it is (or does not say).
 func (o journalOwner) othersJournal(j *Journal) string {
