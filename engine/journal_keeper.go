@@ -26,7 +26,7 @@ type journalKeeper struct {
 	logf func(format string, args ...any)
 	// listPage reads a page of the service's notification list, as the
 	// command's list index keeps it.
-	listPage func(ctx context.Context, n int, ours map[int64]*instance) (*apiclient.Page[apiclient.Notification], error)
+	listPage func(ctx context.Context, n int) (*apiclient.Page[apiclient.Notification], error)
 }
 
 // owner is this run's service and account.

@@ -200,7 +200,7 @@ func (r *journalKeeper) listLabels(ctx context.Context, labels []string) (map[st
 	seen := map[string][]apiclient.Notification{}
 	firstIDs := map[int64]bool{}
 	for page := 1; page < len(labels) && page <= maxScanPages; page++ {
-		p, err := r.listPage(ctx, page, nil)
+		p, err := r.listPage(ctx, page)
 		if err != nil {
 			return nil, false, fmt.Errorf("find out what of the plan's old journal is this service's: list notifications page %d: %w", page, err)
 		}
