@@ -38,7 +38,7 @@ func (j *Journal) announcement(e journalEntry) (serial int64, pending, known boo
 			return s.announced, s.InFlight, true
 		}
 	case len(e.Tips) > 0:
-		if s := j.pubs[e.Tips[0].Key]; s != nil {
+		if s := j.pubs.byKey[e.Tips[0].Key]; s != nil {
 			return s.announced, s.Pending && s.Unknown == "", true
 		}
 	default:

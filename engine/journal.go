@@ -8,96 +8,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"sync"
 	"time"
 
 	"github.com/betplan/betplan/state"
 )
-
-// Journal operations. A `creating` entry is written and fsync'd before
-// every create is sent; `created` after the service answered with an id.
-// A `creating` with nothing after it is an ambiguous create: the next run
-// looks the label up before creating again.
-const (
-	opInit     = "init"
-	opCreating = "creating"
-	opCreated  = "created"  // the create answered, or a look-up found it
-	opAdopted  = "adopted"  // found by label before any create of ours
-	opAbsent   = "absent"   // after an ambiguous create, the label was not found over the grace window
-	opFailed   = "failed"   // the service refused the create
-	opCanceled = "canceled" // betplan cancel succeeded
-	// opSettled ends the doubt an init entry began with: a journal begun
-	// when this host had run the plan before (its journal lost, a create
-	// perhaps in flight) has every label looked up over the grace window
-	// before its first create.
-	opSettled = "doubt_settled"
-	// opService names the service (and account) a journal belongs to,
-	// written when a journal kept before journals were per service was
-	// moved into the service's journal (legacy.go); init says it for a
-	// journal begun since.
-	opService = "service"
-	// opPlaced keeps when a created bet was placed: the sessions' submit
-	// time from the bet records, or the first poll that saw it placed
-	// while they could not be read. Every later run and status shows that
-	// time; a stand-in gives way once, to the records' time.
-	opPlaced = "placed"
-	// opDecided keeps a bet on a named race that a run decided without a
-	// create (skipped, or failed before any create), with its status and
-	// reason: the meeting day's race was decided, so a resumed run of the
-	// same day does not move the bet to the next day's meeting.
-	opDecided = "decided"
-	// opResulted says a run logged how the bet ended, so later runs that
-	// read the same outcome do not log it again.
-	opResulted = "resulted"
-	// opReports keeps where a run wrote the plan's reports (reportdir.go).
-	opReports = "reports"
-)
-
-// Where a placed entry's time comes from.
-const (
-	placedFromRecords   = "records"
-	placedFromFirstPoll = "first poll"
-)
-
-type journalEntry struct {
-	Serial         int64     `json:"serial"`
-	Lineage        string    `json:"lineage"`
-	Time           time.Time `json:"time"`
-	Op             string    `json:"op"`
-	Label          string    `json:"label,omitempty"`
-	BetID          string    `json:"bet,omitempty"`
-	NotificationID int64     `json:"id,omitempty"`
-	Amount         float64   `json:"amount,omitempty"`
-	// AtRisk is what the bet was worked out to put at risk when it was
-	// announced (its amount times the sessions that could place it), and
-	// Basis how; limits count it until the sessions' answer is read.
-	AtRisk  float64   `json:"at_risk,omitempty"`
-	Basis   string    `json:"basis,omitempty"`
-	Race    *RaceInfo `json:"race,omitempty"`
-	Attempt int       `json:"attempt,omitempty"`
-	Error   string    `json:"error,omitempty"`
-	// Tips are the tips (or the race of a pre-alert) a publication entry
-	// is about: one publish call, all of them at once (tips.go).
-	Tips []journalTip `json:"tips,omitempty"`
-	// Alert is the alert an outbox entry is about (journal_alerts.go).
-	Alert *journalAlert `json:"alert,omitempty"`
-	// Service and Account (init, service) are whose journal it is: the
-	// service's identity and a hash of the account on it (accountKey).
-	Service string `json:"service,omitempty"`
-	Account string `json:"account,omitempty"`
-	// PlacedAt and PlacedFrom (placed) are when the bet was placed and
-	// how that is known (placedFromRecords, placedFromFirstPoll).
-	PlacedAt   *time.Time `json:"placed_at,omitempty"`
-	PlacedFrom string     `json:"placed_from,omitempty"`
-	// Status (decided) is the status the bet was decided with.
-	Status string `json:"status,omitempty"`
-	// Outcome (outcome) is how the bet ended (journal_outcome.go).
-	Outcome *JournalOutcome `json:"outcome,omitempty"`
-	// ReportDir (reports) is where a run wrote the plan's reports; ""
-	// for the default.
-	ReportDir string `json:"report_dir,omitempty"`
-}
 
 // labelState is what the journal knows of one label.
 type labelState struct {
@@ -159,9 +76,8 @@ type Journal struct {
 	// doubt is why every label is in doubt (opInDoubt) until settled.
 	doubt   string
 	settled bool
-	pubs    map[string]*pubState // tips and pre-alerts by key (tips.go)
-	pubKeys []string             // their keys in first-seen order
-	alerts  alertBook            // the outbox of alerts (journal_alerts.go)
+	pubs    pubBook   // tips and pre-alerts (tips_journal.go)
+	alerts  alertBook // the outbox of alerts (journal_alerts.go)
 	// changes lists, entry by entry, the label each entry changed, so the
 	// limits' running sums need read only what changed (changedSince).
 	changes []labelChange
@@ -247,7 +163,7 @@ func (j *Journal) apply(e journalEntry) {
 		return
 	}
 	if len(e.Tips) > 0 {
-		j.applyPub(e)
+		j.pubs.apply(e)
 		return
 	}
 	if e.Alert != nil {
@@ -458,6 +374,62 @@ func (j *Journal) Labels() []string {
 	return append([]string(nil), j.order...)
 }
 
+// Alert returns what the journal knows of the alert key for target, or
+// nil.
+func (j *Journal) Alert(key, target string) *alertState {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if s, ok := j.alerts.byID[alertID(key, target)]; ok {
+		c := *s
+		return &c
+	}
+	return nil
+}
+
+// Alerts returns every alert the journal knows, in the order they were
+// first journalled.
+func (j *Journal) Alerts() []alertState {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	out := make([]alertState, 0, len(j.alerts.order))
+	for _, id := range j.alerts.order {
+		c := *j.alerts.byID[id]
+		c.Body = slices.Clone(c.Body)
+		out = append(out, c)
+	}
+	return out
+}
+
+// alertTargets returns the ids of the targets the journal has alerts for.
+func (j *Journal) alertTargets() map[string]bool {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	out := map[string]bool{}
+	for _, s := range j.alerts.byID {
+		out[s.Target] = true
+	}
+	return out
+}
+
+// Pub returns what the journal knows of a tip or pre-alert, or nil.
+func (j *Journal) Pub(key string) *pubState {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if s, ok := j.pubs.byKey[key]; ok {
+		c := *s
+		return &c
+	}
+	return nil
+}
+
+// PubKeys returns the keys of the tips and pre-alerts the journal knows,
+// in first-seen order.
+func (j *Journal) PubKeys() []string {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return slices.Clone(j.pubs.order)
+}
+
 // Serial is the number of the last entry; a saved plan remembers it.
 func (j *Journal) Serial() int64 { j.mu.Lock(); defer j.mu.Unlock(); return j.serial }
 
@@ -512,29 +484,6 @@ func (j *Journal) ReportDir() string {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	return j.reportDir
-}
-
-// isOutcome reports whether op ends a send's doubt in the journal.
-func isOutcome(op string) bool {
-	switch op {
-	case opCreated, opAdopted, opFailed, opAbsent, opCanceled,
-		opPublished, opPublishUnknown, opPublishAbsent, opPublishFailed,
-		opPrealerted, opPrealertUnknown, opPrealertAbsent, opPrealertFailed,
-		opAlertSent, opAlertFailed, opAlertUnknown, opAlertGivenUp:
-		return true
-	}
-	return false
-}
-
-// noteKey is the key of the note of e's send in the intent file.
-func noteKey(e journalEntry) string {
-	switch {
-	case e.Alert != nil:
-		return "alert " + e.Alert.Key + " " + e.Alert.Target
-	case len(e.Tips) > 0:
-		return "publish " + e.Tips[0].Key
-	}
-	return e.Label
 }
 
 // clearInFlight drops e's send from the intent file once e, durable in

@@ -26,7 +26,7 @@ type journalKeeper struct {
 	logf func(format string, args ...any)
 	// listPage reads a page of the service's notification list, as the
 	// command's list index keeps it.
-	listPage func(ctx context.Context, n int, ours map[int64]*instance) (*apiclient.Page[apiclient.Notification], error)
+	listPage func(ctx context.Context, n int) (*apiclient.Page[apiclient.Notification], error)
 }
 
 // owner is this run's service and account.
@@ -49,6 +49,10 @@ func accountKey(name string) string {
 	h := sha256.Sum256([]byte("betplan account\x00" + name))
 	return hex.EncodeToString(h[:])[:16]
 }
+
+// AccountKey is how a journal names the account called name (its init
+// entry's account), for readers of journals that match one.
+func AccountKey(name string) string { return accountKey(name) }
 
 // othersJournal says why a journal is not this run's: kept for another
 // service, or another account on it; "" when it is (or does not say).

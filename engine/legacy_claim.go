@@ -76,7 +76,7 @@ func (r *journalKeeper) claimLegacy(ctx context.Context) (*legacyClaim, error) {
 			pending = append(pending, e.label)
 		}
 	}
-	if len(created) == 0 && len(pending) == 0 && len(old.pubKeys) == 0 {
+	if len(created) == 0 && len(pending) == 0 && len(old.pubs.order) == 0 {
 		// It created and published nothing: nothing to find or lose (its
 		// alerts' outbox, at worst, says something again).
 		return claim, nil
@@ -200,7 +200,7 @@ func (r *journalKeeper) listLabels(ctx context.Context, labels []string) (map[st
 	seen := map[string][]apiclient.Notification{}
 	firstIDs := map[int64]bool{}
 	for page := 1; page < len(labels) && page <= maxScanPages; page++ {
-		p, err := r.listPage(ctx, page, nil)
+		p, err := r.listPage(ctx, page)
 		if err != nil {
 			return nil, false, fmt.Errorf("find out what of the plan's old journal is this service's: list notifications page %d: %w", page, err)
 		}

@@ -177,17 +177,10 @@ func (f *follower) ours() follow.Ours {
 }
 
 // listPage reads page n of the service's notification list, noting where
-// the plan's notifications (ours, the book's when nil) stand in it (the
-// journal's claim of an old journal reads it too).
-func (f *follower) listPage(ctx context.Context, n int, ours map[int64]*instance) (*apiclient.Page[apiclient.Notification], error) {
-	set := f.ours()
-	if ours != nil {
-		set = make(follow.Ours, len(ours))
-		for id := range ours {
-			set[id] = true
-		}
-	}
-	return f.read.ListPage(ctx, n, set)
+// the plan's notifications (the book's) stand in it (the journal's claim
+// of an old journal reads it).
+func (f *follower) listPage(ctx context.Context, n int) (*apiclient.Page[apiclient.Notification], error) {
+	return f.read.ListPage(ctx, n, f.ours())
 }
 
 // eachPage pages through the service's notification list from its head

@@ -4,37 +4,11 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 
 	"github.com/betplan/betplan/plan"
 )
-
-// Journal operations of publications (tips and pre-alerts). One entry
-// carries every tip of one call.
-const (
-	opPublishing      = "publishing"      // a publish call is about to be sent
-	opPublished       = "published"       // it answered 2xx
-	opPublishUnknown  = "publish_unknown" // its outcome is unknown: it may have gone out
-	opPublishAbsent   = "publish_absent"  // it certainly did not reach the service (or was not processed)
-	opPublishFailed   = "publish_failed"  // the service refused it
-	opPrealerting     = "prealerting"
-	opPrealerted      = "prealerted"
-	opPrealertUnknown = "prealert_unknown"
-	opPrealertAbsent  = "prealert_absent"
-	opPrealertFailed  = "prealert_failed"
-)
-
-// journalTip is one tip (or a pre-alert's race) in a publication entry.
-type journalTip struct {
-	Key   string    `json:"key"`
-	TipID string    `json:"tip,omitempty"`
-	Race  *RaceInfo `json:"race,omitempty"`
-	Odds  float64   `json:"odds,omitempty"`
-	Units float64   `json:"units,omitempty"`
-	Path  string    `json:"path,omitempty"` // the path that answered a pre-alert
-}
 
 // pubState is what the journal knows of one tip or pre-alert.
 type pubState struct {
@@ -55,16 +29,22 @@ type pubState struct {
 	announced int64
 }
 
-func (j *Journal) applyPub(e journalEntry) {
-	if j.pubs == nil {
-		j.pubs = map[string]*pubState{}
+// pubBook is the tips and pre-alerts folded from the journal.
+type pubBook struct {
+	byKey map[string]*pubState
+	order []string // their keys in first-seen order
+}
+
+func (b *pubBook) apply(e journalEntry) {
+	if b.byKey == nil {
+		b.byKey = map[string]*pubState{}
 	}
 	for _, t := range e.Tips {
-		s := j.pubs[t.Key]
+		s := b.byKey[t.Key]
 		if s == nil {
 			s = &pubState{}
-			j.pubs[t.Key] = s
-			j.pubKeys = append(j.pubKeys, t.Key)
+			b.byKey[t.Key] = s
+			b.order = append(b.order, t.Key)
 		}
 		if t.TipID != "" {
 			s.TipID = t.TipID
@@ -93,25 +73,6 @@ func (j *Journal) applyPub(e journalEntry) {
 			s.Pending, s.Failed = false, e.Error
 		}
 	}
-}
-
-// Pub returns what the journal knows of a tip or pre-alert, or nil.
-func (j *Journal) Pub(key string) *pubState {
-	j.mu.Lock()
-	defer j.mu.Unlock()
-	if s, ok := j.pubs[key]; ok {
-		c := *s
-		return &c
-	}
-	return nil
-}
-
-// PubKeys returns the keys of the tips and pre-alerts the journal knows,
-// in first-seen order.
-func (j *Journal) PubKeys() []string {
-	j.mu.Lock()
-	defer j.mu.Unlock()
-	return slices.Clone(j.pubKeys)
 }
 
 // TipKey is the journal's name for one tip of a plan on one race: the same

@@ -1,0 +1,170 @@
+package engine
+
+import (
+	"encoding/json"
+	"time"
+)
+
+// The journal's entry format: the JSON of every entry, the operations it
+// names, and what one entry alone tells. Replaying the entries into what
+// the journal knows sits above it: the alert book (journal_alerts.go), the
+// publication book (tips_journal.go), the Journal (journal.go).
+
+// Journal operations. A `creating` entry is written and fsync'd before
+// every create is sent; `created` after the service answered with an id.
+// A `creating` with nothing after it is an ambiguous create: the next run
+// looks the label up before creating again.
+const (
+	opInit     = "init"
+	opCreating = "creating"
+	opCreated  = "created"  // the create answered, or a look-up found it
+	opAdopted  = "adopted"  // found by label before any create of ours
+	opAbsent   = "absent"   // after an ambiguous create, the label was not found over the grace window
+	opFailed   = "failed"   // the service refused the create
+	opCanceled = "canceled" // betplan cancel succeeded
+	// opSettled ends the doubt an init entry began with: a journal begun
+	// when this host had run the plan before (its journal lost, a create
+	// perhaps in flight) has every label looked up over the grace window
+	// before its first create.
+	opSettled = "doubt_settled"
+	// opService names the service (and account) a journal belongs to,
+	// written when a journal kept before journals were per service was
+	// moved into the service's journal (legacy.go); init says it for a
+	// journal begun since.
+	opService = "service"
+	// opPlaced keeps when a created bet was placed: the sessions' submit
+	// time from the bet records, or the first poll that saw it placed
+	// while they could not be read. Every later run and status shows that
+	// time; a stand-in gives way once, to the records' time.
+	opPlaced = "placed"
+	// opDecided keeps a bet on a named race that a run decided without a
+	// create (skipped, or failed before any create), with its status and
+	// reason: the meeting day's race was decided, so a resumed run of the
+	// same day does not move the bet to the next day's meeting.
+	opDecided = "decided"
+	// opResulted says a run logged how the bet ended, so later runs that
+	// read the same outcome do not log it again.
+	opResulted = "resulted"
+	// opReports keeps where a run wrote the plan's reports (reportdir.go).
+	opReports = "reports"
+)
+
+// Where a placed entry's time comes from.
+const (
+	placedFromRecords   = "records"
+	placedFromFirstPoll = "first poll"
+)
+
+// Journal operations of the alert outbox. An alert is journalled with its
+// body before it is handed to the sender, and every attempt is announced
+// before it is made, like a create: an attempt with no outcome after it
+// may have reached its target, so it is never made again.
+const (
+	opAlertQueued  = "alert_queued"   // the alert, for one target: sent by this run or the next
+	opAlertSending = "alert_sending"  // an attempt is about to be made
+	opAlertSent    = "alert_sent"     // the target said yes
+	opAlertFailed  = "alert_failed"   // certainly not delivered: tried again
+	opAlertUnknown = "alert_unknown"  // it may have been delivered: never sent again
+	opAlertGivenUp = "alert_given_up" // too many attempts: not tried again
+	opAlertSkipped = "alert_skipped"  // already true when the target was added: not sent
+)
+
+// Journal operations of publications (tips and pre-alerts). One entry
+// carries every tip of one call.
+const (
+	opPublishing      = "publishing"      // a publish call is about to be sent
+	opPublished       = "published"       // it answered 2xx
+	opPublishUnknown  = "publish_unknown" // its outcome is unknown: it may have gone out
+	opPublishAbsent   = "publish_absent"  // it certainly did not reach the service (or was not processed)
+	opPublishFailed   = "publish_failed"  // the service refused it
+	opPrealerting     = "prealerting"
+	opPrealerted      = "prealerted"
+	opPrealertUnknown = "prealert_unknown"
+	opPrealertAbsent  = "prealert_absent"
+	opPrealertFailed  = "prealert_failed"
+)
+
+// journalEntry is one entry of a plan's journal, as its JSON is kept.
+type journalEntry struct {
+	Serial         int64     `json:"serial"`
+	Lineage        string    `json:"lineage"`
+	Time           time.Time `json:"time"`
+	Op             string    `json:"op"`
+	Label          string    `json:"label,omitempty"`
+	BetID          string    `json:"bet,omitempty"`
+	NotificationID int64     `json:"id,omitempty"`
+	Amount         float64   `json:"amount,omitempty"`
+	// AtRisk is what the bet was worked out to put at risk when it was
+	// announced (its amount times the sessions that could place it), and
+	// Basis how; limits count it until the sessions' answer is read.
+	AtRisk  float64   `json:"at_risk,omitempty"`
+	Basis   string    `json:"basis,omitempty"`
+	Race    *RaceInfo `json:"race,omitempty"`
+	Attempt int       `json:"attempt,omitempty"`
+	Error   string    `json:"error,omitempty"`
+	// Tips are the tips (or the race of a pre-alert) a publication entry
+	// is about: one publish call, all of them at once (tips.go).
+	Tips []journalTip `json:"tips,omitempty"`
+	// Alert is the alert an outbox entry is about (journal_alerts.go).
+	Alert *journalAlert `json:"alert,omitempty"`
+	// Service and Account (init, service) are whose journal it is: the
+	// service's identity and a hash of the account on it (accountKey).
+	Service string `json:"service,omitempty"`
+	Account string `json:"account,omitempty"`
+	// PlacedAt and PlacedFrom (placed) are when the bet was placed and
+	// how that is known (placedFromRecords, placedFromFirstPoll).
+	PlacedAt   *time.Time `json:"placed_at,omitempty"`
+	PlacedFrom string     `json:"placed_from,omitempty"`
+	// Status (decided) is the status the bet was decided with.
+	Status string `json:"status,omitempty"`
+	// Outcome (outcome) is how the bet ended (journal_outcome.go).
+	Outcome *JournalOutcome `json:"outcome,omitempty"`
+	// ReportDir (reports) is where a run wrote the plan's reports; ""
+	// for the default.
+	ReportDir string `json:"report_dir,omitempty"`
+}
+
+// journalTip is one tip (or a pre-alert's race) in a publication entry.
+type journalTip struct {
+	Key   string    `json:"key"`
+	TipID string    `json:"tip,omitempty"`
+	Race  *RaceInfo `json:"race,omitempty"`
+	Odds  float64   `json:"odds,omitempty"`
+	Units float64   `json:"units,omitempty"`
+	Path  string    `json:"path,omitempty"` // the path that answered a pre-alert
+}
+
+// journalAlert is the alert an outbox entry is about. A target is named
+// by a digest of its URL and shown by its scheme and host: the URL may
+// hold a token and is never journalled.
+type journalAlert struct {
+	Key     string          `json:"key"`
+	Target  string          `json:"target"`
+	Where   string          `json:"where,omitempty"`
+	Event   string          `json:"event,omitempty"`
+	Body    json.RawMessage `json:"body,omitempty"`
+	Attempt int             `json:"attempt,omitempty"`
+}
+
+// isOutcome reports whether op ends a send's doubt in the journal.
+func isOutcome(op string) bool {
+	switch op {
+	case opCreated, opAdopted, opFailed, opAbsent, opCanceled,
+		opPublished, opPublishUnknown, opPublishAbsent, opPublishFailed,
+		opPrealerted, opPrealertUnknown, opPrealertAbsent, opPrealertFailed,
+		opAlertSent, opAlertFailed, opAlertUnknown, opAlertGivenUp:
+		return true
+	}
+	return false
+}
+
+// noteKey is the key of the note of e's send in the intent file.
+func noteKey(e journalEntry) string {
+	switch {
+	case e.Alert != nil:
+		return "alert " + e.Alert.Key + " " + e.Alert.Target
+	case len(e.Tips) > 0:
+		return "publish " + e.Tips[0].Key
+	}
+	return e.Label
+}
