@@ -53,6 +53,9 @@ type money struct {
 	// each change of the book's version.
 	ledger    *ledger
 	exposures map[exposureKey]exposure
+	// bets is what the plan's bets did as expressions read them, kept
+	// between decisions while the book stands still.
+	bets betsView
 	// accountOthers are the other plans' stakes a preview holds its
 	// creates to, with the account's limits (account.go).
 	accountOthers []accountStake
@@ -306,18 +309,23 @@ func (r *money) periodUsages() []PeriodUsage {
 	return out
 }
 
-// betEnvs are the plan's bets as expressions read them (bets.ID), in the
-// period of race: a bet on one race is its latest instance, a
-// for_each_race bet the list of its instances in the period.
+// betEnvs are the plan's bets as expressions read them (bets.ID) at now,
+// in the period of race: a bet on one race is its latest instance, a
+// for_each_race bet the list of its instances in the period. Built once
+// while the book stands still (betsview.go).
 func (r *money) betEnvs(race RaceInfo, now time.Time) map[string]any {
-	key := periodKey(r.plan.Limits.Period, race.Start)
+	return r.bets.at(r.book.edits, periodKey(r.plan.Limits.Period, race.Start), now, r.periodBets)
+}
+
+// periodBets are betEnvs in the period key, minutes_to_start unset.
+func (r *money) periodBets(key string) map[string]any {
 	out := make(map[string]any, len(r.plan.Bets))
 	latest := map[*plan.Bet]*instance{}
 	lists := map[*plan.Bet][]plan.BetEnv{}
 	for _, in := range r.book.byStart() {
 		if in.bet.ForEachRace != nil {
 			if key == "" || in.info.Start.IsZero() || periodKey(r.plan.Limits.Period, in.info.Start) == key {
-				lists[in.bet] = append(lists[in.bet], r.betEnv(in, now))
+				lists[in.bet] = append(lists[in.bet], r.betEnv(in))
 			}
 			continue
 		}
@@ -333,7 +341,7 @@ func (r *money) betEnvs(race RaceInfo, now time.Time) map[string]any {
 			continue
 		}
 		if in := latest[b]; in != nil {
-			out[b.ID] = r.betEnv(in, now)
+			out[b.ID] = r.betEnv(in)
 		} else {
 			out[b.ID] = plan.BetEnv{Status: string(StatusWaiting)}
 		}
@@ -341,10 +349,12 @@ func (r *money) betEnvs(race RaceInfo, now time.Time) map[string]any {
 	return out
 }
 
-// betEnv is one instance as another bet's expressions see it. A bet an
-// earlier run created that this command has not polled (a preview) reads
-// as the service's scan showed it.
-func (r *money) betEnv(in *instance, now time.Time) plan.BetEnv {
+// betEnv is one instance as another bet's expressions see it, but for
+// its minutes_to_start (timedBet). A bet an earlier run created that this
+// command has not polled (a preview) reads as the service's scan showed
+// it. What it reads of in must move the book's edits when it changes
+// (book.go): the view is kept until they do.
+func (r *money) betEnv(in *instance) plan.BetEnv {
 	status := in.status
 	n := in.notif
 	if n == nil && in.notifID != 0 {
@@ -362,9 +372,6 @@ func (r *money) betEnv(in *instance, now time.Time) plan.BetEnv {
 		Amount: in.amount,
 		Race: plan.RaceEnv{Venue: in.info.Venue, Code: in.info.Code, EventNumber: in.info.EventNumber,
 			Start: in.info.Start},
-	}
-	if !in.info.Start.IsZero() {
-		e.Race.MinutesToStart = in.info.Start.Sub(now).Minutes()
 	}
 	if in.race != nil {
 		e.Race.Country = in.race.Country
