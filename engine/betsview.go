@@ -34,63 +34,59 @@ func (s *startOrder) of(b *book) []*instance {
 
 // betsView is the plan's bets as expressions read them (bets), by period
 // key, kept while the book's edits stand. Only minutes_to_start moves
-// with the clock: a later now re-times a period's view, it does not
-// build it again.
+// with the clock, which the wall clock does between any two decisions:
+// a later now re-times a period's view in place, it neither builds nor
+// copies it.
 type betsView struct {
 	edits   int
 	built   bool
 	periods map[string]*periodBets
 }
 
-// periodBets is one period's view: base with minutes_to_start unset, and
-// base at now, the time it was last asked at.
+// periodBets is one period's view, timed at now. A bet on one race is a
+// *plan.BetEnv, a for_each_race bet a []plan.BetEnv: both re-timed in
+// place.
 type periodBets struct {
-	base map[string]any
+	bets map[string]any
 	now  time.Time
-	at   map[string]any
 }
 
 // at is the view of period key at now while the book's edits are edits;
-// build makes a period's base. The map is shared by the decisions that
-// read it: expressions read it, nothing writes it.
+// build makes a period's view. The map is shared by the decisions that
+// read it, each in turn: expressions read it, nothing else writes it,
+// and the next decision's now re-times what an earlier one was given.
 func (v *betsView) at(edits int, key string, now time.Time, build func(key string) map[string]any) map[string]any {
 	if !v.built || v.edits != edits {
 		v.periods, v.edits, v.built = map[string]*periodBets{}, edits, true
 	}
 	p := v.periods[key]
 	if p == nil {
-		p = &periodBets{base: build(key)}
+		p = &periodBets{bets: build(key)}
+		p.retime(now)
 		v.periods[key] = p
+	} else if !p.now.Equal(now) {
+		p.retime(now)
 	}
-	if p.at == nil || !p.now.Equal(now) {
-		p.at, p.now = timedBets(p.base, now), now
-	}
-	return p.at
+	return p.bets
 }
 
-// timedBets is base, a bets view, with each bet's minutes_to_start at now.
-func timedBets(base map[string]any, now time.Time) map[string]any {
-	out := make(map[string]any, len(base))
-	for id, v := range base {
+// retime sets each bet's minutes_to_start at now.
+func (p *periodBets) retime(now time.Time) {
+	p.now = now
+	for _, v := range p.bets {
 		switch x := v.(type) {
-		case plan.BetEnv:
-			out[id] = timedBet(x, now)
+		case *plan.BetEnv:
+			retimeBet(x, now)
 		case []plan.BetEnv:
-			l := make([]plan.BetEnv, len(x))
 			for i := range x {
-				l[i] = timedBet(x[i], now)
+				retimeBet(&x[i], now)
 			}
-			out[id] = l
-		default:
-			out[id] = v
 		}
 	}
-	return out
 }
 
-func timedBet(e plan.BetEnv, now time.Time) plan.BetEnv {
+func retimeBet(e *plan.BetEnv, now time.Time) {
 	if !e.Race.Start.IsZero() {
 		e.Race.MinutesToStart = e.Race.Start.Sub(now).Minutes()
 	}
-	return e
 }

@@ -27,11 +27,11 @@ func TestBetsViewSeesEachChange(t *testing.T) {
 	now := start.Add(-10 * time.Minute)
 	seen := func() plan.BetEnv {
 		t.Helper()
-		e, ok := m.betEnvs(inc.info, now)["a"].(plan.BetEnv)
+		e, ok := m.betEnvs(inc.info, now)["a"].(*plan.BetEnv)
 		if !ok {
 			t.Fatalf("bets.a is %T", m.betEnvs(inc.info, now)["a"])
 		}
-		return e
+		return *e
 	}
 	if got := seen().Status; got != string(StatusWaiting) {
 		t.Fatalf("before anything: a is %s", got)
@@ -63,9 +63,13 @@ func TestBetsViewSeesEachChange(t *testing.T) {
 	if got := seen().Race.MinutesToStart; got != 10 {
 		t.Fatalf("minutes_to_start %v at 10 minutes out", got)
 	}
+	built := m.betEnvs(inc.info, now)
 	now = now.Add(90 * time.Second)
 	if got := seen().Race.MinutesToStart; got != 8.5 {
 		t.Fatalf("minutes_to_start %v at 8.5 minutes out", got)
+	}
+	if reflect.ValueOf(built).UnsafePointer() != reflect.ValueOf(m.betEnvs(inc.info, now)).UnsafePointer() {
+		t.Fatal("the clock moved and the bets were built again")
 	}
 }
 

@@ -317,7 +317,9 @@ func (r *money) betEnvs(race RaceInfo, now time.Time) map[string]any {
 	return r.bets.at(r.book.edits, periodKey(r.plan.Limits.Period, race.Start), now, r.periodBets)
 }
 
-// periodBets are betEnvs in the period key, minutes_to_start unset.
+// periodBets are betEnvs in the period key, minutes_to_start unset: a
+// *plan.BetEnv for a bet on one race, a []plan.BetEnv for a
+// for_each_race bet.
 func (r *money) periodBets(key string) map[string]any {
 	out := make(map[string]any, len(r.plan.Bets))
 	latest := map[*plan.Bet]*instance{}
@@ -340,17 +342,17 @@ func (r *money) periodBets(key string) map[string]any {
 			out[b.ID] = l
 			continue
 		}
+		e := plan.BetEnv{Status: string(StatusWaiting)}
 		if in := latest[b]; in != nil {
-			out[b.ID] = r.betEnv(in)
-		} else {
-			out[b.ID] = plan.BetEnv{Status: string(StatusWaiting)}
+			e = r.betEnv(in)
 		}
+		out[b.ID] = &e
 	}
 	return out
 }
 
 // betEnv is one instance as another bet's expressions see it, but for
-// its minutes_to_start (timedBet). A bet an earlier run created that this
+// its minutes_to_start (retimeBet). A bet an earlier run created that this
 // command has not polled (a preview) reads as the service's scan showed
 // it. What it reads of in must move the book's edits when it changes
 // (book.go): the view is kept until they do.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -44,32 +45,45 @@ bets:
 // plan's totals and each other's outcomes (plan, bets): every bet is
 // decided once and waits, its race still an hour off. Each decision
 // reads what every bet did, so what a tick costs per bet should not grow
-// with the number of bets.
+// with the number of bets. The clock-moving runs read a clock that moves
+// a microsecond each time it is read, as the wall clock does within a
+// tick, where the simulated one stands still.
 func BenchmarkOutcomeTick(b *testing.B) {
-	for _, n := range []int{200, 1000} {
-		b.Run(fmt.Sprint(n), func(b *testing.B) {
-			b.ReportAllocs()
-			for i := 0; b.Loop(); i++ {
-				b.StopTimer()
-				w := newWorld(b)
-				p := w.plan(outcomePlan(n, w.racesAfter(time.Hour)))
-				opts := w.options(w.client())
-				opts.NoWait = true
-				w.moveState(&opts, fmt.Sprint(i))
-				b.StartTimer()
-				res, err := engine.Run(context.Background(), p, opts)
-				if err != nil {
-					b.Fatal(err)
-				}
-				b.StopTimer()
-				if len(res.Bets) != n || res.Bets[0].Status != engine.StatusWaiting {
-					b.Fatalf("%d bets, the first %s", len(res.Bets), res.Bets[0].Status)
-				}
-				b.StartTimer()
+	for _, moving := range []bool{false, true} {
+		for _, n := range []int{200, 1000} {
+			name := fmt.Sprint(n)
+			if moving {
+				name += "-clock-moving"
 			}
-			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*n), "ns/bet")
-		})
+			b.Run(name, func(b *testing.B) { benchmarkOutcomeTick(b, n, moving) })
+		}
 	}
+}
+
+func benchmarkOutcomeTick(b *testing.B, n int, moving bool) {
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		b.StopTimer()
+		w := newWorld(b)
+		p := w.plan(outcomePlan(n, w.racesAfter(time.Hour)))
+		opts := w.options(w.client())
+		opts.NoWait = true
+		if moving {
+			opts.Clock = &creepingClock{Clock: w.clock}
+		}
+		w.moveState(&opts, fmt.Sprint(i))
+		b.StartTimer()
+		res, err := engine.Run(context.Background(), p, opts)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.StopTimer()
+		if len(res.Bets) != n || res.Bets[0].Status != engine.StatusWaiting {
+			b.Fatalf("%d bets, the first %s", len(res.Bets), res.Bets[0].Status)
+		}
+		b.StartTimer()
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*n), "ns/bet")
 }
 
 // racesAfter are the races of benchVenues starting at least d from now.
@@ -97,4 +111,14 @@ func outcomePlan(n int, races []sim.RaceInfo) string {
 		fmt.Fprintf(&sb, "    when: race.minutes_to_start <= 5 && plan.lowest_profit > -100 && bets.b%05d.status != \"failed\"\n", prev)
 	}
 	return sb.String()
+}
+
+// creepingClock is a clock a microsecond later each time it is read.
+type creepingClock struct {
+	engine.Clock
+	reads atomic.Int64
+}
+
+func (c *creepingClock) Now() time.Time {
+	return c.Clock.Now().Add(time.Duration(c.reads.Add(1)) * time.Microsecond)
 }
