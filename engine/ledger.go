@@ -314,13 +314,13 @@ func (r *money) periodUsages() []PeriodUsage {
 // for_each_race bet the list of its instances in the period. Built once
 // while the book stands still (betsview.go).
 func (r *money) betEnvs(race RaceInfo, now time.Time) map[string]any {
-	return r.bets.at(r.book.edits, periodKey(r.plan.Limits.Period, race.Start), now, r.periodBets)
+	return r.bets.at(r.book.edits, periodKey(r.plan.Limits.Period, race.Start), now, r.betEnvsIn)
 }
 
-// periodBets are betEnvs in the period key, minutes_to_start unset: a
+// betEnvsIn are betEnvs in the period key, minutes_to_start unset: a
 // *plan.BetEnv for a bet on one race, a []plan.BetEnv for a
 // for_each_race bet.
-func (r *money) periodBets(key string) map[string]any {
+func (r *money) betEnvsIn(key string) map[string]any {
 	out := make(map[string]any, len(r.plan.Bets))
 	latest := map[*plan.Bet]*instance{}
 	lists := map[*plan.Bet][]plan.BetEnv{}
