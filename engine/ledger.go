@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"reflect"
 	"sort"
 	"strings"
 	"time"
@@ -314,7 +315,16 @@ func (r *money) periodUsages() []PeriodUsage {
 // for_each_race bet the list of its instances in the period. Built once
 // while the book stands still (betsview.go).
 func (r *money) betEnvs(race RaceInfo, now time.Time) map[string]any {
-	return r.bets.at(r.book.edits, periodKey(r.plan.Limits.Period, race.Start), now, r.betEnvsIn)
+	key := periodKey(r.plan.Limits.Period, race.Start)
+	bets := r.bets.at(r.book.edits, key, now, r.betEnvsIn)
+	if verifyLedger && len(r.book.insts) < 100 { // past that the check would make a tick square again
+		fresh := &periodBets{bets: r.betEnvsIn(key)}
+		fresh.retime(now)
+		if !reflect.DeepEqual(bets, fresh.bets) {
+			panic(fmt.Sprintf("engine: the bets' view kept since the book's edit %d differs from one built afresh: a change to what betEnv reads did not move the book's edits", r.book.edits))
+		}
+	}
+	return bets
 }
 
 // betEnvsIn are betEnvs in the period key, minutes_to_start unset: a
