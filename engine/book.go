@@ -82,6 +82,16 @@ type book struct {
 	// plan's bets (and to the instances themselves), after which the
 	// limits' sums are built again.
 	version int
+	// edits counts the changes to what a bet shows the others'
+	// expressions (betEnv: its status, amount, notification, race), and
+	// to which bets the book holds; layout the changes to which bets it
+	// holds, their order and their starts. A view built from the bets
+	// (betsView, startOrder) stands while its count does: a decision that
+	// changes a bet moves edits, so the next decision of its tick reads
+	// the change. A why alone (wait, trouble) or the bookkeeping of polls
+	// and records does not.
+	edits, layout int
+	starts        startOrder // byStart's order
 	// watched says the run's alerts listen to the transitions: changed
 	// holds the bets that moved since they last took them, spare the
 	// slice they had.
@@ -123,7 +133,7 @@ func (b *book) takeChanged() []*instance {
 // outdated says what the limits' sums are built from changed outside the
 // bets' own states (instances found, moved or dropped; notifications
 // read by label prefix).
-func (b *book) outdated() { b.version++ }
+func (b *book) outdated() { b.version, b.edits, b.layout = b.version+1, b.edits+1, b.layout+1 }
 
 // newWaiting is a bet not created yet.
 func newWaiting(bet *plan.Bet, info RaceInfo, label string, amount float64) *instance {
@@ -148,12 +158,14 @@ func (b *book) add(key string, in *instance) {
 		b.byLabel[key] = in
 	}
 	b.insts = append(b.insts, in)
+	b.edits, b.layout = b.edits+1, b.layout+1
 	b.moved(in)
 }
 
 // remove takes in, indexed under key, out of the book.
 func (b *book) remove(in *instance, key string) {
 	delete(b.byLabel, key)
+	b.edits, b.layout = b.edits+1, b.layout+1
 	for i, x := range b.insts {
 		if x == in {
 			b.insts = append(b.insts[:i], b.insts[i+1:]...)
@@ -164,6 +176,7 @@ func (b *book) remove(in *instance, key string) {
 
 // restore brings what the journal knows of in's label (s) into in.
 func (b *book) restore(in *instance, s *labelState) {
+	b.edits++
 	if s.Amount > 0 {
 		in.amount = s.Amount
 	}
@@ -199,6 +212,7 @@ func (b *book) wait(in *instance, reason string) {
 func (b *book) end(in *instance, status Status, reason string) {
 	in.status, in.final = status, true
 	in.reason = reason
+	b.edits++
 	b.moved(in)
 }
 
@@ -206,6 +220,7 @@ func (b *book) end(in *instance, status Status, reason string) {
 // (unless "") why.
 func (b *book) fail(in *instance, reason, err string) {
 	in.status, in.final = StatusFailed, true
+	b.edits++
 	if reason != "" {
 		in.reason = reason
 	}
@@ -224,7 +239,12 @@ func (b *book) trouble(in *instance, err, reason string) {
 }
 
 // priced sets in's stake or target profit.
-func (b *book) priced(in *instance, amount float64) { in.amount = amount }
+func (b *book) priced(in *instance, amount float64) {
+	if in.amount != amount {
+		in.amount = amount
+		b.edits++
+	}
+}
 
 // risked sets what in puts at risk.
 func (b *book) risked(in *instance, e exposure) { in.risk = e }
@@ -234,18 +254,19 @@ func (b *book) created(in *instance, id int64, at time.Time) {
 	in.notifID = id
 	in.createdAt = at
 	in.status = StatusCreated
+	b.edits++
 	in.reason = ""
 	in.err = ""
 	b.moved(in)
 }
 
 // knownAs is a preview's bet whose label notification id already carries.
-func (b *book) knownAs(in *instance, id int64) { in.notifID = id }
+func (b *book) knownAs(in *instance, id int64) { in.notifID, b.edits = id, b.edits+1 }
 
 // found is in's notification n, just read by a label look-up at.
 func (b *book) found(in *instance, n *apiclient.Notification, at time.Time) {
 	in.notif, in.lastPolled = n, at
-	b.version++
+	b.version, b.edits = b.version+1, b.edits+1
 	b.moved(in)
 }
 
@@ -263,7 +284,7 @@ func (b *book) readAgain(in *instance) { in.lastPolled = time.Time{} }
 // observe is n, what the service shows of in now.
 func (b *book) observe(in *instance, n *apiclient.Notification) {
 	in.notif = n
-	b.version++
+	b.version, b.edits = b.version+1, b.edits+1
 	if in.createdAt.IsZero() && !n.CreatedAt.IsZero() {
 		// Known from the journal or recovered from the service: its answer
 		// window counts from when the service created it.
@@ -289,6 +310,7 @@ func (b *book) placing(in *instance, at time.Time, by []string, accepted float64
 // cancelled is in cancelled, by betplan or on the service.
 func (b *book) cancelled(in *instance) {
 	in.canceled = true
+	b.edits++
 	b.moved(in)
 }
 
@@ -299,6 +321,7 @@ func (b *book) answered(in *instance, bots string) { in.answeredBy = bots }
 func (b *book) move(in *instance, status Status, reason string) {
 	in.status = status
 	in.reason = reason
+	b.edits++
 	b.moved(in)
 }
 
@@ -308,6 +331,7 @@ func (b *book) settled(in *instance, reason string) {
 	in.final, in.err, in.needRecords = true, "", true
 	in.status = StatusSettled
 	in.reason = reason
+	b.edits++
 	b.moved(in)
 }
 
@@ -317,6 +341,7 @@ func (b *book) complete(in *instance, status Status, reason string) {
 	in.err = ""
 	in.status = status
 	in.reason = reason
+	b.edits++
 	b.moved(in)
 }
 
@@ -419,6 +444,7 @@ func (b *book) releaseOutcome(in *instance, force bool) bool {
 // knows its own), and reason says so.
 func (b *book) inDoubt(in *instance, amount float64, reason string) {
 	in.status = StatusInDoubt
+	b.edits++
 	if amount > 0 && in.amount == 0 {
 		in.amount = amount
 	}

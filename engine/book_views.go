@@ -70,12 +70,9 @@ func (b *book) snapshot() []*instance { return append([]*instance(nil), b.insts.
 // a race's bets): in a burst, the bet whose race jumps first is created
 // first. It also keeps each race's notifications next to each other in the
 // service's list, so the pages that poll the races still to run are the
-// newest ones.
-func (b *book) byStart() []*instance {
-	out := b.snapshot()
-	soonestFirst(out, func(in *instance) time.Time { return in.info.Start })
-	return out
-}
+// newest ones. The slice is sorted once until the book's layout moves and
+// shared by every caller: they read it, never change it.
+func (b *book) byStart() []*instance { return b.starts.of(b) }
 
 // placedEntries are the placed entries j lacks for the instances' known
 // placement times.
@@ -111,6 +108,7 @@ func (b *book) sortInstances(bets []*plan.Bet) {
 	for i, bet := range bets {
 		index[bet] = i
 	}
+	b.edits, b.layout = b.edits+1, b.layout+1
 	sort.SliceStable(b.insts, func(i, j int) bool {
 		x, y := b.insts[i], b.insts[j]
 		if xs, ys := x.info.Start, y.info.Start; !xs.Equal(ys) {

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"reflect"
 	"sort"
 	"strings"
 	"time"
@@ -53,6 +54,9 @@ type money struct {
 	// each change of the book's version.
 	ledger    *ledger
 	exposures map[exposureKey]exposure
+	// bets is what the plan's bets did as expressions read them, kept
+	// between decisions while the book stands still.
+	bets betsView
 	// accountOthers are the other plans' stakes a preview holds its
 	// creates to, with the account's limits (account.go).
 	accountOthers []accountStake
@@ -306,18 +310,34 @@ func (r *money) periodUsages() []PeriodUsage {
 	return out
 }
 
-// betEnvs are the plan's bets as expressions read them (bets.ID), in the
-// period of race: a bet on one race is its latest instance, a
-// for_each_race bet the list of its instances in the period.
+// betEnvs are the plan's bets as expressions read them (bets.ID) at now,
+// in the period of race: a bet on one race is its latest instance, a
+// for_each_race bet the list of its instances in the period. Built once
+// while the book stands still (betsview.go).
 func (r *money) betEnvs(race RaceInfo, now time.Time) map[string]any {
 	key := periodKey(r.plan.Limits.Period, race.Start)
+	bets := r.bets.at(r.book.edits, key, now, r.betEnvsIn)
+	if verifyLedger && len(r.book.insts) < 100 { // past that the check would make a tick square again
+		fresh := &periodBets{bets: r.betEnvsIn(key)}
+		fresh.retime(now)
+		if !reflect.DeepEqual(bets, fresh.bets) {
+			panic(fmt.Sprintf("engine: the bets' view kept since the book's edit %d differs from one built afresh: a change to what betEnv reads did not move the book's edits", r.book.edits))
+		}
+	}
+	return bets
+}
+
+// betEnvsIn are betEnvs in the period key, minutes_to_start unset: a
+// *plan.BetEnv for a bet on one race, a []plan.BetEnv for a
+// for_each_race bet.
+func (r *money) betEnvsIn(key string) map[string]any {
 	out := make(map[string]any, len(r.plan.Bets))
 	latest := map[*plan.Bet]*instance{}
 	lists := map[*plan.Bet][]plan.BetEnv{}
 	for _, in := range r.book.byStart() {
 		if in.bet.ForEachRace != nil {
 			if key == "" || in.info.Start.IsZero() || periodKey(r.plan.Limits.Period, in.info.Start) == key {
-				lists[in.bet] = append(lists[in.bet], r.betEnv(in, now))
+				lists[in.bet] = append(lists[in.bet], r.betEnv(in))
 			}
 			continue
 		}
@@ -332,19 +352,21 @@ func (r *money) betEnvs(race RaceInfo, now time.Time) map[string]any {
 			out[b.ID] = l
 			continue
 		}
+		e := plan.BetEnv{Status: string(StatusWaiting)}
 		if in := latest[b]; in != nil {
-			out[b.ID] = r.betEnv(in, now)
-		} else {
-			out[b.ID] = plan.BetEnv{Status: string(StatusWaiting)}
+			e = r.betEnv(in)
 		}
+		out[b.ID] = &e
 	}
 	return out
 }
 
-// betEnv is one instance as another bet's expressions see it. A bet an
-// earlier run created that this command has not polled (a preview) reads
-// as the service's scan showed it.
-func (r *money) betEnv(in *instance, now time.Time) plan.BetEnv {
+// betEnv is one instance as another bet's expressions see it, but for
+// its minutes_to_start (retimeBet). A bet an earlier run created that this
+// command has not polled (a preview) reads as the service's scan showed
+// it. What it reads of in must move the book's edits when it changes
+// (book.go): the view is kept until they do.
+func (r *money) betEnv(in *instance) plan.BetEnv {
 	status := in.status
 	n := in.notif
 	if n == nil && in.notifID != 0 {
@@ -362,9 +384,6 @@ func (r *money) betEnv(in *instance, now time.Time) plan.BetEnv {
 		Amount: in.amount,
 		Race: plan.RaceEnv{Venue: in.info.Venue, Code: in.info.Code, EventNumber: in.info.EventNumber,
 			Start: in.info.Start},
-	}
-	if !in.info.Start.IsZero() {
-		e.Race.MinutesToStart = in.info.Start.Sub(now).Minutes()
 	}
 	if in.race != nil {
 		e.Race.Country = in.race.Country

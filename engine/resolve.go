@@ -288,6 +288,7 @@ func (r *resolver) refreshRaces(b *plan.Bet) {
 			rc := &r.races[i]
 			if sameRace(in.race, rc) {
 				in.race, in.info = rc, raceInfo(rc)
+				r.book.outdated() // its start may have moved
 				break
 			}
 		}
@@ -382,6 +383,7 @@ func (r *resolver) track(b *plan.Bet, info RaceInfo, label string, attach func(*
 		if in.status == StatusWaiting && in.notifID == 0 {
 			attach(in)
 			in.info = info
+			r.book.outdated() // its start may have moved
 		}
 		return in
 	}

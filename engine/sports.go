@@ -316,6 +316,7 @@ func (r *resolver) expandEvent(b *plan.Bet) {
 			if e, ok := r.sports.detail(in.info.Event.ID); ok && e != nil {
 				if m, s, why := pickSelection(e, b); why == "" {
 					in.event, in.info = e, eventInfo(e, m, s, b)
+					r.book.outdated() // its start may have moved
 				}
 			}
 		}

@@ -18,8 +18,9 @@ type Env struct {
 	Vars     map[string]any `expr:"vars"`
 	Sessions []SessionEnv   `expr:"sessions"`
 	Plan     PlanEnv        `expr:"plan"`
-	// Bets holds every other bet of the plan by id: a BetEnv for a bet on
-	// one race, a []BetEnv (its instances) for a for_each_race bet.
+	// Bets holds every other bet of the plan by id: a BetEnv (or a
+	// *BetEnv) for a bet on one race, a []BetEnv (its instances) for a
+	// for_each_race bet.
 	Bets map[string]any `expr:"bets"`
 }
 

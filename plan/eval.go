@@ -108,6 +108,8 @@ func formatValue(v any) string {
 		return fmt.Sprintf("%d bets", len(x))
 	case BetEnv:
 		return "a bet " + x.Status
+	case *BetEnv:
+		return "a bet " + x.Status
 	}
 	if rv := reflect.ValueOf(v); rv.Kind() == reflect.Slice {
 		return fmt.Sprintf("%d items", rv.Len())

@@ -299,4 +299,16 @@ func TestOutcomeExpressions(t *testing.T) {
 	amount, err = bets["r6"].Amount(e)
 	must(t, err)
 	equal(t, 10.0, amount)
+
+	// The engine hands a bet on one race over as a *BetEnv: it reads
+	// and explains the same.
+	e.Bets["r3"] = &plan.BetEnv{Status: "settled", Amount: 4, Profit: -4, Lost: true}
+	e.Plan.LowestProfit = -10
+	ready, err = bets["r6"].Ready(e)
+	must(t, err)
+	check(t, ready, "r6 is ready after the r3 loss, read through a pointer")
+	amount, err = bets["r6"].Amount(e)
+	must(t, err)
+	equal(t, 8.0, amount)
+	equal(t, "bets.r3.lost = true, plan.lowest_profit = -10, plan.won = 0", bets["r6"].When.Explain(e))
 }
