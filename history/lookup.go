@@ -3,7 +3,6 @@ package history
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -81,7 +80,8 @@ func Unresolved(bets []Bet, today string) []int {
 
 // Complete fills in the outcomes of bets[idx] from the cache, then from
 // svc (nil: none to ask), saying on progress how many it reads, and keeps
-// what it read in the cache. It returns the labels still without an
+// what it read in the cache (a cache it cannot write is a warning on
+// progress, see keep). It returns the labels still without an
 // outcome because the service could not be asked or did not answer.
 func Complete(ctx context.Context, bets []Bet, idx []int, svc Lookup, cache *Cache, progress io.Writer) (missing []string, err error) {
 	var ask []int
@@ -115,7 +115,8 @@ func Complete(ctx context.Context, bets []Bet, idx []int, svc Lookup, cache *Cac
 			for _, j := range ask[n:] {
 				missing = append(missing, bets[j].Label)
 			}
-			return missing, errors.Join(err, cache.add(ctx, read))
+			cache.keep(ctx, read, progress)
+			return missing, err
 		}
 		if o == nil {
 			continue // not ended yet: asked again next time
@@ -127,7 +128,8 @@ func Complete(ctx context.Context, bets []Bet, idx []int, svc Lookup, cache *Cac
 		}
 		read = append(read, state.KeptOutcome{Label: bets[i].Label, Outcome: b})
 	}
-	return nil, cache.add(ctx, read)
+	cache.keep(ctx, read, progress)
+	return nil, nil
 }
 
 // lookUp reads how the bet labelled label ended from the service: its
@@ -196,13 +198,15 @@ func (c *Cache) where() string {
 	return fmt.Sprintf("the outcome cache of %s", c.store)
 }
 
-// add keeps outcomes in the cache.
-func (c *Cache) add(ctx context.Context, outcomes []state.KeptOutcome) error {
+// keep adds the outcomes read to the cache. The totals already hold them,
+// so a cache that cannot be written (a read-only state dir, a database
+// user that may only read) costs the next history the same reads again,
+// nothing more: it is said on progress, not returned as a failure.
+func (c *Cache) keep(ctx context.Context, outcomes []state.KeptOutcome, progress io.Writer) {
 	if c.store == nil || len(outcomes) == 0 {
-		return nil
+		return
 	}
 	if err := c.store.KeepOutcomes(ctx, outcomes); err != nil {
-		return fmt.Errorf("keep the outcome cache: %w", err)
+		fmt.Fprintf(progress, "warning: the %d outcome(s) read from the service were not kept in the outcome cache, so the next history reads them again: %v\n", len(outcomes), err)
 	}
-	return nil
 }

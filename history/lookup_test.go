@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -130,5 +131,54 @@ func oldJournals(t *testing.T, c *card, stateURL, schema string) {
 	} else {
 		_, err := os.Stat(filepath.Join(c.dir, "state", local.OutcomeCacheName))
 		require.NoError(t, err, "the cache beside the journals")
+	}
+}
+
+// A database user that may only read: history still reads the old
+// journals' bets from the service and totals them to the cent, says the
+// outcomes it read could not be kept, and fails nothing; the next history
+// reads them again.
+func TestHistoryCacheThatCannotBeWritten(t *testing.T) {
+	stateURL, schema := pgtest.Schema(t)
+	cfg, err := postgres.ParseURL(stateURL, "", false)
+	require.NoError(t, err)
+	c := newCard(t, func(string) state.Store { return postgres.New(cfg) })
+	c.play()
+	want := c.serviceProfit()
+	stripOutcomes(t, c, stateURL, schema)
+
+	reader := "bp_reader_" + strings.TrimPrefix(schema, "bp_test_")
+	id := pgx.Identifier{reader}.Sanitize()
+	pgtest.Exec(t, stateURL, "CREATE ROLE "+id+" LOGIN")
+	t.Cleanup(func() {
+		pgtest.Exec(t, stateURL, "DROP OWNED BY "+id)
+		pgtest.Exec(t, stateURL, "DROP ROLE "+id)
+	})
+	pgtest.Exec(t, stateURL, "GRANT USAGE ON SCHEMA "+pgx.Identifier{schema}.Sanitize()+" TO "+id)
+	pgtest.Exec(t, stateURL, "GRANT SELECT ON ALL TABLES IN SCHEMA "+pgx.Identifier{schema}.Sanitize()+" TO "+id)
+	u, err := url.Parse(stateURL)
+	require.NoError(t, err)
+	u.User = url.User(reader)
+	readCfg, err := postgres.ParseURL(u.String(), "", false)
+	require.NoError(t, err)
+	store := postgres.New(readCfg)
+
+	today := c.clock.Now().AddDate(0, 0, 3).Format("2006-01-02")
+	for range 2 {
+		bets, skipped, err := history.Read(context.Background(), store)
+		require.NoError(t, err)
+		require.Empty(t, skipped)
+		idx := history.Unresolved(bets, today)
+		require.Len(t, idx, len(c.bets))
+		cache, err := history.OpenCache(context.Background(), store)
+		require.NoError(t, err)
+		var progress bytes.Buffer
+		missing, err := history.Complete(context.Background(), bets, idx, c.client(), cache, &progress)
+		require.NoError(t, err, "a cache that cannot be written fails nothing")
+		assert.Empty(t, missing)
+		assert.Equal(t, want, history.Summarise(bets, history.Query{Sim: true}).Total.Profit)
+		assert.Contains(t, progress.String(), fmt.Sprintf("reading %d bets the journals kept no outcome of from the service", len(c.bets)), "read again: nothing was kept")
+		assert.Contains(t, progress.String(), fmt.Sprintf("warning: the %d outcome(s) read from the service were not kept in the outcome cache, so the next history reads them again", len(c.bets)))
+		assert.Contains(t, progress.String(), "permission denied")
 	}
 }
