@@ -68,6 +68,11 @@ func TestAccountLimitOnSharedStateAcrossMachines(t *testing.T) {
 		b.start()
 		if gated {
 			first, second := waitFirstPaused(t, a, b)
+			// The second is past its own checks and about to announce its
+			// bet: the gate is all that holds it now. (Slowed enough, it
+			// would otherwise only start once the first's bet was in, and
+			// be refused before the gate.)
+			second.waitReached("announce")
 			time.Sleep(500 * time.Millisecond)
 			assert.False(t, second.isPaused(), "round %d: %s passed the account's gate while %s held it", i, second.name, first.name)
 			first.resume()

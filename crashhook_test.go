@@ -104,6 +104,9 @@ func pauseCheckpoint(spec, dir string) func(string) {
 	}
 	hit := nthPoint(spec)
 	return func(at string) {
+		// Every checkpoint passed is noted, so a test can wait for a run
+		// to come as far as a step before the one it pauses at.
+		os.WriteFile(filepath.Join(dir, "reached "+at), nil, 0o644)
 		if !hit(at) {
 			return
 		}

@@ -104,6 +104,13 @@ func (m *machineRun) waitPaused() {
 	m.waitPauseFile("paused", 30*time.Second, "reached its checkpoint")
 }
 
+// waitReached waits until the run has passed checkpoint point (one
+// before the checkpoint it pauses at).
+func (m *machineRun) waitReached(point string) {
+	m.w.t.Helper()
+	m.waitPauseFile("reached "+point, 30*time.Second, "reached "+point)
+}
+
 // waitLost waits until the paused run's lease says its lock is lost
 // (crashhook_test.go's lossNoting), and returns why.
 func (m *machineRun) waitLost() string {
