@@ -3,10 +3,12 @@ package history_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -200,4 +202,66 @@ func TestHistoryDamagedJournalLeftOutWhole(t *testing.T) {
 		assert.NotEqual(t, "plan01", bet.Plan)
 	}
 	assert.Equal(t, total-damaged, history.Summarise(bets, history.Query{}).Total.Profit)
+}
+
+// sideBySide is a store that hands its journals on all at once, each from
+// a goroutine of its own, the last first.
+type sideBySide [][][]byte
+
+func (s sideBySide) ReadEvery(_ context.Context, _ []string, each func(state.StoredJournal) error) error {
+	errs := make([]error, len(s))
+	var wg sync.WaitGroup
+	for i := len(s) - 1; i >= 0; i-- {
+		wg.Go(func() {
+			read := func(record func([]byte) error) error {
+				for n, r := range s[i] {
+					if r == nil {
+						return fmt.Errorf("record %d is damaged", n+1)
+					}
+					if err := record(r); err != nil {
+						return err
+					}
+				}
+				return nil
+			}
+			errs[i] = each(state.StoredJournal{Seq: i, Name: fmt.Sprintf("plan%02d", i), Where: fmt.Sprintf("journal %d", i), Read: read})
+		})
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
+// Journals read side by side come out in the store's order, whatever order
+// they end in; a damaged one is named and left out whole.
+func TestHistoryJournalsReadSideBySideKeepTheirOrder(t *testing.T) {
+	var store sideBySide
+	var want int64
+	for p := range 8 {
+		recs, profit := journalRecords(fmt.Sprintf("plan%02d", p), 30+p)
+		if p == 5 {
+			recs[len(recs)/2] = nil
+		} else {
+			want += profit
+		}
+		store = append(store, recs)
+	}
+	bets, skipped, err := history.Read(context.Background(), store)
+	require.NoError(t, err)
+	require.Equal(t, []history.Skipped{{Where: "journal 5", Reason: fmt.Sprintf("record %d is damaged", len(store[5])/2+1)}}, skipped)
+	var plans []string
+	for _, b := range bets {
+		if len(plans) == 0 || plans[len(plans)-1] != b.Plan {
+			plans = append(plans, b.Plan)
+		}
+		assert.Contains(t, b.Label, ":"+b.Plan+":", "a bet in its own plan's journal")
+	}
+	assert.Equal(t, []string{"plan00", "plan01", "plan02", "plan03", "plan04", "plan06", "plan07"}, plans)
+	total := 0
+	for p := range 8 {
+		if p != 5 {
+			total += 30 + p
+		}
+	}
+	require.Len(t, bets, total)
+	assert.Equal(t, want, history.Summarise(bets, history.Query{}).Total.Profit)
 }

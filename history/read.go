@@ -12,8 +12,8 @@ import (
 	"math"
 	"net"
 	"net/url"
-	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/betplan/betplan/engine"
@@ -68,27 +68,63 @@ type Skipped struct {
 // Read reads every journal store keeps into its bets, in plan and journal
 // order; journals that do not read are skipped and named. Each journal is
 // folded record by record as the store reads it, so none is held whole,
-// and the store is asked only for the records history reads (wanted).
+// and the store is asked only for the records history reads (wanted). A
+// store reads journals side by side, one a CPU: each has a fold of its own.
 func Read(ctx context.Context, store state.EveryReader) ([]Bet, []Skipped, error) {
-	var skipped []Skipped
-	f := newFold()
+	type journal struct {
+		bets    []Bet
+		skipped *Skipped
+	}
+	var (
+		mu    sync.Mutex
+		read  []journal // by Seq
+		folds []*fold   // folds no journal is using
+	)
 	err := store.ReadEvery(ctx, wantedOps, func(j state.StoredJournal) error {
+		mu.Lock()
+		var f *fold
+		if n := len(folds); n > 0 {
+			f, folds = folds[n-1], folds[:n-1]
+		} else {
+			f = newFold()
+		}
+		mu.Unlock()
+		var out journal
 		f.begin(j)
 		err := j.Read(f.record)
 		if err == nil {
 			err = f.finish()
 		}
 		if err != nil {
-			skipped = append(skipped, Skipped{Where: j.Where, Reason: err.Error()})
-			return nil
+			out.skipped = &Skipped{Where: j.Where, Reason: err.Error()}
+		} else {
+			out.bets = f.take()
 		}
-		f.done = append(f.done, slices.Clone(f.bets))
+		mu.Lock()
+		defer mu.Unlock()
+		folds = append(folds, f)
+		if j.Seq >= len(read) {
+			read = append(read, make([]journal, j.Seq+1-len(read))...)
+		}
+		read[j.Seq] = out
 		return nil
 	})
 	if err != nil {
 		return nil, nil, err
 	}
-	return slices.Concat(f.done...), skipped, nil
+	var skipped []Skipped
+	n := 0
+	for _, j := range read {
+		n += len(j.bets)
+		if j.skipped != nil {
+			skipped = append(skipped, *j.skipped)
+		}
+	}
+	bets := make([]Bet, 0, n)
+	for _, j := range read {
+		bets = append(bets, j.bets...)
+	}
+	return bets, skipped, nil
 }
 
 // record is what history reads of a journal entry.
@@ -160,9 +196,6 @@ type fold struct {
 	entry outcomeEntry
 	spare outcomeRecord
 	names map[string]string
-	// done are the journals read whole, each its bets; the bets are
-	// gathered once, when every journal is read.
-	done [][]Bet
 }
 
 // pendingRecord is a created record kept to be applied at the journal's
@@ -186,6 +219,14 @@ func (f *fold) begin(j state.StoredJournal) {
 	f.bets = f.bets[:0]
 	clear(f.pending)
 	f.pending = f.pending[:0]
+}
+
+// take hands the journal's bets over: the next journal's are made anew,
+// room for as many as this one's made at once.
+func (f *fold) take() []Bet {
+	bets := f.bets
+	f.bets = make([]Bet, 0, len(bets))
+	return bets
 }
 
 // bet is the index of the bet labelled l, made on its first record.
