@@ -365,7 +365,7 @@ func applyOutcome(bet *Bet, o *outcomeRecord, at string) {
 }
 
 // opOf is a record's op, read without decoding the record: a journal
-// holds many entries history has no use for. It is the first "op" key of
+// holds many entries history has no use for (passedOver for those). It is the first "op" key of
 // the object, which is the entry's own: the engine writes it before any
 // nested object, and jsonb orders short keys first.
 func opOf(b []byte) string {
@@ -381,8 +381,22 @@ func opOf(b []byte) string {
 	if end < 0 {
 		return unknownOp
 	}
-	return string(rest[1 : end+1])
+	op := rest[1 : end+1]
+	// The ops history reads are named by its own strings: a record's op
+	// is not made a string of its own (one allocation a record).
+	for _, w := range wantedOps {
+		if string(op) == w {
+			return w
+		}
+	}
+	if !wanted[string(op)] {
+		return passedOver
+	}
+	return string(op)
 }
+
+// passedOver is opOf's answer for an op history does not read.
+const passedOver = ""
 
 // labelOf is a record's label, read without decoding the record, when it
 // is written plainly (no escapes); false otherwise.
