@@ -265,3 +265,27 @@ func TestHistoryJournalsReadSideBySideKeepTheirOrder(t *testing.T) {
 	require.Len(t, bets, total)
 	assert.Equal(t, want, history.Summarise(bets, history.Query{}).Total.Profit)
 }
+
+// An outcome entry names its bet by label, plainly or escaped, and its
+// bet id is the outcome's, else the entry's; a bet that never ended has
+// its created entry's.
+func TestHistoryOutcomeEntriesNameTheirBets(t *testing.T) {
+	store := sideBySide{{
+		[]byte(`{"op":"init","service":"https://api.example.com","account":"a1"}`),
+		[]byte(`{"op":"created","label":"bp:p:b1","bet":"b1","race":{"Venue":"V","Code":"Harness","Start":"2026-06-01T12:00:00+10:00"}}`),
+		[]byte(`{"op":"created","label":"bp:p:b2","bet":"b2"}`),
+		[]byte(`{"op":"created","label":"bp:p:b3","bet":"b3"}`),
+		[]byte(`{"op":"outcome","label":"bp:p:\u0062\u0031","bet":"x1","outcome":{"bet_id":"o1","result":"won","profit":2,"result_time":"2026-06-01T03:00:00Z"}}`),
+		[]byte(`{"op":"outcome","label":"bp:p:b2","bet":"x\u0032","outcome":{"result":"lost","profit":-1,"result_time":"2026-06-01T03:00:00Z"}}`),
+		[]byte(`{"op":"outcome","label":"bp:p:b3","bet":"x3","outcome":null}`),
+	}}
+	bets, skipped, err := history.Read(context.Background(), store)
+	require.NoError(t, err)
+	require.Empty(t, skipped)
+	require.Len(t, bets, 3)
+	assert.Equal(t, []string{"bp:p:b1", "bp:p:b2", "bp:p:b3"}, []string{bets[0].Label, bets[1].Label, bets[2].Label})
+	assert.Equal(t, []string{"o1", "x2", "b3"}, []string{bets[0].BetID, bets[1].BetID, bets[2].BetID})
+	assert.Equal(t, int64(200), bets[0].Profit)
+	assert.True(t, bets[0].Final)
+	assert.False(t, bets[2].Final)
+}

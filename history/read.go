@@ -240,6 +240,15 @@ func (f *fold) bet(l string) int {
 	return k
 }
 
+// betOf is bet for a label as a record's bytes: a string is made of it
+// only for a label not seen before.
+func (f *fold) betOf(l []byte) int {
+	if k, ok := f.index[string(l)]; ok {
+		return k
+	}
+	return f.bet(string(l))
+}
+
 // record folds the journal's next record; b is the store's until it
 // returns.
 func (f *fold) record(b []byte) error {
@@ -265,14 +274,24 @@ func (f *fold) record(b []byte) error {
 		f.spare = outcomeRecord{Sessions: f.spare.Sessions[:0]}
 		f.entry = outcomeEntry{}
 		if e := &f.entry; decodeOutcomeEntry(b, e, &f.spare, f.names) {
-			if e.label == "" {
+			var bet *Bet
+			switch {
+			case len(e.label) > 0:
+				bet = &f.bets[f.betOf(e.label)]
+			case e.labelText != "":
+				bet = &f.bets[f.bet(e.labelText)]
+			default:
 				return nil
 			}
-			bet := &f.bets[f.bet(e.label)]
-			if e.betID != "" {
-				bet.BetID = e.betID
+			applies := e.outcome != nil && !bet.Final
+			switch {
+			case applies && e.outcome.BetID != "": // the outcome's bet id is the one kept
+			case len(e.betID) > 0:
+				bet.BetID = string(e.betID)
+			case e.betIDText != "":
+				bet.BetID = e.betIDText
 			}
-			if e.outcome != nil && !bet.Final {
+			if applies {
 				var at string
 				if e.outcome.ResultTime.IsZero() && len(e.time) > 1 {
 					if err := json.Unmarshal(e.time, &at); err != nil {
