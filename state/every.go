@@ -40,7 +40,7 @@ type StoredJournal struct {
 	// call. It returns record's first error, or why the journal does not
 	// read (a BadJournalError for damage): records handed on before the
 	// damage was found are then to be dropped with the rest, and the
-	// others journals are read still. Read is called at most once, before
+	// other journals are read still. Read is called at most once, before
 	// each returns.
 	Read func(record func([]byte) error) error
 }
