@@ -3,10 +3,12 @@ package history_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -200,4 +202,90 @@ func TestHistoryDamagedJournalLeftOutWhole(t *testing.T) {
 		assert.NotEqual(t, "plan01", bet.Plan)
 	}
 	assert.Equal(t, total-damaged, history.Summarise(bets, history.Query{}).Total.Profit)
+}
+
+// sideBySide is a store that hands its journals on all at once, each from
+// a goroutine of its own, the last first.
+type sideBySide [][][]byte
+
+func (s sideBySide) ReadEvery(_ context.Context, _ []string, each func(state.StoredJournal) error) error {
+	errs := make([]error, len(s))
+	var wg sync.WaitGroup
+	for i := len(s) - 1; i >= 0; i-- {
+		wg.Go(func() {
+			read := func(record func([]byte) error) error {
+				for n, r := range s[i] {
+					if r == nil {
+						return fmt.Errorf("record %d is damaged", n+1)
+					}
+					if err := record(r); err != nil {
+						return err
+					}
+				}
+				return nil
+			}
+			errs[i] = each(state.StoredJournal{Seq: i, Name: fmt.Sprintf("plan%02d", i), Where: fmt.Sprintf("journal %d", i), Read: read})
+		})
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
+// Journals read side by side come out in the store's order, whatever order
+// they end in; a damaged one is named and left out whole.
+func TestHistoryJournalsReadSideBySideKeepTheirOrder(t *testing.T) {
+	var store sideBySide
+	var want int64
+	for p := range 8 {
+		recs, profit := journalRecords(fmt.Sprintf("plan%02d", p), 30+p)
+		if p == 5 {
+			recs[len(recs)/2] = nil
+		} else {
+			want += profit
+		}
+		store = append(store, recs)
+	}
+	bets, skipped, err := history.Read(context.Background(), store)
+	require.NoError(t, err)
+	require.Equal(t, []history.Skipped{{Where: "journal 5", Reason: fmt.Sprintf("record %d is damaged", len(store[5])/2+1)}}, skipped)
+	var plans []string
+	for _, b := range bets {
+		if len(plans) == 0 || plans[len(plans)-1] != b.Plan {
+			plans = append(plans, b.Plan)
+		}
+		assert.Contains(t, b.Label, ":"+b.Plan+":", "a bet in its own plan's journal")
+	}
+	assert.Equal(t, []string{"plan00", "plan01", "plan02", "plan03", "plan04", "plan06", "plan07"}, plans)
+	total := 0
+	for p := range 8 {
+		if p != 5 {
+			total += 30 + p
+		}
+	}
+	require.Len(t, bets, total)
+	assert.Equal(t, want, history.Summarise(bets, history.Query{}).Total.Profit)
+}
+
+// An outcome entry names its bet by label, plainly or escaped, and its
+// bet id is the outcome's, else the entry's; a bet that never ended has
+// its created entry's.
+func TestHistoryOutcomeEntriesNameTheirBets(t *testing.T) {
+	store := sideBySide{{
+		[]byte(`{"op":"init","service":"https://api.example.com","account":"a1"}`),
+		[]byte(`{"op":"created","label":"bp:p:b1","bet":"b1","race":{"Venue":"V","Code":"Harness","Start":"2026-06-01T12:00:00+10:00"}}`),
+		[]byte(`{"op":"created","label":"bp:p:b2","bet":"b2"}`),
+		[]byte(`{"op":"created","label":"bp:p:b3","bet":"b3"}`),
+		[]byte(`{"op":"outcome","label":"bp:p:\u0062\u0031","bet":"x1","outcome":{"bet_id":"o1","result":"won","profit":2,"result_time":"2026-06-01T03:00:00Z"}}`),
+		[]byte(`{"op":"outcome","label":"bp:p:b2","bet":"x\u0032","outcome":{"result":"lost","profit":-1,"result_time":"2026-06-01T03:00:00Z"}}`),
+		[]byte(`{"op":"outcome","label":"bp:p:b3","bet":"x3","outcome":null}`),
+	}}
+	bets, skipped, err := history.Read(context.Background(), store)
+	require.NoError(t, err)
+	require.Empty(t, skipped)
+	require.Len(t, bets, 3)
+	assert.Equal(t, []string{"bp:p:b1", "bp:p:b2", "bp:p:b3"}, []string{bets[0].Label, bets[1].Label, bets[2].Label})
+	assert.Equal(t, []string{"o1", "x2", "b3"}, []string{bets[0].BetID, bets[1].BetID, bets[2].BetID})
+	assert.Equal(t, int64(200), bets[0].Profit)
+	assert.True(t, bets[0].Final)
+	assert.False(t, bets[2].Final)
 }

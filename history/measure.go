@@ -165,31 +165,39 @@ func Summarise(bets []Bet, q Query) Summary {
 		}
 	}
 	items := make([]item, 0, n)
+	// Every item's keys are cut from one array, not made one at a time.
+	keys := make([]string, n*len(by))
+	keysFor := func(b *Bet, s *Session) []string {
+		k := keys[:len(by):len(by)]
+		keys = keys[len(by):]
+		keysOf(k, b, s, by)
+		return k
+	}
 	for _, b := range kept {
 		if !session || len(b.Sessions) == 0 {
-			items = append(items, item{keys: keysOf(b, nil, by), result: b.Result, accepted: b.Accepted, profit: b.Profit,
+			items = append(items, item{keys: keysFor(b, nil), result: b.Result, accepted: b.Accepted, profit: b.Profit,
 				odds: b.Odds, units: b.Units, day: b.Day, at: b.At, order: b.Label, created: true})
 			continue
 		}
 		for i := range b.Sessions {
 			s := &b.Sessions[i]
-			items = append(items, item{keys: keysOf(b, s, by), result: sessionResult(b, s), accepted: s.Accepted, profit: s.Profit,
+			items = append(items, item{keys: keysFor(b, s), result: sessionResult(b, s), accepted: s.Accepted, profit: s.Profit,
 				odds: s.Odds, day: b.Day, at: b.At, order: fmt.Sprintf("%s#%03d", b.Label, i), created: true})
 		}
 	}
 	order := inTime(items)
 	groups := map[string][]int32{}
-	var keys []string
+	var rows []string
 	for _, i := range order {
 		k := strings.Join(items[i].keys, "\x00")
 		if _, ok := groups[k]; !ok {
-			keys = append(keys, k)
+			rows = append(rows, k)
 		}
 		groups[k] = append(groups[k], i)
 	}
-	sort.Slice(keys, func(a, b int) bool { return lessKeys(items[groups[keys[a]][0]].keys, items[groups[keys[b]][0]].keys) })
+	sort.Slice(rows, func(a, b int) bool { return lessKeys(items[groups[rows[a]][0]].keys, items[groups[rows[b]][0]].keys) })
 	s := Summary{By: by, Total: measure(items, order)}
-	for _, k := range keys {
+	for _, k := range rows {
 		g := groups[k]
 		row := Row{Keys: map[string]string{}, Measures: measure(items, g)}
 		for i, f := range by {
@@ -236,9 +244,8 @@ func sessionResult(b *Bet, s *Session) string {
 	return "void"
 }
 
-// keysOf is b's key for each field of by.
-func keysOf(b *Bet, s *Session, by []string) []string {
-	keys := make([]string, len(by))
+// keysOf fills keys, one for each field of by, with b's key for it.
+func keysOf(keys []string, b *Bet, s *Session, by []string) {
 	for i, f := range by {
 		switch f {
 		case "account":
@@ -270,7 +277,6 @@ func keysOf(b *Bet, s *Session, by []string) []string {
 			keys[i] = b.Type
 		}
 	}
-	return keys
 }
 
 // lessKeys orders rows by their keys: days, weeks and months are written

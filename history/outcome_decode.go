@@ -20,10 +20,14 @@ import (
 
 // outcomeEntry is what history reads of an outcome entry.
 type outcomeEntry struct {
-	time    []byte // quoted, the record's own bytes
-	label   string
-	betID   string
-	outcome *outcomeRecord
+	time []byte // quoted, the record's own bytes
+	// label and betID are the record's own bytes when written plainly
+	// (no escapes), else decoded into labelText and betIDText: the bet
+	// is looked up by its label, and the bet id made a string only if
+	// the outcome does not give it, without a string made for either.
+	label, betID         []byte
+	labelText, betIDText string
+	outcome              *outcomeRecord
 }
 
 // decodeOutcomeEntry reads an outcome entry, its outcome into into;
@@ -38,9 +42,9 @@ func decodeOutcomeEntry(b []byte, e *outcomeEntry, into *outcomeRecord, names ma
 		case "time":
 			return l.null() || l.quoted(&e.time)
 		case "label":
-			return l.str(&e.label)
+			return l.raw(&e.label, &e.labelText)
 		case "bet":
-			return l.str(&e.betID)
+			return l.raw(&e.betID, &e.betIDText)
 		case "outcome":
 			if l.null() {
 				e.outcome = nil
@@ -262,6 +266,25 @@ func (l *lexer) quoted(s *[]byte) bool {
 		*s = l.b[start:l.i]
 		return true
 	}
+}
+
+// raw reads a string as its own bytes between its quotes when it has no
+// escapes (into b, text set to ""), else decoded into text (b set to
+// nil); null leaves both as they are, as encoding/json does.
+func (l *lexer) raw(b *[]byte, text *string) bool {
+	if l.null() {
+		return true
+	}
+	var q []byte
+	if !l.quoted(&q) {
+		return false
+	}
+	if bytes.IndexByte(q, '\\') >= 0 {
+		*b = nil
+		return json.Unmarshal(q, text) == nil
+	}
+	*b, *text = q[1:len(q)-1], ""
+	return true
 }
 
 // str reads a string (null leaves it as it is, as encoding/json does).

@@ -24,6 +24,8 @@ func TestOutcomeEntryReadsAsEncodingJSON(t *testing.T) {
 		{rec: `{"op":"outcome","label":"bp:p:b3","outcome":{"result":"won","accepted":12345678901234567890,"profit":0.1,"odds":99.99}}`},
 		{rec: `{"op":"outcome","label":"bp:p:b4","outcome":null}`},
 		{rec: `{"op":"outcome","label":"bp:p:b5","bet":"b5","outcome":{"profit":5,"sessions":[]}}`},
+		{rec: `{"op":"outcome","label":"bp:p:\u0062","bet":"b\u0035","label":"bp:p:b5","outcome":{"profit":5}}`},
+		{rec: `{"op":"outcome","label":"bp:p:b5","bet":"b5","label":"bp:p:\u0062","bet":"b\u0035","outcome":{"profit":5}}`},
 		{rec: `{"op":"outcome","Label":"bp:p:b6","outcome":{"profit":5}}`, fallback: true},
 		{rec: `{"op":"outcome","label":"bp:p:b7","outcome":{"Profit":5}}`, fallback: true},
 		{rec: `{"op":"outcome","label":"bp:p:b8","race":{"Venue":"X"},"outcome":{"profit":5}}`, fallback: true},
@@ -42,8 +44,9 @@ func TestOutcomeEntryReadsAsEncodingJSON(t *testing.T) {
 			}
 			var want record
 			require.NoError(t, json.Unmarshal([]byte(c.rec), &want))
-			assert.Equal(t, want.Label, e.label)
-			assert.Equal(t, want.BetID, e.betID)
+			assert.Equal(t, want.Label, e.labelText+string(e.label), "the label, plain or decoded")
+			assert.False(t, len(e.label) > 0 && e.labelText != "", "one or the other")
+			assert.Equal(t, want.BetID, e.betIDText+string(e.betID), "the bet, plain or decoded")
 			var at string
 			if e.time != nil {
 				require.NoError(t, json.Unmarshal(e.time, &at))

@@ -12,8 +12,8 @@ import (
 	"math"
 	"net"
 	"net/url"
-	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/betplan/betplan/engine"
@@ -68,27 +68,63 @@ type Skipped struct {
 // Read reads every journal store keeps into its bets, in plan and journal
 // order; journals that do not read are skipped and named. Each journal is
 // folded record by record as the store reads it, so none is held whole,
-// and the store is asked only for the records history reads (wanted).
+// and the store is asked only for the records history reads (wanted). A
+// store reads journals side by side, one a CPU: each has a fold of its own.
 func Read(ctx context.Context, store state.EveryReader) ([]Bet, []Skipped, error) {
-	var skipped []Skipped
-	f := newFold()
+	type journal struct {
+		bets    []Bet
+		skipped *Skipped
+	}
+	var (
+		mu    sync.Mutex
+		read  []journal // by Seq
+		folds []*fold   // folds no journal is using
+	)
 	err := store.ReadEvery(ctx, wantedOps, func(j state.StoredJournal) error {
+		mu.Lock()
+		var f *fold
+		if n := len(folds); n > 0 {
+			f, folds = folds[n-1], folds[:n-1]
+		} else {
+			f = newFold()
+		}
+		mu.Unlock()
+		var out journal
 		f.begin(j)
 		err := j.Read(f.record)
 		if err == nil {
 			err = f.finish()
 		}
 		if err != nil {
-			skipped = append(skipped, Skipped{Where: j.Where, Reason: err.Error()})
-			return nil
+			out.skipped = &Skipped{Where: j.Where, Reason: err.Error()}
+		} else {
+			out.bets = f.take()
 		}
-		f.done = append(f.done, slices.Clone(f.bets))
+		mu.Lock()
+		defer mu.Unlock()
+		folds = append(folds, f)
+		if j.Seq >= len(read) {
+			read = append(read, make([]journal, j.Seq+1-len(read))...)
+		}
+		read[j.Seq] = out
 		return nil
 	})
 	if err != nil {
 		return nil, nil, err
 	}
-	return slices.Concat(f.done...), skipped, nil
+	var skipped []Skipped
+	n := 0
+	for _, j := range read {
+		n += len(j.bets)
+		if j.skipped != nil {
+			skipped = append(skipped, *j.skipped)
+		}
+	}
+	bets := make([]Bet, 0, n)
+	for _, j := range read {
+		bets = append(bets, j.bets...)
+	}
+	return bets, skipped, nil
 }
 
 // record is what history reads of a journal entry.
@@ -160,9 +196,6 @@ type fold struct {
 	entry outcomeEntry
 	spare outcomeRecord
 	names map[string]string
-	// done are the journals read whole, each its bets; the bets are
-	// gathered once, when every journal is read.
-	done [][]Bet
 }
 
 // pendingRecord is a created record kept to be applied at the journal's
@@ -188,6 +221,14 @@ func (f *fold) begin(j state.StoredJournal) {
 	f.pending = f.pending[:0]
 }
 
+// take hands the journal's bets over: the next journal's are made anew,
+// room for as many as this one's made at once.
+func (f *fold) take() []Bet {
+	bets := f.bets
+	f.bets = make([]Bet, 0, len(bets))
+	return bets
+}
+
 // bet is the index of the bet labelled l, made on its first record.
 func (f *fold) bet(l string) int {
 	k, ok := f.index[l]
@@ -197,6 +238,15 @@ func (f *fold) bet(l string) int {
 		f.bets = append(f.bets, Bet{Plan: f.j.Name, Label: l})
 	}
 	return k
+}
+
+// betOf is bet for a label as a record's bytes: a string is made of it
+// only for a label not seen before.
+func (f *fold) betOf(l []byte) int {
+	if k, ok := f.index[string(l)]; ok {
+		return k
+	}
+	return f.bet(string(l))
 }
 
 // record folds the journal's next record; b is the store's until it
@@ -224,14 +274,24 @@ func (f *fold) record(b []byte) error {
 		f.spare = outcomeRecord{Sessions: f.spare.Sessions[:0]}
 		f.entry = outcomeEntry{}
 		if e := &f.entry; decodeOutcomeEntry(b, e, &f.spare, f.names) {
-			if e.label == "" {
+			var bet *Bet
+			switch {
+			case len(e.label) > 0:
+				bet = &f.bets[f.betOf(e.label)]
+			case e.labelText != "":
+				bet = &f.bets[f.bet(e.labelText)]
+			default:
 				return nil
 			}
-			bet := &f.bets[f.bet(e.label)]
-			if e.betID != "" {
-				bet.BetID = e.betID
+			applies := e.outcome != nil && !bet.Final
+			switch {
+			case applies && e.outcome.BetID != "": // the outcome's bet id is the one kept
+			case len(e.betID) > 0:
+				bet.BetID = string(e.betID)
+			case e.betIDText != "":
+				bet.BetID = e.betIDText
 			}
-			if e.outcome != nil && !bet.Final {
+			if applies {
 				var at string
 				if e.outcome.ResultTime.IsZero() && len(e.time) > 1 {
 					if err := json.Unmarshal(e.time, &at); err != nil {
@@ -324,7 +384,7 @@ func applyOutcome(bet *Bet, o *outcomeRecord, at string) {
 }
 
 // opOf is a record's op, read without decoding the record: a journal
-// holds many entries history has no use for. It is the first "op" key of
+// holds many entries history has no use for (passedOver for those). It is the first "op" key of
 // the object, which is the entry's own: the engine writes it before any
 // nested object, and jsonb orders short keys first.
 func opOf(b []byte) string {
@@ -340,8 +400,22 @@ func opOf(b []byte) string {
 	if end < 0 {
 		return unknownOp
 	}
-	return string(rest[1 : end+1])
+	op := rest[1 : end+1]
+	// The ops history reads are named by its own strings: a record's op
+	// is not made a string of its own (one allocation a record).
+	for _, w := range wantedOps {
+		if string(op) == w {
+			return w
+		}
+	}
+	if !wanted[string(op)] {
+		return passedOver
+	}
+	return string(op)
 }
+
+// passedOver is opOf's answer for an op history does not read.
+const passedOver = ""
 
 // labelOf is a record's label, read without decoding the record, when it
 // is written plainly (no escapes); false otherwise.

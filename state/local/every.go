@@ -17,10 +17,12 @@ var _ state.EveryReader = Store{}
 // only while its plan has no journal of a service yet: a run moves it into
 // one (and sets the old file aside), so it is never counted twice.
 // Each journal's records are read from its file as each reads them, so no
-// more than a record is held; ops is not applied here (every line is read
-// from the file anyway).
+// more than a record is held; the files are read side by side, one a CPU
+// (state.SideBySide). ops is not applied here (every line is read from the
+// file anyway).
 func (s Store) ReadEvery(_ context.Context, _ []string, each func(state.StoredJournal) error) error {
 	layout := s.Layout.WithDefaults("")
+	var journals []state.StoredJournal
 	for _, dir := range []struct {
 		path      string
 		rehearsal bool
@@ -42,10 +44,8 @@ func (s Store) ReadEvery(_ context.Context, _ []string, each func(state.StoredJo
 				continue
 			}
 			read := func(record func([]byte) error) error { return EachRecord(p, record) }
-			if err := each(state.StoredJournal{Name: name, Where: p, Rehearsal: dir.rehearsal, Read: read}); err != nil {
-				return err
-			}
+			journals = append(journals, state.StoredJournal{Seq: len(journals), Name: name, Where: p, Rehearsal: dir.rehearsal, Read: read})
 		}
 	}
-	return nil
+	return state.SideBySide(len(journals), func(_, i int) error { return each(journals[i]) })
 }

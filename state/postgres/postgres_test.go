@@ -336,3 +336,24 @@ func TestOutcomeCacheOnAnEarlierSchema(t *testing.T) {
 	require.Len(t, records, 1, "the journal as it was")
 	assert.JSONEq(t, `{"serial":1,"lineage":"ab","op":"init"}`, string(records[0]))
 }
+
+// history reads every journal along the journal's key (plan id, serial),
+// so the server sorts nothing, and each comes with its place in the
+// plans' name order: a plan made first with a later name comes later.
+func TestReadEveryPlacesJournalsByName(t *testing.T) {
+	t.Parallel()
+	s, _, _ := newStore(t)
+	ctx := context.Background()
+	for _, name := range []string{"zulu", "alpha", "mike"} {
+		l, err := s.Lock(ctx, state.LockRequest{PlanKey: state.PlanKey{Name: name, BaseURL: key.BaseURL}})
+		require.NoError(t, err)
+		require.NoError(t, l.Append(1, []byte(`{"serial":1,"lineage":"ab","op":"init"}`)))
+		require.NoError(t, l.Release())
+	}
+	got := map[int]string{}
+	require.NoError(t, s.ReadEvery(ctx, []string{"init"}, func(j state.StoredJournal) error {
+		got[j.Seq] = j.Name
+		return j.Read(func([]byte) error { return nil })
+	}))
+	assert.Equal(t, map[int]string{0: "alpha", 1: "mike", 2: "zulu"}, got)
+}
