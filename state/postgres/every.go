@@ -17,7 +17,7 @@ var _ state.EveryReader = (*Store)(nil)
 // no more than smallEntry bytes is within it, so it is made text once, not
 // a second time to be measured: making jsonb text is most of the server's
 // work in a read of every journal.
-const everyEntry = "CASE WHEN pg_column_size(j.entry) <= " + smallEntryText + " OR octet_length(j.entry::text) <= $1 THEN j.entry::text END"
+const everyEntry = "CASE WHEN pg_column_size(j.entry) <= " + smallEntry + " OR octet_length(j.entry::text) <= $1 THEN j.entry::text END"
 
 // smallEntry is a size, as stored, under which an entry cannot be over
 // the bound as text, so the records passed over are not made text to be
@@ -25,11 +25,9 @@ const everyEntry = "CASE WHEN pg_column_size(j.entry) <= " + smallEntryText + " 
 // most about six times its own size (a control character in a string is
 // six as an escape), and stored it is at most about 255 times smaller
 // again (lz4's best; pglz's is below 100): an entry over the bound takes
-// more than 1,200 bytes whichever way it is kept.
-const smallEntry = 1024
-
-// smallEntryText is smallEntry in a statement.
-const smallEntryText = "1024"
+// more than 1,200 bytes whichever way it is kept. In bytes, written as a
+// statement takes it.
+const smallEntry = "1024"
 
 // ReadEvery reads the journal of every plan in the schema, of every
 // service and machine, in one read-only statement that takes no lock,
@@ -46,7 +44,7 @@ func (s *Store) ReadEvery(ctx context.Context, ops []string, each func(state.Sto
 			" FROM " + s.table("plans") + " p JOIN " + s.table("journal") + " j ON j.plan_id = p.id"
 		args := []any{maxEntryText}
 		if ops != nil {
-			query += " WHERE jsonb_typeof(j.entry->'op') IS DISTINCT FROM 'string' OR j.entry->>'op' = ANY($2) OR pg_column_size(j.entry) > " + smallEntryText + " AND octet_length(j.entry::text) > $1"
+			query += " WHERE jsonb_typeof(j.entry->'op') IS DISTINCT FROM 'string' OR j.entry->>'op' = ANY($2) OR pg_column_size(j.entry) > " + smallEntry + " AND octet_length(j.entry::text) > $1"
 			args = append(args, ops)
 		}
 		// JIT compiling the statement took the server a tenth of a second
