@@ -293,21 +293,18 @@ func (l *lexer) str(s *string) bool { return l.text(s, false) }
 // name reads a string many records repeat: made once, then shared.
 func (l *lexer) name(s *string) bool { return l.text(s, true) }
 
-// text reads a string into s: null leaves s as it is, an escaped string
-// is decoded by encoding/json, and a plain one is taken between its
-// quotes, shared from l.names when shared is set.
+// text reads a string into s as raw does, then makes a plain one a string
+// of its own, shared from l.names when shared is set.
 func (l *lexer) text(s *string, shared bool) bool {
-	if l.null() {
-		return true
-	}
 	var q []byte
-	if !l.quoted(&q) {
+	decoded := *s // null leaves it as it is
+	if !l.raw(&q, &decoded) {
 		return false
 	}
-	if bytes.IndexByte(q, '\\') >= 0 {
-		return json.Unmarshal(q, s) == nil
+	if q == nil { // null, or an escaped string decoded
+		*s = decoded
+		return true
 	}
-	q = q[1 : len(q)-1]
 	if !shared {
 		*s = string(q)
 		return true
