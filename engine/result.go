@@ -7,41 +7,33 @@ import (
 	"strings"
 	"time"
 
+	"github.com/betplan/betplan/engine/bet"
 	"github.com/betplan/betplan/plan"
 	"github.com/betplan/betplan/state"
 )
 
-// Status is where one bet of a plan stands. The strings are part of the
-// report.json contract.
-type Status string
+// Status is where one bet of a plan stands (engine/bet, which the parts
+// of the engine share). The strings are part of the report.json contract.
+type Status = bet.Status
 
 // The statuses of a bet, in the order a report lists them.
 const (
-	StatusWaiting    Status = "waiting"    // its `when` is not true yet
-	StatusInDoubt    Status = "in_doubt"   // a create was sent and may have landed: the next run looks its label up
-	StatusSkipped    Status = "skipped"    // its condition was never true before the race started
-	StatusUnresolved Status = "unresolved" // its race could not be found
-	StatusCreated    Status = "created"    // the notification exists; no session has acted yet
-	StatusPlaced     Status = "placed"     // at least one session accepted it; not resulted yet
-	StatusNotTaken   Status = "not_taken"  // no session acted by race start
-	StatusFailed     Status = "failed"     // every session errored, or creating it failed
-	StatusSettled    Status = "settled"    // resulted, with a signed profit
-	StatusCanceled   Status = "canceled"   // cancelled: before it was placed, or after and not resulted yet (the JSON value keeps one l)
+	StatusWaiting    = bet.Waiting
+	StatusInDoubt    = bet.InDoubt
+	StatusSkipped    = bet.Skipped
+	StatusUnresolved = bet.Unresolved
+	StatusCreated    = bet.Created
+	StatusPlaced     = bet.Placed
+	StatusNotTaken   = bet.NotTaken
+	StatusFailed     = bet.Failed
+	StatusSettled    = bet.Settled
+	StatusCanceled   = bet.Canceled
 )
 
 // Statuses lists every status in report order.
 func Statuses() []Status {
 	return []Status{StatusWaiting, StatusInDoubt, StatusSkipped, StatusUnresolved, StatusCreated, StatusPlaced,
 		StatusNotTaken, StatusFailed, StatusSettled, StatusCanceled}
-}
-
-// Words is the status as people read it: "not taken", "in doubt",
-// "cancelled" (the value keeps one l; the words use one spelling).
-func (s Status) Words() string {
-	if s == StatusCanceled {
-		return "cancelled"
-	}
-	return strings.ReplaceAll(string(s), "_", " ")
 }
 
 // Action is what `betplan plan` says `run` would do with a bet now.
