@@ -263,24 +263,16 @@ func (p *accountPlan) ListNotifications(ctx context.Context, opts apiclient.List
 	return copyPage(pg), nil
 }
 
-// sharedListPage is a page of the account's notification list that a plan
-// of the run read, as listPagesSince hands it to another.
-type sharedListPage struct {
-	n    int
-	at   time.Time // when it was sent, on the engine's clock
-	page *apiclient.Page[apiclient.Notification]
-}
-
 // listPagesSince are the latest reads of the notification list's pages,
 // by any plan of the run, sent after since and after this plan's last
 // write (so they show every bet it created), oldest first: a page read
 // for one plan polls every other plan's bets it shows.
-func (p *accountPlan) listPagesSince(since time.Time) []sharedListPage {
+func (p *accountPlan) listPagesSince(since time.Time) []follow.SharedPage {
 	a := p.account
 	wrote := p.since()
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	var out []sharedListPage
+	var out []follow.SharedPage
 	for _, e := range a.entries {
 		if e.listPage == 0 || e.writes < wrote || !e.at.After(since) {
 			continue
@@ -294,9 +286,9 @@ func (p *accountPlan) listPagesSince(since time.Time) []sharedListPage {
 		if e.err != nil || !ok || pg == nil {
 			continue
 		}
-		out = append(out, sharedListPage{n: e.listPage, at: e.at, page: copyPage(pg)})
+		out = append(out, follow.SharedPage{N: e.listPage, At: e.at, Page: copyPage(pg)})
 	}
-	slices.SortFunc(out, func(x, y sharedListPage) int { return cmp.Or(x.at.Compare(y.at), cmp.Compare(x.n, y.n)) })
+	slices.SortFunc(out, func(x, y follow.SharedPage) int { return cmp.Or(x.At.Compare(y.At), cmp.Compare(x.N, y.N)) })
 	return out
 }
 

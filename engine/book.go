@@ -53,7 +53,7 @@ type betState struct {
 	// placementLogged is set once the log said the bet was placed.
 	placementLogged bool
 	// outcomeDue holds back the line saying how the bet ended until its
-	// placement is logged (outcome_order.go).
+	// placement is logged (engine/follow's outcome.go).
 	outcomeDue bool
 	// placedEarlier says an earlier run (or status) saw the bet placed, as
 	// the journal keeps it: this run does not log that placement again.
@@ -66,7 +66,7 @@ type betState struct {
 	// records, so an unplaced answer is read once.
 	answeredBy string
 	// needRecords marks a settled bet whose per-session records are still
-	// to be read (in bulk, see completeRecords).
+	// to be read (in bulk, see follow.Follower.CompleteRecords).
 	needRecords bool
 
 	// changed says the bet is among the book's transitions not yet taken

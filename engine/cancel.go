@@ -165,5 +165,5 @@ func (r *tracker) cancelOpen(ctx context.Context, want map[string]bool, confirm 
 		r.book.readAgain(in) // read it again below
 		r.logf("cancelled %s: notification %d", in.name(), in.notifID)
 	}
-	return r.follow.poll(ctx)
+	return r.follow.Poll(ctx)
 }

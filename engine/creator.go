@@ -34,7 +34,7 @@ type creator struct {
 	raceTime    func(venue string, t time.Time) string
 	tipsWords   func() string // the tips' part of the question (askedBets)
 
-	// labelsSeen is this tick's batched label check (checkLabels): the
+	// labelsSeen is this tick's batched label check (follow.Follower.CheckLabels): the
 	// notifications carrying each checked label, nil for none.
 	labelsSeen map[string][]apiclient.Notification
 }

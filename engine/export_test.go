@@ -33,7 +33,7 @@ func TestMain(m *testing.M) {
 func ListPagesSince(b Backend, since time.Time) []int {
 	var ns []int
 	for _, p := range b.(*accountPlan).listPagesSince(since) {
-		ns = append(ns, p.n)
+		ns = append(ns, p.N)
 	}
 	return ns
 }

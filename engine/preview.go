@@ -29,7 +29,7 @@ func Preview(ctx context.Context, p *plan.Plan, opts Options) (*Result, *SavedPl
 		r.finish(res, err)
 		return res, nil, err
 	}
-	existing, err := r.follow.scanPrefix(ctx)
+	existing, err := r.follow.ScanPrefix(ctx)
 	if err != nil {
 		r.finish(res, err)
 		return res, nil, err

@@ -2,7 +2,6 @@ package engine
 
 import (
 	"fmt"
-	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -311,19 +310,8 @@ func (r *Result) Failed() bool {
 	return false
 }
 
-// roundCents rounds v to whole cents. Past 2^53 cents a float64 holds no
-// cents to round, and int64 would overflow (a sum of 1e19 turned into
-// -$92 quadrillion): such a v, NaN and the infinities come back as they
-// are, for the limits to refuse.
-func roundCents(v float64) float64 {
-	if math.IsNaN(v) || math.Abs(v) >= 1<<53/100 {
-		return v
-	}
-	if v < 0 {
-		return -roundCents(-v)
-	}
-	return math.Floor(v*100+0.5) / 100
-}
+// roundCents rounds v to whole cents (bet.RoundCents).
+func roundCents(v float64) float64 { return bet.RoundCents(v) }
 
 // TipResult is one tip of the plan on one race: the tipster's record.
 type TipResult struct {

@@ -24,7 +24,7 @@ func Run(ctx context.Context, p *plan.Plan, opts Options) (*Result, error) {
 	r := newTracker(p, opts)
 	if ap, ok := r.svc.(*accountPlan); ok {
 		// Before any call: the run's plans tick on one grid from the first.
-		ap.account.joinGrid(r.follow.interval())
+		ap.account.joinGrid(r.follow.Interval())
 	}
 	// A run that ends before its start (a lock held elsewhere) holds the
 	// other plans of its group back no longer.
@@ -114,7 +114,7 @@ func (r *tracker) runLocked(ctx context.Context, fn func() error) error {
 	var locked *state.LockedError
 	if errors.As(err, &locked) && locked.Owner.Command == statusCommand && req.Timeout < statusHold {
 		// A status keeping placement times holds the lock for a moment
-		// only (keepPlacements): wait that out, whatever --lock-timeout.
+		// only (followHost.KeepPlacements): wait that out, whatever --lock-timeout.
 		req.Timeout, req.Waiting = statusHold, nil
 		lease, err = r.opts.Store.Lock(ctx, req)
 	}
@@ -161,7 +161,7 @@ func (r *tracker) start(ctx context.Context) error {
 	if r.readsOutcomes() {
 		// The first decisions need what earlier runs' bets did: read them
 		// now rather than after the first tick's creates.
-		if err := r.follow.poll(ctx); err != nil {
+		if err := r.follow.Poll(ctx); err != nil {
 			return err
 		}
 	}
@@ -218,7 +218,7 @@ func (r *tracker) recoverOverGrace(ctx context.Context) error {
 // prefix and adopts them into a new journal: a lost state dir must never
 // lead to a second create, nor to limits that forget earlier bets.
 func (r *tracker) recover(ctx context.Context) error {
-	found, err := r.follow.scanPrefix(ctx)
+	found, err := r.follow.ScanPrefix(ctx)
 	if err != nil {
 		return fmt.Errorf("recover earlier bets of the plan: %w", err)
 	}
@@ -288,7 +288,8 @@ func (r *tracker) loop(ctx context.Context) error {
 				return err
 			}
 		}
-		r.follow.tickAt, r.halt.ticking = r.clock.Now(), true
+		r.follow.Tick(r.clock.Now())
+		r.halt.ticking = true
 		if !stopped {
 			if stopped, err = r.decideAll(ctx); err != nil {
 				return err
@@ -306,20 +307,20 @@ func (r *tracker) loop(ctx context.Context) error {
 				return err
 			}
 		}
-		poll := r.follow.poll
+		poll := r.follow.Poll
 		if stopped {
-			poll = r.follow.pollLast // the run's one look: every open bet, due or not
+			poll = r.follow.PollLast // the run's one look: every open bet, due or not
 		}
 		if err := poll(ctx); err != nil {
 			return err
 		}
-		if err := r.follow.readPlacements(follow.WithReason(ctx, "placement records")); err != nil {
+		if err := r.follow.ReadPlacements(follow.WithReason(ctx, "placement records")); err != nil {
 			return err
 		}
 		r.alerts.tick()
 		r.progress(now, interval)
 		if stopped || r.opts.NoWait || r.done() {
-			if err := r.follow.completeRecords(follow.WithReason(ctx, "settled records")); err != nil {
+			if err := r.follow.CompleteRecords(follow.WithReason(ctx, "settled records")); err != nil {
 				return err
 			}
 			if stopped {
@@ -333,10 +334,10 @@ func (r *tracker) loop(ctx context.Context) error {
 		if timeout > 0 && r.clock.Now().Sub(began) >= timeout {
 			// A last look at every open bet: one polled slowly may have
 			// ended since it was last read.
-			if err := r.follow.pollLast(ctx); err != nil {
+			if err := r.follow.PollLast(ctx); err != nil {
 				return err
 			}
-			if err := r.follow.completeRecords(follow.WithReason(ctx, "settled records")); err != nil {
+			if err := r.follow.CompleteRecords(follow.WithReason(ctx, "settled records")); err != nil {
 				return err
 			}
 			if r.done() {
@@ -350,9 +351,9 @@ func (r *tracker) loop(ctx context.Context) error {
 		// Ticks keep to the interval: the time the tick's calls took is
 		// not added to the wait for the next one. The plans of a run tick
 		// together, so one read of a page polls them all.
-		next := r.follow.tickAt.Add(interval)
+		next := r.follow.TickAt().Add(interval)
 		if ap, ok := r.svc.(*accountPlan); ok {
-			next = ap.account.tickAt(r.follow.tickAt, interval)
+			next = ap.account.tickAt(r.follow.TickAt(), interval)
 		}
 		wait := next.Sub(r.clock.Now())
 		if wait <= 0 {
@@ -367,7 +368,7 @@ func (r *tracker) loop(ctx context.Context) error {
 // decideAll is one tick's decisions, soonest race first. stopped says a
 // create found the plan stopped: the rest of the tick creates nothing.
 func (r *tracker) decideAll(ctx context.Context) (stopped bool, err error) {
-	seen, err := r.follow.checkLabels(follow.WithReason(ctx, "label check"), r.follow.tickAt)
+	seen, err := r.follow.CheckLabels(follow.WithReason(ctx, "label check"), r.follow.TickAt())
 	if err != nil {
 		return false, err
 	}

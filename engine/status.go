@@ -39,7 +39,7 @@ func (r *tracker) status(ctx context.Context) error {
 		return err
 	}
 	if j.Fresh() {
-		found, err := r.follow.scanPrefix(ctx)
+		found, err := r.follow.ScanPrefix(ctx)
 		if err != nil {
 			return fmt.Errorf("find the plan's bets on the service: %w", err)
 		}
@@ -80,11 +80,11 @@ func (r *tracker) status(ctx context.Context) error {
 			}
 		}
 	}
-	if err := r.follow.poll(ctx); err != nil {
+	if err := r.follow.Poll(ctx); err != nil {
 		return err
 	}
 	if err := r.tips.statusTips(ctx); err != nil {
 		return err
 	}
-	return r.follow.completeRecords(ctx)
+	return r.follow.CompleteRecords(ctx)
 }

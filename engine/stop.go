@@ -62,7 +62,7 @@ func Resume(ctx context.Context, p *plan.Plan, opts Options) (bool, error) {
 // created: a run with another state dir, or a create whose outcome was
 // never recorded. Stop must cancel what exists, not what one journal saw.
 func (r *tracker) adoptUnjournalled(ctx context.Context) error {
-	found, err := r.follow.scanPrefix(ctx)
+	found, err := r.follow.ScanPrefix(ctx)
 	if err != nil {
 		return fmt.Errorf("find the plan's notifications on the service: %w", err)
 	}

@@ -80,7 +80,7 @@ type tipRun struct {
 	ask   *confirmation // the run's one question before its first publish
 	bets  *book         // the plan's bets, for the question
 	// eachPage pages through the service's notification list (the
-	// follower's eachPage): tips are followed on its pages.
+	// follower's EachPage): tips are followed on its pages.
 	eachPage func(ctx context.Context, fn func(page []apiclient.Notification) (more bool)) (failed int, err error)
 
 	insts     []*tipInstance

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/betplan/betplan/apiclient"
+	"github.com/betplan/betplan/engine/follow"
 	"github.com/betplan/betplan/plan"
 )
 
@@ -20,8 +21,8 @@ const resultsEvery = time.Minute
 // they have run. The service shows a race's result only on notifications:
 // the account's own on the race (the tipster's copy of the tip, when it
 // follows its package, or any bet of its own) give it. A race nothing of
-// the account's is on has no result to read; after unresultedAfter its
-// tip is final with the result unknown.
+// the account's is on has no result to read; after
+// follow.UnresultedAfter its tip is final with the result unknown.
 func (r *tipRun) followResults(ctx context.Context, now time.Time) error {
 	var want []*tipInstance
 	for _, in := range r.insts {
@@ -66,9 +67,9 @@ func (r *tipRun) followResults(ctx context.Context, now time.Time) error {
 	for _, in := range want {
 		res, ok := results[resultKey(in.info)]
 		if !ok {
-			if now.After(in.info.Start.Add(unresultedAfter)) {
+			if now.After(in.info.Start.Add(follow.UnresultedAfter)) {
 				in.final = true
-				in.reason = fmt.Sprintf("no result to read %s after the start: nothing in the account is on the race (follow your own package to read results)", unresultedAfter)
+				in.reason = fmt.Sprintf("no result to read %s after the start: nothing in the account is on the race (follow your own package to read results)", follow.UnresultedAfter)
 			}
 			continue
 		}

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/betplan/betplan/apiclient"
+	"github.com/betplan/betplan/engine/follow"
 	"github.com/betplan/betplan/plan"
 	"github.com/betplan/betplan/state"
 )
@@ -25,7 +26,7 @@ type tracker struct {
 	create *creator      // deciding and creating the bets (create.go)
 	ask    *confirmation // the run's one question before its first create or publish (confirm.go)
 
-	follow *follower // follows the created bets to their outcome (follower.go)
+	follow *follow.Follower // follows the created bets to their outcome (engine/follow, follow_host.go)
 
 	tips  tipRun // the plan's tips (tips.go)
 	money money  // the stakes and the limits' sums (ledger.go)
@@ -42,16 +43,18 @@ func newTracker(p *plan.Plan, opts Options) *tracker {
 	r.halt = &halt{hold: r.hold, book: r.book, logf: r.logf}
 	r.ask = &confirmation{opts: &r.opts, halt: r.halt, logf: r.logf}
 	r.res = &resolver{plan: p, svc: r.svc, clock: r.clock, book: r.book, hold: r.hold, halt: r.halt, money: &r.money}
-	r.follow = newFollower(p, &r.opts, r.svc, r.clock, r.book, r.res, r.hold, r.halt, r)
+	fh := &followHost{opts: &r.opts, svc: r.svc, book: r.book, res: r.res, hold: r.hold, halt: r.halt, key: r.planKey(),
+		logf: r.logf, raceTime: r.raceTime, keepOutcomes: r.keepOutcomes}
+	r.follow = newFollower(p, &r.opts, r.svc, r.clock, r.book, fh)
 	r.tips = tipRun{plan: p, opts: &r.opts, clock: r.clock, svc: r.svc, host: r, races: r.res, hold: r.hold, halt: r.halt, ask: r.ask, bets: r.book,
-		eachPage: r.follow.eachPage}
-	r.journals = &journalKeeper{opts: &r.opts, plan: p, key: r.planKey(), svc: r.svc, logf: r.logf, listPage: r.follow.listPage}
-	r.follow.journals = r.journals
+		eachPage: r.follow.EachPage}
+	r.journals = &journalKeeper{opts: &r.opts, plan: p, key: r.planKey(), svc: r.svc, logf: r.logf, listPage: r.follow.ListPage}
+	fh.journals = r.journals
 	r.money = money{plan: p, opts: &r.opts, clock: r.clock, svc: r.svc, key: r.planKey(), book: r.book, journals: r.journals,
 		hold: r.hold, sessions: &r.res.sessionsRead, checkpoint: r.checkpoint}
 	r.create = &creator{plan: p, opts: &r.opts, clock: r.clock, svc: r.svc, book: r.book, res: r.res, money: &r.money,
 		hold: r.hold, halt: r.halt, ask: r.ask,
-		logf: r.logf, checkpoint: r.checkpoint, noteCreated: r.follow.noteCreated, raceTime: r.raceTime, tipsWords: r.tips.tipsSummary}
+		logf: r.logf, checkpoint: r.checkpoint, noteCreated: r.follow.NoteCreated, raceTime: r.raceTime, tipsWords: r.tips.tipsSummary}
 	return r
 }
 

@@ -1,11 +1,14 @@
 // Package bet holds what every part of the engine says of one bet of a
-// plan, whichever part it is: where the bet stands (its Status). The
-// book, which alone changes a bet, and the parts that read the service
-// for it (follow) both speak of it; the engine re-exports it as
-// engine.Status.
+// plan, whichever part it is: where the bet stands (its Status) and its
+// money in whole cents. The book, which alone changes a bet, and the
+// parts that read the service for it (follow) both speak of it; the
+// engine re-exports Status as engine.Status.
 package bet
 
-import "strings"
+import (
+	"math"
+	"strings"
+)
 
 // Status is where one bet of a plan stands. The strings are part of the
 // report.json contract.
@@ -32,4 +35,18 @@ func (s Status) Words() string {
 		return "cancelled"
 	}
 	return strings.ReplaceAll(string(s), "_", " ")
+}
+
+// RoundCents rounds v to whole cents. Past 2^53 cents a float64 holds no
+// cents to round, and int64 would overflow (a sum of 1e19 turned into
+// -$92 quadrillion): such a v, NaN and the infinities come back as they
+// are, for the limits to refuse.
+func RoundCents(v float64) float64 {
+	if math.IsNaN(v) || math.Abs(v) >= 1<<53/100 {
+		return v
+	}
+	if v < 0 {
+		return -RoundCents(-v)
+	}
+	return math.Floor(v*100+0.5) / 100
 }

@@ -2,6 +2,7 @@ package follow
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"strconv"
 	"time"
@@ -113,4 +114,110 @@ func (r *Reader) ReadRecords(ctx context.Context, want []Want, shared int) ([][]
 // Records reads the per-session records of one notification.
 func (r *Reader) Records(ctx context.Context, id int64) ([]apiclient.BetRecord, error) {
 	return r.Svc.BetsByNotification(ctx, id)
+}
+
+// CompleteRecords reads the per-session records of settled bets that
+// still lack them, and of placed bets whose placement is not read yet.
+func (f *Follower) CompleteRecords(ctx context.Context) error {
+	defer f.host.KeepPlacements(ctx)
+	return f.placementErrorsKept(func() error {
+		return f.readRecords(ctx, func(b Bet) bool { return b.NeedRecords() || b.NeedPlacement() })
+	})
+}
+
+// ReadPlacements reads the records of bets newly seen placed: who placed
+// them, who refused and why, and when (pollers call it after each poll).
+func (f *Follower) ReadPlacements(ctx context.Context) error {
+	defer f.host.KeepPlacements(ctx)
+	return f.placementErrorsKept(func() error {
+		return f.readRecords(ctx, func(b Bet) bool { return b.NeedPlacement() })
+	})
+}
+
+// placementErrorsKept runs read, and leaves a placed bet whose records
+// could not be read without an error: its placement is known from the
+// notification, the records are read again at the next poll.
+func (f *Follower) placementErrorsKept(read func() error) error {
+	before := map[Bet]string{}
+	for b := range f.book.Bets() {
+		if b.NeedPlacement() && !b.NeedRecords() {
+			before[b] = b.Err()
+		}
+	}
+	err := read()
+	for b, e := range before {
+		if b.NeedPlacement() {
+			if f.book.PlacementUnread(b, e) {
+				f.logPlacementLine(b)
+			}
+		}
+	}
+	f.logOutcomesDue()
+	return err
+}
+
+// readRecords reads the per-session records of the bets that need them.
+// Bet history lists every session's record newest first
+// (100 a page), so one page holds the records of many bets: pages are read
+// until they reach records older than the oldest of these bets, which
+// then has all of its records in hand. Whatever the pages did not cover
+// (a failed page, a long history) is read one notification at a time.
+func (f *Follower) readRecords(ctx context.Context, need func(Bet) bool) error {
+	var want []Bet
+	for b := range f.book.Bets() {
+		if need(b) && b.NotifID() != 0 {
+			want = append(want, b)
+		}
+	}
+	if len(want) == 0 {
+		return nil
+	}
+	if len(want) > 1 {
+		ws := f.wantRecords[:0]
+		for _, b := range want {
+			w := Want{ID: b.NotifID(), Created: b.CreatedAt()}
+			if c := b.NotifCreatedAt(); !c.IsZero() {
+				w.Created = c
+			}
+			ws = append(ws, w)
+		}
+		f.wantRecords = ws
+		covered, err := f.read.ReadRecords(ctx, ws, f.host.SharedBy())
+		if err != nil {
+			return err
+		}
+		for i, b := range want {
+			if recs := covered[i]; recs != nil {
+				f.applyRecords(b, recs)
+			}
+		}
+	}
+	for _, b := range want {
+		if !need(b) {
+			continue
+		}
+		if _, err := f.records(ctx, b); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// records reads the notification's per-session records into b; nil
+// records and a nil error mean the read failed and is tried again on the
+// next poll.
+func (f *Follower) records(ctx context.Context, b Bet) ([]apiclient.BetRecord, error) {
+	recs, err := f.read.Records(ctx, b.NotifID())
+	if err != nil {
+		if stop := f.read.stop(ctx, err); stop != nil {
+			return nil, stop
+		}
+		f.book.Trouble(b, fmt.Sprintf("reading bet records: %v", err))
+		return nil, nil
+	}
+	f.applyRecords(b, recs)
+	if recs == nil {
+		recs = []apiclient.BetRecord{}
+	}
+	return recs, nil
 }
