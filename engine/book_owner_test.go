@@ -19,6 +19,14 @@ import (
 // appended to or taken the address of, or a betState built. Every
 // change of a bet goes through one of the book's transitions, so alerts
 // and the limits' sums see each.
+//
+// The follower (engine/follow) is another package: it holds no bet, only
+// the book's views of them (follow.Bet), and changes them only through
+// the book's transitions (follow.Book). So the test also fails when a
+// view or the book's side of following is declared outside the book's
+// files, when a view's method writes a bet's state, or when a view hands
+// out anything a bet could be written through (a pointer, slice, map,
+// channel, func or interface): its methods give plain values alone.
 func TestOnlyTheBookWritesBetState(t *testing.T) {
 	t.Parallel()
 	if testing.Short() {
@@ -53,6 +61,7 @@ func TestOnlyTheBookWritesBetState(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	followFaces := followInterfaces(t, pkg)
 	stateType := pkg.Scope().Lookup("betState")
 	if stateType == nil {
 		t.Fatal("no type betState in the engine")
@@ -93,10 +102,54 @@ func TestOnlyTheBookWritesBetState(t *testing.T) {
 	}
 	inBook := 0
 	var outside []string
+	views := map[*types.TypeName]bool{} // the types that implement follow.Bet
+	for _, name := range pkg.Scope().Names() {
+		tn, ok := pkg.Scope().Lookup(name).(*types.TypeName)
+		if !ok || types.IsInterface(tn.Type()) {
+			continue
+		}
+		for face, iface := range followFaces {
+			if !types.Implements(tn.Type(), iface) && !types.Implements(types.NewPointer(tn.Type()), iface) {
+				continue
+			}
+			if pos := fset.Position(tn.Pos()); !strings.HasPrefix(filepath.Base(pos.Filename), "book") {
+				t.Errorf("%s: %s, the book's %s for the follower, is declared outside the book: keep it in a book*.go file", pos, tn.Name(), face)
+			}
+			if face != "follow.Bet" {
+				continue
+			}
+			views[tn] = true
+			ms := types.NewMethodSet(types.NewPointer(tn.Type()))
+			for i := range ms.Len() {
+				m := ms.At(i).Obj()
+				if !m.Exported() {
+					continue // the follower cannot call it
+				}
+				for r := range m.Type().(*types.Signature).Results().Variables() {
+					if !plainValue(r.Type()) {
+						t.Errorf("%s: the view's %s hands out a %s, which a bet could be written through: a view gives plain values alone",
+							fset.Position(m.Pos()), m.Name(), r.Type())
+					}
+				}
+			}
+		}
+	}
+	if len(views) == 0 {
+		t.Fatal("no type of the engine implements follow.Bet: the follower gets its views from elsewhere, and the check sees nothing")
+	}
 	for _, f := range files {
 		pos := fset.Position(f.Pos())
 		book := strings.HasPrefix(filepath.Base(pos.Filename), "book")
+		var inView string // the view whose method the walk is in, if any
 		ast.Inspect(f, func(n ast.Node) bool {
+			if fn, ok := n.(*ast.FuncDecl); ok {
+				inView = ""
+				if fn.Recv != nil && len(fn.Recv.List) > 0 {
+					if tn := namedOf(info.Types[fn.Recv.List[0].Type].Type); tn != nil && views[tn] {
+						inView = tn.Name()
+					}
+				}
+			}
 			var targets []ast.Expr
 			switch s := n.(type) {
 			case *ast.AssignStmt:
@@ -123,6 +176,10 @@ func TestOnlyTheBookWritesBetState(t *testing.T) {
 					continue
 				}
 				if name, ok := writes(e); ok {
+					if inView != "" {
+						t.Errorf("%s: the view %s writes %s: a view only reads, the book's transitions write", fset.Position(e.Pos()), inView, name)
+						continue
+					}
 					if book {
 						inBook++
 					} else {
@@ -139,4 +196,49 @@ func TestOnlyTheBookWritesBetState(t *testing.T) {
 	for _, w := range outside {
 		t.Errorf("%s outside the book: change a bet through a transition of book.go", w)
 	}
+}
+
+// followInterfaces are the follower's faces of the book (engine/follow's
+// Bet, the read-only view, and Book, the transitions), as the engine
+// imports them.
+func followInterfaces(t *testing.T, pkg *types.Package) map[string]*types.Interface {
+	t.Helper()
+	for _, imp := range pkg.Imports() {
+		if imp.Path() != "github.com/betplan/betplan/engine/follow" {
+			continue
+		}
+		faces := map[string]*types.Interface{}
+		for _, name := range []string{"Bet", "Book"} {
+			obj := imp.Scope().Lookup(name)
+			if obj == nil || !types.IsInterface(obj.Type()) {
+				t.Fatalf("engine/follow has no interface %s", name)
+			}
+			faces["follow."+name] = obj.Type().Underlying().(*types.Interface)
+		}
+		return faces
+	}
+	t.Fatal("the engine does not import engine/follow: the check of the follower's views sees nothing")
+	return nil
+}
+
+// plainValue reports whether a value of type typ is a copy that shares
+// nothing with where it came from: a boolean, number or string (or a type
+// made of one), or a time.Time.
+func plainValue(typ types.Type) bool {
+	if n, ok := typ.(*types.Named); ok && n.Obj().Pkg() != nil && n.Obj().Pkg().Path() == "time" && n.Obj().Name() == "Time" {
+		return true
+	}
+	_, basic := typ.Underlying().(*types.Basic)
+	return basic
+}
+
+// namedOf is the type name of T, *T, or nil.
+func namedOf(typ types.Type) *types.TypeName {
+	if p, ok := typ.(*types.Pointer); ok {
+		typ = p.Elem()
+	}
+	if n, ok := typ.(*types.Named); ok {
+		return n.Obj()
+	}
+	return nil
 }

@@ -5,7 +5,9 @@ import (
 	"go/parser"
 	"go/token"
 	"io/fs"
+	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -62,6 +64,32 @@ func TestNoTypeHasMoreThan40Methods(t *testing.T) {
 	sort.Strings(over)
 	for _, typ := range over {
 		t.Errorf("%s has %d methods, more than %d: split it into parts", typ, counts[typ], maxMethods)
+	}
+}
+
+// TestPartsImportOneWay fails when a part of the engine that is its own
+// package imports more of the module than its place allows: the arrows
+// point one way, from the engine to its parts. Following (engine/follow)
+// reads the service and hands the book what it saw, so it imports the
+// service's client and what a bet is (engine/bet), never the engine; a
+// bet's words import nothing of the module.
+func TestPartsImportOneWay(t *testing.T) {
+	t.Parallel()
+	const module = "github.com/betplan/betplan/"
+	allowed := map[string][]string{
+		"engine/follow": {"apiclient", "engine/bet"},
+		"engine/bet":    nil,
+	}
+	for part, may := range allowed {
+		out, err := exec.Command("go", "list", "-f", `{{join .Imports " "}}`, "./"+strings.TrimPrefix(part, "engine/")).Output()
+		if err != nil {
+			t.Fatalf("go list %s: %v", part, err)
+		}
+		for _, imp := range strings.Fields(string(out)) {
+			if rest, ok := strings.CutPrefix(imp, module); ok && !slices.Contains(may, rest) {
+				t.Errorf("%s imports %s: it may import only %v of the module", part, rest, may)
+			}
+		}
 	}
 }
 
