@@ -1,14 +1,16 @@
-// Package follow reads the service for the bets a plan follows to their
-// outcome: the pages of the notification list that hold them (and where
-// each stands in it), label look-ups, and the bet records that say who
-// placed a bet. It keeps the polling rule's reading, once, in one place:
-// every page that holds an open bet is read once a tick, a hundred bets a
-// call, and what the pages do not show is found from the list's head or
-// by label.
+// Package follow follows the bets a plan created to their outcome. It
+// reads the service for them: the pages of the notification list that
+// hold them (and where each stands in it), label look-ups, and the bet
+// records that say who placed a bet (Reader). It keeps the polling rule,
+// once, in one place: every page that holds an open bet is read once a
+// tick, a hundred bets a call, and what the pages do not show is found
+// from the list's head or by label.
 //
-// It only reads. It is told what to read as plain data (notification ids,
-// labels, times) and hands back what the service showed; the engine turns
-// that into the book's transitions, logs and alerts.
+// What the reads show, the Follower applies: it turns each read into the
+// book's transitions (Book), reads the bets only through the book's
+// read-only views (Bet), and says in the log what happened to them. It
+// imports the service's client and engine/bet alone; the engine wires it
+// to its book and its journal (Host).
 package follow
 
 import (
