@@ -21,17 +21,6 @@ func (b *book) nameInstances() {
 	}
 }
 
-// notifications maps the run's notification ids to their instances.
-func (b *book) notifications() map[int64]*instance {
-	m := make(map[int64]*instance, len(b.insts))
-	for _, in := range b.insts {
-		if in.notifID != 0 {
-			m[in.notifID] = in
-		}
-	}
-	return m
-}
-
 // hasRace reports whether the run already holds an instance of b on a
 // race (an unresolved entry does not count).
 func (b *book) hasRace(bet *plan.Bet) bool {
