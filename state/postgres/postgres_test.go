@@ -302,6 +302,18 @@ func TestRecordOverTheBound(t *testing.T) {
 		return nil
 	}))
 	assert.Equal(t, 1, read)
+	// So does it read by rows (schema version 4).
+	read = 0
+	ok, err := s.ReadOutcomeRows(ctx, func(j state.StoredJournal) error {
+		read++
+		err := j.Rows(state.JournalRows{Record: func([]byte) error { return nil }})
+		require.ErrorAs(t, err, &bad)
+		assert.Contains(t, err.Error(), "record 3 is longer than any record betplan writes")
+		return nil
+	})
+	require.NoError(t, err)
+	assert.True(t, ok)
+	assert.Equal(t, 1, read)
 }
 
 // A schema an earlier betplan made (version 2, before the outcome cache):
