@@ -181,4 +181,20 @@ func TestHistoryMigratedSchemaReadsTheSame(t *testing.T) {
 	require.Len(t, after, 145)
 	assert.Equal(t, before, after[:120], "the journals of before read the same")
 	assert.Equal(t, total+profit, history.Summarise(after, history.Query{}).Total.Profit)
+
+	// The documented view counts the same, an entry kept as not plain
+	// (a key in another case) from the journal.
+	pgtest.Exec(t, server, fmt.Sprintf(`UPDATE %s.journal SET entry = jsonb_set(entry, '{outcome,Venue}', '"Elsewhere"')
+		WHERE serial = (SELECT min(serial) FROM %[1]s.journal WHERE entry->>'op' = 'outcome')
+		  AND plan_id = (SELECT min(id) FROM %[1]s.plans)`, s))
+	var plain bool
+	pgtest.Query(t, server, fmt.Sprintf(`SELECT h.plain FROM %[1]s.history_entries h WHERE h.op = 'outcome' AND h.plan_id = (SELECT min(id) FROM %[1]s.plans)
+		ORDER BY h.serial LIMIT 1`, s), nil, &plain)
+	assert.False(t, plain, "the row is made again from the entry changed")
+	sameHistory(t, store)
+	pgtest.Exec(t, server, history.BetsViewSQL(schema))
+	var cents, settled int64
+	pgtest.Query(t, server, fmt.Sprintf("SELECT round(sum(profit) * 100)::bigint, count(*) FROM %s.betplan_bets", s), nil, &cents, &settled)
+	assert.Equal(t, total+profit, cents)
+	assert.Equal(t, int64(145), settled)
 }
