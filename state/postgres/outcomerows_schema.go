@@ -66,7 +66,8 @@ const historyEntryRows = `INSERT INTO {s}.history_entries (plan_id, serial, op, 
 		FROM {from} j WHERE ` + historyEntry + ` OFFSET 0) j`
 
 // migration4 makes history_entries, keeps it filled (a trigger on the
-// journal) and fills it from the entries already written. Run again on a
+// journal) and fills it from the entries already written; and keys the
+// outcome cache by service and label. Run again on a
 // schema that has them (one whose version was set back by hand), it
 // remakes what is missing and keeps the rows made.
 var migration4 = strings.NewReplacer("{rows-of-written}", strings.ReplaceAll(historyEntryRows, "{from}", "written"),
@@ -183,4 +184,10 @@ const migration4Statements = `CREATE TABLE IF NOT EXISTS {s}.history_entries (
 	CREATE TRIGGER keep_history_entries_truncated AFTER TRUNCATE ON {s}.journal
 		FOR EACH STATEMENT EXECUTE FUNCTION {s}.truncate_history_entries();
 	{rows-of-journal}
-	ON CONFLICT (plan_id, serial) DO NOTHING`
+	ON CONFLICT (plan_id, serial) DO NOTHING;
+	-- history's outcome cache, keyed by the bet's service and label: two
+	-- plans on two services may give their bets one label. An outcome
+	-- kept before has no service ('').
+	ALTER TABLE {s}.history_outcomes ADD COLUMN IF NOT EXISTS service text NOT NULL DEFAULT '';
+	ALTER TABLE {s}.history_outcomes DROP CONSTRAINT IF EXISTS history_outcomes_pkey;
+	ALTER TABLE {s}.history_outcomes ADD PRIMARY KEY (service, label)`
