@@ -400,4 +400,15 @@ func TestReadEveryPlacesJournalsByName(t *testing.T) {
 		return j.Read(func([]byte) error { return nil })
 	}))
 	assert.Equal(t, map[int]string{0: "alpha", 1: "mike", 2: "zulu"}, got)
+
+	// So does the read by rows (schema version 4), which reads along
+	// plan ids.
+	got = map[int]string{}
+	ok, err := s.ReadOutcomeRows(ctx, func(j state.StoredJournal) error {
+		got[j.Seq] = j.Name
+		return j.Rows(state.JournalRows{Record: func([]byte) error { return nil }})
+	})
+	require.NoError(t, err)
+	assert.True(t, ok)
+	assert.Equal(t, map[int]string{0: "alpha", 1: "mike", 2: "zulu"}, got)
 }
