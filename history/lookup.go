@@ -27,11 +27,26 @@ type Lookup interface {
 	BetsByNotification(ctx context.Context, id int64) ([]apiclient.BetRecord, error)
 }
 
-// Cache is the outcomes history read from the service, by label, as the
-// state keeps them.
+// Cache is the outcomes history read from the service, by the service of
+// the bet's journal and its label, as the state keeps them: two plans on
+// two services may give their bets one label.
 type Cache struct {
 	store state.OutcomeCache // nil: the state keeps none
-	known map[string]*outcomeRecord
+	known map[cacheKey]*outcomeRecord
+}
+
+// cacheKey is an outcome's key in the cache: the service identity of its
+// bet's journal ("" for an outcome kept before the cache was keyed by
+// service), and its label.
+type cacheKey struct{ service, label string }
+
+// outcome is the outcome kept for bet: its service's, else one kept
+// before the cache was keyed by service.
+func (c *Cache) outcome(bet *Bet) *outcomeRecord {
+	if o := c.known[cacheKey{bet.Service, bet.Label}]; o != nil {
+		return o
+	}
+	return c.known[cacheKey{"", bet.Label}]
 }
 
 // cachedOutcome is a bet's outcome as the cache keeps it. SessionsRead
@@ -45,14 +60,14 @@ type cachedOutcome struct {
 // OpenCache reads the outcomes store keeps (nil: none); one that does not
 // read is read again from the service.
 func OpenCache(ctx context.Context, store state.OutcomeCache) (*Cache, error) {
-	c := &Cache{store: store, known: map[string]*outcomeRecord{}}
+	c := &Cache{store: store, known: map[cacheKey]*outcomeRecord{}}
 	if store == nil {
 		return c, nil
 	}
-	err := store.ReadOutcomes(ctx, func(label string, b []byte) error {
+	err := store.ReadOutcomes(ctx, func(service, label string, b []byte) error {
 		var o cachedOutcome
 		if json.Unmarshal(b, &o) == nil && o.SessionsRead {
-			c.known[label] = &o.outcomeRecord
+			c.known[cacheKey{service, label}] = &o.outcomeRecord
 		}
 		return nil
 	})
@@ -86,7 +101,7 @@ func Unresolved(bets []Bet, today string) []int {
 func Complete(ctx context.Context, bets []Bet, idx []int, svc Lookup, cache *Cache, progress io.Writer) (missing []string, err error) {
 	var ask []int
 	for _, i := range idx {
-		if o := cache.known[bets[i].Label]; o != nil {
+		if o := cache.outcome(&bets[i]); o != nil {
 			applyOutcome(&bets[i], o, "")
 			continue
 		}
@@ -126,7 +141,7 @@ func Complete(ctx context.Context, bets []Bet, idx []int, svc Lookup, cache *Cac
 		if err != nil {
 			return nil, err
 		}
-		read = append(read, state.KeptOutcome{Label: bets[i].Label, Outcome: b})
+		read = append(read, state.KeptOutcome{Service: bets[i].Service, Label: bets[i].Label, Outcome: b})
 	}
 	cache.keep(ctx, read, progress)
 	return nil, nil

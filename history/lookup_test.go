@@ -182,3 +182,45 @@ func TestHistoryCacheThatCannotBeWritten(t *testing.T) {
 		assert.Contains(t, progress.String(), "permission denied")
 	}
 }
+
+// memCache is an outcome cache in memory.
+type memCache map[[2]string][]byte
+
+func (m memCache) ReadOutcomes(_ context.Context, each func(service, label string, outcome []byte) error) error {
+	for k, v := range m {
+		if err := each(k[0], k[1], v); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (m memCache) KeepOutcomes(_ context.Context, outcomes []state.KeptOutcome) error {
+	for _, o := range outcomes {
+		m[[2]string{o.Service, o.Label}] = o.Outcome
+	}
+	return nil
+}
+
+// Two plans on two services may give their bets one label: an outcome
+// kept for one service's bet is not another's. One kept before the cache
+// was keyed by service (none) serves a bet of that label on any service.
+func TestHistoryCacheKeyedByService(t *testing.T) {
+	cache := memCache{
+		{"https://a.example.com", "bp:p:b1"}: []byte(`{"result":"won","profit":1,"sessions_read":true}`),
+		{"", "bp:q:b2"}:                      []byte(`{"result":"lost","profit":-2,"sessions_read":true}`),
+	}
+	bets := []history.Bet{
+		{Service: "https://a.example.com", Label: "bp:p:b1"},
+		{Service: "https://b.example.com", Label: "bp:p:b1"},
+		{Service: "https://b.example.com", Label: "bp:q:b2"},
+	}
+	c, err := history.OpenCache(context.Background(), cache)
+	require.NoError(t, err)
+	missing, err := history.Complete(context.Background(), bets, []int{0, 1, 2}, nil, c, &bytes.Buffer{})
+	require.NoError(t, err)
+	assert.Equal(t, []string{"bp:p:b1"}, missing, "the bet on b.example.com")
+	assert.Equal(t, int64(100), bets[0].Profit)
+	assert.False(t, bets[1].Final)
+	assert.Equal(t, int64(-200), bets[2].Profit)
+}

@@ -83,29 +83,7 @@ func decodeOutcome(l *lexer, o *outcomeRecord) bool {
 			o.Units = &u
 			return l.num(&u)
 		case "sessions":
-			if l.null() {
-				o.Sessions = nil
-				return true
-			}
-			o.Sessions = o.Sessions[:0]
-			return l.array(func() bool {
-				var s engine.SessionOutcome
-				ok := l.object(func(key []byte) bool {
-					switch string(key) {
-					case "session":
-						return l.name(&s.Session)
-					case "accepted":
-						return l.num(&s.Accepted)
-					case "odds":
-						return l.num(&s.Odds)
-					case "profit":
-						return l.num(&s.Profit)
-					}
-					return !l.known(key, "session", "accepted", "odds", "profit") && l.skip()
-				})
-				o.Sessions = append(o.Sessions, s)
-				return ok
-			})
+			return l.sessions(o)
 		case "venue":
 			return l.name(&o.Venue)
 		case "code":
@@ -128,6 +106,33 @@ func decodeOutcome(l *lexer, o *outcomeRecord) bool {
 			return o.ResultTime.UnmarshalJSON(s) == nil
 		}
 		return !l.known(key, "bet_id", "result", "accepted", "odds", "profit", "units", "sessions", "venue", "code", "day", "market", "type", "result_time") && l.skip()
+	})
+}
+
+// sessions reads an outcome's sessions: null or an array of objects.
+func (l *lexer) sessions(o *outcomeRecord) bool {
+	if l.null() {
+		o.Sessions = nil
+		return true
+	}
+	o.Sessions = o.Sessions[:0]
+	return l.array(func() bool {
+		var s engine.SessionOutcome
+		ok := l.object(func(key []byte) bool {
+			switch string(key) {
+			case "session":
+				return l.name(&s.Session)
+			case "accepted":
+				return l.num(&s.Accepted)
+			case "odds":
+				return l.num(&s.Odds)
+			case "profit":
+				return l.num(&s.Profit)
+			}
+			return !l.known(key, "session", "accepted", "odds", "profit") && l.skip()
+		})
+		o.Sessions = append(o.Sessions, s)
+		return ok
 	})
 }
 

@@ -80,7 +80,7 @@ func Read(ctx context.Context, store state.EveryReader) ([]Bet, []Skipped, error
 		read  []journal // by Seq
 		folds []*fold   // folds no journal is using
 	)
-	err := store.ReadEvery(ctx, wantedOps, func(j state.StoredJournal) error {
+	each := func(j state.StoredJournal) error {
 		mu.Lock()
 		var f *fold
 		if n := len(folds); n > 0 {
@@ -91,7 +91,12 @@ func Read(ctx context.Context, store state.EveryReader) ([]Bet, []Skipped, error
 		mu.Unlock()
 		var out journal
 		f.begin(j)
-		err := j.Read(f.record)
+		var err error
+		if j.Rows != nil {
+			err = j.Rows(state.JournalRows{Record: f.record, Outcome: f.outcomeRow, Created: f.created})
+		} else {
+			err = j.Read(f.record)
+		}
 		if err == nil {
 			err = f.finish()
 		}
@@ -108,7 +113,17 @@ func Read(ctx context.Context, store state.EveryReader) ([]Bet, []Skipped, error
 		}
 		read[j.Seq] = out
 		return nil
-	})
+	}
+	// A store that keeps outcome entries as rows hands them so, when its
+	// schema does.
+	rowsRead := false
+	var err error
+	if r, ok := store.(state.OutcomeRowsReader); ok {
+		rowsRead, err = r.ReadOutcomeRows(ctx, each)
+	}
+	if err == nil && !rowsRead {
+		err = store.ReadEvery(ctx, wantedOps, each)
+	}
 	if err != nil {
 		return nil, nil, err
 	}

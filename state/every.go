@@ -43,6 +43,10 @@ type StoredJournal struct {
 	// other journals are read still. Read is called at most once, before
 	// each returns.
 	Read func(record func([]byte) error) error
+	// Rows is Read for a journal read by OutcomeRowsReader: nil
+	// otherwise. It returns the first error of rows' functions, or why
+	// the journal does not read, as Read does.
+	Rows func(rows JournalRows) error
 }
 
 // SideBySide calls read for each of n journals (i from 0 to n-1), from up

@@ -16,7 +16,8 @@ import (
 var _ state.OutcomeCache = Store{}
 
 // OutcomeCacheName is history's outcome cache in the state dir: a JSON
-// line a bet, {"label", "outcome"}, the last line of a label the one kept.
+// line a bet, {"service", "label", "outcome"}, the last line of a service
+// and label the one kept (a line an earlier betplan wrote has no service).
 const OutcomeCacheName = "history-outcomes.jsonl"
 
 // OutcomeCachePath is the state dir's outcome cache.
@@ -25,13 +26,14 @@ func (l Layout) OutcomeCachePath() string {
 }
 
 type cacheLine struct {
+	Service string          `json:"service,omitempty"`
 	Label   string          `json:"label"`
 	Outcome json.RawMessage `json:"outcome"`
 }
 
 // ReadOutcomes reads the cache file. A line that does not read (a write
 // torn by a crash) is passed over: its bet is read from the service again.
-func (s Store) ReadOutcomes(_ context.Context, each func(label string, outcome []byte) error) error {
+func (s Store) ReadOutcomes(_ context.Context, each func(service, label string, outcome []byte) error) error {
 	f, err := os.Open(s.Layout.OutcomeCachePath())
 	if errors.Is(err, os.ErrNotExist) {
 		return nil
@@ -40,8 +42,9 @@ func (s Store) ReadOutcomes(_ context.Context, each func(label string, outcome [
 		return fmt.Errorf("read the outcome cache: %w", err)
 	}
 	defer f.Close()
-	var order []string
-	kept := map[string][]byte{}
+	type key struct{ service, label string }
+	var order []key
+	kept := map[key][]byte{}
 	sc := bufio.NewScanner(f)
 	sc.Buffer(nil, state.MaxRecord+2)
 	for sc.Scan() {
@@ -49,16 +52,17 @@ func (s Store) ReadOutcomes(_ context.Context, each func(label string, outcome [
 		if json.Unmarshal(sc.Bytes(), &l) != nil || l.Label == "" || len(l.Outcome) == 0 || l.Outcome[0] != '{' {
 			continue
 		}
-		if _, ok := kept[l.Label]; !ok {
-			order = append(order, l.Label)
+		k := key{l.Service, l.Label}
+		if _, ok := kept[k]; !ok {
+			order = append(order, k)
 		}
-		kept[l.Label] = l.Outcome
+		kept[k] = l.Outcome
 	}
 	if err := sc.Err(); err != nil {
 		return fmt.Errorf("read the outcome cache %s: %w", f.Name(), err)
 	}
-	for _, label := range order {
-		if err := each(label, kept[label]); err != nil {
+	for _, k := range order {
+		if err := each(k.service, k.label, kept[k]); err != nil {
 			return err
 		}
 	}
@@ -72,7 +76,7 @@ func (s Store) KeepOutcomes(_ context.Context, outcomes []state.KeptOutcome) err
 	}
 	var b bytes.Buffer
 	for _, o := range outcomes {
-		j, err := json.Marshal(cacheLine{o.Label, o.Outcome})
+		j, err := json.Marshal(cacheLine{o.Service, o.Label, o.Outcome})
 		if err != nil {
 			return fmt.Errorf("keep the outcome of %s: %w", o.Label, err)
 		}

@@ -302,6 +302,18 @@ func TestRecordOverTheBound(t *testing.T) {
 		return nil
 	}))
 	assert.Equal(t, 1, read)
+	// So does it read by rows (schema version 4).
+	read = 0
+	ok, err := s.ReadOutcomeRows(ctx, func(j state.StoredJournal) error {
+		read++
+		err := j.Rows(state.JournalRows{Record: func([]byte) error { return nil }})
+		require.ErrorAs(t, err, &bad)
+		assert.Contains(t, err.Error(), "record 3 is longer than any record betplan writes")
+		return nil
+	})
+	require.NoError(t, err)
+	assert.True(t, ok)
+	assert.Equal(t, 1, read)
 }
 
 // A schema an earlier betplan made (version 2, before the outcome cache):
@@ -318,7 +330,7 @@ func TestOutcomeCacheOnAnEarlierSchema(t *testing.T) {
 	pgtest.Exec(t, server, fmt.Sprintf("DROP TABLE %[1]s.history_outcomes; DELETE FROM %[1]s.schema_version WHERE version > 2", schema))
 
 	n := 0
-	require.NoError(t, s.ReadOutcomes(ctx, func(string, []byte) error { n++; return nil }))
+	require.NoError(t, s.ReadOutcomes(ctx, func(string, string, []byte) error { n++; return nil }))
 	assert.Zero(t, n)
 	var top int
 	pgtest.Query(t, server, fmt.Sprintf("SELECT max(version) FROM %s.schema_version", schema), nil, &top)
@@ -335,6 +347,38 @@ func TestOutcomeCacheOnAnEarlierSchema(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, records, 1, "the journal as it was")
 	assert.JSONEq(t, `{"serial":1,"lineage":"ab","op":"init"}`, string(records[0]))
+}
+
+// An outcome kept at version 3, by label alone, is kept by version 4 with
+// no service (history uses it for a bet of that label on any service
+// that has none of its own), beside one kept for a service.
+func TestOutcomeCacheKeptBeforeVersion4(t *testing.T) {
+	t.Parallel()
+	s, server, schema := newStore(t)
+	ctx := context.Background()
+	l, err := s.Lock(ctx, state.LockRequest{PlanKey: key})
+	require.NoError(t, err)
+	require.NoError(t, l.Release())
+	pgtest.Exec(t, server, fmt.Sprintf(`ALTER TABLE %[1]s.history_outcomes DROP CONSTRAINT history_outcomes_pkey;
+		ALTER TABLE %[1]s.history_outcomes DROP COLUMN service; ALTER TABLE %[1]s.history_outcomes ADD PRIMARY KEY (label);
+		INSERT INTO %[1]s.history_outcomes (label, outcome) VALUES ('bp:card:b1:1', '{"result":"won"}');
+		DELETE FROM %[1]s.schema_version WHERE version > 3`, schema))
+	type kept struct{ service, label, outcome string }
+	read := func() []kept {
+		var out []kept
+		require.NoError(t, s.ReadOutcomes(ctx, func(service, label string, outcome []byte) error {
+			out = append(out, kept{service, label, string(outcome)})
+			return nil
+		}))
+		return out
+	}
+	assert.Equal(t, []kept{{"", "bp:card:b1:1", `{"result": "won"}`}}, read(), "version 3")
+
+	require.NoError(t, s.KeepOutcomes(ctx, []state.KeptOutcome{{Service: key.Service(), Label: "bp:card:b1:1", Outcome: []byte(`{"result":"lost"}`)}}))
+	var top int
+	pgtest.Query(t, server, fmt.Sprintf("SELECT max(version) FROM %s.schema_version", schema), nil, &top)
+	assert.Equal(t, postgres.SchemaVersion, top)
+	assert.Equal(t, []kept{{"", "bp:card:b1:1", `{"result": "won"}`}, {key.Service(), "bp:card:b1:1", `{"result": "lost"}`}}, read())
 }
 
 // history reads every journal along the journal's key (plan id, serial),
@@ -355,5 +399,16 @@ func TestReadEveryPlacesJournalsByName(t *testing.T) {
 		got[j.Seq] = j.Name
 		return j.Read(func([]byte) error { return nil })
 	}))
+	assert.Equal(t, map[int]string{0: "alpha", 1: "mike", 2: "zulu"}, got)
+
+	// So does the read by rows (schema version 4), which reads along
+	// plan ids.
+	got = map[int]string{}
+	ok, err := s.ReadOutcomeRows(ctx, func(j state.StoredJournal) error {
+		got[j.Seq] = j.Name
+		return j.Rows(state.JournalRows{Record: func([]byte) error { return nil }})
+	})
+	require.NoError(t, err)
+	assert.True(t, ok)
 	assert.Equal(t, map[int]string{0: "alpha", 1: "mike", 2: "zulu"}, got)
 }

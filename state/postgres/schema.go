@@ -48,6 +48,8 @@ var migrations = []string{
 		outcome jsonb NOT NULL,
 		kept_at timestamptz NOT NULL DEFAULT now()
 	)`,
+	// Outcome entries kept as rows too, for history (outcomerows_schema.go).
+	migration4,
 }
 
 // SchemaVersion is the version of the schema this betplan writes.
