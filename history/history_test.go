@@ -21,6 +21,8 @@ import (
 	"github.com/betplan/betplan/plan"
 	"github.com/betplan/betplan/state"
 	"github.com/betplan/betplan/state/local"
+	"github.com/betplan/betplan/state/postgres"
+	"github.com/betplan/betplan/state/postgres/pgtest"
 )
 
 var simStart = time.Date(2026, 11, 21, 11, 0, 0, 0, time.FixedZone("AEDT", 11*3600))
@@ -169,10 +171,23 @@ func summarise(t *testing.T, store state.Store, q history.Query) history.Summary
 
 // Every total is the sum of the service's profits to the cent, whatever
 // the grouping; the rows of a grouping add up to the total.
+// From PostgreSQL, history reads outcomes from the columns the schema
+// keeps beside the journal, not the entries: the same sums.
 func TestHistoryTotalsAreTheServicesProfits(t *testing.T) {
-	c := newCard(t, localStore)
-	c.play()
-	checkTotals(t, c)
+	for _, st := range []string{"local", "postgres"} {
+		t.Run(st, func(t *testing.T) {
+			store := localStore
+			if st == "postgres" {
+				stateURL, _ := pgtest.Schema(t)
+				cfg, err := postgres.ParseURL(stateURL, "", false)
+				require.NoError(t, err)
+				store = func(string) state.Store { return postgres.New(cfg) }
+			}
+			c := newCard(t, store)
+			c.play()
+			checkTotals(t, c)
+		})
+	}
 }
 
 func checkTotals(t *testing.T, c *card) {
