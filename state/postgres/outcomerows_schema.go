@@ -147,8 +147,12 @@ const migration4Statements = `CREATE TABLE IF NOT EXISTS {s}.history_entries (
 	-- never changes a journal row, nor removes one: a hand that does
 	-- leaves the table as the journal is). It never fails the journal's
 	-- write: should a row not be made, its entry is kept as not plain, to
-	-- be read from the journal.
-	CREATE OR REPLACE FUNCTION {s}.keep_history_entries() RETURNS trigger LANGUAGE plpgsql AS $$
+	-- be read from the journal. It writes with its owner's rights (the
+	-- role that migrated the schema), so a role granted only the tables
+	-- of an earlier version still writes its journal; every name in it is
+	-- qualified, and the search path pinned, as such a function must.
+	CREATE OR REPLACE FUNCTION {s}.keep_history_entries() RETURNS trigger LANGUAGE plpgsql
+		SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
 	BEGIN
 		IF TG_OP IN ('UPDATE', 'DELETE') THEN
 			DELETE FROM {s}.history_entries h USING removed r WHERE h.plan_id = r.plan_id AND h.serial = r.serial;
@@ -165,7 +169,8 @@ const migration4Statements = `CREATE TABLE IF NOT EXISTS {s}.history_entries (
 		RETURN NULL;
 	END
 	$$;
-	CREATE OR REPLACE FUNCTION {s}.truncate_history_entries() RETURNS trigger LANGUAGE plpgsql AS $$
+	CREATE OR REPLACE FUNCTION {s}.truncate_history_entries() RETURNS trigger LANGUAGE plpgsql
+		SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
 	BEGIN
 		TRUNCATE {s}.history_entries;
 		RETURN NULL;

@@ -1,0 +1,63 @@
+package postgres_test
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"strings"
+	"testing"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/stretchr/testify/require"
+
+	"github.com/betplan/betplan/state"
+	"github.com/betplan/betplan/state/postgres"
+	"github.com/betplan/betplan/state/postgres/pgtest"
+)
+
+// A role that runs plans was granted, table by table, the tables an
+// earlier schema had: once the schema is at version 4, its journal writes
+// still land (the trigger keeping history_entries writes with the
+// schema owner's rights, not the writer's), and the derived rows are
+// kept. Without that, upgrading one machine would stop every run of a
+// role nobody granted the new table.
+func TestJournalWriterGrantedTheEarlierTables(t *testing.T) {
+	t.Parallel()
+	admin, server, schema := newStore(t)
+	ctx := context.Background()
+	l, err := admin.Lock(ctx, state.LockRequest{PlanKey: key})
+	require.NoError(t, err)
+	require.NoError(t, l.Append(1, []byte(`{"serial":1,"lineage":"ab","op":"init"}`)))
+	require.NoError(t, l.Release())
+
+	writer := "bp_writer_" + strings.TrimPrefix(schema, "bp_test_")
+	id, s := pgx.Identifier{writer}.Sanitize(), pgx.Identifier{schema}.Sanitize()
+	pgtest.Exec(t, server, "CREATE ROLE "+id+" LOGIN")
+	t.Cleanup(func() {
+		pgtest.Exec(t, server, "DROP OWNED BY "+id)
+		pgtest.Exec(t, server, "DROP ROLE "+id)
+	})
+	pgtest.Exec(t, server, "GRANT USAGE ON SCHEMA "+s+" TO "+id)
+	pgtest.Exec(t, server, fmt.Sprintf("GRANT SELECT, INSERT, UPDATE ON %[1]s.plans, %[1]s.journal, %[1]s.history_outcomes TO %[2]s", s, id))
+	pgtest.Exec(t, server, fmt.Sprintf("GRANT SELECT ON %s.schema_version TO %s", s, id))
+
+	u, err := url.Parse(pgtest.ServerURL(t))
+	require.NoError(t, err)
+	u.User = url.User(writer)
+	q := u.Query()
+	q.Set("search_path", schema)
+	u.RawQuery = q.Encode()
+	cfg, err := postgres.ParseURL(u.String(), "", false)
+	require.NoError(t, err)
+	w := postgres.New(cfg)
+
+	l, err = w.Lock(ctx, state.LockRequest{PlanKey: key})
+	require.NoError(t, err)
+	require.NoError(t, l.Append(2, []byte(`{"serial":2,"lineage":"ab","op":"created","label":"bp:card:b1:0123456789ab"}`)))
+	require.NoError(t, l.Append(3, []byte(`{"serial":3,"lineage":"ab","op":"creating","label":"bp:card:b2:0123456789ab"}`)))
+	require.NoError(t, l.Release())
+
+	var label string
+	pgtest.Query(t, server, fmt.Sprintf("SELECT label FROM %s.history_entries WHERE serial = 2", s), nil, &label)
+	require.Equal(t, "bp:card:b1:0123456789ab", label)
+}
