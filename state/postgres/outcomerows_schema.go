@@ -103,14 +103,14 @@ const migration4Statements = `CREATE TABLE IF NOT EXISTS {s}.history_entries (
 	-- handled, or plainly spelled (printable ASCII, no quote or backslash)
 	-- and none of known in another case.
 	CREATE OR REPLACE FUNCTION {s}.outcome_keys(v jsonb, handled text[], known text[]) RETURNS boolean
-		LANGUAGE sql IMMUTABLE AS $$
-		SELECT NOT EXISTS (SELECT 1 FROM jsonb_object_keys(v) k
-			WHERE NOT k = ANY (handled) AND (k !~ '^[ !#-\[\]-~]*$' OR lower(k) = ANY (known)))
-	$$;
+		LANGUAGE plpgsql IMMUTABLE AS $$ BEGIN
+		RETURN NOT EXISTS (SELECT 1 FROM jsonb_object_keys(v) k
+			WHERE NOT k = ANY (handled) AND (k !~ '^[ !#-\[\]-~]*$' OR lower(k) = ANY (known)));
+	END $$;
 	-- outcome_plain reports whether history reads the outcome entry e the
 	-- same from its row's columns as from e itself.
-	CREATE OR REPLACE FUNCTION {s}.outcome_plain(e jsonb) RETURNS boolean LANGUAGE sql IMMUTABLE AS $$
-		SELECT jsonb_typeof(e) = 'object'
+	CREATE OR REPLACE FUNCTION {s}.outcome_plain(e jsonb) RETURNS boolean LANGUAGE plpgsql IMMUTABLE AS $$ BEGIN
+		RETURN jsonb_typeof(e) = 'object'
 		AND coalesce(jsonb_typeof(e->'label'), 'null') IN ('null', 'string')
 		AND coalesce(jsonb_typeof(e->'bet'), 'null') IN ('null', 'string')
 		AND coalesce(jsonb_typeof(e->'time'), 'null') IN ('null', 'string')
@@ -134,14 +134,14 @@ const migration4Statements = `CREATE TABLE IF NOT EXISTS {s}.history_entries (
 						AND {s}.outcome_keys(s, '{session,accepted,odds,profit}', '{session,accepted,odds,profit}')
 					ELSE false END), true)
 					FROM jsonb_array_elements(e->'outcome'->'sessions') s)
-				ELSE false END))
-	$$;
+				ELSE false END));
+	END $$;
 	-- created_plain reports whether all history reads of the created entry
 	-- e, once its bet has an outcome, is its label as the row keeps it.
-	CREATE OR REPLACE FUNCTION {s}.created_plain(e jsonb) RETURNS boolean LANGUAGE sql IMMUTABLE AS $$
-		SELECT jsonb_typeof(e->'label') = 'string' AND e->>'label' <> ''
-		AND e->>'label' !~ '["\\[:cntrl:]]' AND NOT jsonb_path_exists(e, 'lax $.*.**.label')
-	$$;
+	CREATE OR REPLACE FUNCTION {s}.created_plain(e jsonb) RETURNS boolean LANGUAGE plpgsql IMMUTABLE AS $$ BEGIN
+		RETURN jsonb_typeof(e->'label') = 'string' AND e->>'label' <> ''
+		AND e->>'label' !~ '["\\[:cntrl:]]' AND NOT jsonb_path_exists(e, 'lax $.*.**.label');
+	END $$;
 	-- keep_history_entries keeps the rows of the journal entries a
 	-- statement wrote, and drops those of the entries it removed (betplan
 	-- never changes a journal row, nor removes one: a hand that does
