@@ -94,6 +94,25 @@ func fillLocal(t testing.TB, plans, bets int) (state.EveryReader, int64) {
 	return local.Store{Layout: local.Layout{Dir: dir, LockDir: filepath.Join(dir, "locks")}}, total
 }
 
+// copyJournal keeps recs as plan name's journal on benchService: the
+// plan's row made by taking its lock once, the records copied in one
+// statement (as a run writes them, one by one, it would take minutes).
+func copyJournal(t testing.TB, store *postgres.Store, conn *pgx.Conn, schema, name string, recs [][]byte) {
+	t.Helper()
+	ctx := context.Background()
+	lease, err := store.Lock(ctx, state.LockRequest{PlanKey: state.PlanKey{Name: name, BaseURL: benchService}, Owner: state.LockOwner{PID: 1, Host: "test"}})
+	require.NoError(t, err)
+	require.NoError(t, lease.Release())
+	var id, epoch int64
+	require.NoError(t, conn.QueryRow(ctx, "SELECT id, epoch FROM "+pgx.Identifier{schema, "plans"}.Sanitize()+" WHERE name = $1", name).Scan(&id, &epoch))
+	rows := make([][]any, len(recs))
+	for i, r := range recs {
+		rows[i] = []any{id, int64(i + 1), string(r), epoch}
+	}
+	_, err = conn.CopyFrom(ctx, pgx.Identifier{schema, "journal"}, []string{"plan_id", "serial", "entry", "epoch"}, pgx.CopyFromRows(rows))
+	require.NoError(t, err)
+}
+
 // fillPostgres keeps the same journals in a fresh schema: each plan's row
 // made by taking its lock once, its records copied in one statement.
 func fillPostgres(t testing.TB, plans, bets int) (state.EveryReader, int64) {
@@ -110,17 +129,7 @@ func fillPostgres(t testing.TB, plans, bets int) (state.EveryReader, int64) {
 		name := fmt.Sprintf("plan%02d", p)
 		recs, profit := journalRecords(name, bets)
 		total += profit
-		lease, err := store.Lock(ctx, state.LockRequest{PlanKey: state.PlanKey{Name: name, BaseURL: benchService}, Owner: state.LockOwner{PID: 1, Host: "bench"}})
-		require.NoError(t, err)
-		require.NoError(t, lease.Release())
-		var id, epoch int64
-		require.NoError(t, conn.QueryRow(ctx, "SELECT id, epoch FROM "+pgx.Identifier{schema, "plans"}.Sanitize()+" WHERE name = $1", name).Scan(&id, &epoch))
-		rows := make([][]any, len(recs))
-		for i, r := range recs {
-			rows[i] = []any{id, int64(i + 1), string(r), epoch}
-		}
-		_, err = conn.CopyFrom(ctx, pgx.Identifier{schema, "journal"}, []string{"plan_id", "serial", "entry", "epoch"}, pgx.CopyFromRows(rows))
-		require.NoError(t, err)
+		copyJournal(t, store, conn, schema, name, recs)
 	}
 	// The documented view sums the same profits, settled bet by bet.
 	_, err = conn.Exec(ctx, history.BetsViewSQL(schema))

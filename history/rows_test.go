@@ -32,17 +32,7 @@ func pgJournals(t *testing.T, journals map[string][][]byte) (*postgres.Store, st
 	require.NoError(t, err)
 	defer conn.Close(ctx)
 	for name, recs := range journals {
-		lease, err := store.Lock(ctx, state.LockRequest{PlanKey: state.PlanKey{Name: name, BaseURL: benchService}, Owner: state.LockOwner{PID: 1, Host: "test"}})
-		require.NoError(t, err)
-		require.NoError(t, lease.Release())
-		var id, epoch int64
-		require.NoError(t, conn.QueryRow(ctx, "SELECT id, epoch FROM "+pgx.Identifier{schema, "plans"}.Sanitize()+" WHERE name = $1", name).Scan(&id, &epoch))
-		rows := make([][]any, len(recs))
-		for i, r := range recs {
-			rows[i] = []any{id, int64(i + 1), string(r), epoch}
-		}
-		_, err = conn.CopyFrom(ctx, pgx.Identifier{schema, "journal"}, []string{"plan_id", "serial", "entry", "epoch"}, pgx.CopyFromRows(rows))
-		require.NoError(t, err)
+		copyJournal(t, store, conn, schema, name, recs)
 	}
 	return store, pgtest.ServerURL(t), schema
 }

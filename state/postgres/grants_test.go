@@ -25,10 +25,7 @@ func TestJournalWriterGrantedTheEarlierTables(t *testing.T) {
 	t.Parallel()
 	admin, server, schema := newStore(t)
 	ctx := context.Background()
-	l, err := admin.Lock(ctx, state.LockRequest{PlanKey: key})
-	require.NoError(t, err)
-	require.NoError(t, l.Append(1, []byte(`{"serial":1,"lineage":"ab","op":"init"}`)))
-	require.NoError(t, l.Release())
+	writeJournal(t, admin, initRecord)
 
 	writer := "bp_writer_" + strings.TrimPrefix(schema, "bp_test_")
 	id, s := pgx.Identifier{writer}.Sanitize(), pgx.Identifier{schema}.Sanitize()
@@ -51,7 +48,7 @@ func TestJournalWriterGrantedTheEarlierTables(t *testing.T) {
 	require.NoError(t, err)
 	w := postgres.New(cfg)
 
-	l, err = w.Lock(ctx, state.LockRequest{PlanKey: key})
+	l, err := w.Lock(ctx, state.LockRequest{PlanKey: key})
 	require.NoError(t, err)
 	require.NoError(t, l.Append(2, []byte(`{"serial":2,"lineage":"ab","op":"created","label":"bp:card:b1:0123456789ab"}`)))
 	require.NoError(t, l.Append(3, []byte(`{"serial":3,"lineage":"ab","op":"creating","label":"bp:card:b2:0123456789ab"}`)))

@@ -1,7 +1,6 @@
 package postgres_test
 
 import (
-	"context"
 	"fmt"
 	"testing"
 
@@ -9,7 +8,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/betplan/betplan/state"
 	"github.com/betplan/betplan/state/postgres"
 	"github.com/betplan/betplan/state/postgres/pgtest"
 )
@@ -21,10 +19,7 @@ import (
 func TestHistoryEntriesAreTheMigrations(t *testing.T) {
 	t.Parallel()
 	s, server, schema := newStore(t)
-	ctx := context.Background()
-	l, err := s.Lock(ctx, state.LockRequest{PlanKey: key})
-	require.NoError(t, err)
-	for i, e := range []string{
+	writeJournal(t, s,
 		`{"op":"init","service":"https://api.example.com","account":"a1"}`,
 		`{"op":"creating","label":"bp:card:b1"}`,
 		`{"op":"created","label":"bp:card:b1","bet":"b1"}`,
@@ -37,10 +32,7 @@ func TestHistoryEntriesAreTheMigrations(t *testing.T) {
 		`{"op":"creating","label":"bp:card:b4"}`,
 		`{"op":"adopted","label":"bp:card:b4","bet":"b4"}`,
 		`[1]`,
-	} {
-		require.NoError(t, l.Append(int64(i+1), []byte(e)))
-	}
-	require.NoError(t, l.Release())
+	)
 	s2 := pgx.Identifier{schema}.Sanitize()
 	serials := func() string {
 		var got string
@@ -64,9 +56,7 @@ func TestHistoryEntriesAreTheMigrations(t *testing.T) {
 	assert.Contains(t, kept, `"label":"bp:card:b9"`, "the entry changed in place is made again")
 
 	pgtest.Exec(t, server, fmt.Sprintf("DELETE FROM %[1]s.schema_version WHERE version > 3; TRUNCATE %[1]s.history_entries", s2))
-	l, err = s.Lock(ctx, state.LockRequest{PlanKey: key})
-	require.NoError(t, err)
-	require.NoError(t, l.Release())
+	writeJournal(t, s)
 	var version int
 	pgtest.Query(t, server, fmt.Sprintf("SELECT max(version) FROM %s.schema_version", s2), nil, &version)
 	require.Equal(t, postgres.SchemaVersion, version)

@@ -80,6 +80,22 @@ func newStore(t *testing.T) (*postgres.Store, string, string) {
 
 var key = state.PlanKey{Name: "card", BaseURL: "https://betting.example.com"}
 
+// writeJournal takes the lock of the plan key on s, as a run does (which
+// brings the schema to SchemaVersion), appends records from serial 1,
+// and lets the lock go.
+func writeJournal(t *testing.T, s *postgres.Store, records ...string) {
+	t.Helper()
+	l, err := s.Lock(context.Background(), state.LockRequest{PlanKey: key})
+	require.NoError(t, err)
+	for i, r := range records {
+		require.NoError(t, l.Append(int64(i+1), []byte(r)))
+	}
+	require.NoError(t, l.Release())
+}
+
+// initRecord begins a journal.
+const initRecord = `{"serial":1,"lineage":"ab","op":"init"}`
+
 func TestMigrationByManyAtOnce(t *testing.T) {
 	t.Parallel()
 	s, server, schema := newStore(t)
@@ -116,13 +132,11 @@ func TestNewerSchemaIsRefused(t *testing.T) {
 	t.Parallel()
 	s, server, schema := newStore(t)
 	ctx := context.Background()
-	l, err := s.Lock(ctx, state.LockRequest{PlanKey: key})
-	require.NoError(t, err)
-	require.NoError(t, l.Release())
+	writeJournal(t, s)
 	pgtest.Exec(t, server, fmt.Sprintf("INSERT INTO %s.schema_version (version) VALUES ($1)", schema), postgres.SchemaVersion+1)
 
 	want := fmt.Sprintf("schema %s is at version %d, newer than this betplan knows (%d): upgrade betplan", schema, postgres.SchemaVersion+1, postgres.SchemaVersion)
-	_, err = s.Lock(ctx, state.LockRequest{PlanKey: key})
+	_, err := s.Lock(ctx, state.LockRequest{PlanKey: key})
 	var unavailable *state.StateUnavailableError
 	require.ErrorAs(t, err, &unavailable)
 	assert.Contains(t, err.Error(), want)
@@ -323,10 +337,7 @@ func TestOutcomeCacheOnAnEarlierSchema(t *testing.T) {
 	t.Parallel()
 	s, server, schema := newStore(t)
 	ctx := context.Background()
-	l, err := s.Lock(ctx, state.LockRequest{PlanKey: key})
-	require.NoError(t, err)
-	require.NoError(t, l.Append(1, []byte(`{"serial":1,"lineage":"ab","op":"init"}`)))
-	require.NoError(t, l.Release())
+	writeJournal(t, s, initRecord)
 	pgtest.Exec(t, server, fmt.Sprintf("DROP TABLE %[1]s.history_outcomes; DELETE FROM %[1]s.schema_version WHERE version > 2", schema))
 
 	n := 0
@@ -356,9 +367,7 @@ func TestOutcomeCacheKeptBeforeVersion4(t *testing.T) {
 	t.Parallel()
 	s, server, schema := newStore(t)
 	ctx := context.Background()
-	l, err := s.Lock(ctx, state.LockRequest{PlanKey: key})
-	require.NoError(t, err)
-	require.NoError(t, l.Release())
+	writeJournal(t, s)
 	pgtest.Exec(t, server, fmt.Sprintf(`ALTER TABLE %[1]s.history_outcomes DROP CONSTRAINT history_outcomes_pkey;
 		ALTER TABLE %[1]s.history_outcomes DROP COLUMN service; ALTER TABLE %[1]s.history_outcomes ADD PRIMARY KEY (label);
 		INSERT INTO %[1]s.history_outcomes (label, outcome) VALUES ('bp:card:b1:1', '{"result":"won"}');
