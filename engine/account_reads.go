@@ -174,7 +174,7 @@ func (p *accountPlan) readPage(ctx context.Context, key string, listPage int, fe
 	notBefore := follow.Since(ctx)
 	a.mu.Lock()
 	e := a.entries[key]
-	fresh := e != nil && e.writes >= since && now.Sub(e.at) < a.window && !now.Before(e.at) && !e.at.Before(notBefore)
+	fresh := e != nil && e.writes >= since && age(now, e.at) < a.window && !e.at.Before(notBefore)
 	if fresh {
 		select {
 		case <-e.done:
@@ -358,3 +358,14 @@ const (
 	listPageSize = follow.PageSize
 	maxScanPages = follow.MaxScanPages
 )
+
+// age is how far apart a read sent at at and now are, either way: the
+// engine's clock against a service steps once its first Date header
+// arrives (service_clock.go), so a read sent just before may stand a
+// moment after now, and is as fresh as one a moment before.
+func age(now, at time.Time) time.Duration {
+	if d := now.Sub(at); d >= 0 {
+		return d
+	}
+	return at.Sub(now)
+}

@@ -424,3 +424,30 @@ func TestAccountHandsListPagesToOtherPlans(t *testing.T) {
 	assert.Empty(t, engine.ListPagesSince(b, start.Add(-time.Second)), "b created since the page was read")
 	assert.Equal(t, []int{1}, engine.ListPagesSince(a, start.Add(-time.Second)), "a did not")
 }
+
+// The engine's clock against a service steps when the first Date header
+// arrives, back as well as forward: a read sent a moment "after" now on
+// the stepped clock still serves the next plan that asks (it did not: the
+// plans of a run each read the races once more, in CI one run in five).
+func TestSharedReadServesAcrossAClockStep(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	clock := sim.NewManualClock(w.clock.Now())
+	account := engine.NewAccount(w.client(), clock, 2*time.Second)
+	first, second := account.Plan(), account.Plan()
+	_, err := first.ListRaces(context.Background())
+	require.NoError(t, err)
+	clock.Set(clock.Now().Add(-80 * time.Millisecond))
+	_, err = second.ListRaces(context.Background())
+	require.NoError(t, err)
+	clock.Set(clock.Now().Add(3 * time.Second))
+	_, err = second.ListRaces(context.Background())
+	require.NoError(t, err)
+	races := 0
+	for _, r := range w.svc.Requests() {
+		if strings.Contains(r.Path, "/competition/namecodes/") {
+			races++
+		}
+	}
+	assert.Equal(t, 2, races, "one read for both plans, one more past the window")
+}
