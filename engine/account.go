@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/betplan/betplan/apiclient"
+	"github.com/betplan/betplan/engine/book"
 	"github.com/betplan/betplan/plan"
 	"github.com/betplan/betplan/state"
 )
@@ -67,18 +68,18 @@ func (r *money) recordCreating(ctx context.Context, in *instance, e journalEntry
 			return "", err.Error(), nil
 		}
 	}
-	own := r.stakes()
+	own := r.counted()
 	checked := false
 	wait, cancel := context.WithTimeout(ctx, accountGateWait)
 	defer cancel()
 	err = r.hold.journal.RecordGated(wait, accountGateName(*l, in.info), e, func(logs []state.PlanLog) error {
 		checked = true
 		r.checkpoint("account gate")
-		others, err := r.stakesOf(logs)
+		others, err := r.othersOf(logs)
 		if err != nil {
 			return err
 		}
-		u, words := r.accountUsageWith(*l, in.info, own, others)
+		u, words := accountUsageOf(*l, in.info, slices.Concat(own, others), r.plan.Name)
 		if reason := limitRefusal(*l, in.risk, in.info, u, words); reason != "" {
 			return &accountRefusal{reason: "account " + reason}
 		}
@@ -99,23 +100,24 @@ func (r *money) recordCreating(ctx context.Context, in *instance, e journalEntry
 	return "", err.Error(), nil
 }
 
-// otherPlansStakes reads the journals of the other plans sharing the
-// state: what each announced at risk, with what the service showed of it
-// when refreshAccountOutcomes read it, else counted as open, as a plan's
-// own limits count a bet whose outcome they do not know yet.
-func (r *money) otherPlansStakes(ctx context.Context) ([]accountStake, error) {
+// otherPlansBets reads the journals of the other plans sharing the
+// state: each bet as the book counts it, from its journal (what it
+// announced, its cancel, the outcome a run kept) and what the service
+// showed of it when refreshAccountOutcomes read it.
+func (r *money) otherPlansBets(ctx context.Context) ([]book.Bet, error) {
 	logs, err := r.opts.Store.ReadAccount(ctx, r.key.Service())
 	if err != nil {
 		return nil, fmt.Errorf("read the other plans' journals for the account's limits: %w", err)
 	}
-	return r.stakesOf(logs)
+	return r.othersOf(logs)
 }
 
-// stakesOf is what the journals of the account's plans, but this one's,
-// committed.
-func (r *money) stakesOf(logs []state.PlanLog) ([]accountStake, error) {
+// othersOf is what the journals of the account's plans, but this one's,
+// committed, as the book counts it.
+func (r *money) othersOf(logs []state.PlanLog) ([]book.Bet, error) {
 	me := r.journals.owner()
-	var out []accountStake
+	now := r.clock.Now()
+	var out []book.Bet
 	for _, log := range logs {
 		if log.Name == r.plan.Name || (r.opts.RehearsalPlans != nil && !slices.Contains(r.opts.RehearsalPlans, log.Name)) {
 			continue
@@ -128,65 +130,33 @@ func (r *money) stakesOf(logs []state.PlanLog) ([]accountStake, error) {
 			continue // another account's, on this service
 		}
 		for _, e := range j.states() {
-			s := e.labelState
-			if (!s.created() && !s.Pending) || s.Canceled {
+			f, ok := journalFacts(log.Name, e.label, &e.labelState)
+			if !ok {
 				continue
 			}
-			st := stake{label: e.label, betID: s.BetID, race: s.Race, requested: s.Amount,
-				risk: exposure{Amount: s.AtRisk, Basis: s.Basis}, open: true}
-			if st.risk.Amount == 0 {
-				st.risk = exposure{Amount: s.Amount, Basis: "the requested amount"}
+			if n := r.accountSeen[e.label]; n != nil {
+				f.Seen = seenOf(n.n)
 			}
-			if n := r.accountSeen[e.label]; n != nil && !applyOutcome(&st, n.n, nil, r.clock.Now()) {
-				continue // cancelled with nothing placed
+			if b, ok := book.Count(f, now); ok {
+				out = append(out, b)
 			}
-			out = append(out, accountStake{plan: log.Name, stake: st})
 		}
 	}
 	return out, nil
 }
 
 // accountUsage adds up, in the account's period of race and on race
-// itself, this plan's stakes and the other plans', and says who
-// committed them ("committed by saturday-card and this plan").
-func (r *money) accountUsage(l plan.Limits, race RaceInfo, others []accountStake) (usage, string) {
-	return r.accountUsageWith(l, race, r.stakes(), others)
-}
-
-// accountUsageWith is accountUsage with this plan's stakes as given.
-func (r *money) accountUsageWith(l plan.Limits, race RaceInfo, own []stake, others []accountStake) (usage, string) {
-	all := make([]accountStake, 0, len(own)+len(others))
-	for _, s := range own {
-		all = append(all, accountStake{plan: r.plan.Name, stake: s})
-	}
-	return accountUsageOf(l, race, append(all, others...), r.plan.Name)
+// itself, this plan's bets and the other plans', and says who committed
+// them ("committed by saturday-card and this plan").
+func (r *money) accountUsage(l plan.Limits, race RaceInfo, others []book.Bet) (usage, string) {
+	return accountUsageOf(l, race, slices.Concat(r.counted(), others), r.plan.Name)
 }
 
 // accountUsageOf adds up all in the account's period of race and on race
 // itself, and says who committed them, self as "this plan".
-func accountUsageOf(l plan.Limits, race RaceInfo, all []accountStake, self string) (usage, string) {
-	key := periodKey(l.Period, race.Start)
-	var a periodSums
-	byPlan := map[string]float64{}
-	u := usage{period: key}
-	for i := range all {
-		s := &all[i].stake
-		if key != "" && !s.race.Start.IsZero() && periodKey(l.Period, s.race.Start) != key {
-			continue
-		}
-		a.add(s, 1)
-		byPlan[all[i].plan] += s.risk.Amount
-		if (race.Venue != "" || race.Event != nil) && sameRaceInfo(s.race, race) {
-			u.raceStake += s.risk.Amount
-			u.raceBets++
-		}
-	}
-	a.finish()
-	u.totals = a.t
-	u.planned, u.plannedBets = roundCents(a.planned), a.plannedBets
-	u.totals.LowestProfit, u.totals.HighestProfit = profitRange(a.settled)
-	u.raceStake = roundCents(u.raceStake)
-	return u, "committed by " + committers(byPlan, self)
+func accountUsageOf(l plan.Limits, race RaceInfo, all []book.Bet, self string) (usage, string) {
+	u := book.Sum(all, l.Period, bookRace(race), true)
+	return u, "committed by " + committers(u.ByPlan, self)
 }
 
 // committers names the plans that committed money, the largest first:
@@ -234,16 +204,16 @@ func (r *money) fillAccount(res *Result) {
 		ctx, cancel := context.WithTimeout(context.Background(), accountGateWait)
 		defer cancel()
 		var err error
-		if others, err = r.otherPlansStakes(ctx); err != nil {
+		if others, err = r.otherPlansBets(ctx); err != nil {
 			a.Unread = err.Error()
 			others = r.accountOthers
 		}
 	}
 	seen := map[string]bool{r.plan.Name: true}
 	for _, o := range others {
-		if !seen[o.plan] {
-			seen[o.plan] = true
-			a.Plans = append(a.Plans, o.plan)
+		if !seen[o.Plan()] {
+			seen[o.Plan()] = true
+			a.Plans = append(a.Plans, o.Plan())
 		}
 	}
 	sort.Strings(a.Plans[1:])
@@ -260,8 +230,8 @@ func (r *money) fillAccount(res *Result) {
 	}
 	for k, race := range keys {
 		u, _ := r.accountUsage(*l, race, others)
-		a.Periods = append(a.Periods, PeriodUsage{Period: k, Words: periodWords(l.Period, k), PlanEnv: u.totals,
-			Planned: u.planned, PlannedBets: u.plannedBets})
+		a.Periods = append(a.Periods, PeriodUsage{Period: k, Words: periodWords(l.Period, k), PlanEnv: u.Env(),
+			Planned: u.Planned, PlannedBets: u.PlannedBets})
 	}
 	sort.Slice(a.Periods, func(i, j int) bool { return a.Periods[i].Period < a.Periods[j].Period })
 	res.Account = a
@@ -277,7 +247,7 @@ func (r *money) certainAccountRefusal(certain []*instance) string {
 		return ""
 	}
 	others := r.accountOthers
-	var before []accountStake
+	var before []book.Bet
 	for _, in := range certain {
 		risk := r.exposure(in)
 		u, who := r.accountUsage(*l, in.info, slices.Concat(others, before))
@@ -289,7 +259,7 @@ func (r *money) certainAccountRefusal(certain []*instance) string {
 			return fmt.Sprintf("the bets certain to be created (%s: a named race, no when, a static amount) break an account limit together, with what the account's plans committed before: at bet %s, account %s",
 				plan.CutList(ids, idsShown), in.bet.ID, reason)
 		}
-		before = append(before, accountStake{plan: r.plan.Name, stake: stake{label: in.label, betID: in.bet.ID, race: in.info, requested: in.amount, risk: risk, open: true}})
+		before = append(before, r.asCreated(in, risk))
 	}
 	return ""
 }
@@ -319,23 +289,26 @@ func (r *money) loadAccount(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("read the other plans' journals for the account's limits: %w", err)
 	}
-	others, err := r.stakesOf(logs)
+	others, err := r.othersOf(logs)
 	if err != nil || !accountReadsOutcomes(l) {
 		r.accountOthers = others
 		return err
 	}
 	now := r.clock.Now()
 	for _, o := range others {
-		if seen := r.accountSeen[o.label]; seen != nil && (seen.n.Resulted() || bool(seen.n.IsCanceled) || now.Sub(seen.at) < accountRefreshEvery) {
+		if !o.IsOpen() {
+			continue // its outcome is kept: nothing more to read
+		}
+		if seen := r.accountSeen[o.Label()]; seen != nil && (seen.n.Resulted() || bool(seen.n.IsCanceled) || now.Sub(seen.at) < accountRefreshEvery) {
 			continue
 		}
-		ns, err := r.svc.NotificationsByLabel(ctx, o.label)
+		ns, err := r.svc.NotificationsByLabel(ctx, o.Label())
 		if err != nil {
-			return fmt.Errorf("read plan %s's bet %s for the account's limits: %w", o.plan, o.betID, err)
+			return fmt.Errorf("read plan %s's bet %s for the account's limits: %w", o.Plan(), o.BetID(), err)
 		}
 		var first *apiclient.Notification
 		for i := range ns {
-			if ns[i].Label == o.label && (first == nil || ns[i].ID < first.ID) {
+			if ns[i].Label == o.Label() && (first == nil || ns[i].ID < first.ID) {
 				first = &ns[i]
 			}
 		}
@@ -345,8 +318,8 @@ func (r *money) loadAccount(ctx context.Context) error {
 		if r.accountSeen == nil {
 			r.accountSeen = map[string]*seenNotification{}
 		}
-		r.accountSeen[o.label] = &seenNotification{n: first, at: now}
+		r.accountSeen[o.Label()] = &seenNotification{n: first, at: now}
 	}
-	r.accountOthers, err = r.stakesOf(logs)
+	r.accountOthers, err = r.othersOf(logs)
 	return err
 }

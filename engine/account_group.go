@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/betplan/betplan/engine/book"
 	"github.com/betplan/betplan/plan"
 )
 
@@ -32,8 +33,8 @@ type groupMember struct {
 	plan    string
 	money   *money
 	certain []*instance
-	own     []stake
-	others  []accountStake
+	own     []book.Bet
+	others  []book.Bet
 }
 
 // NewRunGroup is the group of the plans named; nil for fewer than two.
@@ -83,7 +84,7 @@ func (g *RunGroup) join(ctx context.Context, plan string, m *money, certain []*i
 	}
 	g.mu.Lock()
 	if len(certain) > 0 && g.waiting[plan] {
-		g.members = append(g.members, &groupMember{plan: plan, money: m, certain: certain, own: m.stakes(), others: m.accountOthers})
+		g.members = append(g.members, &groupMember{plan: plan, money: m, certain: certain, own: m.counted(), others: m.accountOthers})
 	}
 	g.arrivedLocked(plan)
 	g.mu.Unlock()
@@ -114,20 +115,18 @@ func (g *RunGroup) decide() string {
 	for _, m := range g.members {
 		inRun[m.plan] = true
 	}
-	var committed []accountStake
-	outside := map[string]accountStake{}
+	var committed []book.Bet
+	outside := map[string]book.Bet{}
 	type bet struct {
 		m  *groupMember
 		in *instance
 	}
 	var bets []bet
 	for _, m := range g.members {
-		for _, s := range m.own {
-			committed = append(committed, accountStake{plan: m.plan, stake: s})
-		}
+		committed = append(committed, m.own...)
 		for _, o := range m.others {
-			if !inRun[o.plan] {
-				outside[o.plan+"\x00"+o.label] = o
+			if !inRun[o.Plan()] {
+				outside[o.Plan()+"\x00"+o.Label()] = o
 			}
 		}
 		for _, in := range m.certain {
@@ -143,7 +142,7 @@ func (g *RunGroup) decide() string {
 		committed = append(committed, outside[k])
 	}
 	sort.SliceStable(bets, func(i, j int) bool { return bets[i].in.info.Start.Before(bets[j].in.info.Start) })
-	var before []accountStake
+	var before []book.Bet
 	for _, b := range bets {
 		risk := b.m.money.exposure(b.in)
 		u, who := accountUsageOf(*l, b.in.info, append(committed[:len(committed):len(committed)], before...), "")
@@ -159,7 +158,7 @@ func (g *RunGroup) decide() string {
 			return fmt.Sprintf("the bets certain to be created by the plans of this run (%s; each a named race, no when, a static amount) break an account limit together, with what the account's plans committed before: at %s's bet %s, account %s",
 				strings.Join(parts, "; "), b.m.plan, b.in.bet.ID, reason)
 		}
-		before = append(before, accountStake{plan: b.m.plan, stake: stake{label: b.in.label, betID: b.in.bet.ID, race: b.in.info, requested: b.in.amount, risk: risk, open: true}})
+		before = append(before, b.m.money.asCreated(b.in, risk))
 	}
 	return ""
 }

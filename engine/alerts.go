@@ -46,7 +46,7 @@ type alerting struct {
 // alertRun is what the alerts read of the run they tell of.
 type alertRun struct {
 	journal    *Journal
-	book       *book
+	book       *betBook
 	plan       *plan.Plan
 	opts       *Options
 	clock      Clock

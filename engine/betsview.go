@@ -23,7 +23,7 @@ type startOrder struct {
 
 // of is b's bets by start. A new order is a new slice: one handed out
 // before (a tick going through its bets) stays as it was.
-func (s *startOrder) of(b *book) []*instance {
+func (s *startOrder) of(b *betBook) []*instance {
 	if !s.sorted || s.layout != b.layout {
 		out := b.snapshot()
 		soonestFirst(out, func(in *instance) time.Time { return in.info.Start })

@@ -75,7 +75,7 @@ type betState struct {
 }
 
 // book is the plan's bets: their index and every change to their state.
-type book struct {
+type betBook struct {
 	insts   []*instance
 	byLabel map[string]*instance
 	// version counts the changes to what the service showed of the
@@ -99,10 +99,10 @@ type book struct {
 	changed, spare []*instance
 }
 
-func newBook() *book { return &book{byLabel: make(map[string]*instance)} }
+func newBook() *betBook { return &betBook{byLabel: make(map[string]*instance)} }
 
 // moved notes a transition of in for whoever listens to the book.
-func (b *book) moved(in *instance) {
+func (b *betBook) moved(in *instance) {
 	if b.watched && !in.changed {
 		in.changed = true
 		b.changed = append(b.changed, in)
@@ -111,7 +111,7 @@ func (b *book) moved(in *instance) {
 
 // watch starts keeping the transitions for the alerts: every bet the book
 // holds counts as moved, so the first take sees each once.
-func (b *book) watch() {
+func (b *betBook) watch() {
 	b.watched = true
 	for _, in := range b.insts {
 		b.moved(in)
@@ -121,7 +121,7 @@ func (b *book) watch() {
 // takeChanged returns the bets that moved since the last take, each once,
 // in the order they first moved. The slice is the book's: it is valid
 // until the next take.
-func (b *book) takeChanged() []*instance {
+func (b *betBook) takeChanged() []*instance {
 	ch := b.changed
 	b.changed, b.spare = b.spare[:0], ch
 	for _, in := range ch {
@@ -133,7 +133,7 @@ func (b *book) takeChanged() []*instance {
 // outdated says what the limits' sums are built from changed outside the
 // bets' own states (instances found, moved or dropped; notifications
 // read by label prefix).
-func (b *book) outdated() { b.version, b.edits, b.layout = b.version+1, b.edits+1, b.layout+1 }
+func (b *betBook) outdated() { b.version, b.edits, b.layout = b.version+1, b.edits+1, b.layout+1 }
 
 // newWaiting is a bet not created yet.
 func newWaiting(bet *plan.Bet, info RaceInfo, label string, amount float64) *instance {
@@ -153,7 +153,7 @@ func newFound(bet *plan.Bet, n *apiclient.Notification, amount float64) *instanc
 }
 
 // add puts in into the book, under key in the index unless key is "".
-func (b *book) add(key string, in *instance) {
+func (b *betBook) add(key string, in *instance) {
 	if key != "" {
 		b.byLabel[key] = in
 	}
@@ -163,7 +163,7 @@ func (b *book) add(key string, in *instance) {
 }
 
 // remove takes in, indexed under key, out of the book.
-func (b *book) remove(in *instance, key string) {
+func (b *betBook) remove(in *instance, key string) {
 	delete(b.byLabel, key)
 	b.edits, b.layout = b.edits+1, b.layout+1
 	for i, x := range b.insts {
@@ -175,7 +175,7 @@ func (b *book) remove(in *instance, key string) {
 }
 
 // restore brings what the journal knows of in's label (s) into in.
-func (b *book) restore(in *instance, s *labelState) {
+func (b *betBook) restore(in *instance, s *labelState) {
 	b.edits++
 	if s.Amount > 0 {
 		in.amount = s.Amount
@@ -203,13 +203,13 @@ func (b *book) restore(in *instance, s *labelState) {
 }
 
 // wait says why in is not created yet (or not now), its state unchanged.
-func (b *book) wait(in *instance, reason string) {
+func (b *betBook) wait(in *instance, reason string) {
 	in.reason = reason
 	b.moved(in)
 }
 
 // end makes in final with status and why.
-func (b *book) end(in *instance, status Status, reason string) {
+func (b *betBook) end(in *instance, status Status, reason string) {
 	in.status, in.final = status, true
 	in.reason = reason
 	b.edits++
@@ -218,7 +218,7 @@ func (b *book) end(in *instance, status Status, reason string) {
 
 // fail makes in final and failed: err is the error it ends with, reason
 // (unless "") why.
-func (b *book) fail(in *instance, reason, err string) {
+func (b *betBook) fail(in *instance, reason, err string) {
 	in.status, in.final = StatusFailed, true
 	b.edits++
 	if reason != "" {
@@ -230,7 +230,7 @@ func (b *book) fail(in *instance, reason, err string) {
 
 // trouble keeps err, a read or a check that failed and is tried again,
 // and reason (unless "") what that leaves in at.
-func (b *book) trouble(in *instance, err, reason string) {
+func (b *betBook) trouble(in *instance, err, reason string) {
 	in.err = err
 	if reason != "" {
 		in.reason = reason
@@ -239,7 +239,7 @@ func (b *book) trouble(in *instance, err, reason string) {
 }
 
 // priced sets in's stake or target profit.
-func (b *book) priced(in *instance, amount float64) {
+func (b *betBook) priced(in *instance, amount float64) {
 	if in.amount != amount {
 		in.amount = amount
 		b.edits++
@@ -247,10 +247,10 @@ func (b *book) priced(in *instance, amount float64) {
 }
 
 // risked sets what in puts at risk.
-func (b *book) risked(in *instance, e exposure) { in.risk = e }
+func (b *betBook) risked(in *instance, e exposure) { in.risk = e }
 
 // created is in's create landed as notification id, at.
-func (b *book) created(in *instance, id int64, at time.Time) {
+func (b *betBook) created(in *instance, id int64, at time.Time) {
 	in.notifID = id
 	in.createdAt = at
 	in.status = StatusCreated
@@ -261,17 +261,17 @@ func (b *book) created(in *instance, id int64, at time.Time) {
 }
 
 // knownAs is a preview's bet whose label notification id already carries.
-func (b *book) knownAs(in *instance, id int64) { in.notifID, b.edits = id, b.edits+1 }
+func (b *betBook) knownAs(in *instance, id int64) { in.notifID, b.edits = id, b.edits+1 }
 
 // found is in's notification n, just read by a label look-up at.
-func (b *book) found(in *instance, n *apiclient.Notification, at time.Time) {
+func (b *betBook) found(in *instance, n *apiclient.Notification, at time.Time) {
 	in.notif, in.lastPolled = n, at
 	b.version, b.edits = b.version+1, b.edits+1
 	b.moved(in)
 }
 
 // polled is in read (or tried) at; ok clears a poll's failure.
-func (b *book) polled(in *instance, at time.Time, ok bool) {
+func (b *betBook) polled(in *instance, at time.Time, ok bool) {
 	in.lastPolled = at
 	if ok && strings.HasPrefix(in.err, "polling:") {
 		in.err = ""
@@ -279,10 +279,10 @@ func (b *book) polled(in *instance, at time.Time, ok bool) {
 }
 
 // readAgain makes in due at the next poll.
-func (b *book) readAgain(in *instance) { in.lastPolled = time.Time{} }
+func (b *betBook) readAgain(in *instance) { in.lastPolled = time.Time{} }
 
 // observe is n, what the service shows of in now.
-func (b *book) observe(in *instance, n *apiclient.Notification) {
+func (b *betBook) observe(in *instance, n *apiclient.Notification) {
 	in.notif = n
 	b.version, b.edits = b.version+1, b.edits+1
 	if in.createdAt.IsZero() && !n.CreatedAt.IsZero() {
@@ -296,7 +296,7 @@ func (b *book) observe(in *instance, n *apiclient.Notification) {
 // placing marks in first seen placed (and again when more is accepted,
 // up to accepted) for its records to be read: until then at and by stand
 // in for when and by whom.
-func (b *book) placing(in *instance, at time.Time, by []string, accepted float64) {
+func (b *betBook) placing(in *instance, at time.Time, by []string, accepted float64) {
 	if in.placedAt.IsZero() {
 		in.placedAt = at
 	}
@@ -308,17 +308,17 @@ func (b *book) placing(in *instance, at time.Time, by []string, accepted float64
 }
 
 // cancelled is in cancelled, by betplan or on the service.
-func (b *book) cancelled(in *instance) {
+func (b *betBook) cancelled(in *instance) {
 	in.canceled = true
 	b.edits++
 	b.moved(in)
 }
 
 // answered is the answer of the bots bots read from in's records.
-func (b *book) answered(in *instance, bots string) { in.answeredBy = bots }
+func (b *betBook) answered(in *instance, bots string) { in.answeredBy = bots }
 
 // move is in at status, not final, and why.
-func (b *book) move(in *instance, status Status, reason string) {
+func (b *betBook) move(in *instance, status Status, reason string) {
 	in.status = status
 	in.reason = reason
 	b.edits++
@@ -327,7 +327,7 @@ func (b *book) move(in *instance, status Status, reason string) {
 
 // settled is in resulted with money accepted: its records are read later,
 // in bulk.
-func (b *book) settled(in *instance, reason string) {
+func (b *betBook) settled(in *instance, reason string) {
 	in.final, in.err, in.needRecords = true, "", true
 	in.status = StatusSettled
 	in.reason = reason
@@ -336,7 +336,7 @@ func (b *book) settled(in *instance, reason string) {
 }
 
 // complete is in resulted, its records read: it ends at status, and why.
-func (b *book) complete(in *instance, status Status, reason string) {
+func (b *betBook) complete(in *instance, status Status, reason string) {
 	in.final = true
 	in.err = ""
 	in.status = status
@@ -348,7 +348,7 @@ func (b *book) complete(in *instance, status Status, reason string) {
 // readRecords keeps a notification's records and what they say of who
 // placed it and when (at stands in when they do not say). It reports
 // whether the placement is to be logged now.
-func (b *book) readRecords(in *instance, recs []apiclient.BetRecord, at time.Time) (logPlacement bool) {
+func (b *betBook) readRecords(in *instance, recs []apiclient.BetRecord, at time.Time) (logPlacement bool) {
 	in.needRecords = false
 	placement := in.needPlacement
 	in.needPlacement, in.recordsRead = false, true
@@ -410,7 +410,7 @@ func (b *book) readRecords(in *instance, recs []apiclient.BetRecord, at time.Tim
 // placementUnread keeps err, why in's placement records could not be
 // read. It reports whether the placement is to be logged now, without
 // them (once).
-func (b *book) placementUnread(in *instance, err string) bool {
+func (b *betBook) placementUnread(in *instance, err string) bool {
 	in.err = err
 	if !in.placementLogged && !in.placedEarlier && in.notif != nil {
 		in.placementLogged = true
@@ -421,7 +421,7 @@ func (b *book) placementUnread(in *instance, err string) bool {
 
 // holdOutcome reports whether in's outcome must wait for its placement
 // to be logged (seen placed and resulted in one look), and holds it.
-func (b *book) holdOutcome(in *instance) bool {
+func (b *betBook) holdOutcome(in *instance) bool {
 	if in.needPlacement && !in.placedEarlier && !in.placementLogged {
 		in.outcomeDue = true
 		return true
@@ -431,7 +431,7 @@ func (b *book) holdOutcome(in *instance) bool {
 
 // releaseOutcome reports whether in's held outcome may be logged now:
 // its placement was (force: or will never be read), and lets it go.
-func (b *book) releaseOutcome(in *instance, force bool) bool {
+func (b *betBook) releaseOutcome(in *instance, force bool) bool {
 	if !in.outcomeDue || (in.needPlacement && !force) {
 		return false
 	}
@@ -442,7 +442,7 @@ func (b *book) releaseOutcome(in *instance, force bool) bool {
 // inDoubt is in, whose create was announced and whose outcome is
 // unknown: it may have placed money (amount, the announced one unless in
 // knows its own), and reason says so.
-func (b *book) inDoubt(in *instance, amount float64, reason string) {
+func (b *betBook) inDoubt(in *instance, amount float64, reason string) {
 	in.status = StatusInDoubt
 	b.edits++
 	if amount > 0 && in.amount == 0 {

@@ -66,7 +66,7 @@ func (v betView) notif() notifSeen {
 
 // followBook is the book's side of following (follow.Book): its bets as
 // views, and its transitions.
-type followBook struct{ b *book }
+type followBook struct{ b *betBook }
 
 func (f followBook) Bets() iter.Seq[follow.Bet] {
 	return func(yield func(follow.Bet) bool) {

@@ -11,7 +11,7 @@ import (
 // the parts that read the service, report and alert.
 
 // nameInstances sets the id of every instance the run holds.
-func (b *book) nameInstances() {
+func (b *betBook) nameInstances() {
 	refs := make([]instanceRef, len(b.insts))
 	for i, in := range b.insts {
 		refs[i] = instanceRef{in.bet, in.info}
@@ -23,7 +23,7 @@ func (b *book) nameInstances() {
 
 // hasRace reports whether the run already holds an instance of b on a
 // race (an unresolved entry does not count).
-func (b *book) hasRace(bet *plan.Bet) bool {
+func (b *betBook) hasRace(bet *plan.Bet) bool {
 	for _, in := range b.insts {
 		if in.bet == bet && in.race != nil {
 			return true
@@ -34,7 +34,7 @@ func (b *book) hasRace(bet *plan.Bet) bool {
 
 // eventInstance is the run's instance of an event bet on its event, nil
 // while unresolved.
-func (b *book) eventInstance(bet *plan.Bet) *instance {
+func (b *betBook) eventInstance(bet *plan.Bet) *instance {
 	for _, in := range b.insts {
 		if in.bet == bet && in.info.Event != nil && in.label != "" {
 			return in
@@ -43,7 +43,7 @@ func (b *book) eventInstance(bet *plan.Bet) *instance {
 	return nil
 }
 
-func (b *book) waiting() int {
+func (b *betBook) waiting() int {
 	n := 0
 	for _, in := range b.insts {
 		if in.status == StatusWaiting {
@@ -53,7 +53,7 @@ func (b *book) waiting() int {
 	return n
 }
 
-func (b *book) snapshot() []*instance { return append([]*instance(nil), b.insts...) }
+func (b *betBook) snapshot() []*instance { return append([]*instance(nil), b.insts...) }
 
 // byStart is the instances with the soonest race first (plan order among
 // a race's bets): in a burst, the bet whose race jumps first is created
@@ -61,11 +61,11 @@ func (b *book) snapshot() []*instance { return append([]*instance(nil), b.insts.
 // service's list, so the pages that poll the races still to run are the
 // newest ones. The slice is sorted once until the book's layout moves and
 // shared by every caller: they read it, never change it.
-func (b *book) byStart() []*instance { return b.starts.of(b) }
+func (b *betBook) byStart() []*instance { return b.starts.of(b) }
 
 // placedEntries are the placed entries j lacks for the instances' known
 // placement times.
-func (b *book) placedEntries(j *Journal) []journalEntry {
+func (b *betBook) placedEntries(j *Journal) []journalEntry {
 	var out []journalEntry
 	for _, in := range b.insts {
 		if in.notifID == 0 || in.placedAt.IsZero() {
@@ -92,7 +92,7 @@ func (b *book) placedEntries(j *Journal) []journalEntry {
 // start, then as the plan lists them; those with no known start (a race
 // never found) come last. The same order whichever way the instances
 // were found.
-func (b *book) sortInstances(bets []*plan.Bet) {
+func (b *betBook) sortInstances(bets []*plan.Bet) {
 	index := make(map[*plan.Bet]int, len(bets))
 	for i, bet := range bets {
 		index[bet] = i

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/betplan/betplan/engine/book"
 	"github.com/betplan/betplan/plan"
 )
 
@@ -84,7 +85,7 @@ func (r *creator) askedBets() betsAsked {
 		if w := limitsWords(r.plan.Limits, u); w != "" {
 			b.WriteString("\n" + w)
 		}
-		b.WriteString(worstCaseWords(r.plan.Limits, u.totals.Staked, atRisk, unknown))
+		b.WriteString(worstCaseWords(r.plan.Limits, u.Staked, atRisk, unknown))
 		if l := r.money.accountLimits(); l != nil {
 			au, _ := r.money.accountUsage(*l, rows[0].info, r.money.accountOthers)
 			if w := limitsWords(*l, au); w != "" {
@@ -155,21 +156,11 @@ func (r *creator) certainBets() []*instance {
 // certainRefusalOf is certainRefusal for the certain bets given.
 func (r *creator) certainRefusalOf(certain []*instance) (string, []*instance) {
 	// Each certain bet counts the ones before it, as if created.
-	type extra struct {
-		staked float64
-		bets   int
-	}
-	periods, races := map[string]extra{}, map[string]extra{}
+	before := book.NewLedger(r.plan.Limits.Period)
+	now := r.clock.Now()
 	for _, in := range certain {
 		risk := r.money.exposure(in)
-		u := r.money.usageFor(in.info)
-		raceKey := r.money.ledgerSums().raceSumKey(in.info)
-		p, rc := periods[u.period], races[raceKey]
-		u.totals.Staked += p.staked
-		u.totals.OpenStake += p.staked
-		u.totals.Bets += p.bets
-		u.raceStake += rc.staked
-		u.raceBets += rc.bets
+		u := r.money.usageFor(in.info).Plus(before.Usage(bookRace(in.info)))
 		if reason := limitRefusal(r.plan.Limits, risk, in.info, u, "committed by this plan and by the certain bets before it"); reason != "" {
 			ids := make([]string, len(certain))
 			for i, c := range certain {
@@ -178,8 +169,7 @@ func (r *creator) certainRefusalOf(certain []*instance) (string, []*instance) {
 			return fmt.Sprintf("the bets certain to be created (%s: a named race, no when, a static amount) break a limit together, with what the plan committed before: at bet %s, %s",
 				plan.CutList(ids, idsShown), in.bet.ID, reason), certain
 		}
-		periods[u.period] = extra{p.staked + risk.Amount, p.bets + 1}
-		races[raceKey] = extra{rc.staked + risk.Amount, rc.bets + 1}
+		before.Put(r.money.asCreated(in, risk), now)
 	}
 	if why := r.money.certainAccountRefusal(certain); why != "" {
 		return why, certain

@@ -87,7 +87,7 @@ func (r *creator) decide(ctx context.Context, in *instance, now time.Time) error
 
 // evaluateAmount sets in's amount from its expression now. An amount that
 // cannot be evaluated fails the bet, with the reason, and is not ok.
-func evaluateAmount(bk *book, in *instance, env *plan.Env) bool {
+func evaluateAmount(bk *betBook, in *instance, env *plan.Env) bool {
 	amount, err := in.bet.Amount(env)
 	if err != nil {
 		bk.end(in, StatusFailed, fmt.Sprintf("evaluating %s: %v", in.bet.AmountField(), err))

@@ -19,7 +19,7 @@ type creator struct {
 	opts  *Options
 	clock Clock
 	svc   Backend
-	book  *book
+	book  *betBook
 	res   *resolver     // the races, events and sessions a bet is decided on
 	money *money        // what a bet puts at risk, and the limits' sums
 	hold  *hold         // the journal and the lock

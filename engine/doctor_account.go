@@ -34,15 +34,15 @@ func ExamineAccount(ctx context.Context, rep *DoctorReport, svc Backend, clock C
 	starts := map[string]time.Time{periodKey(l.Period, now): now}
 	inPeriods := map[string]bool{}
 	for _, o := range r.money.accountOthers {
-		if st := o.race.Start; !st.IsZero() && st.Sub(now).Abs() <= 24*time.Hour {
+		if st := o.Race().Start; !st.IsZero() && st.Sub(now).Abs() <= 24*time.Hour {
 			if k := periodKey(l.Period, st); starts[k].IsZero() {
 				starts[k] = st
 			}
 		}
 	}
 	for _, o := range r.money.accountOthers {
-		if k := periodKey(l.Period, o.race.Start); !starts[k].IsZero() || o.race.Start.IsZero() || l.Period == "" {
-			inPeriods[o.plan] = true
+		if k := periodKey(l.Period, o.Race().Start); !starts[k].IsZero() || o.Race().Start.IsZero() || l.Period == "" {
+			inPeriods[o.Plan()] = true
 		}
 	}
 	for p := range inPeriods {
@@ -51,7 +51,7 @@ func ExamineAccount(ctx context.Context, rep *DoctorReport, svc Backend, clock C
 	sort.Strings(a.Plans)
 	var reached []string
 	for k, st := range starts {
-		u, _ := r.money.accountUsageWith(l, RaceInfo{Start: st}, nil, r.money.accountOthers)
+		u, _ := accountUsageOf(l, RaceInfo{Start: st}, r.money.accountOthers, "")
 		dp := DoctorPeriod{Period: k, Words: periodWords(l.Period, k), Limits: doctorLimits(l, u)}
 		for _, dl := range dp.Limits {
 			if dl.Reached {
@@ -75,7 +75,7 @@ func ExamineAccount(ctx context.Context, rep *DoctorReport, svc Backend, clock C
 
 // doctorLimits says each of l's limits with its use in u.
 func doctorLimits(l plan.Limits, u usage) []DoctorLimit {
-	t := u.totals
+	t := u
 	var out []DoctorLimit
 	add := func(name string, limit float64, used *float64, reached bool, words string) {
 		out = append(out, DoctorLimit{Name: name, Limit: limit, Used: used, Reached: reached, Words: words})
@@ -97,7 +97,7 @@ func doctorLimits(l plan.Limits, u usage) []DoctorLimit {
 		add("max_bets", float64(*v), num(float64(t.Bets)), t.Bets >= *v, fmt.Sprintf("%d of %d %s", t.Bets, *v, plural(*v, "bet", "bets")))
 	}
 	if v := l.MaxLoss; v != nil {
-		loss := -worstCase(t)
+		loss := -t.WorstCase()
 		add("max_loss", *v, num(loss), loss >= *v-1e-9, fmt.Sprintf("worst case %s if every open bet lost (settled %s, %s open) against -%s", signedUSD(-loss), signedUSD(t.Profit), usd(t.OpenStake), usd(*v)))
 	}
 	if v := l.StopLoss; v != nil {

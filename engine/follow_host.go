@@ -20,7 +20,7 @@ import (
 // newFollower wires the follower of a command's plan to the book and to
 // host; host.journals is set once the journal keeper, which reads list
 // pages through the follower, is made.
-func newFollower(p *plan.Plan, opts *Options, svc Backend, clock Clock, b *book, host *followHost) *follow.Follower {
+func newFollower(p *plan.Plan, opts *Options, svc Backend, clock Clock, b *betBook, host *followHost) *follow.Follower {
 	prefix := LabelPrefix(p.Name)
 	return follow.New(follow.Config{Svc: svc, Clock: clock, Book: followBook{b}, Host: host,
 		Interval: p.Poll.Interval, NoWait: opts.NoWait, Ends: tokenRefused,
@@ -33,7 +33,7 @@ func newFollower(p *plan.Plan, opts *Options, svc Backend, clock Clock, b *book,
 type followHost struct {
 	opts     *Options
 	svc      Backend
-	book     *book
+	book     *betBook
 	res      *resolver      // the sessions that placed a bet; what a bet needs to be ready
 	journals *journalKeeper // opens the plan's journal for a status's write of placement times
 	hold     *hold          // the plan's journal

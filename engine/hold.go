@@ -17,7 +17,7 @@ type hold struct {
 // and publish asks it first; the run's end reads what it says.
 type halt struct {
 	hold *hold
-	book *book
+	book *betBook
 	logf func(format string, args ...any)
 
 	// why, once set, says why no more bets are created this run.

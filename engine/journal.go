@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/betplan/betplan/engine/book"
 	"github.com/betplan/betplan/state"
 )
 
@@ -43,8 +44,10 @@ type labelState struct {
 	DecidedWhy string
 	// Resulted is set once a run logged how the bet ended.
 	Resulted bool
-	// Outcome is set once a run recorded the bet's outcome (opOutcome).
+	// Outcome is set once a run recorded the bet's outcome (opOutcome),
+	// and Kept is that outcome as the book counts it.
 	Outcome bool
+	Kept    *book.Kept
 	// announced is the serial of the label's last creating entry.
 	announced int64
 }
@@ -216,6 +219,14 @@ func (j *Journal) apply(e journalEntry) {
 		s.Resulted = true
 	case opOutcome:
 		s.Outcome = true
+		if o := e.Outcome; o != nil {
+			k := &book.Kept{NotPlaced: o.Result == OutcomeNotPlaced, Accepted: o.Accepted, Odds: o.Odds, Profit: o.Profit,
+				ResultAt: o.ResultTime, Lay: isLayMarket(o.Market)}
+			if k.ResultAt.IsZero() {
+				k.ResultAt = e.Time
+			}
+			s.Kept = k
+		}
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/betplan/betplan/apiclient"
+	"github.com/betplan/betplan/engine/book"
 	"github.com/betplan/betplan/plan"
 	"github.com/betplan/betplan/state"
 )
@@ -36,7 +37,7 @@ type money struct {
 	clock    Clock
 	svc      Backend
 	key      state.PlanKey
-	book     *book
+	book     *betBook
 	journals *journalKeeper
 	hold     *hold         // the journal
 	sessions *sessionsRead // the sessions it last read, and when
@@ -49,43 +50,38 @@ type money struct {
 	known map[string]*apiclient.Notification
 	// planned are a preview's creates, counted by the limits like
 	// committed ones.
-	planned []stake
+	planned []book.Bet
 	// ledger keeps the limits' sums between creates, built again after
-	// each change of the book's version.
-	ledger    *ledger
-	exposures map[exposureKey]exposure
+	// each change of the book's version (ledgerGen); ledgerSerial is the
+	// journal's last entry it counted, ledgerPlanned the planned creates,
+	// ledgerSize about how many bets it holds.
+	ledger                               *book.Ledger
+	ledgerGen, ledgerPlanned, ledgerSize int
+	ledgerSerial                         int64
+	exposures                            map[exposureKey]exposure
 	// bets is what the plan's bets did as expressions read them, kept
 	// between decisions while the book stands still.
 	bets betsView
-	// accountOthers are the other plans' stakes a preview holds its
+	// accountOthers are the other plans' bets a preview holds its
 	// creates to, with the account's limits (account.go).
-	accountOthers []accountStake
+	accountOthers []book.Bet
 	// accountSeen is what the service showed of the other plans' bets,
 	// by label (refreshAccountOutcomes).
 	accountSeen map[string]*seenNotification
 }
 
-// inPeriod reports whether a stake counts in period key. A stake whose
-// race has no known start counts in every period: it may be today's.
-func (r *money) inPeriod(s *stake, key string) bool {
-	if key == "" || s.race.Start.IsZero() {
-		return true
-	}
-	return periodKey(r.plan.Limits.Period, s.race.Start) == key
-}
-
-// stakes lists what the plan committed, and what a preview plans, in
-// journal order. Cancelled bets (by betplan cancel, or on the service
-// before anything was placed) put nothing at risk and are left out.
-func (r *money) stakes() []stake {
+// counted lists what the plan committed, and what a preview plans, as the
+// book counts each (book.Count), in journal order. A bet cancelled or
+// refused with nothing placed puts nothing at risk and is left out.
+func (r *money) counted() []book.Bet {
 	now := r.clock.Now()
-	var out []stake
+	var out []book.Bet
 	seen := map[string]bool{}
 	if r.hold.journal != nil {
 		for _, e := range r.hold.journal.states() {
 			seen[e.label] = true
-			if st, ok := r.stakeOf(e.label, &e.labelState, now); ok {
-				out = append(out, st)
+			if b, ok := r.journalBet(e.label, &e.labelState, now); ok {
+				out = append(out, b)
 			}
 		}
 	}
@@ -93,105 +89,44 @@ func (r *money) stakes() []stake {
 		if seen[n.Label] {
 			continue
 		}
-		if st, ok := r.knownStake(n, now); ok {
-			out = append(out, st)
+		if b, ok := r.knownBet(n, now); ok {
+			out = append(out, b)
 		}
 	}
 	return append(out, r.planned...)
 }
 
-// stakeOf is what the journal's label l puts at risk now; false when it
-// puts nothing at risk (never created, or cancelled before any session
-// placed it).
-func (r *money) stakeOf(l string, s *labelState, now time.Time) (stake, bool) {
-	if !s.created() && !s.Pending {
-		return stake{}, false
+// journalBet is what the journal's label l puts at risk now, with what
+// this command knows of it; false when it puts nothing at risk.
+func (r *money) journalBet(l string, s *labelState, now time.Time) (book.Bet, bool) {
+	f, ok := journalFacts(r.plan.Name, l, s)
+	if !ok {
+		return book.Bet{}, false
 	}
-	st := stake{label: l, betID: s.BetID, race: s.Race, requested: s.Amount,
-		risk: exposure{Amount: s.AtRisk, Basis: s.Basis}, open: true, canceled: s.Canceled}
-	if st.risk.Amount == 0 { // a journal from before at-risk was kept
-		st.risk = exposure{Amount: s.Amount, Basis: "the requested amount (recorded before at-risk amounts were)"}
-	}
-	return st, r.outcome(&st, now)
+	return r.count(f, now)
 }
 
-// knownStake is what a notification of the plan found on the service, and
+// knownBet is what a notification of the plan found on the service, and
 // not in the journal, puts at risk now.
-func (r *money) knownStake(n *apiclient.Notification, now time.Time) (stake, bool) {
-	st := stake{label: n.Label, betID: betIDFromLabel(r.plan.Name, n.Label), race: notificationRace(n),
-		requested: notificationAmount(n, plan.AmountFieldFor(n.Type)), risk: r.notificationExposure(n), open: true}
-	return st, r.outcome(&st, now)
+func (r *money) knownBet(n *apiclient.Notification, now time.Time) (book.Bet, bool) {
+	f := book.Facts{Plan: r.plan.Name, Label: n.Label, BetID: betIDFromLabel(r.plan.Name, n.Label), Race: bookRace(notificationRace(n)),
+		Requested: notificationAmount(n, plan.AmountFieldFor(n.Type)), Estimate: r.notificationExposure(n)}
+	return r.count(f, now)
 }
 
-// outcome brings what the service showed of a stake into it; false when
-// the bet was cancelled with nothing placed.
-func (r *money) outcome(st *stake, now time.Time) bool {
-	in := r.book.byLabel[st.label]
+// count adds to f what this command knows of the bet (its instance, and
+// the notification it or a scan read) and counts it.
+func (r *money) count(f book.Facts, now time.Time) (book.Bet, bool) {
+	in := r.book.byLabel[f.Label]
 	var n *apiclient.Notification
 	if in != nil {
-		if in.status == StatusCanceled && in.final {
-			return false // the service showed nothing placed
-		}
-		st.canceled = st.canceled || in.canceled
 		n = in.notif
-		if !in.info.Start.IsZero() {
-			st.race.Start = in.info.Start
-		}
 	}
 	if n == nil {
-		n = r.known[st.label]
+		n = r.known[f.Label]
 	}
-	if n == nil {
-		// Not read yet: what it may place, unless cancelled with nothing
-		// known placed.
-		return !st.canceled
-	}
-	return applyOutcome(st, n, in, now)
-}
-
-// applyOutcome brings what the service showed of a stake, n, into it;
-// in is this run's bet of it, nil for another plan's. False when the bet
-// was cancelled with nothing placed.
-func applyOutcome(st *stake, n *apiclient.Notification, in *instance, now time.Time) bool {
-	accepted := float64(n.TotalAccepted)
-	off := in != nil && in.final
-	if start := n.Tip.Competition.StartTime.Time; !start.IsZero() && !now.Before(start) {
-		off = true
-	}
-	switch {
-	case bool(n.IsCanceled) && accepted == 0:
-		return false
-	case n.Resulted():
-		st.open = false
-		st.settled = accepted > 0
-		st.profit = float64(n.Profit)
-		st.resultAt = n.Tip.ResultTime.Time
-		st.risk = exposure{Amount: roundCents(accepted), Basis: "accepted by the sessions"}
-	case bool(n.IsCanceled) || st.canceled:
-		// Cancelled after sessions placed it: that stays on, nothing
-		// more is placed.
-		if accepted == 0 {
-			return false
-		}
-		st.risk = exposure{Amount: roundCents(accepted), Basis: "placed before the cancel; nothing more will be placed"}
-	case off:
-		// Past the off nothing more is placed: what was accepted is what
-		// is at risk, until the result.
-		st.open = accepted > 0
-		st.risk = exposure{Amount: roundCents(accepted), Basis: "accepted by the sessions"}
-	case in != nil && in.refusedStake > 0:
-		// A session that refused places nothing: what it would have
-		// placed is no longer at risk.
-		left := max(accepted, roundCents(st.risk.Amount-in.refusedStake))
-		st.risk = exposure{Amount: roundCents(left), Basis: fmt.Sprintf("accepted by the sessions so far, or still to be placed; %s refused by %s",
-			usd(in.refusedStake), refusedNames(in.refusedBy))}
-		if left == accepted {
-			st.risk.Basis = "accepted by the sessions; the others refused it"
-		}
-	case accepted > st.risk.Amount:
-		st.risk = exposure{Amount: roundCents(accepted), Basis: "accepted by the sessions so far"}
-	}
-	return true
+	instanceFacts(&f, in, n)
+	return book.Count(f, now)
 }
 
 // refusedNames are the sessions of refusals ("Ladbrokes 2: reason"),
@@ -209,78 +144,49 @@ func refusedNames(refusals []string) string {
 // terms let the sessions of now place.
 func (r *money) notificationExposure(n *apiclient.Notification) exposure {
 	if n.TotalAccepted > 0 || n.Resulted() {
-		return exposure{Amount: roundCents(float64(n.TotalAccepted)), Basis: "accepted by the sessions"}
+		if b, ok := book.Count(book.Facts{Seen: seenOf(n)}, time.Time{}); ok {
+			return b.Risk()
+		}
+		return exposure{Basis: "accepted by the sessions"}
 	}
 	t := notificationTerms(n)
 	return exposureOf(r.sessions.sessions, t, notificationAmount(n, plan.AmountFieldFor(n.Type)))
 }
 
-// usageFor adds up the stakes in the period of race, and on race itself,
-// from the ledger (ledgercache.go), which keeps the sums between creates.
+// usageFor is what the plan's bets add up to in the period of race, and
+// on race itself, from the ledger, which keeps the sums between creates.
 func (r *money) usageFor(race RaceInfo) usage {
 	l := r.ledgerSums()
-	u := l.usage(r.plan.Limits.Period, race)
-	if verifyLedger && len(l.byLabel) < 300 { // past that the check itself would dominate a test
-		if want := r.sum(r.stakes(), race); !sameUsage(u, want) {
-			panic(fmt.Sprintf("engine: the ledger's running sums %+v differ from the stakes' %+v", u, want))
+	u := l.Usage(bookRace(race))
+	if verifyLedger && l.Len() < 300 { // past that the check itself would dominate a test
+		if want := r.sum(r.counted(), race); !sameUsage(u, want) {
+			panic(fmt.Sprintf("engine: the ledger's running sums %+v differ from the bets' %+v", u, want))
 		}
 	}
 	return u
 }
 
 // verifyLedger makes every use of the running sums check them against
-// the stakes added up afresh; the tests turn it on.
+// the bets added up afresh; the tests turn it on.
 var verifyLedger = false
 
+// sameUsage reports whether two sums agree to the cent.
 func sameUsage(a, b usage) bool {
-	near := func(x, y float64) bool { return x-y < 0.005 && y-x < 0.005 }
-	ta, tb := a.totals, b.totals
-	return a.period == b.period && ta.Bets == tb.Bets && ta.Settled == tb.Settled && ta.Won == tb.Won && ta.Lost == tb.Lost &&
-		near(ta.Staked, tb.Staked) && near(ta.OpenStake, tb.OpenStake) && near(ta.Profit, tb.Profit) &&
-		near(ta.LowestProfit, tb.LowestProfit) && near(ta.HighestProfit, tb.HighestProfit) &&
-		near(a.planned, b.planned) && a.plannedBets == b.plannedBets && near(a.raceStake, b.raceStake) && a.raceBets == b.raceBets
+	a.ByPlan, b.ByPlan = nil, nil
+	return reflect.DeepEqual(a, b)
 }
 
-// sum adds up stakes in the period of race, and on race itself: the
-// definition the ledger's running sums keep to.
-func (r *money) sum(stakes []stake, race RaceInfo) usage {
-	var a periodSums
-	key := periodKey(r.plan.Limits.Period, race.Start)
-	for i := range stakes {
-		if r.inPeriod(&stakes[i], key) {
-			a.add(&stakes[i], 1)
-		}
-	}
-	a.finish()
-	u := usage{period: key, totals: a.t, planned: roundCents(a.planned), plannedBets: a.plannedBets}
-	u.totals.LowestProfit, u.totals.HighestProfit = profitRange(a.settled)
-	if race.Venue != "" || race.Event != nil {
-		for i := range stakes {
-			if sameRaceInfo(stakes[i].race, race) {
-				u.raceStake += stakes[i].risk.Amount
-				u.raceBets++
-			}
-		}
-	}
-	u.raceStake = roundCents(u.raceStake)
-	return u
-}
-
-// sameRaceInfo reports whether two bets are on one race of one meeting.
-// A sports event is its own "race": per-race limits hold for its bets.
-func sameRaceInfo(a, b RaceInfo) bool {
-	if a.Event != nil || b.Event != nil {
-		return a.Event != nil && b.Event != nil && a.Event.ID == b.Event.ID && a.Event.ID != ""
-	}
-	return strings.EqualFold(a.Code, b.Code) && a.EventNumber == b.EventNumber &&
-		plan.FoldVenue(a.Venue) == plan.FoldVenue(b.Venue) && meetingDate(a.Start) == meetingDate(b.Start)
+// sum adds up bets in the period of race, and on race itself
+// (book.Sum): the definition the ledger's running sums keep to.
+func (r *money) sum(bets []book.Bet, race RaceInfo) usage {
+	return book.Sum(bets, r.plan.Limits.Period, bookRace(race), false)
 }
 
 // periodUsages are the usages of the periods the result's bets are in
 // (the races this run considered), oldest first; with none, the latest
 // period the plan has bets in.
 func (r *money) periodUsages() []PeriodUsage {
-	stakes := r.stakes()
+	bets := r.counted()
 	keys := map[string]RaceInfo{}
 	for _, in := range r.book.insts {
 		if !in.resolved() || in.info.Start.IsZero() {
@@ -293,18 +199,18 @@ func (r *money) periodUsages() []PeriodUsage {
 	}
 	if len(keys) == 0 {
 		var latest RaceInfo
-		for _, s := range stakes {
-			if s.race.Start.After(latest.Start) {
-				latest = RaceInfo{Start: s.race.Start}
+		for _, b := range bets {
+			if start := b.Race().Start; start.After(latest.Start) {
+				latest = RaceInfo{Start: start}
 			}
 		}
 		keys[periodKey(r.plan.Limits.Period, latest.Start)] = latest
 	}
 	out := make([]PeriodUsage, 0, len(keys))
 	for k, race := range keys {
-		u := r.sum(stakes, race)
-		out = append(out, PeriodUsage{Period: k, Words: periodWords(r.plan.Limits.Period, k), PlanEnv: u.totals,
-			Planned: u.planned, PlannedBets: u.plannedBets})
+		u := r.sum(bets, race)
+		out = append(out, PeriodUsage{Period: k, Words: periodWords(r.plan.Limits.Period, k), PlanEnv: u.Env(),
+			Planned: u.Planned, PlannedBets: u.PlannedBets})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Period < out[j].Period })
 	return out
@@ -404,13 +310,6 @@ func (r *money) betEnv(in *instance) plan.BetEnv {
 	return e
 }
 
-// accountStake is a bet another plan of the account committed, as its
-// journal says.
-type accountStake struct {
-	plan string
-	stake
-}
-
 // seenNotification is another plan's notification as the service showed
 // it, and when.
 type seenNotification struct {
@@ -434,64 +333,48 @@ func (r *money) exposure(in *instance) exposure {
 	return e
 }
 
-// ledgerSums returns the ledger, brought up to date.
-func (r *money) ledgerSums() *ledger {
+// ledgerSums returns the ledger, brought up to date: built again after a
+// change of what the service showed (the book's version) or once a race
+// of an open bet went off, else brought forward by the journal's labels
+// written since (creates) and a preview's planned creates.
+func (r *money) ledgerSums() *book.Ledger {
 	now := r.clock.Now()
 	l := r.ledger
-	if l == nil || l.gen != r.book.version || (!l.nextChange.IsZero() && !now.Before(l.nextChange)) {
+	if l == nil || r.ledgerGen != r.book.version || (!l.NextChange().IsZero() && !now.Before(l.NextChange())) {
 		return r.rebuildLedger(now)
 	}
-	if r.hold.journal != nil && r.hold.journal.Serial() != l.serial {
-		for _, e := range r.hold.journal.changedSince(l.serial) {
-			st, ok := r.stakeOf(e.label, &e.labelState, now)
-			old, had := l.byLabel[e.label]
-			if (ok && st.settled) || (had && old.settled) {
-				return r.rebuildLedger(now) // the profit's low and high need the order of results
-			}
-			if had {
-				l.apply(r.plan.Limits.Period, &old, -1)
-				delete(l.byLabel, e.label)
-			}
-			if ok {
-				l.apply(r.plan.Limits.Period, &st, 1)
-				l.byLabel[e.label] = st
-				l.watch(&st, now)
+	if r.hold.journal != nil && r.hold.journal.Serial() != r.ledgerSerial {
+		for _, e := range r.hold.journal.changedSince(r.ledgerSerial) {
+			if b, ok := r.journalBet(e.label, &e.labelState, now); ok {
+				l.Put(b, now)
+			} else {
+				l.Remove(e.label)
 			}
 		}
-		l.serial = r.hold.journal.Serial()
+		r.ledgerSerial = r.hold.journal.Serial()
 	}
-	for _, st := range r.planned[l.planned:] {
-		l.apply(r.plan.Limits.Period, &st, 1)
-		l.watch(&st, now)
+	for _, b := range r.planned[r.ledgerPlanned:] {
+		l.Put(b, now)
 	}
-	l.planned = len(r.planned)
+	r.ledgerPlanned = len(r.planned)
 	return l
 }
 
-func (r *money) rebuildLedger(now time.Time) *ledger {
-	l := &ledger{gen: r.book.version, byLabel: map[string]stake{}, periods: map[string]*periodSums{}, races: map[string]*raceSums{}}
+func (r *money) rebuildLedger(now time.Time) *book.Ledger {
+	l := book.NewLedger(r.plan.Limits.Period)
+	r.ledgerSerial = 0
 	if r.hold.journal != nil {
-		l.serial = r.hold.journal.Serial()
+		r.ledgerSerial = r.hold.journal.Serial()
 	}
-	stakes := r.stakes()
-	for i := range stakes {
-		st := &stakes[i]
-		if !st.planned {
-			l.byLabel[st.label] = *st
-		}
-		l.apply(r.plan.Limits.Period, st, 1)
-		l.watch(st, now)
+	for _, b := range r.counted() {
+		l.Put(b, now)
 	}
-	l.planned = len(r.planned)
-	for _, a := range l.periods {
-		a.lo, a.hi = profitRange(a.settled)
-	}
-	l.all.lo, l.all.hi = profitRange(l.all.settled)
-	r.ledger = l
+	r.ledger, r.ledgerGen, r.ledgerPlanned = l, r.book.version, len(r.planned)
 	return l
 }
 
-// betResult is in as the report shows it, with what it puts at risk.
+// betResult is in as the report shows it, with what it puts at risk: the
+// book's count of it, as every sum counts it.
 func (r *money) betResult(in *instance) BetResult {
 	b := in.result()
 	var js *labelState
@@ -505,15 +388,21 @@ func (r *money) betResult(in *instance) BetResult {
 	}
 	switch {
 	case in.notifID != 0 || (js != nil && js.Pending):
-		st := stake{label: in.label, race: in.info, risk: in.risk, open: true}
-		if st.risk.Amount == 0 && js != nil && js.AtRisk > 0 {
-			st.risk = exposure{Amount: js.AtRisk, Basis: js.Basis}
+		f, ok := book.Facts{}, false
+		if js != nil {
+			f, ok = journalFacts(r.plan.Name, in.label, js)
 		}
-		if st.risk.Amount == 0 && in.notif != nil {
-			st.risk = r.notificationExposure(in.notif)
+		if !ok {
+			f = book.Facts{Plan: r.plan.Name, Label: in.label, BetID: in.bet.ID, Race: bookRace(in.info), Requested: in.amount}
 		}
-		if r.outcome(&st, r.clock.Now()) {
-			b.AtRisk, b.AtRiskBasis = st.risk.Amount, st.risk.Basis
+		if f.Estimate.Amount == 0 || (js == nil || js.AtRisk == 0) && in.risk.Amount > 0 {
+			f.Estimate = in.risk
+		}
+		if f.Estimate.Amount == 0 && in.notif != nil {
+			f.Estimate = r.notificationExposure(in.notif)
+		}
+		if bet, ok := r.count(f, r.clock.Now()); ok {
+			b.AtRisk, b.AtRiskBasis = bet.Risk().Amount, bet.Risk().Basis
 		} else {
 			b.AtRiskBasis = "cancelled before anything was placed"
 		}
@@ -521,5 +410,20 @@ func (r *money) betResult(in *instance) BetResult {
 		e := r.exposure(in)
 		b.AtRisk, b.AtRiskBasis = e.Amount, e.Basis
 	}
+	return b
+}
+
+// asCreated is in counted as if created now with risk: a bet certain to
+// be created, held to the limits with the ones before it.
+func (r *money) asCreated(in *instance, risk exposure) book.Bet {
+	b, _ := book.Count(book.Facts{Plan: r.plan.Name, Label: in.label, BetID: in.bet.ID, Race: bookRace(in.info),
+		Requested: in.amount, Estimate: risk}, r.clock.Now())
+	return b
+}
+
+// asPlanned is in counted as a preview's create: what run would create now.
+func (r *money) asPlanned(in *instance) book.Bet {
+	b, _ := book.Count(book.Facts{Plan: r.plan.Name, Label: in.label, BetID: in.bet.ID, Race: bookRace(in.info),
+		Requested: in.amount, Estimate: in.risk, Planned: true}, r.clock.Now())
 	return b
 }

@@ -15,10 +15,10 @@ import (
 // risk: what the sessions accepted, or may still place.
 func limitRefusal(l plan.Limits, risk exposure, race RaceInfo, u usage, usedWords string) string {
 	in := ""
-	if u.period != "" {
-		in = " in " + periodWords(l.Period, u.period)
+	if u.Period != "" {
+		in = " in " + periodWords(l.Period, u.Period)
 	}
-	t := u.totals
+	t := u
 	// Every amount was checked against plan.MaxBetAmount before the
 	// create; this refuses what no comparison below could (NaN compares
 	// false) whatever its origin.
@@ -33,7 +33,7 @@ func limitRefusal(l plan.Limits, risk exposure, race RaceInfo, u usage, usedWord
 	// A loss cap holds before the results: every open bet, and this one,
 	// may lose all they have at risk.
 	if l.MaxLoss != nil {
-		if worst := worstCase(t) - risk.Amount; worst < -*l.MaxLoss-1e-9 {
+		if worst := t.WorstCase() - risk.Amount; worst < -*l.MaxLoss-1e-9 {
 			return fmt.Sprintf("max_loss %s%s: if every open bet and this one lost, the profit would be %s (settled %s, %s open at risk, this bet %s (%s)), below -%s", usd(*l.MaxLoss), in, signedUSD(roundCents(worst)), signedUSD(t.Profit), usd(t.OpenStake), usd(risk.Amount), risk.Basis, usd(*l.MaxLoss))
 		}
 	}
@@ -50,11 +50,11 @@ func limitRefusal(l plan.Limits, risk exposure, race RaceInfo, u usage, usedWord
 	if d := meetingDate(race.Start); d != "" {
 		raceWords += " of " + d
 	}
-	if l.MaxStakePerRace != nil && u.raceStake+risk.Amount > *l.MaxStakePerRace+1e-9 {
-		return fmt.Sprintf("max_stake_per_race %s on %s: %s at risk on it %s, this bet adds %s (%s)", usd(*l.MaxStakePerRace), raceWords, usd(u.raceStake), usedWords, usd(risk.Amount), risk.Basis)
+	if l.MaxStakePerRace != nil && u.RaceStake+risk.Amount > *l.MaxStakePerRace+1e-9 {
+		return fmt.Sprintf("max_stake_per_race %s on %s: %s at risk on it %s, this bet adds %s (%s)", usd(*l.MaxStakePerRace), raceWords, usd(u.RaceStake), usedWords, usd(risk.Amount), risk.Basis)
 	}
-	if l.MaxBetsPerRace != nil && u.raceBets+1 > *l.MaxBetsPerRace {
-		return fmt.Sprintf("max_bets_per_race %d on %s: %d %s on it %s", *l.MaxBetsPerRace, raceWords, u.raceBets, plural(u.raceBets, "bet", "bets"), usedWords)
+	if l.MaxBetsPerRace != nil && u.RaceBets+1 > *l.MaxBetsPerRace {
+		return fmt.Sprintf("max_bets_per_race %d on %s: %d %s on it %s", *l.MaxBetsPerRace, raceWords, u.RaceBets, plural(u.RaceBets, "bet", "bets"), usedWords)
 	}
 	if l.MaxTotalStake != nil && t.Staked+risk.Amount > *l.MaxTotalStake+1e-9 {
 		return fmt.Sprintf("max_total_stake %s%s: %s at risk %s, this bet adds %s (%s)", usd(*l.MaxTotalStake), in, usd(t.Staked), usedWords, usd(risk.Amount), risk.Basis)
@@ -85,7 +85,7 @@ func (r *money) checkLimits(in *instance, risk exposure) string {
 // period of u, in one line: "Limits for day 2026-11-21: max_total_stake
 // $100.00 ($20.00 used), ...".
 func limitsWords(l plan.Limits, u usage) string {
-	t := u.totals
+	t := u
 	var parts []string
 	if l.MaxStakePerBet != nil {
 		parts = append(parts, "max_stake_per_bet "+usd(*l.MaxStakePerBet))
@@ -100,7 +100,7 @@ func limitsWords(l plan.Limits, u usage) string {
 		parts = append(parts, fmt.Sprintf("max_bets %d (%d used)", *l.MaxBets, t.Bets))
 	}
 	if l.MaxLoss != nil {
-		parts = append(parts, fmt.Sprintf("max_loss %s (worst case %s)", usd(*l.MaxLoss), signedUSD(worstCase(t))))
+		parts = append(parts, fmt.Sprintf("max_loss %s (worst case %s)", usd(*l.MaxLoss), signedUSD(t.WorstCase())))
 	}
 	if l.StopLoss != nil {
 		parts = append(parts, fmt.Sprintf("stop_loss %s (settled profit %s)", usd(*l.StopLoss), signedUSD(t.Profit)))
@@ -117,7 +117,7 @@ func limitsWords(l plan.Limits, u usage) string {
 	if len(parts) == 0 {
 		return ""
 	}
-	return fmt.Sprintf("Limits for %s: %s.", periodWords(l.Period, u.period), strings.Join(parts, ", "))
+	return fmt.Sprintf("Limits for %s: %s.", periodWords(l.Period, u.Period), strings.Join(parts, ", "))
 }
 
 // ownRefusal returns why a bet would be refused whatever else the plan

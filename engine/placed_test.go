@@ -48,9 +48,9 @@ func TestJournalPlacedAtKeptOnce(t *testing.T) {
 }
 
 // An outcome entry keeps its facts under "outcome": replay folds nothing
-// from it but that it was kept, so a journal replays to the same bets with
-// it or without it (and a betplan that does not know the entry folds none
-// of its amounts into the bet's).
+// from it but the outcome itself (for the book to count), so a journal
+// replays to the same bets with it or without it (and a betplan that does
+// not know the entry folds none of its amounts into the bet's).
 func TestJournalOutcomeFoldsNothingElse(t *testing.T) {
 	t.Parallel()
 	base := [][]byte{
@@ -72,7 +72,10 @@ func TestJournalOutcomeFoldsNothingElse(t *testing.T) {
 	if a.Outcome || !b.Outcome {
 		t.Fatalf("outcome kept: without %v, with %v", a.Outcome, b.Outcome)
 	}
-	b.Outcome = false
+	if k := b.Kept; k == nil || k.Accepted != 10 || k.Profit != 25 || k.Odds != 3.5 || k.NotPlaced || !k.ResultAt.Equal(time.Date(2026, 11, 25, 4, 0, 0, 0, time.UTC)) {
+		t.Fatalf("the outcome as the book counts it: %+v", b.Kept)
+	}
+	b.Outcome, b.Kept = false, nil
 	if a != b {
 		t.Fatalf("the outcome entry changed the bet:\nwithout %+v\nwith    %+v", a, b)
 	}

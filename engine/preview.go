@@ -188,7 +188,7 @@ func (r *creator) previewOne(in *instance, now time.Time, exists map[string]int6
 		b.Action = ActionCreate
 		b.Reason = "ready: run would create it now"
 		*planned += in.amount
-		r.money.planned = append(r.money.planned, stake{label: in.label, betID: in.bet.ID, race: in.info, requested: in.amount, risk: in.risk, open: true, planned: true})
+		r.money.planned = append(r.money.planned, r.money.asPlanned(in))
 	}
 	return b
 }

@@ -24,7 +24,7 @@ type resolver struct {
 	plan  *plan.Plan
 	svc   Backend
 	clock Clock
-	book  *book
+	book  *betBook
 	hold  *hold  // the journal
 	halt  *halt  // whether the lock still holds
 	money *money // the sums and the bets as expressions read them
@@ -163,7 +163,7 @@ func (r *resolver) env(rc *apiclient.Race, now time.Time) *plan.Env {
 // bet.
 func (r *resolver) outcomeEnv(e *plan.Env, info RaceInfo, now time.Time) {
 	if r.plan.ReadsOutcomes {
-		e.Plan = r.money.usageFor(info).totals
+		e.Plan = r.money.usageFor(info).Env()
 		e.Bets = r.money.betEnvs(info, now)
 	}
 }

@@ -1,55 +1,29 @@
 package engine
 
 import (
-	"fmt"
-	"sort"
+	"strings"
 	"time"
 
+	"github.com/betplan/betplan/apiclient"
+	"github.com/betplan/betplan/engine/book"
 	"github.com/betplan/betplan/plan"
 )
 
-// What the money counts: a stake, the period it falls in and what the
-// stakes of a period add up to. The money (ledger.go) and its running
-// sums (ledgercache.go) both build on these.
+// What the money counts is the book's (engine/book): a bet's exposure, the
+// facts Count folds into what it puts at risk, and what the bets of a
+// period add up to. This file turns what the engine knows of a bet (its
+// journal state, its notification, this command's instance) into those
+// facts.
 
 // exposure is what one bet may put at risk, and how that was worked out
-// (risk.go works it out).
-type exposure struct {
-	Amount float64
-	Basis  string
-}
+// (risk.go works it out before a create).
+type exposure = book.Exposure
 
-// stake is one bet the plan committed (or a preview plans).
-type stake struct {
-	label     string
-	betID     string
-	race      RaceInfo
-	requested float64
-	risk      exposure // at risk now: what the sessions accepted, or may still place
-	open      bool     // not resulted (nor ended without a placement)
-	settled   bool     // resulted with money accepted
-	profit    float64  // settled profit
-	resultAt  time.Time
-	planned   bool // a preview's create, not committed yet
-	canceled  bool // cancelled: at risk only what sessions placed before
-}
+// usage is what the bets of one period, and of one race, add up to.
+type usage = book.Usage
 
-// periodKey names the period of a race's meeting day: the day itself
-// (in the race's own time zone, as the service gives its start), its ISO
-// week, or "" for the whole plan.
-func periodKey(p plan.Period, start time.Time) string {
-	if start.IsZero() {
-		return ""
-	}
-	switch p {
-	case plan.PeriodDay:
-		return meetingDate(start)
-	case plan.PeriodWeek:
-		y, w := start.ISOWeek()
-		return fmt.Sprintf("%04d-W%02d", y, w)
-	}
-	return ""
-}
+// periodKey names the period of a race's meeting day (book.PeriodKey).
+func periodKey(p plan.Period, start time.Time) string { return book.PeriodKey(p, start) }
 
 // periodWords says which period a key is, for people.
 func periodWords(p plan.Period, key string) string {
@@ -62,26 +36,66 @@ func periodWords(p plan.Period, key string) string {
 	return "the plan (all time)"
 }
 
-// usage is what the stakes of one period, and of one race, add up to.
-type usage struct {
-	period string
-	totals plan.PlanEnv
-	// planned is the part of totals.Staked a preview would add.
-	planned     float64
-	plannedBets int
-	raceStake   float64
-	raceBets    int
+// bookRace is the race the book counts ri as.
+func bookRace(ri RaceInfo) book.Race {
+	r := book.Race{Venue: ri.Venue, Code: ri.Code, EventNumber: ri.EventNumber, Start: ri.Start}
+	if ri.Event != nil {
+		r.Event = ri.Event.ID
+		if r.Event == "" {
+			r.Event = "name|" + ri.Event.Name
+		}
+	}
+	return r
 }
 
-// profitRange is the settled profit at its lowest and highest as results
-// came in (0 before any).
-func profitRange(settled []stake) (lo, hi float64) {
-	sort.SliceStable(settled, func(i, j int) bool { return settled[i].resultAt.Before(settled[j].resultAt) })
-	running := 0.0
-	for _, s := range settled {
-		running += s.profit
-		lo = min(lo, roundCents(running))
-		hi = max(hi, roundCents(running))
+// sameRaceInfo reports whether two bets are on one race of one meeting
+// (book.SameRace).
+func sameRaceInfo(a, b RaceInfo) bool { return book.SameRace(bookRace(a), bookRace(b)) }
+
+// journalFacts is what the journal's state s of label says of a bet of
+// the plan called planName; false when the journal knows of no create
+// (nothing was sent, or the create failed).
+func journalFacts(planName, label string, s *labelState) (book.Facts, bool) {
+	if !s.created() && !s.Pending {
+		return book.Facts{}, false
 	}
-	return lo, hi
+	f := book.Facts{Plan: planName, Label: label, BetID: s.BetID, Race: bookRace(s.Race), Requested: s.Amount,
+		Estimate: exposure{Amount: s.AtRisk, Basis: s.Basis}, InDoubt: s.Pending && !s.created(),
+		CancelSent: s.Canceled, PlacedBefore: !s.PlacedAt.IsZero(), Kept: s.Kept}
+	if f.Estimate.Amount == 0 { // a journal from before at-risk was kept
+		f.Estimate = exposure{Amount: s.Amount, Basis: "the requested amount (recorded before at-risk amounts were)"}
+	}
+	return f, true
+}
+
+// seenOf is a notification as the book counts it.
+func seenOf(n *apiclient.Notification) *book.Seen {
+	return &book.Seen{Accepted: float64(n.TotalAccepted), Profit: float64(n.Profit), AverageOdds: float64(n.AverageOdds),
+		Resulted: n.Resulted(), Canceled: bool(n.IsCanceled), Start: n.Tip.Competition.StartTime.Time,
+		ResultAt: n.Tip.ResultTime.Time, Lay: isLayMarket(n.Tip.Market)}
+}
+
+// isLayMarket reports whether a market lays the selection: what such a
+// bet can lose is its liability, not its stake.
+func isLayMarket(market string) bool {
+	return strings.HasPrefix(strings.ToLower(strings.TrimSpace(market)), "lay")
+}
+
+// instanceFacts adds to f what this command knows of the bet: whether it
+// ended or was cancelled, what its sessions refused, its race's start,
+// and what the service showed of it (n, when read).
+func instanceFacts(f *book.Facts, in *instance, n *apiclient.Notification) {
+	if in != nil {
+		f.CanceledNothing = in.status == StatusCanceled && in.final
+		f.CancelSent = f.CancelSent || in.canceled
+		f.PlacedBefore = f.PlacedBefore || !in.placedAt.IsZero()
+		f.Ended = in.final
+		f.Refused, f.RefusedBy = in.refusedStake, refusedNames(in.refusedBy)
+		if !in.info.Start.IsZero() {
+			f.Race.Start = in.info.Start
+		}
+	}
+	if n != nil {
+		f.Seen = seenOf(n)
+	}
 }
