@@ -78,7 +78,7 @@ type tipRun struct {
 	hold  *hold         // the journal and the lock
 	halt  *halt         // whether the run may still publish
 	ask   *confirmation // the run's one question before its first publish
-	bets  *betBook         // the plan's bets, for the question
+	bets  *betBook      // the plan's bets, for the question
 	// eachPage pages through the service's notification list (the
 	// follower's EachPage): tips are followed on its pages.
 	eachPage func(ctx context.Context, fn func(page []apiclient.Notification) (more bool)) (failed int, err error)

@@ -21,7 +21,7 @@ type tracker struct {
 	journals *journalKeeper // opens and reads the plan's journal (legacy.go)
 	halt     *halt          // whether the run may still create, and why not (hold.go)
 
-	book   *betBook         // the plan's bets
+	book   *betBook      // the plan's bets
 	res    *resolver     // the races, sessions and events the bets resolve against (resolve.go)
 	create *creator      // deciding and creating the bets (create.go)
 	ask    *confirmation // the run's one question before its first create or publish (confirm.go)
