@@ -281,10 +281,9 @@ func TestAlertsOfARehearsedCard(t *testing.T) {
 	assert.EqualValues(t, rep.Totals.Bets, totals["bets"])
 	assert.EqualValues(t, rep.Totals.Profit, totals["profit"])
 	assert.EqualValues(t, rep.Totals.AmountAccepted, totals["accepted"])
-	fail := byKey["run_failed "]
-	require.NotNil(t, fail, "the refused run's failure")
-	assert.Contains(t, fail["message"], "refused by a limit")
-	assert.Len(t, got, 2*(won+lost)+limits+2, "nothing else was sent")
+	// A limit doing its job is not a failure: its one alert says it.
+	assert.Nil(t, byKey["run_failed "], "a limit's refusal is no run failure")
+	assert.Len(t, got, 2*(won+lost)+limits+1, "nothing else was sent")
 	for _, p := range rc.paths {
 		assert.Equal(t, "POST "+secretPath, p)
 	}
@@ -377,7 +376,7 @@ func TestAlertsReceiverDownForTheWholeRun(t *testing.T) {
 		assert.Equal(t, "not delivered: the next run tries again", u.Outcome)
 	}
 	assert.Equal(t, 1, events["summary"])
-	assert.Equal(t, 1, events["run_failed"])
+	assert.Equal(t, 0, events["run_failed"], "a limit's refusal is no run failure")
 	assert.Equal(t, 1, events["limit"])
 	assert.Positive(t, events["settled"])
 	assert.Contains(t, stdout, "ALERTS NOT DELIVERED")
@@ -515,8 +514,8 @@ func TestHeartbeatWithTheExitStatus(t *testing.T) {
 	assert.NotContains(t, string(out), "s3cr3t")
 }
 
-// A stop-loss refuses every bet after it: it is told once, as the plan
-// stopping, not once for every bet it refused.
+// A loss cap refuses every bet after it: it is told once, as no new bets
+// in its period, not once for every bet it refused.
 func TestAlertsStopLossOnce(t *testing.T) {
 	t.Parallel()
 	if testing.Short() {
@@ -544,8 +543,8 @@ func TestAlertsStopLossOnce(t *testing.T) {
 	got := rc.received()
 	require.Len(t, got, 1, "one alert for the stop")
 	assert.Equal(t, "limit", got[0]["event"])
-	assert.Contains(t, got[0]["message"], "the plan stopped creating bets, from runner1@")
-	assert.Contains(t, got[0]["message"], "max_loss $20.00")
+	assert.Contains(t, got[0]["message"], "no new bets for stop-for-the-day in day 2026-11-28: max_loss $20.00: if every open bet")
+	assert.Contains(t, got[0]["message"], "; 0 bets still open, $0.00 at risk")
 }
 
 // A target added to a plan that already has bets hears what they do from

@@ -253,12 +253,13 @@ func newFlagSet(c *command) (*pflag.FlagSet, action) {
 }
 
 const exitCodesHelp = `Exit codes:
-  0  success
+  0  success, or the plan's limits did their job (a stop_loss or take_profit
+     reached, a cap already reported in its period, the plan's own odds bound)
   1  the run finished but something failed (a bet failed, an API error, an unresolved race)
   2  usage error or invalid plan, before any request
-  3  refused: a safety check (limits, no confirmation, no running bot, lock
-     held or lost, shared state out of reach), or the service cannot be
-     reached or refuses the credentials
+  3  refused: a safety check (a cap of the limits first reached in its period,
+     no confirmation, no running bot, lock held or lost, shared state out of
+     reach), or the service cannot be reached or refuses the credentials
   4  plan --detailed-exitcode: there is something to create; diff: the plans differ
   130  interrupted by Ctrl-C (SIGINT); 143 for SIGTERM
 Each command's help lists the codes it can return.

@@ -42,10 +42,10 @@ func runCommand() *command {
 		args:    "PLAN|DIR|GLOB...",
 		summary: "create the plans' bets exactly once and follow their outcomes",
 		exits: append([]exitDoc{
-			{exitOK, "every bet is final and none failed (with --no-wait: what was ready was created), or the plan is stopped (betplan stop): nothing was created and what it placed was reported"},
+			{exitOK, "every bet is final and none failed (with --no-wait: what was ready was created); or the plan's limits did their job (end reason limit: a stop_loss or take_profit reached, a cap that an earlier run of the period already reported, the plan's own odds bound); or the plan is stopped (betplan stop): nothing was created and what it placed was reported"},
 			{exitFailed, "the run finished but something failed: a bet failed, was not taken, is in doubt or unresolved, or the poll timeout passed"},
 			{exitUsage, "usage error or invalid plan, before any request"},
-			{exitRefused, "refused: a limit, a plan whose money has no bound (without --no-limits), no confirmation, no running bot, another run holds the lock, or the service cannot be reached, is not at that URL, or refuses the credentials"},
+			{exitRefused, "refused: a cap of the limits held a bet back for the first time in its period, bets that cannot fit the limits together, a plan whose money has no bound (without --no-limits), no confirmation, no running bot, another run holds the lock, or the service cannot be reached, is not at that URL, or refuses the credentials"},
 		}, interruptedExits...),
 		examples: `  # rehearse on the embedded simulated service with a fast clock
   betplan run --sim examples/saturday-card.yaml

@@ -12,6 +12,7 @@ import (
 	"github.com/betplan/betplan/apiclient"
 	"github.com/betplan/betplan/engine/book"
 	"github.com/betplan/betplan/plan"
+	"github.com/betplan/betplan/reason"
 	"github.com/betplan/betplan/state"
 )
 
@@ -38,9 +39,9 @@ func (r *money) accountLimits() *plan.Limits {
 }
 
 // accountRefusal is the account's limits refusing a create under the gate.
-type accountRefusal struct{ reason string }
+type accountRefusal struct{ why reason.Why }
 
-func (e *accountRefusal) Error() string { return e.reason }
+func (e *accountRefusal) Error() string { return e.why.Text }
 
 // accountGateName is the gate a create in race passes: one per period of
 // the account's limits, as they count nothing across periods.
@@ -53,19 +54,19 @@ func accountGateName(l plan.Limits, race RaceInfo) string {
 // limits refuse it (nothing was appended); err is the journal's, as
 // Journal.Record's; unchecked says why the limits could not be checked
 // (nothing was appended; the bet is tried again later).
-func (r *money) recordCreating(ctx context.Context, in *instance, e journalEntry) (refusal, unchecked string, err error) {
+func (r *money) recordCreating(ctx context.Context, in *instance, e journalEntry) (refusal reason.Why, unchecked string, err error) {
 	l := r.accountLimits()
 	if l == nil {
-		return "", "", r.hold.journal.Record(e)
+		return reason.Why{}, "", r.hold.journal.Record(e)
 	}
 	// The service is read before the gate is taken: a bet another plan
 	// announces meanwhile is counted at what it announced.
 	if accountReadsOutcomes(l) {
 		if err := r.loadAccount(ctx); err != nil {
 			if ctx.Err() != nil {
-				return "", "", ctx.Err()
+				return reason.Why{}, "", ctx.Err()
 			}
-			return "", err.Error(), nil
+			return reason.Why{}, err.Error(), nil
 		}
 	}
 	own := r.counted()
@@ -80,24 +81,25 @@ func (r *money) recordCreating(ctx context.Context, in *instance, e journalEntry
 			return err
 		}
 		u, words := accountUsageOf(*l, in.info, slices.Concat(own, others), r.plan.Name)
-		if reason := limitRefusal(*l, in.risk, in.info, u, words); reason != "" {
-			return &accountRefusal{reason: "account " + reason}
+		if why := limitRefusal(*l, in.risk, in.info, u, words); why.Code != "" {
+			why.Scope, why.Text = reason.ScopeAccount, "account "+why.Text
+			return &accountRefusal{why: why}
 		}
 		return nil
 	})
 	var refused *accountRefusal
 	switch {
 	case err == nil:
-		return "", "", nil
+		return reason.Why{}, "", nil
 	case errors.As(err, &refused):
-		return refused.reason, "", nil
+		return refused.why, "", nil
 	case ctx.Err() != nil:
-		return "", "", ctx.Err()
+		return reason.Why{}, "", ctx.Err()
 	}
 	if _, lost := isLockLost(err); lost || checked {
-		return "", "", err // the record may have been sent: the journal's error
+		return reason.Why{}, "", err // the record may have been sent: the journal's error
 	}
-	return "", err.Error(), nil
+	return reason.Why{}, err.Error(), nil
 }
 
 // otherPlansBets reads the journals of the other plans sharing the
@@ -251,7 +253,7 @@ func (r *money) certainAccountRefusal(certain []*instance) string {
 	for _, in := range certain {
 		risk := r.exposure(in)
 		u, who := r.accountUsage(*l, in.info, slices.Concat(others, before))
-		if reason := limitRefusal(*l, risk, in.info, u, who+" and the certain bets before it"); reason != "" {
+		if reason := limitRefusal(*l, risk, in.info, u, who+" and the certain bets before it").Text; reason != "" {
 			ids := make([]string, len(certain))
 			for i, c := range certain {
 				ids[i] = c.bet.ID

@@ -146,7 +146,7 @@ func (g *RunGroup) decide() string {
 	for _, b := range bets {
 		risk := b.m.money.exposure(b.in)
 		u, who := accountUsageOf(*l, b.in.info, append(committed[:len(committed):len(committed)], before...), "")
-		if reason := limitRefusal(*l, risk, b.in.info, u, who+" and the certain bets before it"); reason != "" {
+		if reason := limitRefusal(*l, risk, b.in.info, u, who+" and the certain bets before it").Text; reason != "" {
 			var parts []string
 			for _, m := range g.members {
 				ids := make([]string, len(m.certain))

@@ -2,16 +2,18 @@ package engine
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/betplan/betplan/notify"
 	"github.com/betplan/betplan/plan"
+	"github.com/betplan/betplan/reason"
 	"github.com/betplan/betplan/state"
 )
 
@@ -20,8 +22,6 @@ import (
 type alerting struct {
 	targets []notify.Target
 	sender  *notify.Sender
-	// runKey names this run's summary and failure: once per run.
-	runKey string
 	// earlier are alerts of earlier runs found interrupted mid-attempt:
 	// never sent again, and listed in this run's report.
 	earlier []AlertResult
@@ -55,6 +55,10 @@ type alertRun struct {
 	checkpoint func(point string)
 	// result is a bet as the run's report shows it.
 	result func(in *instance) BetResult
+	// usage is what the bets of a limit's scope (the plan's, or every
+	// plan's of the account) add up to in the period of a race: the
+	// book's sums.
+	usage func(scope reason.Scope, race RaceInfo) usage
 }
 
 // defaultNotifyWithin is how long the end of a run waits for its alerts.
@@ -68,7 +72,7 @@ func startAlerts(run alertRun) *alerting {
 		return nil
 	}
 	r := run
-	a := &alerting{targets: r.opts.Notify, runKey: "run:" + strconv.FormatInt(r.journal.Serial(), 10), startSerial: r.journal.Serial(), run: run}
+	a := &alerting{targets: r.opts.Notify, startSerial: r.journal.Serial(), run: run}
 	a.sender = &notify.Sender{
 		Client:  r.opts.NotifyClient,
 		Backoff: r.opts.NotifyBackoff,
@@ -202,8 +206,8 @@ func (a *alerting) tick() {
 		}
 		for _, ev := range betEvents(in) {
 			key := in.label + "|" + ev
-			if stop := stopKey(in); stop != "" {
-				key = stop
+			if lk := limitKey(in); lk != "" && ev == plan.EventLimit {
+				key = lk
 			}
 			journalled := a.raise(key, in.label, ev, func() *notify.Message {
 				if !named {
@@ -272,30 +276,60 @@ func betEvents(in *instance) []string {
 	case StatusInDoubt:
 		evs = append(evs, plan.EventInDoubt)
 	case StatusFailed:
-		switch {
-		case strings.HasPrefix(in.reason, limitRefusedReason):
+		switch in.why.Code {
+		case reason.Limit, reason.Stop:
 			evs = append(evs, plan.EventLimit)
-		case in.notifID != 0 || strings.HasPrefix(in.reason, "the service refused the create"):
+		case reason.CreateRefused, reason.OddsBound, reason.StakeLimit, reason.InsufficientFunds, reason.LoggedOut,
+			reason.MarketUnavailable, reason.SessionRefused, reason.NotTaken:
 			evs = append(evs, plan.EventNotPlaced)
+		default:
+			if in.notifID != 0 {
+				evs = append(evs, plan.EventNotPlaced)
+			}
 		}
 	}
 	return evs
 }
 
-// stopKey is the alert key of a stop-loss or take-profit that refused in:
-// the limit and its period, so a stop is told once, not once for every
-// bet it refuses after it, on this run or the next ("" for other bets).
-func stopKey(in *instance) string {
-	why, ok := strings.CutPrefix(in.reason, limitRefusedReason+": ")
-	if !ok || in.status != StatusFailed || !(strings.HasPrefix(why, "max_loss ") || strings.HasPrefix(why, "take_profit ")) {
+// limitKey is the alert key of a limit (a cap or a stop) that held in
+// back: the limit, whose it is and its period, so a limit is told once
+// per period, not once for every bet it holds back after it, on this run
+// or the next ("" for other bets).
+func limitKey(in *instance) string {
+	if in.status != StatusFailed || (in.why.Code != reason.Limit && in.why.Code != reason.Stop) {
 		return ""
 	}
-	stop, _, _ := strings.Cut(why, " reached ")
-	return "stop|" + stop
+	return "limit|" + in.why.LimitKey() + "|" + in.why.Period
 }
 
 // limitRefusedReason begins the reason of a bet a limit refused (create.go).
 const limitRefusedReason = "refused by a limit"
+
+// limitWords says what is true once a limit held in back, for the one
+// alert of that limit in its period: "no new bets for saturday-card in day
+// 2026-11-21: stop_loss $50.00 reached at -$52.40; 2 bets still open,
+// $30.00 at risk". Each bet it holds back is in the reports.
+func (a *alerting) limitWords(in *instance) string {
+	r := a.run
+	why := in.why
+	text := strings.TrimPrefix(why.Text, limitRefusedReason+": ")
+	u := r.usage(why.Scope, in.info)
+	scope := r.plan.Name
+	if why.Scope == reason.ScopeAccount {
+		scope = r.plan.Name + " (the account's limit, every plan together)"
+	}
+	period := "over all time"
+	if why.Period != "" {
+		p := r.plan.Limits.Period
+		if why.Scope == reason.ScopeAccount && r.opts.Account != nil {
+			p = r.opts.Account.Limits.Period
+		}
+		period = "in " + periodWords(p, why.Period)
+		text = strings.Replace(text, " "+period+":", ":", 1) // said once, first
+	}
+	open := fmt.Sprintf("%d %s still open, %s at risk", u.Open, plural(u.Open, "bet", "bets"), usd(u.OpenStake))
+	return fmt.Sprintf("no new bets for %s %s: %s; %s", scope, period, text, open)
+}
 
 // betMessage is the alert of event ev of in.
 func (a *alerting) betMessage(in *instance, ev string) *notify.Message {
@@ -312,12 +346,11 @@ func (a *alerting) betMessage(in *instance, ev string) *notify.Message {
 		Time:           r.clock.Now().UTC().Format(time.RFC3339),
 		Race:           raceOf(b.Race),
 	}
-	what := "stake"
 	switch {
 	case b.Stake != nil:
 		m.Requested, m.RequestedField = ptr(*b.Stake), "stake"
 	case b.TargetProfit != nil:
-		m.Requested, m.RequestedField, what = ptr(*b.TargetProfit), "target_profit", "target profit"
+		m.Requested, m.RequestedField = ptr(*b.TargetProfit), "target_profit"
 	}
 	if b.AtRisk > 0 {
 		m.AtRisk = ptr(b.AtRisk)
@@ -349,13 +382,7 @@ func (a *alerting) betMessage(in *instance, ev string) *notify.Message {
 	case plan.EventNotPlaced:
 		m.Message = "not placed " + name + ": " + in.reason
 	case plan.EventLimit:
-		m.Message = name + " " + in.reason
-		if m.Requested != nil {
-			m.Message += fmt.Sprintf(" (%s $%.2f)", what, *m.Requested)
-		}
-		if stopKey(in) != "" {
-			m.Message = "the plan stopped creating bets, from " + name + " on: " + strings.TrimPrefix(in.reason, limitRefusedReason+": ")
-		}
+		m.Message = a.limitWords(in)
 	case plan.EventInDoubt:
 		m.Message = "in doubt " + name + ": " + in.reason
 	}
@@ -414,21 +441,27 @@ func (a *alerting) end(res *Result, runErr error, stopped *state.StopMark) {
 		// Once per stop: every cron run of a stopped plan finds the same
 		// mark, and a new stop after a resume is told again.
 		key := "stopped|" + stopped.At.UTC().Format(time.RFC3339Nano)
+		open := r.usage(reason.ScopePlan, RaceInfo{}).OpenStake // every period's
 		a.raise(key, "", plan.EventStopped, func() *notify.Message {
-			return stoppedMessage(r.plan.Name, r.opts.PlanFile, *stopped, res, r.clock.Now())
+			return stoppedMessage(r.plan.Name, r.opts.PlanFile, *stopped, res, open, r.clock.Now())
 		})
 	}
 	why, failed := runFailure(res, runErr)
 	// A cron run (--no-wait) or a run of a stopped plan that did nothing
 	// new sends no summary: every few minutes, it would bury the alerts
-	// that matter.
+	// that matter. A summary is one per state of the plan's bets (its
+	// key says what it sums): a cron run over a completed plan finds the
+	// summary of that state journalled, and sends nothing new.
 	quiet := res.EndReason == EndNoWait || res.EndReason == EndStopped
+	state := resultDigest(res)
 	if failed || a.raised > 0 || !quiet || a.createdThisRun() {
 		summary := runSummary(r.plan.Name, res, r.clock.Now())
-		a.raise(a.runKey+"|"+plan.EventSummary, "", plan.EventSummary, func() *notify.Message { return summary })
+		a.raise("summary|"+state, "", plan.EventSummary, func() *notify.Message { return summary })
 	}
 	if failed {
-		a.raise(a.runKey+"|"+plan.EventRunFailed, "", plan.EventRunFailed, func() *notify.Message { return failureMessage(r.plan.Name, why, r.clock.Now()) })
+		// One problem, one alert: the same failure met again by the next
+		// run is not told again.
+		a.raise("run_failed|"+state+"|"+digest(why), "", plan.EventRunFailed, func() *notify.Message { return failureMessage(r.plan.Name, why, r.clock.Now()) })
 	}
 	within := r.opts.NotifyWithin
 	if within <= 0 {
@@ -505,13 +538,16 @@ func runFailure(res *Result, runErr error) (string, bool) {
 	if errors.Is(runErr, context.Canceled) || res.EndReason == EndInterrupted {
 		return "", false
 	}
-	if res.Error != "" {
+	// A limit that refused the run is doing its job: its own alert says
+	// so, once; only the bets that failed besides it are a failure.
+	limit := res.EndReason == EndRefused && res.Refusal == reason.Limit
+	if res.Error != "" && !limit {
 		return res.Error, true
 	}
-	if runErr != nil {
+	if runErr != nil && !limit {
 		return runErr.Error(), true
 	}
-	if !res.Failed() {
+	if !res.BetsFailed() {
 		return "", false
 	}
 	var parts []string
@@ -569,12 +605,31 @@ func runSummary(planName string, res *Result, now time.Time) *notify.Message {
 }
 
 // stoppedMessage is the alert that a plan is stopped: nothing more is
-// created, and what it placed stays on.
-func stoppedMessage(planName, planFile string, mark state.StopMark, res *Result, now time.Time) *notify.Message {
+// created, and what its open bets have at risk (open) stays on.
+func stoppedMessage(planName, planFile string, mark state.StopMark, res *Result, open float64, now time.Time) *notify.Message {
 	m := runSummary(planName, res, now)
 	m.Event = plan.EventStopped
-	m.Message = fmt.Sprintf("plan %s is %s: no bet is created until `%s`; $%.2f stays at risk", planName, mark, ResumeCommand(planFile), res.Totals.AtRisk)
+	m.Message = fmt.Sprintf("plan %s is %s: no bet is created until `%s`; $%.2f stays at risk on bets not resulted yet", planName, mark, ResumeCommand(planFile), open)
 	return m
+}
+
+// resultDigest names the state of a result's bets: how it ended and where
+// each bet stands, with its money. Two runs that leave the plan the same
+// give the same digest.
+func resultDigest(res *Result) string {
+	var b strings.Builder
+	b.WriteString(string(res.EndReason))
+	for i := range res.Bets {
+		x := &res.Bets[i]
+		fmt.Fprintf(&b, "\x00%s\x00%s\x00%s\x00%s\x00%.2f\x00%.2f", x.Label, x.InstanceID, x.Status, x.Why.Code, x.AmountAccepted, x.Profit)
+	}
+	return digest(b.String())
+}
+
+// digest is a short hash of s, for alert keys.
+func digest(s string) string {
+	h := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(h[:8])
 }
 
 // ResumeCommand is the command that lets a stopped plan's runs create

@@ -7,6 +7,7 @@ import (
 
 	"github.com/betplan/betplan/apiclient"
 	"github.com/betplan/betplan/plan"
+	"github.com/betplan/betplan/reason"
 )
 
 // TestBetsViewSeesEachChange: the bets as expressions read them are built
@@ -51,7 +52,7 @@ func TestBetsViewSeesEachChange(t *testing.T) {
 		t.Fatalf("after a poll showed it settled: a is %s, accepted %v", got.Status, got.Accepted)
 	}
 	version := b.version
-	b.complete(ina, StatusCanceled, "cancelled on the service")
+	b.complete(ina, StatusCanceled, reason.Said(reason.Cancelled, "cancelled on the service"))
 	if b.version != version {
 		t.Fatal("the test wants a change the limits' version does not count")
 	}

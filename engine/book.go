@@ -7,6 +7,7 @@ import (
 
 	"github.com/betplan/betplan/apiclient"
 	"github.com/betplan/betplan/plan"
+	"github.com/betplan/betplan/reason"
 )
 
 // The book of bets is the one index of a command's instances and the only
@@ -20,6 +21,9 @@ import (
 type betState struct {
 	status Status
 	reason string
+	// why is reason as a program reads it: its code (and limit) from the
+	// one list of reasons; its Text is reason.
+	why    reason.Why
 	err    string
 	amount float64 // the evaluated stake or target profit, once known
 	// risk is what the bet was worked out to put at risk when it was
@@ -142,7 +146,8 @@ func newWaiting(bet *plan.Bet, info RaceInfo, label string, amount float64) *ins
 
 // newUnresolved is a bet whose race or event was not found, and why.
 func newUnresolved(bet *plan.Bet, info RaceInfo, why string) *instance {
-	return &instance{bet: bet, info: info, betState: betState{status: StatusUnresolved, reason: why, final: true}}
+	return &instance{bet: bet, info: info, betState: betState{status: StatusUnresolved, reason: why, final: true,
+		why: reason.Said(reason.Unresolved, why)}}
 }
 
 // newFound is a bet known from its notification n alone (a lost
@@ -189,40 +194,53 @@ func (b *betBook) restore(in *instance, s *labelState) {
 	case s.created():
 		in.notifID = s.NotificationID
 		in.status = StatusCreated
-		in.reason = ""
+		in.say(reason.Why{})
 		if s.Canceled {
 			// Until a poll shows whether sessions had placed it.
 			in.status, in.canceled = StatusCanceled, true
 		}
 	case s.Failed != "":
 		in.status = StatusFailed
-		in.reason = "the service refused the create: " + s.Failed
+		in.say(reason.Said(reason.CreateRefused, "the service refused the create: "+s.Failed))
 		in.final = true
 	}
 	b.moved(in)
 }
 
-// wait says why in is not created yet (or not now), its state unchanged.
-func (b *betBook) wait(in *instance, reason string) {
-	in.reason = reason
+// say sets why in stands where it does: the sentence and its code.
+func (in *instance) say(why reason.Why) { in.reason, in.why = why.Text, why }
+
+// wait says why in is not created yet (or not now), its state unchanged:
+// a passing state, with no reason code.
+func (b *betBook) wait(in *instance, text string) {
+	in.say(reason.Why{Text: text})
+	b.moved(in)
+}
+
+// hold says why in is held back for the rest of the run, its state
+// unchanged (the plan stopped, say): a reason with its code.
+func (b *betBook) hold(in *instance, why reason.Why) {
+	in.say(why)
 	b.moved(in)
 }
 
 // end makes in final with status and why.
-func (b *betBook) end(in *instance, status Status, reason string) {
+func (b *betBook) end(in *instance, status Status, why reason.Why) {
 	in.status, in.final = status, true
-	in.reason = reason
+	in.say(why)
 	b.edits++
 	b.moved(in)
 }
 
-// fail makes in final and failed: err is the error it ends with, reason
-// (unless "") why.
-func (b *betBook) fail(in *instance, reason, err string) {
+// fail makes in final and failed: err is the error it ends with, why
+// (its sentence unless "") why.
+func (b *betBook) fail(in *instance, why reason.Why, err string) {
 	in.status, in.final = StatusFailed, true
 	b.edits++
-	if reason != "" {
-		in.reason = reason
+	if why.Text != "" {
+		in.say(why)
+	} else {
+		in.why.Code = why.Code
 	}
 	in.err = err
 	b.moved(in)
@@ -230,10 +248,10 @@ func (b *betBook) fail(in *instance, reason, err string) {
 
 // trouble keeps err, a read or a check that failed and is tried again,
 // and reason (unless "") what that leaves in at.
-func (b *betBook) trouble(in *instance, err, reason string) {
+func (b *betBook) trouble(in *instance, err, text string) {
 	in.err = err
-	if reason != "" {
-		in.reason = reason
+	if text != "" {
+		in.say(reason.Why{Text: text})
 	}
 	b.moved(in)
 }
@@ -255,7 +273,7 @@ func (b *betBook) created(in *instance, id int64, at time.Time) {
 	in.createdAt = at
 	in.status = StatusCreated
 	b.edits++
-	in.reason = ""
+	in.say(reason.Why{})
 	in.err = ""
 	b.moved(in)
 }
@@ -318,29 +336,29 @@ func (b *betBook) cancelled(in *instance) {
 func (b *betBook) answered(in *instance, bots string) { in.answeredBy = bots }
 
 // move is in at status, not final, and why.
-func (b *betBook) move(in *instance, status Status, reason string) {
+func (b *betBook) move(in *instance, status Status, text string) {
 	in.status = status
-	in.reason = reason
+	in.say(reason.Why{Text: text})
 	b.edits++
 	b.moved(in)
 }
 
 // settled is in resulted with money accepted: its records are read later,
 // in bulk.
-func (b *betBook) settled(in *instance, reason string) {
+func (b *betBook) settled(in *instance, text string) {
 	in.final, in.err, in.needRecords = true, "", true
 	in.status = StatusSettled
-	in.reason = reason
+	in.say(reason.Why{Text: text})
 	b.edits++
 	b.moved(in)
 }
 
 // complete is in resulted, its records read: it ends at status, and why.
-func (b *betBook) complete(in *instance, status Status, reason string) {
+func (b *betBook) complete(in *instance, status Status, why reason.Why) {
 	in.final = true
 	in.err = ""
 	in.status = status
-	in.reason = reason
+	in.say(why)
 	b.edits++
 	b.moved(in)
 }
@@ -442,13 +460,13 @@ func (b *betBook) releaseOutcome(in *instance, force bool) bool {
 // inDoubt is in, whose create was announced and whose outcome is
 // unknown: it may have placed money (amount, the announced one unless in
 // knows its own), and reason says so.
-func (b *betBook) inDoubt(in *instance, amount float64, reason string) {
+func (b *betBook) inDoubt(in *instance, amount float64, text string) {
 	in.status = StatusInDoubt
 	b.edits++
 	if amount > 0 && in.amount == 0 {
 		in.amount = amount
 	}
-	in.reason = reason
+	in.say(reason.Said(reason.InDoubt, text))
 	b.moved(in)
 }
 

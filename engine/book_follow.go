@@ -8,6 +8,7 @@ import (
 	"github.com/betplan/betplan/apiclient"
 	"github.com/betplan/betplan/engine/bet"
 	"github.com/betplan/betplan/engine/follow"
+	"github.com/betplan/betplan/reason"
 )
 
 // The book as the follower (engine/follow) sees it: read-only views of
@@ -95,12 +96,12 @@ func (f followBook) Observe(v follow.Bet, n *apiclient.Notification) { f.b.obser
 // notification it came in (observe).
 func (f followBook) Listed(v follow.Bet, start time.Time) { instanceOf(v).info.Start = start }
 
-func (f followBook) End(v follow.Bet, s bet.Status, reason string) { f.b.end(instanceOf(v), s, reason) }
+func (f followBook) End(v follow.Bet, s bet.Status, why reason.Why) { f.b.end(instanceOf(v), s, why) }
 func (f followBook) Move(v follow.Bet, s bet.Status, reason string) {
 	f.b.move(instanceOf(v), s, reason)
 }
-func (f followBook) Complete(v follow.Bet, s bet.Status, reason string) {
-	f.b.complete(instanceOf(v), s, reason)
+func (f followBook) Complete(v follow.Bet, s bet.Status, why reason.Why) {
+	f.b.complete(instanceOf(v), s, why)
 }
 
 func (f followBook) Placing(v follow.Bet, at time.Time, by []string, accepted float64) {

@@ -161,7 +161,7 @@ func (r *creator) certainRefusalOf(certain []*instance) (string, []*instance) {
 	for _, in := range certain {
 		risk := r.money.exposure(in)
 		u := r.money.usageFor(in.info).Plus(before.Usage(bookRace(in.info)))
-		if reason := limitRefusal(r.plan.Limits, risk, in.info, u, "committed by this plan and by the certain bets before it"); reason != "" {
+		if reason := limitRefusal(r.plan.Limits, risk, in.info, u, "committed by this plan and by the certain bets before it").Text; reason != "" {
 			ids := make([]string, len(certain))
 			for i, c := range certain {
 				ids[i] = c.bet.ID

@@ -11,6 +11,7 @@ import (
 
 	"github.com/betplan/betplan/apiclient"
 	"github.com/betplan/betplan/plan"
+	"github.com/betplan/betplan/reason"
 )
 
 // decide evaluates one waiting instance at now and creates it when ready.
@@ -21,7 +22,7 @@ func (r *creator) decide(ctx context.Context, in *instance, now time.Time) error
 		return nil
 	}
 	if r.halt.why != "" || r.halt.lockLost() {
-		r.book.end(in, StatusFailed, "not created: "+r.halt.why)
+		r.book.end(in, StatusFailed, r.halt.notCreated())
 		return nil
 	}
 	// A create announced by an earlier run (or an earlier attempt) may have
@@ -35,7 +36,7 @@ func (r *creator) decide(ctx context.Context, in *instance, now time.Time) error
 	if !in.resolved() {
 		// Known only from the journal and its race has left the list: a
 		// create that never landed cannot be retried.
-		r.book.end(in, StatusFailed, "an earlier create did not land and the "+in.what()+" is no longer upcoming")
+		r.book.end(in, StatusFailed, reason.Said(reason.RaceStarted, "an earlier create did not land and the "+in.what()+" is no longer upcoming"))
 		return nil
 	}
 	start := in.start()
@@ -46,11 +47,11 @@ func (r *creator) decide(ctx context.Context, in *instance, now time.Time) error
 			return nil // a saved plan applies exactly its own creates
 		}
 		if !now.Before(start) {
-			r.book.end(in, StatusSkipped, "the "+in.what()+" started before the saved plan was applied")
+			r.book.end(in, StatusSkipped, reason.Said(reason.RaceStarted, "the "+in.what()+" started before the saved plan was applied"))
 			return nil
 		}
 		if why := notInField(in); why != "" {
-			r.book.end(in, StatusSkipped, why+": not created")
+			r.book.end(in, StatusSkipped, reason.Said(reason.Scratched, why+": not created"))
 			return nil
 		}
 		r.book.priced(in, amount)
@@ -58,21 +59,21 @@ func (r *creator) decide(ctx context.Context, in *instance, now time.Time) error
 	}
 	if !now.Before(start) {
 		if in.bet.When != nil {
-			r.book.end(in, StatusSkipped, fmt.Sprintf("the %s started before %q was true (%s)", in.what(), in.bet.When.String(), in.bet.When.Explain(env)))
+			r.book.end(in, StatusSkipped, reason.Said(reason.ConditionFalse, fmt.Sprintf("the %s started before %q was true (%s)", in.what(), in.bet.When.String(), in.bet.When.Explain(env))))
 		} else {
-			r.book.end(in, StatusSkipped, "the "+in.what()+" started before the bet could be created")
+			r.book.end(in, StatusSkipped, reason.Said(reason.RaceStarted, "the "+in.what()+" started before the bet could be created"))
 		}
 		return nil
 	}
 	// A vacant box or a scratched runner is a normal day: the bet is
 	// skipped, as `plan` shows it, and the run is not failed for it.
 	if why := notInField(in); why != "" {
-		r.book.end(in, StatusSkipped, why+": not created")
+		r.book.end(in, StatusSkipped, reason.Said(reason.Scratched, why+": not created"))
 		return nil
 	}
 	ready, err := in.bet.Ready(env)
 	if err != nil {
-		r.book.end(in, StatusFailed, fmt.Sprintf("evaluating when %q: %v", in.bet.When.String(), err))
+		r.book.end(in, StatusFailed, reason.Said(reason.AmountInvalid, fmt.Sprintf("evaluating when %q: %v", in.bet.When.String(), err)))
 		return nil
 	}
 	if !ready {
@@ -90,7 +91,7 @@ func (r *creator) decide(ctx context.Context, in *instance, now time.Time) error
 func evaluateAmount(bk *betBook, in *instance, env *plan.Env) bool {
 	amount, err := in.bet.Amount(env)
 	if err != nil {
-		bk.end(in, StatusFailed, fmt.Sprintf("evaluating %s: %v", in.bet.AmountField(), err))
+		bk.end(in, StatusFailed, reason.Said(reason.AmountInvalid, fmt.Sprintf("evaluating %s: %v", in.bet.AmountField(), err)))
 		return false
 	}
 	bk.priced(in, amount)
@@ -119,17 +120,17 @@ func (r *creator) guardAndCreate(ctx context.Context, in *instance) error {
 		}
 	}
 	r.book.risked(in, r.money.exposure(in))
-	if reason := r.money.checkLimits(in, in.risk); reason != "" {
-		r.refuseByLimit(in, reason)
+	if why := r.money.checkLimits(in, in.risk); why.Code != "" {
+		r.refuseByLimit(in, why)
 		return nil
 	}
 	if !r.opts.AllowNoBot {
-		if reason := r.checkBot(in); reason != "" {
+		if why := r.checkBot(in); why != "" {
 			// Nothing more is created; what exists is still followed to
 			// the end, and the run ends refused.
-			r.halt.refused, r.halt.why = reason, reason
-			r.logf("refused: %s", reason)
-			r.book.end(in, StatusFailed, "not created: "+reason)
+			r.halt.refused, r.halt.why, r.halt.whyCode = why, why, reason.NoBot
+			r.logf("refused: %s", why)
+			r.book.end(in, StatusFailed, r.halt.notCreated())
 			return nil
 		}
 	}
@@ -152,13 +153,33 @@ func (r *creator) guardAndCreate(ctx context.Context, in *instance) error {
 }
 
 // refuseByLimit fails in, which a limit of the plan or of the account
-// does not allow.
-func (r *creator) refuseByLimit(in *instance, reason string) {
-	r.book.end(in, StatusFailed, limitRefusedReason+": "+reason)
-	if r.halt.refused == "" { // the first refusal names the run's end; each bet says its own
-		r.halt.refused = fmt.Sprintf("bet %s refused by a limit: %s", in.bet.ID, reason)
+// does not allow. A cap (max_total_stake, max_loss, …) that holds a bet
+// back for the first time in its period refuses the run (exit 3), once:
+// the journal keeps that it did, so a later run of the period held back
+// by it again ends quietly. A stop (stop_loss, take_profit) is the plan's
+// period ending by its own rule, never a refusal.
+func (r *creator) refuseByLimit(in *instance, why reason.Why) {
+	text := why.Text
+	why.Period = r.money.limitPeriod(why.Scope, in.info)
+	why.Text = limitRefusedReason + ": " + text
+	r.book.end(in, StatusFailed, why)
+	if why.Code == reason.Limit && r.halt.refused == "" && r.newLimit(why) {
+		// The first refusal names the run's end; each bet says its own.
+		r.halt.refused, r.halt.refusedCode = fmt.Sprintf("bet %s refused by a limit: %s", in.bet.ID, text), reason.Limit
 	}
-	r.logf("refused %s: %s", in.name(), reason)
+	r.logf("refused %s: %s", in.name(), text)
+}
+
+// newLimit reports whether why's cap holds a bet back for the first time
+// in its period, and keeps that it did. A journal that cannot say counts
+// it as new: the run then ends refused, as before.
+func (r *creator) newLimit(why reason.Why) bool {
+	j := r.hold.journal
+	if j == nil || j.LimitReached(why) {
+		return j == nil
+	}
+	_ = j.Record(journalEntry{Op: opLimitReached, Limit: why.Limit, Scope: string(why.Scope), Period: why.Period})
+	return true
 }
 
 // adoptOrHold looks in's label up right before its create. done says
@@ -190,7 +211,7 @@ func (r *creator) adoptOrHold(ctx context.Context, in *instance) (done bool, err
 func (r *creator) holdsNow(in *instance) bool {
 	now := r.clock.Now()
 	if !now.Before(in.start()) {
-		r.book.end(in, StatusSkipped, fmt.Sprintf("the %s started at %s, before the create could be sent: not created", in.what(), r.raceTime(in.info.Venue, in.start())))
+		r.book.end(in, StatusSkipped, reason.Said(reason.RaceStarted, fmt.Sprintf("the %s started at %s, before the create could be sent: not created", in.what(), r.raceTime(in.info.Venue, in.start()))))
 		r.logf("skipped %s: %s", in.name(), in.reason)
 		return false
 	}
@@ -211,8 +232,8 @@ func (r *creator) holdsNow(in *instance) bool {
 		}
 	}
 	r.book.risked(in, r.money.exposure(in))
-	if reason := r.money.checkLimits(in, in.risk); reason != "" {
-		r.refuseByLimit(in, reason)
+	if why := r.money.checkLimits(in, in.risk); why.Code != "" {
+		r.refuseByLimit(in, why)
 		return false
 	}
 	return true
@@ -277,7 +298,7 @@ func (r *creator) create(ctx context.Context, in *instance) error {
 	info := in.info
 	for attempt := 1; attempt <= r.opts.MaxCreateAttempts; attempt++ {
 		if err := r.halt.checkStop(); err != nil {
-			r.book.wait(in, "not created: "+r.halt.why)
+			r.book.hold(in, r.halt.notCreated())
 			return err
 		}
 		// A create tried again follows a wait (the grace window's look-ups,
@@ -295,7 +316,7 @@ func (r *creator) create(ctx context.Context, in *instance) error {
 			case unchecked != "":
 				r.book.trouble(in, unchecked, "could not check the account's limits; will try again")
 				return nil
-			case refusal != "":
+			case refusal.Code != "":
 				r.refuseByLimit(in, refusal)
 				return nil
 			}
@@ -325,7 +346,7 @@ func (r *creator) create(ctx context.Context, in *instance) error {
 				// The service said yes, so it is never created again, even
 				// though its notification cannot be found.
 				why := "the service accepted the create (200) but no notification carries its label: not created again"
-				r.book.fail(in, "", why)
+				r.book.fail(in, reason.Why{Code: reason.CreateRefused}, why)
 				return r.hold.journal.Record(journalEntry{Op: opFailed, Label: in.label, Error: why})
 			}
 			err := r.markCreated(in, id, opCreated, "created")
@@ -361,7 +382,7 @@ func (r *creator) create(ctx context.Context, in *instance) error {
 				return err
 			}
 			if apiclient.IsUnauthorized(err) && attempt >= 2 {
-				r.book.fail(in, "the service refused the credentials", err.Error())
+				r.book.fail(in, reason.Said(reason.CreateRefused, "the service refused the credentials"), err.Error())
 				// No later create or poll can succeed either: end the run.
 				return &TokenRefusedError{Err: err}
 			}
@@ -379,13 +400,13 @@ func (r *creator) create(ctx context.Context, in *instance) error {
 			if jerr := r.hold.journal.Record(journalEntry{Op: opFailed, Label: in.label, Error: err.Error()}); jerr != nil {
 				return jerr
 			}
-			r.book.fail(in, "the service refused the create", err.Error())
+			r.book.fail(in, reason.Said(reason.CreateRefused, "the service refused the create"), err.Error())
 			r.logf("create %s refused: %v", in.name(), err)
 			return nil
 		}
 	}
 	why := fmt.Sprintf("gave up after %d create attempts that did not land", r.opts.MaxCreateAttempts)
-	r.book.fail(in, why, why)
+	r.book.fail(in, reason.Said(reason.CreateRefused, why), why)
 	return nil
 }
 

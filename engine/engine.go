@@ -9,6 +9,7 @@ import (
 	"errors"
 
 	"github.com/betplan/betplan/apiclient"
+	"github.com/betplan/betplan/reason"
 )
 
 // Backend is the narrow set of calls the engine makes; *apiclient.Client
@@ -37,7 +38,12 @@ func RealClock() Clock { return apiclient.RealClock() }
 var ErrNotConfirmed error = &RefusedError{Reason: "not confirmed at the prompt: nothing was created"}
 
 // RefusedError means a safety check refused to go on (exit code 3).
-type RefusedError struct{ Reason string }
+type RefusedError struct {
+	Reason string
+	// Code is the refusal's reason code when a limit refused (reason.Limit):
+	// a limit doing its job, not a failure to alert.
+	Code reason.Code
+}
 
 func (e *RefusedError) Error() string { return "refused: " + e.Reason }
 

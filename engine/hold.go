@@ -1,6 +1,9 @@
 package engine
 
-import "github.com/betplan/betplan/state"
+import (
+	"github.com/betplan/betplan/reason"
+	"github.com/betplan/betplan/state"
+)
 
 // hold is what a command holds of its plan, one value shared by its
 // parts (the creates, the sums of money, the tips, the resolver): the
@@ -20,11 +23,15 @@ type halt struct {
 	book *betBook
 	logf func(format string, args ...any)
 
-	// why, once set, says why no more bets are created this run.
-	why string
-	// refused is the run's first safety refusal: the run ends refused.
-	refused  string
-	lostLock bool // the plan's lock was lost: nothing more is created
+	// why, once set, says why no more bets are created this run, and
+	// whyCode is its reason code.
+	why     string
+	whyCode reason.Code
+	// refused is the run's first safety refusal: the run ends refused;
+	// refusedCode is reason.Limit when a limit refused it.
+	refused     string
+	refusedCode reason.Code
+	lostLock    bool // the plan's lock was lost: nothing more is created
 	// stopped is the plan's stop mark, once the run saw it: it creates
 	// nothing more, reads what it placed once and ends (EndStopped).
 	stopped *state.StopMark
@@ -55,9 +62,12 @@ func (h *halt) stopForLostLock(err error) {
 		return
 	}
 	why := "stopped creating: " + err.Error()
-	h.lostLock, h.refused, h.why = true, why, why
+	h.lostLock, h.refused, h.why, h.whyCode = true, why, why, reason.RunRefused
 	h.logf("%s", why)
 }
+
+// notCreated is why a bet is not created once the run creates no more.
+func (h *halt) notCreated() reason.Why { return reason.Said(h.whyCode, "not created: "+h.why) }
 
 // checkStop reads the plan's stop mark through the lock the command
 // holds; once found, nothing more is created and the run ends with
@@ -83,11 +93,11 @@ func (h *halt) checkStop() error {
 		// once, as it ends (the command's last line).
 		h.logf("%s: creating nothing more", why)
 	}
-	h.stopped, h.why = mark, why
+	h.stopped, h.why, h.whyCode = mark, why, reason.Stopped
 	// They stay waiting: a resumed plan creates them.
 	for _, in := range h.book.insts {
 		if in.status == StatusWaiting && in.notifID == 0 {
-			h.book.wait(in, "not created: "+why)
+			h.book.hold(in, h.notCreated())
 		}
 	}
 	return &StoppedError{Mark: *mark}

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/betplan/betplan/engine/book"
+	"github.com/betplan/betplan/reason"
 	"github.com/betplan/betplan/state"
 )
 
@@ -42,6 +43,11 @@ type labelState struct {
 	// bet with, without a create (a decided entry).
 	Decided    Status
 	DecidedWhy string
+	// DecidedCode, DecidedLimit and DecidedScope are its reason's code.
+	DecidedCode   reason.Code
+	DecidedLimit  string
+	DecidedScope  reason.Scope
+	DecidedPeriod string
 	// Resulted is set once a run logged how the bet ended.
 	Resulted bool
 	// Outcome is set once a run recorded the bet's outcome (opOutcome),
@@ -57,6 +63,24 @@ type labelState struct {
 // finds its race still to come decides it afresh.
 func (s *labelState) decidedOnly() bool {
 	return s.Decided != "" && !s.created() && !s.Pending && s.Attempts == 0 && s.Failed == "" && !s.Canceled
+}
+
+// limitReachedKey names a cap reached in a period.
+func limitReachedKey(scope reason.Scope, limit, period string) string {
+	return string(scope) + "|" + limit + "|" + period
+}
+
+// LimitReached reports whether the journal keeps that why's cap held a
+// bet back before in its period.
+func (j *Journal) LimitReached(why reason.Why) bool {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return j.limits[limitReachedKey(why.Scope, why.Limit, why.Period)]
+}
+
+// decidedWhy is the reason a run decided the label with.
+func (s *labelState) decidedWhy() reason.Why {
+	return reason.Why{Code: s.DecidedCode, Limit: s.DecidedLimit, Scope: s.DecidedScope, Period: s.DecidedPeriod, Text: s.DecidedWhy}
 }
 
 // created reports whether the label has a notification.
@@ -79,8 +103,9 @@ type Journal struct {
 	// doubt is why every label is in doubt (opInDoubt) until settled.
 	doubt   string
 	settled bool
-	pubs    pubBook   // tips and pre-alerts (tips_journal.go)
-	alerts  alertBook // the outbox of alerts (journal_alerts.go)
+	pubs    pubBook         // tips and pre-alerts (tips_journal.go)
+	limits  map[string]bool // the caps that held a bet back, by limitReachedKey
+	alerts  alertBook       // the outbox of alerts (journal_alerts.go)
 	// changes lists, entry by entry, the label each entry changed, so the
 	// limits' running sums need read only what changed (changedSince).
 	changes []labelChange
@@ -164,6 +189,12 @@ func (j *Journal) apply(e journalEntry) {
 	case opReports:
 		j.reportDir = e.ReportDir
 		return
+	case opLimitReached:
+		if j.limits == nil {
+			j.limits = map[string]bool{}
+		}
+		j.limits[limitReachedKey(reason.Scope(e.Scope), e.Limit, e.Period)] = true
+		return
 	}
 	if len(e.Tips) > 0 {
 		j.pubs.apply(e)
@@ -215,6 +246,7 @@ func (j *Journal) apply(e journalEntry) {
 		s.Canceled = true
 	case opDecided:
 		s.Decided, s.DecidedWhy = Status(e.Status), e.Error
+		s.DecidedCode, s.DecidedLimit, s.DecidedScope, s.DecidedPeriod = reason.Code(e.Code), e.Limit, reason.Scope(e.Scope), e.Period
 	case opResulted:
 		s.Resulted = true
 	case opOutcome:

@@ -47,6 +47,10 @@ const (
 	opResulted = "resulted"
 	// opReports keeps where a run wrote the plan's reports (reportdir.go).
 	opReports = "reports"
+	// opLimitReached keeps that a cap of the limits (Limit, its Scope and
+	// the Period it counts in) first held a bet back: a later run of the
+	// period held back by it again says nothing new (exit 0, no alert).
+	opLimitReached = "limit_reached"
 )
 
 // Where a placed entry's time comes from.
@@ -115,8 +119,15 @@ type journalEntry struct {
 	// how that is known (placedFromRecords, placedFromFirstPoll).
 	PlacedAt   *time.Time `json:"placed_at,omitempty"`
 	PlacedFrom string     `json:"placed_from,omitempty"`
-	// Status (decided) is the status the bet was decided with.
+	// Status (decided) is the status the bet was decided with, and Code,
+	// Limit and Scope its reason as a program reads it (package reason).
 	Status string `json:"status,omitempty"`
+	Code   string `json:"code,omitempty"`
+	Limit  string `json:"limit,omitempty"`
+	Scope  string `json:"scope,omitempty"`
+	// Period (decided, limit_reached) is the period of the limits the
+	// reason's limit counts in.
+	Period string `json:"period,omitempty"`
 	// Outcome (outcome) is how the bet ended (journal_outcome.go).
 	Outcome *JournalOutcome `json:"outcome,omitempty"`
 	// ReportDir (reports) is where a run wrote the plan's reports; ""

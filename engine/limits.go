@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/betplan/betplan/plan"
+	"github.com/betplan/betplan/reason"
 )
 
 // limitRefusal returns why one more bet would break the plan's limits, or
@@ -13,7 +14,25 @@ import (
 // period and of its race add up to already (usedWords says what those
 // are: committed, or committed and planned). Every limit counts money at
 // risk: what the sessions accepted, or may still place.
-func limitRefusal(l plan.Limits, risk exposure, race RaceInfo, u usage, usedWords string) string {
+func limitRefusal(l plan.Limits, risk exposure, race RaceInfo, u usage, usedWords string) reason.Why {
+	return limitReason(limitRefusalWords(l, risk, race, u, usedWords))
+}
+
+// limitReason is the typed reason of a limit's refusal words ("" for
+// none): the limit's key leads them.
+func limitReason(words string) reason.Why {
+	if words == "" {
+		return reason.Why{}
+	}
+	key, _, _ := strings.Cut(words, " ")
+	code := reason.Limit
+	if key == "stop_loss" || key == "take_profit" {
+		code = reason.Stop
+	}
+	return reason.Why{Code: code, Limit: key, Scope: reason.ScopePlan, Text: words}
+}
+
+func limitRefusalWords(l plan.Limits, risk exposure, race RaceInfo, u usage, usedWords string) string {
 	in := ""
 	if u.Period != "" {
 		in = " in " + periodWords(l.Period, u.Period)
@@ -77,7 +96,7 @@ func signedUSD(v float64) string {
 
 // checkLimits returns why creating in would break the plan's limits,
 // counting what the plan has committed in its period so far.
-func (r *money) checkLimits(in *instance, risk exposure) string {
+func (r *money) checkLimits(in *instance, risk exposure) reason.Why {
 	return limitRefusal(r.plan.Limits, risk, in.info, r.usageFor(in.info), "already committed by this plan")
 }
 
@@ -144,3 +163,24 @@ func ownRefusal(l plan.Limits, risk exposure) string {
 
 // idsShown is how many bet ids a refusal lists before "and N more".
 const idsShown = 10
+
+// limitPeriod is the period a limit of scope counts race in: the plan's
+// limits' period, or the account file's.
+func (r *money) limitPeriod(scope reason.Scope, race RaceInfo) string {
+	p := r.plan.Limits.Period
+	if scope == reason.ScopeAccount && r.opts.Account != nil {
+		p = r.opts.Account.Limits.Period
+	}
+	return periodKey(p, race.Start)
+}
+
+// usageOf is what the bets of a limit's scope add up to in the period of
+// race: the plan's own, or, for the account's limits, every plan's of
+// the account as last read.
+func (r *money) usageOf(scope reason.Scope, race RaceInfo) usage {
+	if l := r.accountLimits(); scope == reason.ScopeAccount && l != nil {
+		u, _ := r.accountUsage(*l, race, r.accountOthers)
+		return u
+	}
+	return r.usageFor(race)
+}

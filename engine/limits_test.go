@@ -12,6 +12,7 @@ import (
 
 	"github.com/betplan/betplan/apiclient/sim"
 	"github.com/betplan/betplan/engine"
+	"github.com/betplan/betplan/reason"
 )
 
 // finishingOrder is how the seeded world will run race r, read from a
@@ -263,7 +264,15 @@ bets:
 						}
 						res, err := engine.Run(context.Background(), p, opts)
 						require.NoError(t, err)
-						ranAt[b.id] = res
+						// The refused bet's run is the first that refused it:
+						// a later run of the period held back by the same cap
+						// says nothing new.
+						if r := byID(res)[tc.refused]; ranAt[tc.refused] == nil && r.Status == engine.StatusFailed {
+							ranAt[tc.refused] = res
+						}
+						if ranAt[b.id] == nil {
+							ranAt[b.id] = res
+						}
 					}
 				}
 				day := bets[0].race.Start.Format("2006-01-02")
@@ -275,7 +284,16 @@ bets:
 						assert.Equal(t, engine.StatusFailed, r.Status, "bet %s: %s", b.id, r.Reason)
 						assert.Contains(t, r.Reason, "refused by a limit: "+strings.ReplaceAll(tc.reason, "%s", day))
 						assert.Zero(t, r.NotificationID)
-						assert.Equal(t, engine.EndRefused, res.EndReason, "a refused bet ends the run refused (exit 3)")
+						if strings.HasPrefix(tc.reason, "stop_loss") || strings.HasPrefix(tc.reason, "take_profit") {
+							// A stop ends the plan's period by its own rule: not a refusal (exit 0).
+							assert.Equal(t, engine.EndLimit, res.EndReason, "a stop ends the run by its limit")
+							assert.Equal(t, reason.Stop, r.Why.Code)
+						} else {
+							// A cap holding a bet back for the first time refuses the run (exit 3).
+							assert.Equal(t, engine.EndRefused, res.EndReason, "a refused bet ends the run refused (exit 3)")
+							assert.Equal(t, reason.Limit, r.Why.Code)
+						}
+						assert.Equal(t, strings.Fields(tc.reason)[0], r.Why.Limit)
 						continue
 					}
 					assert.NotZero(t, r.NotificationID, "bet %s was not created: %s %s", b.id, r.Status, r.Reason)

@@ -16,6 +16,7 @@ import (
 	"github.com/betplan/betplan/apiclient/sim"
 	"github.com/betplan/betplan/engine"
 	"github.com/betplan/betplan/engine/follow"
+	"github.com/betplan/betplan/reason"
 )
 
 // pollInterval is the interval of the plans below.
@@ -101,7 +102,12 @@ func runDay(t *testing.T, w *world, yaml string, changes func(c *dayClock)) (*en
 	res, err := engine.Run(context.Background(), w.plan(yaml), opts)
 	require.NoError(t, err)
 	require.Len(t, res.Bets, 1)
-	assert.Equal(t, engine.EndCompleted, res.EndReason)
+	if res.Bets[0].Why.Code == reason.OddsBound {
+		// Refused for the plan's own odds bound: the limit did its job.
+		assert.Equal(t, engine.EndLimit, res.EndReason)
+	} else {
+		assert.Equal(t, engine.EndCompleted, res.EndReason)
+	}
 	assertOnePerLabel(t, w.svc, res)
 	return res, seen
 }
@@ -116,6 +122,7 @@ func TestEarlyOutcomesEndTheBetPromptly(t *testing.T) {
 		options    string
 		wantStatus engine.Status
 		wantReason string
+		wantCode   reason.Code
 		// within is how long after the outcome appears the run may see it.
 		within time.Duration
 	}{
@@ -128,6 +135,7 @@ func TestEarlyOutcomesEndTheBetPromptly(t *testing.T) {
 				return simStart.Add(2 * time.Second)
 			},
 			wantStatus: engine.StatusNotTaken,
+			wantCode:   reason.NotTaken,
 			within:     pollInterval,
 		},
 		{
@@ -159,6 +167,7 @@ func TestEarlyOutcomesEndTheBetPromptly(t *testing.T) {
 			options:    "\n    options: {check_odds: true, odds: 900}",
 			wantStatus: engine.StatusFailed,
 			wantReason: "every session refused",
+			wantCode:   reason.OddsBound, // the plan's own odds floor
 			within:     pollInterval,
 		},
 	}
@@ -172,6 +181,7 @@ func TestEarlyOutcomesEndTheBetPromptly(t *testing.T) {
 			assert.Equal(t, tt.wantStatus, b.Status, b.Reason)
 			assert.True(t, b.Final)
 			assert.Contains(t, b.Reason, tt.wantReason)
+			assert.Equal(t, tt.wantCode, b.Why.Code)
 			assert.True(t, b.CreatedAt.Equal(simStart), "created at %s", b.CreatedAt)
 			late := res.FinishedAt.Sub(shown)
 			assert.GreaterOrEqual(t, late, time.Duration(0))

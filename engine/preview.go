@@ -163,14 +163,14 @@ func (r *creator) previewOne(in *instance, now time.Time, exists map[string]int6
 		}
 	default:
 		r.book.risked(in, r.money.exposure(in))
-		if reason := limitRefusal(r.plan.Limits, in.risk, in.info, r.money.usageFor(in.info), "committed or planned before this bet"); reason != "" {
+		if reason := limitRefusal(r.plan.Limits, in.risk, in.info, r.money.usageFor(in.info), "committed or planned before this bet").Text; reason != "" {
 			b.Action = ActionRefuse
 			b.Reason = "run would refuse: " + reason
 			return b
 		}
 		if l := r.money.accountLimits(); l != nil {
 			u, who := r.money.accountUsage(*l, in.info, r.money.accountOthers)
-			if reason := limitRefusal(*l, in.risk, in.info, u, who+" or planned before this bet"); reason != "" {
+			if reason := limitRefusal(*l, in.risk, in.info, u, who+" or planned before this bet").Text; reason != "" {
 				b.Action = ActionRefuse
 				b.Reason = "run would refuse: account " + reason
 				return b

@@ -351,7 +351,8 @@ func (r *resolver) keepDecision(in *instance) error {
 		return nil // created, tried or decided already: the journal knows the day's race
 	}
 	info := in.info
-	return r.hold.journal.Record(journalEntry{Op: opDecided, Label: in.label, BetID: in.bet.ID, Race: &info, Status: string(in.status), Error: in.reason})
+	return r.hold.journal.Record(journalEntry{Op: opDecided, Label: in.label, BetID: in.bet.ID, Race: &info, Status: string(in.status), Error: in.reason,
+		Code: string(in.why.Code), Limit: in.why.Limit, Scope: string(in.why.Scope), Period: in.why.Period})
 }
 
 func (r *resolver) journalHasBet(id string) bool {
@@ -429,7 +430,7 @@ func (r *resolver) followJournal() {
 		r.applyJournal(in)
 		if decided {
 			// Its race has left the list: the day's decision stands.
-			r.book.end(in, s.Decided, s.DecidedWhy)
+			r.book.end(in, s.Decided, s.decidedWhy())
 		}
 		r.book.add(l, in)
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/betplan/betplan/engine/bet"
 	"github.com/betplan/betplan/plan"
+	"github.com/betplan/betplan/reason"
 	"github.com/betplan/betplan/state"
 )
 
@@ -70,6 +71,7 @@ const (
 	EndInterrupted EndReason = "interrupted" // Ctrl-C or SIGTERM
 	EndTimeout     EndReason = "timeout"     // poll.timeout passed with bets still open
 	EndRefused     EndReason = "refused"     // a safety check refused
+	EndLimit       EndReason = "limit"       // the plan's limits did their job: a stop reached, a cap already told, its own odds bound
 	EndStopped     EndReason = "stopped"     // the plan is stopped (betplan stop): what it placed was read, nothing created
 	EndError       EndReason = "error"       // an error stopped it
 )
@@ -79,13 +81,17 @@ type Result struct {
 	Kind Kind
 	// Command is the command that produced a status result when it is
 	// not `status` itself ("cancel", "stop"), for the report's title.
-	Command    string
-	PlanName   string
-	PlanFile   string // as given on the command line
-	PlanHash   string // "sha256:<hex>" of the plan file
-	Version    string // betplan's version
-	BaseURL    string // never with credentials
-	Simulated  bool   // run against the simulated service
+	Command   string
+	PlanName  string
+	PlanFile  string // as given on the command line
+	PlanHash  string // "sha256:<hex>" of the plan file
+	Version   string // betplan's version
+	BaseURL   string // never with credentials
+	Simulated bool   // run against the simulated service
+	// Refusal is the reason code of the refusal that ended the command
+	// (EndRefused): reason.Limit when a limit refused it, the limit doing
+	// its job rather than a failure.
+	Refusal    reason.Code
 	StartedAt  time.Time
 	FinishedAt time.Time
 	// Zone is the zone the command's own times are shown in (the
@@ -175,6 +181,10 @@ type BetResult struct {
 	Status Status
 	Action Action // set in plan previews only
 	Reason string // why it has this status, in words
+	// Why is Reason as a program reads it: its code from the one list
+	// (package reason), and the limit for a limit or a stop; a bet that
+	// is where it is for no reason to give (placed, settled) has none.
+	Why reason.Why
 
 	NotificationID int64
 	CreatedAt      time.Time
@@ -292,12 +302,14 @@ func (r *Result) ComputeTotals() {
 // runtime error, a tip failed, unresolved or of unknown outcome, or a
 // fatal error.
 func (r *Result) Failed() bool {
-	if r.Error != "" {
-		return true
-	}
+	return r.Error != "" || r.BetsFailed()
+}
+
+// BetsFailed reports whether a bet or a tip of the result failed
+// (BetResult.Fails), whatever ended the command.
+func (r *Result) BetsFailed() bool {
 	for _, b := range r.Bets {
-		switch {
-		case b.Error != "", b.Status == StatusFailed, b.Status == StatusNotTaken, b.Status == StatusUnresolved, b.Status == StatusInDoubt:
+		if b.Fails() {
 			return true
 		}
 	}
@@ -306,6 +318,21 @@ func (r *Result) Failed() bool {
 		case TipFailed, TipUnknown, TipUnresolved:
 			return true
 		}
+	}
+	return false
+}
+
+// Fails reports whether the bet counts as a failure of its run: it failed,
+// was not taken, is unresolved or in doubt, or met an error, for a reason
+// that is a failure. A limit, a stop, the plan's own odds bound or a
+// cancel is the plan doing what it said (reason.Code.Failure).
+func (b *BetResult) Fails() bool {
+	if b.Error != "" {
+		return true
+	}
+	switch b.Status {
+	case StatusFailed, StatusNotTaken, StatusUnresolved, StatusInDoubt:
+		return b.Why.Code.Failure()
 	}
 	return false
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/betplan/betplan/apiclient"
 	"github.com/betplan/betplan/engine/follow"
 	"github.com/betplan/betplan/plan"
+	"github.com/betplan/betplan/reason"
 	"github.com/betplan/betplan/state"
 )
 
@@ -62,7 +63,7 @@ func (r *tracker) runWithAlerts(ctx context.Context, res *Result, check func() e
 		}
 		if len(r.opts.Notify) > 0 {
 			r.alerts = startAlerts(alertRun{journal: r.journal, book: r.book, plan: r.plan, opts: &r.opts, clock: r.clock,
-				simulated: r.simulated, logf: r.logf, checkpoint: r.checkpoint, result: r.money.betResult})
+				simulated: r.simulated, logf: r.logf, checkpoint: r.checkpoint, result: r.money.betResult, usage: r.money.usageOf})
 		}
 		err := r.start(ctx)
 		if err == nil {
@@ -179,9 +180,9 @@ func (r *tracker) start(ctx context.Context) error {
 	}
 	if why != "" {
 		for _, in := range certain {
-			r.book.end(in, StatusFailed, "not created: the run refused before any create: "+why)
+			r.book.end(in, StatusFailed, reason.Said(reason.Limit, "not created: the run refused before any create: "+why))
 		}
-		return &RefusedError{Reason: why}
+		return &RefusedError{Reason: why, Code: reason.Limit}
 	}
 	return nil
 }
@@ -387,7 +388,7 @@ func (r *tracker) decideAll(ctx context.Context) (stopped bool, err error) {
 			// What was created is still followed to the end.
 			r.halt.stopForLostLock(lost)
 			if in.status == StatusWaiting && in.notifID == 0 {
-				r.book.end(in, StatusFailed, "not created: "+r.halt.why)
+				r.book.end(in, StatusFailed, r.halt.notCreated())
 			}
 		}
 		if err := r.res.keepDecision(in); err != nil {
@@ -452,8 +453,11 @@ func (r *tracker) finish(res *Result, err error) {
 	case err == nil && r.halt.refused != "":
 		res.EndReason = EndRefused
 		res.Error = r.halt.refused
+		res.Refusal = r.halt.refusedCode
 	case err == nil && r.opts.NoWait && !r.done():
 		res.EndReason = EndNoWait
+	case err == nil && r.limited():
+		res.EndReason = EndLimit
 	case err == nil:
 		res.EndReason = EndCompleted
 	case errors.Is(err, errTimeout):
@@ -465,6 +469,10 @@ func (r *tracker) finish(res *Result, err error) {
 	case IsRefused(err):
 		res.EndReason = EndRefused
 		res.Error = err.Error()
+		var refused *RefusedError
+		if errors.As(err, &refused) {
+			res.Refusal = refused.Code
+		}
 	default:
 		res.EndReason = EndError
 		res.Error = err.Error()
@@ -474,7 +482,20 @@ func (r *tracker) finish(res *Result, err error) {
 	if r.halt.refused != "" && res.EndReason != EndRefused {
 		res.Error = fmt.Sprintf("%s (then: %s)", r.halt.refused, res.Error)
 		res.EndReason = EndRefused
+		res.Refusal = ""
 	}
+}
+
+// limited reports whether the plan's limits held a bet of this command
+// back: a stop, a cap, the plan's own odds bound.
+func (r *tracker) limited() bool {
+	for _, in := range r.book.insts {
+		switch in.why.Code {
+		case reason.Limit, reason.Stop, reason.OddsBound:
+			return true
+		}
+	}
+	return false
 }
 
 // unstarted lists the plan's bets as written when the command ended before

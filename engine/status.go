@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/betplan/betplan/plan"
+	"github.com/betplan/betplan/reason"
 )
 
 // ReadStatus is `betplan status`: it re-reads the outcomes of the plan's
@@ -67,10 +68,10 @@ func (r *tracker) status(ctx context.Context) error {
 			if s := j.State(in.label); s != nil && s.Pending {
 				r.book.wait(in, "an earlier create may have landed; the next run looks the label up")
 			} else if !in.resolved() || !now.Before(in.start()) {
-				r.book.end(in, StatusSkipped, "not created before its "+in.what()+" started")
+				r.book.end(in, StatusSkipped, reason.Said(reason.RaceStarted, "not created before its "+in.what()+" started"))
 			} else if why := notInField(in); why != "" {
 				// As run words it: a vacant box is skipped, not waiting.
-				r.book.end(in, StatusSkipped, why+": not created")
+				r.book.end(in, StatusSkipped, reason.Said(reason.Scratched, why+": not created"))
 			} else if why := r.create.checkBot(in); why != "" {
 				// As run words its refusal; the bet waits for a run that
 				// can create it.

@@ -168,6 +168,7 @@ func (in *instance) result() BetResult {
 		Market:         in.bet.Market,
 		Status:         in.status,
 		Reason:         in.reason,
+		Why:            in.why,
 		NotificationID: in.notifID,
 		CreatedAt:      in.createdAt,
 		PlacedAt:       in.placedAt,

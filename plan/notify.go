@@ -21,17 +21,44 @@ const (
 	EventPlaced    = "placed"     // a session accepted a bet
 	EventNotPlaced = "not_placed" // every session refused it, or none took it
 	EventSettled   = "settled"    // won, lost or void, with its profit
-	EventLimit     = "limit"      // a bet refused by a limit
+	EventLimit     = "limit"      // a limit held bets back: once per limit and period
 	EventInDoubt   = "in_doubt"   // a create may have landed
-	EventRunFailed = "run_failed" // a run ended with exit 1 or 3
+	EventRunFailed = "run_failed" // a run ended with exit 1 or 3 for a failure
 	EventSummary   = "summary"    // the end of a run, with its totals
 	EventStopped   = "stopped"    // a run found the plan stopped (betplan stop), told once per stop
 )
 
+// AlertEvent is one alert event and when it is sent, as the documentation
+// says it (the README's table is generated from alertEvents).
+type AlertEvent struct {
+	Name string
+	When string
+}
+
+// alertEvents is the one list of alert events: validate's, the report
+// schema's enum and the documentation's table are made from it.
+var alertEvents = []AlertEvent{
+	{EventPlaced, "a session accepted the bet: who, how much, at what odds"},
+	{EventNotPlaced, "every session refused it, or none took it, with the reason code and the service's own words"},
+	{EventSettled, "won, lost or void, with the profit"},
+	{EventLimit, "a limit held bets back: told once per limit and period, saying what is true (`no new bets for saturday-card in day 2026-11-21: stop_loss $50.00: the settled profit reached -$52.40 …; 2 bets still open, $30.00 at risk`); each bet it held back is in the reports"},
+	{EventInDoubt, "a create may have landed; the next run looks its label up"},
+	{EventRunFailed, "the run ends with exit 1 or 3 for a failure, with its one-line reason; never for a limit doing its job, and the same failure met again by the next run is not told again"},
+	{EventSummary, "the end of a run: its totals, once per state of the plan's bets (a cron run that finds the plan as the last run left it sends none, nor does a `--no-wait` run, or a run of a stopped plan, that created nothing and whose bets did nothing new)"},
+	{EventStopped, "a run found the plan stopped by `betplan stop`: told once per stop, with the money still at risk on bets not resulted yet and how to resume"},
+}
+
 // AlertEvents lists every event, in the order alerts describe them.
 func AlertEvents() []string {
-	return []string{EventPlaced, EventNotPlaced, EventSettled, EventLimit, EventInDoubt, EventRunFailed, EventSummary, EventStopped}
+	out := make([]string, len(alertEvents))
+	for i, e := range alertEvents {
+		out[i] = e.Name
+	}
+	return out
 }
+
+// AlertEventsInfo lists every event with when it is sent.
+func AlertEventsInfo() []AlertEvent { return slices.Clone(alertEvents) }
 
 // DefaultAlertEvents are the events of a target without on: every event
 // but placed, which a busy card would turn into noise.

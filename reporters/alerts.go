@@ -4,23 +4,38 @@ import (
 	"fmt"
 
 	"github.com/betplan/betplan/engine"
+	"github.com/betplan/betplan/plan"
+	"github.com/invopop/jsonschema"
 )
 
 // UndeliveredAlert is an alert that did not reach its target by the end
 // of the run.
 type UndeliveredAlert struct {
-	Event    string `json:"event" jsonschema_description:"The alert's event: placed, not_placed, settled, limit, in_doubt, run_failed or summary."`
-	Bet      string `json:"bet" jsonschema_description:"The bet's instance id; empty for a run's summary or failure."`
-	Target   string `json:"target" jsonschema_description:"The target, as its scheme and host only: the rest of a URL may be a token."`
-	Outcome  string `json:"outcome" jsonschema_description:"not delivered (the next run tries again), outcome unknown (it may have arrived: not sent again), or given up."`
-	Error    string `json:"error" jsonschema_description:"Why, from the last attempt."`
-	Attempts int    `json:"attempts" jsonschema_description:"Attempts made, over every run."`
+	Event    AlertEvent `json:"event" jsonschema_description:"The alert's event, as a notify target's on: names it."`
+	Bet      string     `json:"bet" jsonschema_description:"The bet's instance id; empty for a run's summary or failure."`
+	Target   string     `json:"target" jsonschema_description:"The target, as its scheme and host only: the rest of a URL may be a token."`
+	Outcome  string     `json:"outcome" jsonschema_description:"not delivered (the next run tries again), outcome unknown (it may have arrived: not sent again), or given up."`
+	Error    string     `json:"error" jsonschema_description:"Why, from the last attempt."`
+	Attempts int        `json:"attempts" jsonschema_description:"Attempts made, over every run."`
+}
+
+// AlertEvent is an alert's event: its schema's enum is the one list of
+// events (plan.AlertEvents).
+type AlertEvent string
+
+// JSONSchema is the event's schema: a string of the list.
+func (AlertEvent) JSONSchema() *jsonschema.Schema {
+	s := &jsonschema.Schema{Type: "string"}
+	for _, e := range plan.AlertEvents() {
+		s.Enum = append(s.Enum, e)
+	}
+	return s
 }
 
 func newUndeliveredAlerts(r *engine.Result) []UndeliveredAlert {
 	var out []UndeliveredAlert
 	for _, a := range r.Alerts {
-		out = append(out, UndeliveredAlert(a))
+		out = append(out, UndeliveredAlert{Event: AlertEvent(a.Event), Bet: a.Bet, Target: a.Target, Outcome: a.Outcome, Error: a.Error, Attempts: a.Attempts})
 	}
 	return out
 }

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/betplan/betplan/engine"
+	"github.com/betplan/betplan/reason"
+	"github.com/invopop/jsonschema"
 )
 
 // SchemaVersion is the version of the report.json contract. It changes when a
@@ -123,32 +125,53 @@ type Race struct {
 
 // Bet is one bet of the plan.
 type Bet struct {
-	ID             string   `json:"id" jsonschema_description:"The bet's id as written in the plan (for for_each_race bets, one bet per race shares the id)."`
-	InstanceID     string   `json:"instance_id" jsonschema_description:"The id of this row, which betplan cancel takes: the bet's id, or for a for_each_race bet its race's instance, <id>@<venue slug>-r<race number> (e.g. box1@the-meadows-r5), with -<YYYYMMDD> of the meeting date after it on a later meeting of the same venue and race."`
-	Label          string   `json:"label" jsonschema_description:"The notification label, exactly as sent to the service."`
-	Race           Race     `json:"race"`
-	Event          *Event   `json:"event,omitempty" jsonschema_description:"A bet on a sports event: the event and what of it the bet backs (race is then empty). Absent on racing bets."`
-	Selection      string   `json:"selection" jsonschema_description:"The runner or selection backed."`
-	Type           string   `json:"type" jsonschema_description:"Bet type as sent to the service."`
-	Market         string   `json:"market" jsonschema_description:"Market as sent to the service."`
-	Stake          *float64 `json:"stake" jsonschema:"nullable" jsonschema_description:"Requested stake in dollars; null when the bet type does not use it or it is not evaluated yet."`
-	TargetProfit   *float64 `json:"target_profit" jsonschema:"nullable" jsonschema_description:"Requested target profit in dollars; null when the bet type does not use it."`
-	AtRisk         float64  `json:"at_risk" jsonschema_description:"Dollars the bet puts at risk: before it is created, its stake times the sessions that can place it (or the total, with ensure_total_wager); after, what the sessions accepted, or may still place. 0 while its amount is not known."`
-	AtRiskBasis    string   `json:"at_risk_basis" jsonschema_description:"How at_risk was worked out, in words; empty when at_risk is not known."`
-	Status         string   `json:"status" jsonschema:"enum=waiting,enum=in_doubt,enum=skipped,enum=unresolved,enum=created,enum=placed,enum=not_taken,enum=failed,enum=settled,enum=canceled" jsonschema_description:"Where the bet stands, lower case."`
-	Action         string   `json:"action,omitempty" jsonschema:"enum=create,enum=wait,enum=skip,enum=adopt,enum=none,enum=unresolved,enum=refuse" jsonschema_description:"Plan reports only: what run would do with the bet now."`
-	Reason         string   `json:"reason" jsonschema_description:"Why the bet has its status, in words; may be empty."`
-	NotificationID *int64   `json:"notification_id" jsonschema:"nullable" jsonschema_description:"The service's notification id; null when no notification was created."`
-	CreatedAt      *string  `json:"created_at" jsonschema:"nullable,format=date-time" jsonschema_description:"When the notification was created, RFC 3339 in UTC; null when not created."`
-	PlacedAt       *string  `json:"placed_at" jsonschema:"nullable,format=date-time" jsonschema_description:"When the first session placed the bet, RFC 3339 in UTC: the earliest submit time of the accepting records, read when the bet is first seen placed; while the records cannot be read, the poll that first saw it placed; kept in the journal, so every later run and status reports the same time (a first poll's time gives way once, to the records'); null while nothing is placed."`
-	PlacedBy       []string `json:"placed_by" jsonschema_description:"Display names of the sessions that placed the bet: exact once the bet records are read, before that the targeted sessions whose bots took it up; empty while nothing is placed."`
-	Canceled       bool     `json:"canceled" jsonschema_description:"The bet was cancelled. With amount_accepted above 0 sessions had placed it before the cancel: that stays on, at risk in every limit, and once resulted status is settled with the service's profit."`
-	RefusedBy      []string `json:"refused_by" jsonschema_description:"The sessions whose records refused the bet, each as display name, colon, the service's reason; empty when none did."`
-	Records        []Record `json:"records" jsonschema_description:"What each bookmaker session did with the bet; empty until a session acts."`
-	AmountAccepted float64  `json:"amount_accepted" jsonschema_description:"Dollars the bookmakers accepted over all sessions."`
-	Profit         float64  `json:"profit" jsonschema_description:"The notification's signed aggregate profit in dollars; 0 when none."`
-	Final          bool     `json:"final" jsonschema_description:"True once the race is resulted and the result is no longer provisional."`
-	Error          string   `json:"error" jsonschema_description:"A runtime error met while handling the bet (e.g. an API error); empty when none."`
+	ID             string     `json:"id" jsonschema_description:"The bet's id as written in the plan (for for_each_race bets, one bet per race shares the id)."`
+	InstanceID     string     `json:"instance_id" jsonschema_description:"The id of this row, which betplan cancel takes: the bet's id, or for a for_each_race bet its race's instance, <id>@<venue slug>-r<race number> (e.g. box1@the-meadows-r5), with -<YYYYMMDD> of the meeting date after it on a later meeting of the same venue and race."`
+	Label          string     `json:"label" jsonschema_description:"The notification label, exactly as sent to the service."`
+	Race           Race       `json:"race"`
+	Event          *Event     `json:"event,omitempty" jsonschema_description:"A bet on a sports event: the event and what of it the bet backs (race is then empty). Absent on racing bets."`
+	Selection      string     `json:"selection" jsonschema_description:"The runner or selection backed."`
+	Type           string     `json:"type" jsonschema_description:"Bet type as sent to the service."`
+	Market         string     `json:"market" jsonschema_description:"Market as sent to the service."`
+	Stake          *float64   `json:"stake" jsonschema:"nullable" jsonschema_description:"Requested stake in dollars; null when the bet type does not use it or it is not evaluated yet."`
+	TargetProfit   *float64   `json:"target_profit" jsonschema:"nullable" jsonschema_description:"Requested target profit in dollars; null when the bet type does not use it."`
+	AtRisk         float64    `json:"at_risk" jsonschema_description:"Dollars the bet puts at risk: before it is created, its stake times the sessions that can place it (or the total, with ensure_total_wager); after, what the sessions accepted, or may still place. 0 while its amount is not known."`
+	AtRiskBasis    string     `json:"at_risk_basis" jsonschema_description:"How at_risk was worked out, in words; empty when at_risk is not known."`
+	Status         string     `json:"status" jsonschema:"enum=waiting,enum=in_doubt,enum=skipped,enum=unresolved,enum=created,enum=placed,enum=not_taken,enum=failed,enum=settled,enum=canceled" jsonschema_description:"Where the bet stands, lower case."`
+	Action         string     `json:"action,omitempty" jsonschema:"enum=create,enum=wait,enum=skip,enum=adopt,enum=none,enum=unresolved,enum=refuse" jsonschema_description:"Plan reports only: what run would do with the bet now."`
+	Reason         string     `json:"reason" jsonschema_description:"Why the bet has its status, in words; may be empty."`
+	ReasonCode     ReasonCode `json:"reason_code,omitempty" jsonschema_description:"Why the bet was not created, not placed, stopped or cancelled, as a program reads it: one of the closed list in the README's reasons table. Absent when the bet has no such reason (placed, settled, waiting)."`
+	Limit          *Limit     `json:"limit,omitempty" jsonschema_description:"For reason_code limit or stop: the limit that held the bet back, and whose it is."`
+	NotificationID *int64     `json:"notification_id" jsonschema:"nullable" jsonschema_description:"The service's notification id; null when no notification was created."`
+	CreatedAt      *string    `json:"created_at" jsonschema:"nullable,format=date-time" jsonschema_description:"When the notification was created, RFC 3339 in UTC; null when not created."`
+	PlacedAt       *string    `json:"placed_at" jsonschema:"nullable,format=date-time" jsonschema_description:"When the first session placed the bet, RFC 3339 in UTC: the earliest submit time of the accepting records, read when the bet is first seen placed; while the records cannot be read, the poll that first saw it placed; kept in the journal, so every later run and status reports the same time (a first poll's time gives way once, to the records'); null while nothing is placed."`
+	PlacedBy       []string   `json:"placed_by" jsonschema_description:"Display names of the sessions that placed the bet: exact once the bet records are read, before that the targeted sessions whose bots took it up; empty while nothing is placed."`
+	Canceled       bool       `json:"canceled" jsonschema_description:"The bet was cancelled. With amount_accepted above 0 sessions had placed it before the cancel: that stays on, at risk in every limit, and once resulted status is settled with the service's profit."`
+	RefusedBy      []string   `json:"refused_by" jsonschema_description:"The sessions whose records refused the bet, each as display name, colon, the service's reason; empty when none did."`
+	Records        []Record   `json:"records" jsonschema_description:"What each bookmaker session did with the bet; empty until a session acts."`
+	AmountAccepted float64    `json:"amount_accepted" jsonschema_description:"Dollars the bookmakers accepted over all sessions."`
+	Profit         float64    `json:"profit" jsonschema_description:"The notification's signed aggregate profit in dollars; 0 when none."`
+	Final          bool       `json:"final" jsonschema_description:"True once the race is resulted and the result is no longer provisional."`
+	Error          string     `json:"error" jsonschema_description:"A runtime error met while handling the bet (e.g. an API error); empty when none."`
+}
+
+// ReasonCode is a bet's reason as a program reads it: its schema's enum is
+// the one list of reasons (package reason).
+type ReasonCode string
+
+// JSONSchema is the code's schema: a string of the list.
+func (ReasonCode) JSONSchema() *jsonschema.Schema {
+	s := &jsonschema.Schema{Type: "string"}
+	for _, c := range reason.Codes() {
+		s.Enum = append(s.Enum, string(c))
+	}
+	return s
+}
+
+// Limit names a limit that held a bet back.
+type Limit struct {
+	Name  string `json:"name" jsonschema_description:"The limit's key: max_total_stake, stop_loss, …"`
+	Scope string `json:"scope" jsonschema:"enum=plan,enum=account" jsonschema_description:"Whose limit: the plan's, or the account file's (every plan together)."`
 }
 
 // Record is one bookmaker session's attempt at a bet.
@@ -316,6 +339,14 @@ func newLimits(l *engine.LimitsSummary) Limits {
 	return out
 }
 
+// newLimit is the limit of a limit's or a stop's reason; nil for others.
+func newLimit(w reason.Why) *Limit {
+	if w.Limit == "" || (w.Code != reason.Limit && w.Code != reason.Stop) {
+		return nil
+	}
+	return &Limit{Name: w.Limit, Scope: string(w.Scope)}
+}
+
 func newBet(b *engine.BetResult) Bet {
 	out := Bet{
 		ID:             b.ID,
@@ -332,8 +363,10 @@ func newBet(b *engine.BetResult) Bet {
 		Status:         string(b.Status),
 		Action:         string(b.Action),
 		Reason:         b.Reason,
+		ReasonCode:     ReasonCode(b.Why.Code),
 		CreatedAt:      timePtr(b.CreatedAt),
 		PlacedAt:       timePtr(b.PlacedAt),
+		Limit:          newLimit(b.Why),
 		PlacedBy:       append([]string{}, b.PlacedBy...),
 		RefusedBy:      append([]string{}, b.RefusedBy...),
 		Canceled:       b.Canceled,

@@ -7,6 +7,7 @@ import (
 
 	"github.com/betplan/betplan/apiclient"
 	"github.com/betplan/betplan/engine/bet"
+	"github.com/betplan/betplan/reason"
 )
 
 // Following applies what the reads show: the Follower reads the plan's
@@ -85,14 +86,14 @@ type Book interface {
 	Cancelled(b Bet)
 	// End makes b final at status, and why; Move moves it to a status
 	// that is not final.
-	End(b Bet, status bet.Status, reason string)
+	End(b Bet, status bet.Status, why reason.Why)
 	Move(b Bet, status bet.Status, reason string)
 	// Answered is the answer of the bots bots read from b's records.
 	Answered(b Bet, bots string)
 	// Settled is b resulted with money accepted, its records read later;
 	// Complete is b resulted with its records read, ending at status.
 	Settled(b Bet, reason string)
-	Complete(b Bet, status bet.Status, reason string)
+	Complete(b Bet, status bet.Status, why reason.Why)
 	// Placing marks b seen placed for its records to be read, at and by
 	// standing in for when and by whom until then.
 	Placing(b Bet, at time.Time, by []string, accepted float64)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/betplan/betplan/apiclient"
 	"github.com/betplan/betplan/engine/bet"
+	"github.com/betplan/betplan/reason"
 )
 
 // fakeBet is a bet of fakeBook: its view reads these fields.
@@ -79,8 +80,8 @@ func (k *fakeBook) Observe(b Bet, n *apiclient.Notification) {
 }
 func (k *fakeBook) Listed(b Bet, start time.Time) { k.note(b, "listed") }
 func (k *fakeBook) Cancelled(b Bet)               { k.note(b, "cancelled") }
-func (k *fakeBook) End(b Bet, s bet.Status, reason string) {
-	k.to(b, s, reason, true)
+func (k *fakeBook) End(b Bet, s bet.Status, why reason.Why) {
+	k.to(b, s, why.Text, true)
 }
 func (k *fakeBook) Move(b Bet, s bet.Status, reason string) {
 	k.to(b, s, reason, false)
@@ -89,8 +90,8 @@ func (k *fakeBook) Answered(b Bet, bots string) { k.note(b, "answered") }
 func (k *fakeBook) Settled(b Bet, reason string) {
 	k.to(b, bet.Settled, reason, true)
 }
-func (k *fakeBook) Complete(b Bet, s bet.Status, reason string) {
-	k.to(b, s, reason, true)
+func (k *fakeBook) Complete(b Bet, s bet.Status, why reason.Why) {
+	k.to(b, s, why.Text, true)
 }
 func (k *fakeBook) Placing(b Bet, at time.Time, by []string, accepted float64) {
 	k.note(b, fmt.Sprintf("placing $%.2f", accepted))

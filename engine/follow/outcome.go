@@ -10,6 +10,7 @@ import (
 
 	"github.com/betplan/betplan/apiclient"
 	"github.com/betplan/betplan/engine/bet"
+	"github.com/betplan/betplan/reason"
 )
 
 // What a read of a bet's notification and records means for it: the
@@ -41,12 +42,12 @@ func (f *Follower) update(ctx context.Context, b Bet, n *apiclient.Notification)
 	}
 	switch {
 	case bool(n.IsCanceled) && float64(n.TotalAccepted) == 0:
-		f.book.End(b, bet.Canceled, "cancelled before any session placed it")
+		f.book.End(b, bet.Canceled, reason.Said(reason.Cancelled, "cancelled before any session placed it"))
 		return nil
 	case !n.Resulted() && n.TotalAccepted == 0 && !b.ListedStart().IsZero() && f.clock.Now().After(b.ListedStart().Add(UnresultedAfter)):
 		// A notification the service never matched to a race is never
 		// resulted; nothing was placed, so nothing is left to follow.
-		f.book.End(b, bet.NotTaken, fmt.Sprintf("no session placed it and the service had not resulted it %s after the start", UnresultedAfter))
+		f.book.End(b, bet.NotTaken, reason.Said(reason.NotTaken, fmt.Sprintf("no session placed it and the service had not resulted it %s after the start", UnresultedAfter)))
 		return nil
 	case !n.Resulted() && n.TotalAccepted == 0 && answered(b) && b.AnsweredBy() != n.ReceivedBots:
 		// The bots answered and accepted nothing: read what each session
@@ -56,8 +57,8 @@ func (f *Follower) update(ctx context.Context, b Bet, n *apiclient.Notification)
 			return err
 		}
 		f.book.Answered(b, n.ReceivedBots)
-		if refused, why := everyRefused(recs); refused {
-			f.book.End(b, bet.Failed, "every session refused it: "+why)
+		if why, refused := everyRefused(recs, "every session refused it: "); refused {
+			f.book.End(b, bet.Failed, why)
 			f.logOutcome(b)
 			return nil
 		}
@@ -92,16 +93,16 @@ func (f *Follower) update(ctx context.Context, b Bet, n *apiclient.Notification)
 	for i := range recs {
 		accepted = accepted || recs[i].Accepted()
 	}
-	refused, why := everyRefused(recs)
+	why, refused := everyRefused(recs, "every session errored: ")
 	switch {
 	case accepted:
-		f.book.Complete(b, bet.Settled, settledReason(n))
+		f.book.Complete(b, bet.Settled, reason.Why{Text: settledReason(n)})
 	case refused:
-		f.book.Complete(b, bet.Failed, "every session errored: "+why)
+		f.book.Complete(b, bet.Failed, why)
 	case len(recs) == 0:
-		f.book.Complete(b, bet.NotTaken, "no session acted on it by race start (no running bot matched, or the race was not found)")
+		f.book.Complete(b, bet.NotTaken, reason.Said(reason.NotTaken, "no session acted on it by race start (no running bot matched, or the race was not found)"))
 	default:
-		f.book.Complete(b, bet.NotTaken, "no session placed it before the race")
+		f.book.Complete(b, bet.NotTaken, reason.Said(reason.NotTaken, "no session placed it before the race"))
 	}
 	f.logOutcome(b)
 	return nil
@@ -179,16 +180,28 @@ func (f *Follower) applyRecords(b Bet, recs []apiclient.BetRecord) {
 	f.logDueOutcome(b)
 }
 
-// everyRefused reports whether every record failed, and their errors.
-func everyRefused(recs []apiclient.BetRecord) (bool, string) {
+// everyRefused reports whether every session's record refused the bet,
+// and why, the sessions' own words after lead: its reason is the one their
+// words give (apiclient.RefusalReason) when they agree, else the first that
+// names one.
+func everyRefused(recs []apiclient.BetRecord, lead string) (reason.Why, bool) {
 	var errs []string
+	code := reason.Code("")
 	for i := range recs {
 		if !recs[i].Failed() {
-			return false, ""
+			return reason.Why{}, false
 		}
 		errs = append(errs, fmt.Sprintf("%s: %s", recs[i].DisplayName, recs[i].SubmitError))
+		switch c := apiclient.RefusalReason(recs[i].SubmitError); {
+		case code == "":
+			code = c
+		case c != code && code == reason.SessionRefused:
+			code = c
+		case c != code && c != reason.SessionRefused && code == reason.OddsBound:
+			code = c // the plan's own bound alone is not a failure: another reason is
+		}
 	}
-	return len(errs) > 0, strings.Join(errs, "; ")
+	return reason.Said(code, lead+strings.Join(errs, "; ")), len(errs) > 0
 }
 
 func settledReason(n *apiclient.Notification) string {
