@@ -13,8 +13,8 @@
 # A checksum fetched from the same server as the archive proves the download
 # is whole, not who made it.
 #
-# On any error: one line on stderr, a non-zero exit, and nothing installed or
-# left behind.
+# Only a regular file named betplan is taken from the archive. On any error:
+# one line on stderr, a non-zero exit, and nothing installed or left behind.
 set -eu
 
 repo=betplan/betplan
@@ -101,6 +101,38 @@ sha256() {
 	fi
 }
 
+# entryKind names the entry type tar's long listing starts with.
+entryKind() {
+	case $1 in
+	l) echo "a symbolic link" ;;
+	h) echo "a hard link" ;;
+	d) echo "a directory" ;;
+	c) echo "a character device" ;;
+	b) echo "a block device" ;;
+	p) echo "a named pipe" ;;
+	s) echo "a socket" ;;
+	*) echo "an entry of type '$(shown "$1")'" ;;
+	esac
+}
+
+# fileKind names what the file at $1 is, when it is not a regular file.
+fileKind() {
+	if [ -h "$1" ]; then echo "a symbolic link"
+	elif [ -d "$1" ]; then echo "a directory"
+	elif [ -c "$1" ]; then echo "a character device"
+	elif [ -b "$1" ]; then echo "a block device"
+	elif [ -p "$1" ]; then echo "a named pipe"
+	elif [ -S "$1" ]; then echo "a socket"
+	else echo "not a file"
+	fi
+}
+
+# shown is a line from elsewhere made fit for a message: its first line, no
+# control characters, at most 200 bytes.
+shown() {
+	printf '%s\n' "$1" | head -n 1 | LC_ALL=C sed 's/[[:cntrl:]]//g' | cut -c 1-200
+}
+
 # latestVersion asks GitHub which release is the latest.
 latestVersion() {
 	fetch "https://api.github.com/repos/$repo/releases/latest" "$tmp/latest.json" ||
@@ -146,15 +178,27 @@ main() {
 	got=$(sha256 "$tmp/$archive")
 	[ "$got" = "$want" ] || fail "checksum mismatch for $archive: checksums.txt says $want, the download is $got; nothing installed"
 
+	# Only a regular file named betplan is taken: a symbolic or hard link
+	# would bring in a file of this machine (a secret, made executable), a
+	# device or a pipe is not a program. tar's long listing starts with the
+	# entry's type, as GNU tar and bsdtar both print it; an archive may hold
+	# the name more than once, and every one must be a file.
+	kinds=$(tar -tvzf "$tmp/$archive" betplan 2>/dev/null | cut -c 1)
+	[ -n "$kinds" ] || fail "$archive holds no betplan binary"
+	kind=$(printf '%s\n' "$kinds" | awk '$0 != "-" { print; exit }')
+	[ -z "$kind" ] || fail "the betplan in $archive is $(entryKind "$kind"), not a regular file: nothing installed"
 	mkdir "$tmp/unpacked"
 	tar -xzf "$tmp/$archive" -C "$tmp/unpacked" betplan 2>/dev/null || fail "$archive holds no betplan binary"
-	[ -f "$tmp/unpacked/betplan" ] || fail "$archive holds no betplan binary"
+	unpacked=$tmp/unpacked/betplan
+	if [ -h "$unpacked" ] || [ ! -f "$unpacked" ]; then
+		fail "the betplan in $archive is $(fileKind "$unpacked"), not a regular file: nothing installed"
+	fi
 
 	mkdir -p "$dir" || fail "cannot create $dir"
 	# Copy beside the target, then rename: a running betplan, or one
 	# interrupted here, never sees half a binary.
 	staged=$dir/.betplan.install.$$
-	cp "$tmp/unpacked/betplan" "$staged" || fail "cannot write to $dir"
+	cp "$unpacked" "$staged" || fail "cannot write to $dir"
 	chmod 755 "$staged"
 	mv -f "$staged" "$dir/betplan" || fail "cannot install $dir/betplan"
 	staged=

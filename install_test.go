@@ -1,0 +1,232 @@
+package main
+
+import (
+	"archive/tar"
+	"bytes"
+	"compress/gzip"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"io/fs"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+)
+
+// The installer's tests run install.sh as a user would, against releases
+// built here and served on loopback: each archive is what a hostile or
+// broken mirror could serve, with a checksums.txt that matches it (the
+// checksum proves a whole download, not a good one). `make release-check`
+// (internal/release) runs the same script against the real release.
+
+// installerTool finds a tool install.sh or its tests need, or skips; under
+// CI=true, where .ci/setup installs them, its absence fails.
+func installerTool(t *testing.T, name string) string {
+	t.Helper()
+	p, err := exec.LookPath(name)
+	if err == nil {
+		return p
+	}
+	if os.Getenv("CI") == "true" {
+		t.Fatalf("%s is not installed: .ci/setup installs it for the installer's tests", name)
+	}
+	t.Skipf("%s is not installed (apt-get install -y %s): install.sh is not tested with it", name, name)
+	return ""
+}
+
+// installerPlatform is this machine's <os>_<arch> as the archives name it.
+func installerPlatform(t *testing.T) string {
+	t.Helper()
+	if runtime.GOOS != "linux" && runtime.GOOS != "darwin" {
+		t.Skipf("install.sh is for Linux and macOS, not %s", runtime.GOOS)
+	}
+	return runtime.GOOS + "_" + runtime.GOARCH
+}
+
+// archiveEntry is one entry of a release archive.
+type archiveEntry struct {
+	hdr  tar.Header
+	body []byte
+}
+
+func regularEntry(name string, body []byte) archiveEntry {
+	return archiveEntry{hdr: tar.Header{Typeflag: tar.TypeReg, Name: name, Mode: 0o755, Size: int64(len(body))}, body: body}
+}
+
+// versionScript is a betplan that runs anywhere and says it is version.
+func versionScript(version string) []byte {
+	return []byte("#!/bin/sh\n[ \"$1\" = version ] || exit 2\necho 'betplan " + version + " (0123456789abcdef, 2026-11-27T00:00:00Z, go1.26.0)'\n")
+}
+
+// serveRelease serves, over plain http on loopback, a release of version
+// for this machine: an archive of entries (and the README, as the real
+// one has) and a checksums.txt that lists its true SHA-256.
+func serveRelease(t *testing.T, version string, entries ...archiveEntry) string {
+	t.Helper()
+	dir := t.TempDir()
+	writeRelease(t, dir, version, entries...)
+	srv := httptest.NewServer(http.FileServer(http.Dir(dir)))
+	t.Cleanup(srv.Close)
+	return srv.URL
+}
+
+func writeRelease(t *testing.T, dir, version string, entries ...archiveEntry) {
+	t.Helper()
+	var buf bytes.Buffer
+	gz := gzip.NewWriter(&buf)
+	tw := tar.NewWriter(gz)
+	entries = append([]archiveEntry{regularEntry("README.md", []byte("# betplan\n"))}, entries...)
+	for _, e := range entries {
+		hdr := e.hdr
+		hdr.ModTime = time.Date(2026, 11, 27, 0, 0, 0, 0, time.UTC)
+		if hdr.Mode == 0 {
+			hdr.Mode = 0o644
+		}
+		if err := tw.WriteHeader(&hdr); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := tw.Write(e.body); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := tw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := gz.Close(); err != nil {
+		t.Fatal(err)
+	}
+	archive := "betplan_" + version + "_" + installerPlatform(t) + ".tar.gz"
+	sum := sha256.Sum256(buf.Bytes())
+	checksums := hex.EncodeToString(sum[:]) + "  " + archive + "\n"
+	if err := os.WriteFile(filepath.Join(dir, archive), buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "checksums.txt"), []byte(checksums), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// installRun is a run of install.sh in a fresh home, with its own
+// temporary directory so that anything left behind shows.
+type installRun struct {
+	home, tmp, dir string
+	path           string   // PATH
+	env            []string // more of the environment
+}
+
+func newInstallRun(t *testing.T) *installRun {
+	t.Helper()
+	installerTool(t, "sh")
+	installerTool(t, "tar")
+	base := t.TempDir()
+	r := &installRun{home: filepath.Join(base, "home"), tmp: filepath.Join(base, "tmp"), dir: filepath.Join(base, "bin"), path: os.Getenv("PATH")}
+	for _, d := range []string{r.home, r.tmp} {
+		if err := os.Mkdir(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return r
+}
+
+// run runs install.sh for version from the release at url, into r.dir.
+func (r *installRun) run(t *testing.T, url, version string) (stdout, stderr string, err error) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "/bin/sh", "install.sh")
+	cmd.Env = append([]string{"HOME=" + r.home, "TMPDIR=" + r.tmp, "PATH=" + r.path,
+		"BETPLAN_DOWNLOAD_URL=" + url, "BETPLAN_VERSION=" + version, "BETPLAN_INSTALL_DIR=" + r.dir}, r.env...)
+	var o, e bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &o, &e
+	err = cmd.Run()
+	if ctx.Err() != nil {
+		t.Fatalf("install.sh did not finish in a minute\n%s%s", o.String(), e.String())
+	}
+	return o.String(), e.String(), err
+}
+
+// refused checks that a run failed with one line on stderr that says want.
+func refused(t *testing.T, stdout, stderr string, err error, want string) {
+	t.Helper()
+	if err == nil {
+		t.Fatalf("install.sh succeeded, want it refused with %q\n%s", want, stdout)
+	}
+	if strings.Count(stderr, "\n") != 1 || !strings.HasPrefix(stderr, "install.sh: ") || !strings.Contains(stderr, want) {
+		t.Errorf("stderr %q: want one line saying %q", stderr, want)
+	}
+}
+
+// holdsOnly checks that dir holds exactly the names given (none: dir is
+// empty or absent).
+func holdsOnly(t *testing.T, dir string, names ...string) {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	if err != nil && !os.IsNotExist(err) {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, e := range entries {
+		got = append(got, e.Name())
+	}
+	if strings.Join(got, " ") != strings.Join(names, " ") {
+		t.Errorf("%s holds %q, want %q", dir, got, names)
+	}
+}
+
+// TestInstallerTakesOnlyARegularFile: an archive whose betplan entry is
+// not a regular file (a symbolic link to a local secret, alone or after a
+// file of the same name; a hard link; a directory; a device; a pipe) is
+// refused with what the entry is, and nothing is copied anywhere.
+func TestInstallerTakesOnlyARegularFile(t *testing.T) {
+	t.Parallel()
+	const version = "1.2.3"
+	installerPlatform(t)
+	secretDir := t.TempDir()
+	secret := filepath.Join(secretDir, "token")
+	const secretText = "a local secret: 5f3c9a"
+	if err := os.WriteFile(secret, []byte(secretText), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	link := func(typ byte, name, target string) archiveEntry {
+		return archiveEntry{hdr: tar.Header{Typeflag: typ, Name: name, Linkname: target, Mode: 0o777}}
+	}
+	for _, tt := range []struct {
+		name, want string
+		entries    []archiveEntry
+	}{
+		{"symbolic link to a local file", "the betplan in betplan_1.2.3_" + installerPlatform(t) + ".tar.gz is a symbolic link, not a regular file: nothing installed", []archiveEntry{link(tar.TypeSymlink, "betplan", secret)}},
+		{"file, then a symbolic link of that name", "is a symbolic link", []archiveEntry{regularEntry("betplan", versionScript("v"+version)), link(tar.TypeSymlink, "betplan", secret)}},
+		{"hard link", "is a hard link", []archiveEntry{link(tar.TypeLink, "betplan", "README.md")}},
+		{"directory", "is a directory", []archiveEntry{{hdr: tar.Header{Typeflag: tar.TypeDir, Name: "betplan/", Mode: 0o755}}, regularEntry("betplan/betplan", versionScript("v"+version))}},
+		{"character device", "is a character device", []archiveEntry{{hdr: tar.Header{Typeflag: tar.TypeChar, Name: "betplan", Devmajor: 1, Devminor: 3}}}},
+		{"named pipe", "is a named pipe", []archiveEntry{{hdr: tar.Header{Typeflag: tar.TypeFifo, Name: "betplan"}}}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			r := newInstallRun(t)
+			stdout, stderr, err := r.run(t, serveRelease(t, version, tt.entries...), version)
+			refused(t, stdout, stderr, err, tt.want)
+			if !strings.Contains(stderr, "not a regular file: nothing installed") {
+				t.Errorf("stderr %q: want it to say the entry is not a regular file", stderr)
+			}
+			holdsOnly(t, r.dir)
+			holdsOnly(t, r.tmp)
+			// The secret is nowhere but where it was.
+			filepath.WalkDir(filepath.Dir(r.home), func(path string, d fs.DirEntry, err error) error {
+				if err != nil || !d.Type().IsRegular() {
+					return nil
+				}
+				if b, _ := os.ReadFile(path); bytes.Contains(b, []byte(secretText)) {
+					t.Errorf("the secret was copied to %s", path)
+				}
+				return nil
+			})
+		})
+	}
+}
