@@ -13,8 +13,10 @@
 # A checksum fetched from the same server as the archive proves the download
 # is whole, not who made it.
 #
-# Only a regular file named betplan is taken from the archive. On any error:
-# one line on stderr, a non-zero exit, and nothing installed or left behind.
+# Only a regular file named betplan is taken from the archive, and it replaces
+# the installed betplan only once it runs here and says it is the version
+# asked for. On any error: one line on stderr, a non-zero exit, and nothing
+# installed or left behind.
 set -eu
 
 repo=betplan/betplan
@@ -195,20 +197,27 @@ main() {
 	fi
 
 	mkdir -p "$dir" || fail "cannot create $dir"
-	# Copy beside the target, then rename: a running betplan, or one
-	# interrupted here, never sees half a binary.
-	staged=$dir/.betplan.install.$$
+	# Copy beside the target, check it runs and is the version asked for,
+	# then rename: the betplan there is replaced only by one that works, and
+	# a running betplan, or one interrupted here, never sees half a binary.
+	staged=$(mktemp "$dir/.betplan.install.XXXXXX") || fail "cannot write to $dir"
 	cp "$unpacked" "$staged" || fail "cannot write to $dir"
 	chmod 755 "$staged"
+	# Its stderr and the shell's own word on a crash ("Segmentation fault")
+	# stay off the terminal: "|| exit" keeps the subshell that says it, and
+	# exits with the binary's status.
+	if line=$(exec 2>/dev/null; "$staged" version </dev/null || exit); then
+		line=$(printf '%s\n' "$line" | head -n 1)
+	else
+		fail "the betplan in $archive does not run on this machine ('betplan version' exits with $?): nothing installed"
+	fi
+	case $line in
+	"betplan v$version ("*) ;;
+	*) fail "the betplan in $archive is not betplan v$version ('betplan version' says \"$(shown "$line")\"): nothing installed" ;;
+	esac
 	mv -f "$staged" "$dir/betplan" || fail "cannot install $dir/betplan"
 	staged=
-
-	if line=$("$dir/betplan" version 2>/dev/null); then
-		echo "installed $dir/betplan: $(echo "$line" | head -n 1)"
-	else
-		echo "installed $dir/betplan ($version), but it does not run on this machine" >&2
-		exit 1
-	fi
+	echo "installed $dir/betplan: $(shown "$line")"
 	case :${PATH:-}: in
 	*:"$dir":*) ;;
 	*) echo "$dir is not on your PATH: add it, or run $dir/betplan" ;;

@@ -6,6 +6,7 @@ import (
 	"compress/gzip"
 	"context"
 	"crypto/sha256"
+	"debug/elf"
 	"encoding/hex"
 	"io/fs"
 	"net/http"
@@ -177,6 +178,109 @@ func holdsOnly(t *testing.T, dir string, names ...string) {
 	if strings.Join(got, " ") != strings.Join(names, " ") {
 		t.Errorf("%s holds %q, want %q", dir, got, names)
 	}
+}
+
+// otherArchitecture is a copy of this machine's `true` (an ELF binary)
+// marked as built for another machine, as an archive of the wrong
+// platform would hold; nil where `true` is not ELF.
+func otherArchitecture(t *testing.T) []byte {
+	t.Helper()
+	b, err := os.ReadFile(installerTool(t, "true"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := elf.NewFile(bytes.NewReader(b))
+	if err != nil {
+		return nil
+	}
+	other := elf.EM_AARCH64
+	if f.Machine == elf.EM_AARCH64 {
+		other = elf.EM_X86_64
+	}
+	b = bytes.Clone(b)
+	f.ByteOrder.PutUint16(b[18:20], uint16(other)) // e_machine
+	return b
+}
+
+// TestInstallerKeepsAWorkingInstall: over a betplan that runs, an archive
+// whose betplan does not (it fails, is cut short, is for another machine,
+// or is not the version asked for) installs nothing: the old binary is
+// untouched and still runs, and no temporary file is left beside it. One
+// that runs replaces it.
+func TestInstallerKeepsAWorkingInstall(t *testing.T) {
+	t.Parallel()
+	const version = "1.2.3"
+	platform := installerPlatform(t)
+	archive := "betplan_" + version + "_" + platform + ".tar.gz"
+	real, err := os.ReadFile(installerTool(t, "true"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := versionScript("v0.1.0")
+	for _, tt := range []struct {
+		name, want string
+		binary     []byte
+	}{
+		{"exits 1", "the betplan in " + archive + " does not run on this machine ('betplan version' exits with 1): nothing installed", []byte("#!/bin/sh\nexit 1\n")},
+		{"truncated", "the betplan in " + archive, real[:len(real)/2]},
+		{"another architecture", "the betplan in " + archive, otherArchitecture(t)},
+		{"another version", "the betplan in " + archive + ` is not betplan v1.2.3 ('betplan version' says "betplan v9.9.9 (0123456789abcdef, 2026-11-27T00:00:00Z, go1.26.0)"): nothing installed`, versionScript("v9.9.9")},
+		{"says nothing", "the betplan in " + archive + ` is not betplan v1.2.3 ('betplan version' says ""): nothing installed`, []byte("#!/bin/sh\nexit 0\n")},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			if tt.binary == nil {
+				t.Skip("this machine's binaries are not ELF")
+			}
+			r := newInstallRun(t)
+			if err := os.Mkdir(r.dir, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			installed := filepath.Join(r.dir, "betplan")
+			if err := os.WriteFile(installed, old, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			stdout, stderr, err := r.run(t, serveRelease(t, version, regularEntry("betplan", tt.binary)), version)
+			refused(t, stdout, stderr, err, tt.want)
+			if !strings.Contains(stderr, "nothing installed") {
+				t.Errorf("stderr %q: want it to say nothing was installed", stderr)
+			}
+			if b, err := os.ReadFile(installed); err != nil || !bytes.Equal(b, old) {
+				t.Errorf("the working betplan was replaced (%v)", err)
+			}
+			if out, err := exec.Command(installed, "version").Output(); err != nil || !strings.HasPrefix(string(out), "betplan v0.1.0 (") {
+				t.Errorf("the old betplan no longer runs: %q, %v", out, err)
+			}
+			holdsOnly(t, r.dir, "betplan")
+			holdsOnly(t, r.tmp)
+		})
+	}
+	t.Run("runs", func(t *testing.T) {
+		t.Parallel()
+		r := newInstallRun(t)
+		if err := os.Mkdir(r.dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		installed := filepath.Join(r.dir, "betplan")
+		if err := os.WriteFile(installed, old, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		stdout, stderr, err := r.run(t, serveRelease(t, version, regularEntry("betplan", versionScript("v"+version))), "v"+version)
+		if err != nil {
+			t.Fatalf("install.sh: %v\n%s%s", err, stdout, stderr)
+		}
+		if want := "installed " + installed + ": betplan v1.2.3 (0123456789abcdef, "; !strings.Contains(stdout, want) {
+			t.Errorf("stdout %q: want %q", stdout, want)
+		}
+		if out, err := exec.Command(installed, "version").Output(); err != nil || !strings.HasPrefix(string(out), "betplan v1.2.3 (") {
+			t.Errorf("installed betplan version: %q, %v", out, err)
+		}
+		if fi, err := os.Stat(installed); err != nil || fi.Mode().Perm() != 0o755 {
+			t.Errorf("installed betplan: %v, %v; want mode 755", fi.Mode(), err)
+		}
+		holdsOnly(t, r.dir, "betplan")
+		holdsOnly(t, r.tmp)
+	})
 }
 
 // TestInstallerTakesOnlyARegularFile: an archive whose betplan entry is
