@@ -79,18 +79,106 @@ checkURL() {
 	fail "refusing plain http:// to $host: use https:// (http:// only on loopback)"
 }
 
-# fetch URL FILE downloads URL to FILE; an HTTP error is a failure.
+# maxRedirects bounds the redirects one download follows.
+maxRedirects=10
+
+# fetch URL FILE downloads URL to FILE; an HTTP error is a failure. curl or
+# wget makes one request at a time and follows no redirect itself: fetch
+# follows them, by one rule whichever tool there is: from https:// to
+# https:// only (to another host too: GitHub's release downloads move to
+# its own), and none from plain http:// (loopback only). wget could not
+# keep that rule itself: its --https-only holds for recursion, not for
+# redirects.
 fetch() {
 	if command -v curl >/dev/null 2>&1; then
-		case $1 in
-		https://*) curl -fsL --proto =https --proto-redir =https -o "$2" "$1" ;;
-		*) curl -fsL --proto =http --max-redirs 0 -o "$2" "$1" ;;
-		esac
+		get=curlGet
 	elif command -v wget >/dev/null 2>&1; then
-		wget -q -O "$2" "$1"
+		# BusyBox's wget has none of the options wgetGet needs.
+		case $(wget --version 2>/dev/null) in
+		"GNU Wget 1."*) ;;
+		*) fail "the wget here is not GNU Wget, whose options install.sh needs: install curl or GNU Wget" ;;
+		esac
+		get=wgetGet
 	else
 		fail "neither curl nor wget is installed: install one of them"
 	fi
+	from=$1
+	hops=0
+	while :; do
+		to=$($get "$from" "$2") || return 1
+		[ -n "$to" ] || return 0
+		case $from in
+		http://*) fail "refusing the redirect from $from to $(shown "$to"): a plain http:// download follows no redirect" ;;
+		esac
+		case $to in
+		https://*) ;;
+		*) fail "refusing the redirect from $from to $(shown "$to"): redirects are followed to https:// only" ;;
+		esac
+		hops=$((hops + 1))
+		[ "$hops" -le "$maxRedirects" ] || fail "cannot download $1: more than $maxRedirects redirects"
+		from=$to
+	done
+}
+
+# curlGet URL FILE asks for URL once, into FILE: it succeeds quietly on a
+# 2xx answer, prints the absolute URL a redirect points to, and fails on
+# anything else. The bounds are wgetGet's: 30 s to connect (the name
+# lookup included), 60 s without a byte, no retry.
+curlGet() {
+	case $1 in
+	https://*) proto='=https' ;;
+	*) proto='=http' ;;
+	esac
+	answer=$(curl -fs --proto "$proto" --connect-timeout 30 --speed-limit 1 --speed-time 60 \
+		-w '%{http_code} %{redirect_url}' -o "$2" "$1") || return 1
+	case $answer in
+	2??\ ) ;;
+	3??\ ?*) printf '%s\n' "${answer#* }" ;;
+	*) return 1 ;;
+	esac
+}
+
+# wgetGet is curlGet with wget. To wget a redirect it may not follow is an
+# error; -S prints the answer's status line and headers.
+wgetGet() {
+	if wget -q -S --max-redirect=0 --tries=1 --dns-timeout=30 --connect-timeout=30 --read-timeout=60 \
+		-O "$2" "$1" 2>"$tmp/headers"; then
+		return 0
+	fi
+	to=$(awk '
+		{ sub(/\r$/, "") }
+		/^[ \t]*HTTP\// { code = $2; to = "" }
+		tolower($1) == "location:" { to = $0; sub(/^[ \t]*[^:]*:[ \t]*/, "", to) }
+		END { if (code ~ /^3/ && to != "") print to }' "$tmp/headers")
+	[ -n "$to" ] || return 1
+	absolute "$1" "$to"
+}
+
+# absolute prints the redirect target $2, as given by the answer from URL $1,
+# as an absolute URL, as curl does.
+absolute() {
+	scheme=${2%%:*}
+	case $scheme in
+	"$2" | "" | *[!a-zA-Z0-9+.-]*) ;;
+	*)
+		# curl gives the scheme in lower case.
+		printf '%s:%s\n' "$(printf '%s\n' "$scheme" | awk '{ print tolower($0) }')" "${2#*:}"
+		return
+		;;
+	esac
+	rest=${1#*://}
+	case $2 in
+	//*) printf '%s:%s\n' "${1%%://*}" "$2" ;;
+	/*) printf '%s://%s%s\n' "${1%%://*}" "${rest%%/*}" "$2" ;;
+	\?*) printf '%s%s\n' "${1%%\?*}" "$2" ;;
+	*)
+		base=${1%%[?#]*}
+		case ${base#*://} in
+		*/*) printf '%s/%s\n' "${base%/*}" "$2" ;;
+		*) printf '%s/%s\n' "$base" "$2" ;;
+		esac
+		;;
+	esac
 }
 
 sha256() {

@@ -8,6 +8,7 @@ import (
 	"crypto/sha256"
 	"debug/elf"
 	"encoding/hex"
+	"encoding/pem"
 	"io/fs"
 	"net/http"
 	"net/http/httptest"
@@ -15,7 +16,9 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -332,5 +335,168 @@ func TestInstallerTakesOnlyARegularFile(t *testing.T) {
 				return nil
 			})
 		})
+	}
+}
+
+// installerTools is a directory holding exactly the tools install.sh uses,
+// with the downloader given (curl or wget) and not the other: a PATH
+// that hides one of them.
+func installerTools(t *testing.T, downloader string) string {
+	t.Helper()
+	dir := t.TempDir()
+	sum := "sha256sum"
+	if _, err := exec.LookPath(sum); err != nil {
+		sum = "shasum"
+	}
+	for _, name := range []string{downloader, sum, "uname", "mktemp", "rm", "awk", "cut", "sed", "head", "tar", "gzip", "mkdir", "cp", "chmod", "mv"} {
+		if err := os.Symlink(installerTool(t, name), filepath.Join(dir, name)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+// TestInstallerRedirects: curl and wget download by the same rules, each
+// with a PATH that hides the other. A plain http:// download (loopback
+// only) follows no redirect, not even to another port of this machine; an
+// https:// one follows redirects to https:// only (another host too: the
+// GitHub release's downloads move to its own), at most 10, and never one
+// to plain http. A download cut short is not asked for again. The
+// refusals are one line, the same with either tool.
+func TestInstallerRedirects(t *testing.T) {
+	t.Parallel()
+	const version = "1.2.3"
+	platform := installerPlatform(t)
+	archive := "betplan_" + version + "_" + platform + ".tar.gz"
+	release := t.TempDir()
+	writeRelease(t, release, version, regularEntry("betplan", versionScript("v"+version)))
+	files := http.FileServer(http.Dir(release))
+
+	plain := httptest.NewServer(files)
+	t.Cleanup(plain.Close)
+	// The same release on another host name and port of this machine.
+	elsewhere := strings.Replace(plain.URL, "127.0.0.1", "localhost", 1)
+	secure := httptest.NewTLSServer(files)
+	t.Cleanup(secure.Close)
+	plainRedirect := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, elsewhere+r.URL.Path, http.StatusFound)
+	}))
+	t.Cleanup(plainRedirect.Close)
+	var mu sync.Mutex
+	asked := map[string]int{}
+	tlsRedirect := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		// Counted per tool: curl/8.0, Wget/1.21.
+		tool, _, _ := strings.Cut(r.UserAgent(), "/")
+		mu.Lock()
+		asked[tool+" "+r.URL.Path]++
+		n := asked[tool+" "+r.URL.Path]
+		mu.Unlock()
+		where, file, _ := strings.Cut(strings.TrimPrefix(r.URL.Path, "/"), "/")
+		switch where {
+		case "to-http":
+			http.Redirect(w, r, elsewhere+"/"+file, http.StatusFound)
+		case "to-https":
+			http.Redirect(w, r, secure.URL+"/"+file, http.StatusMovedPermanently)
+		case "relative":
+			w.Header().Set("Location", "../release/"+file)
+			w.WriteHeader(http.StatusTemporaryRedirect)
+		case "release":
+			http.StripPrefix("/release", files).ServeHTTP(w, r)
+		case "loop":
+			http.Redirect(w, r, r.URL.Path, http.StatusFound)
+		case "cut":
+			if file != archive || n > 1 {
+				http.StripPrefix("/cut", files).ServeHTTP(w, r)
+				return
+			}
+			b, err := os.ReadFile(filepath.Join(release, archive))
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			w.Header().Set("Content-Length", strconv.Itoa(len(b)))
+			w.Write(b[:len(b)/2])
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	t.Cleanup(tlsRedirect.Close)
+	// Both tools trust the test servers' certificate through their own
+	// settings; install.sh passes none.
+	ca := filepath.Join(t.TempDir(), "ca.pem")
+	if err := os.WriteFile(ca, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: tlsRedirect.Certificate().Raw}), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	wgetrc := filepath.Join(t.TempDir(), "wgetrc")
+	if err := os.WriteFile(wgetrc, []byte("ca_certificate = "+ca+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+
+	refusals := []struct{ name, url, want string }{
+		{"http to another port", plainRedirect.URL,
+			"install.sh: refusing the redirect from " + plainRedirect.URL + "/checksums.txt to " + elsewhere + "/checksums.txt: a plain http:// download follows no redirect\n"},
+		{"https to http", tlsRedirect.URL + "/to-http",
+			"install.sh: refusing the redirect from " + tlsRedirect.URL + "/to-http/checksums.txt to " + elsewhere + "/checksums.txt: redirects are followed to https:// only\n"},
+		{"a redirect loop", tlsRedirect.URL + "/loop",
+			"install.sh: cannot download " + tlsRedirect.URL + "/loop/checksums.txt: more than 10 redirects\n"},
+		{"cut short", tlsRedirect.URL + "/cut",
+			"install.sh: cannot download " + tlsRedirect.URL + "/cut/" + archive + "\n"},
+	}
+	for _, downloader := range []string{"curl", "wget"} {
+		tools := installerTools(t, downloader)
+		t.Run(downloader, func(t *testing.T) {
+			for _, tt := range refusals {
+				t.Run(tt.name, func(t *testing.T) {
+					r := newInstallRun(t)
+					r.path = tools
+					r.env = []string{"CURL_CA_BUNDLE=" + ca, "WGETRC=" + wgetrc}
+					stdout, stderr, err := r.run(t, tt.url, version)
+					if err == nil || stderr != tt.want {
+						t.Errorf("install.sh: %v\nstdout %q\nstderr %q\nwant   %q", err, stdout, stderr, tt.want)
+					}
+					holdsOnly(t, r.dir)
+					holdsOnly(t, r.tmp)
+				})
+			}
+			if downloader == "wget" {
+				t.Run("a wget that is not GNU Wget", func(t *testing.T) {
+					// BusyBox's wget has no --version; this one downloads as
+					// the real one does.
+					fake := t.TempDir()
+					script := "#!/bin/sh\n[ \"$1\" = --version ] && { echo \"wget: unrecognized option '--version'\" >&2; exit 1; }\nexec " + installerTool(t, "wget") + " \"$@\"\n"
+					if err := os.WriteFile(filepath.Join(fake, "wget"), []byte(script), 0o755); err != nil {
+						t.Fatal(err)
+					}
+					r := newInstallRun(t)
+					r.path = fake + string(os.PathListSeparator) + tools
+					stdout, stderr, err := r.run(t, plainRedirect.URL, version)
+					refused(t, stdout, stderr, err, "the wget here is not GNU Wget, whose options install.sh needs: install curl or GNU Wget")
+					holdsOnly(t, r.dir)
+					holdsOnly(t, r.tmp)
+				})
+			}
+			for _, tt := range []struct{ name, url string }{
+				{"https to another host", tlsRedirect.URL + "/to-https"},
+				{"https, relative", tlsRedirect.URL + "/relative"},
+				{"plain http on loopback", plain.URL},
+			} {
+				t.Run(tt.name, func(t *testing.T) {
+					r := newInstallRun(t)
+					r.path = tools
+					r.env = []string{"CURL_CA_BUNDLE=" + ca, "WGETRC=" + wgetrc}
+					stdout, stderr, err := r.run(t, tt.url, version)
+					if err != nil || !strings.Contains(stdout, "installed "+filepath.Join(r.dir, "betplan")+": betplan v1.2.3 (") {
+						t.Errorf("install.sh: %v\nstdout %q\nstderr %q", err, stdout, stderr)
+					}
+				})
+			}
+		})
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	for _, tool := range []string{"curl", "Wget"} {
+		if n := asked[tool+" /cut/"+archive]; n != 1 {
+			t.Errorf("%s asked for the archive cut short %d times, want once", tool, n)
+		}
 	}
 }
