@@ -29,19 +29,10 @@ import (
 // checksum proves a whole download, not a good one). `make release-check`
 // (internal/release) runs the same script against the real release.
 
-// installerTool finds a tool install.sh or its tests need, or skips; under
-// CI=true, where .ci/setup installs them, its absence fails.
+// installerTool finds a tool install.sh or its tests need.
 func installerTool(t *testing.T, name string) string {
 	t.Helper()
-	p, err := exec.LookPath(name)
-	if err == nil {
-		return p
-	}
-	if os.Getenv("CI") == "true" {
-		t.Fatalf("%s is not installed: .ci/setup installs it for the installer's tests", name)
-	}
-	t.Skipf("%s is not installed (apt-get install -y %s): install.sh is not tested with it", name, name)
-	return ""
+	return program(t, name, "install.sh is not tested with it")
 }
 
 // installerPlatform is this machine's <os>_<arch> as the archives name it.
