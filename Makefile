@@ -18,7 +18,7 @@ LDFLAGS   := -X main.version=$(VERSION) -X main.commit=$(COMMIT) -X main.date=$(
 
 all: build
 
-# Everything the tests use beyond Go (xmllint, Chromium, PostgreSQL) and the modules.
+# Everything the tests use beyond Go (xmllint, Chromium, curl, wget, PostgreSQL) and the modules.
 setup:
 	bash .ci/setup
 

@@ -13,8 +13,10 @@
 # A checksum fetched from the same server as the archive proves the download
 # is whole, not who made it.
 #
-# On any error: one line on stderr, a non-zero exit, and nothing installed or
-# left behind.
+# Only a regular file named betplan is taken from the archive, and it replaces
+# the installed betplan only once it runs here and says it is the version
+# asked for. On any error: one line on stderr, a non-zero exit, and nothing
+# installed or left behind.
 set -eu
 
 repo=betplan/betplan
@@ -77,18 +79,106 @@ checkURL() {
 	fail "refusing plain http:// to $host: use https:// (http:// only on loopback)"
 }
 
-# fetch URL FILE downloads URL to FILE; an HTTP error is a failure.
+# maxRedirects bounds the redirects one download follows.
+maxRedirects=10
+
+# fetch URL FILE downloads URL to FILE; an HTTP error is a failure. curl or
+# wget makes one request at a time and follows no redirect itself: fetch
+# follows them, by one rule whichever tool there is: from https:// to
+# https:// only (to another host too: GitHub's release downloads move to
+# its own), and none from plain http:// (loopback only). wget could not
+# keep that rule itself: its --https-only holds for recursion, not for
+# redirects.
 fetch() {
 	if command -v curl >/dev/null 2>&1; then
-		case $1 in
-		https://*) curl -fsL --proto =https --proto-redir =https -o "$2" "$1" ;;
-		*) curl -fsL --proto =http --max-redirs 0 -o "$2" "$1" ;;
-		esac
+		get=curlGet
 	elif command -v wget >/dev/null 2>&1; then
-		wget -q -O "$2" "$1"
+		# BusyBox's wget has none of the options wgetGet needs.
+		case $(wget --version 2>/dev/null) in
+		"GNU Wget 1."*) ;;
+		*) fail "the wget here is not GNU Wget, whose options install.sh needs: install curl or GNU Wget" ;;
+		esac
+		get=wgetGet
 	else
 		fail "neither curl nor wget is installed: install one of them"
 	fi
+	from=$1
+	hops=0
+	while :; do
+		to=$($get "$from" "$2") || return 1
+		[ -n "$to" ] || return 0
+		case $from in
+		http://*) fail "refusing the redirect from $from to $(shown "$to"): a plain http:// download follows no redirect" ;;
+		esac
+		case $to in
+		https://*) ;;
+		*) fail "refusing the redirect from $from to $(shown "$to"): redirects are followed to https:// only" ;;
+		esac
+		hops=$((hops + 1))
+		[ "$hops" -le "$maxRedirects" ] || fail "cannot download $1: more than $maxRedirects redirects"
+		from=$to
+	done
+}
+
+# curlGet URL FILE asks for URL once, into FILE: it succeeds quietly on a
+# 2xx answer, prints the absolute URL a redirect points to, and fails on
+# anything else. The bounds are wgetGet's: 30 s to connect (the name
+# lookup included), 60 s without a byte, no retry.
+curlGet() {
+	case $1 in
+	https://*) proto='=https' ;;
+	*) proto='=http' ;;
+	esac
+	answer=$(curl -fs --proto "$proto" --connect-timeout 30 --speed-limit 1 --speed-time 60 \
+		-w '%{http_code} %{redirect_url}' -o "$2" "$1") || return 1
+	case $answer in
+	2??\ ) ;;
+	3??\ ?*) printf '%s\n' "${answer#* }" ;;
+	*) return 1 ;;
+	esac
+}
+
+# wgetGet is curlGet with wget. To wget a redirect it may not follow is an
+# error; -S prints the answer's status line and headers.
+wgetGet() {
+	if wget -q -S --max-redirect=0 --tries=1 --dns-timeout=30 --connect-timeout=30 --read-timeout=60 \
+		-O "$2" "$1" 2>"$tmp/headers"; then
+		return 0
+	fi
+	to=$(awk '
+		{ sub(/\r$/, "") }
+		/^[ \t]*HTTP\// { code = $2; to = "" }
+		tolower($1) == "location:" { to = $0; sub(/^[ \t]*[^:]*:[ \t]*/, "", to) }
+		END { if (code ~ /^3/ && to != "") print to }' "$tmp/headers")
+	[ -n "$to" ] || return 1
+	absolute "$1" "$to"
+}
+
+# absolute prints the redirect target $2, as given by the answer from URL $1,
+# as an absolute URL, as curl does.
+absolute() {
+	scheme=${2%%:*}
+	case $scheme in
+	"$2" | "" | *[!a-zA-Z0-9+.-]*) ;;
+	*)
+		# curl gives the scheme in lower case.
+		printf '%s:%s\n' "$(printf '%s\n' "$scheme" | awk '{ print tolower($0) }')" "${2#*:}"
+		return
+		;;
+	esac
+	rest=${1#*://}
+	case $2 in
+	//*) printf '%s:%s\n' "${1%%://*}" "$2" ;;
+	/*) printf '%s://%s%s\n' "${1%%://*}" "${rest%%/*}" "$2" ;;
+	\?*) printf '%s%s\n' "${1%%\?*}" "$2" ;;
+	*)
+		base=${1%%[?#]*}
+		case ${base#*://} in
+		*/*) printf '%s/%s\n' "${base%/*}" "$2" ;;
+		*) printf '%s/%s\n' "$base" "$2" ;;
+		esac
+		;;
+	esac
 }
 
 sha256() {
@@ -99,6 +189,38 @@ sha256() {
 	else
 		fail "neither sha256sum nor shasum is installed: the download cannot be verified"
 	fi
+}
+
+# entryKind names the entry type tar's long listing starts with.
+entryKind() {
+	case $1 in
+	l) echo "a symbolic link" ;;
+	h) echo "a hard link" ;;
+	d) echo "a directory" ;;
+	c) echo "a character device" ;;
+	b) echo "a block device" ;;
+	p) echo "a named pipe" ;;
+	s) echo "a socket" ;;
+	*) echo "an entry of type '$(shown "$1")'" ;;
+	esac
+}
+
+# fileKind names what the file at $1 is, when it is not a regular file.
+fileKind() {
+	if [ -h "$1" ]; then echo "a symbolic link"
+	elif [ -d "$1" ]; then echo "a directory"
+	elif [ -c "$1" ]; then echo "a character device"
+	elif [ -b "$1" ]; then echo "a block device"
+	elif [ -p "$1" ]; then echo "a named pipe"
+	elif [ -S "$1" ]; then echo "a socket"
+	else echo "not a file"
+	fi
+}
+
+# shown is a line from elsewhere made fit for a message: its first line, no
+# control characters, at most 200 bytes.
+shown() {
+	printf '%s\n' "$1" | head -n 1 | LC_ALL=C sed 's/[[:cntrl:]]//g' | cut -c 1-200
 }
 
 # latestVersion asks GitHub which release is the latest.
@@ -146,25 +268,44 @@ main() {
 	got=$(sha256 "$tmp/$archive")
 	[ "$got" = "$want" ] || fail "checksum mismatch for $archive: checksums.txt says $want, the download is $got; nothing installed"
 
+	# Only a regular file named betplan is taken: a symbolic or hard link
+	# would bring in a file of this machine (a secret, made executable), a
+	# device or a pipe is not a program. tar's long listing starts with the
+	# entry's type, as GNU tar and bsdtar both print it; an archive may hold
+	# the name more than once, and every one must be a file.
+	kinds=$(tar -tvzf "$tmp/$archive" betplan 2>/dev/null | cut -c 1)
+	[ -n "$kinds" ] || fail "$archive holds no betplan binary"
+	kind=$(printf '%s\n' "$kinds" | awk '$0 != "-" { print; exit }')
+	[ -z "$kind" ] || fail "the betplan in $archive is $(entryKind "$kind"), not a regular file: nothing installed"
 	mkdir "$tmp/unpacked"
 	tar -xzf "$tmp/$archive" -C "$tmp/unpacked" betplan 2>/dev/null || fail "$archive holds no betplan binary"
-	[ -f "$tmp/unpacked/betplan" ] || fail "$archive holds no betplan binary"
+	unpacked=$tmp/unpacked/betplan
+	if [ -h "$unpacked" ] || [ ! -f "$unpacked" ]; then
+		fail "the betplan in $archive is $(fileKind "$unpacked"), not a regular file: nothing installed"
+	fi
 
 	mkdir -p "$dir" || fail "cannot create $dir"
-	# Copy beside the target, then rename: a running betplan, or one
-	# interrupted here, never sees half a binary.
-	staged=$dir/.betplan.install.$$
-	cp "$tmp/unpacked/betplan" "$staged" || fail "cannot write to $dir"
+	# Copy beside the target, check it runs and is the version asked for,
+	# then rename: the betplan there is replaced only by one that works, and
+	# a running betplan, or one interrupted here, never sees half a binary.
+	staged=$(mktemp "$dir/.betplan.install.XXXXXX") || fail "cannot write to $dir"
+	cp "$unpacked" "$staged" || fail "cannot write to $dir"
 	chmod 755 "$staged"
+	# Its stderr and the shell's own word on a crash ("Segmentation fault")
+	# stay off the terminal: "|| exit" keeps the subshell that says it, and
+	# exits with the binary's status.
+	if line=$(exec 2>/dev/null; "$staged" version </dev/null || exit); then
+		line=$(printf '%s\n' "$line" | head -n 1)
+	else
+		fail "the betplan in $archive does not run on this machine ('betplan version' exits with $?): nothing installed"
+	fi
+	case $line in
+	"betplan v$version ("*) ;;
+	*) fail "the betplan in $archive is not betplan v$version ('betplan version' says \"$(shown "$line")\"): nothing installed" ;;
+	esac
 	mv -f "$staged" "$dir/betplan" || fail "cannot install $dir/betplan"
 	staged=
-
-	if line=$("$dir/betplan" version 2>/dev/null); then
-		echo "installed $dir/betplan: $(echo "$line" | head -n 1)"
-	else
-		echo "installed $dir/betplan ($version), but it does not run on this machine" >&2
-		exit 1
-	fi
+	echo "installed $dir/betplan: $(shown "$line")"
 	case :${PATH:-}: in
 	*:"$dir":*) ;;
 	*) echo "$dir is not on your PATH: add it, or run $dir/betplan" ;;
