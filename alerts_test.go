@@ -175,6 +175,7 @@ type reportDoc struct {
 		Label          string   `json:"label"`
 		Status         string   `json:"status"`
 		Reason         string   `json:"reason"`
+		ReasonCode     string   `json:"reason_code"`
 		NotificationID int64    `json:"notification_id"`
 		Stake          *float64 `json:"stake"`
 		AmountAccepted float64  `json:"amount_accepted"`
@@ -545,6 +546,41 @@ func TestAlertsStopLossOnce(t *testing.T) {
 	assert.Equal(t, "limit", got[0]["event"])
 	assert.Contains(t, got[0]["message"], "no new bets for stop-for-the-day in day 2026-11-28: max_loss $20.00: if every open bet")
 	assert.Contains(t, got[0]["message"], "; 0 bets still open, $0.00 at risk")
+}
+
+// A stop-loss reached ends the plan's day by its own rule: the bets of
+// every later race are held back, the limit is told once (not once a
+// race), nothing is a failure, and the run exits 0 with end reason limit.
+func TestStopLossSaidOnceExitsZero(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("starts the real binary")
+	}
+	rc := newReceiver(0)
+	defer rc.srv.Close()
+	dir := t.TempDir()
+	src, err := os.ReadFile("examples/stop-for-the-day.yaml")
+	require.NoError(t, err)
+	p := strings.Replace(string(src), " && plan.lowest_profit > -50 && plan.profit - plan.open_stake >= -40 && plan.won < 3", "", 1)
+	p = strings.Replace(p, "max_loss: 50", "max_loss: 500\n  stop_loss: 5", 1)
+	p = strings.Replace(p, "\nbets:\n", "\nnotify:\n  - url: ${HOOK}\n    on: [limit, run_failed]\nbets:\n", 1)
+	path := filepath.Join(dir, "stop.yaml")
+	require.NoError(t, os.WriteFile(path, []byte(p), 0o644))
+	_, stderr, code, rep := rc.rehearse(t, dir, path, "--sim-start", "2026-11-28T00:42:00Z")
+	assert.Equal(t, exitOK, code, stderr)
+	assert.Equal(t, "limit", rep.EndReason)
+	held := 0
+	for _, b := range rep.Bets {
+		if b.ReasonCode == "stop" {
+			held++
+			assert.Contains(t, b.Reason, "refused by a limit: stop_loss $5.00")
+		}
+	}
+	require.GreaterOrEqual(t, held, 5, "the stop-loss held back the bets of five races or more")
+	got := rc.received()
+	require.Len(t, got, 1, "one alert for the stop, none for a failure")
+	assert.Equal(t, "limit", got[0]["event"])
+	assert.Regexp(t, `^no new bets for stop-for-the-day in day 2026-11-28: stop_loss \$5\.00: the settled profit reached -\$\d+\.00 \(it is -\$\d+\.00 now\), at or below -\$5\.00; 0 bets still open, \$0\.00 at risk$`, got[0]["message"])
 }
 
 // A target added to a plan that already has bets hears what they do from

@@ -213,27 +213,34 @@ func simOf(ts *testscript.TestScript, cmd string) *sim.Service {
 	return s.svc
 }
 
-// cmdSim is `sim [seed]`: it serves a simulated service (real clock) for
+// cmdSim is `sim [seed] [at=RFC3339]`: it serves a simulated service for
 // the rest of the script and points BETPLAN_BASE_URL and BETPLAN_TOKEN
-// at it; SIM_ADDR is its host:port.
+// at it; SIM_ADDR is its host:port. Its clock is the real one, or, with
+// at=, runs from that time (a script that must stay within one meeting
+// day whatever the time it runs at); simadvance moves it.
 func cmdSim(ts *testscript.TestScript, neg bool, args []string) {
 	if neg {
 		ts.Fatalf("unsupported: ! sim")
 	}
-	if len(args) > 1 {
-		ts.Fatalf("usage: sim [seed]")
-	}
+	var seed int64 = 1
 	s := ts.Value(scriptSimKey{}).(*scriptSim)
 	if s.svc != nil {
 		ts.Fatalf("sim: a simulated service is already running")
 	}
-	var seed int64 = 1
-	if len(args) == 1 {
-		n, err := strconv.ParseInt(args[0], 10, 64)
-		ts.Check(err)
+	s.clock = &jumpClock{}
+	for _, a := range args {
+		if at, ok := strings.CutPrefix(a, "at="); ok {
+			t, err := time.Parse(time.RFC3339, at)
+			ts.Check(err)
+			s.clock.off = time.Until(t)
+			continue
+		}
+		n, err := strconv.ParseInt(a, 10, 64)
+		if err != nil {
+			ts.Fatalf("usage: sim [seed] [at=RFC3339]")
+		}
 		seed = n
 	}
-	s.clock = &jumpClock{}
 	svc := sim.New(sim.Options{Seed: seed, Clock: s.clock})
 	srv := httptest.NewServer(svc)
 	ts.Defer(srv.Close)
@@ -304,7 +311,8 @@ func cmdSimRace(ts *testscript.TestScript, neg bool, args []string) {
 		after, err = time.ParseDuration(args[3])
 		ts.Check(err)
 	}
-	soon := time.Now().Add(after)
+	clock := ts.Value(scriptSimKey{}).(*scriptSim).clock
+	soon := clock.Now().Add(after)
 	var found []sim.RaceInfo
 	for _, r := range svc.Races() {
 		if r.Code == args[0] && r.Start.After(soon) {
@@ -320,7 +328,7 @@ func cmdSimRace(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Setenv(v+"_CODE", r.Code)
 	ts.Setenv(v+"_NUMBER", strconv.Itoa(r.EventNumber))
 	ts.Setenv(v+"_RUNNER", r.Runners[0])
-	ts.Setenv(v+"_PAST_START", (time.Until(r.Start) + time.Minute).Round(time.Second).String())
+	ts.Setenv(v+"_PAST_START", (r.Start.Sub(clock.Now()) + time.Minute).Round(time.Second).String())
 	for _, x := range r.Runners {
 		if x != svc.Winner(r) {
 			ts.Setenv(v+"_LOSER", x)
@@ -342,8 +350,8 @@ func cmdSimResult(ts *testscript.TestScript, neg bool, args []string) {
 	number, err := strconv.Atoi(ts.Getenv(v + "_NUMBER"))
 	ts.Check(err)
 	for _, r := range svc.Races() {
-		if r.Venue == ts.Getenv(v+"_VENUE") && r.EventNumber == number && r.Start.After(time.Now()) {
-			s := ts.Value(scriptSimKey{}).(*scriptSim)
+		s := ts.Value(scriptSimKey{}).(*scriptSim)
+		if r.Venue == ts.Getenv(v+"_VENUE") && r.EventNumber == number && r.Start.After(s.clock.Now()) {
 			s.resulted = time.Now()
 			if !svc.ResultAt(r, s.clock.Now()) {
 				ts.Fatalf("simresult: %s R%d not found", r.Venue, number)

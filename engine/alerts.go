@@ -115,19 +115,23 @@ func startAlerts(run alertRun) *alerting {
 		},
 	}
 	r.book.watch() // from here on the alerts take the bets' transitions
-	if labels := r.journal.Labels(); len(labels) > 0 {
-		known := r.journal.alertTargets()
-		for _, t := range a.targets {
-			if !known[t.ID()] {
-				if a.added == nil {
-					a.added, a.before = map[string]bool{}, map[string]bool{}
-					for _, l := range labels {
-						a.before[l] = true
-					}
-				}
-				a.added[t.ID()] = true
-			}
+	known := r.journal.alertTargets()
+	labels := r.journal.Labels()
+	for _, t := range a.targets {
+		if known[t.ID()] {
+			continue
 		}
+		if len(labels) > 0 {
+			if a.added == nil {
+				a.added, a.before = map[string]bool{}, map[string]bool{}
+				for _, l := range labels {
+					a.before[l] = true
+				}
+			}
+			a.added[t.ID()] = true
+		}
+		// Known from now on, though nothing may be sent to it this run.
+		_ = r.journal.Record(journalEntry{Op: opAlertTarget, Alert: &journalAlert{Key: "target", Target: t.ID(), Where: t.Where()}})
 	}
 	byID := map[string]notify.Target{}
 	for _, t := range a.targets {
@@ -325,8 +329,9 @@ func (a *alerting) limitWords(in *instance) string {
 			p = r.opts.Account.Limits.Period
 		}
 		period = "in " + periodWords(p, why.Period)
-		text = strings.Replace(text, " "+period+":", ":", 1) // said once, first
+		text = strings.Replace(text, " "+period, "", 1) // said once, first
 	}
+	text = strings.TrimSuffix(text, "; no new bet is created")
 	open := fmt.Sprintf("%d %s still open, %s at risk", u.Open, plural(u.Open, "bet", "bets"), usd(u.OpenStake))
 	return fmt.Sprintf("no new bets for %s %s: %s; %s", scope, period, text, open)
 }

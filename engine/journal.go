@@ -451,6 +451,9 @@ func (j *Journal) alertTargets() map[string]bool {
 	for _, s := range j.alerts.byID {
 		out[s.Target] = true
 	}
+	for t := range j.alerts.targets {
+		out[t] = true
+	}
 	return out
 }
 

@@ -25,12 +25,22 @@ func (s *alertState) done() bool { return s.Sent || s.Unknown || s.GaveUp || s.S
 type alertBook struct {
 	byID  map[string]*alertState
 	order []string
+	// targets are the targets a run listened with (alert_target), whether
+	// or not anything was sent to them.
+	targets map[string]bool
 }
 
 func alertID(key, target string) string { return key + "\x00" + target }
 
 func (b *alertBook) apply(e journalEntry) {
 	a := e.Alert
+	if e.Op == opAlertTarget {
+		if b.targets == nil {
+			b.targets = map[string]bool{}
+		}
+		b.targets[a.Target] = true
+		return
+	}
 	id := alertID(a.Key, a.Target)
 	if b.byID == nil {
 		b.byID = map[string]*alertState{}

@@ -71,6 +71,9 @@ const (
 	opAlertUnknown = "alert_unknown"  // it may have been delivered: never sent again
 	opAlertGivenUp = "alert_given_up" // too many attempts: not tried again
 	opAlertSkipped = "alert_skipped"  // already true when the target was added: not sent
+	// opAlertTarget keeps that a run listened with the target: a later run
+	// knows it was not added since, though nothing was sent to it yet.
+	opAlertTarget = "alert_target"
 )
 
 // Journal operations of publications (tips and pre-alerts). One entry

@@ -262,6 +262,9 @@ func (b Bet) seen(f Facts, s *Seen, now time.Time) (Bet, bool) {
 		b.risk = Exposure{Amount: RoundCents(accepted), Basis: acceptedWords}
 		if s.Accepted == 0 {
 			b.stage, b.risk.Basis = Unplaced, "nothing was placed by the off"
+			if f.Ended {
+				b.risk.Basis = "nothing was placed"
+			}
 		}
 	case f.Refused > 0:
 		// A session that refused places nothing: what it would have
