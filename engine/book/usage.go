@@ -34,9 +34,10 @@ type Usage struct {
 	Planned     float64
 	PlannedBets int
 	// RaceStake and RaceBets are the at-risk and count of the bets on the
-	// race asked about.
-	RaceStake float64
-	RaceBets  int
+	// race asked about; RaceOpenStake what those not resulted have at risk
+	// now, RaceProfit what the settled ones made.
+	RaceStake, RaceOpenStake, RaceProfit float64
+	RaceBets                             int
 	// ByPlan is what each plan put at risk in the period, when the sum
 	// was asked by plan.
 	ByPlan map[string]float64
@@ -45,6 +46,10 @@ type Usage struct {
 // WorstCase is the settled profit if every open bet lost what it has at
 // risk: what max_loss caps.
 func (u Usage) WorstCase() float64 { return RoundCents(u.Profit - u.OpenStake) }
+
+// RaceWorstCase is WorstCase of the bets on the race asked about: what
+// they made if every one of them still open lost what it has at risk.
+func (u Usage) RaceWorstCase() float64 { return RoundCents(u.RaceProfit - u.RaceOpenStake) }
 
 // Env is the usage as plan expressions read it (`plan.staked`, …).
 func (u Usage) Env() plan.PlanEnv {
@@ -124,7 +129,7 @@ func Sum(bets []Bet, p plan.Period, race Race, byPlan bool) Usage {
 		}
 	}
 	u := a.usage(key)
-	u.RaceStake, u.RaceBets = dollars(rs.stake), rs.bets
+	rs.fill(&u)
 	if plans != nil {
 		u.ByPlan = make(map[string]float64, len(plans))
 		for n, c := range plans {
@@ -230,9 +235,10 @@ func (a *sums) usage(key string) Usage {
 		LowestProfit: dollars(lo), HighestProfit: dollars(hi), Planned: dollars(a.planned), PlannedBets: a.plannedBets}
 }
 
+// raceSums are the running totals of the bets on one race, in cents.
 type raceSums struct {
-	stake int64
-	bets  int
+	stake, openStake, profit int64
+	bets                     int
 }
 
 func (r *raceSums) add(b *Bet, sign int) {
@@ -242,6 +248,21 @@ func (r *raceSums) add(b *Bet, sign int) {
 	}
 	r.stake = addCents(r.stake, c)
 	r.bets += sign
+	if b.IsOpen() {
+		r.openStake = addCents(r.openStake, c)
+	}
+	if b.stage == Settled {
+		p := cents(b.profit)
+		if sign < 0 {
+			p = -p
+		}
+		r.profit = addCents(r.profit, p)
+	}
+}
+
+// fill writes the race's sums into u.
+func (r *raceSums) fill(u *Usage) {
+	u.RaceStake, u.RaceOpenStake, u.RaceProfit, u.RaceBets = dollars(r.stake), dollars(r.openStake), dollars(r.profit), r.bets
 }
 
 // maxCents bounds a sum: past it a sum holds at the bound rather than
@@ -299,6 +320,8 @@ func (u Usage) Plus(v Usage) Usage {
 	u.Planned = add(u.Planned, v.Planned)
 	u.PlannedBets += v.PlannedBets
 	u.RaceStake = add(u.RaceStake, v.RaceStake)
+	u.RaceOpenStake = add(u.RaceOpenStake, v.RaceOpenStake)
+	u.RaceProfit = add(u.RaceProfit, v.RaceProfit)
 	u.RaceBets += v.RaceBets
 	return u
 }
