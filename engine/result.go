@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/betplan/betplan/engine/bet"
+	"github.com/betplan/betplan/limit"
 	"github.com/betplan/betplan/plan"
 	"github.com/betplan/betplan/reason"
 	"github.com/betplan/betplan/state"
@@ -483,6 +484,12 @@ type PeriodUsage struct {
 // WorstCase is the period's profit if every bet not resulted yet lost all
 // it has at risk: what max_loss caps.
 func (p PeriodUsage) WorstCase() float64 { return worstCase(p.PlanEnv) }
+
+// Sums is the period's use as the limits read it.
+func (p PeriodUsage) Sums() limit.Sums {
+	return limit.Sums{Staked: p.Staked, OpenStake: p.OpenStake, Profit: p.Profit, LowestProfit: p.LowestProfit, HighestProfit: p.HighestProfit,
+		Bets: p.Bets, Won: p.Won, Lost: p.Lost, Planned: p.Planned, PlannedBets: p.PlannedBets}
+}
 
 // worstCase is a period's profit if every open bet lost what it has at
 // risk: what max_loss caps.

@@ -191,8 +191,7 @@ func (r *tracker) start(ctx context.Context) error {
 // bets went: expressions reading plan or bets, or limits on profit or
 // exposure.
 func (r *tracker) readsOutcomes() bool {
-	l := r.plan.Limits
-	return r.plan.ReadsOutcomes || l.MaxLoss != nil || l.StopLoss != nil || l.TakeProfit != nil || l.MaxOpenStake != nil
+	return r.plan.ReadsOutcomes || r.plan.Limits.ReadsOutcomes()
 }
 
 // recoverOverGrace recovers the plan's notifications from the service over

@@ -3,6 +3,8 @@ package plan
 import (
 	"fmt"
 	"strconv"
+
+	"github.com/betplan/betplan/limit"
 )
 
 // CheckAccountLimits holds the plan's amounts known offline (literals,
@@ -27,25 +29,26 @@ func CheckAccountLimits(p *Plan, account string, l Limits) Diagnostics {
 		}
 		d = append(d, x)
 	}
-	limit := func(key string) string { return account + " limits." + key }
+	limitOf := func(key string) string { return account + " limits." + key }
+	perBet, perBetSet := l.Set.Get(limit.MaxStakePerBet)
 	for _, b := range p.Bets {
 		a := b.amount()
 		r, known := b.KnownRisk()
-		if !known || a == nil || a.Value <= 0 || l.MaxStakePerBet == nil {
+		if !known || a == nil || a.Value <= 0 || !perBetSet {
 			continue
 		}
-		most := *l.MaxStakePerBet
+		most := perBet.Dollars
 		name := "bet " + b.ID
 		switch {
 		case !r.Bounded && r.PerSession > most+1e-9:
 			at(b, b.AmountAt, "%s is Fixed Profit without check_odds: until the sessions place it the run counts its target_profit %s as the stake, above %s (%s), so the run would refuse it; set options.check_odds and options.odds to bound the stake",
-				name, money(a.Value), limit("max_stake_per_bet"), money(most))
+				name, money(a.Value), limitOf("max_stake_per_bet"), money(most))
 		case !r.Bounded || r.PerSession <= most+1e-9:
 		case b.AmountField() == AmountTargetProfit:
 			at(b, b.AmountAt, "%s: target_profit %s at odds of at least %s stakes $%s on each session, above %s (%s)",
-				name, amountWords(a), strconv.FormatFloat(b.OddsFloor(), 'f', -1, 64), money(r.PerSession), limit("max_stake_per_bet"), money(most))
+				name, amountWords(a), strconv.FormatFloat(b.OddsFloor(), 'f', -1, 64), money(r.PerSession), limitOf("max_stake_per_bet"), money(most))
 		default:
-			at(b, b.AmountAt, "%s: %s %s is above %s (%s)", name, b.AmountField(), amountWords(a), limit("max_stake_per_bet"), money(most))
+			at(b, b.AmountAt, "%s: %s %s is above %s (%s)", name, b.AmountField(), amountWords(a), limitOf("max_stake_per_bet"), money(most))
 		}
 	}
 	// The bets certain to be created, in plan order, each counting the
@@ -54,6 +57,9 @@ func CheckAccountLimits(p *Plan, account string, l Limits) Diagnostics {
 	// the engine). Each limit is named once, at the bet that passes it.
 	var all certainSum
 	var total, open, count bool
+	maxTotal, totalSet := l.Set.Get(limit.MaxTotalStake)
+	maxOpen, openSet := l.Set.Get(limit.MaxOpenStake)
+	maxBets, betsSet := l.Set.Get(limit.MaxBets)
 	refuse := "the run would refuse the plan before creating any bet, whatever the account's other plans do; raise the account's limit or remove a bet"
 	report := at
 	if c := onePeriod(l.Period); c != "" {
@@ -76,20 +82,20 @@ func CheckAccountLimits(p *Plan, account string, l Limits) Diagnostics {
 		if len(all.unbounded) > 0 {
 			atRisk = "at risk as the run counts it (" + CutList(all.unbounded, idsShown) + ": Fixed Profit without check_odds, counted at the target profit until placed)"
 		}
-		if l.MaxTotalStake != nil && !total && sum > *l.MaxTotalStake+1e-9 {
+		if totalSet && !total && sum > maxTotal.Dollars+1e-9 {
 			total = true
 			report(b, b.AmountAt, "bet %s takes %s to $%s %s, above %s (%s): %s",
-				b.ID, all.words(), money(sum), atRisk, limit("max_total_stake"), "$"+money(*l.MaxTotalStake), refuse)
+				b.ID, all.words(), money(sum), atRisk, limitOf("max_total_stake"), "$"+money(maxTotal.Dollars), refuse)
 		}
-		if l.MaxOpenStake != nil && !open && sum > *l.MaxOpenStake+1e-9 {
+		if openSet && !open && sum > maxOpen.Dollars+1e-9 {
 			open = true
 			report(b, b.AmountAt, "bet %s takes %s, open together, to $%s %s, above %s (%s): %s",
-				b.ID, all.words(), money(sum), atRisk, limit("max_open_stake"), "$"+money(*l.MaxOpenStake), refuse)
+				b.ID, all.words(), money(sum), atRisk, limitOf("max_open_stake"), "$"+money(maxOpen.Dollars), refuse)
 		}
-		if l.MaxBets != nil && !count && len(all.ids) > *l.MaxBets {
+		if betsSet && !count && len(all.ids) > maxBets.Count {
 			count = true
 			report(b, Span{Line: b.Line, Column: b.Column}, "bet %s is bet %d of %s, above %s (%d): %s",
-				b.ID, len(all.ids), all.words(), limit("max_bets"), *l.MaxBets, refuse)
+				b.ID, len(all.ids), all.words(), limitOf("max_bets"), maxBets.Count, refuse)
 		}
 	}
 	sortDiagnostics(d)

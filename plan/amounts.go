@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"github.com/expr-lang/expr/ast"
+
+	"github.com/betplan/betplan/limit"
 )
 
 // What an amount is known to be before the run. An amount written as a
@@ -273,23 +275,26 @@ func amountMax(tree ast.Node, vars map[string]any) float64 {
 // run counts every session that can place it): an error at the amount.
 func (p *parser) checkBetRisk(b *Bet, a *Amount, name, at string) {
 	l := p.plan.Limits
+	most, perBet := l.Set.Get(limit.MaxStakePerBet)
 	if a.Value <= 0 || (a.Expr != nil && !a.Known) {
 		return
 	}
 	r := RiskOf(b.Type, a.Value, b.OddsFloor())
-	if !r.Bounded && l.MaxStakePerBet != nil && r.PerSession > *l.MaxStakePerBet+1e-9 {
+	if !r.Bounded && perBet && r.PerSession > most.Dollars+1e-9 {
 		p.d.errorf(p.at(at), "%s is Fixed Profit without check_odds: its stake is known only when the sessions place it, and until then the run counts its target_profit %s as the stake, above limits.max_stake_per_bet (%s), so the run would refuse it; set options.check_odds and options.odds to bound the stake",
-			name, money(a.Value), money(*l.MaxStakePerBet))
+			name, money(a.Value), money(most.Dollars))
 		return
 	}
 	if !r.Bounded {
-		if l.MaxStakePerBet != nil || l.MaxTotalStake != nil || l.MaxOpenStake != nil || l.MaxStakePerRace != nil || l.MaxLoss != nil {
+		// A limit of the money at risk (not a stop, which counts profit)
+		// cannot hold a stake no one knows.
+		if l.Set.Any(func(k *limit.Kind) bool { return k.Unit == limit.Dollars && !k.Stop }) {
 			p.d.warnf(p.at(at), "%s is Fixed Profit without check_odds: what it stakes (target_profit / (odds − 1)) is known only when the sessions place it, so no limit bounds it beforehand (the run counts the target profit $%s as the stake until then); set options.check_odds and options.odds to hold it to limits.max_stake_per_bet and the others",
 				name, money(a.Value))
 		}
 		return
 	}
-	if l.MaxStakePerBet == nil || r.PerSession <= *l.MaxStakePerBet+1e-9 {
+	if !perBet || r.PerSession <= most.Dollars+1e-9 {
 		return
 	}
 	what := money(a.Value)
@@ -298,8 +303,8 @@ func (p *parser) checkBetRisk(b *Bet, a *Amount, name, at string) {
 	}
 	if b.AmountField() == AmountTargetProfit {
 		p.d.errorf(p.at(at), "%s: target_profit %s at odds of at least %s stakes $%s on each session, above limits.max_stake_per_bet (%s)",
-			name, what, strconv.FormatFloat(b.OddsFloor(), 'f', -1, 64), money(r.PerSession), money(*l.MaxStakePerBet))
+			name, what, strconv.FormatFloat(b.OddsFloor(), 'f', -1, 64), money(r.PerSession), money(most.Dollars))
 		return
 	}
-	p.d.errorf(p.at(at), "%s: %s %s is above limits.max_stake_per_bet (%s)", name, b.AmountField(), what, money(*l.MaxStakePerBet))
+	p.d.errorf(p.at(at), "%s: %s %s is above limits.max_stake_per_bet (%s)", name, b.AmountField(), what, money(most.Dollars))
 }

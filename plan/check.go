@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/betplan/betplan/limit"
 )
 
 func (p *parser) check() {
@@ -100,10 +102,11 @@ func (p *parser) checkLimits() {
 	// beside one leaves nothing unbounded. The run refuses a plan with
 	// none (unless the account file sets one).
 	if !l.BoundsMoney() {
-		p.d.warnf(p.keyAt("limits"), "limits has no max_total_stake, max_open_stake or max_loss: nothing bounds what the plan may spend (unless the account file %s sets one)", ConfigFileName)
+		p.d.warnf(p.keyAt("limits"), "limits has no %s: nothing bounds what the plan may spend (unless the account file %s sets one)", BoundingLimits("or"), ConfigFileName)
 	}
-	if doc.MaxStakePerBet != nil && doc.MaxTotalStake != nil && *doc.MaxStakePerBet > *doc.MaxTotalStake {
-		p.d.warnf(p.at("limits.max_stake_per_bet"), "max_stake_per_bet $%s is above max_total_stake $%s", money(*doc.MaxStakePerBet), money(*doc.MaxTotalStake))
+	perBet, perBetSet := l.Set.Get(limit.MaxStakePerBet)
+	if total, ok := l.Set.Get(limit.MaxTotalStake); ok && perBetSet && perBet.Dollars > total.Dollars {
+		p.d.warnf(p.at("limits.max_stake_per_bet"), "max_stake_per_bet $%s is above max_total_stake $%s", money(perBet.Dollars), money(total.Dollars))
 	}
 }
 
@@ -111,7 +114,11 @@ func (p *parser) checkLimits() {
 // returns the limits it sets; false when one of them is invalid.
 func (p *parser) readLimits(doc *limitsDoc) (Limits, bool) {
 	before := p.d.errors
-	p.validateStruct(doc, "limits", "limits")
+	for _, k := range limit.All() {
+		if v, ok := doc.Values[k]; ok {
+			p.checkLimitValue(k, v)
+		}
+	}
 	period := PeriodPlan
 	if doc.Period != nil {
 		period = Period(*doc.Period)
@@ -127,11 +134,7 @@ func (p *parser) readLimits(doc *limitsDoc) (Limits, bool) {
 	if p.d.errors > before {
 		return Limits{}, false
 	}
-	return Limits{
-		Period: period, MaxStakePerBet: doc.MaxStakePerBet, MaxTotalStake: doc.MaxTotalStake, MaxBets: doc.MaxBets,
-		MaxLoss: doc.MaxLoss, StopLoss: doc.StopLoss, TakeProfit: doc.TakeProfit, MaxOpenStake: doc.MaxOpenStake,
-		MaxStakePerRace: doc.MaxStakePerRace, MaxBetsPerRace: doc.MaxBetsPerRace,
-	}, true
+	return Limits{Period: period, Set: doc.Values}, true
 }
 
 // checkStaticLimits holds the bets' amounts known offline to the limits,
@@ -147,6 +150,11 @@ func (p *parser) readLimits(doc *limitsDoc) (Limits, bool) {
 // a warning.
 func (p *parser) checkStaticLimits() {
 	l := p.plan.Limits
+	maxOpen, openSet := l.Set.Get(limit.MaxOpenStake)
+	raceStake, perRaceSet := l.Set.Get(limit.MaxStakePerRace)
+	maxTotal, totalSet := l.Set.Get(limit.MaxTotalStake)
+	maxBets, betsSet := l.Set.Get(limit.MaxBets)
+	betsPerRace, betsPerRaceSet := l.Set.Get(limit.MaxBetsPerRace)
 	var largest float64
 	var largestBet string
 	var staticTotal float64
@@ -188,44 +196,44 @@ func (p *parser) checkStaticLimits() {
 	if c := onePeriod(l.Period); c != "" {
 		total, why = p.d.warnf, c+", run refuses the plan before creating any bet"
 	}
-	if l.MaxOpenStake != nil && largest > *l.MaxOpenStake+1e-9 {
+	if openSet && largest > maxOpen.Dollars+1e-9 {
 		p.d.errorf(p.at("limits.max_open_stake"), "max_open_stake $%s is below bet %s's amount at risk $%s: that bet could never be created; raise the limit to at least $%s",
-			money(*l.MaxOpenStake), largestBet, money(largest), money(largest))
+			money(maxOpen.Dollars), largestBet, money(largest), money(largest))
 	}
-	if l.MaxStakePerRace != nil && largest > *l.MaxStakePerRace+1e-9 {
+	if perRaceSet && largest > raceStake.Dollars+1e-9 {
 		p.d.errorf(p.at("limits.max_stake_per_race"), "max_stake_per_race $%s is below bet %s's amount at risk $%s: that bet could never be created; raise the limit to at least $%s",
-			money(*l.MaxStakePerRace), largestBet, money(largest), money(largest))
+			money(raceStake.Dollars), largestBet, money(largest), money(largest))
 	}
 	switch {
-	case l.MaxTotalStake != nil && all.total() > *l.MaxTotalStake+1e-9:
+	case totalSet && all.total() > maxTotal.Dollars+1e-9:
 		total(p.at("limits.max_total_stake"), "%s %s, above max_total_stake $%s: %s; raise the limit or remove a bet",
-			all.words(), all.riskWords(), money(*l.MaxTotalStake), why)
-	case l.MaxTotalStake != nil && staticTotal > *l.MaxTotalStake+1e-9:
-		p.d.warnf(p.at("limits.max_total_stake"), "the fixed amounts of the bets add up to $%s at risk, above max_total_stake $%s: the bets past the limit will be refused", money(staticTotal), money(*l.MaxTotalStake))
+			all.words(), all.riskWords(), money(maxTotal.Dollars), why)
+	case totalSet && staticTotal > maxTotal.Dollars+1e-9:
+		p.d.warnf(p.at("limits.max_total_stake"), "the fixed amounts of the bets add up to $%s at risk, above max_total_stake $%s: the bets past the limit will be refused", money(staticTotal), money(maxTotal.Dollars))
 	}
-	if l.MaxOpenStake != nil && all.total() > *l.MaxOpenStake+1e-9 && largest <= *l.MaxOpenStake+1e-9 {
+	if openSet && all.total() > maxOpen.Dollars+1e-9 && largest <= maxOpen.Dollars+1e-9 {
 		total(p.at("limits.max_open_stake"), "%s are open together and %s, above max_open_stake $%s: %s; raise the limit or remove a bet",
-			all.words(), all.riskWords(), money(*l.MaxOpenStake), why)
+			all.words(), all.riskWords(), money(maxOpen.Dollars), why)
 	}
 	switch {
-	case l.MaxBets != nil && len(all.ids) > *l.MaxBets:
+	case betsSet && len(all.ids) > maxBets.Count:
 		total(p.at("limits.max_bets"), "%s are %d, above max_bets %d: %s; raise the limit or remove a bet",
-			all.words(), len(all.ids), *l.MaxBets, why)
-	case l.MaxBets != nil && namedCount > *l.MaxBets:
-		p.d.warnf(p.at("limits.max_bets"), "the plan has %d bets on named races, above max_bets %d: the bets past the limit will be refused", namedCount, *l.MaxBets)
+			all.words(), len(all.ids), maxBets.Count, why)
+	case betsSet && namedCount > maxBets.Count:
+		p.d.warnf(p.at("limits.max_bets"), "the plan has %d bets on named races, above max_bets %d: the bets past the limit will be refused", namedCount, maxBets.Count)
 	}
 	for _, key := range raceOrder {
 		u := perRace[key]
 		if len(u.ids) < 2 {
 			continue
 		}
-		if l.MaxStakePerRace != nil && u.total() > *l.MaxStakePerRace+1e-9 && largest <= *l.MaxStakePerRace+1e-9 {
+		if perRaceSet && u.total() > raceStake.Dollars+1e-9 && largest <= raceStake.Dollars+1e-9 {
 			p.d.errorf(p.at("limits.max_stake_per_race"), "%s are on one race and %s, above max_stake_per_race $%s: %s; raise the limit or remove a bet",
-				u.words(), u.riskWords(), money(*l.MaxStakePerRace), refuse)
+				u.words(), u.riskWords(), money(raceStake.Dollars), refuse)
 		}
-		if l.MaxBetsPerRace != nil && len(u.ids) > *l.MaxBetsPerRace {
+		if betsPerRaceSet && len(u.ids) > betsPerRace.Count {
 			p.d.errorf(p.at("limits.max_bets_per_race"), "%s are %d on one race, above max_bets_per_race %d: %s; raise the limit or remove a bet",
-				u.words(), len(u.ids), *l.MaxBetsPerRace, refuse)
+				u.words(), len(u.ids), betsPerRace.Count, refuse)
 		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/betplan/betplan/limit"
 	"github.com/betplan/betplan/plan"
 )
 
@@ -37,7 +38,7 @@ func TestParseConfig(t *testing.T) {
 		})
 	}
 	c, _ := plan.ParseConfig("betplan.yaml", []byte("version: 1\nlimits: {max_total_stake: 50}\n"))
-	equal(t, 50.0, *c.Limits.MaxTotalStake)
+	equal(t, limit.Set{limit.MaxTotalStake: limit.Amount(50)}, c.Limits.Set)
 	equal(t, plan.PeriodPlan, c.Limits.Period)
 
 	// The account's targets, read as a plan's are.

@@ -462,7 +462,7 @@ func structFields(t reflect.Type) []structField {
 }
 
 func init() {
-	for _, t := range []reflect.Type{reflect.TypeFor[planDoc](), reflect.TypeFor[limitsDoc](), reflect.TypeFor[raceDoc](), reflect.TypeFor[betDoc](), reflect.TypeFor[pollDoc](),
+	for _, t := range []reflect.Type{reflect.TypeFor[planDoc](), reflect.TypeFor[raceDoc](), reflect.TypeFor[betDoc](), reflect.TypeFor[pollDoc](),
 		reflect.TypeFor[tipDoc](), reflect.TypeFor[prealertDoc](), reflect.TypeFor[notifyDoc]()} {
 		structFields(t) // fill the cache before any concurrent Parse
 	}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/betplan/betplan/engine/bet"
+	"github.com/betplan/betplan/limit"
 	"github.com/betplan/betplan/plan"
 )
 
@@ -50,6 +51,13 @@ func (u Usage) WorstCase() float64 { return RoundCents(u.Profit - u.OpenStake) }
 // RaceWorstCase is WorstCase of the bets on the race asked about: what
 // they made if every one of them still open lost what it has at risk.
 func (u Usage) RaceWorstCase() float64 { return RoundCents(u.RaceProfit - u.RaceOpenStake) }
+
+// Sums is the usage as the limits read it.
+func (u Usage) Sums() limit.Sums {
+	return limit.Sums{Staked: u.Staked, OpenStake: u.OpenStake, Profit: u.Profit, LowestProfit: u.LowestProfit, HighestProfit: u.HighestProfit,
+		Bets: u.Bets, Won: u.Won, Lost: u.Lost, Planned: u.Planned, PlannedBets: u.PlannedBets,
+		RaceStake: u.RaceStake, RaceOpenStake: u.RaceOpenStake, RaceProfit: u.RaceProfit, RaceBets: u.RaceBets}
+}
 
 // Env is the usage as plan expressions read it (`plan.staked`, …).
 func (u Usage) Env() plan.PlanEnv {
