@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/betplan/betplan/engine/bet"
+	"github.com/betplan/betplan/engine/book"
 	"github.com/betplan/betplan/plan"
 	"github.com/betplan/betplan/reason"
 	"github.com/betplan/betplan/state"
@@ -271,6 +272,7 @@ func (b *BetResult) Open() bool {
 // ComputeTotals fills r.Totals from r.Bets.
 func (r *Result) ComputeTotals() {
 	t := Totals{Bets: len(r.Bets), ByStatus: make(map[Status]int)}
+	var requested, atRisk, accepted, profit book.Total
 	for _, b := range r.Bets {
 		t.ByStatus[b.Status]++
 		if b.Open() {
@@ -278,19 +280,17 @@ func (r *Result) ComputeTotals() {
 		}
 		if b.Counts() {
 			if b.Stake != nil {
-				t.StakeRequested += *b.Stake
+				requested.Add(*b.Stake)
 			} else if b.TargetProfit != nil {
-				t.StakeRequested += *b.TargetProfit
+				requested.Add(*b.TargetProfit)
 			}
-			t.AtRisk += b.AtRisk
+			atRisk.Add(b.AtRisk)
 		}
-		t.AmountAccepted += b.AmountAccepted
-		t.Profit += b.Profit
+		accepted.Add(b.AmountAccepted)
+		profit.Add(b.Profit)
 	}
-	t.StakeRequested = roundCents(t.StakeRequested)
-	t.AtRisk = roundCents(t.AtRisk)
-	t.AmountAccepted = roundCents(t.AmountAccepted)
-	t.Profit = roundCents(t.Profit)
+	t.StakeRequested, t.AtRisk = requested.Dollars(), atRisk.Dollars()
+	t.AmountAccepted, t.Profit = accepted.Dollars(), profit.Dollars()
 	if t.AmountAccepted > 0 {
 		t.ReturnOnStake = t.Profit / t.AmountAccepted
 	}

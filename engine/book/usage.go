@@ -302,3 +302,21 @@ func (u Usage) Plus(v Usage) Usage {
 	u.RaceBets += v.RaceBets
 	return u
 }
+
+// Total is a running sum of money in whole cents, the one way a view adds
+// amounts the book did not sum itself (a report's totals of its rows, a
+// session's accepted and profit): it holds at a bound rather than
+// wrapping round, and two views adding the same amounts agree to the cent.
+type Total struct{ c int64 }
+
+// Add adds v dollars.
+func (t *Total) Add(v float64) { t.c = addCents(t.c, cents(v)) }
+
+// AddCents adds c whole cents.
+func (t *Total) AddCents(c int64) { t.c = addCents(t.c, c) }
+
+// Dollars is the sum in dollars.
+func (t Total) Dollars() float64 { return dollars(t.c) }
+
+// Cents is the sum in whole cents.
+func (t Total) Cents() int64 { return t.c }
