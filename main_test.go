@@ -127,6 +127,7 @@ func TestScripts(t *testing.T) {
 			"waitport":   cmdWaitPort,
 			"journal":    cmdJournal,
 			"oldjournal": cmdOldJournal,
+			"csvfields":  cmdCSVFields,
 		},
 	})
 }

@@ -149,6 +149,8 @@ var csvHeader = []string{"bets", "settled", "won", "lost", "void", "refused", "a
 // WriteCSV writes a header row of the --by fields and the measures, then
 // one row per group; null is an empty cell. The total is not a row: it is
 // the sum a spreadsheet makes of them (less the drawdown and streaks).
+// Text cells are kept from being formulas (csvText); the numbers betplan
+// writes itself are left as they are.
 func WriteCSV(w io.Writer, s *Summary) error {
 	cw := csv.NewWriter(w)
 	if err := cw.Write(append(append([]string(nil), s.By...), csvHeader...)); err != nil {
@@ -157,7 +159,7 @@ func WriteCSV(w io.Writer, s *Summary) error {
 	for _, r := range s.Rows {
 		rec := make([]string, 0, len(s.By)+len(csvHeader))
 		for _, f := range s.By {
-			rec = append(rec, r.Keys[f])
+			rec = append(rec, csvText(r.Keys[f]))
 		}
 		if err := cw.Write(append(rec, measureCells(&r.Measures)...)); err != nil {
 			return err
@@ -167,6 +169,29 @@ func WriteCSV(w io.Writer, s *Summary) error {
 	return cw.Error()
 }
 
+// csvText is a text cell as a spreadsheet shows it, never runs it. A
+// cell that begins with =, +, - or @, or with a tab or a carriage return,
+// is a formula to Excel, LibreOffice or Google Sheets (a venue called
+// =cmd|' /C calc'!A0, a session called +1+2): such a cell starts with a
+// ' instead, which they show as text (OWASP's CSV injection guidance). So
+// does one where =, +, - or @ comes after spaces or line breaks, which an
+// import may trim. Text comes from the service, a journal or the
+// database; the numbers betplan writes never pass here.
+func csvText(v string) string {
+	if v == "" {
+		return v
+	}
+	if strings.ContainsAny(v[:1], "\t\r") {
+		return "'" + v
+	}
+	if t := strings.TrimLeft(v, " \t\r\n"); t != "" && strings.ContainsAny(t[:1], "=+-@") {
+		return "'" + v
+	}
+	return v
+}
+
+// measureCells are m's CSV cells: numbers as betplan writes them, and
+// the best and worst days, text.
 func measureCells(m *Measures) []string {
 	j := m.json()
 	num := func(v *float64) string {
@@ -179,7 +204,7 @@ func measureCells(m *Measures) []string {
 		if d == nil {
 			return "", ""
 		}
-		return d.Day, money(d.Profit)
+		return csvText(d.Day), money(d.Profit)
 	}
 	bd, bp := day(j.BestDay)
 	wd, wp := day(j.WorstDay)
