@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/betplan/betplan/internal/printable"
 )
 
 // Formats are the formats history writes.
@@ -259,7 +261,7 @@ func WriteText(w io.Writer, s *Summary) error {
 	for _, r := range s.Rows {
 		var cells []string
 		for _, f := range s.By {
-			cells = append(cells, keyCell(r.Keys[f]))
+			cells = append(cells, printable.Text(keyCell(r.Keys[f])))
 		}
 		fmt.Fprintln(tw, strings.Join(append(cells, tableCells(&r.Measures)...), "\t")+"\t")
 	}
@@ -269,7 +271,7 @@ func WriteText(w io.Writer, s *Summary) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	writeFooter(w, s, "")
+	footer(w, s, "", printable.Text)
 	return nil
 }
 
@@ -284,15 +286,22 @@ func upper(fs []string) []string {
 // writeFooter says the total's best and worst days, its units, and which
 // journals were left out; prefix starts each line.
 func writeFooter(w io.Writer, s *Summary, prefix string) {
+	footer(w, s, prefix, func(v string) string { return v })
+}
+
+// footer is writeFooter with text from outside betplan (days, journals'
+// names, labels, reasons) shown by show: printable.Text or
+// printable.Markdown.
+func footer(w io.Writer, s *Summary, prefix string, show func(string) string) {
 	j := s.Total.json()
 	if j.BestDay != nil {
-		fmt.Fprintf(w, "%sbest day %s %s, worst day %s %s\n", prefix, j.BestDay.Day, signed(j.BestDay.Profit), j.WorstDay.Day, signed(j.WorstDay.Profit))
+		fmt.Fprintf(w, "%sbest day %s %s, worst day %s %s\n", prefix, show(j.BestDay.Day), signed(j.BestDay.Profit), show(j.WorstDay.Day), signed(j.WorstDay.Profit))
 	}
 	if j.Units != nil {
 		fmt.Fprintf(w, "%stipped units: %+.2f at the published odds\n", prefix, *j.Units)
 	}
 	for _, k := range s.Skipped {
-		fmt.Fprintf(w, "%sskipped journal %s: %s\n", prefix, k.Where, k.Reason)
+		fmt.Fprintf(w, "%sskipped journal %s: %s\n", prefix, show(k.Where), show(k.Reason))
 	}
 	if s.Reconciled && len(s.Differences) == 0 {
 		fmt.Fprintf(w, "%sreconciled: the journals agree with the service's bet records\n", prefix)
@@ -300,9 +309,9 @@ func writeFooter(w io.Writer, s *Summary, prefix string) {
 	for _, d := range s.Differences {
 		plan := ""
 		if d.Plan != "" {
-			plan = " (" + d.Plan + ")"
+			plan = " (" + show(d.Plan) + ")"
 		}
-		fmt.Fprintf(w, "%sdifference %s %s%s: %s\n", prefix, d.Kind, d.Label, plan, d.Words)
+		fmt.Fprintf(w, "%sdifference %s %s%s: %s\n", prefix, d.Kind, show(d.Label), plan, show(d.Words))
 	}
 }
 
@@ -312,16 +321,12 @@ func WriteMarkdown(w io.Writer, s *Summary) error {
 	fmt.Fprintf(w, "| %s |\n", strings.Join(head, " | "))
 	fmt.Fprintf(w, "|%s\n", strings.Repeat(" --- |", len(head)))
 	row := func(keys []string, m *Measures) {
-		cells := append(keys, tableCells(m)...)
-		for i := range cells {
-			cells[i] = strings.ReplaceAll(cells[i], "|", `\|`)
-		}
-		fmt.Fprintf(w, "| %s |\n", strings.Join(cells, " | "))
+		fmt.Fprintf(w, "| %s |\n", strings.Join(append(keys, tableCells(m)...), " | "))
 	}
 	for _, r := range s.Rows {
 		var keys []string
 		for _, f := range s.By {
-			keys = append(keys, keyCell(r.Keys[f]))
+			keys = append(keys, printable.Markdown(keyCell(r.Keys[f])))
 		}
 		row(keys, &r.Measures)
 	}
@@ -329,6 +334,6 @@ func WriteMarkdown(w io.Writer, s *Summary) error {
 	total[0] = "**TOTAL**"
 	row(total, &s.Total)
 	fmt.Fprintln(w)
-	writeFooter(w, s, "- ")
+	footer(w, s, "- ", printable.Markdown)
 	return nil
 }
