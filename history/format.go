@@ -123,6 +123,13 @@ func WriteJSON(w io.Writer, s *Summary) error {
 			return err
 		}
 		fmt.Fprintf(&b, ",\n  \"differences\": %s", dj)
+		if s.Read != nil {
+			rj, err := json.Marshal(s.Read)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(&b, ",\n  \"reconcile\": %s", rj)
+		}
 	}
 	if len(s.Skipped) > 0 {
 		sk, err := json.Marshal(s.Skipped)
@@ -302,6 +309,9 @@ func footer(w io.Writer, s *Summary, prefix string, show func(string) string) {
 	}
 	for _, k := range s.Skipped {
 		fmt.Fprintf(w, "%sskipped journal %s: %s\n", prefix, show(k.Where), show(k.Reason))
+	}
+	if r := s.Read; s.Reconciled && r != nil {
+		fmt.Fprintf(w, "%s%s\n", prefix, show(r.words()))
 	}
 	if s.Reconciled && len(s.Differences) == 0 {
 		fmt.Fprintf(w, "%sreconciled: the journals agree with the service's bet records\n", prefix)
