@@ -58,6 +58,12 @@ func (e *ReconcileLimitError) Error() string {
 	return fmt.Sprintf("read %s and the service has more: that is the most it reads (%s raises it)", e.What, e.Flag)
 }
 
+// How a reconcile's read of the service ended (ServiceRead.Ended).
+const (
+	EndedLastPage  = "last_page"  // the service's list ended
+	EndedOlderPage = "older_page" // a whole page was older than Since
+)
+
 // ServiceRead is what --reconcile read of the service's bet records.
 type ServiceRead struct {
 	// Since is the meeting day it read back to ("" for every record).
@@ -70,6 +76,8 @@ type ServiceRead struct {
 	// bet made by hand or another tool, no label, a label too long):
 	// counted, not kept.
 	LeftOut int `json:"left_out"`
+	// Ended says why it stopped: EndedLastPage or EndedOlderPage.
+	Ended string `json:"ended"`
 }
 
 // words say what the read took in and why it stopped, in a line.
@@ -79,6 +87,12 @@ func (r *ServiceRead) words() string {
 		back = "back to " + r.Since
 	}
 	s := fmt.Sprintf("reconcile read %s: %d bet records on %d pages", back, r.Records, r.Pages)
+	switch r.Ended {
+	case EndedOlderPage:
+		s += fmt.Sprintf(", up to page %d, the first wholly before %s", r.Pages, r.Since)
+	default:
+		s += ", to the service's last page"
+	}
 	if r.LeftOut > 0 {
 		s += fmt.Sprintf("; %d of them not labelled by betplan, left out", r.LeftOut)
 	}
@@ -92,14 +106,16 @@ type serviceBet struct {
 	ids              []int64 // records summed, so a record a shifting list shows twice counts once
 }
 
-// Reconcile reads the service's bet records newest first, until they are
-// older than since (a meeting day; "" for the oldest day of bets), and
-// lists every difference with bets: a bet settled differently, a profit
-// corrected after the fact, a bet the service shows that no plan of the
-// state made, and a settled bet of the window the service shows nothing
-// of. Records sum by label, as the sessions' own profits.
+// Reconcile reads the service's bet records, page by page, back to since
+// (a meeting day; "" for the oldest day of bets), and lists every
+// difference with bets: a bet settled differently, a profit corrected
+// after the fact, a bet the service shows that no plan of the state made,
+// and a settled bet of the window the service shows nothing of. Records
+// sum by label, as the sessions' own profits.
 //
-// It stops at the service's last page, or at a limit with a
+// The pages need not come newest first: a record older than since is
+// passed over, and the read stops only after a page wholly older, or at
+// the service's last page (read.Ended says which), or at a limit, with a
 // ReconcileLimitError. Of a record it keeps only what a bet's label of
 // betplan's form needs (engine.IsLabel, or a label of bets); the rest are
 // counted in read.LeftOut and dropped as they are read.
@@ -111,13 +127,13 @@ func Reconcile(ctx context.Context, bets []Bet, svc BetWalker, since string, lim
 			}
 		}
 	}
-	read := ServiceRead{Since: since}
+	read := ServiceRead{Since: since, Ended: EndedLastPage}
 	byLabel := map[string]*Bet{}
 	for i := range bets {
 		byLabel[bets[i].Label] = &bets[i]
 	}
 	seen := map[string]*serviceBet{}
-	errOlder := errors.New("older than since")
+	inWindow := 0 // records of this page in the window
 	record := func(r *apiclient.BetRecord) error {
 		if read.Records == limits.Records {
 			return &ReconcileLimitError{What: fmt.Sprintf("%d bet records", read.Records), Flag: "--reconcile-max-records"}
@@ -128,8 +144,9 @@ func Reconcile(ctx context.Context, bets []Bet, svc BetWalker, since string, lim
 			day = r.CreatedAt.Format("2006-01-02")
 		}
 		if since != "" && day != "" && day < since {
-			return errOlder
+			return nil
 		}
+		inWindow++
 		b := seen[r.Label]
 		if b == nil {
 			key := r.Label
@@ -158,9 +175,6 @@ func Reconcile(ctx context.Context, bets []Bet, svc BetWalker, since string, lim
 		return nil
 	}
 	for page, err := range svc.EachBet(ctx, record) {
-		if errors.Is(err, errOlder) {
-			break
-		}
 		if err != nil {
 			var limit *ReconcileLimitError
 			if errors.As(err, &limit) {
@@ -176,6 +190,11 @@ func Reconcile(ctx context.Context, bets []Bet, svc BetWalker, since string, lim
 		case read.Bytes > limits.Bytes:
 			return nil, read, &ReconcileLimitError{What: fmt.Sprintf("%d MB of bet records", limits.Bytes>>20), Flag: "--reconcile-max-mb"}
 		}
+		if page.Records > 0 && inWindow == 0 {
+			read.Ended = EndedOlderPage
+			break
+		}
+		inWindow = 0
 	}
 
 	var out []Difference
