@@ -29,8 +29,12 @@ type historyOptions struct {
 	Account   string
 	Sim       bool
 	Reconcile bool
-	Format    string
-	Output    string
+	// What --reconcile reads at most: bet records, megabytes, pages.
+	ReconcileRecords int
+	ReconcileMB      int
+	ReconcilePages   int
+	Format           string
+	Output           string
 }
 
 func historyCommand() *command {
@@ -61,6 +65,10 @@ func (o *historyOptions) bind(fs *pflag.FlagSet) {
 	fs.StringVar(&o.Until, "until", "", "only races of this meeting `DAY` (YYYY-MM-DD) and earlier")
 	fs.StringVar(&o.Account, "account", "", "only this account's plans: its name, or the key the journals name it by (default every account, a row each)")
 	fs.BoolVar(&o.Reconcile, "reconcile", false, "compare the journals with the service's bet records (GET /bet/, back to --since) and list every difference")
+	d := history.DefaultReconcileLimits
+	fs.IntVar(&o.ReconcileRecords, "reconcile-max-records", d.Records, "--reconcile reads at most `N` bet records")
+	fs.IntVar(&o.ReconcileMB, "reconcile-max-mb", int(d.Bytes>>20), "--reconcile reads at most `N` megabytes of bet records")
+	fs.IntVar(&o.ReconcilePages, "reconcile-max-pages", d.Pages, "--reconcile reads at most `N` pages of bet records")
 	fs.BoolVar(&o.Sim, "sim", false, "count rehearsals too (run --sim, and runs against betplan sim on this machine)")
 	fs.StringVar(&o.Format, "format", "text", "output format: "+strings.Join(history.Formats, ", "))
 	fs.StringVar(&o.Output, "output", "", "write to this `FILE` instead of stdout")
@@ -86,6 +94,17 @@ func (o *historyOptions) validate() error {
 	q := o.query()
 	if err := q.Validate(); err != nil {
 		return usagef("%v", err)
+	}
+	for _, f := range []struct {
+		name string
+		v    int
+	}{{"--reconcile-max-records", o.ReconcileRecords}, {"--reconcile-max-mb", o.ReconcileMB}, {"--reconcile-max-pages", o.ReconcilePages}} {
+		if f.v < 1 {
+			return usagef("%s is %d: want 1 or more", f.name, f.v)
+		}
+	}
+	if o.ReconcileMB > 1<<20 {
+		return usagef("--reconcile-max-mb is %d: want at most %d (a terabyte)", o.ReconcileMB, 1<<20)
 	}
 	return o.service.validate()
 }
@@ -180,12 +199,14 @@ func (o *historyOptions) reconcile(ctx context.Context, sys *sysIO, bets []histo
 		return err
 	}
 	defer conn.close()
-	diffs, err := history.Reconcile(ctx, history.Filter(bets, q), conn.client, q.Since)
+	limits := history.ReconcileLimits{Records: o.ReconcileRecords, Bytes: int64(o.ReconcileMB) << 20, Pages: o.ReconcilePages}
+	diffs, read, err := history.Reconcile(ctx, history.Filter(bets, q), conn.client, q.Since, limits)
 	if err != nil {
 		return refusef("--reconcile: %v", err)
 	}
 	s.Differences = diffs
 	s.Reconciled = true
+	s.Read = &read
 	return nil
 }
 

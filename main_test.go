@@ -79,6 +79,7 @@ func TestScripts(t *testing.T) {
 	testscript.Run(t, testscript.Params{
 		Dir:                 "testdata/script",
 		RequireExplicitExec: true,
+		Condition:           scriptCondition,
 		Setup: func(env *testscript.Env) error {
 			// A developer's own credentials must never leak into a script,
 			// nor may a script write a CI summary.
@@ -127,6 +128,10 @@ func TestScripts(t *testing.T) {
 			"waitport":   cmdWaitPort,
 			"journal":    cmdJournal,
 			"oldjournal": cmdOldJournal,
+			"csvfields":  cmdCSVFields,
+			"pgjournal":  cmdPGJournal,
+			"nocontrol":  cmdNoControl,
+			"mdtable":    cmdMarkdownTable,
 		},
 	})
 }

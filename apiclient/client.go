@@ -453,6 +453,7 @@ type attemptResult struct {
 	dial       bool  // the error happened before anything was sent
 	timedOut   bool  // WithTimeout ran out
 	retryAfter time.Duration
+	over       int64 // the most read of a longer body: body is its start
 }
 
 func (c *Client) attempt(ctx context.Context, req *http.Request, class retryClass, path string, needAuth bool) attemptResult {
@@ -491,8 +492,12 @@ func (c *Client) attempt(ctx context.Context, req *http.Request, class retryClas
 		c.logger.Debug("apiclient request", "method", req.Method, "path", path, "error", c.redact(res.err.Error()), "duration", time.Since(start))
 		return res
 	}
-	body, rerr := io.ReadAll(io.LimitReader(resp.Body, maxBodyBytes))
+	limit, counted := bodyLimit(ctx)
+	body, rerr := io.ReadAll(io.LimitReader(resp.Body, limit+1))
 	resp.Body.Close()
+	if counted != nil {
+		counted.Add(int64(len(body)))
+	}
 	c.noteDate(resp.Header)
 	res := attemptResult{status: resp.StatusCode, header: resp.Header, sent: true}
 	if c.onDate != nil {
@@ -507,6 +512,9 @@ func (c *Client) attempt(ctx context.Context, req *http.Request, class retryClas
 		res.timedOut = ctx.Err() == nil && actx.Err() != nil
 		c.logger.Debug("apiclient request", "method", req.Method, "path", path, "status", resp.StatusCode, "error", c.redact(rerr.Error()), "duration", time.Since(start))
 		return res
+	}
+	if int64(len(body)) > limit {
+		body, res.over = body[:limit], limit
 	}
 	res.body = body
 	if resp.StatusCode >= 200 && resp.StatusCode < 300 {

@@ -131,6 +131,11 @@ func (c *Client) do(req *http.Request) ([]byte, error) {
 		}
 		res := c.attempt(ctx, req, class, path, needAuth)
 		if res.err == nil && res.status >= 200 && res.status < 300 {
+			if res.over > 0 {
+				// Cut, it would not read; repeated, it would be as long.
+				return nil, &DecodeError{Method: req.Method, Path: path, Body: truncateBody(res.body),
+					Err: fmt.Errorf("the answer is over %d MB, the most betplan reads of it", res.over>>20)}
+			}
 			return cleanBody(res.body), nil
 		}
 		if ctx.Err() != nil {

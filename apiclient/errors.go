@@ -274,13 +274,18 @@ const quotedBodyChars = 200
 // tags of an HTML page left out, at most quotedBodyChars characters and
 // then how long the whole body was.
 func truncateBody(b []byte) string {
+	// Only the start is read: a body may be megabytes long.
+	whole := len(b)
+	if len(b) > 64<<10 {
+		b = b[:64<<10]
+	}
 	s := strings.TrimSpace(strings.ToValidUTF8(string(b), "\uFFFD"))
 	if looksLikeHTML(s) {
 		s = htmlText(s)
 	}
 	s = strings.Join(strings.Fields(cleanLine(s)), " ")
 	if utf8.RuneCountInString(s) > quotedBodyChars {
-		s = string([]rune(s)[:quotedBodyChars]) + fmt.Sprintf("…(%d bytes)", len(b))
+		s = string([]rune(s)[:quotedBodyChars]) + fmt.Sprintf("…(%d bytes)", whole)
 	}
 	return s
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/betplan/betplan/apiclient"
 	"github.com/betplan/betplan/engine/follow"
+	"github.com/betplan/betplan/internal/printable"
 	"github.com/betplan/betplan/plan"
 	"github.com/betplan/betplan/state"
 )
@@ -97,7 +98,9 @@ func (r *tracker) logf(format string, args ...any) {
 	if r.opts.Stamp != nil {
 		stamp = r.opts.Stamp(now)
 	}
-	fmt.Fprintf(r.opts.Log, "%s %s\n", stamp, fmt.Sprintf(format, args...))
+	// A line names venues, sessions and reasons from the service and the
+	// journal: shown, never run.
+	fmt.Fprintf(r.opts.Log, "%s %s\n", stamp, printable.Text(fmt.Sprintf(format, args...)))
 }
 
 func (r *tracker) newResult(kind Kind, started time.Time) *Result {

@@ -105,9 +105,11 @@ type Summary struct {
 	Total   Measures
 	Skipped []Skipped
 	Curves  []Curve // cumulative profit over time, one a plan
-	// Differences are what --reconcile found (Reconciled: it was asked).
+	// Differences are what --reconcile found (Reconciled: it was asked),
+	// and Read what it read of the service.
 	Differences []Difference
 	Reconciled  bool
+	Read        *ServiceRead
 }
 
 // Curve is one plan's cumulative profit at each result.

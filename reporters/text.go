@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/betplan/betplan/engine"
+	"github.com/betplan/betplan/internal/printable"
 )
 
 // TextOptions shape the terminal report.
@@ -78,9 +79,10 @@ func (t *textWriter) bold(s string) string {
 	return ansiBold + s + ansiReset
 }
 
-// line writes s cut to the width; s must hold no colour codes.
+// line writes s, shown through the one sanitiser of human output and cut
+// to the width; its colour is the tone's alone.
 func (t *textWriter) line(s string, tn tone) {
-	t.w.WriteString(t.paint(truncate(s, t.opts.Width), tn))
+	t.w.WriteString(t.paint(truncate(printable.Text(s), t.opts.Width), tn))
 	t.w.WriteByte('\n')
 }
 
@@ -92,7 +94,7 @@ func (t *textWriter) header(r *engine.Result) {
 	if r.Simulated {
 		title += " [simulated service]"
 	}
-	t.w.WriteString(t.bold(truncate(title, t.opts.Width)) + "\n")
+	t.w.WriteString(t.bold(truncate(printable.Text(title), t.opts.Width)) + "\n")
 	planLine := r.PlanFile
 	if r.PlanHash != "" {
 		planLine += " (" + shortHash(r.PlanHash) + ")"
@@ -124,7 +126,7 @@ func (t *textWriter) wrap(words []cell, sep, indent string) {
 	n := 0
 	trail := len(strings.TrimRight(sep, " "))
 	for i, w := range words {
-		text := truncate(w.text, t.opts.Width-len(indent))
+		text := truncate(printable.Text(w.text), t.opts.Width-len(indent))
 		if i > 0 {
 			// Leave room for the separator a line ends with when it breaks.
 			room := t.opts.Width
@@ -318,7 +320,7 @@ func (t *textWriter) limits(r *engine.Result) {
 	if r.Kind != engine.KindPlan && !l.Any() {
 		return
 	}
-	t.w.WriteString(t.bold("LIMITS") + " " + truncate(l.PeriodTitle(), t.opts.Width-len("LIMITS ")) + "\n")
+	t.w.WriteString(t.bold("LIMITS") + " " + truncate(printable.Text(l.PeriodTitle()), t.opts.Width-len("LIMITS ")) + "\n")
 	cols := []column{{title: "", flex: true, min: 12}, {title: "USED", right: true}}
 	if r.Kind == engine.KindPlan {
 		cols = append(cols, column{title: "AFTER THIS RUN", right: true})
@@ -335,9 +337,9 @@ func (t *textWriter) accountLimits(r *engine.Result, cols []column) {
 	if a == nil {
 		return
 	}
-	t.w.WriteString(t.bold("ACCOUNT LIMITS") + " " + truncate(accountTitle(a), t.opts.Width-len("ACCOUNT LIMITS ")) + "\n")
+	t.w.WriteString(t.bold("ACCOUNT LIMITS") + " " + truncate(printable.Text(accountTitle(a)), t.opts.Width-len("ACCOUNT LIMITS ")) + "\n")
 	if a.Unread != "" {
-		t.w.WriteString(truncate("  not counted: "+a.Unread, t.opts.Width) + "\n")
+		t.line("  not counted: "+a.Unread, tonePlain)
 	}
 	t.limitTable(r, cols, accountLimits(r))
 }
