@@ -92,6 +92,11 @@ type parser struct {
 	// betExprs lists, bet by bet, where the expressions each bet runs were
 	// written (its own or the defaults').
 	betExprs []betExprs
+	// sums are what the bets, in file order, add up to for the plan-wide
+	// limits, those with an error included (checkStaticLimits).
+	sums staticSums
+	// badRaces are the keys of races whose entry has an error.
+	badRaces map[string]bool
 }
 
 var yamlErrLine = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)

@@ -40,6 +40,10 @@ type resolvedBet struct {
 	selectionPath string
 	typePath      string
 	marketPath    string
+
+	// raceBad, stakeBad and profitBad say the race or amount written had
+	// an error: the plan-wide limits do not count what it would be.
+	raceBad, stakeBad, profitBad bool
 }
 
 func (r resolvedBet) display() BetDefaults {
@@ -60,6 +64,7 @@ func (p *parser) resolveBet(b *betDoc, path string) resolvedBet {
 	var r resolvedBet
 	if b.Race != nil && b.Race.node != nil {
 		r.raceSet, r.racePath = true, path+".race"
+		before := p.d.errors
 		switch {
 		case b.Race.Inline != nil:
 			inline := *b.Race.Inline
@@ -79,8 +84,10 @@ func (p *parser) resolveBet(b *betDoc, path string) resolvedBet {
 				p.d.errorf(b.Race.node, "unknown race %q%s", b.Race.Key, hint)
 			} else {
 				r.raceKey, r.race = b.Race.Key, &ref
+				r.raceBad = p.badRaces[b.Race.Key]
 			}
 		}
+		r.raceBad = r.raceBad || r.race == nil || p.d.errors > before || p.d.failed[r.racePath+".event_number"]
 	}
 	if b.ForEachRace != nil && b.ForEachRace.node != nil {
 		r.forEachSet, r.forEachPath = true, path+".for_each_race"
@@ -109,8 +116,12 @@ func (p *parser) resolveBet(b *betDoc, path string) resolvedBet {
 	r.typ, r.typePath = b.Type, path+".type"
 	r.market, r.marketPath = b.Market, path+".market"
 	r.targetSession = b.TargetSession
+	before := p.d.errors
 	r.stake, r.stakePath = p.amount(b.Stake, AmountStake), path+".stake"
+	r.stakeBad = p.d.errors > before
+	before = p.d.errors
 	r.profit, r.profitPath = p.amount(b.TargetProfit, AmountTargetProfit), path+".target_profit"
+	r.profitBad = p.d.errors > before
 	if b.Options != nil {
 		r.options, r.optionsPath = b.Options, path+".options"
 		p.checkOptions(b.Options, path+".options")
