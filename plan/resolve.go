@@ -117,10 +117,11 @@ func (p *parser) resolveBet(b *betDoc, path string) resolvedBet {
 	r.market, r.marketPath = b.Market, path+".market"
 	r.targetSession = b.TargetSession
 	before := p.d.errors
-	r.stake, r.stakePath = p.amount(b.Stake, AmountStake), path+".stake"
+	r.stakePath, r.profitPath = path+".stake", path+".target_profit"
+	r.stake = p.amount(b.Stake, AmountStake, r.stakePath)
 	r.stakeBad = p.d.errors > before
 	before = p.d.errors
-	r.profit, r.profitPath = p.amount(b.TargetProfit, AmountTargetProfit), path+".target_profit"
+	r.profit = p.amount(b.TargetProfit, AmountTargetProfit, r.profitPath)
 	r.profitBad = p.d.errors > before
 	if b.Options != nil {
 		r.options, r.optionsPath = b.Options, path+".options"
@@ -130,9 +131,9 @@ func (p *parser) resolveBet(b *betDoc, path string) resolvedBet {
 	return r
 }
 
-func (p *parser) amount(f *amountField, field AmountField) *Amount {
-	if f == nil || f.node == nil {
-		return nil
+func (p *parser) amount(f *amountField, field AmountField, path string) *Amount {
+	if f == nil || f.node == nil || p.d.failed[path] {
+		return nil // absent, or reported when it was read
 	}
 	if f.Source == "" {
 		switch {

@@ -24,7 +24,7 @@ var Rules = []Rule{
 	{"BP004", "unknown-name", "A race code, market, bet type, option, race key or confidence the service does not know: the message lists what it takes.",
 		regexp.MustCompile(`^unknown (code|market|type|option|race|confidence|sport|event)|is not a (venue|sport) betplan knows`)},
 	{"BP005", "out-of-range", "A number too large (or small) for what it means.",
-		regexp.MustCompile(`out of range`)},
+		regexp.MustCompile(`out of range|is not a finite number`)},
 	{"BP006", "limit", "A limit is invalid, or the plan's own bets already break one.",
 		regexp.MustCompile(`(^limits|\blimits\.|^max_(stake|total|bets|loss|open)|^stop_loss|^take_profit|^period|no limits|above max_)`)},
 	{"BP007", "missing", "A field the plan, a bet or a tip needs is missing.",
