@@ -56,18 +56,7 @@ func neverTrue(n ast.Node) (finding, bool) {
 		eq             *string
 	}
 	bounds := map[string]*bound{}
-	var conj []ast.Node
-	var flatten func(ast.Node)
-	flatten = func(n ast.Node) {
-		if b, ok := n.(*ast.BinaryNode); ok && (b.Operator == "&&" || b.Operator == "and") {
-			flatten(b.Left)
-			flatten(b.Right)
-			return
-		}
-		conj = append(conj, n)
-	}
-	flatten(n)
-	for _, c := range conj {
+	for _, c := range conjuncts(n) {
 		if b, ok := c.(*ast.BoolNode); ok && !b.Value {
 			return finding{"this condition is always false: the bet would never be created", leftmost(c)}, true
 		}
@@ -125,6 +114,43 @@ func neverTrue(n ast.Node) (finding, bool) {
 		}
 	}
 	return finding{}, false
+}
+
+// conjuncts are the conditions a condition joins with && (or and), or
+// the condition itself.
+func conjuncts(n ast.Node) []ast.Node {
+	var out []ast.Node
+	var walk func(ast.Node)
+	walk = func(n ast.Node) {
+		if b, ok := n.(*ast.BinaryNode); ok && (b.Operator == "&&" || b.Operator == "and") {
+			walk(b.Left)
+			walk(b.Right)
+			return
+		}
+		out = append(out, n)
+	}
+	walk(n)
+	return out
+}
+
+// requiredCode is the racing code a for_each_race condition requires of
+// every race it matches, race.code == "Greyhounds" among the conditions
+// it joins with &&; "" when it requires none.
+func requiredCode(tree ast.Node) string {
+	for _, c := range conjuncts(tree) {
+		b, ok := c.(*ast.BinaryNode)
+		if !ok || b.Operator != "==" {
+			continue
+		}
+		field, lit := b.Left, b.Right
+		if memberPath(field) != "race.code" {
+			field, lit = lit, field
+		}
+		if s, ok := lit.(*ast.StringNode); ok && memberPath(field) == "race.code" {
+			return s.Value
+		}
+	}
+	return ""
 }
 
 func side(op string, v float64, incl bool) string {

@@ -104,7 +104,11 @@ func (p *parser) checkBet(doc *betDoc, path string, def resolvedBet) *Bet {
 		if own.selection == nil {
 			selPath = def.selectionPath
 		}
-		if msg := selectionProblem(*market, *sel); msg != "" {
+		msg := selectionProblem(*market, *sel)
+		if msg == "" {
+			msg = runnerProblem(p.raceCode(b.Race, b.ForEachRace), *sel)
+		}
+		if msg != "" {
 			p.d.errorf(p.at(selPath), "%s", msg)
 		}
 	}
