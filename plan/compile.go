@@ -74,6 +74,7 @@ type compiler struct {
 	lints map[compileKey][]finding
 	reads map[string]exprReads
 	folds map[compileKey]folded
+	offs  map[string]finding // switchedOff's, by source
 }
 
 // folded is an amount worked out offline (foldAmount).

@@ -98,6 +98,9 @@ func (p *parser) resolveBet(b *betDoc, path string) resolvedBet {
 			if f, ok := neverTrue(tree); ok {
 				f.msg = strings.Replace(f.msg, "the bet would never be created", "no race would ever match", 1)
 				p.warnAt(b.ForEachRace.node, f)
+			} else if f, ok := p.c.switchedOff(b.ForEachRace.node.Value, tree, p.plan.Vars); ok {
+				f.msg = strings.Replace(f.msg, "the bet would never be created", "no race would ever match", 1)
+				p.warnAt(b.ForEachRace.node, f)
 			}
 		}
 	}
@@ -108,6 +111,8 @@ func (p *parser) resolveBet(b *betDoc, path string) resolvedBet {
 				p.warnAt(b.When.node, f)
 			}
 			if f, ok := neverTrue(tree); ok {
+				p.warnAt(b.When.node, f)
+			} else if f, ok := p.c.switchedOff(b.When.node.Value, tree, p.plan.Vars); ok {
 				p.warnAt(b.When.node, f)
 			}
 		}
