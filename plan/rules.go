@@ -30,7 +30,7 @@ var Rules = []Rule{
 	{"BP007", "missing", "A field the plan, a bet or a tip needs is missing.",
 		regexp.MustCompile(`(^the (plan|account file) is missing|^the plan has no |\bhas no \w+[:(]| needs (stake|target_profit)|^tip is missing|^bet is missing)`)},
 	{"BP008", "expression", "An expression (when, for_each_race, an amount) does not compile, reads an unknown name, has the wrong type, divides by zero or can never be true.",
-		regexp.MustCompile(`(invalid (amount|condition|expression)|expression|can never be|cannot be both|always (true|false)|divides by zero|^when|^for_each_race)`)},
+		regexp.MustCompile(`(invalid (amount|condition|expression)|expression|can never be|cannot be both|always (true|false)|divides by zero|^when|^for_each_race|for_each_race matches none)`)},
 	{"BP009", "version", "The plan's format version.",
 		regexp.MustCompile(`^version`)},
 	{"BP011", "notify", "A notify target or heartbeat is invalid: an event name alerts do not have, a URL its service cannot read, http:// off loopback, or a ${NAME} that is not a variable name.",
