@@ -94,6 +94,7 @@ func previewPlan(ctx context.Context, sys *sysIO, o *planOptions, args []string)
 	if err := reporters.Write(sys.Stdout, f, res, sys.textOptions()); err != nil {
 		return err
 	}
+	plan.WriteWarningsBrief(sys.Stderr, res.Warnings)
 	if o.Out != "" {
 		// The plan file is named relative to the saved file, so the saved
 		// plan can be applied from any directory.
@@ -152,6 +153,7 @@ func previewPlans(ctx context.Context, sys *sysIO, o *planOptions, files []strin
 	accountLog := logs.account()
 	changes, wroteJSON := false, false
 	var failed []error
+	var warnings plan.Diagnostics // said once for all the plans, with their places
 	for i, p := range plans {
 		planAccount, err := o.account.loadAccount(sys, files[i])
 		if err != nil {
@@ -195,10 +197,13 @@ func previewPlans(ctx context.Context, sys *sysIO, o *planOptions, files []strin
 			}
 		}
 		changes = changes || len(saved.Creates) > 0 || publishesNow(res)
+		warnings = append(warnings, res.Warnings...)
 	}
 	if wroteJSON {
 		fmt.Fprintln(sys.Stdout, "\n]")
 	}
+	logs.flush()
+	plan.WriteWarningsBrief(sys.Stderr, warnings)
 	if err := joinFailures(failed); err != nil {
 		return err
 	}

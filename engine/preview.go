@@ -53,6 +53,7 @@ func Preview(ctx context.Context, p *plan.Plan, opts Options) (*Result, *SavedPl
 	}
 
 	now := r.clock.Now()
+	res.Warnings = r.res.unmatchedForEach(now)
 	committed, _ := j.Committed()
 	planned := committed
 	certainWhy, certain := r.create.certainRefusal()

@@ -128,6 +128,10 @@ type Result struct {
 	// Assumptions say what was assumed where the service's shapes are
 	// not known.
 	Assumptions []string
+	// Warnings are what a preview found of the plan against the races it
+	// read that validate cannot know offline: a for_each_race that
+	// matches no upcoming race. The command shows them beside the report.
+	Warnings plan.Diagnostics
 	// Alerts are the alerts not delivered by the end of the run.
 	Alerts []AlertResult
 }

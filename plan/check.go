@@ -90,29 +90,42 @@ func (p *parser) checkLimits() {
 		p.d.warnf(p.at("name"), "the plan has no limits: add limits (max_stake_per_bet, max_total_stake, max_bets) so a mistake cannot spend more than you mean")
 		return
 	}
-	l, ok := p.readLimits(doc)
-	if !ok {
-		return // an invalid limit would only add confusing errors to bets
-	}
+	// An invalid limit is left out; the others still hold the bets, so
+	// the plan's other problems are all reported at once.
+	l, _ := p.readLimits(doc)
 	p.plan.Limits = l
 	// Spending is bounded by a money limit (max_total_stake,
 	// max_open_stake, max_loss): max_bets or max_stake_per_bet missing
 	// beside one leaves nothing unbounded. The run refuses a plan with
-	// none (unless the account file sets one).
-	if !l.BoundsMoney() {
+	// none (unless the account file sets one). One written with an error
+	// was reported already.
+	if !l.BoundsMoney() && !p.limitWritten("max_total_stake", "max_open_stake", "max_loss") {
 		p.d.warnf(p.keyAt("limits"), "limits has no max_total_stake, max_open_stake or max_loss: nothing bounds what the plan may spend (unless the account file %s sets one)", ConfigFileName)
 	}
-	if doc.MaxStakePerBet != nil && doc.MaxTotalStake != nil && *doc.MaxStakePerBet > *doc.MaxTotalStake {
-		p.d.warnf(p.at("limits.max_stake_per_bet"), "max_stake_per_bet $%s is above max_total_stake $%s", money(*doc.MaxStakePerBet), money(*doc.MaxTotalStake))
+	if l.MaxStakePerBet != nil && l.MaxTotalStake != nil && *l.MaxStakePerBet > *l.MaxTotalStake {
+		p.d.warnf(p.at("limits.max_stake_per_bet"), "max_stake_per_bet $%s is above max_total_stake $%s", money(*l.MaxStakePerBet), money(*l.MaxTotalStake))
 	}
 }
 
+// limitWritten reports whether the limits section gives one of keys a
+// value, valid or not.
+func (p *parser) limitWritten(keys ...string) bool {
+	for _, k := range keys {
+		if n := p.d.pos["limits."+k]; n != nil && n.Tag != "!!null" {
+			return true
+		}
+	}
+	return false
+}
+
 // readLimits checks a limits section, a plan's or the account file's, and
-// returns the limits it sets; false when one of them is invalid.
+// returns the limits it sets that are valid; false when one of them is
+// invalid. An unknown period leaves out the limits that count within
+// it, and keeps those that hold each bet and each race.
 func (p *parser) readLimits(doc *limitsDoc) (Limits, bool) {
 	before := p.d.errors
-	p.validateStruct(doc, "limits", "limits")
-	period := PeriodPlan
+	bad := p.validateStruct(doc, "limits", "limits")
+	period, periodOK := PeriodPlan, true
 	if doc.Period != nil {
 		period = Period(*doc.Period)
 		if !slices.Contains(Periods(), period) {
@@ -122,16 +135,36 @@ func (p *parser) readLimits(doc *limitsDoc) (Limits, bool) {
 			}
 			p.d.errorf(p.at("limits.period"), "unknown limits.period %q%s (periods: %s): the total limits count within the race's meeting day, its week, or the whole plan",
 				*doc.Period, didYouMean(*doc.Period, names), strings.Join(names, ", "))
+			period, periodOK = PeriodPlan, false
 		}
 	}
-	if p.d.errors > before {
-		return Limits{}, false
+	valid := func(key string, perPeriod bool) bool {
+		return !slices.Contains(bad, "limits."+key) && (periodOK || !perPeriod)
+	}
+	amount := func(key string, v *float64, perPeriod bool) *float64 {
+		if !valid(key, perPeriod) {
+			return nil
+		}
+		return v
+	}
+	number := func(key string, v *int, perPeriod bool) *int {
+		if !valid(key, perPeriod) {
+			return nil
+		}
+		return v
 	}
 	return Limits{
-		Period: period, MaxStakePerBet: doc.MaxStakePerBet, MaxTotalStake: doc.MaxTotalStake, MaxBets: doc.MaxBets,
-		MaxLoss: doc.MaxLoss, StopLoss: doc.StopLoss, TakeProfit: doc.TakeProfit, MaxOpenStake: doc.MaxOpenStake,
-		MaxStakePerRace: doc.MaxStakePerRace, MaxBetsPerRace: doc.MaxBetsPerRace,
-	}, true
+		Period:          period,
+		MaxStakePerBet:  amount("max_stake_per_bet", doc.MaxStakePerBet, false),
+		MaxTotalStake:   amount("max_total_stake", doc.MaxTotalStake, true),
+		MaxBets:         number("max_bets", doc.MaxBets, true),
+		MaxLoss:         amount("max_loss", doc.MaxLoss, true),
+		StopLoss:        amount("stop_loss", doc.StopLoss, true),
+		TakeProfit:      amount("take_profit", doc.TakeProfit, true),
+		MaxOpenStake:    amount("max_open_stake", doc.MaxOpenStake, true),
+		MaxStakePerRace: amount("max_stake_per_race", doc.MaxStakePerRace, false),
+		MaxBetsPerRace:  number("max_bets_per_race", doc.MaxBetsPerRace, false),
+	}, p.d.errors == before
 }
 
 // checkStaticLimits holds the bets' amounts known offline to the limits,
@@ -145,40 +178,14 @@ func (p *parser) readLimits(doc *limitsDoc) (Limits, bool) {
 // that condition; the run's up-front check, which knows the days, decides.
 // Bets with a when may never all be created, so their sum over a limit is
 // a warning.
+//
+// Every bet counts, one with an error too, by the parts of it that were
+// read (betTally): fixing a bet's typo should not be what reveals that
+// the plan's amounts break its limits.
 func (p *parser) checkStaticLimits() {
 	l := p.plan.Limits
-	var largest float64
-	var largestBet string
-	var staticTotal float64
-	var all certainSum
-	namedCount := 0
-	perRace := map[string]*certainSum{}
-	var raceOrder []string
-	for _, b := range p.plan.Bets {
-		r, known := b.KnownRisk()
-		if known && r.Bounded && r.PerSession > largest {
-			largest, largestBet = r.PerSession, b.ID
-		}
-		if b.ForEachRace != nil {
-			continue
-		}
-		namedCount++
-		if known && r.Bounded {
-			staticTotal += r.PerSession
-		}
-		if !b.Certain() {
-			continue
-		}
-		all.add(b.ID, r)
-		key := FoldVenue(b.Race.Venue) + "|" + strings.ToLower(b.Race.Code) + "|" + strconv.Itoa(b.Race.EventNumber)
-		u := perRace[key]
-		if u == nil {
-			u = &certainSum{}
-			perRace[key] = u
-			raceOrder = append(raceOrder, key)
-		}
-		u.add(b.ID, r)
-	}
+	s := &p.sums
+	largest, largestBet, staticTotal, all, namedCount := s.largest, s.largestBet, s.staticTotal, &s.all, s.named
 	const refuse = "run would refuse the plan before creating any bet"
 	// With period day or week the certain bets may fall on different days
 	// (offline, their races' days are not known): a sum over a total limit
@@ -214,8 +221,8 @@ func (p *parser) checkStaticLimits() {
 	case l.MaxBets != nil && namedCount > *l.MaxBets:
 		p.d.warnf(p.at("limits.max_bets"), "the plan has %d bets on named races, above max_bets %d: the bets past the limit will be refused", namedCount, *l.MaxBets)
 	}
-	for _, key := range raceOrder {
-		u := perRace[key]
+	for _, key := range s.raceOrder {
+		u := s.perRace[key]
 		if len(u.ids) < 2 {
 			continue
 		}
@@ -228,6 +235,62 @@ func (p *parser) checkStaticLimits() {
 				u.words(), len(u.ids), *l.MaxBetsPerRace, refuse)
 		}
 	}
+}
+
+// staticSums are what the bets add up to for the plan-wide limits,
+// counted bet by bet as each is checked (staticSums.add).
+type staticSums struct {
+	largest     float64 // the largest bounded amount at risk, of bet largestBet
+	largestBet  string
+	staticTotal float64 // the bounded amounts at risk of the bets on named races
+	named       int     // the bets on named races (and events)
+	all         certainSum
+	perRace     map[string]*certainSum // the certain bets by race, in raceOrder
+	raceOrder   []string
+}
+
+func (s *staticSums) add(b betTally) {
+	r, known := b.risk, b.known
+	if known && r.Bounded && r.PerSession > s.largest {
+		s.largest, s.largestBet = r.PerSession, b.id
+	}
+	if !b.named {
+		return
+	}
+	s.named++
+	if known && r.Bounded {
+		s.staticTotal += r.PerSession
+	}
+	if b.race == nil {
+		return
+	}
+	s.all.add(b.id, r)
+	key := FoldVenue(b.race.Venue) + "|" + strings.ToLower(b.race.Code) + "|" + strconv.Itoa(b.race.EventNumber)
+	u := s.perRace[key]
+	if u == nil {
+		if s.perRace == nil {
+			s.perRace = map[string]*certainSum{}
+		}
+		u = &certainSum{}
+		s.perRace[key] = u
+		s.raceOrder = append(s.raceOrder, key)
+	}
+	u.add(b.id, r)
+}
+
+// betTally is what one bet adds to the plan-wide limits as far as it is
+// known offline; a bet with an error counts by the parts that were read.
+type betTally struct {
+	id string
+	// named is a bet on a named race or an event (not for_each_race):
+	// created once at most, so the count of max_bets holds it.
+	named bool
+	// risk is what the bet puts at risk on one session, when known is set.
+	risk  Risk
+	known bool
+	// race is the bet's race when the bet is certain to be created (a
+	// named race, no when, an amount known offline: Bet.Certain).
+	race *RaceRef
 }
 
 // onePeriod is the condition under which bets certain to be created share
@@ -324,7 +387,14 @@ func (p *parser) checkRaces() {
 	for _, key := range sortedKeys(p.doc.Races) {
 		r := p.doc.Races[key]
 		path := "races[" + key + "]"
+		before := p.d.errors
 		p.validateStruct(&r, path, "race "+key)
+		if p.d.errors > before || p.d.failed[path+".event_number"] {
+			if p.badRaces == nil {
+				p.badRaces = map[string]bool{}
+			}
+			p.badRaces[key] = true
+		}
 		p.warnVenue(r.Venue, path+".venue")
 		p.plan.Races[key] = RaceRef(r)
 	}
