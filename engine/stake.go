@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"strings"
 	"time"
 
 	"github.com/betplan/betplan/apiclient"
@@ -72,13 +71,7 @@ func journalFacts(planName, label string, s *labelState) (book.Facts, bool) {
 func seenOf(n *apiclient.Notification) *book.Seen {
 	return &book.Seen{Accepted: float64(n.TotalAccepted), Profit: float64(n.Profit), AverageOdds: float64(n.AverageOdds),
 		Resulted: n.Resulted(), Canceled: bool(n.IsCanceled), Start: n.Tip.Competition.StartTime.Time,
-		ResultAt: n.Tip.ResultTime.Time, Lay: isLayMarket(n.Tip.Market)}
-}
-
-// isLayMarket reports whether a market lays the selection: what such a
-// bet can lose is its liability, not its stake.
-func isLayMarket(market string) bool {
-	return strings.HasPrefix(strings.ToLower(strings.TrimSpace(market)), "lay")
+		ResultAt: n.Tip.ResultTime.Time, Lay: plan.IsLayMarket(n.Tip.Market)}
 }
 
 // instanceFacts adds to f what this command knows of the bet: whether it

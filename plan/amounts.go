@@ -53,39 +53,83 @@ func foldAmount(e *Expr, tree ast.Node, field AmountField, vars map[string]any) 
 	return v, err == nil, err
 }
 
-// Risk is what one bet puts at risk on one session before it is placed,
-// as far as it is known: for Fixed Wager and High Odds First the stake
+// Risk is what one bet can lose on one session before it is placed, as
+// far as it is known: for Fixed Wager and High Odds First the stake
 // (with ensure_total_wager, the total); for Fixed Profit the stake that
 // makes target_profit at the lowest odds check_odds lets the sessions
 // take, target_profit / (odds − 1), rounded up to cents. Without such a
 // floor a Fixed Profit stake has no bound before the sessions place it:
 // Bounded is false, and PerSession is the target profit, the figure the
 // run counts until the sessions say what they staked.
+//
+// A lay (Lay Win, Lay Place) loses its liability when the runner wins.
+// The service does not say whether a lay's stake (or target profit) is
+// the backer's stake or the liability, so the larger reading counts:
+// the amount × max(1, cap − 1), where the cap is max_odds with
+// check_max_odds on, rounded up to cents. Without a cap a lay can lose
+// without bound: Bounded is false, and PerSession is its amount, the
+// least it can lose and what the run counts until the sessions place it
+// (then the book counts its liability at the odds they took).
 type Risk struct {
 	PerSession float64
 	Bounded    bool
+	// Lay marks a lay's risk: its liability at the odds cap (or, not
+	// Bounded, its amount).
+	Lay bool
 }
 
-// RiskOf is the risk of amount on a bet of betType whose odds floor is
-// oddsFloor (0: none). Every count of a bet's risk before its placement,
-// validate's, plan's, diff's and the run's limit checks, goes through it.
-func RiskOf(betType string, amount, oddsFloor float64) Risk {
-	if AmountFieldFor(betType) != AmountTargetProfit {
+// RiskTerms are the terms of a bet that decide what it can lose before
+// it is placed.
+type RiskTerms struct {
+	Type string
+	// Lay marks a lay market: what the bet can lose is its liability.
+	Lay bool
+	// OddsFloor is the lowest odds its sessions may take (check_odds), 0
+	// for none; OddsCap the highest (check_max_odds), 0 for none.
+	OddsFloor, OddsCap float64
+}
+
+// RiskOf is the risk of amount on a bet with terms t. Every count of a
+// bet's risk before its placement, validate's, plan's, diff's and the
+// run's limit checks, goes through it.
+func RiskOf(t RiskTerms, amount float64) Risk {
+	if t.Lay {
+		if t.OddsCap <= 1 {
+			return Risk{PerSession: amount, Lay: true}
+		}
+		return Risk{PerSession: ceilCents(amount * max(1, t.OddsCap-1)), Bounded: true, Lay: true}
+	}
+	if AmountFieldFor(t.Type) != AmountTargetProfit {
 		return Risk{PerSession: amount, Bounded: true}
 	}
-	if oddsFloor > 1 {
-		return Risk{PerSession: math.Ceil(amount/(oddsFloor-1)*100-1e-6) / 100, Bounded: true}
+	if t.OddsFloor > 1 {
+		return Risk{PerSession: ceilCents(amount / (t.OddsFloor - 1)), Bounded: true}
 	}
 	return Risk{PerSession: amount}
 }
 
+// ceilCents rounds v up to whole cents (a product or quotient of cents
+// that is a whole number of cents stays it).
+func ceilCents(v float64) float64 { return math.Ceil(v*100-1e-6) / 100 }
+
+// RiskTerms are the bet's terms that decide what it can lose.
+func (b *Bet) RiskTerms() RiskTerms {
+	return RiskTerms{Type: b.Type, Lay: IsLayMarket(b.Market), OddsFloor: b.OddsFloor(), OddsCap: b.OddsCap()}
+}
+
 // OddsFloor is the lowest odds a bet's sessions may take: options.odds
 // when options.check_odds is on, else 0.
-func (b *Bet) OddsFloor() float64 {
-	if on, _ := b.Options["check_odds"].(bool); !on {
+func (b *Bet) OddsFloor() float64 { return b.oddsOption("check_odds", "odds") }
+
+// OddsCap is the highest odds a bet's sessions may take: options.max_odds
+// when options.check_max_odds is on, else 0.
+func (b *Bet) OddsCap() float64 { return b.oddsOption("check_max_odds", "max_odds") }
+
+func (b *Bet) oddsOption(check, key string) float64 {
+	if on, _ := b.Options[check].(bool); !on {
 		return 0
 	}
-	switch x := b.Options["odds"].(type) {
+	switch x := b.Options[key].(type) {
 	case int:
 		return float64(x)
 	case float64:
@@ -95,13 +139,13 @@ func (b *Bet) OddsFloor() float64 {
 }
 
 // KnownRisk is what the bet puts at risk on one session when that is
-// known offline: a known amount and, for Fixed Profit, an odds floor.
+// known offline: a known amount and its terms.
 func (b *Bet) KnownRisk() (Risk, bool) {
 	a, ok := b.StaticAmount()
 	if !ok {
 		return Risk{}, false
 	}
-	return RiskOf(b.Type, a, b.OddsFloor()), true
+	return RiskOf(b.RiskTerms(), a), true
 }
 
 // AmountBound is the largest value the bet's amount can take on a run,
@@ -276,14 +320,14 @@ func (p *parser) checkBetRisk(b *Bet, a *Amount, name, at string) {
 	if a.Value <= 0 || (a.Expr != nil && !a.Known) {
 		return
 	}
-	r := RiskOf(b.Type, a.Value, b.OddsFloor())
-	if !r.Bounded && l.MaxStakePerBet != nil && r.PerSession > *l.MaxStakePerBet+1e-9 {
+	r := RiskOf(b.RiskTerms(), a.Value)
+	if !r.Bounded && !r.Lay && l.MaxStakePerBet != nil && r.PerSession > *l.MaxStakePerBet+1e-9 {
 		p.d.errorf(p.at(at), "%s is Fixed Profit without check_odds: its stake is known only when the sessions place it, and until then the run counts its target_profit %s as the stake, above limits.max_stake_per_bet (%s), so the run would refuse it; set options.check_odds and options.odds to bound the stake",
 			name, money(a.Value), money(*l.MaxStakePerBet))
 		return
 	}
 	if !r.Bounded {
-		if l.MaxStakePerBet != nil || l.MaxTotalStake != nil || l.MaxOpenStake != nil || l.MaxStakePerRace != nil || l.MaxLoss != nil {
+		if !r.Lay && l.MaxStakePerBet != nil || l.MaxTotalStake != nil || l.MaxOpenStake != nil || l.MaxStakePerRace != nil || l.MaxLoss != nil {
 			p.d.warnf(p.at(at), "%s is Fixed Profit without check_odds: what it stakes (target_profit / (odds − 1)) is known only when the sessions place it, so no limit bounds it beforehand (the run counts the target profit $%s as the stake until then); set options.check_odds and options.odds to hold it to limits.max_stake_per_bet and the others",
 				name, money(a.Value))
 		}

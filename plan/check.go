@@ -156,14 +156,17 @@ func (p *parser) checkStaticLimits() {
 	var raceOrder []string
 	for _, b := range p.plan.Bets {
 		r, known := b.KnownRisk()
-		if known && r.Bounded && r.PerSession > largest {
+		// A lay without an odds cap counts its stake: the least it can
+		// lose, and what the run counts until it is placed.
+		known = known && (r.Bounded || r.Lay)
+		if known && r.PerSession > largest {
 			largest, largestBet = r.PerSession, b.ID
 		}
 		if b.ForEachRace != nil {
 			continue
 		}
 		namedCount++
-		if known && r.Bounded {
+		if known {
 			staticTotal += r.PerSession
 		}
 		if !b.Certain() {
@@ -256,7 +259,7 @@ type certainSum struct {
 
 func (c *certainSum) add(id string, r Risk) {
 	c.ids = append(c.ids, id)
-	if r.Bounded {
+	if r.Bounded || r.Lay { // a lay without a cap: its stake, the least it can lose
 		c.known += r.PerSession
 		return
 	}
