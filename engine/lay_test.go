@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/betplan/betplan/apiclient/sim"
 	"github.com/betplan/betplan/engine"
 )
 
@@ -59,4 +60,50 @@ bets:
 	assert.Equal(t, engine.StatusPlaced, res.Bets[0].Status)
 	assert.Equal(t, "Ladbrokes 2: Insufficient funds in your account.", strings.Join(res.Bets[0].RefusedBy, "; "))
 	assert.Equal(t, perSession, res.Bets[0].AtRisk, res.Bets[0].AtRiskBasis)
+}
+
+// TestRecoveredLayCountsItsCap: a lay found on the service by its label
+// (the state dir lost before its bots answer) counts its liability at
+// the max_odds its notification shows, as when it was created, not its
+// stake.
+func TestRecoveredLayCountsItsCap(t *testing.T) {
+	t.Parallel()
+	w := newWorldWith(t, sim.Options{TakeUpDelay: time.Hour}) // the bots answer after the off
+	a := w.race("Galloping", 0)
+	fav := 0
+	for i, o := range a.Odds {
+		if o < a.Odds[fav] {
+			fav = i
+		}
+	}
+	require.LessOrEqual(t, a.Odds[fav], 8.0, "the favourite's price is within the lay's max_odds")
+	p := w.plan(fmt.Sprintf(`version: 1
+name: lay-found
+poll: {interval: 30s, timeout: 12h}
+limits: {max_loss: 500}
+bets:
+  - id: lay
+    race: %s
+    selection: %q
+    type: Fixed Wager
+    market: Lay Win
+    stake: 20
+    target_session: "4417"
+    options: {check_max_odds: true, max_odds: 8}
+`, raceYAML(a), a.Runners[fav]))
+	opts := w.options(w.client())
+	opts.NoWait = true
+	w.clock.Set(a.Start.Add(-9 * time.Minute))
+	res, err := engine.Run(context.Background(), p, opts)
+	require.NoError(t, err)
+	require.Len(t, res.Bets, 1)
+	require.Equal(t, 140.0, res.Bets[0].AtRisk, res.Bets[0].AtRiskBasis)
+
+	w.moveState(&opts, "lost")
+	res, err = engine.Run(context.Background(), p, opts)
+	require.NoError(t, err)
+	require.Len(t, res.Bets, 1)
+	assert.Equal(t, engine.StatusCreated, res.Bets[0].Status, "its bots have not answered yet")
+	assert.Equal(t, 140.0, res.Bets[0].AtRisk, res.Bets[0].AtRiskBasis)
+	assert.Equal(t, 1, w.svc.NotificationCount())
 }

@@ -50,6 +50,9 @@ func notificationTerms(n *apiclient.Notification) stakeTerms {
 	if n.CheckOdds {
 		t.risk.OddsFloor = float64(n.Tip.Odds)
 	}
+	if n.CheckMaxOdds {
+		t.risk.OddsCap = float64(n.MaxOdds)
+	}
 	return t
 }
 
