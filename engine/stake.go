@@ -1,6 +1,8 @@
 package engine
 
 import (
+	"fmt"
+	"strings"
 	"time"
 
 	"github.com/betplan/betplan/apiclient"
@@ -91,4 +93,34 @@ func instanceFacts(f *book.Facts, in *instance, n *apiclient.Notification) {
 	if n != nil {
 		f.Seen = seenOf(n)
 	}
+}
+
+// oddsPastCap says when in is a lay taken at odds above its max_odds, the
+// cap its risk was counted at before it was placed (check_max_odds asks
+// the sessions not to; the service does not say every bookmaker holds
+// to it): "" otherwise. The alert of its placement and the log line say
+// it at once, as the book counts its liability at the odds taken.
+func oddsPastCap(in *instance) string {
+	if in.bet == nil || in.notif == nil {
+		return ""
+	}
+	t := in.bet.RiskTerms()
+	if !t.Lay || t.OddsCap <= 1 {
+		return ""
+	}
+	top := float64(in.notif.AverageOdds)
+	for _, r := range in.records {
+		if strings.EqualFold(r.SubmitResult, apiclient.SubmitSuccess) && r.Amount > 0 {
+			top = max(top, r.Odds)
+		}
+	}
+	if top <= t.OddsCap+1e-9 {
+		return ""
+	}
+	lose := ""
+	if b, ok := book.Count(book.Facts{Seen: seenOf(in.notif)}, time.Time{}); ok {
+		lose = ": it can lose " + usd(b.Risk().Amount)
+	}
+	return fmt.Sprintf("warning: the lay was taken at odds %s, above its max_odds %s, the odds its risk was counted at before it was placed%s",
+		oddsWords(top), oddsWords(t.OddsCap), lose)
 }
