@@ -74,7 +74,7 @@ func (o *runOptions) bind(fs *pflag.FlagSet) {
 	fs.DurationVar(&o.AmbiguousGrace, "ambiguous-grace", 60*time.Second, "how long to look a label up after an ambiguous create, 1s to 1h (warned below --http-timeout)")
 	fs.DurationVar(&o.LockTimeout, "lock-timeout", 0, "how long to wait for another run of the plan to finish")
 	fs.BoolVar(&o.AllowNoBot, "allow-no-bot", false, "create even when no targeted session has a running bot")
-	fs.BoolVar(&o.NoLimits, "no-limits", false, "run for real a plan whose money has no bound (no max_total_stake, max_open_stake nor max_loss)")
+	fs.BoolVar(&o.NoLimits, "no-limits", false, "run for real a plan whose money has no bound (no max_total_stake, max_open_stake nor max_loss, or a lay without check_max_odds)")
 	fs.StringArrayVar(&o.Republish, "republish", nil, "send again the tip `TIP-ID` whose publish has an unknown outcome (it may have reached subscribers, so only this flag sends it again); repeatable")
 	o.report.bindFormat(fs)
 	o.rehearsal.bindWorld(fs)
