@@ -74,7 +74,7 @@ func (o *runOptions) bind(fs *pflag.FlagSet) {
 	fs.DurationVar(&o.AmbiguousGrace, "ambiguous-grace", 60*time.Second, "how long to look a label up after an ambiguous create, 1s to 1h (warned below --http-timeout)")
 	fs.DurationVar(&o.LockTimeout, "lock-timeout", 0, "how long to wait for another run of the plan to finish")
 	fs.BoolVar(&o.AllowNoBot, "allow-no-bot", false, "create even when no targeted session has a running bot")
-	fs.BoolVar(&o.NoLimits, "no-limits", false, "run for real a plan whose money has no bound (no max_total_stake, max_open_stake nor max_loss)")
+	fs.BoolVar(&o.NoLimits, "no-limits", false, "run for real a plan whose money has no bound (no max_total_stake, max_open_stake nor max_loss, or a lay without check_max_odds)")
 	fs.StringArrayVar(&o.Republish, "republish", nil, "send again the tip `TIP-ID` whose publish has an unknown outcome (it may have reached subscribers, so only this flag sends it again); repeatable")
 	o.report.bindFormat(fs)
 	o.rehearsal.bindWorld(fs)
@@ -428,26 +428,50 @@ func checkTipster(sys *sysIO, p *plan.Plan, republish []string, simulate bool) e
 }
 
 // unboundedError refuses a real run of a plan whose money has no bound:
-// nothing stops it putting at risk whatever its bets say.
-type unboundedError struct{ planPath string }
+// nothing stops it putting at risk whatever its bets say. lay, when set,
+// is a lay bet with no odds cap: what it can lose has no bound whatever
+// the limits.
+type unboundedError struct {
+	planPath string
+	lay      *plan.Bet
+}
 
 // Refused makes it a safety refusal: exit 3.
 func (e *unboundedError) Refused() bool { return true }
 
 func (e *unboundedError) Error() string {
+	if b := e.lay; b != nil {
+		return fmt.Sprintf("refused: %s:%d:%d: %s, whatever the limits: set options.check_max_odds: true and options.max_odds (the limits then count %s × (max_odds − 1) on each session), or pass --no-limits",
+			e.planPath, b.Line, b.Column, layWithoutCapWords(b), b.AmountField())
+	}
 	return fmt.Sprintf("refused: %s puts money at risk with no bound: add limits.max_total_stake, max_open_stake or max_loss to it (or to the account file betplan.yaml), or pass --no-limits", e.planPath)
+}
+
+// layWithoutCapWords says what a lay with no odds cap can lose.
+func layWithoutCapWords(b *plan.Bet) string {
+	return fmt.Sprintf("bet %s lays (%s) without options.check_max_odds, so it can lose %s × (odds − 1) with no bound", b.ID, b.Market, b.AmountField())
 }
 
 // checkMoneyBound refuses, before any request, a real run of a plan with
 // bets and none of the limits that bound the money at risk, in the plan or
-// in the account file; a rehearsal or --no-limits only warns.
+// in the account file, and of a plan with a lay that has no odds cap,
+// which no limit can hold before it is placed; a rehearsal or --no-limits
+// only warns.
 func checkMoneyBound(sys *sysIO, p *plan.Plan, account *plan.Config, planPath string, simulate, noLimits bool) error {
-	if len(p.Bets) == 0 || p.Limits.BoundsMoney() || (account != nil && account.Limits.BoundsMoney()) {
-		return nil
+	if len(p.Bets) > 0 && !p.Limits.BoundsMoney() && (account == nil || !account.Limits.BoundsMoney()) {
+		if !simulate && !noLimits {
+			return &unboundedError{planPath: planPath}
+		}
+		fmt.Fprintf(sys.Stderr, "warning: %s puts money at risk with no bound (no max_total_stake, max_open_stake nor max_loss)\n", planPath)
 	}
-	if !simulate && !noLimits {
-		return &unboundedError{planPath: planPath}
+	for _, b := range p.Bets {
+		if !b.LayWithoutCap() {
+			continue
+		}
+		if !simulate && !noLimits {
+			return &unboundedError{planPath: planPath, lay: b}
+		}
+		fmt.Fprintf(sys.Stderr, "warning: %s:%d:%d: %s\n", planPath, b.Line, b.Column, layWithoutCapWords(b))
 	}
-	fmt.Fprintf(sys.Stderr, "warning: %s puts money at risk with no bound (no max_total_stake, max_open_stake nor max_loss)\n", planPath)
 	return nil
 }

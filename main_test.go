@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"flag"
+	"math"
 	"net/http/httptest"
 	"os"
 	"os/exec"
@@ -16,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/expr-lang/expr"
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/betplan/betplan/apiclient"
@@ -117,6 +119,7 @@ func TestScripts(t *testing.T) {
 			"simwaitreq": cmdSimWaitReq,
 			"simadvance": cmdSimAdvance,
 			"samefield":  cmdSameField,
+			"calc":       cmdCalc,
 			"expandenv":  cmdExpandEnv,
 			"exits":      cmdExits,
 			"waitfile":   cmdWaitFile,
@@ -189,6 +192,29 @@ func cmdSameField(ts *testscript.TestScript, neg bool, args []string) {
 	if (a == b) == neg {
 		ts.Fatalf("%s: %s in %s, %s in %s", args[2], a, args[0], b, args[1])
 	}
+}
+
+// cmdCalc is `calc VAR EXPR`: it sets $VAR to the value of the
+// arithmetic EXPR (the script's variables already in it), rounded to
+// cents and written as report.json writes a number ("140", "52.5"): what
+// a run must show of amounts the simulated world decides, such as a
+// lay's loss at its winner's odds.
+func cmdCalc(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: calc VAR EXPR")
+	}
+	out, err := expr.Eval(args[1], nil)
+	ts.Check(err)
+	var v float64
+	switch x := out.(type) {
+	case int:
+		v = float64(x)
+	case float64:
+		v = x
+	default:
+		ts.Fatalf("calc: %s is %T, not a number", args[1], out)
+	}
+	ts.Setenv(args[0], strconv.FormatFloat(math.Round(v*100)/100, 'f', -1, 64))
 }
 
 // cmdSimAdvance is `simadvance DURATION`: the simulated service's clock
@@ -298,8 +324,10 @@ func cmdSimReset(ts *testscript.TestScript, neg bool, args []string) {
 // cmdSimRace is `simrace CODE INDEX VAR [AFTER]`: it picks the INDEX-th
 // race (from 0) of CODE that starts at least AFTER (three minutes) from
 // now and sets $VAR_VENUE, $VAR_CODE, $VAR_NUMBER, $VAR_RUNNER (its first
-// runner) and $VAR_LOSER (a runner that does not win), so a script can
-// write a plan on real races of its world, and $VAR_PAST_START, a
+// runner), $VAR_LOSER (a runner that does not win), $VAR_WINNER (the
+// runner that wins) and $VAR_WINNER_ODDS (its win odds, the price the bots
+// take), so a script can write a plan on real races of its world, and
+// $VAR_PAST_START, a
 // duration for simadvance to a minute after its start.
 func cmdSimRace(ts *testscript.TestScript, neg bool, args []string) {
 	if neg {
@@ -338,6 +366,12 @@ func cmdSimRace(ts *testscript.TestScript, neg bool, args []string) {
 		if x != svc.Winner(r) {
 			ts.Setenv(v+"_LOSER", x)
 			break
+		}
+	}
+	for i, x := range r.Runners {
+		if x == svc.Winner(r) {
+			ts.Setenv(v+"_WINNER", x)
+			ts.Setenv(v+"_WINNER_ODDS", strconv.FormatFloat(r.Odds[i], 'f', -1, 64))
 		}
 	}
 }

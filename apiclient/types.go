@@ -104,6 +104,9 @@ type Notification struct {
 	Profit        Float  `json:"profit"` // signed, dollars, aggregate over sessions
 	CheckOdds     Bool   `json:"check_odds"`
 	CheckMaxOdds  Bool   `json:"check_max_odds"`
+	// MaxOdds is the create's max_odds when the service echoes it (the
+	// spec's list shows check_max_odds only): 0 when it does not.
+	MaxOdds Float `json:"max_odds"`
 	// EnsureTotalWager makes a Fixed Wager stake the total across the
 	// sessions that place it (service facts §2.1).
 	EnsureTotalWager Bool   `json:"ensure_total_wager"`

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/betplan/betplan/engine/book"
+	"github.com/betplan/betplan/plan"
 	"github.com/betplan/betplan/reason"
 	"github.com/betplan/betplan/state"
 )
@@ -253,7 +254,7 @@ func (j *Journal) apply(e journalEntry) {
 		s.Outcome = true
 		if o := e.Outcome; o != nil {
 			k := &book.Kept{NotPlaced: o.Result == OutcomeNotPlaced, Accepted: o.Accepted, Odds: o.Odds, Profit: o.Profit,
-				ResultAt: o.ResultTime, Lay: isLayMarket(o.Market)}
+				ResultAt: o.ResultTime, Lay: plan.IsLayMarket(o.Market)}
 			if k.ResultAt.IsZero() {
 				k.ResultAt = e.Time
 			}

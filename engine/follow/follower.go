@@ -65,6 +65,9 @@ type Bet interface {
 	NeedRecords() bool
 	NeedPlacement() bool
 	OutcomeDue() bool
+	// PlacementWarning is what its placement's line warns of (a lay
+	// taken above its max_odds), "" for nothing.
+	PlacementWarning() string
 }
 
 // Book is the book's side of following: its bets, and the transitions

@@ -168,6 +168,9 @@ func placementWords(b Bet, accepted float64) string {
 	if refused := b.RefusedBy(); refused != "" {
 		s += "; refused by " + refused
 	}
+	if w := b.PlacementWarning(); w != "" {
+		s += "; " + w
+	}
 	return s
 }
 
@@ -235,8 +238,12 @@ func (f *Follower) logDueOutcome(b Bet) {
 // logPlacementLine is the line of a placement known only from its
 // notification.
 func (f *Follower) logPlacementLine(b Bet) {
-	f.logf("placed %s: $%.2f accepted; who placed it is not known yet (the bet records could not be read; the bots of %s took it up)",
+	s := fmt.Sprintf("placed %s: $%.2f accepted; who placed it is not known yet (the bet records could not be read; the bots of %s took it up)",
 		b.Name(), b.Accepted(), placers(b))
+	if w := b.PlacementWarning(); w != "" {
+		s += "; " + w
+	}
+	f.logf("%s", s)
 }
 
 // logOutcomesDue logs, after a read of bet records, the outcomes still
