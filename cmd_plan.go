@@ -80,7 +80,7 @@ func previewPlan(ctx context.Context, sys *sysIO, o *planOptions, args []string)
 	if err != nil {
 		return err
 	}
-	s, err := setUp(sys, &o.service, o.state, &o.rehearsal)
+	s, err := setUp(ctx, sys, &o.service, o.state, &o.rehearsal)
 	if err != nil {
 		return err
 	}
@@ -141,7 +141,7 @@ func previewPlans(ctx context.Context, sys *sysIO, o *planOptions, files []strin
 	if err != nil {
 		return o.account.alsoAccounts(sys, files, err)
 	}
-	s, err := setUp(sys, &o.service, o.state, &o.rehearsal)
+	s, err := setUp(ctx, sys, &o.service, o.state, &o.rehearsal)
 	if err != nil {
 		return err
 	}

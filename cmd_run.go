@@ -70,6 +70,7 @@ func (o *runOptions) bind(fs *pflag.FlagSet) {
 	fs.BoolVar(&o.rehearsal.Sim, "sim", false, "run against an in-process simulated service with a fast clock")
 	o.report.bind(fs)
 	o.state.bind(fs)
+	o.state.use = stateWrites
 	o.account.bind(fs)
 	fs.DurationVar(&o.AmbiguousGrace, "ambiguous-grace", 60*time.Second, "how long to look a label up after an ambiguous create, 1s to 1h (warned below --http-timeout)")
 	fs.DurationVar(&o.LockTimeout, "lock-timeout", 0, "how long to wait for another run of the plan to finish")
@@ -212,7 +213,7 @@ func runPlan(ctx context.Context, sys *sysIO, o *runOptions, args []string) (err
 	}
 	// Refused before any request, and before any report is written: the
 	// reports of the plan's last run stay as that run wrote them.
-	confirm, s, err := setUpConfirmed(sys, o.Yes, simulate, &o.service, o.state, &o.rehearsal)
+	confirm, s, err := setUpConfirmed(ctx, sys, o.Yes, simulate, &o.service, o.state, &o.rehearsal)
 	if err != nil {
 		return err
 	}
@@ -300,7 +301,7 @@ func runPlans(ctx context.Context, sys *sysIO, o *runOptions, files []string) (e
 			defer func() { heartbeatUnlessSimulation(ctx, sys, hb, exitCode(err), simulation) }()
 		}
 	}
-	confirm, s, err := setUpConfirmed(sys, o.Yes, simulate, &o.service, o.state, &o.rehearsal)
+	confirm, s, err := setUpConfirmed(ctx, sys, o.Yes, simulate, &o.service, o.state, &o.rehearsal)
 	if err != nil {
 		return err
 	}

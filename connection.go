@@ -66,9 +66,24 @@ func (s *serviceOptions) baseURL(sys *sysIO) (string, error) {
 }
 
 // connect builds the client from flags and environment (flag > env >
-// default). Its requests spend the account's budget, shared through
-// state's database when it names one.
-func (s *serviceOptions) connect(sys *sysIO, state *stateOptions) (*connection, error) {
+// default) and makes the connection check (check), so a command that
+// talks to the service writes nothing until the service answered as
+// itself. Its requests spend the account's budget, shared through state's
+// database when it names one.
+func (s *serviceOptions) connect(ctx context.Context, sys *sysIO, state *stateOptions) (*connection, error) {
+	c, err := s.client(sys, state)
+	if err != nil {
+		return nil, err
+	}
+	if err := c.check(ctx, s.refusing); err != nil {
+		c.close()
+		return nil, err
+	}
+	return c, nil
+}
+
+// client builds the connection's client, sending no request.
+func (s *serviceOptions) client(sys *sysIO, state *stateOptions) (*connection, error) {
 	base := s.rawBaseURL(sys)
 	if base == "" {
 		if s.rehearsable {
@@ -106,6 +121,53 @@ func (s *serviceOptions) connect(sys *sysIO, state *stateOptions) (*connection, 
 	}
 	return &connection{client: c, clock: clock, baseURL: c.BaseURL(), insecure: s.Insecure, close: closeBudget, tipsterKey: sys.Getenv(tipsterKeyEnv), budgetLog: budgetLog,
 		account: budget.AccountOf(base, token, email).Name}, nil
+}
+
+// checkRefuses says which failures of the connection check refuse a
+// command.
+type checkRefuses int
+
+const (
+	// refuseAny: any failure refuses (run, plan, status, cancel,
+	// validate --online, history): the command has nothing to do without
+	// the service.
+	refuseAny checkRefuses = iota
+	// refuseNotService: only an answer that is not the service's
+	// refuses (stop: a plan's stop mark is set in an outage too, and
+	// the cancels that fail are reported).
+	refuseNotService
+	// refuseUnreached: credentials the service refuses (401, 403) do
+	// not (doctor, which reports them among its checks).
+	refuseUnreached
+)
+
+// check is the connection check every command that talks to the service
+// makes before it writes anything (no journal, lock, report or alert):
+// one authenticated read whose answer must have the service's shape
+// (apiclient.CheckService). What answers at the URL and is not the
+// service, or nothing answering, refuses in one line that names the URL
+// (serviceProblem), as refuses says.
+func (c *connection) check(ctx context.Context, refuses checkRefuses) error {
+	if c.simulated {
+		return nil // the in-process service of a rehearsal
+	}
+	err := c.client.CheckService(ctx)
+	if err == nil {
+		return nil
+	}
+	if why := notServiceAt(c.baseURL, err); why != nil {
+		return why
+	}
+	switch {
+	case refuses == refuseNotService:
+		return nil
+	case refuses == refuseUnreached && (apiclient.IsUnauthorized(err) || apiclient.IsForbidden(err)):
+		return nil
+	}
+	if why := serviceProblem(c.baseURL, err); why != nil {
+		return &refusedError{why}
+	}
+	return fmt.Errorf("check the service at %s: %w", c.baseURL, err)
 }
 
 // startSim serves a simulated service on 127.0.0.1 for this process.

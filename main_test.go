@@ -122,6 +122,7 @@ func TestScripts(t *testing.T) {
 			"scratch":    cmdSimScratch,
 			"simapart":   cmdSimApart,
 			"receiver":   cmdReceiver,
+			"okpage":     cmdOKPage,
 			"received":   cmdReceived,
 			"freeport":   cmdFreePort,
 			"waitport":   cmdWaitPort,
