@@ -215,6 +215,7 @@ func runPlan(ctx context.Context, sys *sysIO, o *runOptions, args []string) (err
 	// reports of the plan's last run stay as that run wrote them.
 	confirm, s, err := setUpConfirmed(ctx, sys, o.Yes, simulate, &o.service, o.state, &o.rehearsal)
 	if err != nil {
+		alertUnusable(sys, err, []string{p.Name}, [][]notify.Target{targets})
 		return err
 	}
 	defer s.close()
@@ -303,6 +304,7 @@ func runPlans(ctx context.Context, sys *sysIO, o *runOptions, files []string) (e
 	}
 	confirm, s, err := setUpConfirmed(ctx, sys, o.Yes, simulate, &o.service, o.state, &o.rehearsal)
 	if err != nil {
+		alertUnusable(sys, err, rehearsed, targets)
 		return err
 	}
 	defer s.close()

@@ -165,10 +165,20 @@ func (c *connection) check(ctx context.Context, refuses checkRefuses) error {
 		return nil
 	}
 	if why := serviceProblem(c.baseURL, err); why != nil {
-		return &refusedError{why}
+		return &unusableError{&refusedError{why}}
 	}
-	return fmt.Errorf("check the service at %s: %w", c.baseURL, err)
+	return &unusableError{fmt.Errorf("check the service at %s: %w", c.baseURL, err)}
 }
+
+// unusableError is a connection check that found the service unusable:
+// nothing answers, TLS fails, the token is refused, the read fails. A run
+// that meets it tells its alert targets, once (alertUnusable). Something
+// else answering at the URL is a mistake in the URL, said on the spot,
+// not an outage to be told of: that is a noServiceError.
+type unusableError struct{ err error }
+
+func (e *unusableError) Error() string { return e.err.Error() }
+func (e *unusableError) Unwrap() error { return e.err }
 
 // startSim serves a simulated service on 127.0.0.1 for this process.
 func (s *serviceOptions) startSim(world simWorld, faults []sim.Fault) (*connection, error) {
