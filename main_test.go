@@ -79,6 +79,7 @@ func TestScripts(t *testing.T) {
 	testscript.Run(t, testscript.Params{
 		Dir:                 "testdata/script",
 		RequireExplicitExec: true,
+		Condition:           scriptCondition,
 		Setup: func(env *testscript.Env) error {
 			// A developer's own credentials must never leak into a script,
 			// nor may a script write a CI summary.
@@ -103,6 +104,7 @@ func TestScripts(t *testing.T) {
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"sim":        cmdSim,
+			"simtls":     cmdSimTLS,
 			"simcount":   cmdSimCount,
 			"simcalls":   cmdSimCalls,
 			"simreset":   cmdSimReset,
