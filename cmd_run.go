@@ -235,7 +235,8 @@ func runPlan(ctx context.Context, sys *sysIO, o *runOptions, args []string) (err
 		live = newLiveTerminal(sys.Stderr, sys.Width, opts.Clock.Now, func() reporters.Clock { return shownClock(s.conn.clock, s.conn.simulated) })
 		opts.Live = live.progress
 		opts.Log = live
-		logRetries(s.conn.client, live, opts.Clock, s.conn.simulated)
+		s.conn.logRetries(live)
+		s.conn.retries.onTerminal(live.retrying)
 		s.conn.logBudget(live)
 		opts.Confirm = live.asking(opts.Confirm)
 	}
@@ -349,7 +350,7 @@ func runPlans(ctx context.Context, sys *sysIO, o *runOptions, files []string) (e
 			return err
 		}
 		o1.Log = logs.plan(p.Name)
-		o1.Backend = account.PlanTelling(retryLines(o1.Log, clock, s.conn.simulated))
+		o1.Backend = account.PlanTelling(s.conn.retries.hook(o1.Log))
 		o1.Clock = clock
 		if progress != nil {
 			o1.Live = progress.plan(p.Name)
@@ -361,7 +362,10 @@ func runPlans(ctx context.Context, sys *sysIO, o *runOptions, files []string) (e
 	// The reads the plans share are the account's: their retries are no
 	// one plan's.
 	accountLog := logs.account()
-	logRetries(s.conn.client, accountLog, clock, s.conn.simulated)
+	s.conn.logRetries(accountLog)
+	if live != nil {
+		s.conn.retries.onTerminal(live.retrying)
+	}
 	s.conn.logBudget(accountLog)
 	if s.conn.simulated {
 		fmt.Fprintf(sys.Stderr, "rehearsing %d plans on the simulated service at %s (simulated clock)\n", len(plans), s.conn.baseURL)

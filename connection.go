@@ -34,7 +34,21 @@ type connection struct {
 	// account is the account on the service the token (or the login
 	// e-mail) names, "" when nothing says: a plan's journal belongs to it.
 	account string
+	// retries says in the log how the client rides out the service's
+	// failures, episode by episode.
+	retries *retryLog
 }
+
+// newRetryLog is the connection's retry log, its lines stamped as the
+// command's are.
+func (c *connection) newRetryLog() {
+	c.retries = newRetryLog(time.Now, func() string { return shownClock(c.clock, c.simulated).Stamp(c.clock.Now()) })
+	c.client.OnRecovered(c.retries.recovered)
+}
+
+// logRetries sends the retry log's lines about the client's own calls
+// (those no plan's hook names) to w; nil says nothing.
+func (c *connection) logRetries(w io.Writer) { c.retries.to(c.client, w) }
 
 // logBudget sends the request budget's lines to w.
 func (c *connection) logBudget(w io.Writer) {
@@ -119,8 +133,11 @@ func (s *serviceOptions) client(sys *sysIO, state *stateOptions) (*connection, e
 		closeBudget()
 		return nil, baseURLError(err)
 	}
-	return &connection{client: c, clock: clock, baseURL: c.BaseURL(), insecure: s.Insecure, close: closeBudget, tipsterKey: sys.Getenv(tipsterKeyEnv), budgetLog: budgetLog,
-		account: budget.AccountOf(base, token, email).Name}, nil
+	conn := &connection{client: c, clock: clock, baseURL: c.BaseURL(), insecure: s.Insecure, close: closeBudget, tipsterKey: sys.Getenv(tipsterKeyEnv), budgetLog: budgetLog,
+		account: budget.AccountOf(base, token, email).Name}
+	conn.newRetryLog()
+	conn.logRetries(sys.Stderr) // the connection check's, until a command says where
+	return conn, nil
 }
 
 // checkRefuses says which failures of the connection check refuse a
@@ -207,11 +224,13 @@ func (s *serviceOptions) startSim(world simWorld, faults []sim.Fault) (*connecti
 		srv.Close()
 		return nil, err
 	}
-	return &connection{client: c, clock: clock, baseURL: srv.URL, simulated: true, tipsterKey: sim.DefaultTipsterAPIKey, close: func() {
+	conn := &connection{client: c, clock: clock, baseURL: srv.URL, simulated: true, tipsterKey: sim.DefaultTipsterAPIKey, close: func() {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 		defer cancel()
 		srv.Shutdown(ctx)
-	}}, nil
+	}}
+	conn.newRetryLog()
+	return conn, nil
 }
 
 // servesSimulation reports whether the service is a simulation: a

@@ -120,7 +120,7 @@ const refusedNoConfirmation = "acting on a real service needs --yes, or an inter
 // options are the engine's options for the plan in planFile.
 func (s *commandSetup) options(planFile string) engine.Options {
 	c := s.conn
-	logRetries(c.client, s.sys.Stderr, c.clock, c.simulated)
+	c.logRetries(s.sys.Stderr)
 	layout := local.NewLayout(s.state.StateDir, planFile, c.simulated)
 	store := rehearsalStore(layout)
 	if !c.simulated {
@@ -172,14 +172,14 @@ func (s *commandSetup) inTurn(ctx context.Context, plans []*plan.Plan, files []s
 	logs := &planLogs{w: s.sys.Stderr}
 	// The reads the plans share are the account's: their retries are no
 	// one plan's.
-	logRetries(s.conn.client, logs.account(), s.conn.clock, s.conn.simulated)
+	s.conn.logRetries(logs.account())
 	opts := make([]engine.Options, len(plans))
 	results := make([]*engine.Result, len(plans))
 	errs := make([]error, len(plans))
 	for i, p := range plans {
 		opts[i] = s.options(files[i])
 		opts[i].Log = logs.plan(p.Name)
-		opts[i].Backend = account.PlanTelling(retryLines(opts[i].Log, s.conn.clock, s.conn.simulated))
+		opts[i].Backend = account.PlanTelling(s.conn.retries.hook(opts[i].Log))
 		if err := configure(i, &opts[i]); err != nil {
 			return nil, nil, nil, err
 		}

@@ -64,6 +64,9 @@ type Client struct {
 	lastDate atomic.Pointer[serverDate]
 	// simulated is set once a response says the service is simulated.
 	simulated atomic.Bool
+	// outage is the failed attempts repeated since the service last
+	// answered (OnRecovered).
+	outage outage
 
 	// auth guards the token and serialises logins, so concurrent callers
 	// that meet the same 401 share one re-login.
