@@ -13,6 +13,7 @@ import (
 	"github.com/betplan/betplan/engine"
 	"github.com/betplan/betplan/notify"
 	"github.com/betplan/betplan/plan"
+	"github.com/betplan/betplan/state"
 )
 
 // alertTargets expands the account's and the plan's notify targets from
@@ -66,13 +67,17 @@ func planAlerts(sys *sysIO, p *plan.Plan, account *plan.Config, rehearsal bool) 
 	return targets, hb, nil
 }
 
-// alertUnusable tells the alert targets of the plans of a run that met
-// an unusable service at its connection check (an unusableError): one
+// alertUnusable tells the alert targets of the plans of a run that could
+// not start: the service unusable at its connection check (an
+// unusableError), or the shared state out of reach before it. One
 // problem, one run_failed alert to each target that hears it, however
-// many of the run's plans list it. Any other error tells no one.
+// many of the run's plans list it. Any other error (a usage error, no
+// confirmation, something other than the service at the URL) tells no
+// one.
 func alertUnusable(sys *sysIO, err error, planNames []string, targets [][]notify.Target) {
 	var unusable *unusableError
-	if !errors.As(err, &unusable) {
+	var unavailable *state.StateUnavailableError
+	if !errors.As(err, &unusable) && !errors.As(err, &unavailable) {
 		return
 	}
 	told := map[string]bool{}
