@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"flag"
+	"net/http"
 	"net/http/httptest"
 	"os"
 	"os/exec"
@@ -13,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -127,7 +129,11 @@ func TestScripts(t *testing.T) {
 			"waitport":   cmdWaitPort,
 			"journal":    cmdJournal,
 			"oldjournal": cmdOldJournal,
+			"simheader":  cmdSimHeader,
+			"pgstate":    cmdPGState,
+			"pgexec":     cmdPGExec,
 		},
+		Condition: scriptCondition,
 	})
 }
 
@@ -144,6 +150,9 @@ type scriptSim struct {
 	clock    *jumpClock
 	receiver *receiver // a webhook receiver (alerts_test.go)
 	resulted time.Time // wall time of the last simresult
+	// header is set while the service says it is simulated
+	// (apiclient.SimulatedHeader), as `betplan sim` serves it.
+	header atomic.Bool
 }
 
 // jumpClock is the wall clock moved forward by every `simadvance`: a
@@ -235,12 +244,29 @@ func cmdSim(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	s.clock = &jumpClock{}
 	svc := sim.New(sim.Options{Seed: seed, Clock: s.clock})
-	srv := httptest.NewServer(svc)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if s.header.Load() {
+			w.Header().Set(apiclient.SimulatedHeader, "1")
+		}
+		svc.ServeHTTP(w, r)
+	}))
 	ts.Defer(srv.Close)
 	s.svc = svc
 	ts.Setenv("BETPLAN_BASE_URL", srv.URL)
 	ts.Setenv("SIM_ADDR", srv.Listener.Addr().String())
 	ts.Setenv("BETPLAN_TOKEN", svc.Token())
+}
+
+// cmdSimHeader is `simheader on|off`: from now on the service's answers
+// say it is simulated (apiclient.SimulatedHeader, as `betplan sim` serves
+// them), or stop saying so. `sim` starts without it: a service on this
+// machine that never says it is simulated is a real one.
+func cmdSimHeader(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 || args[0] != "on" && args[0] != "off" {
+		ts.Fatalf("usage: simheader on|off")
+	}
+	simOf(ts, "simheader")
+	ts.Value(scriptSimKey{}).(*scriptSim).header.Store(args[0] == "on")
 }
 
 // cmdSimCount is `simcount requests|notifications|tips|prealerts N`: the
