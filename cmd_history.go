@@ -61,7 +61,7 @@ func (o *historyOptions) bind(fs *pflag.FlagSet) {
 	fs.StringVar(&o.Until, "until", "", "only races of this meeting `DAY` (YYYY-MM-DD) and earlier")
 	fs.StringVar(&o.Account, "account", "", "only this account's plans: its name, or the key the journals name it by (default every account, a row each)")
 	fs.BoolVar(&o.Reconcile, "reconcile", false, "compare the journals with the service's bet records (GET /bet/, back to --since) and list every difference")
-	fs.BoolVar(&o.Sim, "sim", false, "count rehearsals too (run --sim, and runs against betplan sim on this machine)")
+	fs.BoolVar(&o.Sim, "sim", false, "show rehearsals instead of real money, by kind: served (betplan sim, which says it is simulated) and in-process (run --sim)")
 	fs.StringVar(&o.Format, "format", "text", "output format: "+strings.Join(history.Formats, ", "))
 	fs.StringVar(&o.Output, "output", "", "write to this `FILE` instead of stdout")
 }
@@ -106,6 +106,9 @@ func showHistory(ctx context.Context, sys *sysIO, o *historyOptions, args []stri
 	bets, skipped, err := history.Read(ctx, store)
 	if err != nil {
 		return err
+	}
+	if note := history.PredatingNote(history.Predating(bets, q)); note != "" {
+		fmt.Fprintln(sys.Stderr, note)
 	}
 	missing, lookupErr := o.completeOldBets(ctx, sys, bets, store)
 	s := history.Summarise(bets, q)

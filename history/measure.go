@@ -20,7 +20,9 @@ type Query struct {
 	Since, Until string
 	Plans        []string // only these plans; none: every plan
 	Account      string   // only this account (its name or the journals' key)
-	Sim          bool     // rehearsals' bets too
+	// Sim asks for rehearsals' bets instead of real ones, split by the
+	// rehearsal's kind (the rehearsal field).
+	Sim bool
 }
 
 // Validate refuses an unknown field or an impossible range.
@@ -157,6 +159,9 @@ func Summarise(bets []Bet, q Query) Summary {
 	if q.Account == "" && len(accounts) > 1 {
 		by = append([]string{"account"}, by...)
 	}
+	if q.Sim {
+		by = append([]string{"rehearsal"}, by...)
+	}
 	session := slices.Contains(by, "session")
 	n := len(kept)
 	if session {
@@ -175,8 +180,12 @@ func Summarise(bets []Bet, q Query) Summary {
 	}
 	for _, b := range kept {
 		if !session || len(b.Sessions) == 0 {
+			units := b.Units
+			if !b.Tips {
+				units = nil // the service's echo of an odds floor, not a tip's
+			}
 			items = append(items, item{keys: keysFor(b, nil), result: b.Result, accepted: b.Accepted, profit: b.Profit,
-				odds: b.Odds, units: b.Units, day: b.Day, at: b.At, order: b.Label, created: true})
+				odds: b.Odds, units: units, day: b.Day, at: b.At, order: b.Label, created: true})
 			continue
 		}
 		for i := range b.Sessions {
@@ -212,7 +221,7 @@ func Summarise(bets []Bet, q Query) Summary {
 // keeps reports whether q counts b: its plan, account, days and
 // rehearsal.
 func (q *Query) keeps(b *Bet) bool {
-	if b.Rehearsal && !q.Sim || !matchAccount(b, q.Account) || len(q.Plans) > 0 && !slices.Contains(q.Plans, b.Plan) {
+	if (b.Sim != "") != q.Sim || !matchAccount(b, q.Account) || len(q.Plans) > 0 && !slices.Contains(q.Plans, b.Plan) {
 		return false
 	}
 	return q.Since == "" && q.Until == "" || b.Day != "" && (q.Since == "" || b.Day >= q.Since) && (q.Until == "" || b.Day <= q.Until)
@@ -250,6 +259,8 @@ func keysOf(keys []string, b *Bet, s *Session, by []string) {
 		switch f {
 		case "account":
 			keys[i] = b.Account
+		case "rehearsal":
+			keys[i] = b.Sim
 		case "plan":
 			keys[i] = b.Plan
 		case "day":

@@ -99,7 +99,7 @@ func TestCreatedEntryReadsAsEncodingJSON(t *testing.T) {
 			require.NoError(t, f.decode([]byte(c.rec), 1))
 			require.Len(t, f.bets, 1)
 			want := f.bets[0]
-			want.Plan, want.Label = "", ""
+			want.Plan, want.Label, want.Predates = "", "", false
 			assert.Equal(t, want, got)
 		})
 	}

@@ -10,8 +10,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"net"
-	"net/url"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -29,9 +28,17 @@ const rehearsalService = "betplan run --sim"
 type Bet struct {
 	Plan, Account, Service string
 	Label, BetID           string
-	// Rehearsal marks a bet of a rehearsal: the embedded simulator's, or
-	// a served one on this machine (loopback).
-	Rehearsal bool
+	// Sim is the rehearsal a bet is of, as the run that brought it into
+	// its journal said (engine.RunVerdict): engine.SimServed (betplan sim
+	// over loopback, which said it is simulated) or engine.SimInProcess
+	// (run --sim); "" for real money.
+	Sim string
+	// Predates marks a bet written before runs journalled their verdict:
+	// it is counted as real.
+	Predates bool
+	// Tips marks a bet of a plan that publishes tips: only its units are
+	// tip figures.
+	Tips bool
 	// Final is set once the journal kept the bet's outcome.
 	Final    bool
 	Result   string // won, lost, void, not_placed ("" until final)
@@ -144,14 +151,15 @@ func Read(ctx context.Context, store state.EveryReader) ([]Bet, []Skipped, error
 
 // record is what history reads of a journal entry.
 type record struct {
-	Op      string         `json:"op"`
-	Time    string         `json:"time"` // parsed only when an outcome has no result time
-	Label   string         `json:"label"`
-	BetID   string         `json:"bet"`
-	Race    *raceInfo      `json:"race"`
-	Service string         `json:"service"`
-	Account string         `json:"account"`
-	Outcome *outcomeRecord `json:"outcome"`
+	Op      string             `json:"op"`
+	Run     *engine.RunVerdict `json:"run"`
+	Time    string             `json:"time"` // parsed only when an outcome has no result time
+	Label   string             `json:"label"`
+	BetID   string             `json:"bet"`
+	Race    *raceInfo          `json:"race"`
+	Service string             `json:"service"`
+	Account string             `json:"account"`
+	Outcome *outcomeRecord     `json:"outcome"`
 }
 
 // outcomeRecord is what history reads of an outcome entry's outcome
@@ -200,7 +208,12 @@ type fold struct {
 	bets             []Bet // its bets so far
 	n                int   // records read
 	service, account string
-	index            map[string]int // its bets by label
+	// run is the verdict of the run whose bets come next (nil: none said
+	// yet); inProcess marks a journal of run --sim's own service, a
+	// rehearsal whatever it says.
+	run       *engine.RunVerdict
+	inProcess bool
+	index     map[string]int // its bets by label
 	// pending are the created (and adopted) records of the journal, in
 	// order: a bet whose outcome was kept needs nothing of them (the
 	// outcome says it all), so they are applied only to the bets still
@@ -228,7 +241,7 @@ func newFold() *fold {
 
 // begin starts on the journal j.
 func (f *fold) begin(j state.StoredJournal) {
-	f.j, f.n, f.service, f.account = j, 0, "", ""
+	f.j, f.n, f.service, f.account, f.run, f.inProcess = j, 0, "", "", nil, j.Rehearsal
 	clear(f.index)
 	clear(f.bets)
 	f.bets = f.bets[:0]
@@ -250,7 +263,20 @@ func (f *fold) bet(l string) int {
 	if !ok {
 		k = len(f.bets)
 		f.index[l] = k
-		f.bets = append(f.bets, Bet{Plan: f.j.Name, Label: l})
+		b := Bet{Plan: f.j.Name, Label: l}
+		switch {
+		case f.inProcess:
+			b.Sim = engine.SimInProcess
+		case f.run == nil:
+			b.Predates = true
+		case f.run.Money != engine.MoneyReal:
+			b.Sim = f.run.Sim
+			if b.Sim == "" {
+				b.Sim = engine.SimServed
+			}
+		}
+		b.Tips = f.run != nil && f.run.Tips
+		f.bets = append(f.bets, b)
 	}
 	return k
 }
@@ -330,6 +356,12 @@ func (f *fold) decode(b []byte, n int) error {
 	switch r.Op {
 	case "init", "service":
 		f.service, f.account = r.Service, r.Account
+		if r.Service == rehearsalService {
+			f.inProcess = true
+		}
+		if r.Run != nil {
+			f.run = r.Run
+		}
 		return nil
 	}
 	if r.Label == "" {
@@ -367,9 +399,8 @@ func (f *fold) finish() error {
 			}
 		}
 	}
-	rehearsal := f.j.Rehearsal || f.service == rehearsalService || loopback(f.service)
 	for i := range f.bets {
-		f.bets[i].Service, f.bets[i].Account, f.bets[i].Rehearsal = f.service, f.account, rehearsal
+		f.bets[i].Service, f.bets[i].Account = f.service, f.account
 	}
 	return nil
 }
@@ -450,19 +481,26 @@ func labelOf(b []byte) (string, bool) {
 	return string(rest[1 : end+1]), true
 }
 
-// loopback reports whether a service identity is on this machine: a
-// served betplan sim.
-func loopback(service string) bool {
-	u, err := url.Parse(service)
-	if err != nil || u.Host == "" {
-		return false
+// Predating is how many journals of the plans and account q asks for hold
+// bets written before runs journalled their verdict (Bet.Predates):
+// history counts them as real.
+func Predating(bets []Bet, q Query) int {
+	type journal struct{ plan, service string }
+	seen := map[journal]bool{}
+	for i := range bets {
+		if b := &bets[i]; b.Predates && matchAccount(b, q.Account) && (len(q.Plans) == 0 || slices.Contains(q.Plans, b.Plan)) {
+			seen[journal{b.Plan, b.Service}] = true
+		}
 	}
-	h := u.Hostname()
-	if h == "localhost" {
-		return true
+	return len(seen)
+}
+
+// PredatingNote is the line that says so, "" for none.
+func PredatingNote(n int) string {
+	if n == 0 {
+		return ""
 	}
-	ip := net.ParseIP(h)
-	return ip != nil && (ip.IsLoopback() || ip.IsUnspecified())
+	return fmt.Sprintf("note: %d journal(s) predate the run's verdict (whether it was real money or a rehearsal) and are shown as real", n)
 }
 
 // Cents is dollars in whole cents.
