@@ -120,6 +120,9 @@ func replayRecords(where string, records [][]byte, log JournalLog) (*Journal, er
 		if err := json.Unmarshal(b, &e); err != nil {
 			return nil, &state.BadJournalError{Path: where, Line: i + 1, Reason: fmt.Sprintf("record %d does not read (%v)", i+1, err)}
 		}
+		if err := e.checkAmounts(); err != nil {
+			return nil, &state.BadJournalError{Path: where, Line: i + 1, Reason: fmt.Sprintf("record %d is corrupt: %v", i+1, err)}
+		}
 		j.apply(e)
 	}
 	return j, nil

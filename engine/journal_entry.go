@@ -2,7 +2,10 @@ package engine
 
 import (
 	"encoding/json"
+	"fmt"
 	"time"
+
+	"github.com/betplan/betplan/engine/bet"
 )
 
 // The journal's entry format: the JSON of every entry, the operations it
@@ -150,6 +153,23 @@ const (
 	// SimInProcess is run --sim's own simulated service.
 	SimInProcess = "in-process"
 )
+
+// checkAmounts refuses an entry whose amounts the journal's replay counts
+// (a bet's amount and what it put at risk, which the limits sum) are not
+// money (bet.Cents): a hand edit or another tool's write, not a run's.
+// The limits cannot count what such a journal committed, so it is
+// refused, named, rather than summed into an absurd figure.
+func (e *journalEntry) checkAmounts() error {
+	for _, a := range []struct {
+		name string
+		v    float64
+	}{{"amount", e.Amount}, {"at_risk", e.AtRisk}} {
+		if err := bet.CheckDollars(a.v); err != nil {
+			return fmt.Errorf("its %s %v", a.name, err)
+		}
+	}
+	return nil
+}
 
 // bringsBet reports whether an entry of op is one with which a bet comes
 // into the journal: the run's verdict is written before it.
