@@ -130,6 +130,7 @@ func TestScripts(t *testing.T) {
 			"journal":    cmdJournal,
 			"oldjournal": cmdOldJournal,
 			"simheader":  cmdSimHeader,
+			"simrewrite": cmdSimRewrite,
 			"pgstate":    cmdPGState,
 			"pgexec":     cmdPGExec,
 		},
@@ -153,6 +154,15 @@ type scriptSim struct {
 	// header is set while the service says it is simulated
 	// (apiclient.SimulatedHeader), as `betplan sim` serves it.
 	header atomic.Bool
+	// rewrites change every answer's body (simrewrite): a hostile service.
+	mu       sync.Mutex
+	rewrites []bodyRewrite
+}
+
+// bodyRewrite is one simrewrite: every match of re becomes to.
+type bodyRewrite struct {
+	re *regexp.Regexp
+	to string
 }
 
 // jumpClock is the wall clock moved forward by every `simadvance`: a
@@ -248,7 +258,25 @@ func cmdSim(ts *testscript.TestScript, neg bool, args []string) {
 		if s.header.Load() {
 			w.Header().Set(apiclient.SimulatedHeader, "1")
 		}
-		svc.ServeHTTP(w, r)
+		s.mu.Lock()
+		rewrites := s.rewrites
+		s.mu.Unlock()
+		if len(rewrites) == 0 {
+			svc.ServeHTTP(w, r)
+			return
+		}
+		rec := httptest.NewRecorder()
+		svc.ServeHTTP(rec, r)
+		body := rec.Body.Bytes()
+		for _, rw := range rewrites {
+			body = rw.re.ReplaceAll(body, []byte(rw.to))
+		}
+		for k, v := range rec.Header() {
+			w.Header()[k] = v
+		}
+		w.Header().Del("Content-Length")
+		w.WriteHeader(rec.Code)
+		w.Write(body)
 	}))
 	ts.Defer(srv.Close)
 	s.svc = svc
@@ -267,6 +295,23 @@ func cmdSimHeader(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	simOf(ts, "simheader")
 	ts.Value(scriptSimKey{}).(*scriptSim).header.Store(args[0] == "on")
+}
+
+// cmdSimRewrite is `simrewrite REGEXP REPLACEMENT`: from now on every
+// answer of the service has each match of REGEXP replaced (Go's
+// regexp.ReplaceAll, $1 for a group), as a hostile or broken service
+// would send it.
+func cmdSimRewrite(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: simrewrite REGEXP REPLACEMENT")
+	}
+	simOf(ts, "simrewrite")
+	re, err := regexp.Compile(args[0])
+	ts.Check(err)
+	s := ts.Value(scriptSimKey{}).(*scriptSim)
+	s.mu.Lock()
+	s.rewrites = append(s.rewrites, bodyRewrite{re: re, to: args[1]})
+	s.mu.Unlock()
 }
 
 // cmdSimCount is `simcount requests|notifications|tips|prealerts N`: the
@@ -312,7 +357,7 @@ func cmdSimReset(ts *testscript.TestScript, neg bool, args []string) {
 // cmdSimRace is `simrace CODE INDEX VAR [AFTER]`: it picks the INDEX-th
 // race (from 0) of CODE that starts at least AFTER (three minutes) from
 // now and sets $VAR_VENUE, $VAR_CODE, $VAR_NUMBER, $VAR_RUNNER (its first
-// runner) and $VAR_LOSER (a runner that does not win), so a script can
+// runner), $VAR_WINNER and $VAR_LOSER (a runner that does not win), so a script can
 // write a plan on real races of its world, and $VAR_PAST_START, a
 // duration for simadvance to a minute after its start.
 func cmdSimRace(ts *testscript.TestScript, neg bool, args []string) {
@@ -347,6 +392,7 @@ func cmdSimRace(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Setenv(v+"_NUMBER", strconv.Itoa(r.EventNumber))
 	ts.Setenv(v+"_RUNNER", r.Runners[0])
 	ts.Setenv(v+"_PAST_START", (time.Until(r.Start) + time.Minute).Round(time.Second).String())
+	ts.Setenv(v+"_WINNER", svc.Winner(r))
 	for _, x := range r.Runners {
 		if x != svc.Winner(r) {
 			ts.Setenv(v+"_LOSER", x)
