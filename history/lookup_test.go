@@ -224,3 +224,28 @@ func TestHistoryCacheKeyedByService(t *testing.T) {
 	assert.False(t, bets[1].Final)
 	assert.Equal(t, int64(-200), bets[2].Profit)
 }
+
+// An outcome the cache keeps with an amount that is not money (a row of
+// history_outcomes edited by hand, say) is a corrupt record: counted and
+// named with the cache, and its bet in no sum.
+func TestHistoryCacheCorruptOutcome(t *testing.T) {
+	cache := memCache{
+		{"https://a.example.com", "bp:p:b1"}: []byte(`{"result":"won","profit":1e300,"day":"2026-01-05","sessions_read":true}`),
+		{"https://a.example.com", "bp:p:b2"}: []byte(`{"result":"lost","accepted":2,"profit":-2,"day":"2026-01-05","sessions_read":true}`),
+	}
+	bets := []history.Bet{
+		{Service: "https://a.example.com", Label: "bp:p:b1", Day: "2026-01-05"},
+		{Service: "https://a.example.com", Label: "bp:p:b2", Day: "2026-01-05"},
+	}
+	c, err := history.OpenCache(context.Background(), cache)
+	require.NoError(t, err)
+	var corrupt history.Corruption
+	missing, err := history.Complete(context.Background(), bets, []int{0, 1}, nil, c, &bytes.Buffer{}, &corrupt)
+	require.NoError(t, err)
+	assert.Empty(t, missing)
+	require.Equal(t, 1, corrupt.N)
+	assert.Contains(t, corrupt.Warning(), "(bet bp:p:b1): its profit 1e+300 is not an amount of money")
+	s := history.Summarise(bets, history.Query{})
+	assert.Equal(t, 1, s.Total.Bets, "the corrupt one in no sum")
+	assert.Equal(t, int64(-200), s.Total.Profit)
+}
