@@ -122,10 +122,7 @@ func ReadBets(ctx context.Context, store state.EveryReader) ([]Bet, []Skipped, e
 	if err != nil {
 		return nil, nil, err
 	}
-	bets := rd.Kept
-	for _, b := range rd.Open {
-		bets = append(bets, b)
-	}
+	bets := append(rd.Kept, rd.Open...)
 	slices.SortStableFunc(bets, func(a, b Bet) int { return cmpSeq(a.seq, b.seq) })
 	return bets, rd.Skipped, nil
 }
@@ -194,7 +191,7 @@ func read(ctx context.Context, store state.EveryReader, q Query, keep, all bool)
 		if err := rd.Tally.merge(&f.tally, f.account); err != nil {
 			return err
 		}
-		read[j.Seq] = journal{open: f.take(f.open), kept: f.take(f.kept), corrupt: f.corrupt}
+		read[j.Seq] = journal{open: f.takeOpen(), kept: f.takeKept(), corrupt: f.corrupt}
 		f.corrupt = Corruption{}
 		return nil
 	}
@@ -387,22 +384,26 @@ func (f *fold) begin(j state.StoredJournal, q *Query, keep, all bool) {
 	f.corrupt = Corruption{}
 }
 
-// take hands over the journal's bets in bets (open or kept), marked with
-// its service, account and rehearsal, in the order they were first seen.
-func (f *fold) take(bets any) []Bet {
-	var out []Bet
-	switch b := bets.(type) {
-	case map[string]*openBet:
-		out = make([]Bet, 0, len(b))
-		for _, o := range b {
-			if !o.corrupt {
-				out = append(out, o.Bet)
-			}
+// takeOpen hands over the journal's bets still without an outcome (but
+// those whose outcome was a corrupt record), in the order they were first
+// seen, marked with its service and account.
+func (f *fold) takeOpen() []Bet {
+	out := make([]Bet, 0, len(f.open))
+	for _, o := range f.open {
+		if !o.corrupt {
+			out = append(out, o.Bet)
 		}
-		slices.SortFunc(out, func(a, b Bet) int { return cmpSeq(a.seq, b.seq) })
-	case []Bet:
-		out = slices.Clone(b)
 	}
+	slices.SortFunc(out, func(a, b Bet) int { return cmpSeq(a.seq, b.seq) })
+	for i := range out {
+		f.mark(&out[i])
+	}
+	return out
+}
+
+// takeKept hands over the bets kept (keep), marked as takeOpen's are.
+func (f *fold) takeKept() []Bet {
+	out := slices.Clone(f.kept)
 	for i := range out {
 		f.mark(&out[i])
 	}
