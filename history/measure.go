@@ -314,7 +314,9 @@ func (t *Tally) add(b *Bet, account string, filter bool) error {
 // bet.
 func (t *Tally) row(b *Bet, s *Session, account string) int32 {
 	k := append(t.keyBuf[:0], account, b.Sim)
-	k = append(k, make([]string, len(t.by))...)
+	for range t.by {
+		k = append(k, "")
+	}
 	keysOf(k[2:], b, s, t.by)
 	t.keyBuf = k
 	return t.rowOf(k)
