@@ -144,7 +144,6 @@ func TestScripts(t *testing.T) {
 			"pgstate":    cmdPGState,
 			"pgexec":     cmdPGExec,
 		},
-		Condition: scriptCondition,
 	})
 }
 
