@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/pflag"
 	"golang.org/x/term"
 
+	"github.com/betplan/betplan/internal/printable"
 	"github.com/betplan/betplan/plan"
 	"github.com/betplan/betplan/reporters"
 )
@@ -231,7 +232,8 @@ func execute(ctx context.Context, args []string, sys *sysIO) int {
 	}
 	code, line := c.exitStatus(err)
 	if line != "" {
-		fmt.Fprintf(sys.Stderr, "betplan %s: %s\n", c.name, line)
+		// An error may name a journal or quote a record: shown, never run.
+		fmt.Fprintf(sys.Stderr, "betplan %s: %s\n", c.name, printable.Lines(line))
 	}
 	return code
 }

@@ -24,7 +24,7 @@ type fmtOptions struct {
 func fmtCommand() *command {
 	return &command{
 		name:    "fmt",
-		args:    "[--check] [-w] PLAN...",
+		args:    "[--check] [-w] PLAN|DIR|GLOB...",
 		summary: "lay plans (and the account file, betplan.yaml) out the one canonical way, keeping comments",
 		exits: []exitDoc{
 			{exitOK, "formatted (with --check: every file is already formatted)"},
@@ -32,7 +32,8 @@ func fmtCommand() *command {
 			{exitUsage, "usage error, or an invalid plan (left untouched, its errors printed)"},
 		},
 		examples: `  betplan fmt -w plans/*.yaml
-  betplan fmt --check plans/*.yaml
+  # every plan under the repository and its betplan.yaml, as validate finds them
+  betplan fmt --check .
 `,
 		setup: bindTo((*fmtOptions).bind, formatPlans),
 	}
@@ -51,15 +52,33 @@ func (o *fmtOptions) validate() error {
 	return nil
 }
 
-// formatPlans is `betplan fmt`. Without flags the formatted plans go to
-// stdout. An invalid plan is never touched: its errors are printed and
-// the exit code is 2, whatever else happened.
+// formatPlans is `betplan fmt`. It takes plans as validate does: a
+// directory stands for the plans and account files under it, a quoted
+// glob for its matches. Without flags the formatted plans go to stdout.
+// An invalid plan is never touched: its errors are printed and the exit
+// code is 2, whatever else happened.
 func formatPlans(_ context.Context, sys *sysIO, o *fmtOptions, args []string) error {
 	if len(args) == 0 {
 		return usagef("missing the plan files to format")
 	}
+	files, err := planFiles(args)
+	if err != nil {
+		return err
+	}
 	var invalid, changed int
-	for _, path := range args {
+	noun := "plan" // "file" once an account file is among them, as validate says
+	seen := map[string]bool{}
+	for _, path := range files {
+		// A file named twice (a directory and a plan under it) is
+		// formatted, or its diff shown, once.
+		key := filepath.Clean(path)
+		if abs, err := filepath.Abs(path); err == nil {
+			key = abs
+		}
+		if seen[key] {
+			continue
+		}
+		seen[key] = true
 		src, err := plan.ReadFile(path)
 		if err != nil {
 			fmt.Fprintf(sys.Stderr, "%s: cannot read the plan: %s\n", path, strings.TrimPrefix(err.Error(), path+": "))
@@ -71,6 +90,7 @@ func formatPlans(_ context.Context, sys *sysIO, o *fmtOptions, args []string) er
 		format := plan.Format
 		if o.account.isAccountFile(sys, path) || plan.LooksLikeAccountFile(src) {
 			format = plan.FormatConfig
+			noun = "file"
 		}
 		out, diags := format(path, src)
 		if diags.HasErrors() {
@@ -101,10 +121,10 @@ func formatPlans(_ context.Context, sys *sysIO, o *fmtOptions, args []string) er
 		}
 	}
 	if invalid > 0 {
-		return invalidf("%s not formatted: %s", count(invalid, "plan"), "invalid")
+		return invalidf("%s not formatted: %s", count(invalid, noun), "invalid")
 	}
 	if o.Check && changed > 0 {
-		return fmt.Errorf("%s not formatted: run betplan fmt -w", count(changed, "plan"))
+		return fmt.Errorf("%s not formatted: run betplan fmt -w", count(changed, noun))
 	}
 	return nil
 }

@@ -22,6 +22,11 @@ func TestOptionsValidate(t *testing.T) {
 		change(o)
 		return o
 	}
+	history := func(change func(*historyOptions)) validator {
+		o := &historyOptions{Format: "text", ReconcileRecords: 1, ReconcileMB: 1, ReconcilePages: 1}
+		change(o)
+		return o
+	}
 	tests := []struct {
 		name string
 		opts validator
@@ -54,6 +59,11 @@ func TestOptionsValidate(t *testing.T) {
 		{"sim off loopback", &simOptions{Addr: "0.0.0.0:8787", Speed: 1}, "--addr 0.0.0.0:8787 is not a loopback address: the simulated service only serves this machine"},
 		{"sim speed NaN", &simOptions{Addr: "127.0.0.1:0", Speed: math.NaN()}, "--speed must be positive, got NaN"},
 		{"sim fine", &simOptions{Addr: "127.0.0.1:0", Speed: 60}, ""},
+		{"history reconcile bounds", history(func(*historyOptions) {}), ""},
+		{"history no records", history(func(o *historyOptions) { o.ReconcileRecords = 0 }), "--reconcile-max-records is 0: want 1 or more"},
+		{"history negative megabytes", history(func(o *historyOptions) { o.ReconcileMB = -1 }), "--reconcile-max-mb is -1: want 1 or more"},
+		{"history no pages", history(func(o *historyOptions) { o.ReconcilePages = 0 }), "--reconcile-max-pages is 0: want 1 or more"},
+		{"history megabytes past a terabyte", history(func(o *historyOptions) { o.ReconcileMB = 1<<20 + 1 }), "--reconcile-max-mb is 1048577: want at most 1048576 (a terabyte)"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

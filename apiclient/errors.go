@@ -110,6 +110,16 @@ func (r Retry) String() string {
 		r.Method, r.Path, r.Reason, roundWait(r.Wait), asked, r.Attempt+1)
 }
 
+// NextTry says when the next attempt goes: "in 1.6s", "in 1s, as the
+// service asked".
+func (r Retry) NextTry() string {
+	asked := ""
+	if r.RetryAfter {
+		asked = ", as the service asked"
+	}
+	return fmt.Sprintf("in %s%s", roundWait(r.Wait), asked)
+}
+
 // roundWait is d to a precision a person reads: 10ms under a second,
 // else 100ms.
 func roundWait(d time.Duration) time.Duration {
@@ -274,13 +284,18 @@ const quotedBodyChars = 200
 // tags of an HTML page left out, at most quotedBodyChars characters and
 // then how long the whole body was.
 func truncateBody(b []byte) string {
+	// Only the start is read: a body may be megabytes long.
+	whole := len(b)
+	if len(b) > 64<<10 {
+		b = b[:64<<10]
+	}
 	s := strings.TrimSpace(strings.ToValidUTF8(string(b), "\uFFFD"))
 	if looksLikeHTML(s) {
 		s = htmlText(s)
 	}
 	s = strings.Join(strings.Fields(cleanLine(s)), " ")
 	if utf8.RuneCountInString(s) > quotedBodyChars {
-		s = string([]rune(s)[:quotedBodyChars]) + fmt.Sprintf("…(%d bytes)", len(b))
+		s = string([]rune(s)[:quotedBodyChars]) + fmt.Sprintf("…(%d bytes)", whole)
 	}
 	return s
 }

@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 )
 
 const (
@@ -420,4 +421,110 @@ func decodeEntry[T any](c *entryCache, raw json.RawMessage, dst *T) error {
 	}
 	c.cur[key] = v
 	return nil
+}
+
+// bodyReads, in the context of a walk's requests, bounds each answer's
+// body at limit instead of maxBodyBytes, and counts the bytes read of
+// them as they came, before any cleaning, retries included.
+type bodyReads struct {
+	limit int64
+	n     atomic.Int64
+}
+
+type bodyReadsKey struct{}
+
+// bodyLimit is the most attempt reads of an answer's body in ctx, and
+// where it counts what it read (nil: nowhere).
+func bodyLimit(ctx context.Context) (int64, *atomic.Int64) {
+	if r, ok := ctx.Value(bodyReadsKey{}).(*bodyReads); ok {
+		return r.limit, &r.n
+	}
+	return maxBodyBytes, nil
+}
+
+// maxBetsPageBytes is the most EachBet reads of one page of bet records:
+// a hundred records take a few hundred kilobytes.
+const maxBetsPageBytes = 8 << 20
+
+// BetsPage is one page of bet records that EachBet read.
+type BetsPage struct {
+	Number  int // the page, from 1
+	Records int // the records on it
+	Bytes   int // the bytes of its body, as they came (retries too)
+}
+
+// EachBet walks GET /bet/ from page 1, page_size 100, as Bets does: it
+// stops after an empty page or a null `next`, or where the service
+// answers page 1 again. It keeps none of it: each record goes to record
+// as it is decoded, and each page is yielded once its records have gone,
+// so the caller, which stops the walk when it has read enough, holds what
+// it needs and no more. Nothing is cached: the records of a walk are read
+// once. A page's body is read up to maxBetsPageBytes; a page over it ends
+// the walk with an error, as does an error from record (as it is).
+// Records are not taken out when the list shifts between pages: the
+// caller, which keeps what it needs, knows their ids.
+// GET /bet/
+func (c *Client) EachBet(ctx context.Context, record func(*BetRecord) error) iter.Seq2[BetsPage, error] {
+	return func(yield func(BetsPage, error) bool) {
+		reads := &bodyReads{limit: maxBetsPageBytes}
+		ctx := context.WithValue(ctx, bodyReadsKey{}, reads)
+		bodies := map[[sha256.Size]byte]bool{}
+		var firstID int64
+		for page := 1; page <= maxPages; page++ {
+			before := reads.n.Load()
+			b, req, err := c.call(ctx, http.MethodGet, "/bet/"+pageQuery(page, maxPageSize, nil), nil)
+			if err != nil {
+				yield(BetsPage{Number: page}, fmt.Errorf("page %d: %w", page, err))
+				return
+			}
+			var raw Page[json.RawMessage]
+			if err := c.list(req, b, func(b []byte) error {
+				b = bytes.TrimSpace(b)
+				if len(b) > 0 && b[0] == '[' {
+					return json.Unmarshal(b, &raw.Results) // a bare array: one page holding everything
+				}
+				return json.Unmarshal(b, &raw)
+			}); err != nil {
+				yield(BetsPage{Number: page}, fmt.Errorf("page %d: %w", page, err))
+				return
+			}
+			if len(raw.Results) == 0 {
+				return
+			}
+			sum := sha256.Sum256(b)
+			if bodies[sum] || page > 1 && raw.Previous == nil {
+				return // the same page again, or page 1 for a page past the end
+			}
+			bodies[sum] = true
+			size := int(reads.n.Load() - before)
+			b = nil
+			for i, r := range raw.Results {
+				var rec BetRecord
+				if err := json.Unmarshal(r, &rec); err != nil {
+					yield(BetsPage{Number: page}, fmt.Errorf("page %d: %w", page, &DecodeError{Method: req.Method, Path: c.apiPath(req), Body: truncateBody(r), Err: err}))
+					return
+				}
+				raw.Results[i] = nil // read: let it go
+				if i == 0 {
+					head := int64(rec.ID)
+					if page == 1 {
+						firstID = head
+					} else if head != 0 && head == firstID {
+						return // the service answered page 1 again
+					}
+				}
+				if err := record(&rec); err != nil {
+					yield(BetsPage{Number: page}, err)
+					return
+				}
+			}
+			if !yield(BetsPage{Number: page, Records: len(raw.Results), Bytes: size}, nil) {
+				return
+			}
+			if raw.Next == nil || strings.TrimSpace(*raw.Next) == "" {
+				return
+			}
+		}
+		yield(BetsPage{Number: maxPages + 1}, fmt.Errorf("GET /bet/: more than %d pages", maxPages))
+	}
 }

@@ -63,6 +63,14 @@ func shorten(s string, n int) string {
 	return s[:n]
 }
 
+// IsLabel reports whether s has the form of a label betplan gives a bet
+// (Label): "bp:" then the rest, at most maxLabelLen bytes. Labels kept by
+// older versions have that form too; anything else on the service was
+// labelled by someone else.
+func IsLabel(s string) bool {
+	return len(s) <= maxLabelLen && strings.HasPrefix(s, "bp:") && len(s) > len("bp:")
+}
+
 // betIDFromLabel finds which bet of the plan a label belongs to.
 func betIDFromLabel(planName, label string) string {
 	rest, ok := strings.CutPrefix(label, LabelPrefix(planName))

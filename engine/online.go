@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/betplan/betplan/plan"
 )
@@ -56,7 +57,7 @@ func CheckOnline(ctx context.Context, p *plan.Plan, svc Backend, clock Clock) (p
 				}
 			}
 			if n == 0 {
-				add(b, plan.SeverityWarning, "bet %s: for_each_race matches none of the %d upcoming races", b.ID, len(r.res.races))
+				add(b, plan.SeverityWarning, "%s", r.res.unmatchedWords("bet "+b.ID, b.ForEachRace, nil, now))
 			}
 			if len(gaps) > 0 {
 				add(b, plan.SeverityWarning, "bet %s: run skips %d of the %d races it matches, whose field lacks its selection: %s", b.ID, len(gaps), n, listSome(gaps, 3))
@@ -79,6 +80,58 @@ func CheckOnline(ctx context.Context, p *plan.Plan, svc Backend, clock Clock) (p
 		}
 	}
 	return append(out, r.tips.checkTipsOnline(now)...), nil
+}
+
+// unmatchedWords is the warning for a for_each_race (of the bet or tip
+// named what) that matches none of the upcoming races read: what it would
+// need that no race has (plan.Expr.Unmatched). envs are the races'
+// environments, in r.races' order (nil: made here).
+func (r *resolver) unmatchedWords(what string, cond *plan.Expr, envs []*plan.Env, now time.Time) string {
+	if envs == nil {
+		envs = r.raceEnvs(now)
+	}
+	return fmt.Sprintf("%s: for_each_race matches none of the %d upcoming races: %s", what, len(r.races), cond.Unmatched(envs))
+}
+
+// raceEnvs are the environments of the upcoming races read, in order.
+func (r *resolver) raceEnvs(now time.Time) []*plan.Env {
+	envs := make([]*plan.Env, len(r.races))
+	for i := range r.races {
+		envs[i] = r.env(&r.races[i], now)
+	}
+	return envs
+}
+
+// unmatchedForEach warns of each for_each_race of the plan's bets and
+// tips that matches none of the upcoming races read, naming what it would
+// need: offline a plan names no meeting such a bet runs over, so only
+// the races read from the service can say it (betplan plan shows it).
+func (r *resolver) unmatchedForEach(now time.Time) plan.Diagnostics {
+	var out plan.Diagnostics
+	var envs []*plan.Env // made once, for the first for_each_race
+	check := func(what string, cond *plan.Expr, line, col int) {
+		if envs == nil {
+			envs = r.raceEnvs(now)
+		}
+		for _, env := range envs {
+			if ok, err := cond.Holds(env); err != nil || ok {
+				return // a condition that fails to evaluate is the run's to report
+			}
+		}
+		out = append(out, plan.Diagnostic{Severity: plan.SeverityWarning, Summary: r.unmatchedWords(what, cond, envs, now),
+			Filename: r.plan.Filename, Line: line, Column: col})
+	}
+	for _, b := range r.plan.Bets {
+		if b.ForEachRace != nil {
+			check("bet "+b.ID, b.ForEachRace, b.Line, b.Column)
+		}
+	}
+	for _, t := range r.plan.Tips {
+		if t.ForEachRace != nil {
+			check("tip "+t.ID, t.ForEachRace, t.Line, t.Column)
+		}
+	}
+	return out
 }
 
 // listSome joins the first n of items, saying how many more there are.

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/betplan/betplan/engine/bet"
+	"github.com/betplan/betplan/engine/book"
 	"github.com/betplan/betplan/limit"
 	"github.com/betplan/betplan/plan"
 	"github.com/betplan/betplan/reason"
@@ -128,6 +129,10 @@ type Result struct {
 	// Assumptions say what was assumed where the service's shapes are
 	// not known.
 	Assumptions []string
+	// Warnings are what a preview found of the plan against the races it
+	// read that validate cannot know offline: a for_each_race that
+	// matches no upcoming race. The command shows them beside the report.
+	Warnings plan.Diagnostics
 	// Alerts are the alerts not delivered by the end of the run.
 	Alerts []AlertResult
 }
@@ -210,6 +215,8 @@ type BetResult struct {
 	AmountAccepted float64
 	// Profit is the notification's signed aggregate profit, in dollars.
 	Profit float64
+	// ResultAt is when the service resulted the bet (zero until then).
+	ResultAt time.Time
 	// Final is true once the race is resulted and the result no longer
 	// provisional.
 	Final bool
@@ -272,6 +279,7 @@ func (b *BetResult) Open() bool {
 // ComputeTotals fills r.Totals from r.Bets.
 func (r *Result) ComputeTotals() {
 	t := Totals{Bets: len(r.Bets), ByStatus: make(map[Status]int)}
+	var requested, atRisk, accepted, profit book.Total
 	for _, b := range r.Bets {
 		t.ByStatus[b.Status]++
 		if b.Open() {
@@ -279,19 +287,17 @@ func (r *Result) ComputeTotals() {
 		}
 		if b.Counts() {
 			if b.Stake != nil {
-				t.StakeRequested += *b.Stake
+				requested.Add(*b.Stake)
 			} else if b.TargetProfit != nil {
-				t.StakeRequested += *b.TargetProfit
+				requested.Add(*b.TargetProfit)
 			}
-			t.AtRisk += b.AtRisk
+			atRisk.Add(b.AtRisk)
 		}
-		t.AmountAccepted += b.AmountAccepted
-		t.Profit += b.Profit
+		accepted.Add(b.AmountAccepted)
+		profit.Add(b.Profit)
 	}
-	t.StakeRequested = roundCents(t.StakeRequested)
-	t.AtRisk = roundCents(t.AtRisk)
-	t.AmountAccepted = roundCents(t.AmountAccepted)
-	t.Profit = roundCents(t.Profit)
+	t.StakeRequested, t.AtRisk = requested.Dollars(), atRisk.Dollars()
+	t.AmountAccepted, t.Profit = accepted.Dollars(), profit.Dollars()
 	if t.AmountAccepted > 0 {
 		t.ReturnOnStake = t.Profit / t.AmountAccepted
 	}

@@ -184,7 +184,7 @@ func (r *tipRun) checkTipsOnline(now time.Time) plan.Diagnostics {
 				}
 			}
 			if n == 0 {
-				add(t, plan.SeverityWarning, "tip %s: for_each_race matches none of the %d upcoming races", t.ID, len(r.races.races))
+				add(t, plan.SeverityWarning, "%s", r.races.unmatchedWords("tip "+t.ID, t.ForEachRace, nil, now))
 			}
 			continue
 		}

@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/betplan/betplan/internal/printable"
 )
 
 // Formats are the formats history writes.
@@ -121,6 +123,13 @@ func WriteJSON(w io.Writer, s *Summary) error {
 			return err
 		}
 		fmt.Fprintf(&b, ",\n  \"differences\": %s", dj)
+		if s.Read != nil {
+			rj, err := json.Marshal(s.Read)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(&b, ",\n  \"reconcile\": %s", rj)
+		}
 	}
 	if len(s.Skipped) > 0 {
 		sk, err := json.Marshal(s.Skipped)
@@ -149,6 +158,8 @@ var csvHeader = []string{"bets", "settled", "won", "lost", "void", "refused", "a
 // WriteCSV writes a header row of the --by fields and the measures, then
 // one row per group; null is an empty cell. The total is not a row: it is
 // the sum a spreadsheet makes of them (less the drawdown and streaks).
+// Text cells are kept from being formulas (csvText); the numbers betplan
+// writes itself are left as they are.
 func WriteCSV(w io.Writer, s *Summary) error {
 	cw := csv.NewWriter(w)
 	if err := cw.Write(append(append([]string(nil), s.By...), csvHeader...)); err != nil {
@@ -157,7 +168,7 @@ func WriteCSV(w io.Writer, s *Summary) error {
 	for _, r := range s.Rows {
 		rec := make([]string, 0, len(s.By)+len(csvHeader))
 		for _, f := range s.By {
-			rec = append(rec, r.Keys[f])
+			rec = append(rec, csvText(r.Keys[f]))
 		}
 		if err := cw.Write(append(rec, measureCells(&r.Measures)...)); err != nil {
 			return err
@@ -167,6 +178,29 @@ func WriteCSV(w io.Writer, s *Summary) error {
 	return cw.Error()
 }
 
+// csvText is a text cell as a spreadsheet shows it, never runs it. A
+// cell that begins with =, +, - or @, or with a tab or a carriage return,
+// is a formula to Excel, LibreOffice or Google Sheets (a venue called
+// =cmd|' /C calc'!A0, a session called +1+2): such a cell starts with a
+// ' instead, which they show as text (OWASP's CSV injection guidance). So
+// does one where =, +, - or @ comes after spaces or line breaks, which an
+// import may trim. Text comes from the service, a journal or the
+// database; the numbers betplan writes never pass here.
+func csvText(v string) string {
+	if v == "" {
+		return v
+	}
+	if strings.ContainsAny(v[:1], "\t\r") {
+		return "'" + v
+	}
+	if t := strings.TrimLeft(v, " \t\r\n"); t != "" && strings.ContainsAny(t[:1], "=+-@") {
+		return "'" + v
+	}
+	return v
+}
+
+// measureCells are m's CSV cells: numbers as betplan writes them, and
+// the best and worst days, text.
 func measureCells(m *Measures) []string {
 	j := m.json()
 	num := func(v *float64) string {
@@ -179,7 +213,7 @@ func measureCells(m *Measures) []string {
 		if d == nil {
 			return "", ""
 		}
-		return d.Day, money(d.Profit)
+		return csvText(d.Day), money(d.Profit)
 	}
 	bd, bp := day(j.BestDay)
 	wd, wp := day(j.WorstDay)
@@ -234,7 +268,7 @@ func WriteText(w io.Writer, s *Summary) error {
 	for _, r := range s.Rows {
 		var cells []string
 		for _, f := range s.By {
-			cells = append(cells, keyCell(r.Keys[f]))
+			cells = append(cells, printable.Text(keyCell(r.Keys[f])))
 		}
 		fmt.Fprintln(tw, strings.Join(append(cells, tableCells(&r.Measures)...), "\t")+"\t")
 	}
@@ -244,7 +278,7 @@ func WriteText(w io.Writer, s *Summary) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	writeFooter(w, s, "")
+	footer(w, s, "", printable.Text)
 	return nil
 }
 
@@ -259,15 +293,25 @@ func upper(fs []string) []string {
 // writeFooter says the total's best and worst days, its units, and which
 // journals were left out; prefix starts each line.
 func writeFooter(w io.Writer, s *Summary, prefix string) {
+	footer(w, s, prefix, func(v string) string { return v })
+}
+
+// footer is writeFooter with text from outside betplan (days, journals'
+// names, labels, reasons) shown by show: printable.Text or
+// printable.Markdown.
+func footer(w io.Writer, s *Summary, prefix string, show func(string) string) {
 	j := s.Total.json()
 	if j.BestDay != nil {
-		fmt.Fprintf(w, "%sbest day %s %s, worst day %s %s\n", prefix, j.BestDay.Day, signed(j.BestDay.Profit), j.WorstDay.Day, signed(j.WorstDay.Profit))
+		fmt.Fprintf(w, "%sbest day %s %s, worst day %s %s\n", prefix, show(j.BestDay.Day), signed(j.BestDay.Profit), show(j.WorstDay.Day), signed(j.WorstDay.Profit))
 	}
 	if j.Units != nil {
 		fmt.Fprintf(w, "%stipped units: %+.2f at the published odds\n", prefix, *j.Units)
 	}
 	for _, k := range s.Skipped {
-		fmt.Fprintf(w, "%sskipped journal %s: %s\n", prefix, k.Where, k.Reason)
+		fmt.Fprintf(w, "%sskipped journal %s: %s\n", prefix, show(k.Where), show(k.Reason))
+	}
+	if r := s.Read; s.Reconciled && r != nil {
+		fmt.Fprintf(w, "%s%s\n", prefix, show(r.words()))
 	}
 	if s.Reconciled && len(s.Differences) == 0 {
 		fmt.Fprintf(w, "%sreconciled: the journals agree with the service's bet records\n", prefix)
@@ -275,9 +319,9 @@ func writeFooter(w io.Writer, s *Summary, prefix string) {
 	for _, d := range s.Differences {
 		plan := ""
 		if d.Plan != "" {
-			plan = " (" + d.Plan + ")"
+			plan = " (" + show(d.Plan) + ")"
 		}
-		fmt.Fprintf(w, "%sdifference %s %s%s: %s\n", prefix, d.Kind, d.Label, plan, d.Words)
+		fmt.Fprintf(w, "%sdifference %s %s%s: %s\n", prefix, d.Kind, show(d.Label), plan, show(d.Words))
 	}
 }
 
@@ -287,16 +331,12 @@ func WriteMarkdown(w io.Writer, s *Summary) error {
 	fmt.Fprintf(w, "| %s |\n", strings.Join(head, " | "))
 	fmt.Fprintf(w, "|%s\n", strings.Repeat(" --- |", len(head)))
 	row := func(keys []string, m *Measures) {
-		cells := append(keys, tableCells(m)...)
-		for i := range cells {
-			cells[i] = strings.ReplaceAll(cells[i], "|", `\|`)
-		}
-		fmt.Fprintf(w, "| %s |\n", strings.Join(cells, " | "))
+		fmt.Fprintf(w, "| %s |\n", strings.Join(append(keys, tableCells(m)...), " | "))
 	}
 	for _, r := range s.Rows {
 		var keys []string
 		for _, f := range s.By {
-			keys = append(keys, keyCell(r.Keys[f]))
+			keys = append(keys, printable.Markdown(keyCell(r.Keys[f])))
 		}
 		row(keys, &r.Measures)
 	}
@@ -304,6 +344,6 @@ func WriteMarkdown(w io.Writer, s *Summary) error {
 	total[0] = "**TOTAL**"
 	row(total, &s.Total)
 	fmt.Fprintln(w)
-	writeFooter(w, s, "- ")
+	footer(w, s, "- ", printable.Markdown)
 	return nil
 }

@@ -16,9 +16,9 @@ import (
 func TestHistoryReconcile(t *testing.T) {
 	c := newCard(t, localStore)
 	c.play()
-	bets, _, err := history.Read(context.Background(), c.store.(state.EveryReader))
+	bets, _, err := history.ReadBets(context.Background(), c.store.(state.EveryReader))
 	require.NoError(t, err)
-	diffs, err := history.Reconcile(context.Background(), bets, c.client(), "")
+	diffs, _, err := history.Reconcile(context.Background(), bets, c.client(), "", history.DefaultReconcileLimits)
 	require.NoError(t, err)
 	assert.Empty(t, diffs, "the journals agree with the service")
 
@@ -39,7 +39,7 @@ func TestHistoryReconcile(t *testing.T) {
 	}
 	require.NotEmpty(t, corrected)
 	require.NotEmpty(t, dropped)
-	diffs, err = history.Reconcile(context.Background(), kept, c.client(), "")
+	diffs, _, err = history.Reconcile(context.Background(), kept, c.client(), "", history.DefaultReconcileLimits)
 	require.NoError(t, err)
 	kinds := map[string]string{}
 	for _, d := range diffs {

@@ -29,11 +29,18 @@ func TestHistoryJSONMatchesItsSchema(t *testing.T) {
 		t.Fatal(err)
 	}
 	bets := sampleBets()
+	rehearsed := sampleBets()
+	for i := range rehearsed {
+		rehearsed[i].Sim = []string{"served", "in-process"}[i%2]
+	}
 	for _, by := range append([][]string{{"plan", "day"}, {"account", "plan"}}, each(history.Fields)...) {
-		for _, in := range [][]history.Bet{nil, bets} {
-			s := history.Summarise(in, history.Query{By: by})
+		for k, in := range [][]history.Bet{nil, bets, rehearsed} {
+			s := history.Summarise(in, history.Query{By: by, Sim: k == 2})
 			s.Skipped = []history.Skipped{{Where: "x.journal.jsonl", Reason: "line 2 does not read"}}
 			s.Reconciled = len(by) == 1
+			if s.Reconciled {
+				s.Read = &history.ServiceRead{Since: "2026-11-01", Records: 120, Pages: 2, Bytes: 180000, LeftOut: 3, Ended: history.EndedOlderPage}
+			}
 			if by[0] == "day" {
 				s.Differences = []history.Difference{{Label: "bp:x:y:1", Plan: "x", Kind: "profit_corrected", Words: "corrected"}, {Label: "manual", Kind: "unknown", Words: "no plan"}}
 			}

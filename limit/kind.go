@@ -11,7 +11,8 @@
 // orders; the documentation's tables and the schemas are generated from
 // them. A new kind is one file and its test. What still names a kind
 // elsewhere is that kind's own offline analysis (the plan's sums of the
-// bets certain to be created, diff's worst case, the prompt's total).
+// bets certain to be created, a bet's own risk held at its amount, diff's
+// worst case, the prompt's total).
 package limit
 
 import (
@@ -152,6 +153,13 @@ func (k *Kind) Help() string {
 
 // In reports whether the section w may set k.
 func (k *Kind) In(w Where) bool { return k.Where&w != 0 }
+
+// CapsMoney reports whether k caps money: what bets put at risk, or what
+// they may lose (every kind in dollars but the stops, which end a period
+// on its settled profit). A bet whose risk no one knows before it is
+// placed (a lay without an odds cap, Fixed Profit without an odds floor)
+// cannot be held to such a kind beforehand.
+func (k *Kind) CapsMoney() bool { return k.Unit == Dollars && !k.Stop }
 
 var (
 	byKey, byCheck, byShow []*Kind

@@ -220,3 +220,20 @@ func keysOf(ks []*limit.Kind) []string {
 	}
 	return out
 }
+
+// The kinds that cap money are those in dollars but the stops: a bet whose
+// risk is not known before it is placed (a lay without an odds cap) cannot
+// be held to them, and validate names them when it refuses one.
+func TestCapsMoney(t *testing.T) {
+	t.Parallel()
+	var caps []string
+	for _, k := range limit.All() {
+		if k.CapsMoney() {
+			caps = append(caps, k.Key)
+		}
+	}
+	want := []string{"max_stake_per_bet", "max_total_stake", "max_loss", "max_open_stake", "max_stake_per_race", "max_liability_per_race"}
+	if !slices.Equal(caps, want) {
+		t.Errorf("the kinds that cap money: %v, want %v", caps, want)
+	}
+}

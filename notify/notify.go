@@ -24,6 +24,7 @@ import (
 	"github.com/nicholas-fedor/shoutrrr/pkg/services/specialized/generic"
 	"github.com/nicholas-fedor/shoutrrr/pkg/types"
 
+	"github.com/betplan/betplan/internal/printable"
 	"github.com/betplan/betplan/plan"
 )
 
@@ -130,7 +131,9 @@ type Totals struct {
 	ExitCode int            `json:"exit_code,omitempty"`
 }
 
-// Text is the message as a chat or e-mail shows it.
+// Text is the message as a chat or e-mail shows it: one line, through the
+// one sanitiser of human output, since a queued alert's body is read back
+// from the journal, which another tool or a hand edit may have written.
 func (m *Message) Text() string {
 	who := "betplan"
 	if m.Plan != "" {
@@ -139,7 +142,7 @@ func (m *Message) Text() string {
 	if m.Simulated {
 		who += " (rehearsal)"
 	}
-	return who + ": " + m.Message
+	return printable.Text(who + ": " + m.Message)
 }
 
 // Outcome is what one attempt to deliver came to.

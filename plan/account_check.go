@@ -2,7 +2,6 @@ package plan
 
 import (
 	"fmt"
-	"strconv"
 
 	"github.com/betplan/betplan/limit"
 )
@@ -10,15 +9,16 @@ import (
 // CheckAccountLimits holds the plan's amounts known offline (literals,
 // and expressions of the plan's vars) to the limits of the account file
 // named account, as checkBetRisk and checkStaticLimits hold them to the
-// plan's own: a bet above the account's max_stake_per_bet, and the bet
-// that takes the bets certain to be created past its max_total_stake,
-// max_open_stake or max_bets, are errors at that bet's amount (its line
-// for max_bets). The account's limits count every plan of the account
-// together, so what one plan alone is certain to break, the run refuses
-// whatever the others do. Under the account's period day or week the
-// certain bets may fall on different days: a total limit they pass is a
-// warning naming that condition, the run deciding. Amounts known only at run time stay the run's
-// to check.
+// plan's own: a bet that alone breaks the account's max_stake_per_bet or
+// max_loss (betCaps), a lay with no odds cap under its money limits, and
+// the bet that takes the bets certain to be created past its
+// max_total_stake, max_open_stake or max_bets, are errors at that bet's
+// amount (its line for max_bets and the lay). The account's limits count
+// every plan of the account together, so what one plan alone is certain
+// to break, the run refuses whatever the others do. Under the account's
+// period day or week the certain bets may fall on different days: a
+// total limit they pass is a warning naming that condition, the run
+// deciding. Amounts known only at run time stay the run's to check.
 func CheckAccountLimits(p *Plan, account string, l Limits) Diagnostics {
 	var d Diagnostics
 	at := func(b *Bet, sp Span, format string, args ...any) {
@@ -29,26 +29,26 @@ func CheckAccountLimits(p *Plan, account string, l Limits) Diagnostics {
 		}
 		d = append(d, x)
 	}
-	limitOf := func(key string) string { return account + " limits." + key }
-	perBet, perBetSet := l.Set.Get(limit.MaxStakePerBet)
+	limitOf := func(k *limit.Kind) string { return account + " limits." + k.Key }
 	for _, b := range p.Bets {
+		name := "bet " + b.ID
+		if b.LayWithoutCap() && l.CapsMoney() {
+			at(b, Span{Line: b.Line, Column: b.Column}, "%s", layWithoutCapWords(name, b, l, account+" limits."))
+		}
 		a := b.amount()
 		r, known := b.KnownRisk()
-		if !known || a == nil || a.Value <= 0 || !perBetSet {
+		if !known || a == nil || a.Value <= 0 {
 			continue
 		}
-		most := perBet.Dollars
-		name := "bet " + b.ID
-		switch {
-		case !r.Bounded && r.PerSession > most+1e-9:
-			at(b, b.AmountAt, "%s is Fixed Profit without check_odds: until the sessions place it the run counts its target_profit %s as the stake, above %s (%s), so the run would refuse it; set options.check_odds and options.odds to bound the stake",
-				name, money(a.Value), limitOf("max_stake_per_bet"), money(most))
-		case !r.Bounded || r.PerSession <= most+1e-9:
-		case b.AmountField() == AmountTargetProfit:
-			at(b, b.AmountAt, "%s: target_profit %s at odds of at least %s stakes $%s on each session, above %s (%s)",
-				name, amountWords(a), strconv.FormatFloat(b.OddsFloor(), 'f', -1, 64), money(r.PerSession), limitOf("max_stake_per_bet"), money(most))
-		default:
-			at(b, b.AmountAt, "%s: %s %s is above %s (%s)", name, b.AmountField(), amountWords(a), limitOf("max_stake_per_bet"), money(most))
+		if !r.Bounded {
+			if most, ok := l.Set.Get(limit.MaxStakePerBet); ok && !r.Lay && r.PerSession > most.Dollars+1e-9 {
+				at(b, b.AmountAt, "%s is Fixed Profit without check_odds: until the sessions place it the run counts its target_profit %s as the stake, above %s (%s), so the run would refuse it; set options.check_odds and options.odds to bound the stake",
+					name, money(a.Value), limitOf(limit.MaxStakePerBet), money(most.Dollars))
+			}
+			continue
+		}
+		if msg := overBetCaps(name, b, a, r, l, account+" limits."); msg != "" {
+			at(b, b.AmountAt, "%s", msg)
 		}
 	}
 	// The bets certain to be created, in plan order, each counting the
@@ -85,17 +85,17 @@ func CheckAccountLimits(p *Plan, account string, l Limits) Diagnostics {
 		if totalSet && !total && sum > maxTotal.Dollars+1e-9 {
 			total = true
 			report(b, b.AmountAt, "bet %s takes %s to $%s %s, above %s (%s): %s",
-				b.ID, all.words(), money(sum), atRisk, limitOf("max_total_stake"), "$"+money(maxTotal.Dollars), refuse)
+				b.ID, all.words(), money(sum), atRisk, limitOf(limit.MaxTotalStake), "$"+money(maxTotal.Dollars), refuse)
 		}
 		if openSet && !open && sum > maxOpen.Dollars+1e-9 {
 			open = true
 			report(b, b.AmountAt, "bet %s takes %s, open together, to $%s %s, above %s (%s): %s",
-				b.ID, all.words(), money(sum), atRisk, limitOf("max_open_stake"), "$"+money(maxOpen.Dollars), refuse)
+				b.ID, all.words(), money(sum), atRisk, limitOf(limit.MaxOpenStake), "$"+money(maxOpen.Dollars), refuse)
 		}
 		if betsSet && !count && len(all.ids) > maxBets.Count {
 			count = true
 			report(b, Span{Line: b.Line, Column: b.Column}, "bet %s is bet %d of %s, above %s (%d): %s",
-				b.ID, len(all.ids), all.words(), limitOf("max_bets"), maxBets.Count, refuse)
+				b.ID, len(all.ids), all.words(), limitOf(limit.MaxBets), maxBets.Count, refuse)
 		}
 	}
 	sortDiagnostics(d)

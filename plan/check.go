@@ -92,16 +92,16 @@ func (p *parser) checkLimits() {
 		p.d.warnf(p.at("name"), "the plan has no limits: add limits (max_stake_per_bet, max_total_stake, max_bets) so a mistake cannot spend more than you mean")
 		return
 	}
-	l, ok := p.readLimits(doc)
-	if !ok {
-		return // an invalid limit would only add confusing errors to bets
-	}
+	// An invalid limit is left out; the others still hold the bets, so
+	// the plan's other problems are all reported at once.
+	l, _ := p.readLimits(doc)
 	p.plan.Limits = l
 	// Spending is bounded by a money limit (max_total_stake,
 	// max_open_stake, max_loss): max_bets or max_stake_per_bet missing
 	// beside one leaves nothing unbounded. The run refuses a plan with
-	// none (unless the account file sets one).
-	if !l.BoundsMoney() {
+	// none (unless the account file sets one). One written with an error
+	// was reported already.
+	if !l.BoundsMoney() && !p.limitWritten(func(k *limit.Kind) bool { return k.Bounds }) {
 		p.d.warnf(p.keyAt("limits"), "limits has no %s: nothing bounds what the plan may spend (unless the account file %s sets one)", BoundingLimits("or"), ConfigFileName)
 	}
 	perBet, perBetSet := l.Set.Get(limit.MaxStakePerBet)
@@ -110,16 +110,30 @@ func (p *parser) checkLimits() {
 	}
 }
 
-// readLimits checks a limits section, a plan's or the account file's, and
-// returns the limits it sets; false when one of them is invalid.
-func (p *parser) readLimits(doc *limitsDoc) (Limits, bool) {
-	before := p.d.errors
+// limitWritten reports whether the limits section gives a kind for which
+// is is true a value, valid or not.
+func (p *parser) limitWritten(is func(*limit.Kind) bool) bool {
 	for _, k := range limit.All() {
-		if v, ok := doc.Values[k]; ok {
-			p.checkLimitValue(k, v)
+		if n := p.d.pos["limits."+k.Key]; n != nil && n.Tag != "!!null" && is(k) {
+			return true
 		}
 	}
-	period := PeriodPlan
+	return false
+}
+
+// readLimits checks a limits section, a plan's or the account file's, and
+// returns the limits it sets that are valid; false when one of them is
+// invalid. An unknown period leaves out the limits that count within
+// it, and keeps those that hold each bet and each race.
+func (p *parser) readLimits(doc *limitsDoc) (Limits, bool) {
+	before := p.d.errors
+	var valid []*limit.Kind
+	for _, k := range limit.All() {
+		if v, ok := doc.Values[k]; ok && p.checkLimitValue(k, v) {
+			valid = append(valid, k)
+		}
+	}
+	period, periodOK := PeriodPlan, true
 	if doc.Period != nil {
 		period = Period(*doc.Period)
 		if !slices.Contains(Periods(), period) {
@@ -129,12 +143,20 @@ func (p *parser) readLimits(doc *limitsDoc) (Limits, bool) {
 			}
 			p.d.errorf(p.at("limits.period"), "unknown limits.period %q%s (periods: %s): the total limits count within the race's meeting day, its week, or the whole plan",
 				*doc.Period, didYouMean(*doc.Period, names), strings.Join(names, ", "))
+			period, periodOK = PeriodPlan, false
 		}
 	}
-	if p.d.errors > before {
-		return Limits{}, false
+	var set limit.Set
+	for _, k := range valid {
+		if !periodOK && k.Span == limit.PerPeriod {
+			continue
+		}
+		if set == nil {
+			set = limit.Set{}
+		}
+		set[k] = doc.Values[k]
 	}
-	return Limits{Period: period, Set: doc.Values}, true
+	return Limits{Period: period, Set: set}, p.d.errors == before
 }
 
 // checkStaticLimits holds the bets' amounts known offline to the limits,
@@ -148,6 +170,10 @@ func (p *parser) readLimits(doc *limitsDoc) (Limits, bool) {
 // that condition; the run's up-front check, which knows the days, decides.
 // Bets with a when may never all be created, so their sum over a limit is
 // a warning.
+//
+// Every bet counts, one with an error too, by the parts of it that were
+// read (betTally): fixing a bet's typo should not be what reveals that
+// the plan's amounts break its limits.
 func (p *parser) checkStaticLimits() {
 	l := p.plan.Limits
 	maxOpen, openSet := l.Set.Get(limit.MaxOpenStake)
@@ -155,38 +181,8 @@ func (p *parser) checkStaticLimits() {
 	maxTotal, totalSet := l.Set.Get(limit.MaxTotalStake)
 	maxBets, betsSet := l.Set.Get(limit.MaxBets)
 	betsPerRace, betsPerRaceSet := l.Set.Get(limit.MaxBetsPerRace)
-	var largest float64
-	var largestBet string
-	var staticTotal float64
-	var all certainSum
-	namedCount := 0
-	perRace := map[string]*certainSum{}
-	var raceOrder []string
-	for _, b := range p.plan.Bets {
-		r, known := b.KnownRisk()
-		if known && r.Bounded && r.PerSession > largest {
-			largest, largestBet = r.PerSession, b.ID
-		}
-		if b.ForEachRace != nil {
-			continue
-		}
-		namedCount++
-		if known && r.Bounded {
-			staticTotal += r.PerSession
-		}
-		if !b.Certain() {
-			continue
-		}
-		all.add(b.ID, r)
-		key := FoldVenue(b.Race.Venue) + "|" + strings.ToLower(b.Race.Code) + "|" + strconv.Itoa(b.Race.EventNumber)
-		u := perRace[key]
-		if u == nil {
-			u = &certainSum{}
-			perRace[key] = u
-			raceOrder = append(raceOrder, key)
-		}
-		u.add(b.ID, r)
-	}
+	s := &p.sums
+	largest, largestBet, staticTotal, all, namedCount := s.largest, s.largestBet, s.staticTotal, &s.all, s.named
 	const refuse = "run would refuse the plan before creating any bet"
 	// With period day or week the certain bets may fall on different days
 	// (offline, their races' days are not known): a sum over a total limit
@@ -222,8 +218,8 @@ func (p *parser) checkStaticLimits() {
 	case betsSet && namedCount > maxBets.Count:
 		p.d.warnf(p.at("limits.max_bets"), "the plan has %d bets on named races, above max_bets %d: the bets past the limit will be refused", namedCount, maxBets.Count)
 	}
-	for _, key := range raceOrder {
-		u := perRace[key]
+	for _, key := range s.raceOrder {
+		u := s.perRace[key]
 		if len(u.ids) < 2 {
 			continue
 		}
@@ -236,6 +232,65 @@ func (p *parser) checkStaticLimits() {
 				u.words(), len(u.ids), betsPerRace.Count, refuse)
 		}
 	}
+}
+
+// staticSums are what the bets add up to for the plan-wide limits,
+// counted bet by bet as each is checked (staticSums.add).
+type staticSums struct {
+	largest     float64 // the largest bounded amount at risk, of bet largestBet
+	largestBet  string
+	staticTotal float64 // the bounded amounts at risk of the bets on named races
+	named       int     // the bets on named races (and events)
+	all         certainSum
+	perRace     map[string]*certainSum // the certain bets by race, in raceOrder
+	raceOrder   []string
+}
+
+func (s *staticSums) add(b betTally) {
+	r, known := b.risk, b.known
+	// A lay without an odds cap counts its stake: the least it can lose,
+	// and what the run counts until it is placed.
+	known = known && (r.Bounded || r.Lay)
+	if known && r.PerSession > s.largest {
+		s.largest, s.largestBet = r.PerSession, b.id
+	}
+	if !b.named {
+		return
+	}
+	s.named++
+	if known {
+		s.staticTotal += r.PerSession
+	}
+	if b.race == nil {
+		return
+	}
+	s.all.add(b.id, r)
+	key := FoldVenue(b.race.Venue) + "|" + strings.ToLower(b.race.Code) + "|" + strconv.Itoa(b.race.EventNumber)
+	u := s.perRace[key]
+	if u == nil {
+		if s.perRace == nil {
+			s.perRace = map[string]*certainSum{}
+		}
+		u = &certainSum{}
+		s.perRace[key] = u
+		s.raceOrder = append(s.raceOrder, key)
+	}
+	u.add(b.id, r)
+}
+
+// betTally is what one bet adds to the plan-wide limits as far as it is
+// known offline; a bet with an error counts by the parts that were read.
+type betTally struct {
+	id string
+	// named is a bet on a named race or an event (not for_each_race):
+	// created once at most, so the count of max_bets holds it.
+	named bool
+	// risk is what the bet puts at risk on one session, when known is set.
+	risk  Risk
+	known bool
+	// race is the bet's race when the bet is certain to be created (a
+	// named race, no when, an amount known offline: Bet.Certain).
+	race *RaceRef
 }
 
 // onePeriod is the condition under which bets certain to be created share
@@ -264,7 +319,7 @@ type certainSum struct {
 
 func (c *certainSum) add(id string, r Risk) {
 	c.ids = append(c.ids, id)
-	if r.Bounded {
+	if r.Bounded || r.Lay { // a lay without a cap: its stake, the least it can lose
 		c.known += r.PerSession
 		return
 	}
@@ -332,7 +387,14 @@ func (p *parser) checkRaces() {
 	for _, key := range sortedKeys(p.doc.Races) {
 		r := p.doc.Races[key]
 		path := "races[" + key + "]"
+		before := p.d.errors
 		p.validateStruct(&r, path, "race "+key)
+		if p.d.errors > before || p.d.failed[path+".event_number"] {
+			if p.badRaces == nil {
+				p.badRaces = map[string]bool{}
+			}
+			p.badRaces[key] = true
+		}
 		p.warnVenue(r.Venue, path+".venue")
 		p.plan.Races[key] = RaceRef(r)
 	}

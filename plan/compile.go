@@ -3,7 +3,9 @@ package plan
 import (
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/expr-lang/expr"
 	"github.com/expr-lang/expr/ast"
@@ -72,6 +74,7 @@ type compiler struct {
 	lints map[compileKey][]finding
 	reads map[string]exprReads
 	folds map[compileKey]folded
+	offs  map[string]finding // switchedOff's, by source
 }
 
 // folded is an amount worked out offline (foldAmount).
@@ -156,8 +159,36 @@ func explainCompileError(err error, kind exprKind) error {
 	if !errors.As(err, &fe) {
 		return &exprError{msg: rewrite(err.Error(), resultRewrites)}
 	}
+	if lit, kind, ok := outOfRangeLiteral(fe.Message); ok {
+		// expr places the error at the literal's last character.
+		col := max(0, fe.Column-(utf8.RuneCountInString(lit)-1))
+		msg := lit + " is not a finite number"
+		if kind == "integer" {
+			msg = "the whole number " + lit + " is out of range"
+		}
+		return &exprError{msg: msg, line: fe.Line, column: col, hasPos: fe.Line > 0}
+	}
 	msg := envTypeWords.Replace(rewrite(fe.Message, compileRewrites))
 	return &exprError{msg: msg, line: fe.Line, column: fe.Column, hasPos: fe.Line > 0}
+}
+
+// outOfRangeLiteral reads expr's message about a number literal that Go's
+// strconv refuses as out of range, such as 1e309: the literal as written
+// and its kind, float or integer.
+func outOfRangeLiteral(msg string) (lit, kind string, ok bool) {
+	for _, k := range []string{"float", "integer"} {
+		rest, found := strings.CutPrefix(msg, "invalid "+k+" literal: ")
+		if !found {
+			continue
+		}
+		_, rest, found = strings.Cut(rest, `parsing "`)
+		lit, tail, quoted := strings.Cut(rest, `": `)
+		if !found || !quoted || tail != strconv.ErrRange.Error() {
+			return "", "", false
+		}
+		return lit, k, true
+	}
+	return "", "", false
 }
 
 // messageRewrite turns one of expr's messages, known by its prefix, into

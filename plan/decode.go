@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/betplan/betplan/limit"
 )
 
 // maxNodes bounds the values a plan may expand to, aliases included, so a
@@ -331,7 +333,7 @@ func (d *decoder) decode(n *yaml.Node, v reflect.Value, path, what string) {
 		i, err := strconv.Atoi(strings.ReplaceAll(n.Value, "_", ""))
 		if n.Kind != yaml.ScalarNode || n.Tag != "!!int" || err != nil {
 			d.markFailed(path)
-			if f, ok := scalarNumber(n); ok && math.Abs(f) >= math.MaxInt64 || errors.Is(err, strconv.ErrRange) {
+			if f, ok := scalarNumber(n); ok && math.Abs(f) >= math.MaxInt64 || errors.Is(err, strconv.ErrRange) || notFinite(n) {
 				d.errorf(n, "%s %s is out of range: no whole number betplan reads is that large", field, n.Value)
 				return
 			}
@@ -342,6 +344,15 @@ func (d *decoder) decode(n *yaml.Node, v reflect.Value, path, what string) {
 	case reflect.Float64:
 		f, ok := scalarNumber(n)
 		if !ok {
+			d.markFailed(path)
+			if notFinite(n) {
+				hint := ""
+				if k := limit.Lookup(field); k != nil && strings.HasPrefix(path, "limits.") {
+					hint = ": " + k.Help()
+				}
+				d.errorf(n, "%s %s is not a finite number%s", field, n.Value, hint)
+				return
+			}
 			d.errorf(n, "%s must be a number, got %s", field, describe(n))
 			return
 		}
@@ -371,6 +382,35 @@ func scalarNumber(n *yaml.Node) (float64, bool) {
 		return 0, false
 	}
 	return f, true
+}
+
+// notFinite reports whether n is written as a number no float64 holds:
+// 1e309, which YAML reads as a string since Go's strconv refuses it, or
+// .inf and .nan.
+func notFinite(n *yaml.Node) bool {
+	if n.Kind != yaml.ScalarNode {
+		return false
+	}
+	switch n.Tag {
+	case "!!float":
+		var f float64
+		return n.Decode(&f) == nil && (math.IsInf(f, 0) || math.IsNaN(f))
+	case "!!str":
+		s := strings.TrimSpace(n.Value)
+		if !numberLike(s) {
+			return false
+		}
+		_, err := strconv.ParseFloat(s, 64)
+		return errors.Is(err, strconv.ErrRange)
+	}
+	return false
+}
+
+// numberLike reports whether s starts as a number does (a digit, a sign
+// or a point), so that an expression such as vars.unit * 2 is never
+// handed to strconv, whose refusal allocates.
+func numberLike(s string) bool {
+	return s != "" && strings.IndexByte("0123456789+-.", s[0]) >= 0
 }
 
 // value converts free YAML (vars, options) to Go values expressions can
@@ -549,15 +589,23 @@ func (a *amountField) decodeNode(d *decoder, n *yaml.Node, path string) {
 		a.Value = f
 		return
 	}
+	if notFinite(n) {
+		d.markFailed(path)
+		d.errorf(n, "%s %s is not a finite number: %s", lastSegment(path), n.Value, betAmountRange)
+		return
+	}
 	if n.Kind == yaml.ScalarNode && n.Tag == "!!str" {
-		s := strings.TrimSpace(n.Value)
-		if f, err := strconv.ParseFloat(s, 64); err == nil && !math.IsInf(f, 0) && !math.IsNaN(f) {
-			a.Value = f
-			return
+		// A quoted number is a number; the rest is an expression.
+		if s := strings.TrimSpace(n.Value); numberLike(s) {
+			if f, err := strconv.ParseFloat(s, 64); err == nil && !math.IsInf(f, 0) && !math.IsNaN(f) {
+				a.Value = f
+				return
+			}
 		}
 		a.Source = n.Value
 		return
 	}
+	d.markFailed(path)
 	d.errorf(n, "%s must be a number or an expression, got %s", lastSegment(path), describe(n))
 }
 

@@ -473,7 +473,7 @@ func worstCase(p *Plan) WorstCase {
 			w.ExprAmounts++
 			runtimeMax = max(runtimeMax, b.AmountBound())
 			if known {
-				runtimeMax = math.Inf(1) // Fixed Profit with no odds floor
+				runtimeMax = math.Inf(1) // Fixed Profit with no odds floor, or a lay with no odds cap
 			}
 			continue
 		}
@@ -486,7 +486,7 @@ func worstCase(p *Plan) WorstCase {
 	unknownCount := w.PerRaceBets > 0
 	unknownAmount := w.ExprAmounts > 0
 	if v, ok := l.Set.Get(limit.MaxStakePerBet); ok {
-		c := LimitCheck{Limit: "max_stake_per_bet", Value: "$" + money(v.Dollars)}
+		c := LimitCheck{Limit: limit.MaxStakePerBet.Key, Value: "$" + money(v.Dollars)}
 		switch {
 		case w.MaxStatic >= v.Dollars:
 			c.Binds, c.Why = true, "a static amount reaches it"
@@ -496,7 +496,7 @@ func worstCase(p *Plan) WorstCase {
 		w.Limits = append(w.Limits, c)
 	}
 	if v, ok := l.Set.Get(limit.MaxTotalStake); ok {
-		c := LimitCheck{Limit: "max_total_stake", Value: "$" + money(v.Dollars)}
+		c := LimitCheck{Limit: limit.MaxTotalStake.Key, Value: "$" + money(v.Dollars)}
 		switch {
 		case w.StaticTotal >= v.Dollars:
 			c.Binds, c.Why = true, "the static total reaches it"
@@ -506,7 +506,7 @@ func worstCase(p *Plan) WorstCase {
 		w.Limits = append(w.Limits, c)
 	}
 	if v, ok := l.Set.Get(limit.MaxBets); ok {
-		c := LimitCheck{Limit: "max_bets", Value: fmt.Sprint(v.Count)}
+		c := LimitCheck{Limit: limit.MaxBets.Key, Value: fmt.Sprint(v.Count)}
 		switch {
 		case w.Bets >= v.Count:
 			c.Binds, c.Why = true, "the named-race bets reach it"

@@ -29,6 +29,10 @@ func (e *Expr) holds(env *Env) (bool, error) {
 	return e.evalBool(env)
 }
 
+// Holds is what the condition gives with env: true when there is none
+// (e is nil).
+func (e *Expr) Holds(env *Env) (bool, error) { return e.holds(env) }
+
 func (e *Expr) evalBool(env *Env) (bool, error) {
 	v, err := run(e.program, runEnv(env))
 	if err != nil {

@@ -50,7 +50,11 @@ func generatedPlan(n int) []byte {
 	}
 	sb.WriteString("bets:\n")
 	for i := range n {
-		fmt.Fprintf(&sb, "  - id: b%05d\n    race: r%d\n    selection: \"%d\"\n", i, i%40, i%12+1)
+		sel := i%12 + 1
+		if codes[i%4] == "Greyhounds" {
+			sel = i%10 + 1 // eight boxes and two reserves
+		}
+		fmt.Fprintf(&sb, "  - id: b%05d\n    race: r%d\n    selection: \"%d\"\n", i, i%40, sel)
 		switch i % 4 {
 		case 0:
 			sb.WriteString("    stake: 5\n")

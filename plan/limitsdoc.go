@@ -97,8 +97,9 @@ func decodeLimit(d *decoder, n *yaml.Node, path string, k *limit.Kind) (limit.Va
 }
 
 // checkLimitValue holds one limit's value to its unit: a positive amount
-// in dollars and cents, or a count of at least 1.
-func (p *parser) checkLimitValue(k *limit.Kind, v limit.Value) {
+// in dollars and cents, or a count of at least 1; false, and an error at
+// the value, when it is not.
+func (p *parser) checkLimitValue(k *limit.Kind, v limit.Value) bool {
 	full := "limits." + k.Key
 	var val any = v.Dollars
 	if k.Unit == limit.Bets {
@@ -115,7 +116,10 @@ func (p *parser) checkLimitValue(k *limit.Kind, v limit.Value) {
 		p.d.errorf(p.at(full), "%s %s is out of range: %s", k.Key, written, amountRange)
 	case k.Unit == limit.Dollars && !isCents(v.Dollars):
 		p.d.errorf(p.at(full), "%s %v has more than two decimals: amounts are dollars and cents", k.Key, val)
+	default:
+		return true
 	}
+	return false
 }
 
 // layoutKeys is a limits section's key order, which fmt lays it out in.

@@ -56,18 +56,7 @@ func neverTrue(n ast.Node) (finding, bool) {
 		eq             *string
 	}
 	bounds := map[string]*bound{}
-	var conj []ast.Node
-	var flatten func(ast.Node)
-	flatten = func(n ast.Node) {
-		if b, ok := n.(*ast.BinaryNode); ok && (b.Operator == "&&" || b.Operator == "and") {
-			flatten(b.Left)
-			flatten(b.Right)
-			return
-		}
-		conj = append(conj, n)
-	}
-	flatten(n)
-	for _, c := range conj {
+	for _, c := range conjuncts(n) {
 		if b, ok := c.(*ast.BoolNode); ok && !b.Value {
 			return finding{"this condition is always false: the bet would never be created", leftmost(c)}, true
 		}
@@ -125,6 +114,87 @@ func neverTrue(n ast.Node) (finding, bool) {
 		}
 	}
 	return finding{}, false
+}
+
+// switchedOff finds a part of a condition, joined to the rest by &&, that
+// reads nothing but the plan's vars and literals and is false with the
+// vars the plan sets: vars.go > 0 with go: 0 is the usual way to switch a
+// bet off, which validate says (a warning) rather than refuses. Worked
+// out once per source.
+func (c *compiler) switchedOff(src string, tree ast.Node, vars map[string]any) (finding, bool) {
+	if f, ok := c.offs[src]; ok {
+		return f, f.msg != ""
+	}
+	var out finding
+	for _, part := range conjuncts(tree) {
+		if !offlineOnly(part) {
+			continue
+		}
+		var used []string
+		seen := map[string]bool{}
+		ast.Find(part, func(n ast.Node) bool {
+			if name, ok := varName(n); ok && !seen[name] {
+				seen[name] = true
+				if v, has := vars[name]; has {
+					used = append(used, fmt.Sprintf("vars.%s = %s", name, formatValue(v)))
+				}
+			}
+			return false
+		})
+		if len(used) == 0 {
+			continue
+		}
+		program, err := expr.Compile(part.String(), append(baseOptions[:len(baseOptions):len(baseOptions)], expr.AsBool())...)
+		if err != nil {
+			continue
+		}
+		if v, err := run(program, &Env{Vars: vars}); err == nil && v == false {
+			out = finding{fmt.Sprintf("switched off: %s is always false with %s, so the bet would never be created", part.String(), strings.Join(used, ", ")), leftmost(part)}
+			break
+		}
+	}
+	if c.offs == nil {
+		c.offs = map[string]finding{}
+	}
+	c.offs[src] = out
+	return out, out.msg != ""
+}
+
+// conjuncts are the conditions a condition joins with && (or and), or
+// the condition itself.
+func conjuncts(n ast.Node) []ast.Node {
+	var out []ast.Node
+	var walk func(ast.Node)
+	walk = func(n ast.Node) {
+		if b, ok := n.(*ast.BinaryNode); ok && (b.Operator == "&&" || b.Operator == "and") {
+			walk(b.Left)
+			walk(b.Right)
+			return
+		}
+		out = append(out, n)
+	}
+	walk(n)
+	return out
+}
+
+// requiredCode is the racing code a for_each_race condition requires of
+// every race it matches, race.code == "Greyhounds" among the conditions
+// it joins with &&; "" when it requires none.
+func requiredCode(tree ast.Node) string {
+	for _, c := range conjuncts(tree) {
+		b, ok := c.(*ast.BinaryNode)
+		if !ok || b.Operator != "==" {
+			continue
+		}
+		field, lit := b.Left, b.Right
+		if memberPath(field) != "race.code" {
+			field, lit = lit, field
+		}
+		if s, ok := lit.(*ast.StringNode); ok && memberPath(field) == "race.code" {
+			return s.Value
+		}
+	}
+	return ""
 }
 
 func side(op string, v float64, incl bool) string {

@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"gopkg.in/yaml.v3"
 )
@@ -92,6 +93,11 @@ type parser struct {
 	// betExprs lists, bet by bet, where the expressions each bet runs were
 	// written (its own or the defaults').
 	betExprs []betExprs
+	// sums are what the bets, in file order, add up to for the plan-wide
+	// limits, those with an error included (checkStaticLimits).
+	sums staticSums
+	// badRaces are the keys of races whose entry has an error.
+	badRaces map[string]bool
 }
 
 var yamlErrLine = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
@@ -120,7 +126,12 @@ func (p *parser) decodeRoot(v reflect.Value, what string) bool {
 		}
 		msg = strings.TrimPrefix(msg, "yaml: ")
 		d := Diagnostic{Severity: SeverityError, Filename: p.d.filename, Line: line, Column: 1, Summary: "invalid YAML: " + msg}
-		if f, ok := locateYAMLFault(p.src); ok {
+		if l, c, b, ok := invalidUTF8(p.src); ok {
+			// yaml.v3 names no position for bytes that are not UTF-8.
+			d.Line, d.Column = l, c
+			d.Summary = fmt.Sprintf("invalid YAML: byte 0x%02X is not UTF-8 text", b)
+			d.Detail = "save the file as UTF-8: Latin-1 and Windows-1252 write é, £ and curly quotes as single bytes"
+		} else if f, ok := locateYAMLFault(p.src); ok {
 			d.Line, d.Column = f.line, f.col
 			d.Summary, d.Detail = "invalid YAML: "+f.summary, f.hint
 		}
@@ -142,6 +153,29 @@ func (p *parser) decodeRoot(v reflect.Value, what string) bool {
 	}
 	p.d.decode(doc.Content[0], v, "", what)
 	return !p.d.bombed
+}
+
+// invalidUTF8 is where the first byte of src that is not UTF-8 is: its
+// line and column (in characters, from 1) and the byte. A file that
+// starts with a UTF-16 byte order mark is YAML's too, and has none.
+func invalidUTF8(src []byte) (line, col int, b byte, ok bool) {
+	if utf8.Valid(src) || bytes.HasPrefix(src, []byte{0xFE, 0xFF}) || bytes.HasPrefix(src, []byte{0xFF, 0xFE}) {
+		return 0, 0, 0, false
+	}
+	line, col = 1, 1
+	for i := 0; i < len(src); {
+		r, n := utf8.DecodeRune(src[i:])
+		if r == utf8.RuneError && n <= 1 {
+			return line, col, src[i], true
+		}
+		if r == '\n' {
+			line, col = line+1, 1
+		} else {
+			col++
+		}
+		i += n
+	}
+	return 0, 0, 0, false
 }
 
 // selfAlias finds an alias inside the value its anchor names, such as

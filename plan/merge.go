@@ -104,19 +104,23 @@ func (p *parser) checkBet(doc *betDoc, path string, def resolvedBet) *Bet {
 		if own.selection == nil {
 			selPath = def.selectionPath
 		}
-		if msg := selectionProblem(*market, *sel); msg != "" {
+		msg := selectionProblem(*market, *sel)
+		if msg == "" {
+			msg = runnerProblem(p.raceCode(b.Race, b.ForEachRace), *sel)
+		}
+		if msg != "" {
 			p.d.errorf(p.at(selPath), "%s", msg)
 		}
 	}
 
 	// Amounts: the field the type uses is required, the other refused.
-	stake, stakePath := own.stake, own.stakePath
+	stake, stakePath, stakeBad := own.stake, own.stakePath, own.stakeBad
 	if doc.Stake == nil {
-		stake, stakePath = def.stake, def.stakePath
+		stake, stakePath, stakeBad = def.stake, def.stakePath, def.stakeBad
 	}
-	profit, profitPath := own.profit, own.profitPath
+	profit, profitPath, profitBad := own.profit, own.profitPath, own.profitBad
 	if doc.TargetProfit == nil {
-		profit, profitPath = def.profit, def.profitPath
+		profit, profitPath, profitBad = def.profit, def.profitPath, def.profitBad
 	}
 	if typ != nil && slices.Contains(types, *typ) {
 		if AmountFieldFor(*typ) == AmountTargetProfit {
@@ -147,6 +151,7 @@ func (p *parser) checkBet(doc *betDoc, path string, def resolvedBet) *Bet {
 		}
 		p.checkBetRisk(b, a, name, ap)
 	}
+	p.checkLayCap(b, n, name)
 	p.checkTargetNames(b, doc, name, event)
 	if typ != nil && *typ != TypeFixedWager {
 		if on, _ := b.Options[OptionEnsureTotalWager].(bool); on {
@@ -174,6 +179,22 @@ func (p *parser) checkBet(doc *betDoc, path string, def resolvedBet) *Bet {
 		uses.paths = append(uses.paths, profitPath)
 	}
 	p.betExprs = append(p.betExprs, uses)
+
+	// What the bet adds to the plan-wide limits. A bet with an error
+	// counts by the parts of it that were read: its race, its amount,
+	// whether it has a when; a part in error counts for nothing.
+	amountBad := stakeBad
+	if b.AmountField() == AmountTargetProfit {
+		amountBad = profitBad
+	}
+	t := betTally{id: b.ID, named: (race.raceSet || race.eventSet) && !race.forEachSet}
+	if !amountBad {
+		t.risk, t.known = b.KnownRisk()
+	}
+	if t.named && t.known && b.Race != nil && !race.raceBad && whenPath == "" {
+		t.race = b.Race
+	}
+	p.sums.add(t)
 
 	if p.d.errors > before {
 		return nil

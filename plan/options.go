@@ -110,7 +110,11 @@ func (p *parser) checkOptions(opts map[string]any, path string) {
 		case optString:
 			_, good = v.(string)
 		}
-		if !good {
+		switch {
+		case good:
+		case spec.kind == optNumber && notFinite(p.at(kp)):
+			p.d.errorf(p.at(kp), "option %s %s is not a finite number", k, p.at(kp).Value)
+		default:
 			p.d.errorf(p.at(kp), "option %s must be %s, got %s", k, spec.kind, describe(p.at(kp)))
 		}
 	}
@@ -134,6 +138,9 @@ func (p *parser) checkOptionPairs(opts map[string]any, at func(k string) string)
 		check, isBool := opts[pair[1]].(bool)
 		if _, set := opts[pair[1]]; set && !isBool {
 			continue // already an error of its own
+		}
+		if _, set := opts[pair[0]]; set && !has {
+			continue // not a number: already an error of its own
 		}
 		if has && v <= 1 {
 			p.d.errorf(p.at(at(pair[0])), "option %s must be more than 1 (decimal odds), got %v", pair[0], v)

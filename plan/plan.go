@@ -75,6 +75,23 @@ func (l Limits) ReadsOutcomes() bool {
 	return l.Set.Any(func(k *limit.Kind) bool { return k.Outcomes })
 }
 
+// CapsMoney reports whether the limits cap money at all: a limit on what
+// one bet, a race, the period or its open bets may put at risk, or on
+// what the period may lose (a kind that caps money, limit.Kind.CapsMoney).
+func (l Limits) CapsMoney() bool { return l.Set.Any((*limit.Kind).CapsMoney) }
+
+// moneyKeys are the keys of the limits set that cap money (CapsMoney), in
+// a limits section's order.
+func (l Limits) moneyKeys() []string {
+	var keys []string
+	for _, k := range limit.All() {
+		if _, set := l.Set.Get(k); set && k.CapsMoney() {
+			keys = append(keys, k.Key)
+		}
+	}
+	return keys
+}
+
 // Any reports whether the plan sets any limit.
 func (l Limits) Any() bool { return len(l.Set) > 0 }
 

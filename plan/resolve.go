@@ -40,6 +40,10 @@ type resolvedBet struct {
 	selectionPath string
 	typePath      string
 	marketPath    string
+
+	// raceBad, stakeBad and profitBad say the race or amount written had
+	// an error: the plan-wide limits do not count what it would be.
+	raceBad, stakeBad, profitBad bool
 }
 
 func (r resolvedBet) display() BetDefaults {
@@ -60,6 +64,7 @@ func (p *parser) resolveBet(b *betDoc, path string) resolvedBet {
 	var r resolvedBet
 	if b.Race != nil && b.Race.node != nil {
 		r.raceSet, r.racePath = true, path+".race"
+		before := p.d.errors
 		switch {
 		case b.Race.Inline != nil:
 			inline := *b.Race.Inline
@@ -79,8 +84,10 @@ func (p *parser) resolveBet(b *betDoc, path string) resolvedBet {
 				p.d.errorf(b.Race.node, "unknown race %q%s", b.Race.Key, hint)
 			} else {
 				r.raceKey, r.race = b.Race.Key, &ref
+				r.raceBad = p.badRaces[b.Race.Key]
 			}
 		}
+		r.raceBad = r.raceBad || r.race == nil || p.d.errors > before || p.d.failed[r.racePath+".event_number"]
 	}
 	if b.ForEachRace != nil && b.ForEachRace.node != nil {
 		r.forEachSet, r.forEachPath = true, path+".for_each_race"
@@ -89,6 +96,9 @@ func (p *parser) resolveBet(b *betDoc, path string) resolvedBet {
 				p.warnAt(b.ForEachRace.node, f)
 			}
 			if f, ok := neverTrue(tree); ok {
+				f.msg = strings.Replace(f.msg, "the bet would never be created", "no race would ever match", 1)
+				p.warnAt(b.ForEachRace.node, f)
+			} else if f, ok := p.c.switchedOff(b.ForEachRace.node.Value, tree, p.plan.Vars); ok {
 				f.msg = strings.Replace(f.msg, "the bet would never be created", "no race would ever match", 1)
 				p.warnAt(b.ForEachRace.node, f)
 			}
@@ -102,6 +112,8 @@ func (p *parser) resolveBet(b *betDoc, path string) resolvedBet {
 			}
 			if f, ok := neverTrue(tree); ok {
 				p.warnAt(b.When.node, f)
+			} else if f, ok := p.c.switchedOff(b.When.node.Value, tree, p.plan.Vars); ok {
+				p.warnAt(b.When.node, f)
 			}
 		}
 	}
@@ -109,8 +121,13 @@ func (p *parser) resolveBet(b *betDoc, path string) resolvedBet {
 	r.typ, r.typePath = b.Type, path+".type"
 	r.market, r.marketPath = b.Market, path+".market"
 	r.targetSession = b.TargetSession
-	r.stake, r.stakePath = p.amount(b.Stake, AmountStake), path+".stake"
-	r.profit, r.profitPath = p.amount(b.TargetProfit, AmountTargetProfit), path+".target_profit"
+	before := p.d.errors
+	r.stakePath, r.profitPath = path+".stake", path+".target_profit"
+	r.stake = p.amount(b.Stake, AmountStake, r.stakePath)
+	r.stakeBad = p.d.errors > before
+	before = p.d.errors
+	r.profit = p.amount(b.TargetProfit, AmountTargetProfit, r.profitPath)
+	r.profitBad = p.d.errors > before
 	if b.Options != nil {
 		r.options, r.optionsPath = b.Options, path+".options"
 		p.checkOptions(b.Options, path+".options")
@@ -119,9 +136,9 @@ func (p *parser) resolveBet(b *betDoc, path string) resolvedBet {
 	return r
 }
 
-func (p *parser) amount(f *amountField, field AmountField) *Amount {
-	if f == nil || f.node == nil {
-		return nil
+func (p *parser) amount(f *amountField, field AmountField, path string) *Amount {
+	if f == nil || f.node == nil || p.d.failed[path] {
+		return nil // absent, or reported when it was read
 	}
 	if f.Source == "" {
 		switch {

@@ -89,6 +89,48 @@ func selectionProblem(market, sel string) string {
 	return ""
 }
 
+// greyhoundRunners is the highest runner number of a greyhound race: eight
+// boxes, and two reserves who run as 9 and 10 when a dog is scratched.
+const greyhoundRunners = 10
+
+// runnerProblem says why a selection (one runner, or R:P pairs) names a
+// runner that cannot run in a race of code, or "".
+func runnerProblem(code, sel string) string {
+	if code != "Greyhounds" {
+		return ""
+	}
+	for _, pair := range strings.Split(sel, ",") {
+		runner, _, _ := strings.Cut(pair, ":")
+		n, err := strconv.Atoi(runner)
+		if err != nil || n <= greyhoundRunners {
+			continue
+		}
+		what := fmt.Sprintf("selection %q is", sel)
+		if runner != sel {
+			what = fmt.Sprintf("runner %d of selection %q is", n, sel)
+		}
+		return fmt.Sprintf("%s out of range for a greyhound race: dogs run from boxes 1 to 8, and the reserves as %d and %d", what, greyhoundRunners-1, greyhoundRunners)
+	}
+	return ""
+}
+
+// raceCode is the racing code of the races a bet or tip runs on: its
+// named race's, or the code its for_each_race requires of every race it
+// matches; "" when that is not known offline.
+func (p *parser) raceCode(race *RaceRef, forEach *Expr) string {
+	if race != nil {
+		return race.Code
+	}
+	if forEach == nil {
+		return ""
+	}
+	_, tree, err := p.c.compile(forEach.Source, kindBool)
+	if err != nil {
+		return ""
+	}
+	return requiredCode(tree)
+}
+
 // checkPrealert reads prealert: {before}.
 func (p *parser) checkPrealert() {
 	doc := p.doc.Prealert
@@ -176,7 +218,11 @@ func (p *parser) checkTip(doc *tipDoc, path string) *Tip {
 	need(doc.MaxOdds != nil, "max_odds", "max_odds: 5")
 	need(doc.Bookies != nil, "bookies", `bookies: "41&42"`)
 	if doc.Selection != nil && doc.Market != nil && selRe.MatchString(*doc.Selection) && slices.Contains(markets, *doc.Market) {
-		if msg := selectionProblem(*doc.Market, *doc.Selection); msg != "" {
+		msg := selectionProblem(*doc.Market, *doc.Selection)
+		if msg == "" {
+			msg = runnerProblem(p.raceCode(t.Race, t.ForEachRace), *doc.Selection)
+		}
+		if msg != "" {
 			p.d.errorf(p.at(path+".selection"), "%s", msg)
 		}
 	}

@@ -68,12 +68,13 @@ func isCents(v float64) bool {
 }
 
 // validateStruct runs the struct rules of one piece of the plan and turns
-// each failure into a sentence at the field's position.
-func (p *parser) validateStruct(s any, path, what string) {
+// each failure into a sentence at the field's position; it returns the
+// paths of the fields it reported.
+func (p *parser) validateStruct(s any, path, what string) (reported []string) {
 	err := validate.Struct(s)
 	var ves validator.ValidationErrors
 	if !errors.As(err, &ves) {
-		return
+		return nil
 	}
 	for _, fe := range ves {
 		ns := fe.Namespace()
@@ -87,6 +88,7 @@ func (p *parser) validateStruct(s any, path, what string) {
 		if p.d.failed[full] {
 			continue // its value was reported when it could not be read
 		}
+		reported = append(reported, full)
 		field := fe.Field()
 		val := fe.Value()
 		if rv := reflect.ValueOf(val); rv.Kind() == reflect.Pointer && !rv.IsNil() {
@@ -155,4 +157,5 @@ func (p *parser) validateStruct(s any, path, what string) {
 		}
 		p.d.errorf(p.at(full), "%s", msg)
 	}
+	return reported
 }

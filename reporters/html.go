@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/betplan/betplan/engine"
+	"github.com/betplan/betplan/engine/book"
 )
 
 // WriteHTML writes the report as one self-contained page: inline CSS, an
@@ -244,11 +245,12 @@ func newHTMLChart(r *engine.Result) *htmlChart {
 	}
 	slices.SortStableFunc(pts, func(a, b point) int { return a.at.Compare(b.at) })
 	cum := make([]float64, len(pts))
-	sum, lo, hi := 0.0, 0.0, 0.0
+	var sum book.Total
+	lo, hi := 0.0, 0.0
 	for i, p := range pts {
-		sum += p.profit
-		cum[i] = sum
-		lo, hi = min(lo, sum), max(hi, sum)
+		sum.Add(p.profit)
+		cum[i] = sum.Dollars()
+		lo, hi = min(lo, cum[i]), max(hi, cum[i])
 	}
 	if hi == lo {
 		hi = lo + 1
@@ -288,8 +290,8 @@ func newHTMLChart(r *engine.Result) *htmlChart {
 		c.XTicks[0].Anchor = "start"
 		c.XTicks = append(c.XTicks, htmlTick{x(last), startClock(pts[len(pts)-1].race), "end"})
 	}
-	c.Last = signedDollars(sum)
-	c.LastClass = toneClass[profitTone(sum)]
+	c.Last = signedDollars(sum.Dollars())
+	c.LastClass = toneClass[profitTone(sum.Dollars())]
 	return c
 }
 

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/betplan/betplan/engine"
+	"github.com/betplan/betplan/internal/printable"
 )
 
 // GitHub refuses step summaries and comments over 1 MiB. The bet table stops
@@ -132,7 +133,7 @@ func (m *markdownWriter) run(r *engine.Result) {
 		m.row("", "Used", "Limit")
 		m.printf("|---|--:|--:|\n")
 		for _, row := range planLimits(r) {
-			m.row(row.Name, row.Used, row.Limit)
+			m.row(mdText(row.Name), row.Used, row.Limit)
 		}
 		m.printf("\n")
 	}
@@ -141,7 +142,7 @@ func (m *markdownWriter) run(r *engine.Result) {
 		m.row("", "Used", "Limit")
 		m.printf("|---|--:|--:|\n")
 		for _, row := range accountLimits(r) {
-			m.row(row.Name, row.Used, row.Limit)
+			m.row(mdText(row.Name), row.Used, row.Limit)
 		}
 		m.printf("\n")
 	}
@@ -193,7 +194,7 @@ func (m *markdownWriter) plan(r *engine.Result) {
 	m.row("", "Already", "After this run", "Limit")
 	m.printf("|---|--:|--:|--:|\n")
 	for _, row := range planLimits(r) {
-		m.row(row.Name, row.Used, row.After, row.Limit)
+		m.row(mdText(row.Name), row.Used, row.After, row.Limit)
 	}
 	m.printf("\n")
 	if r.Account != nil {
@@ -201,7 +202,7 @@ func (m *markdownWriter) plan(r *engine.Result) {
 		m.row("", "Already", "After this run", "Limit")
 		m.printf("|---|--:|--:|--:|\n")
 		for _, row := range accountLimits(r) {
-			m.row(row.Name, row.Used, row.After, row.Limit)
+			m.row(mdText(row.Name), row.Used, row.After, row.Limit)
 		}
 		m.printf("\n")
 	}
@@ -313,34 +314,15 @@ func actionMark(a engine.Action) string {
 	return "❔"
 }
 
-// mdReplacer makes text inert in a GitHub table cell: HTML is shown, not
-// run; emphasis, links, code, math and table pipes are shown as typed. Our
-// own amounts skip it: a $ followed by a digit never closes GitHub math.
-var mdReplacer = strings.NewReplacer(
-	"&", "&amp;", "<", "&lt;", ">", "&gt;",
-	`\`, `\\`, "|", `\|`, "*", `\*`, "_", `\_`, "`", "\\`",
-	"[", `\[`, "]", `\]`, "~", `\~`, "#", `\#`, "!", `\!`, "$", `\$`,
-)
+// mdText makes text inert in a GitHub table cell or line, through the one
+// sanitiser of human output: control characters shown escaped, HTML shown,
+// not run; emphasis, links, code, math and table pipes shown as typed.
+// Our own amounts skip it: a $ followed by a digit never closes GitHub
+// math. Line breaks of our own messages fold into spaces first.
+func mdText(s string) string { return printable.Markdown(oneLine(s)) }
 
-func mdText(s string) string {
-	if s == "" {
-		return ""
-	}
-	return mdReplacer.Replace(oneLine(s))
-}
-
-// mdCode shows s as code; ids and paths read best that way. Pipes still
-// need escaping inside code in a table, and a backtick in s falls back to
-// plain escaped text.
-func mdCode(s string) string {
-	if s == "" {
-		return ""
-	}
-	if strings.ContainsAny(s, "`\r\n") {
-		return mdText(s)
-	}
-	return "`" + strings.ReplaceAll(s, "|", `\|`) + "`"
-}
+// mdCode shows s as code; ids and paths read best that way.
+func mdCode(s string) string { return printable.MarkdownCode(s) }
 
 func (m *markdownWriter) tips(r *engine.Result) {
 	if len(r.Tips) == 0 {
@@ -374,7 +356,7 @@ func (m *markdownWriter) tips(r *engine.Result) {
 		if plan {
 			cells = append(cells, actionMark(tip.Action)+" "+string(tip.Action), reason)
 		} else {
-			cells = append(cells, strings.TrimSpace(tipMark(tip)+" "+string(tip.Status)), publishedWords(tip), tipResultWords(tip), reason)
+			cells = append(cells, strings.TrimSpace(tipMark(tip)+" "+string(tip.Status)), mdText(publishedWords(tip)), mdText(tipResultWords(tip)), reason)
 		}
 		m.row(cells...)
 	}

@@ -11,6 +11,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/betplan/betplan/engine"
+	"github.com/betplan/betplan/internal/printable"
 )
 
 // Summary is the report of one run of several plans on one account: each
@@ -72,6 +73,12 @@ func WriteSummaryJSON(w io.Writer, s *Summary) error {
 
 func (t Totals) open() int { return t.Open }
 
+// cancelled counts the bets cancelled with nothing placed: a bet
+// cancelled after sessions placed it is still open (its money is on).
+func (t Totals) cancelled() int {
+	return t.ByStatus.Canceled - (t.Open - t.ByStatus.Created - t.ByStatus.Placed)
+}
+
 func (t Totals) trouble() int {
 	return t.ByStatus.InDoubt + t.ByStatus.Unresolved + t.ByStatus.NotTaken + t.ByStatus.Failed
 }
@@ -83,13 +90,13 @@ func WriteSummaryText(w io.Writer, s *Summary) error {
 	tw := tabwriter.NewWriter(bw, 0, 0, 2, ' ', tabwriter.AlignRight)
 	width := len("account")
 	for _, p := range s.Plans {
-		width = max(width, len(p.Name))
+		width = max(width, len(printable.Text(p.Name)))
 	}
-	fmt.Fprintf(tw, "%-*s\tBETS\tSETTLED\tOPEN\tWAITING\tFAILED\tSTAKE\tAT RISK\tACCEPTED\tPROFIT\t  ENDED\n", width, "PLAN")
+	fmt.Fprintf(tw, "%-*s\tBETS\tSETTLED\tOPEN\tWAITING\tFAILED\tCANCELLED\tSTAKE\tAT RISK\tACCEPTED\tPROFIT\t  ENDED\n", width, "PLAN")
 	row := func(name string, t Totals, ended string) {
 		// Names padded alike read left-aligned in a right-aligned table.
-		fmt.Fprintf(tw, "%-*s\t%d\t%d\t%d\t%d\t%d\t%s\t%s\t%s\t%s\t%s\n", width, name, t.Bets, t.ByStatus.Settled, t.open(), t.ByStatus.Waiting, t.trouble(),
-			dollars(t.StakeRequested), dollars(t.AtRisk), dollars(t.AmountAccepted), signedDollars(t.Profit), strings.TrimRight("  "+ended, " "))
+		fmt.Fprintf(tw, "%-*s\t%d\t%d\t%d\t%d\t%d\t%d\t%s\t%s\t%s\t%s\t%s\n", width, printable.Text(name), t.Bets, t.ByStatus.Settled, t.open(), t.ByStatus.Waiting, t.trouble(), t.cancelled(),
+			dollars(t.StakeRequested), dollars(t.AtRisk), dollars(t.AmountAccepted), signedDollars(t.Profit), strings.TrimRight("  "+printable.Text(ended), " "))
 	}
 	for _, p := range s.Plans {
 		row(p.Name, p.Totals, p.EndReason)
@@ -100,10 +107,10 @@ func WriteSummaryText(w io.Writer, s *Summary) error {
 	}
 	for _, p := range s.Plans {
 		if p.Error != "" {
-			fmt.Fprintf(bw, "%s: %s\n", p.Name, oneLine(p.Error))
+			fmt.Fprintf(bw, "%s: %s\n", printable.Text(p.Name), printable.Text(oneLine(p.Error)))
 		}
 		if p.Running != "" {
-			fmt.Fprintf(bw, "%s: %s\n", p.Name, p.Running)
+			fmt.Fprintf(bw, "%s: %s\n", printable.Text(p.Name), printable.Text(p.Running))
 		}
 	}
 	return bw.Flush()
@@ -113,30 +120,26 @@ func WriteSummaryText(w io.Writer, s *Summary) error {
 func WriteSummaryMarkdown(w io.Writer, s *Summary) error {
 	bw := bufio.NewWriter(w)
 	fmt.Fprintf(bw, "## betplan %s: %d plans\n\n", s.Kind, len(s.Plans))
-	fmt.Fprintln(bw, "| Plan | Bets | Settled | Open | Waiting | Failed | Stake | At risk | Accepted | Profit | Ended |")
-	fmt.Fprintln(bw, "|:-----|-----:|--------:|-----:|--------:|-------:|------:|--------:|---------:|-------:|:------|")
+	fmt.Fprintln(bw, "| Plan | Bets | Settled | Open | Waiting | Failed | Cancelled | Stake | At risk | Accepted | Profit | Ended |")
+	fmt.Fprintln(bw, "|:-----|-----:|--------:|-----:|--------:|-------:|----------:|------:|--------:|---------:|-------:|:------|")
 	row := func(name string, t Totals, ended string) {
-		fmt.Fprintf(bw, "| %s | %d | %d | %d | %d | %d | %s | %s | %s | %s | %s |\n", name, t.Bets, t.ByStatus.Settled, t.open(), t.ByStatus.Waiting, t.trouble(),
+		fmt.Fprintf(bw, "| %s | %d | %d | %d | %d | %d | %d | %s | %s | %s | %s | %s |\n", name, t.Bets, t.ByStatus.Settled, t.open(), t.ByStatus.Waiting, t.trouble(), t.cancelled(),
 			dollars(t.StakeRequested), dollars(t.AtRisk), dollars(t.AmountAccepted), signedDollars(t.Profit), strings.TrimRight("  "+ended, " "))
 	}
 	for _, p := range s.Plans {
-		row(markdownCellText(p.Name), p.Totals, p.EndReason)
+		row(mdText(p.Name), p.Totals, mdText(p.EndReason))
 	}
 	row("**account**", s.Account, "")
 	for _, p := range s.Plans {
 		if p.Error != "" {
-			fmt.Fprintf(bw, "\n- %s: %s", markdownCellText(p.Name), markdownCellText(p.Error))
+			fmt.Fprintf(bw, "\n- %s: %s", mdText(p.Name), mdText(p.Error))
 		}
 		if p.Running != "" {
-			fmt.Fprintf(bw, "\n- %s: %s", markdownCellText(p.Name), markdownCellText(p.Running))
+			fmt.Fprintf(bw, "\n- %s: %s", mdText(p.Name), mdText(p.Running))
 		}
 	}
 	fmt.Fprintln(bw)
 	return bw.Flush()
-}
-
-func markdownCellText(s string) string {
-	return strings.NewReplacer("|", `\|`, "\n", " ", "<", "&lt;").Replace(s)
 }
 
 // WriteSummaryJUnit writes one JUnit file for every plan: a test suite

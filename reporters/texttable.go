@@ -4,6 +4,8 @@ import (
 	"slices"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/betplan/betplan/internal/printable"
 )
 
 // The terminal report's tables: columns that give up width to fit the
@@ -54,6 +56,15 @@ type row struct {
 const gap = "  "
 
 func (t *textWriter) table(cols []column, rows []row) {
+	// Cells hold the service's, a journal's and the database's text:
+	// shown, never run, and measured as shown.
+	for i := range rows {
+		for _, cs := range [][]cell{rows[i].cells, rows[i].notes} {
+			for k := range cs {
+				cs[k].text, cs[k].tail = printable.Text(cs[k].text), printable.Text(cs[k].tail)
+			}
+		}
+	}
 	// Too wide for the terminal: long ids go on lines of their own
 	// first, then the less important columns go.
 	wrap := !t.fits(cols, rows, false)

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/betplan/betplan/engine"
+	"github.com/betplan/betplan/engine/book"
 )
 
 // The words and numbers every human-readable format shares, so text,
@@ -171,6 +172,8 @@ type group struct {
 	Bets     int
 	Accepted float64
 	Profit   float64
+	// accepted and profit add Accepted and Profit up (book.Total).
+	accepted, profit book.Total
 }
 
 // groupBets sums r's bets by key, in order of first appearance; bets
@@ -191,9 +194,11 @@ func groupBets(r *engine.Result, key func(*engine.BetResult) string) []group {
 			at[k] = j
 			out = append(out, group{Name: name})
 		}
-		out[j].Bets++
-		out[j].Accepted += b.AmountAccepted
-		out[j].Profit += b.Profit
+		g := &out[j]
+		g.Bets++
+		g.accepted.Add(b.AmountAccepted)
+		g.profit.Add(b.Profit)
+		g.Accepted, g.Profit = g.accepted.Dollars(), g.profit.Dollars()
 	}
 	return out
 }
@@ -387,6 +392,8 @@ type session struct {
 	Bets, Accepted   int
 	Errors, InReview int
 	Amount, Profit   float64
+	// amount and profit add Amount and Profit up (book.Total).
+	amount, profit book.Total
 }
 
 // sessions sums records per bookmaker session, in order of first appearance.
@@ -414,8 +421,9 @@ func sessions(r *engine.Result) []session {
 			case strings.EqualFold(rec.SubmitResult, "In Review"):
 				s.InReview++
 			}
-			s.Amount += rec.Amount
-			s.Profit += rec.Profit
+			s.amount.Add(rec.Amount)
+			s.profit.Add(rec.Profit)
+			s.Amount, s.Profit = s.amount.Dollars(), s.profit.Dollars()
 		}
 	}
 	return out

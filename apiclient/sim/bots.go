@@ -105,7 +105,7 @@ func (s *Service) takeUp(n *notification, at time.Time) {
 		case errMsg != "":
 		case n.CheckOdds && n.Odds > 0 && odds < n.Odds:
 			errMsg = fmt.Sprintf("Odds %.2f are below the minimum of %.2f.", odds, n.Odds)
-		case n.CheckMaxOdds && n.MaxOdds > 0 && odds > n.MaxOdds:
+		case n.CheckMaxOdds && n.MaxOdds > 0 && odds > n.MaxOdds && !s.opts.MaxOddsIgnored:
 			errMsg = fmt.Sprintf("Odds %.2f are above the maximum of %.2f.", odds, n.MaxOdds)
 		case amount < 1 || mix(uint64(s.opts.Seed), uint64(n.ID), uint64(ss.ID))%100 < 3:
 			errMsg = "The minimum stake is $1."

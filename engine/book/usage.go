@@ -103,6 +103,10 @@ func SameRace(a, b Race) bool {
 // named reports whether r names a race the per-race sums can count.
 func (r Race) named() bool { return r.Venue != "" || r.Event != "" }
 
+// Key names the race as SameRace compares races: bets on one race have
+// one key.
+func (r Race) Key() string { return r.key() }
+
 // key names the race as SameRace compares races.
 func (r Race) key() string {
 	if r.Event != "" {
@@ -279,29 +283,38 @@ func (r *raceSums) fill(u *Usage) {
 // real sum comes near it.
 const maxCents = math.MaxInt64 / 2
 
-// cents is v dollars in whole cents; a value past the bound (or NaN) holds
-// at the bound, for the limits to refuse.
+// cents is v dollars in whole cents (bet.Cents, the one conversion); a
+// value that is not money holds at the bound, for the limits to refuse.
 func cents(v float64) int64 {
+	c, err := bet.Cents(v)
 	switch {
-	case math.IsNaN(v), v >= maxCents/100:
-		return maxCents
-	case v <= -maxCents/100:
+	case err == nil:
+		return c
+	case v < 0:
 		return -maxCents
 	}
-	return int64(math.Round(v * 100))
+	return maxCents
 }
 
 // addCents adds two sums of cents, holding at the bound.
 func addCents(a, b int64) int64 {
-	s := a + b
+	s, ok := AddCents(a, b)
 	switch {
-	case s > maxCents || (a > 0 && b > 0 && s < 0):
+	case !ok && a > 0:
 		return maxCents
-	case s < -maxCents || (a < 0 && b < 0 && s > 0):
+	case !ok:
+		return -maxCents
+	case s > maxCents:
+		return maxCents
+	case s < -maxCents:
 		return -maxCents
 	}
 	return s
 }
+
+// AddCents is a + b in cents, or false when the sum does not fit: the one
+// addition of money every sum of betplan makes (the book's, history's).
+func AddCents(a, b int64) (int64, bool) { return bet.AddCents(a, b) }
 
 func dollars(c int64) float64 { return float64(c) / 100 }
 
@@ -333,3 +346,21 @@ func (u Usage) Plus(v Usage) Usage {
 	u.RaceBets += v.RaceBets
 	return u
 }
+
+// Total is a running sum of money in whole cents, the one way a view adds
+// amounts the book did not sum itself (a report's totals of its rows, a
+// session's accepted and profit): it holds at a bound rather than
+// wrapping round, and two views adding the same amounts agree to the cent.
+type Total struct{ c int64 }
+
+// Add adds v dollars.
+func (t *Total) Add(v float64) { t.c = addCents(t.c, cents(v)) }
+
+// AddCents adds c whole cents.
+func (t *Total) AddCents(c int64) { t.c = addCents(t.c, c) }
+
+// Dollars is the sum in dollars.
+func (t Total) Dollars() float64 { return dollars(t.c) }
+
+// Cents is the sum in whole cents.
+func (t Total) Cents() int64 { return t.c }

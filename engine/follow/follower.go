@@ -65,6 +65,9 @@ type Bet interface {
 	NeedRecords() bool
 	NeedPlacement() bool
 	OutcomeDue() bool
+	// PlacementWarning is what its placement's line warns of (a lay
+	// taken above its max_odds), "" for nothing.
+	PlacementWarning() string
 }
 
 // Book is the book's side of following: its bets, and the transitions
@@ -182,6 +185,8 @@ type Follower struct {
 	// adoptedAt is when the last list page adopted from another plan of
 	// the run was read (adoptListPages).
 	adoptedAt time.Time
+	// warned are the corrupt records already named (warnCorrupt).
+	warned map[string]bool
 }
 
 // New makes the Follower of one command's plan.
