@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/betplan/betplan/apiclient"
+	"github.com/betplan/betplan/engine/book"
 	"github.com/betplan/betplan/plan"
 	"github.com/betplan/betplan/reason"
 )
@@ -388,7 +389,7 @@ func (b *betBook) readRecords(in *instance, recs []apiclient.BetRecord, at time.
 		})
 		if rec.Failed() {
 			in.refusedBy = append(in.refusedBy, fmt.Sprintf("%s: %s", rec.DisplayName, rec.SubmitError))
-			in.refusedStake += refusedShare(in)
+			in.refusedStake = book.Add(in.refusedStake, refusedShare(in))
 		}
 		if !rec.Accepted() {
 			continue

@@ -511,18 +511,21 @@ func (j *Journal) inDoubt() string { j.mu.Lock(); defer j.mu.Unlock(); return j.
 // Fresh reports whether the journal did not exist before this run.
 func (j *Journal) Fresh() bool { return j.fresh }
 
-// Committed returns the amount and count of bets created (or possibly
-// created: a pending create counts until proven absent), for limits.
+// Committed returns what the bets the journal knows were created (or
+// possibly created: a pending create counts until proven absent)
+// requested, and how many they are, as the book counts them from the
+// journal alone.
 func (j *Journal) Committed() (amount float64, count int) {
-	j.mu.Lock()
-	defer j.mu.Unlock()
-	for _, s := range j.labels {
-		if (s.created() || s.Pending) && !s.Canceled {
-			amount += s.Amount
-			count++
+	var bets []book.Bet
+	for _, e := range j.states() {
+		if f, ok := journalFacts("", e.label, &e.labelState); ok {
+			if b, ok := book.Count(f, time.Time{}); ok {
+				bets = append(bets, b)
+			}
 		}
 	}
-	return roundCents(amount), count
+	u := book.Sum(bets, plan.PeriodPlan, book.Race{}, false)
+	return u.Requested, u.Bets
 }
 
 // Close closes the journal's log.

@@ -139,7 +139,8 @@ func (r *tracker) fill(res *Result) {
 	}
 	if r.journal != nil {
 		res.ReportDir = r.journal.ReportDir()
-		res.Limits.Committed, res.Limits.CreatedBets = r.journal.Committed()
+		all := r.money.usageFor(RaceInfo{}) // every period's
+		res.Limits.Committed, res.Limits.CreatedBets = all.Requested, all.Bets-all.PlannedBets
 	}
 	r.tips.fillTips(res)
 	if r.res.hasEventBets() {
