@@ -98,7 +98,8 @@ func (s *serviceOptions) connect(sys *sysIO, state *stateOptions) (*connection, 
 		return nil, usagef("no credentials: set BETPLAN_TOKEN, or BETPLAN_EMAIL and BETPLAN_PASSWORD")
 	}
 	budgetLog := &budgetLog{w: sys.Stderr}
-	lim, closeBudget := requestBudget(budgetLog, s, state, sys, base, token, email)
+	wall := func() reporters.Clock { return wallClock(clock, false) }
+	lim, closeBudget := requestBudget(budgetLog, wall, s, state, sys, base, token, email)
 	c, err := apiclient.New(base, append(opts, apiclient.WithLimiter(lim))...)
 	if err != nil {
 		closeBudget()
@@ -158,6 +159,15 @@ func shownClock(clock engine.Clock, simulated bool) reporters.Clock {
 		sim = sc.simulated()
 	}
 	return reporters.Clock{Zone: time.Local, Sim: sim}
+}
+
+// wallClock is how a line about real time shows its time (the client's
+// retries and their waits, the request budget, a wait for a plan's
+// lock): the wall clock, said to be "real time" when the command's other
+// lines are on a rehearsal's simulated clock, so no line mixes the two
+// clocks and each says which it is on.
+func wallClock(clock engine.Clock, simulated bool) reporters.Clock {
+	return reporters.Clock{Zone: time.Local, Real: shownClock(clock, simulated).Sim}
 }
 
 // showTimes sets how res's own times are shown, and moves a start the

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"time"
 
 	"github.com/betplan/betplan/apiclient"
 	"github.com/betplan/betplan/engine"
@@ -20,9 +21,11 @@ func logRetries(c *apiclient.Client, log io.Writer, clock engine.Clock, simulate
 }
 
 // retryLines writes each retry to log as a line of the engine's form:
-// the hook of one plan's calls when several plans share the client.
+// the hook of one plan's calls when several plans share the client. A
+// retry waits on the wall clock, so its line is stamped by it (in a
+// rehearsal, "real time"): its seconds and its stamp are one clock.
 func retryLines(log io.Writer, clock engine.Clock, simulated bool) func(apiclient.Retry) {
 	return func(r apiclient.Retry) {
-		fmt.Fprintf(log, "%s %s\n", shownClock(clock, simulated).Stamp(clock.Now()), r)
+		fmt.Fprintf(log, "%s %s\n", wallClock(clock, simulated).Stamp(time.Now()), r)
 	}
 }

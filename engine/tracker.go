@@ -98,6 +98,21 @@ func (r *tracker) logf(format string, args ...any) {
 	if r.opts.Stamp != nil {
 		stamp = r.opts.Stamp(now)
 	}
+	r.logLine(stamp, format, args...)
+}
+
+// logWallf is logf for a line about real time (Options.WallStamp):
+// stamped by the wall clock, so a rehearsal never shows real seconds
+// beside its simulated time.
+func (r *tracker) logWallf(format string, args ...any) {
+	if r.opts.Log == nil || r.opts.WallStamp == nil {
+		r.logf(format, args...)
+		return
+	}
+	r.logLine(r.opts.WallStamp(time.Now()), format, args...)
+}
+
+func (r *tracker) logLine(stamp, format string, args ...any) {
 	// A line names venues, sessions and reasons from the service and the
 	// journal: shown, never run.
 	fmt.Fprintf(r.opts.Log, "%s %s\n", stamp, printable.Text(fmt.Sprintf(format, args...)))
