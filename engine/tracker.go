@@ -1,7 +1,9 @@
 package engine
 
 import (
+	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/betplan/betplan/apiclient"
@@ -93,6 +95,11 @@ func (r *tracker) logf(format string, args ...any) {
 	if r.opts.Log == nil {
 		return
 	}
+	if r.opts.WallStamp != nil && slices.ContainsFunc(args, onWallClock) {
+		// The line gives a request's real seconds: it is on their clock.
+		r.logLine(r.opts.WallStamp(time.Now()), format, args...)
+		return
+	}
 	now := r.clock.Now()
 	stamp := now.UTC().Format("2006-01-02T15:04:05Z")
 	if r.opts.Stamp != nil {
@@ -110,6 +117,18 @@ func (r *tracker) logWallf(format string, args ...any) {
 		return
 	}
 	r.logLine(r.opts.WallStamp(time.Now()), format, args...)
+}
+
+// onWallClock reports whether arg is an error that gives the wall clock's
+// seconds (the client's timeouts and retries say so with a WallClock
+// method).
+func onWallClock(arg any) bool {
+	err, ok := arg.(error)
+	if !ok {
+		return false
+	}
+	var w interface{ WallClock() bool }
+	return errors.As(err, &w) && w.WallClock()
 }
 
 func (r *tracker) logLine(stamp, format string, args ...any) {
