@@ -182,7 +182,7 @@ func (o *historyOptions) completeOldBets(ctx context.Context, sys *sysIO, bets [
 	}
 	var svc history.Lookup
 	if o.service.rawBaseURL(sys) != "" {
-		conn, err := o.service.connect(sys, &o.state)
+		conn, err := o.service.connect(ctx, sys, &o.state)
 		if err != nil {
 			return labelsOf(bets, idx), err
 		}
@@ -194,7 +194,7 @@ func (o *historyOptions) completeOldBets(ctx context.Context, sys *sysIO, bets [
 
 // reconcile compares the bets of q with the service's bet records.
 func (o *historyOptions) reconcile(ctx context.Context, sys *sysIO, bets []history.Bet, q history.Query, s *history.Summary) error {
-	conn, err := o.service.connect(sys, &o.state)
+	conn, err := o.service.connect(ctx, sys, &o.state)
 	if err != nil {
 		return err
 	}

@@ -106,6 +106,7 @@ func TestScripts(t *testing.T) {
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"sim":        cmdSim,
+			"simtls":     cmdSimTLS,
 			"simcount":   cmdSimCount,
 			"simcalls":   cmdSimCalls,
 			"simreset":   cmdSimReset,
@@ -126,6 +127,7 @@ func TestScripts(t *testing.T) {
 			"scratch":    cmdSimScratch,
 			"simapart":   cmdSimApart,
 			"receiver":   cmdReceiver,
+			"okpage":     cmdOKPage,
 			"received":   cmdReceived,
 			"freeport":   cmdFreePort,
 			"waitport":   cmdWaitPort,
@@ -490,11 +492,16 @@ func cmdSimState(ts *testscript.TestScript, neg bool, args []string) {
 	}
 }
 
-// cmdSimFault is `simfault SPEC`: it injects a fault, written as --fault
-// takes it, into the script's simulated service.
+// cmdSimFault is `simfault SPEC|clear`: it injects a fault, written as
+// --fault takes it, into the script's simulated service; clear removes
+// every fault (a frozen service answers again).
 func cmdSimFault(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) != 1 {
-		ts.Fatalf("usage: simfault SPEC")
+		ts.Fatalf("usage: simfault SPEC|clear")
+	}
+	if args[0] == "clear" {
+		simOf(ts, "simfault").ClearFaults()
+		return
 	}
 	f, err := parseFault(args[0])
 	ts.Check(err)

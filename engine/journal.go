@@ -112,7 +112,9 @@ type Journal struct {
 	changes []labelChange
 	// service and account are whose journal it is, as its init (or
 	// service) entry says; "" when it does not say (an earlier betplan's).
-	service, account string
+	// accountName is the account's name, "" in a journal begun before
+	// journals named it.
+	service, account, accountName string
 	// intents is this host's intent file (intent.go), nil when the store
 	// keeps none; inFlight its labels whose outcome is still to come.
 	intents  state.Intents
@@ -164,7 +166,7 @@ func (j *Journal) begin(earlier state.LockOwner, owner journalOwner) error {
 		return err
 	}
 	j.lineage = hex.EncodeToString(b[:])
-	init := journalEntry{Op: opInit, Service: owner.service, Account: owner.account}
+	init := journalEntry{Op: opInit, Service: owner.service, Account: owner.account, AccountName: owner.name}
 	if earlier.PID != 0 {
 		init.Error = fmt.Sprintf("no journal of this plan was found, but %s ran it on this host", earlier)
 	}
@@ -181,9 +183,9 @@ func (j *Journal) apply(e journalEntry) {
 	switch e.Op {
 	case opInit:
 		j.doubt = e.Error
-		j.service, j.account = e.Service, e.Account
+		j.service, j.account, j.accountName = e.Service, e.Account, e.AccountName
 	case opService:
-		j.service, j.account = e.Service, e.Account
+		j.service, j.account, j.accountName = e.Service, e.Account, e.AccountName
 		return
 	case opSettled:
 		j.doubt, j.settled = "", true
@@ -522,8 +524,8 @@ func (j *Journal) Close() error {
 var _ io.Closer = (*Journal)(nil)
 
 // journalOwner is whose journal it is: the service's identity and a hash
-// of the account on it ("" when unknown).
-type journalOwner struct{ service, account string }
+// of the account on it ("" when unknown), and the account's name.
+type journalOwner struct{ service, account, name string }
 
 // ReportDir is where the plan's last run wrote its reports; "" for the
 // default.

@@ -115,9 +115,13 @@ type journalEntry struct {
 	// Alert is the alert an outbox entry is about (journal_alerts.go).
 	Alert *journalAlert `json:"alert,omitempty"`
 	// Service and Account (init, service) are whose journal it is: the
-	// service's identity and a hash of the account on it (accountKey).
-	Service string `json:"service,omitempty"`
-	Account string `json:"account,omitempty"`
+	// service's identity and a hash of the account on it (accountKey),
+	// which journals are matched by; AccountName is the account's name
+	// (its login e-mail, or "user_id N"), so a refusal can say whose
+	// journal it is.
+	Service     string `json:"service,omitempty"`
+	Account     string `json:"account,omitempty"`
+	AccountName string `json:"account_name,omitempty"`
 	// PlacedAt and PlacedFrom (placed) are when the bet was placed and
 	// how that is known (placedFromRecords, placedFromFirstPoll).
 	PlacedAt   *time.Time `json:"placed_at,omitempty"`
