@@ -8,7 +8,6 @@ import (
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"encoding/pem"
-	"fmt"
 	"math/big"
 	"net"
 	"net/http/httptest"
@@ -49,12 +48,9 @@ func cmdSimTLS(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Setenv("BETPLAN_TOKEN", s.svc.Token())
 }
 
-// scriptCondition is a script's own conditions: [https443] holds where
-// this process can listen on 127.0.0.1:443 (simtls).
-func scriptCondition(cond string) (bool, error) {
-	if cond != "https443" {
-		return false, fmt.Errorf("unknown condition %q", cond)
-	}
+// canListen443 is the condition [https443]: this process can listen on
+// 127.0.0.1:443 (simtls).
+func canListen443() (bool, error) {
 	l, err := net.Listen("tcp", "127.0.0.1:443")
 	if err != nil {
 		return false, nil

@@ -122,6 +122,10 @@ type Journal struct {
 	// reportDir is where the last run wrote the plan's reports (an
 	// opReports entry); "" for the default.
 	reportDir string
+	// verdict, set by the run holding the journal, is its verdict now;
+	// said is the one it last wrote (nil: none yet).
+	verdict func() RunVerdict
+	said    *RunVerdict
 }
 
 // JournalLog keeps a journal's entries: a lease's log (state.Log), or a
@@ -146,6 +150,9 @@ func replayRecords(where string, records [][]byte, log JournalLog) (*Journal, er
 		var e journalEntry
 		if err := json.Unmarshal(b, &e); err != nil {
 			return nil, &state.BadJournalError{Path: where, Line: i + 1, Reason: fmt.Sprintf("record %d does not read (%v)", i+1, err)}
+		}
+		if err := e.checkAmounts(); err != nil {
+			return nil, &state.BadJournalError{Path: where, Line: i + 1, Reason: fmt.Sprintf("record %d is corrupt: %v", i+1, err)}
 		}
 		j.apply(e)
 	}
@@ -287,8 +294,17 @@ func (j *Journal) append(e journalEntry) error {
 }
 
 // appendWith numbers e, hands it to write and applies it once it is
-// durable.
+// durable. An entry that brings a bet in comes after the run's verdict,
+// written when the run has not written it yet, or it changed.
 func (j *Journal) appendWith(e journalEntry, write func(serial int64, b []byte) error) error {
+	if j.verdict != nil && bringsBet(e.Op) {
+		if v := j.verdict(); j.said == nil || *j.said != v {
+			if err := j.appendWith(journalEntry{Op: opService, Service: j.service, Account: j.account, Run: &v}, j.log.Append); err != nil {
+				return err
+			}
+			j.said = &v
+		}
+	}
 	e.Serial = j.serial + 1
 	e.Lineage = j.lineage
 	if e.Time.IsZero() {
