@@ -39,10 +39,11 @@ type connection struct {
 	retries *retryLog
 }
 
-// newRetryLog is the connection's retry log, its lines stamped as the
-// command's are.
+// newRetryLog is the connection's retry log, its lines stamped by the wall
+// clock its waits are on (wallClock): in a rehearsal, "real time".
 func (c *connection) newRetryLog() {
-	c.retries = newRetryLog(time.Now, func() string { return shownClock(c.clock, c.simulated).Stamp(c.clock.Now()) })
+	c.retries = newRetryLog(time.Now, func() string { return wallClock(c.clock, c.simulated).Stamp(time.Now()) })
+	c.retries.rehearsal = func() bool { return shownClock(c.clock, c.simulated).Sim }
 	c.client.OnRecovered(c.retries.recovered)
 }
 
