@@ -28,7 +28,7 @@ func (r *creator) decide(ctx context.Context, in *instance, now time.Time) error
 	// A create announced by an earlier run (or an earlier attempt) may have
 	// landed: settle that before anything else.
 	if s := r.hold.journal.State(in.label); s != nil && s.Pending {
-		outcome, err := r.lookupOverGrace(ctx, in, "an earlier run announced a create and did not record its outcome")
+		outcome, err := r.lookupOverGrace(ctx, in, "an earlier run announced a create and did not record its outcome", false)
 		if err != nil || outcome != createAbsent {
 			return err
 		}
@@ -339,7 +339,7 @@ func (r *creator) create(ctx context.Context, in *instance) error {
 			id := res.ID
 			if id == 0 {
 				// The answer carried no id we could read: the label tells.
-				outcome, lerr := r.lookupOverGrace(ctx, in, "the create answered without an id")
+				outcome, lerr := r.lookupOverGrace(ctx, in, "the create answered without an id", false)
 				if lerr != nil || outcome == createLanded {
 					return lerr
 				}
@@ -362,7 +362,7 @@ func (r *creator) create(ctx context.Context, in *instance) error {
 		switch {
 		case apiclient.IsAmbiguous(err), apiclient.IsServerError(err):
 			r.logf("create %s: %v; looking the label up", in.name(), err)
-			outcome, lerr := r.lookupOverGrace(ctx, in, err.Error())
+			outcome, lerr := r.lookupOverGrace(ctx, in, err.Error(), true)
 			if lerr != nil || outcome != createAbsent {
 				return lerr
 			}
@@ -491,8 +491,9 @@ const (
 // lookupOverGrace looks the label up repeatedly over the grace window. Not
 // found by then means the create did not land, and the journal says so;
 // look-ups that kept failing leave the journal pending, so nothing is
-// created until a later look-up can tell.
-func (r *creator) lookupOverGrace(ctx context.Context, in *instance, why string) (createOutcome, error) {
+// created until a later look-up can tell. told: the log said why already
+// (a request's failure, on the wall clock; the wait is the service's).
+func (r *creator) lookupOverGrace(ctx context.Context, in *instance, why string, told bool) (createOutcome, error) {
 	deadline := r.clock.Now().Add(r.opts.AmbiguousGrace)
 	for first := true; ; first = false {
 		found, err := r.lookup(ctx, in)
@@ -504,7 +505,11 @@ func (r *creator) lookupOverGrace(ctx context.Context, in *instance, why string)
 		}
 		if first {
 			// The wait can be a minute: say what it is for.
-			r.logf("%s: %s; looking label %s up for up to %s before anything is created", in.name(), why, in.label, r.opts.AmbiguousGrace)
+			if told {
+				r.logf("%s: label %s not found yet; looking it up for up to %s before anything is created", in.name(), in.label, r.opts.AmbiguousGrace)
+			} else {
+				r.logf("%s: %s; looking label %s up for up to %s before anything is created", in.name(), why, in.label, r.opts.AmbiguousGrace)
+			}
 		}
 		if !r.clock.Now().Before(deadline) {
 			if err != nil {

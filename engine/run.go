@@ -63,7 +63,7 @@ func (r *tracker) runWithAlerts(ctx context.Context, res *Result, check func() e
 		}
 		if len(r.opts.Notify) > 0 {
 			r.alerts = startAlerts(alertRun{journal: r.journal, book: r.book, plan: r.plan, opts: &r.opts, clock: r.clock,
-				simulated: r.simulated, logf: r.logf, checkpoint: r.checkpoint, result: r.money.betResult, usage: r.money.usageOf})
+				simulated: r.simulated, logf: r.logf, logWallf: r.logWallf, checkpoint: r.checkpoint, result: r.money.betResult, usage: r.money.usageOf})
 		}
 		err := r.start(ctx)
 		if err == nil {
@@ -108,7 +108,7 @@ func (r *tracker) runLocked(ctx context.Context, fn func() error) error {
 		Owner:   state.LockOwner{PID: os.Getpid(), Host: host, PlanFile: r.opts.PlanFile, Command: command, Since: time.Now().UTC()},
 		Timeout: r.opts.LockTimeout,
 		Waiting: func(holder state.LockOwner) {
-			r.logf("waiting up to %s for the plan's lock, held by %s", r.opts.LockTimeout, holder)
+			r.logWallf("waiting up to %s for the plan's lock, held by %s", r.opts.LockTimeout, holder)
 		},
 	}
 	lease, err := r.opts.Store.Lock(ctx, req)

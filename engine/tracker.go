@@ -1,7 +1,9 @@
 package engine
 
 import (
+	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/betplan/betplan/apiclient"
@@ -99,11 +101,43 @@ func (r *tracker) logf(format string, args ...any) {
 	if r.opts.Log == nil {
 		return
 	}
+	if r.opts.WallStamp != nil && slices.ContainsFunc(args, onWallClock) {
+		// The line gives a request's real seconds: it is on their clock.
+		r.logLine(r.opts.WallStamp(time.Now()), format, args...)
+		return
+	}
 	now := r.clock.Now()
 	stamp := now.UTC().Format("2006-01-02T15:04:05Z")
 	if r.opts.Stamp != nil {
 		stamp = r.opts.Stamp(now)
 	}
+	r.logLine(stamp, format, args...)
+}
+
+// logWallf is logf for a line about real time (Options.WallStamp):
+// stamped by the wall clock, so a rehearsal never shows real seconds
+// beside its simulated time.
+func (r *tracker) logWallf(format string, args ...any) {
+	if r.opts.Log == nil || r.opts.WallStamp == nil {
+		r.logf(format, args...)
+		return
+	}
+	r.logLine(r.opts.WallStamp(time.Now()), format, args...)
+}
+
+// onWallClock reports whether arg is an error that gives the wall clock's
+// seconds (the client's timeouts and retries say so with a WallClock
+// method).
+func onWallClock(arg any) bool {
+	err, ok := arg.(error)
+	if !ok {
+		return false
+	}
+	var w interface{ WallClock() bool }
+	return errors.As(err, &w) && w.WallClock()
+}
+
+func (r *tracker) logLine(stamp, format string, args ...any) {
 	// A line names venues, sessions and reasons from the service and the
 	// journal: shown, never run.
 	fmt.Fprintf(r.opts.Log, "%s %s\n", stamp, printable.Text(fmt.Sprintf(format, args...)))

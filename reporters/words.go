@@ -598,3 +598,7 @@ func prealertWords(p engine.PrealertResult) string {
 	}
 	return s
 }
+
+// simulatedWords mark every report of a run against the simulated
+// service (a rehearsal), whatever its format.
+const simulatedWords = "Simulated service: no real money moved."
