@@ -432,8 +432,10 @@ func cmdSimBots(ts *testscript.TestScript, neg bool, args []string) {
 //	simstate loginerror SESSION-ID MESSAGE...  the session's bot failed to log in
 //	simstate token-expiring DURATION           BETPLAN_TOKEN expires that soon
 //	simstate skew DURATION                     the service's Date header runs that far ahead
+//	simstate betlimits SESSION-ID MIN MAX      the session's bookmaker refuses stakes outside MIN..MAX (0: no bound)
+//	simstate nomarket SESSION-ID MARKET...     the session's bookmaker refuses the market
 func cmdSimState(ts *testscript.TestScript, neg bool, args []string) {
-	usage := "usage: simstate loginerror ID MESSAGE... | token-expiring DURATION | skew DURATION"
+	usage := "usage: simstate loginerror ID MESSAGE... | token-expiring DURATION | skew DURATION | betlimits ID MIN MAX | nomarket ID MARKET..."
 	if neg || len(args) < 2 {
 		ts.Fatalf("%s", usage)
 	}
@@ -451,6 +453,21 @@ func cmdSimState(ts *testscript.TestScript, neg bool, args []string) {
 		d, err := time.ParseDuration(args[1])
 		ts.Check(err)
 		svc.SetDateSkew(d)
+	case "betlimits":
+		if len(args) != 4 {
+			ts.Fatalf("%s", usage)
+		}
+		id, err := strconv.Atoi(args[1])
+		ts.Check(err)
+		lo, err := strconv.ParseFloat(args[2], 64)
+		ts.Check(err)
+		hi, err := strconv.ParseFloat(args[3], 64)
+		ts.Check(err)
+		svc.SetStakeBounds(id, lo, hi)
+	case "nomarket":
+		id, err := strconv.Atoi(args[1])
+		ts.Check(err)
+		svc.SetRefusedMarkets(id, strings.Join(args[2:], " "))
 	default:
 		ts.Fatalf("%s", usage)
 	}
