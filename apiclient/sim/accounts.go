@@ -47,7 +47,7 @@ func defaultSessions(userID int, now time.Time) []*session {
 			BotRunning: false, BotID: "bot-91c2", BotIP: "198.51.100.4", UpdateTime: now},
 	}
 	for _, x := range ss {
-		x.MinBet, x.MaxBet = 1, 500
+		x.MinBet, x.MaxBet = 1, 1000
 	}
 	return ss
 }

@@ -23,7 +23,8 @@
 //
 // A session's bookmaker account is made to refuse what the real one
 // would: SetStakeBounds sets its min_bet_amount and max_bet_amount
-// (account_settings; $1 and $500 by default), and its bot refuses a slip
+// (account_settings; $1 and $1000 by default, no less than a
+// default session's balance), and its bot refuses a slip
 // outside them in the bookmaker's words ("The maximum stake is $50."),
 // never capping the stake (the real service does not say which a bot
 // does; a refusal is what a plan must be told of); SetRefusedMarkets makes

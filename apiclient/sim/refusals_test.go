@@ -83,7 +83,7 @@ func TestSessionListsStakeBounds(t *testing.T) {
 	}
 	e.do("GET", "/bookieaccount/", nil).decode(t, &ss)
 	for _, s := range ss {
-		want := [2]float64{1, 500}
+		want := [2]float64{1, 1000}
 		if s.ID == 4418 {
 			want = [2]float64{2, 50}
 		}
