@@ -124,6 +124,13 @@ func (r *creator) guardAndCreate(ctx context.Context, in *instance) error {
 		r.refuseByLimit(in, why)
 		return nil
 	}
+	// What the sessions are now is the reason of a bet none of them
+	// answers: kept with its create.
+	if blocks, none := blockedBefore(r.res.sessions, betTerms(in.bet), in.amount, r.ownTime); none {
+		r.book.sawSessions(in, blocks)
+	} else {
+		r.book.sawSessions(in, nil)
+	}
 	if !r.opts.AllowNoBot {
 		if why := r.checkBot(in); why != "" {
 			// Nothing more is created; what exists is still followed to
@@ -307,7 +314,8 @@ func (r *creator) create(ctx context.Context, in *instance) error {
 			return nil
 		}
 		r.checkpoint("announce")
-		e := journalEntry{Op: opCreating, Label: in.label, BetID: in.bet.ID, Amount: in.amount, AtRisk: in.risk.Amount, Basis: in.risk.Basis, Race: &info, Attempt: attempt}
+		e := journalEntry{Op: opCreating, Label: in.label, BetID: in.bet.ID, Amount: in.amount, AtRisk: in.risk.Amount, Basis: in.risk.Basis, Race: &info, Attempt: attempt,
+			Blocked: in.blocked}
 		if attempt == 1 { // a later attempt is the same bet, counted by its first
 			refusal, unchecked, err := r.money.recordCreating(ctx, in, e)
 			switch {

@@ -44,6 +44,9 @@ type followHost struct {
 	// keepOutcomes keeps the outcomes the run saw in the journal, with
 	// the placement times (outcome_keep.go).
 	keepOutcomes func()
+	// details are the detail_read entries a status could not write when
+	// it read them, by label (detail.go).
+	details map[string]journalEntry
 }
 
 func (h *followHost) Logf(format string, args ...any) { h.logf(format, args...) }
@@ -124,7 +127,7 @@ const (
 func (h *followHost) KeepPlacements(ctx context.Context) {
 	h.keepOutcomes()
 	j := h.hold.journal
-	if j == nil || len(h.book.placedEntries(j)) == 0 {
+	if j == nil || len(h.book.placedEntries(j))+len(h.details) == 0 {
 		return
 	}
 	if j.writable() {
@@ -170,5 +173,16 @@ func (h *followHost) recordPlacements(j *Journal) {
 			h.logf("the placement time of %s could not be kept in the journal: %v", e.Label, err)
 			return
 		}
+	}
+	for label, e := range h.details {
+		if s := j.State(label); s != nil && s.Detail != nil && s.Detail.Bots == e.Detail.Bots {
+			delete(h.details, label) // kept by a run meanwhile
+			continue
+		}
+		if err := j.Record(e); err != nil {
+			h.logf("what was read of why %s was not placed could not be kept in the journal: %v", e.Label, err)
+			return
+		}
+		delete(h.details, label)
 	}
 }

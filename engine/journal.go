@@ -54,6 +54,13 @@ type labelState struct {
 	// and Kept is that outcome as the book counts it.
 	Outcome bool
 	Kept    *book.Kept
+	// Blocked are the sessions that could not bet it just before its
+	// create (its creating entry), when none could.
+	Blocked []sessionBlock
+	// Detail is what was read of its notification to say why it was not
+	// placed (its last detail_read entry), DetailCode the reason it gave.
+	Detail     *journalDetail
+	DetailCode reason.Code
 	// announced is the serial of the label's last creating entry.
 	announced int64
 }
@@ -227,6 +234,7 @@ func (j *Journal) apply(e journalEntry) {
 		s.announced = e.Serial
 		s.Attempts++
 		s.Failed = ""
+		s.Blocked = e.Blocked
 	case opCreated, opAdopted:
 		s.Pending = false
 		s.NotificationID = e.NotificationID
@@ -249,6 +257,10 @@ func (j *Journal) apply(e journalEntry) {
 		s.DecidedCode, s.DecidedLimit, s.DecidedScope, s.DecidedPeriod = reason.Code(e.Code), e.Limit, reason.Scope(e.Scope), e.Period
 	case opResulted:
 		s.Resulted = true
+	case opDetailRead:
+		if e.Detail != nil {
+			s.Detail, s.DetailCode = e.Detail, reason.Code(e.Code)
+		}
 	case opOutcome:
 		s.Outcome = true
 		if o := e.Outcome; o != nil {

@@ -55,7 +55,7 @@ func newTracker(p *plan.Plan, opts Options) *tracker {
 		hold: r.hold, sessions: &r.res.sessionsRead, checkpoint: r.checkpoint}
 	r.create = &creator{plan: p, opts: &r.opts, clock: r.clock, svc: r.svc, book: r.book, res: r.res, money: &r.money,
 		hold: r.hold, halt: r.halt, ask: r.ask,
-		logf: r.logf, checkpoint: r.checkpoint, noteCreated: r.follow.NoteCreated, raceTime: r.raceTime, tipsWords: r.tips.tipsSummary}
+		logf: r.logf, checkpoint: r.checkpoint, noteCreated: r.follow.NoteCreated, raceTime: r.raceTime, ownTime: r.ownTime, tipsWords: r.tips.tipsSummary}
 	return r
 }
 
@@ -89,15 +89,21 @@ func (r *tracker) raceTime(venue string, t time.Time) string {
 	return t.UTC().Format(time.RFC3339)
 }
 
+// ownTime is t, a time of the command's own (a session's failed login),
+// as its log lines give theirs (Options.Stamp).
+func (r *tracker) ownTime(t time.Time) string {
+	if r.opts.Stamp != nil {
+		return r.opts.Stamp(t)
+	}
+	return t.UTC().Format("2006-01-02T15:04:05Z")
+}
+
 func (r *tracker) logf(format string, args ...any) {
 	if r.opts.Log == nil {
 		return
 	}
 	now := r.clock.Now()
-	stamp := now.UTC().Format("2006-01-02T15:04:05Z")
-	if r.opts.Stamp != nil {
-		stamp = r.opts.Stamp(now)
-	}
+	stamp := r.ownTime(now)
 	// A line names venues, sessions and reasons from the service and the
 	// journal: shown, never run.
 	fmt.Fprintf(r.opts.Log, "%s %s\n", stamp, printable.Text(fmt.Sprintf(format, args...)))
