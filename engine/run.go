@@ -155,6 +155,12 @@ func (r *tracker) start(ctx context.Context) error {
 		return err
 	}
 	r.res.followJournal()
+	// The run's check of the sessions, before any create: what will stop
+	// each session the plan's bets reach from betting them. Said, never
+	// refused for (checkBot refuses a bet no running bot would take).
+	for _, line := range checkSessions(r.res.sessions, r.book.insts, r.ownTime) {
+		r.logf("%s", line)
+	}
 	if err := r.tips.expandTips(); err != nil {
 		return err
 	}
