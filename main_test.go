@@ -106,6 +106,7 @@ func TestScripts(t *testing.T) {
 			"sim":        cmdSim,
 			"simcount":   cmdSimCount,
 			"simcalls":   cmdSimCalls,
+			"simeach":    cmdSimEach,
 			"simreset":   cmdSimReset,
 			"simrace":    cmdSimRace,
 			"simresult":  cmdSimResult,
@@ -283,6 +284,29 @@ func cmdSimCount(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Fatalf("simcount: %s is %d, want anything else", args[0], got)
 	case !neg && got != want:
 		ts.Fatalf("simcount: %s is %d, want %d", args[0], got, want)
+	}
+}
+
+// cmdSimEach is `simeach PREFIX MAX`: since the last simreset, no path
+// that begins with PREFIX was requested more than MAX times (each
+// notification's detail read at most once: simeach /bet/notification/ 1).
+func cmdSimEach(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: simeach PREFIX MAX")
+	}
+	max, err := strconv.Atoi(args[1])
+	ts.Check(err)
+	seen := map[string]int{}
+	for _, r := range simOf(ts, "simeach").Requests() {
+		if strings.HasPrefix(r.Path, args[0]) {
+			seen[r.Method+" "+r.Path]++
+		}
+	}
+	for path, n := range seen {
+		ts.Logf("%s: %d", path, n)
+		if n > max {
+			ts.Fatalf("simeach: %s requested %d times, want at most %d", path, n, max)
+		}
 	}
 }
 

@@ -386,10 +386,12 @@ func (a *alerting) betMessage(in *instance, ev string) *notify.Message {
 		m.Message = fmt.Sprintf("%s %s: %s on $%.2f accepted", verdict, name, signedMoney(b.Profit), b.AmountAccepted)
 	case plan.EventNotPlaced:
 		m.Message = "not placed " + name + ": " + in.reason
+		m.ReasonCode = string(in.why.Code)
 	case plan.EventLimit:
 		m.Message = a.limitWords(in)
 	case plan.EventInDoubt:
 		m.Message = "in doubt " + name + ": " + in.reason
+		m.ReasonCode = string(in.why.Code)
 	}
 	return m
 }
