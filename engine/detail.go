@@ -18,7 +18,7 @@ const maxDetailLineBytes = 256 << 10
 func detailEntry(d *follow.Detail) *journalDetail {
 	j := &journalDetail{Bots: d.Bots, Sessions: d.Sessions, LogRead: d.LogRead, BotLog: d.BotLog, BotLogCut: d.BotLogCut, Reason: d.Why.Text}
 	for _, r := range d.Records {
-		j.Records = append(j.Records, detailRecord{Session: r.Session, Bookie: r.Bookie, Result: r.Result, Error: r.Error, Amount: r.Amount})
+		j.Records = append(j.Records, detailRecord{Session: r.Session, Bookie: r.Bookie, Result: r.Result, Error: r.Error, Status: r.Status, Amount: r.Amount})
 	}
 	size := 0
 	for i, l := range d.Lines {
@@ -35,7 +35,7 @@ func detailEntry(d *follow.Detail) *journalDetail {
 func (j *journalDetail) detail(code string) *follow.Detail {
 	d := &follow.Detail{Bots: j.Bots, Lines: j.Lines, Sessions: j.Sessions, LogRead: j.LogRead, BotLog: j.BotLog, BotLogCut: j.BotLogCut}
 	for _, r := range j.Records {
-		d.Records = append(d.Records, follow.DetailRecord{Session: r.Session, Bookie: r.Bookie, Result: r.Result, Error: r.Error, Amount: r.Amount})
+		d.Records = append(d.Records, follow.DetailRecord{Session: r.Session, Bookie: r.Bookie, Result: r.Result, Error: r.Error, Status: r.Status, Amount: r.Amount})
 	}
 	d.Why.Code, d.Why.Text = reason.Code(code), j.Reason
 	return d

@@ -60,7 +60,7 @@ const (
 	//
 	//	{"op":"detail_read","label":"betplan-…","id":1234,"code":"stake_limit",
 	//	 "detail":{"bots":"bot-7f3a","records":[{"session":"Ladbrokes 2","bookie":"25",
-	//	   "result":"Error","error":"The maximum stake is $50."}],
+	//	   "result":"Error","error":"The maximum stake is $50.","status":"FAILED"}],
 	//	   "lines":["Ladbrokes 2: bet failed: The maximum stake is $50."],
 	//	   "sessions":["Ladbrokes 2 (Ladbrokes)"],
 	//	   "reason":"every session refused it: Ladbrokes 2: The maximum stake is $50."}}
@@ -194,6 +194,7 @@ type detailRecord struct {
 	Bookie  string  `json:"bookie,omitempty"`
 	Result  string  `json:"result,omitempty"`
 	Error   string  `json:"error,omitempty"`
+	Status  string  `json:"status,omitempty"`
 	Amount  float64 `json:"amount,omitempty"`
 }
 

@@ -48,8 +48,8 @@ type Detail struct {
 
 // DetailRecord is one session's answer, as its bet record gave it.
 type DetailRecord struct {
-	Session, Bookie, Result, Error string
-	Amount                         float64
+	Session, Bookie, Result, Error, Status string
+	Amount                                 float64
 }
 
 // records are the bet records a kept detail stands for.
@@ -57,7 +57,7 @@ func (d *Detail) records() []apiclient.BetRecord {
 	out := make([]apiclient.BetRecord, 0, len(d.Records))
 	for _, r := range d.Records {
 		out = append(out, apiclient.BetRecord{DisplayName: r.Session, Bookie: apiclient.String(r.Bookie),
-			SubmitResult: r.Result, SubmitError: r.Error, Amount: apiclient.Float(r.Amount)})
+			SubmitResult: r.Result, SubmitError: r.Error, Status: r.Status, Amount: apiclient.Float(r.Amount)})
 	}
 	return out
 }
@@ -68,7 +68,7 @@ func detailOf(nd *apiclient.NotificationDetail, bots string) *Detail {
 	for i := range nd.Bets {
 		r := &nd.Bets[i]
 		d.Records = append(d.Records, DetailRecord{Session: r.DisplayName, Bookie: string(r.Bookie), Result: r.SubmitResult,
-			Error: r.SubmitError, Amount: float64(r.Amount)})
+			Error: r.SubmitError, Status: r.Status, Amount: float64(r.Amount)})
 	}
 	for _, l := range nd.Lines() {
 		d.Lines = append(d.Lines, l.Log)
