@@ -58,6 +58,12 @@ func (r *creator) decide(ctx context.Context, in *instance, now time.Time) error
 		return r.guardAndCreate(ctx, in)
 	}
 	if !now.Before(start) {
+		if looked, ok := r.res.lookedEarlier(in); ok {
+			// An earlier run saw it waiting; this one comes after its
+			// race started, with no create between: missed.
+			r.res.missWindow(in, looked)
+			return nil
+		}
 		if in.bet.When != nil {
 			r.book.end(in, StatusSkipped, reason.Said(reason.ConditionFalse, fmt.Sprintf("the %s started before %q was true (%s)", in.what(), in.bet.When.String(), in.bet.When.Explain(env))))
 		} else {

@@ -62,7 +62,7 @@ func (h *followHost) WouldCreate(v follow.Bet, now time.Time) bool {
 	if in.status != StatusWaiting || h.halt.why != "" || !in.resolved() || !now.Before(in.start()) {
 		return false
 	}
-	if s := h.hold.journal.State(in.label); s != nil && !s.decidedOnly() {
+	if s := h.hold.journal.State(in.label); s != nil && !s.untried() {
 		return false // created, pending or known: decide handles it on its own
 	}
 	if notInField(in) != "" {

@@ -65,6 +65,29 @@ const (
 	//	   "sessions":["Ladbrokes 2 (Ladbrokes)"],
 	//	   "reason":"every session refused it: Ladbrokes 2: The maximum stake is $50."}}
 	opDetailRead = "detail_read"
+	// opLooked keeps that a run saw a bet on a named race of a meeting day
+	// waiting, its race still to come (the bet not created, nothing
+	// decided): once a run, at its first look, and again at its end. A
+	// later run that finds the race started with no create knows the
+	// bet's window passed while no run was there (opMissed), and does not
+	// move the bet to the next meeting's race.
+	//
+	// Its time is when the run looked, on the run's clock (the
+	// service's, as race starts are).
+	//
+	//	{"op":"looked","label":"bp:…","bet":"r2","race":{…},"time":"…"}
+	opLooked = "looked"
+	// opMissed keeps that a bet on a named race was missed: a run of its
+	// meeting day looked at it before its window opened (looked) and no
+	// create was sent before its race started. WindowClosed is when the
+	// window closed (the race's start), LastLooked when a run last looked
+	// at it; Status "skipped", Code "missed" and Error the sentence, as a
+	// decided entry keeps them. It is said (alert, exit 1) once, by the
+	// run that writes it.
+	//
+	//	{"op":"missed","label":"bp:…","bet":"r2","race":{…},"status":"skipped","code":"missed",
+	//	 "window_closed":"2026-11-28T03:00:00Z","last_looked":"2026-11-27T22:00:05Z","error":"missed: …"}
+	opMissed = "missed"
 )
 
 // Where a placed entry's time comes from.
@@ -161,6 +184,10 @@ type journalEntry struct {
 	Blocked []sessionBlock `json:"blocked,omitempty"`
 	// Detail (detail_read) is what was read of the bet's notification.
 	Detail *journalDetail `json:"detail,omitempty"`
+	// WindowClosed and LastLooked (missed) are when the bet's window
+	// closed (its race started) and when a run last looked at it.
+	WindowClosed *time.Time `json:"window_closed,omitempty"`
+	LastLooked   *time.Time `json:"last_looked,omitempty"`
 }
 
 // journalDetail is what a detail_read entry keeps of a notification: the

@@ -43,7 +43,8 @@ func newTracker(p *plan.Plan, opts Options) *tracker {
 	r := &tracker{opts: opts, plan: p, svc: opts.Backend, clock: opts.Clock, book: newBook(), hold: &hold{}}
 	r.halt = &halt{hold: r.hold, book: r.book, logf: r.logf}
 	r.ask = &confirmation{opts: &r.opts, halt: r.halt, logf: r.logf}
-	r.res = &resolver{plan: p, svc: r.svc, clock: r.clock, book: r.book, hold: r.hold, halt: r.halt, money: &r.money}
+	r.res = &resolver{plan: p, svc: r.svc, clock: r.clock, book: r.book, hold: r.hold, halt: r.halt, money: &r.money,
+		ownTime: r.ownTime, raceTime: r.raceTime, logf: r.logf}
 	fh := &followHost{opts: &r.opts, svc: r.svc, book: r.book, res: r.res, hold: r.hold, halt: r.halt, key: r.planKey(),
 		logf: r.logf, raceTime: r.raceTime, keepOutcomes: r.keepOutcomes}
 	r.follow = newFollower(p, &r.opts, r.svc, r.clock, r.book, fh)
@@ -135,7 +136,9 @@ func (r *tracker) fill(res *Result) {
 	res.Bets = res.Bets[:0]
 	for _, in := range r.book.insts {
 		r.markInDoubt(in)
-		res.Bets = append(res.Bets, r.money.betResult(in))
+		b := r.money.betResult(in)
+		b.MissedNow = r.res.missedNow[in.label] // found missed by this run: it fails for it, once
+		res.Bets = append(res.Bets, b)
 	}
 	if r.journal != nil {
 		res.ReportDir = r.journal.ReportDir()
