@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"flag"
+	"math"
+	"net/http"
 	"net/http/httptest"
 	"os"
 	"os/exec"
@@ -13,9 +15,11 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/expr-lang/expr"
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/betplan/betplan/apiclient"
@@ -104,6 +108,7 @@ func TestScripts(t *testing.T) {
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"sim":        cmdSim,
+			"simtls":     cmdSimTLS,
 			"simcount":   cmdSimCount,
 			"simcalls":   cmdSimCalls,
 			"simeach":    cmdSimEach,
@@ -118,12 +123,14 @@ func TestScripts(t *testing.T) {
 			"simwaitreq": cmdSimWaitReq,
 			"simadvance": cmdSimAdvance,
 			"samefield":  cmdSameField,
+			"calc":       cmdCalc,
 			"expandenv":  cmdExpandEnv,
 			"exits":      cmdExits,
 			"waitfile":   cmdWaitFile,
 			"scratch":    cmdSimScratch,
 			"simapart":   cmdSimApart,
 			"receiver":   cmdReceiver,
+			"okpage":     cmdOKPage,
 			"received":   cmdReceived,
 			"freeport":   cmdFreePort,
 			"waitport":   cmdWaitPort,
@@ -133,6 +140,10 @@ func TestScripts(t *testing.T) {
 			"pgjournal":  cmdPGJournal,
 			"nocontrol":  cmdNoControl,
 			"mdtable":    cmdMarkdownTable,
+			"simheader":  cmdSimHeader,
+			"simrewrite": cmdSimRewrite,
+			"pgstate":    cmdPGState,
+			"pgexec":     cmdPGExec,
 		},
 	})
 }
@@ -150,6 +161,18 @@ type scriptSim struct {
 	clock    *jumpClock
 	receiver *receiver // a webhook receiver (alerts_test.go)
 	resulted time.Time // wall time of the last simresult
+	// header is set while the service says it is simulated
+	// (apiclient.SimulatedHeader), as `betplan sim` serves it.
+	header atomic.Bool
+	// rewrites change every answer's body (simrewrite): a hostile service.
+	mu       sync.Mutex
+	rewrites []bodyRewrite
+}
+
+// bodyRewrite is one simrewrite: every match of re becomes to.
+type bodyRewrite struct {
+	re *regexp.Regexp
+	to string
 }
 
 // jumpClock is the wall clock moved forward by every `simadvance`: a
@@ -190,6 +213,29 @@ func cmdSameField(ts *testscript.TestScript, neg bool, args []string) {
 	if (a == b) == neg {
 		ts.Fatalf("%s: %s in %s, %s in %s", args[2], a, args[0], b, args[1])
 	}
+}
+
+// cmdCalc is `calc VAR EXPR`: it sets $VAR to the value of the
+// arithmetic EXPR (the script's variables already in it), rounded to
+// cents and written as report.json writes a number ("140", "52.5"): what
+// a run must show of amounts the simulated world decides, such as a
+// lay's loss at its winner's odds.
+func cmdCalc(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: calc VAR EXPR")
+	}
+	out, err := expr.Eval(args[1], nil)
+	ts.Check(err)
+	var v float64
+	switch x := out.(type) {
+	case int:
+		v = float64(x)
+	case float64:
+		v = x
+	default:
+		ts.Fatalf("calc: %s is %T, not a number", args[1], out)
+	}
+	ts.Setenv(args[0], strconv.FormatFloat(math.Round(v*100)/100, 'f', -1, 64))
 }
 
 // cmdSimAdvance is `simadvance DURATION`: the simulated service's clock
@@ -248,12 +294,64 @@ func cmdSim(ts *testscript.TestScript, neg bool, args []string) {
 		seed = n
 	}
 	svc := sim.New(sim.Options{Seed: seed, Clock: s.clock})
-	srv := httptest.NewServer(svc)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if s.header.Load() {
+			w.Header().Set(apiclient.SimulatedHeader, "1")
+		}
+		s.mu.Lock()
+		rewrites := s.rewrites
+		s.mu.Unlock()
+		if len(rewrites) == 0 {
+			svc.ServeHTTP(w, r)
+			return
+		}
+		rec := httptest.NewRecorder()
+		svc.ServeHTTP(rec, r)
+		body := rec.Body.Bytes()
+		for _, rw := range rewrites {
+			body = rw.re.ReplaceAll(body, []byte(rw.to))
+		}
+		for k, v := range rec.Header() {
+			w.Header()[k] = v
+		}
+		w.Header().Del("Content-Length")
+		w.WriteHeader(rec.Code)
+		w.Write(body)
+	}))
 	ts.Defer(srv.Close)
 	s.svc = svc
 	ts.Setenv("BETPLAN_BASE_URL", srv.URL)
 	ts.Setenv("SIM_ADDR", srv.Listener.Addr().String())
 	ts.Setenv("BETPLAN_TOKEN", svc.Token())
+}
+
+// cmdSimHeader is `simheader on|off`: from now on the service's answers
+// say it is simulated (apiclient.SimulatedHeader, as `betplan sim` serves
+// them), or stop saying so. `sim` starts without it: a service on this
+// machine that never says it is simulated is a real one.
+func cmdSimHeader(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 || args[0] != "on" && args[0] != "off" {
+		ts.Fatalf("usage: simheader on|off")
+	}
+	simOf(ts, "simheader")
+	ts.Value(scriptSimKey{}).(*scriptSim).header.Store(args[0] == "on")
+}
+
+// cmdSimRewrite is `simrewrite REGEXP REPLACEMENT`: from now on every
+// answer of the service has each match of REGEXP replaced (Go's
+// regexp.ReplaceAll, $1 for a group), as a hostile or broken service
+// would send it.
+func cmdSimRewrite(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: simrewrite REGEXP REPLACEMENT")
+	}
+	simOf(ts, "simrewrite")
+	re, err := regexp.Compile(args[0])
+	ts.Check(err)
+	s := ts.Value(scriptSimKey{}).(*scriptSim)
+	s.mu.Lock()
+	s.rewrites = append(s.rewrites, bodyRewrite{re: re, to: args[1]})
+	s.mu.Unlock()
 }
 
 // cmdSimCount is `simcount requests|notifications|tips|prealerts N`: the
@@ -322,8 +420,10 @@ func cmdSimReset(ts *testscript.TestScript, neg bool, args []string) {
 // cmdSimRace is `simrace CODE INDEX VAR [AFTER]`: it picks the INDEX-th
 // race (from 0) of CODE that starts at least AFTER (three minutes) from
 // now and sets $VAR_VENUE, $VAR_CODE, $VAR_NUMBER, $VAR_RUNNER (its first
-// runner) and $VAR_LOSER (a runner that does not win), so a script can
-// write a plan on real races of its world, and $VAR_PAST_START, a
+// runner), $VAR_LOSER (a runner that does not win), $VAR_WINNER (the
+// runner that wins) and $VAR_WINNER_ODDS (its win odds, the price the bots
+// take), so a script can write a plan on real races of its world, and
+// $VAR_PAST_START, a
 // duration for simadvance to a minute after its start.
 func cmdSimRace(ts *testscript.TestScript, neg bool, args []string) {
 	if neg {
@@ -362,6 +462,12 @@ func cmdSimRace(ts *testscript.TestScript, neg bool, args []string) {
 		if x != svc.Winner(r) {
 			ts.Setenv(v+"_LOSER", x)
 			break
+		}
+	}
+	for i, x := range r.Runners {
+		if x == svc.Winner(r) {
+			ts.Setenv(v+"_WINNER", x)
+			ts.Setenv(v+"_WINNER_ODDS", strconv.FormatFloat(r.Odds[i], 'f', -1, 64))
 		}
 	}
 }
@@ -497,11 +603,16 @@ func cmdSimState(ts *testscript.TestScript, neg bool, args []string) {
 	}
 }
 
-// cmdSimFault is `simfault SPEC`: it injects a fault, written as --fault
-// takes it, into the script's simulated service.
+// cmdSimFault is `simfault SPEC|clear`: it injects a fault, written as
+// --fault takes it, into the script's simulated service; clear removes
+// every fault (a frozen service answers again).
 func cmdSimFault(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) != 1 {
-		ts.Fatalf("usage: simfault SPEC")
+		ts.Fatalf("usage: simfault SPEC|clear")
+	}
+	if args[0] == "clear" {
+		simOf(ts, "simfault").ClearFaults()
+		return
 	}
 	f, err := parseFault(args[0])
 	ts.Check(err)

@@ -58,7 +58,7 @@ type SessionPart struct {
 	Odds        Float  `json:"odds"`
 	Market      string `json:"market"`
 	Runner      String `json:"runner"`
-	Amount      Float  `json:"amount"`
+	Amount      Money  `json:"amount"`
 	Bonus       string `json:"bonus"`
 	BotID       String `json:"bot_id"`
 }

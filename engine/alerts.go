@@ -378,6 +378,9 @@ func (a *alerting) betMessage(in *instance, ev string) *notify.Message {
 			m.Message += fmt.Sprintf(" at %.2f", *m.Odds)
 		}
 		m.Message += " by " + sessionList(in.placedBy)
+		if w := oddsPastCap(in); w != "" {
+			m.Message += "; " + w
+		}
 	case plan.EventSettled:
 		m.Profit = ptr(b.Profit)
 		verdict := "void"

@@ -500,13 +500,13 @@ func (in *instance) open() bool {
 }
 
 // refusedShare is what one session's refusal takes off a bet's money at
-// risk: its stake, for a Fixed Wager each session places in full; 0 where
-// a session's share is not known (a total split across sessions, a
-// target profit).
+// risk: what its stake can lose (a lay's, its liability at the odds cap),
+// for a Fixed Wager each session places in full; 0 where a session's
+// share is not known (a total split across sessions, a target profit).
 func refusedShare(in *instance) float64 {
 	t := betTerms(in.bet)
-	if !strings.EqualFold(t.betType, plan.TypeFixedWager) || t.total {
+	if !strings.EqualFold(t.risk.Type, plan.TypeFixedWager) || t.total {
 		return 0
 	}
-	return in.amount
+	return plan.RiskOf(t.risk, in.amount).PerSession
 }

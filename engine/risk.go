@@ -24,31 +24,34 @@ type sessionsRead struct {
 	sessionsAt time.Time
 }
 
-// stakeTerms are what decides a bet's exposure: its type and amount
-// field, whom it targets and whether its stake is the total.
+// stakeTerms are what decides a bet's exposure: what it can lose on a
+// session (its type, whether it lays, its odds bounds), whom it targets
+// and whether its stake is the total.
 type stakeTerms struct {
-	betType       string
+	risk          plan.RiskTerms
 	targetSession string // one id, or ids joined by ","
 	targetBot     string
-	total         bool    // ensure_total_wager on a Fixed Wager
-	oddsFloor     float64 // Fixed Profit with check_odds: the lowest odds taken
+	total         bool // ensure_total_wager on a Fixed Wager
 }
 
 // betTerms are a plan bet's terms.
 func betTerms(b *plan.Bet) stakeTerms {
-	t := stakeTerms{betType: b.Type, targetSession: b.TargetSession, total: b.StakeIsTotal()}
+	t := stakeTerms{risk: b.RiskTerms(), targetSession: b.TargetSession, total: b.StakeIsTotal()}
 	t.targetBot, _ = b.Options["target_bot"].(string)
-	t.oddsFloor = b.OddsFloor()
 	return t
 }
 
 // notificationTerms are the terms a notification was created with, as
 // the service echoes them (for bets found by label, not created by us).
 func notificationTerms(n *apiclient.Notification) stakeTerms {
-	t := stakeTerms{betType: n.Type, targetSession: string(n.TargetSession), targetBot: string(n.TargetBot),
+	t := stakeTerms{risk: plan.RiskTerms{Type: n.Type, Lay: plan.IsLayMarket(n.Tip.Market)},
+		targetSession: string(n.TargetSession), targetBot: string(n.TargetBot),
 		total: bool(n.EnsureTotalWager) && strings.EqualFold(n.Type, plan.TypeFixedWager)}
 	if n.CheckOdds {
-		t.oddsFloor = float64(n.Tip.Odds)
+		t.risk.OddsFloor = float64(n.Tip.Odds)
+	}
+	if n.CheckMaxOdds {
+		t.risk.OddsCap = float64(n.MaxOdds)
 	}
 	return t
 }
@@ -92,17 +95,22 @@ func exposureOf(sessions []apiclient.Session, t stakeTerms, amount float64) expo
 	if amount <= 0 {
 		return exposure{}
 	}
+	risk := plan.RiskOf(t.risk, amount)
 	if t.total {
+		if risk.Lay && risk.Bounded {
+			return exposure{Amount: roundCents(risk.PerSession), Basis: fmt.Sprintf("%s in all, split across the sessions (ensure_total_wager): %s", usd(risk.PerSession), layWords(t.risk, amount, risk))}
+		}
 		return exposure{Amount: roundCents(amount), Basis: fmt.Sprintf("%s in all, split across the sessions (ensure_total_wager)", usd(amount))}
 	}
-	risk := plan.RiskOf(t.betType, amount, t.oddsFloor)
 	perSession, what := risk.PerSession, ""
-	if plan.AmountFieldFor(t.betType) == plan.AmountTargetProfit {
-		if risk.Bounded {
-			what = fmt.Sprintf("%s a session at most (%s profit at odds of at least %s)", usd(perSession), usd(amount), strconv.FormatFloat(t.oddsFloor, 'f', -1, 64))
-		} else {
-			what = fmt.Sprintf("%s a session (the target profit counted as the stake: without check_odds the stake has no bound)", usd(amount))
-		}
+	switch {
+	case risk.Lay:
+		what = layWords(t.risk, amount, risk) + " a session"
+	case plan.AmountFieldFor(t.risk.Type) != plan.AmountTargetProfit:
+	case risk.Bounded:
+		what = fmt.Sprintf("%s a session at most (%s profit at odds of at least %s)", usd(perSession), usd(amount), oddsWords(t.risk.OddsFloor))
+	default:
+		what = fmt.Sprintf("%s a session (the target profit counted as the stake: without check_odds the stake has no bound)", usd(amount))
 	}
 	names := placers(sessions, t)
 	n := len(names)
@@ -123,6 +131,22 @@ func exposureOf(sessions []apiclient.Session, t stakeTerms, amount float64) expo
 	}
 	return exposure{Amount: roundCents(perSession * float64(n)), Basis: fmt.Sprintf("%s × %d: %s", what, n, who)}
 }
+
+// layWords says what a lay of amount can lose before it is placed: "a
+// lay of $20.00 at odds up to 8 can lose $140.00", or, with no odds cap,
+// that its stake is what counts until the sessions place it.
+func layWords(t plan.RiskTerms, amount float64, risk plan.Risk) string {
+	of := usd(amount)
+	if plan.AmountFieldFor(t.Type) == plan.AmountTargetProfit {
+		of += " target profit"
+	}
+	if !risk.Bounded {
+		return fmt.Sprintf("a lay of %s with no max_odds (check_max_odds is off): it can lose %s × (odds − 1) with no bound, counted at %s until it is placed", of, usd(amount), usd(risk.PerSession))
+	}
+	return fmt.Sprintf("a lay of %s at odds up to %s can lose %s", of, oddsWords(t.OddsCap), usd(risk.PerSession))
+}
+
+func oddsWords(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
 
 type exposureKey struct {
 	terms    stakeTerms

@@ -75,7 +75,7 @@ func stakeBlock(s *apiclient.Session, amount float64) string {
 // a bet of terms t and amount: 0 when that is not known (a target profit
 // sized by the bot from the odds, a total split across the sessions).
 func perSessionStake(t stakeTerms, amount float64) float64 {
-	if plan.AmountFieldFor(t.betType) != plan.AmountStake || t.total {
+	if plan.AmountFieldFor(t.risk.Type) != plan.AmountStake || t.total {
 		return 0
 	}
 	return amount

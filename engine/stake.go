@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"fmt"
 	"strings"
 	"time"
 
@@ -72,13 +73,7 @@ func journalFacts(planName, label string, s *labelState) (book.Facts, bool) {
 func seenOf(n *apiclient.Notification) *book.Seen {
 	return &book.Seen{Accepted: float64(n.TotalAccepted), Profit: float64(n.Profit), AverageOdds: float64(n.AverageOdds),
 		Resulted: n.Resulted(), Canceled: bool(n.IsCanceled), Start: n.Tip.Competition.StartTime.Time,
-		ResultAt: n.Tip.ResultTime.Time, Lay: isLayMarket(n.Tip.Market)}
-}
-
-// isLayMarket reports whether a market lays the selection: what such a
-// bet can lose is its liability, not its stake.
-func isLayMarket(market string) bool {
-	return strings.HasPrefix(strings.ToLower(strings.TrimSpace(market)), "lay")
+		ResultAt: n.Tip.ResultTime.Time, Lay: plan.IsLayMarket(n.Tip.Market)}
 }
 
 // instanceFacts adds to f what this command knows of the bet: whether it
@@ -98,4 +93,34 @@ func instanceFacts(f *book.Facts, in *instance, n *apiclient.Notification) {
 	if n != nil {
 		f.Seen = seenOf(n)
 	}
+}
+
+// oddsPastCap says when in is a lay taken at odds above its max_odds, the
+// cap its risk was counted at before it was placed (check_max_odds asks
+// the sessions not to; the service does not say every bookmaker holds
+// to it): "" otherwise. The alert of its placement and the log line say
+// it at once, as the book counts its liability at the odds taken.
+func oddsPastCap(in *instance) string {
+	if in.bet == nil || in.notif == nil {
+		return ""
+	}
+	t := in.bet.RiskTerms()
+	if !t.Lay || t.OddsCap <= 1 {
+		return ""
+	}
+	top := float64(in.notif.AverageOdds)
+	for _, r := range in.records {
+		if strings.EqualFold(r.SubmitResult, apiclient.SubmitSuccess) && r.Amount > 0 {
+			top = max(top, r.Odds)
+		}
+	}
+	if top <= t.OddsCap+1e-9 {
+		return ""
+	}
+	lose := ""
+	if b, ok := book.Count(book.Facts{Seen: seenOf(in.notif)}, time.Time{}); ok {
+		lose = ": it can lose " + usd(b.Risk().Amount)
+	}
+	return fmt.Sprintf("warning: the lay was taken at odds %s, above its max_odds %s, the odds its risk was counted at before it was placed%s",
+		oddsWords(top), oddsWords(t.OddsCap), lose)
 }

@@ -1,9 +1,6 @@
 package plan
 
-import (
-	"fmt"
-	"strconv"
-)
+import "fmt"
 
 // CheckAccountLimits holds the plan's amounts known offline (literals,
 // and expressions of the plan's vars) to the limits of the account file
@@ -29,23 +26,31 @@ func CheckAccountLimits(p *Plan, account string, l Limits) Diagnostics {
 	}
 	limit := func(key string) string { return account + " limits." + key }
 	for _, b := range p.Bets {
+		name := "bet " + b.ID
+		if b.LayWithoutCap() && l.CapsMoney() {
+			at(b, Span{Line: b.Line, Column: b.Column}, "%s", layWithoutCapWords(name, b, l, account+" limits."))
+		}
 		a := b.amount()
 		r, known := b.KnownRisk()
-		if !known || a == nil || a.Value <= 0 || l.MaxStakePerBet == nil {
+		if !known || a == nil || a.Value <= 0 {
 			continue
 		}
-		most := *l.MaxStakePerBet
-		name := "bet " + b.ID
-		switch {
-		case !r.Bounded && r.PerSession > most+1e-9:
-			at(b, b.AmountAt, "%s is Fixed Profit without check_odds: until the sessions place it the run counts its target_profit %s as the stake, above %s (%s), so the run would refuse it; set options.check_odds and options.odds to bound the stake",
-				name, money(a.Value), limit("max_stake_per_bet"), money(most))
-		case !r.Bounded || r.PerSession <= most+1e-9:
-		case b.AmountField() == AmountTargetProfit:
-			at(b, b.AmountAt, "%s: target_profit %s at odds of at least %s stakes $%s on each session, above %s (%s)",
-				name, amountWords(a), strconv.FormatFloat(b.OddsFloor(), 'f', -1, 64), money(r.PerSession), limit("max_stake_per_bet"), money(most))
-		default:
-			at(b, b.AmountAt, "%s: %s %s is above %s (%s)", name, b.AmountField(), amountWords(a), limit("max_stake_per_bet"), money(most))
+		if !r.Bounded {
+			if !r.Lay && l.MaxStakePerBet != nil && r.PerSession > *l.MaxStakePerBet+1e-9 {
+				at(b, b.AmountAt, "%s is Fixed Profit without check_odds: until the sessions place it the run counts its target_profit %s as the stake, above %s (%s), so the run would refuse it; set options.check_odds and options.odds to bound the stake",
+					name, money(a.Value), limit("max_stake_per_bet"), money(*l.MaxStakePerBet))
+			}
+			continue
+		}
+		if l.MaxStakePerBet != nil {
+			if msg := overBetLimit(name, b, a, r, limit("max_stake_per_bet"), *l.MaxStakePerBet, false); msg != "" {
+				at(b, b.AmountAt, "%s", msg)
+			}
+		}
+		if l.MaxLoss != nil {
+			if msg := overBetLimit(name, b, a, r, limit("max_loss"), *l.MaxLoss, true); msg != "" {
+				at(b, b.AmountAt, "%s", msg)
+			}
 		}
 	}
 	// The bets certain to be created, in plan order, each counting the

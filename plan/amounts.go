@@ -1,11 +1,13 @@
 package plan
 
 import (
+	"fmt"
 	"math"
 	"strconv"
 	"strings"
 
 	"github.com/expr-lang/expr/ast"
+	"gopkg.in/yaml.v3"
 )
 
 // What an amount is known to be before the run. An amount written as a
@@ -53,39 +55,83 @@ func foldAmount(e *Expr, tree ast.Node, field AmountField, vars map[string]any) 
 	return v, err == nil, err
 }
 
-// Risk is what one bet puts at risk on one session before it is placed,
-// as far as it is known: for Fixed Wager and High Odds First the stake
+// Risk is what one bet can lose on one session before it is placed, as
+// far as it is known: for Fixed Wager and High Odds First the stake
 // (with ensure_total_wager, the total); for Fixed Profit the stake that
 // makes target_profit at the lowest odds check_odds lets the sessions
 // take, target_profit / (odds − 1), rounded up to cents. Without such a
 // floor a Fixed Profit stake has no bound before the sessions place it:
 // Bounded is false, and PerSession is the target profit, the figure the
 // run counts until the sessions say what they staked.
+//
+// A lay (Lay Win, Lay Place) loses its liability when the runner wins.
+// The service does not say whether a lay's stake (or target profit) is
+// the backer's stake or the liability, so the larger reading counts:
+// the amount × max(1, cap − 1), where the cap is max_odds with
+// check_max_odds on, rounded up to cents. Without a cap a lay can lose
+// without bound: Bounded is false, and PerSession is its amount, the
+// least it can lose and what the run counts until the sessions place it
+// (then the book counts its liability at the odds they took).
 type Risk struct {
 	PerSession float64
 	Bounded    bool
+	// Lay marks a lay's risk: its liability at the odds cap (or, not
+	// Bounded, its amount).
+	Lay bool
 }
 
-// RiskOf is the risk of amount on a bet of betType whose odds floor is
-// oddsFloor (0: none). Every count of a bet's risk before its placement,
-// validate's, plan's, diff's and the run's limit checks, goes through it.
-func RiskOf(betType string, amount, oddsFloor float64) Risk {
-	if AmountFieldFor(betType) != AmountTargetProfit {
+// RiskTerms are the terms of a bet that decide what it can lose before
+// it is placed.
+type RiskTerms struct {
+	Type string
+	// Lay marks a lay market: what the bet can lose is its liability.
+	Lay bool
+	// OddsFloor is the lowest odds its sessions may take (check_odds), 0
+	// for none; OddsCap the highest (check_max_odds), 0 for none.
+	OddsFloor, OddsCap float64
+}
+
+// RiskOf is the risk of amount on a bet with terms t. Every count of a
+// bet's risk before its placement, validate's, plan's, diff's and the
+// run's limit checks, goes through it.
+func RiskOf(t RiskTerms, amount float64) Risk {
+	if t.Lay {
+		if t.OddsCap <= 1 {
+			return Risk{PerSession: amount, Lay: true}
+		}
+		return Risk{PerSession: ceilCents(amount * max(1, t.OddsCap-1)), Bounded: true, Lay: true}
+	}
+	if AmountFieldFor(t.Type) != AmountTargetProfit {
 		return Risk{PerSession: amount, Bounded: true}
 	}
-	if oddsFloor > 1 {
-		return Risk{PerSession: math.Ceil(amount/(oddsFloor-1)*100-1e-6) / 100, Bounded: true}
+	if t.OddsFloor > 1 {
+		return Risk{PerSession: ceilCents(amount / (t.OddsFloor - 1)), Bounded: true}
 	}
 	return Risk{PerSession: amount}
 }
 
+// ceilCents rounds v up to whole cents (a product or quotient of cents
+// that is a whole number of cents stays it).
+func ceilCents(v float64) float64 { return math.Ceil(v*100-1e-6) / 100 }
+
+// RiskTerms are the bet's terms that decide what it can lose.
+func (b *Bet) RiskTerms() RiskTerms {
+	return RiskTerms{Type: b.Type, Lay: IsLayMarket(b.Market), OddsFloor: b.OddsFloor(), OddsCap: b.OddsCap()}
+}
+
 // OddsFloor is the lowest odds a bet's sessions may take: options.odds
 // when options.check_odds is on, else 0.
-func (b *Bet) OddsFloor() float64 {
-	if on, _ := b.Options["check_odds"].(bool); !on {
+func (b *Bet) OddsFloor() float64 { return b.oddsOption("check_odds", "odds") }
+
+// OddsCap is the highest odds a bet's sessions may take: options.max_odds
+// when options.check_max_odds is on, else 0.
+func (b *Bet) OddsCap() float64 { return b.oddsOption("check_max_odds", "max_odds") }
+
+func (b *Bet) oddsOption(check, key string) float64 {
+	if on, _ := b.Options[check].(bool); !on {
 		return 0
 	}
-	switch x := b.Options["odds"].(type) {
+	switch x := b.Options[key].(type) {
 	case int:
 		return float64(x)
 	case float64:
@@ -94,14 +140,21 @@ func (b *Bet) OddsFloor() float64 {
 	return 0
 }
 
+// LayWithoutCap reports whether the bet lays a runner with no odds cap:
+// what it can lose, stake × (odds − 1), has no bound before it is placed.
+func (b *Bet) LayWithoutCap() bool {
+	t := b.RiskTerms()
+	return t.Lay && t.OddsCap <= 1
+}
+
 // KnownRisk is what the bet puts at risk on one session when that is
-// known offline: a known amount and, for Fixed Profit, an odds floor.
+// known offline: a known amount and its terms.
 func (b *Bet) KnownRisk() (Risk, bool) {
 	a, ok := b.StaticAmount()
 	if !ok {
 		return Risk{}, false
 	}
-	return RiskOf(b.Type, a, b.OddsFloor()), true
+	return RiskOf(b.RiskTerms(), a), true
 }
 
 // AmountBound is the largest value the bet's amount can take on a run,
@@ -269,37 +322,94 @@ func amountMax(tree ast.Node, vars map[string]any) float64 {
 }
 
 // checkBetRisk holds one bet's amount, when it is known offline, to
-// max_stake_per_bet, counting what it puts at risk on one session (the
-// run counts every session that can place it): an error at the amount.
+// max_stake_per_bet and max_loss, counting what it can lose on one
+// session (the run counts every session that can place it): an error at
+// the amount. A bet that alone can lose more than either is refused by
+// every run, whatever else is at risk.
 func (p *parser) checkBetRisk(b *Bet, a *Amount, name, at string) {
 	l := p.plan.Limits
 	if a.Value <= 0 || (a.Expr != nil && !a.Known) {
 		return
 	}
-	r := RiskOf(b.Type, a.Value, b.OddsFloor())
-	if !r.Bounded && l.MaxStakePerBet != nil && r.PerSession > *l.MaxStakePerBet+1e-9 {
+	r := RiskOf(b.RiskTerms(), a.Value)
+	if !r.Bounded && !r.Lay && l.MaxStakePerBet != nil && r.PerSession > *l.MaxStakePerBet+1e-9 {
 		p.d.errorf(p.at(at), "%s is Fixed Profit without check_odds: its stake is known only when the sessions place it, and until then the run counts its target_profit %s as the stake, above limits.max_stake_per_bet (%s), so the run would refuse it; set options.check_odds and options.odds to bound the stake",
 			name, money(a.Value), money(*l.MaxStakePerBet))
 		return
 	}
-	if !r.Bounded {
-		if l.MaxStakePerBet != nil || l.MaxTotalStake != nil || l.MaxOpenStake != nil || l.MaxStakePerRace != nil || l.MaxLoss != nil {
+	if !r.Bounded && !r.Lay {
+		if l.CapsMoney() {
 			p.d.warnf(p.at(at), "%s is Fixed Profit without check_odds: what it stakes (target_profit / (odds − 1)) is known only when the sessions place it, so no limit bounds it beforehand (the run counts the target profit $%s as the stake until then); set options.check_odds and options.odds to hold it to limits.max_stake_per_bet and the others",
 				name, money(a.Value))
 		}
 		return
 	}
-	if l.MaxStakePerBet == nil || r.PerSession <= *l.MaxStakePerBet+1e-9 {
+	if !r.Bounded {
+		return // a lay without a cap: checkLayCap says so
+	}
+	if l.MaxStakePerBet != nil {
+		if msg := overBetLimit(name, b, a, r, "limits.max_stake_per_bet", *l.MaxStakePerBet, false); msg != "" {
+			p.d.errorf(p.at(at), "%s", msg)
+		}
+	}
+	if l.MaxLoss != nil {
+		if msg := overBetLimit(name, b, a, r, "limits.max_loss", *l.MaxLoss, true); msg != "" {
+			p.d.errorf(p.at(at), "%s", msg)
+		}
+	}
+}
+
+// overBetLimit says how bet name's risk r on one session (its amount a)
+// is above most, a cap on what one bet may put at risk or, loss, on what
+// the period may lose (limit names it: "limits.max_loss"); "" when it is
+// not.
+func overBetLimit(name string, b *Bet, a *Amount, r Risk, limit string, most float64, loss bool) string {
+	if r.PerSession <= most+1e-9 {
+		return ""
+	}
+	if !r.Lay && !loss && b.AmountField() == AmountStake {
+		return fmt.Sprintf("%s: %s %s is above %s (%s)", name, b.AmountField(), amountWords(a), limit, money(most))
+	}
+	return fmt.Sprintf("%s: %s, above %s (%s)", name, riskWords(b, a, r), limit, money(most))
+}
+
+// riskWords says what a bet can lose on one session and why: "a lay of
+// stake 20 at odds up to 8 can lose $140 on each session".
+func riskWords(b *Bet, a *Amount, r Risk) string {
+	switch {
+	case r.Lay:
+		how := ""
+		if b.OddsCap() > 2 {
+			how = fmt.Sprintf(" (%s × (max_odds − 1))", b.AmountField())
+		}
+		return fmt.Sprintf("a lay of %s %s at odds up to %s can lose $%s on each session%s",
+			b.AmountField(), amountWords(a), odds(b.OddsCap()), money(r.PerSession), how)
+	case b.AmountField() == AmountTargetProfit:
+		return fmt.Sprintf("target_profit %s at odds of at least %s stakes $%s on each session", amountWords(a), odds(b.OddsFloor()), money(r.PerSession))
+	}
+	return fmt.Sprintf("%s %s can lose $%s on each session", b.AmountField(), amountWords(a), money(r.PerSession))
+}
+
+func odds(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
+
+// checkLayCap refuses, when the plan caps its money, a lay with no odds
+// cap: what it can lose, stake × (odds − 1), has no bound before it is
+// placed, so no limit could hold it. An error at the bet (n).
+func (p *parser) checkLayCap(b *Bet, n *yaml.Node, name string) {
+	if !b.LayWithoutCap() || !p.plan.Limits.CapsMoney() {
 		return
 	}
-	what := money(a.Value)
-	if a.Expr != nil {
-		what = a.Expr.Source + " = " + money(a.Value)
+	p.d.errorf(n, "%s", layWithoutCapWords(name, b, p.plan.Limits, "limits."))
+}
+
+// layWithoutCapWords says why a lay without check_max_odds cannot be held
+// to the money limits of l (the plan's, or an account file's: prefix
+// names them, "limits." or "betplan.yaml limits.").
+func layWithoutCapWords(name string, b *Bet, l Limits, prefix string) string {
+	keys := l.moneyKeys()
+	for i, k := range keys {
+		keys[i] = prefix + k
 	}
-	if b.AmountField() == AmountTargetProfit {
-		p.d.errorf(p.at(at), "%s: target_profit %s at odds of at least %s stakes $%s on each session, above limits.max_stake_per_bet (%s)",
-			name, what, strconv.FormatFloat(b.OddsFloor(), 'f', -1, 64), money(r.PerSession), money(*l.MaxStakePerBet))
-		return
-	}
-	p.d.errorf(p.at(at), "%s: %s %s is above limits.max_stake_per_bet (%s)", name, b.AmountField(), what, money(*l.MaxStakePerBet))
+	return fmt.Sprintf("%s lays (%s) without options.check_max_odds: it can lose %s × (odds − 1), with no bound before it is placed, so no money limit can hold it (%s); set options.check_max_odds: true and options.max_odds (the limits then count %s × (max_odds − 1) on each session)",
+		name, b.Market, b.AmountField(), strings.Join(keys, ", "), b.AmountField())
 }

@@ -251,14 +251,17 @@ type staticSums struct {
 
 func (s *staticSums) add(b betTally) {
 	r, known := b.risk, b.known
-	if known && r.Bounded && r.PerSession > s.largest {
+	// A lay without an odds cap counts its stake: the least it can lose,
+	// and what the run counts until it is placed.
+	known = known && (r.Bounded || r.Lay)
+	if known && r.PerSession > s.largest {
 		s.largest, s.largestBet = r.PerSession, b.id
 	}
 	if !b.named {
 		return
 	}
 	s.named++
-	if known && r.Bounded {
+	if known {
 		s.staticTotal += r.PerSession
 	}
 	if b.race == nil {
@@ -319,7 +322,7 @@ type certainSum struct {
 
 func (c *certainSum) add(id string, r Risk) {
 	c.ids = append(c.ids, id)
-	if r.Bounded {
+	if r.Bounded || r.Lay { // a lay without a cap: its stake, the least it can lose
 		c.known += r.PerSession
 		return
 	}

@@ -442,7 +442,7 @@ func worstCase(p *Plan) WorstCase {
 			w.ExprAmounts++
 			runtimeMax = max(runtimeMax, b.AmountBound())
 			if known {
-				runtimeMax = math.Inf(1) // Fixed Profit with no odds floor
+				runtimeMax = math.Inf(1) // Fixed Profit with no odds floor, or a lay with no odds cap
 			}
 			continue
 		}

@@ -151,6 +151,7 @@ func (p *parser) checkBet(doc *betDoc, path string, def resolvedBet) *Bet {
 		}
 		p.checkBetRisk(b, a, name, ap)
 	}
+	p.checkLayCap(b, n, name)
 	p.checkTargetNames(b, doc, name, event)
 	if typ != nil && *typ != TypeFixedWager {
 		if on, _ := b.Options[OptionEnsureTotalWager].(bool); on {

@@ -75,6 +75,30 @@ func (l Limits) BoundsMoney() bool {
 	return l.MaxTotalStake != nil || l.MaxOpenStake != nil || l.MaxLoss != nil
 }
 
+// CapsMoney reports whether the limits cap money at all: a limit on what
+// one bet, a race, the period or its open bets may put at risk, or on
+// what the period may lose.
+func (l Limits) CapsMoney() bool {
+	return l.MaxStakePerBet != nil || l.MaxStakePerRace != nil || l.BoundsMoney()
+}
+
+// moneyKeys are the keys of the limits set that cap money (CapsMoney).
+func (l Limits) moneyKeys() []string {
+	var keys []string
+	for _, k := range []struct {
+		key string
+		set bool
+	}{
+		{"max_stake_per_bet", l.MaxStakePerBet != nil}, {"max_stake_per_race", l.MaxStakePerRace != nil},
+		{"max_total_stake", l.MaxTotalStake != nil}, {"max_open_stake", l.MaxOpenStake != nil}, {"max_loss", l.MaxLoss != nil},
+	} {
+		if k.set {
+			keys = append(keys, k.key)
+		}
+	}
+	return keys
+}
+
 // Any reports whether the plan sets any limit.
 func (l Limits) Any() bool {
 	return l.MaxStakePerBet != nil || l.MaxTotalStake != nil || l.MaxBets != nil || l.MaxLoss != nil || l.StopLoss != nil ||

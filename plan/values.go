@@ -50,6 +50,14 @@ func AmountFieldFor(betType string) AmountField {
 	return AmountStake
 }
 
+// IsLayMarket reports whether a market lays the selection (Lay Win, Lay
+// Place): what such a bet can lose is its liability, not its stake. Case
+// and spaces around are ignored, as the service may write it.
+func IsLayMarket(market string) bool {
+	m := strings.TrimSpace(market)
+	return len(m) >= 3 && strings.EqualFold(m[:3], "lay")
+}
+
 // MarketSameRaceMulti takes R:P pairs as its selection.
 const MarketSameRaceMulti = "Same Race Multi"
 

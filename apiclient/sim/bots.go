@@ -115,7 +115,7 @@ func (s *Service) takeUp(n *notification, at time.Time) {
 		case errMsg != "":
 		case n.CheckOdds && n.Odds > 0 && odds < n.Odds:
 			errMsg = fmt.Sprintf("Odds %.2f are below the minimum of %.2f.", odds, n.Odds)
-		case n.CheckMaxOdds && n.MaxOdds > 0 && odds > n.MaxOdds:
+		case n.CheckMaxOdds && n.MaxOdds > 0 && odds > n.MaxOdds && !s.opts.MaxOddsIgnored:
 			errMsg = fmt.Sprintf("Odds %.2f are above the maximum of %.2f.", odds, n.MaxOdds)
 		case amount < ss.MinBet:
 			errMsg = ss.refusesStake(amount)

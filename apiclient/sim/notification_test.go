@@ -307,6 +307,23 @@ func TestBetAmounts(t *testing.T) {
 	}
 }
 
+// TestMaxOddsIgnored: with Options.MaxOddsIgnored the bots take a lay
+// above its max_odds although check_max_odds is on (a bookmaker that does
+// not hold to the switch), at the runner's price.
+func TestMaxOddsIgnored(t *testing.T) {
+	e := setup(t, sim.Options{Seed: 5, MaxOddsIgnored: true})
+	r := e.firstRace("Flemington")
+	body := createBody(r, "1", "lay above the cap")
+	body["target_session"], body["market"] = "4417", "Lay Win"
+	body["max_odds"], body["check_max_odds"] = r.Odds[0]-0.05, true
+	n := e.create(body)
+	e.clock.Advance(5 * time.Second)
+	bets := e.bets(n.ID)
+	if len(bets) != 1 || bets[0].SubmitResult != "Success" || bets[0].Amount != 10 || bets[0].CurrentOdds != r.Odds[0] {
+		t.Fatalf("got %+v, want $10 placed at %v", bets, r.Odds[0])
+	}
+}
+
 // TestStakePerSession checks what the facts file says of a Fixed Wager
 // stake (§2.1, §2.4): each running session places it, and with
 // ensure_total_wager it is the total across them, split into whole cents

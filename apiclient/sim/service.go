@@ -50,6 +50,12 @@ type Options struct {
 	// ResultDelay is how long after a race's off it is resulted; default
 	// 2m of sim time.
 	ResultDelay time.Duration
+	// MaxOddsIgnored makes the bots take a price above max_odds with
+	// check_max_odds on, as a bookmaker that does not hold to the switch
+	// would: the service facts show the switch in a client, not that every
+	// bookmaker honours it. Off, the bots refuse such a price ("Odds … are
+	// above the maximum of …"), as they are asked to.
+	MaxOddsIgnored bool
 }
 
 // Service is the simulated service; it implements http.Handler.

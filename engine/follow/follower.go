@@ -65,6 +65,9 @@ type Bet interface {
 	NeedRecords() bool
 	NeedPlacement() bool
 	OutcomeDue() bool
+	// PlacementWarning is what its placement's line warns of (a lay
+	// taken above its max_odds), "" for nothing.
+	PlacementWarning() string
 	// Blocked is what betplan saw of the sessions just before it created
 	// the bet, when no session it targets could bet it then (a bot
 	// stopped or logged out, a stake out of the bookmaker's bounds): the
@@ -193,6 +196,8 @@ type Follower struct {
 	// adoptedAt is when the last list page adopted from another plan of
 	// the run was read (adoptListPages).
 	adoptedAt time.Time
+	// warned are the corrupt records already named (warnCorrupt).
+	warned map[string]bool
 }
 
 // New makes the Follower of one command's plan.

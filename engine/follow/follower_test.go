@@ -45,6 +45,7 @@ func (b *fakeBet) NotifCreatedAt() time.Time      { return time.Time{} }
 func (b *fakeBet) Placers() int                   { return 0 }
 func (b *fakeBet) PlacedBy() string               { return "" }
 func (b *fakeBet) RefusedBy() string              { return "" }
+func (b *fakeBet) PlacementWarning() string       { return "" }
 func (b *fakeBet) RecordsRead() bool              { return false }
 func (b *fakeBet) RecordsAt() float64             { return 0 }
 func (b *fakeBet) AnsweredBy() string             { return "" }

@@ -57,7 +57,7 @@ func (d *Detail) records() []apiclient.BetRecord {
 	out := make([]apiclient.BetRecord, 0, len(d.Records))
 	for _, r := range d.Records {
 		out = append(out, apiclient.BetRecord{DisplayName: r.Session, Bookie: apiclient.String(r.Bookie),
-			SubmitResult: r.Result, SubmitError: r.Error, Status: r.Status, Amount: apiclient.Float(r.Amount)})
+			SubmitResult: r.Result, SubmitError: r.Error, Status: r.Status, Amount: apiclient.Money(r.Amount)})
 	}
 	return out
 }
