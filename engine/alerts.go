@@ -275,6 +275,10 @@ func betEvents(in *instance) []string {
 		evs = append(evs, plan.EventPlaced)
 	}
 	switch in.status {
+	case StatusSkipped:
+		if in.why.Code == reason.Missed {
+			evs = append(evs, plan.EventMissed)
+		}
 	case StatusSettled:
 		evs = append(evs, plan.EventSettled)
 	case StatusNotTaken:
@@ -391,10 +395,15 @@ func (a *alerting) betMessage(in *instance, ev string) *notify.Message {
 		m.Message = fmt.Sprintf("%s %s: %s on $%.2f accepted", verdict, name, signedMoney(b.Profit), b.AmountAccepted)
 	case plan.EventNotPlaced:
 		m.Message = "not placed " + name + ": " + in.reason
+		m.ReasonCode = string(in.why.Code)
+	case plan.EventMissed:
+		m.Message = "not created " + name + ": " + in.reason
+		m.ReasonCode = string(in.why.Code)
 	case plan.EventLimit:
 		m.Message = a.limitWords(in)
 	case plan.EventInDoubt:
 		m.Message = "in doubt " + name + ": " + in.reason
+		m.ReasonCode = string(in.why.Code)
 	}
 	return m
 }

@@ -58,6 +58,12 @@ func (r *creator) decide(ctx context.Context, in *instance, now time.Time) error
 		return r.guardAndCreate(ctx, in)
 	}
 	if !now.Before(start) {
+		if looked, ok := r.res.lookedEarlier(in); ok {
+			// An earlier run saw it waiting; this one comes after its
+			// race started, with no create between: missed.
+			r.res.missWindow(in, looked)
+			return nil
+		}
 		if in.bet.When != nil {
 			r.book.end(in, StatusSkipped, reason.Said(reason.ConditionFalse, fmt.Sprintf("the %s started before %q was true (%s)", in.what(), in.bet.When.String(), in.bet.When.Explain(env))))
 		} else {
@@ -123,6 +129,13 @@ func (r *creator) guardAndCreate(ctx context.Context, in *instance) error {
 	if why := r.money.checkLimits(in, in.risk); why.Code != "" {
 		r.refuseByLimit(in, why)
 		return nil
+	}
+	// What the sessions are now is the reason of a bet none of them
+	// answers: kept with its create.
+	if blocks, none := blockedBefore(r.res.sessions, betTerms(in.bet), in.amount, r.ownTime); none {
+		r.book.sawSessions(in, blocks)
+	} else {
+		r.book.sawSessions(in, nil)
 	}
 	if !r.opts.AllowNoBot {
 		if why := r.checkBot(in); why != "" {
@@ -307,7 +320,8 @@ func (r *creator) create(ctx context.Context, in *instance) error {
 			return nil
 		}
 		r.checkpoint("announce")
-		e := journalEntry{Op: opCreating, Label: in.label, BetID: in.bet.ID, Amount: in.amount, AtRisk: in.risk.Amount, Basis: in.risk.Basis, Race: &info, Attempt: attempt}
+		e := journalEntry{Op: opCreating, Label: in.label, BetID: in.bet.ID, Amount: in.amount, AtRisk: in.risk.Amount, Basis: in.risk.Basis, Race: &info, Attempt: attempt,
+			Blocked: in.blocked}
 		if attempt == 1 { // a later attempt is the same bet, counted by its first
 			refusal, unchecked, err := r.money.recordCreating(ctx, in, e)
 			switch {

@@ -69,6 +69,14 @@ func (r *tracker) runWithAlerts(ctx context.Context, res *Result, check func() e
 		if err == nil {
 			err = r.loop(ctx)
 		}
+		if !errors.Is(err, ErrNotConfirmed) {
+			// When this run last saw the bets still waiting: a later run
+			// that finds a race started with no create says since when.
+			// A no at the prompt changes nothing.
+			for _, in := range r.book.insts {
+				_ = r.keepLook(in, true) // a journal out of reach stops the run on its own
+			}
+		}
 		r.finish(res, err)
 		endAlerts(err)
 		ended = true
@@ -156,6 +164,12 @@ func (r *tracker) start(ctx context.Context) error {
 		return err
 	}
 	r.res.followJournal()
+	// The run's check of the sessions, before any create: what will stop
+	// each session the plan's bets reach from betting them. Said, never
+	// refused for (checkBot refuses a bet no running bot would take).
+	for _, line := range checkSessions(r.res.sessions, r.book.insts, r.ownTime) {
+		r.logf("%s", line)
+	}
 	if err := r.tips.expandTips(); err != nil {
 		return err
 	}
@@ -395,8 +409,27 @@ func (r *tracker) decideAll(ctx context.Context) (stopped bool, err error) {
 		if err := r.res.keepDecision(in); err != nil {
 			return false, err
 		}
+		if err := r.keepLook(in, false); err != nil {
+			return false, err
+		}
 	}
 	return false, nil
+}
+
+// keepLook journals that the run saw in waiting before its race
+// (resolver.keepLook): at its first look (end false) once the run's
+// question, if it asks one, was answered yes, and at its end. A saved
+// plan looks at its own bets alone.
+func (r *tracker) keepLook(in *instance, end bool) error {
+	if only := r.opts.OnlyLabels; only != nil {
+		if _, ok := only[in.label]; !ok {
+			return nil
+		}
+	}
+	if !end && !r.ask.given && r.ask.asks() {
+		return nil // nothing is journalled before the yes
+	}
+	return r.res.keepLook(in, r.clock.Now(), end)
 }
 
 // stopSeen tells the plan's stop mark (a StoppedError) from the errors

@@ -95,6 +95,10 @@ type Message struct {
 	Label          string `json:"label,omitempty"`
 	NotificationID int64  `json:"notification_id,omitempty"`
 	Status         string `json:"status,omitempty"`
+	// ReasonCode is why a bet was not placed or not created (not_placed,
+	// missed, in_doubt), as a program reads it: a code of the README's
+	// reasons table.
+	ReasonCode string `json:"reason_code,omitempty"`
 	// Requested is the bet's stake, or its target profit when
 	// RequestedField says so.
 	Requested      *float64 `json:"requested,omitempty"`
