@@ -117,3 +117,23 @@ func TestFirstRunAfterTheRaceTakesTheNextMeeting(t *testing.T) {
 	assert.False(t, res.Failed())
 	assert.Equal(t, 1, strings.Count(log.String(), "this plan's first run: bet r2 is on the next meeting's "), log.String())
 }
+
+// Looks are journalled sparingly: a cron run every five minutes over a
+// waiting bet does not add an entry each run, only once a look is half an
+// hour old.
+func TestLooksAreJournalledSparingly(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	r := w.race("Galloping", 3)
+	p := w.plan(missedPlan(w, r))
+	opts := w.options(w.client())
+	opts.NoWait = true
+	journal := opts.State.JournalPath("cron", opts.BaseURL)
+	start := w.clock.Now()
+	for i := range 12 { // an hour of five-minute cron runs
+		w.clock.Set(start.Add(time.Duration(i) * 5 * time.Minute))
+		_, err := engine.Run(context.Background(), p, opts)
+		require.NoError(t, err)
+	}
+	assert.Equal(t, 2, ops(t, journal)["looked"], "one look journalled each half hour, not one a run")
+}

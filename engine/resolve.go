@@ -479,6 +479,11 @@ func (r *resolver) keepLook(in *instance, now time.Time, end bool) error {
 	}
 	if s := j.State(in.label); s != nil && !s.lookedOnly() {
 		return nil // created, tried or decided: no window to miss
+	} else if s != nil && now.Sub(s.Looked) >= 0 && now.Sub(s.Looked) < lookAgainAfter {
+		// A cron run every few minutes would journal every waiting bet
+		// every few minutes: a look less than lookAgainAfter old says
+		// what a new one would.
+		return nil
 	}
 	at, seen := r.looked[in.label]
 	if seen && (!end || now.Sub(at) < time.Minute) {
@@ -493,6 +498,11 @@ func (r *resolver) keepLook(in *instance, now time.Time, end bool) error {
 	// it is weighed against.
 	return j.Record(journalEntry{Op: opLooked, Label: in.label, BetID: in.bet.ID, Race: &info, Time: now.UTC()})
 }
+
+// lookAgainAfter is how old a journalled look of a waiting bet is before
+// a run journals its own: the last look a missed window names is at most
+// that much earlier than the last run that saw the bet waiting.
+const lookAgainAfter = 30 * time.Minute
 
 // lookedEarlier reports whether an earlier run looked at in waiting and
 // nothing else was tried or decided for it, while this run never saw it
