@@ -229,7 +229,7 @@ func (r *creator) certainBets() []*instance {
 			continue
 		}
 		if r.hold.journal != nil {
-			if s := r.hold.journal.State(in.label); s != nil && !s.decidedOnly() {
+			if s := r.hold.journal.State(in.label); s != nil && !s.untried() {
 				continue // tried before: decide settles it on its own
 			}
 		}

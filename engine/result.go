@@ -206,6 +206,10 @@ type BetResult struct {
 	// RefusedBy names the sessions whose records refused it, each with
 	// the service's reason: "Ladbrokes 2: The minimum stake is $1.".
 	RefusedBy []string
+	// MissedNow says the command found the bet's window missed and
+	// journalled it (reason missed): it counts as a bet not placed in
+	// that run alone.
+	MissedNow bool `json:",omitempty"`
 	// Canceled is set on a cancelled bet; with AmountAccepted above 0 the
 	// sessions had placed it before the cancel, and that stays on: its
 	// status says where it stands (placed, settled).
@@ -340,6 +344,10 @@ func (b *BetResult) Fails() bool {
 	switch b.Status {
 	case StatusFailed, StatusNotTaken, StatusUnresolved, StatusInDoubt:
 		return b.Why.Code.Failure()
+	case StatusSkipped:
+		// A missed window fails the run that found it, once; skipped by
+		// its own condition or its race's start is no failure.
+		return b.MissedNow && b.Why.Code == reason.Missed
 	}
 	return false
 }

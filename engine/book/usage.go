@@ -34,6 +34,9 @@ type Usage struct {
 	// how many they are.
 	Planned     float64
 	PlannedBets int
+	// Requested is what the bets made (not a preview's) requested, their
+	// stakes or target profits; PlannedRequested what a preview's would.
+	Requested, PlannedRequested float64
 	// RaceStake and RaceBets are the at-risk and count of the bets on the
 	// race asked about; RaceOpenStake what those not resulted have at risk
 	// now, RaceProfit what the settled ones made.
@@ -157,6 +160,7 @@ type sums struct {
 	staked, openStake, profit       int64
 	planned                         int64
 	plannedBets                     int
+	requested, plannedRequested     int64
 	settled                         []Bet // to order the profit's lowest and highest
 	rangeDirty                      bool
 	lo, hi                          int64
@@ -173,9 +177,16 @@ func (a *sums) add(b *Bet, sign int) {
 		a.open += sign
 		a.openStake = addCents(a.openStake, c)
 	}
+	r := cents(b.requested)
+	if sign < 0 {
+		r = -r
+	}
 	if b.stage == Planned {
 		a.planned = addCents(a.planned, c)
 		a.plannedBets += sign
+		a.plannedRequested = addCents(a.plannedRequested, r)
+	} else {
+		a.requested = addCents(a.requested, r)
 	}
 	if b.stage != Settled {
 		return
@@ -217,6 +228,8 @@ func (a *sums) addSums(b *sums) {
 	a.profit = addCents(a.profit, b.profit)
 	a.planned = addCents(a.planned, b.planned)
 	a.plannedBets += b.plannedBets
+	a.requested = addCents(a.requested, b.requested)
+	a.plannedRequested = addCents(a.plannedRequested, b.plannedRequested)
 }
 
 // profitRange is the settled profit at its lowest and highest as results
@@ -244,7 +257,8 @@ func (a *sums) usage(key string) Usage {
 	lo, hi := a.profitRange()
 	return Usage{Period: key, Bets: a.bets, Open: a.open, Settled: a.settledN, Won: a.won, Lost: a.lost,
 		Staked: dollars(a.staked), OpenStake: dollars(a.openStake), Profit: dollars(a.profit),
-		LowestProfit: dollars(lo), HighestProfit: dollars(hi), Planned: dollars(a.planned), PlannedBets: a.plannedBets}
+		LowestProfit: dollars(lo), HighestProfit: dollars(hi), Planned: dollars(a.planned), PlannedBets: a.plannedBets,
+		Requested: dollars(a.requested), PlannedRequested: dollars(a.plannedRequested)}
 }
 
 // raceSums are the running totals of the bets on one race, in cents.
@@ -340,12 +354,17 @@ func (u Usage) Plus(v Usage) Usage {
 	u.HighestProfit = max(u.HighestProfit, add(u.HighestProfit, v.HighestProfit))
 	u.Planned = add(u.Planned, v.Planned)
 	u.PlannedBets += v.PlannedBets
+	u.Requested = add(u.Requested, v.Requested)
+	u.PlannedRequested = add(u.PlannedRequested, v.PlannedRequested)
 	u.RaceStake = add(u.RaceStake, v.RaceStake)
 	u.RaceOpenStake = add(u.RaceOpenStake, v.RaceOpenStake)
 	u.RaceProfit = add(u.RaceProfit, v.RaceProfit)
 	u.RaceBets += v.RaceBets
 	return u
 }
+
+// Add is a + b dollars, added in whole cents as every sum of the book is.
+func Add(a, b float64) float64 { return dollars(addCents(cents(a), cents(b))) }
 
 // Total is a running sum of money in whole cents, the one way a view adds
 // amounts the book did not sum itself (a report's totals of its rows, a
