@@ -16,7 +16,7 @@ import (
 	"github.com/betplan/betplan/reporters"
 )
 
-// Exit codes, documented in README.md and `betplan help`.
+// Exit codes; what each means is exitCodes (exits.go).
 const (
 	exitOK      = 0 // success
 	exitFailed  = 1 // the run finished but something failed
@@ -254,32 +254,32 @@ func newFlagSet(c *command) (*pflag.FlagSet, action) {
 	return fs, c.setup(fs)
 }
 
-const exitCodesHelp = `Exit codes:
-  0  success, or the plan's limits did their job (a stop_loss or take_profit
-     reached, a cap already reported in its period, the plan's own odds bound)
-  1  the run finished but something failed (a bet failed, an API error, an unresolved race)
-  2  usage error or invalid plan, before any request
-  3  refused: a safety check (a cap of the limits first reached in its period,
-     no confirmation, no running bot, lock held or lost, shared state out of
-     reach), or the service cannot be reached or refuses the credentials
-  4  plan --detailed-exitcode: there is something to create; diff: the plans differ
-  130  interrupted by Ctrl-C (SIGINT); 143 for SIGTERM
-Each command's help lists the codes it can return.
-`
+// envVar is an environment variable the commands read, with the flag that
+// wins over it: brief is `betplan help`'s words (broken where help breaks
+// them), detail the docs' table (internal/docgen writes both from here).
+// A flag alone (no name) is in the docs' table only.
+type envVar struct {
+	name, flag    string
+	brief, detail string
+}
 
-const envHelp = `Environment (a flag wins over the environment, which wins over the default):
-  BETPLAN_BASE_URL   service base URL (https:// required except on loopback)
-  BETPLAN_TOKEN      API token
-  BETPLAN_EMAIL      e-mail for login (with BETPLAN_PASSWORD)
-  BETPLAN_PASSWORD   password for login
-  BETPLAN_TIPSTER_APIKEY
-                     the tip package's API key, for plans with tips (never printed)
-  BETPLAN_STATE      shared state: postgres://user@host/db keeps journals and locks
-                     in PostgreSQL for every machine (run, plan, status, cancel, unlock)
-  BETPLAN_CONFIG     the account file (default: betplan.yaml found from the plan's
-                     directory up to the repository root; or --config)
-  NO_COLOR           disable colour in terminal output (or --no-color)
-`
+// environment is every variable betplan reads, in help's order.
+var environment = []envVar{
+	{"BETPLAN_BASE_URL", "--base-url", "service base URL (https:// required except on loopback)",
+		"the service's base URL; `https://` required except on loopback (`--insecure` to override). Its host's case, the default port (`:443`, `:80` for `http://`) and a trailing slash do not matter: every spelling of one service finds the same journals, locks, stop marks and saved plans, and outputs write it one way"},
+	{"BETPLAN_TOKEN", "", "API token", "API token (`Authorization: Token …`)"},
+	{"BETPLAN_EMAIL", "", "e-mail for login (with BETPLAN_PASSWORD)",
+		"the e-mail to log in with, with `BETPLAN_PASSWORD` (the token is cached in the user's config dir, mode 0600); with a token too, a 401 mid-run leads to one new login"},
+	{"BETPLAN_PASSWORD", "", "password for login", "the password to log in with, with `BETPLAN_EMAIL`"},
+	{"BETPLAN_TIPSTER_APIKEY", "", "the tip package's API key, for plans with tips (never printed)",
+		"the tip package's API key, for plans with tips (never printed, journalled or reported)"},
+	{"BETPLAN_STATE", "--state", "shared state: postgres://user@host/db keeps journals and locks\nin PostgreSQL for every machine (run, plan, status, cancel, unlock)",
+		"a `postgres://` URL: keep journals and locks in that database, shared by every machine (see Running on several machines in docs/running.md)"},
+	{"", "--state-schema", "", "the shared state's schema (default the URL's `search_path`, or `betplan`)"},
+	{"BETPLAN_CONFIG", "--config", "the account file (default: betplan.yaml found from the plan's\ndirectory up to the repository root; or --config)",
+		"the account file (default `betplan.yaml` in the plan's directory or above it, up to the repository root)"},
+	{"NO_COLOR", "--no-color", "disable colour in terminal output (or --no-color)", "no colour in terminal output"},
+}
 
 // helpExpressions is the help topic that prints the expression
 // reference: `betplan help expressions`.
@@ -294,9 +294,23 @@ func writeHelp(w io.Writer) {
 	fmt.Fprintf(w, "  %-9s %s\n", "help", "show help for betplan or one command")
 	fmt.Fprintf(w, "\nRun 'betplan help <command>' or 'betplan <command> --help' for its flags,\n")
 	fmt.Fprintf(w, "'betplan help %s' for what a plan's when, for_each_race and stake\nexpressions can use.\n\n", helpExpressions)
-	fmt.Fprint(w, exitCodesHelp)
-	fmt.Fprintln(w)
-	fmt.Fprint(w, envHelp)
+	fmt.Fprintf(w, "Exit codes:\n")
+	for _, e := range exitCodes {
+		fmt.Fprintf(w, "  %d  %s\n", e.code, strings.ReplaceAll(e.brief, "\n", "\n     "))
+	}
+	fmt.Fprintf(w, "Each command's help lists the codes it can return.\n\n")
+	fmt.Fprintf(w, "Environment (a flag wins over the environment, which wins over the default):\n")
+	for _, v := range environment {
+		if v.name == "" {
+			continue // a flag alone: its command's help has it
+		}
+		text := strings.ReplaceAll(v.brief, "\n", "\n"+strings.Repeat(" ", 21))
+		if len(v.name) > 17 {
+			fmt.Fprintf(w, "  %s\n%s%s\n", v.name, strings.Repeat(" ", 21), text)
+			continue
+		}
+		fmt.Fprintf(w, "  %-17s  %s\n", v.name, text)
+	}
 }
 
 func writeCommandUsage(w io.Writer, c *command) {
@@ -305,10 +319,7 @@ func writeCommandUsage(w io.Writer, c *command) {
 		fmt.Fprintf(w, " %s", c.args)
 	}
 	fmt.Fprintln(w)
-	fs, _ := newFlagSet(c)
-	if c.colour {
-		fs.Bool("no-color", false, "no colour in terminal output (as NO_COLOR=1 does)")
-	}
+	fs := c.helpFlags()
 	if fs.HasFlags() {
 		fmt.Fprintf(w, "\nFlags:\n%s", fs.FlagUsagesWrapped(80))
 	}
@@ -319,6 +330,16 @@ func writeCommandUsage(w io.Writer, c *command) {
 	for _, e := range c.exits {
 		fmt.Fprintf(w, "  %-3d %s\n", e.code, wrapWords(e.text, 72, "      "))
 	}
+}
+
+// helpFlags are the command's flags as its help lists them: --no-color
+// too, which execute binds to the command's streams.
+func (c *command) helpFlags() *pflag.FlagSet {
+	fs, _ := newFlagSet(c)
+	if c.colour {
+		fs.Bool("no-color", false, "no colour in terminal output (as NO_COLOR=1 does)")
+	}
+	return fs
 }
 
 // wrapWords folds text at width columns, later lines indented, so help

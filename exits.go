@@ -11,6 +11,29 @@ import (
 // The errors a command returns say what kind of ending they are; exitStatus
 // alone turns them into an exit code and the line a user reads.
 
+// exitMeaning is an exit code every command shares and what it means:
+// brief is `betplan help`'s line (broken where help breaks it), detail
+// the docs' table (internal/docgen writes both from here).
+type exitMeaning struct {
+	code          int
+	brief, detail string
+}
+
+// exitCodes are the codes betplan exits with, in order.
+var exitCodes = []exitMeaning{
+	{exitOK, "success, or the plan's limits did their job (a stop_loss or take_profit\nreached, a cap already reported in its period, the plan's own odds bound)",
+		"nothing failed: every bet settled or skipped by its own condition (with `--no-wait`, everything ready was created); or the plan's limits did their job (end reason `limit`): `stop_loss` or `take_profit` ended the period, a cap held bets back that an earlier run of the period already reported, or every session refused a bet for the plan's own odds bound (reported as not placed, reason `odds_bound`); or the plan is stopped (`betplan stop`): the run created nothing, reported what the plan placed and said how to resume"},
+	{exitFailed, "the run finished but something failed (a bet failed, an API error, an unresolved race)",
+		"the run finished but something failed (a bet failed, was not taken or is in doubt for a reason that is a failure; an unresolved race, an API error, a timeout, a tip failed or of unknown outcome)"},
+	{exitUsage, "usage error or invalid plan, before any request", ""},
+	{exitRefused, "refused: a safety check (a cap of the limits first reached in its period,\nno confirmation, no running bot, lock held or lost, shared state out of\nreach), or the service cannot be reached or refuses the credentials",
+		"refused by a safety check (a cap of the limits, `max_total_stake`, `max_open_stake`, `max_loss`, `max_bets`, per race or the account's, holding a bet back for the first time in its period; bets that cannot fit the limits together, or an amount above `max_stake_per_bet`, found at run time; no confirmation, no running bot, the lock held by another run or lost during the run, the shared state out of reach or too new, a damaged journal, a journal kept for another account, a journal from an earlier betplan that nothing shows to be this service's, a real run whose money has no bound without `--no-limits`), or the service cannot be used: nothing answers, TLS fails, a base URL without `https://`, no betting service at the URL (the connection check's read answered 404, or answered success in another shape than the service's: a health page, a proxy), a wrong or expired token (also one that dies mid-run with no e-mail and password to log in again: the run ends at the first refused call, its report listing every bet it created); one line names the URL and the next step"},
+	{exitChanges, "plan --detailed-exitcode: there is something to create; diff: the plans differ",
+		"`plan --detailed-exitcode`: there is something to create; `diff`: the plans differ"},
+	{130, "interrupted by Ctrl-C (SIGINT); 143 for SIGTERM",
+		"stopped by Ctrl-C (SIGINT), or 143 by SIGTERM; re-run to resume"},
+}
+
 // usageError is a mistake in how the command was called: exit 2, with a
 // pointer to the usage text.
 type usageError struct{ msg string }

@@ -8,8 +8,6 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
-
-	"github.com/betplan/betplan/internal/golden"
 )
 
 // TestEveryCommandHelp holds every command's help to what a newcomer
@@ -69,34 +67,4 @@ func TestNoColor(t *testing.T) {
 		})
 	}
 	os.RemoveAll(dir)
-}
-
-// TestReadmeExpressionsIsTheHelp: the README's expression reference is
-// `betplan help expressions` word for word, so the two cannot drift.
-// With -update the README's section is rewritten from the help.
-func TestReadmeExpressionsIsTheHelp(t *testing.T) {
-	const begin, end = "<!-- BEGIN betplan help expressions -->\n```text\n", "```\n<!-- END betplan help expressions -->"
-	readme, err := os.ReadFile("README.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := string(readme)
-	i, j := strings.Index(s, begin), strings.Index(s, end)
-	if i < 0 || j < i {
-		t.Fatalf("README.md has no section between %q and %q", begin, end)
-	}
-	sys, streams := testIO(nil)
-	b := streams.Stdout
-	if code := execute(context.Background(), []string{"help", "expressions"}, sys); code != exitOK {
-		t.Fatalf("betplan help expressions: exit %d", code)
-	}
-	if got := s[i+len(begin) : j]; got != b.String() {
-		if golden.Updating() {
-			if err := os.WriteFile("README.md", []byte(s[:i+len(begin)]+b.String()+s[j:]), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			return
-		}
-		t.Errorf("README.md's expression reference differs from `betplan help expressions` (plan/expressions.txt); run go test -run TestReadmeExpressionsIsTheHelp . -update")
-	}
 }

@@ -3,10 +3,6 @@
 // following each outcome to a report.
 package main
 
-// The documentation's generated tables (internal/docgen) are written from
-// the Go values: `go generate ./...`.
-//go:generate go run ./internal/docgen/cmd/docgen
-
 import (
 	"context"
 	"os"

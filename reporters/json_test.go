@@ -189,9 +189,9 @@ func TestJSONRoundsMoneyToCents(t *testing.T) {
 	}
 }
 
-// REPORT.md documents every field the schema has.
+// docs/reports.md documents every field the schema has.
 func TestReportDocCoversEveryField(t *testing.T) {
-	doc, err := os.ReadFile("REPORT.md")
+	doc, err := os.ReadFile("../docs/reports.md")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -219,7 +219,7 @@ func TestReportDocCoversEveryField(t *testing.T) {
 	}
 	for name := range names {
 		if !strings.Contains(string(doc), name+"`") {
-			t.Errorf("REPORT.md does not document %q", name)
+			t.Errorf("docs/reports.md does not document %q", name)
 		}
 	}
 }
