@@ -56,7 +56,7 @@ func Preview(ctx context.Context, p *plan.Plan, opts Options) (*Result, *SavedPl
 	res.Warnings = r.res.unmatchedForEach(now)
 	committed, _ := j.Committed()
 	planned := committed
-	certainWhy, certain := r.create.certainRefusal()
+	certainWhy, certain, _ := r.create.certainRefusal()
 	refuseAll := map[*instance]bool{}
 	for _, in := range certain {
 		refuseAll[in] = true
