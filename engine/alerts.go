@@ -388,13 +388,44 @@ func (a *alerting) betMessage(in *instance, ev string) *notify.Message {
 		}
 		m.Message = fmt.Sprintf("%s %s: %s on $%.2f accepted", verdict, name, signedMoney(b.Profit), b.AmountAccepted)
 	case plan.EventNotPlaced:
-		m.Message = "not placed " + name + ": " + in.reason
+		m.Message = "not placed " + name + ": " + reasonWords(in)
 	case plan.EventLimit:
 		m.Message = a.limitWords(in)
 	case plan.EventInDoubt:
 		m.Message = "in doubt " + name + ": " + in.reason
+	default:
+		// An event of a bet not created (a missed window): what did not
+		// happen, and why.
+		m.Message = strings.ReplaceAll(ev, "_", " ") + " " + name + ": " + reasonWords(in)
+	}
+	if ev != plan.EventPlaced && ev != plan.EventSettled {
+		m.ReasonCode = string(in.why.Code)
 	}
 	return m
+}
+
+// reasonWords is why in ended where it did, for an alert: its code, the
+// sentence, and the sessions that refused it when the sentence does not
+// name them: "[odds_bound] every session refused it: Main Sportsbet: …".
+func reasonWords(in *instance) string {
+	s := in.reason
+	var missing []string
+	for _, r := range in.refusedBy {
+		if !strings.Contains(s, r) {
+			missing = append(missing, r)
+		}
+	}
+	if len(missing) > 0 {
+		by := "refused by " + strings.Join(missing, "; ")
+		if s != "" {
+			by = s + "; " + by
+		}
+		s = by
+	}
+	if in.why.Code != "" {
+		s = "[" + string(in.why.Code) + "] " + s
+	}
+	return s
 }
 
 func ptr(v float64) *float64 { return &v }

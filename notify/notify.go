@@ -93,6 +93,10 @@ type Message struct {
 	Label          string `json:"label,omitempty"`
 	NotificationID int64  `json:"notification_id,omitempty"`
 	Status         string `json:"status,omitempty"`
+	// ReasonCode is why a bet was not placed (or not created), as a
+	// program reads it: one of the closed list of reasons (package
+	// reason), the same as report.json's reason_code.
+	ReasonCode string `json:"reason_code,omitempty"`
 	// Requested is the bet's stake, or its target profit when
 	// RequestedField says so.
 	Requested      *float64 `json:"requested,omitempty"`

@@ -198,8 +198,8 @@ func (t *textWriter) bets(r *engine.Result, extra []column, more func(*engine.Be
 // each session that did not simply succeed.
 func betNotes(b *engine.BetResult) []cell {
 	var notes []cell
-	if b.Reason != "" {
-		notes = append(notes, cell{text: "↳ " + oneLine(b.Reason)})
+	if r := reasonLine(b); r != "" {
+		notes = append(notes, cell{text: "↳ " + r})
 	}
 	if p := placedWords(b); p != "" {
 		notes = append(notes, cell{text: oneLine(p), tone: toneDim})
