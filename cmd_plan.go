@@ -17,6 +17,7 @@ type planOptions struct {
 	Out              string
 	DetailedExitcode bool
 	Format           string
+	Verbose          bool
 	rehearsal        rehearsalOptions
 	state            stateOptions
 	account          accountOptions
@@ -50,6 +51,7 @@ func (o *planOptions) bind(fs *pflag.FlagSet) {
 	fs.StringVar(&o.Out, "out", "", "save the plan to FILE; 'betplan run FILE' then applies exactly that")
 	fs.BoolVar(&o.DetailedExitcode, "detailed-exitcode", false, "exit 0 when nothing would be created or published, 4 when something would")
 	fs.StringVar(&o.Format, "format", "text", "output format: text, json or markdown")
+	fs.BoolVar(&o.Verbose, "verbose", false, "with several plans, say everything of every bet (default: one line a bet, the first refusal of each limit, errors)")
 	fs.BoolVar(&o.rehearsal.Sim, "sim", false, "resolve against an in-process simulated service")
 	o.rehearsal.bindWorld(fs)
 	o.state.bind(fs)
@@ -192,7 +194,9 @@ func previewPlans(ctx context.Context, sys *sysIO, o *planOptions, files []strin
 				fmt.Fprintln(sys.Stdout)
 			}
 			showTimes(res, opts)
-			if err := reporters.Write(sys.Stdout, f, res, sys.textOptions()); err != nil {
+			to := sys.textOptions()
+			to.Brief = len(plans) > 1 && !o.Verbose
+			if err := reporters.Write(sys.Stdout, f, res, to); err != nil {
 				return err
 			}
 		}

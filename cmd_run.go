@@ -28,6 +28,7 @@ type runOptions struct {
 	LockTimeout    time.Duration
 	AllowNoBot     bool
 	NoLimits       bool
+	Verbose        bool
 	Republish      []string
 	rehearsal      rehearsalOptions
 	report         reportOptions
@@ -75,6 +76,7 @@ func (o *runOptions) bind(fs *pflag.FlagSet) {
 	fs.DurationVar(&o.LockTimeout, "lock-timeout", 0, "how long to wait for another run of the plan to finish")
 	fs.BoolVar(&o.AllowNoBot, "allow-no-bot", false, "create even when no targeted session has a running bot")
 	fs.BoolVar(&o.NoLimits, "no-limits", false, "run for real a plan whose money has no bound (no max_total_stake, max_open_stake nor max_loss, or a lay without check_max_odds)")
+	fs.BoolVar(&o.Verbose, "verbose", false, "list every bet the confirmation asks for, with how its risk was worked out (default one line per race)")
 	fs.StringArrayVar(&o.Republish, "republish", nil, "send again the tip `TIP-ID` whose publish has an unknown outcome (it may have reached subscribers, so only this flag sends it again); repeatable")
 	o.report.bindFormat(fs)
 	o.rehearsal.bindWorld(fs)
@@ -148,6 +150,7 @@ func (o *runOptions) engineOptions(sys *sysIO, s *commandSetup, r planToRun) (en
 	opts.Republish = r.republish
 	opts.NoWait = o.NoWait
 	opts.AllowNoBot = o.AllowNoBot
+	opts.Verbose = o.Verbose
 	opts.AmbiguousGrace = o.AmbiguousGrace
 	opts.LockTimeout = o.LockTimeout
 	opts.Checkpoint = checkpointHook(sys)

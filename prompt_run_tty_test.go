@@ -179,7 +179,9 @@ func TestPromptOneQuestionForSeveralPlans(t *testing.T) {
 	for _, want := range []string{
 		"2 plans of this run: up to 3 bets may be created, $14.00 requested, $14.00 at risk. One yes covers every bet of these plans in this run, now and later.",
 		`Plan "p1" against `, `Plan "p2" against `,
-		"p1-fav on ", "; ready now", "p1-late on ", "; when its condition holds", "p2-fav on ",
+		// One line per race: p1's two bets share Flemington R2.
+		"Flemington R2: 2 bets (p1-fav, p1-late), $8.00 requested, $8.00 at risk; 1 ready now, 1 when its condition holds",
+		"p2-fav on Flemington R2: $6.00 stake requested, $6.00 at risk ($6.00 × 1: the target session 4417 (Main Sportsbet)); ready now",
 		"Account limits of plans/betplan.yaml, every plan together, over all time: max_total_stake $30.00 ($0.00 used).",
 	} {
 		assert.Contains(t, asked, want)

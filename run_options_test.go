@@ -54,7 +54,7 @@ func TestRunEngineOptions(t *testing.T) {
 		"NoLimits":  "checkMoneyBound",
 		"Republish": "dealt to each plan: planToRun.republish",
 	}
-	o := &runOptions{Yes: true, NoWait: true, AmbiguousGrace: 7 * time.Second, LockTimeout: 3 * time.Minute, AllowNoBot: true, NoLimits: true, Republish: []string{"tip-a"}}
+	o := &runOptions{Yes: true, NoWait: true, AmbiguousGrace: 7 * time.Second, LockTimeout: 3 * time.Minute, AllowNoBot: true, NoLimits: true, Verbose: true, Republish: []string{"tip-a"}}
 	sys, _ := testIO(nil)
 	s, err := setUp(sys, &o.service, stateOptions{StateDir: t.TempDir()}, &rehearsalOptions{Sim: true})
 	require.NoError(t, err)

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/betplan/betplan/apiclient"
+	"github.com/betplan/betplan/engine/book"
 	"github.com/betplan/betplan/plan"
 )
 
@@ -37,7 +38,17 @@ func Cancel(ctx context.Context, p *plan.Plan, ids []string, opts Options) (*Res
 				return err
 			}
 		}
-		return r.cancelOpen(ctx, want, true)
+		if err := r.cancelOpen(ctx, want, true); err != nil {
+			return err
+		}
+		// A stopped plan's cancel says so: nothing more is created until
+		// it is resumed, whatever was left to cancel.
+		if r.hold.lease != nil {
+			if mark, err := r.hold.lease.Stopped(); err == nil && mark != nil {
+				r.halt.stopped = mark
+			}
+		}
+		return nil
 	})
 	r.finish(res, err)
 	return reported(res, err)
@@ -141,7 +152,7 @@ func (r *tracker) cancelOpen(ctx context.Context, want map[string]bool, confirm 
 		return nil
 	}
 	if confirm && r.opts.Confirm != nil {
-		ok, err := r.opts.Confirm(fmt.Sprintf("Cancel %d notifications of plan %q on %s?", len(targets), r.plan.Name, r.opts.BaseURL))
+		ok, err := r.opts.Confirm(r.cancelQuestion(targets))
 		if err != nil {
 			return err
 		}
@@ -166,4 +177,31 @@ func (r *tracker) cancelOpen(ctx context.Context, want map[string]bool, confirm 
 		r.logf("cancelled %s: notification %d", in.name(), in.notifID)
 	}
 	return r.follow.Poll(ctx)
+}
+
+// cancelQuestion asks before a cancel, naming each bet it cancels and what
+// it has at risk: "Cancel 2 bets of plan "a" on URL, $15.00 at risk:
+// a1 (Flemington R1, $12.00 stake, $12.00 at risk), …? What sessions
+// placed already stays on."
+func (r *tracker) cancelQuestion(targets []*instance) string {
+	var total book.Total
+	parts := make([]string, 0, len(targets))
+	for i, in := range targets {
+		b := r.money.betResult(in)
+		total.Add(b.AtRisk)
+		if i == idsShown {
+			parts = append(parts, fmt.Sprintf("and %d more", len(targets)-idsShown))
+			continue
+		}
+		if i > idsShown {
+			continue
+		}
+		amount := ""
+		if in.amount > 0 {
+			amount = fmt.Sprintf("%s %s, ", usd(in.amount), in.bet.AmountField())
+		}
+		parts = append(parts, fmt.Sprintf("%s (%s, %s%s at risk)", in.name(), raceWords(in.info), amount, usd(b.AtRisk)))
+	}
+	return fmt.Sprintf("Cancel %d %s of plan %q on %s, %s at risk: %s? What sessions placed already stays on.",
+		len(targets), plural(len(targets), "bet", "bets"), r.plan.Name, r.opts.BaseURL, usd(total.Dollars()), strings.Join(parts, ", "))
 }

@@ -27,8 +27,13 @@ func TestCancel(t *testing.T) {
 	_, err := engine.Run(context.Background(), p, opts)
 	require.NoError(t, err)
 	require.Equal(t, 1, w.svc.NotificationCount())
-	res, err := engine.Cancel(context.Background(), p, []string{"first"}, w.options(w.client()))
+	// The question names each bet it cancels and what it has at risk.
+	copts := w.options(w.client())
+	var asked string
+	copts.Confirm = func(q string) (bool, error) { asked = q; return true, nil }
+	res, err := engine.Cancel(context.Background(), p, []string{"first"}, copts)
 	require.NoError(t, err)
+	assert.Regexp(t, `^Cancel 1 bet of plan "test-card" on http://127\.0\.0\.1:\d+, \$\d+\.\d\d at risk: first \(\w+ R\d+, \$\d+\.\d\d stake, \$\d+\.\d\d at risk\)\? What sessions placed already stays on\.$`, asked)
 	for _, b := range res.Bets {
 		if b.ID == "first" {
 			assert.Equal(t, engine.StatusCanceled, b.Status, b.Reason)

@@ -32,61 +32,127 @@ func (r *creator) askedBets() betsAsked {
 		}
 		rows = append(rows, in)
 	}
-	var requested, atRisk float64
+	var requested, atRisk book.Total
 	unknown := 0
-	lines := make([]string, 0, len(rows))
 	now := r.clock.Now()
+	// One line per race (a line per bet with --verbose): the decision
+	// stays on one screen however many bets a card has.
+	type raceRows struct {
+		race              RaceInfo
+		bets              []askedBet
+		requested, atRisk book.Total
+	}
+	var races []*raceRows
+	byRace := map[string]*raceRows{}
 	for _, in := range rows {
 		if in.amount <= 0 {
 			unknown++
 			continue
 		}
 		e := r.money.exposure(in)
-		requested += in.amount
-		atRisk += e.Amount
-		line := fmt.Sprintf("  %s on %s R%d: %s %s requested, %s at risk (%s)",
-			in.name(), in.info.Venue, in.info.EventNumber, usd(in.amount), in.bet.AmountField(), usd(e.Amount), e.Basis)
+		requested.Add(in.amount)
+		atRisk.Add(e.Amount)
+		a := askedBet{in: in, risk: e, when: ""}
 		if only == nil {
 			// What is certain now: the bets whose conditions hold already
 			// (a saved plan's creates are all made now).
 			if ready, err := in.bet.Ready(r.res.instanceEnv(in, now)); err == nil && ready {
-				line += "; ready now"
+				a.when = "ready now"
 			} else {
-				line += "; when its condition holds"
+				a.when = "when its condition holds"
 			}
+		}
+		key := bookRace(in.info).Key()
+		if r.opts.Verbose {
+			key = in.label
+		}
+		rr := byRace[key]
+		if rr == nil {
+			rr = &raceRows{race: in.info}
+			byRace[key] = rr
+			races = append(races, rr)
+		}
+		rr.bets = append(rr.bets, a)
+		rr.requested.Add(in.amount)
+		rr.atRisk.Add(e.Amount)
+	}
+	// A basis every listed bet shares is said once.
+	common := ""
+	if n := len(rows) - unknown; n > 1 {
+		common = races[0].bets[0].risk.Basis
+		for _, rr := range races {
+			for _, a := range rr.bets {
+				if a.risk.Basis != common {
+					common = ""
+				}
+			}
+		}
+	}
+	lines := make([]string, 0, len(races))
+	for _, rr := range races {
+		if len(rr.bets) == 1 {
+			lines = append(lines, rr.bets[0].line(common))
+			continue
+		}
+		ids := make([]string, len(rr.bets))
+		whens := map[string]int{}
+		var order []string
+		for i, a := range rr.bets {
+			ids[i] = a.in.name()
+			if whens[a.when] == 0 {
+				order = append(order, a.when)
+			}
+			whens[a.when]++
+		}
+		line := fmt.Sprintf("  %s: %d bets (%s), %s requested, %s at risk", raceWords(rr.race), len(rr.bets), plan.CutList(ids, 4),
+			usd(rr.requested.Dollars()), usd(rr.atRisk.Dollars()))
+		var parts []string
+		for _, w := range order {
+			if w != "" {
+				parts = append(parts, fmt.Sprintf("%d %s", whens[w], w))
+			}
+		}
+		if len(parts) > 0 {
+			line += "; " + strings.Join(parts, ", ")
 		}
 		lines = append(lines, line)
 	}
 	var b strings.Builder
 	noun := plural(len(rows), "bet", "bets")
 	if only != nil {
-		fmt.Fprintf(&b, "Saved plan of %q against %s: %d %s will be created, %s requested, %s at risk.", r.plan.Name, r.opts.BaseURL, len(rows), noun, usd(requested), usd(atRisk))
+		fmt.Fprintf(&b, "Saved plan of %q against %s: %d %s will be created, %s requested, %s at risk.", r.plan.Name, r.opts.BaseURL, len(rows), noun, usd(requested.Dollars()), usd(atRisk.Dollars()))
 	} else {
-		fmt.Fprintf(&b, "Plan %q against %s: up to %d %s may be created, %s requested, %s at risk", r.plan.Name, r.opts.BaseURL, len(rows), noun, usd(requested), usd(atRisk))
+		fmt.Fprintf(&b, "Plan %q against %s: up to %d %s may be created, %s requested, %s at risk", r.plan.Name, r.opts.BaseURL, len(rows), noun, usd(requested.Dollars()), usd(atRisk.Dollars()))
 		if unknown > 0 {
 			fmt.Fprintf(&b, " before %d more whose amounts are known when their conditions hold", unknown)
 		}
 		b.WriteString(".")
 		b.WriteString(r.tipsWords())
 	}
-	if len(lines) > 0 {
-		b.WriteString("\nA Fixed Wager stake is placed by each session the bet reaches: at risk is the stake times those sessions, unless it is a total (ensure_total_wager).")
+	switch {
+	case common != "":
+		b.WriteString("\nAt risk of each bet: " + common + " (a stake is placed by each session it reaches).")
+	case len(lines) > 0:
+		b.WriteString("\nAt risk is each stake times the sessions that place it (with ensure_total_wager, the total).")
 	}
-	const most = 10
+	most := 10
+	if r.opts.Verbose {
+		most = len(lines) // every bet
+	}
 	for i, l := range lines {
 		if i == most {
-			fmt.Fprintf(&b, "\n  ... and %d more", len(lines)-most)
+			fmt.Fprintf(&b, "\n  ... and %d more %s (--verbose lists every bet)", len(lines)-most, plural(len(lines)-most, "line", "lines"))
 			break
 		}
 		b.WriteString("\n" + l)
 	}
-	asked := betsAsked{plan: r.plan.Name, bets: len(rows), requested: requested, atRisk: atRisk, tips: r.tipsWords() != ""}
+	asked := betsAsked{plan: r.plan.Name, bets: len(rows), requested: requested.Dollars(), atRisk: atRisk.Dollars(), tips: r.tipsWords() != ""}
 	if len(rows) > 0 {
 		u := r.money.usageFor(rows[0].info)
 		if w := limitsWords(r.plan.Limits, u); w != "" {
 			b.WriteString("\n" + w)
 		}
-		b.WriteString(worstCaseWords(r.plan.Limits, u.Staked, atRisk, unknown))
+		b.WriteString(worstCaseWords(r.plan.Limits, u.Staked, atRisk.Dollars(), unknown))
 		if l := r.money.accountLimits(); l != nil {
 			au, _ := r.money.accountUsage(*l, rows[0].info, r.money.accountOthers)
 			if w := limitsWords(*l, au); w != "" {
@@ -99,6 +165,28 @@ func (r *creator) askedBets() betsAsked {
 	}
 	asked.text = b.String()
 	return asked
+}
+
+// askedBet is one bet the prompt lists: what it puts at risk and when it
+// would be created ("" for a saved plan's, all made now).
+type askedBet struct {
+	in   *instance
+	risk exposure
+	when string
+}
+
+// line is the bet's line of the prompt; its basis is left out when it is
+// common, said once above.
+func (a askedBet) line(common string) string {
+	in := a.in
+	line := fmt.Sprintf("  %s on %s: %s %s requested, %s at risk", in.name(), raceWords(in.info), usd(in.amount), in.bet.AmountField(), usd(a.risk.Amount))
+	if a.risk.Basis != common {
+		line += " (" + a.risk.Basis + ")"
+	}
+	if a.when != "" {
+		line += "; " + a.when
+	}
+	return line
 }
 
 // worstCaseWords says, for the prompt, what the listed bets put at risk

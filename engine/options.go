@@ -43,6 +43,9 @@ type Options struct {
 	// gone). Every rehearsal starts from nothing. nil: every plan sharing
 	// the state counts.
 	RehearsalPlans []string
+	// Verbose makes the run's one question list every bet with how its
+	// risk was worked out, not one line per race.
+	Verbose bool
 	// Question, for a run of several plans, is its one confirmation
 	// (NewQuestion): it takes Confirm's place.
 	Question *Question

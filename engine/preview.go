@@ -9,6 +9,7 @@ import (
 
 	"github.com/betplan/betplan/apiclient"
 	"github.com/betplan/betplan/plan"
+	"github.com/betplan/betplan/reason"
 )
 
 // Preview is `betplan plan`: read-only, it says for each bet what run would
@@ -164,16 +165,21 @@ func (r *creator) previewOne(in *instance, now time.Time, exists map[string]int6
 		}
 	default:
 		r.book.risked(in, r.money.exposure(in))
-		if reason := limitRefusal(r.plan.Limits, in.risk, in.info, r.money.usageFor(in.info), "committed or planned before this bet").Text; reason != "" {
+		if why := limitRefusal(r.plan.Limits, in.risk, in.info, r.money.usageFor(in.info), "committed or planned before this bet"); why.Code != "" {
 			b.Action = ActionRefuse
-			b.Reason = "run would refuse: " + reason
+			b.Reason = "run would refuse: " + why.Text
+			why.Text, why.Period = b.Reason, r.money.limitPeriod(why.Scope, in.info)
+			b.Why = why
 			return b
 		}
 		if l := r.money.accountLimits(); l != nil {
 			u, who := r.money.accountUsage(*l, in.info, r.money.accountOthers)
-			if reason := limitRefusal(*l, in.risk, in.info, u, who+" or planned before this bet").Text; reason != "" {
+			if why := limitRefusal(*l, in.risk, in.info, u, who+" or planned before this bet"); why.Code != "" {
 				b.Action = ActionRefuse
-				b.Reason = "run would refuse: account " + reason
+				b.Reason = "run would refuse: account " + why.Text
+				why.Scope = reason.ScopeAccount
+				why.Text, why.Period = b.Reason, r.money.limitPeriod(why.Scope, in.info)
+				b.Why = why
 				return b
 			}
 		}

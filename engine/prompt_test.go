@@ -109,3 +109,34 @@ bets:
     when: %s
 `, name, raceYAML(a), a.Runners[0], when))
 }
+
+// The question keeps the decision on one screen: a ten-bet card is a
+// line per race under a basis said once, --verbose a line per bet.
+func TestQuestionIsALinePerRace(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	a := w.race("Galloping", 0)
+	var bets strings.Builder
+	for i := range 10 {
+		fmt.Fprintf(&bets, "  - {id: b%d, race: {venue: %s, code: Galloping, event_number: %d}, selection: %q, stake: 5}\n", i, a.Venue, a.EventNumber, a.Runners[i%len(a.Runners)])
+	}
+	p := w.plan("version: 1\nname: ten\nlimits: {max_stake_per_bet: 10, max_total_stake: 100, max_bets: 10}\n" +
+		"defaults: {market: Fixed Win, type: Fixed Wager, target_session: \"4417\"}\nbets:\n" + bets.String())
+	for _, verbose := range []bool{false, true} {
+		opts := w.options(w.client())
+		opts.NoWait, opts.Verbose = true, verbose
+		var asked string
+		opts.Confirm = func(s string) (bool, error) { asked = s; return false, nil }
+		_, _ = engine.Run(context.Background(), p, opts)
+		lines := strings.Split(asked, "\n")
+		if verbose {
+			assert.Contains(t, asked, "\n  b0 on "+a.Venue+" R"+fmt.Sprint(a.EventNumber)+": $5.00 stake requested, $5.00 at risk; ready now")
+			assert.Contains(t, asked, "\n  b9 on ", "--verbose lists every bet")
+			assert.NotContains(t, asked, "more line")
+			continue
+		}
+		assert.LessOrEqual(t, len(lines), 6, asked)
+		assert.Contains(t, asked, "\nAt risk of each bet: $5.00 × 1: the target session 4417 (Main Sportsbet) (a stake is placed by each session it reaches).")
+		assert.Contains(t, asked, fmt.Sprintf("\n  %s R%d: 10 bets (b0, b1, b2, b3 and 6 more), $50.00 requested, $50.00 at risk; 10 ready now", a.Venue, a.EventNumber))
+	}
+}

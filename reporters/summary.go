@@ -73,6 +73,12 @@ func WriteSummaryJSON(w io.Writer, s *Summary) error {
 
 func (t Totals) open() int { return t.Open }
 
+// cancelled counts the bets cancelled with nothing placed: a bet
+// cancelled after sessions placed it is still open (its money is on).
+func (t Totals) cancelled() int {
+	return t.ByStatus.Canceled - (t.Open - t.ByStatus.Created - t.ByStatus.Placed)
+}
+
 func (t Totals) trouble() int {
 	return t.ByStatus.InDoubt + t.ByStatus.Unresolved + t.ByStatus.NotTaken + t.ByStatus.Failed
 }
@@ -86,10 +92,10 @@ func WriteSummaryText(w io.Writer, s *Summary) error {
 	for _, p := range s.Plans {
 		width = max(width, len(printable.Text(p.Name)))
 	}
-	fmt.Fprintf(tw, "%-*s\tBETS\tSETTLED\tOPEN\tWAITING\tFAILED\tSTAKE\tAT RISK\tACCEPTED\tPROFIT\t  ENDED\n", width, "PLAN")
+	fmt.Fprintf(tw, "%-*s\tBETS\tSETTLED\tOPEN\tWAITING\tFAILED\tCANCELLED\tSTAKE\tAT RISK\tACCEPTED\tPROFIT\t  ENDED\n", width, "PLAN")
 	row := func(name string, t Totals, ended string) {
 		// Names padded alike read left-aligned in a right-aligned table.
-		fmt.Fprintf(tw, "%-*s\t%d\t%d\t%d\t%d\t%d\t%s\t%s\t%s\t%s\t%s\n", width, printable.Text(name), t.Bets, t.ByStatus.Settled, t.open(), t.ByStatus.Waiting, t.trouble(),
+		fmt.Fprintf(tw, "%-*s\t%d\t%d\t%d\t%d\t%d\t%d\t%s\t%s\t%s\t%s\t%s\n", width, printable.Text(name), t.Bets, t.ByStatus.Settled, t.open(), t.ByStatus.Waiting, t.trouble(), t.cancelled(),
 			dollars(t.StakeRequested), dollars(t.AtRisk), dollars(t.AmountAccepted), signedDollars(t.Profit), strings.TrimRight("  "+printable.Text(ended), " "))
 	}
 	for _, p := range s.Plans {
@@ -114,10 +120,10 @@ func WriteSummaryText(w io.Writer, s *Summary) error {
 func WriteSummaryMarkdown(w io.Writer, s *Summary) error {
 	bw := bufio.NewWriter(w)
 	fmt.Fprintf(bw, "## betplan %s: %d plans\n\n", s.Kind, len(s.Plans))
-	fmt.Fprintln(bw, "| Plan | Bets | Settled | Open | Waiting | Failed | Stake | At risk | Accepted | Profit | Ended |")
-	fmt.Fprintln(bw, "|:-----|-----:|--------:|-----:|--------:|-------:|------:|--------:|---------:|-------:|:------|")
+	fmt.Fprintln(bw, "| Plan | Bets | Settled | Open | Waiting | Failed | Cancelled | Stake | At risk | Accepted | Profit | Ended |")
+	fmt.Fprintln(bw, "|:-----|-----:|--------:|-----:|--------:|-------:|----------:|------:|--------:|---------:|-------:|:------|")
 	row := func(name string, t Totals, ended string) {
-		fmt.Fprintf(bw, "| %s | %d | %d | %d | %d | %d | %s | %s | %s | %s | %s |\n", name, t.Bets, t.ByStatus.Settled, t.open(), t.ByStatus.Waiting, t.trouble(),
+		fmt.Fprintf(bw, "| %s | %d | %d | %d | %d | %d | %d | %s | %s | %s | %s | %s |\n", name, t.Bets, t.ByStatus.Settled, t.open(), t.ByStatus.Waiting, t.trouble(), t.cancelled(),
 			dollars(t.StakeRequested), dollars(t.AtRisk), dollars(t.AmountAccepted), signedDollars(t.Profit), strings.TrimRight("  "+ended, " "))
 	}
 	for _, p := range s.Plans {

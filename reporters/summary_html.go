@@ -24,6 +24,7 @@ var summaryHTMLTemplate = template.Must(template.New("summary").Funcs(template.F
 	"profitClass": func(v float64) string { return toneClass[profitTone(v)] },
 	"open":        Totals.open,
 	"trouble":     Totals.trouble,
+	"cancelled":   Totals.cancelled,
 }).Parse(`<!DOCTYPE html>
 <html lang="en">
 <head>
@@ -46,12 +47,12 @@ tr.account td { font-weight: 600; border-top: 2px solid #d1d9e0; }
 <body>
 <h1>betplan {{.Kind}}: {{len .Plans}} plans</h1>
 <table>
-<thead><tr><th>Plan</th><th class="n">Bets</th><th class="n">Settled</th><th class="n">Open</th><th class="n">Waiting</th><th class="n">Failed</th><th class="n">Stake</th><th class="n">At risk</th><th class="n">Accepted</th><th class="n">Profit</th><th>Ended</th></tr></thead>
+<thead><tr><th>Plan</th><th class="n">Bets</th><th class="n">Settled</th><th class="n">Open</th><th class="n">Waiting</th><th class="n">Failed</th><th class="n">Cancelled</th><th class="n">Stake</th><th class="n">At risk</th><th class="n">Accepted</th><th class="n">Profit</th><th>Ended</th></tr></thead>
 <tbody>
 {{- range .Plans}}
-<tr><td><a href="{{.Name}}/report.html">{{.Name}}</a>{{if .Error}}<div class="err">{{.Error}}</div>{{end}}</td><td class="n">{{.Totals.Bets}}</td><td class="n">{{.Totals.ByStatus.Settled}}</td><td class="n">{{open .Totals}}</td><td class="n">{{.Totals.ByStatus.Waiting}}</td><td class="n">{{trouble .Totals}}</td><td class="n">{{dollars .Totals.StakeRequested}}</td><td class="n">{{dollars .Totals.AtRisk}}</td><td class="n">{{dollars .Totals.AmountAccepted}}</td><td class="n {{profitClass .Totals.Profit}}">{{signed .Totals.Profit}}</td><td>{{.EndReason}}</td></tr>
+<tr><td><a href="{{.Name}}/report.html">{{.Name}}</a>{{if .Error}}<div class="err">{{.Error}}</div>{{end}}</td><td class="n">{{.Totals.Bets}}</td><td class="n">{{.Totals.ByStatus.Settled}}</td><td class="n">{{open .Totals}}</td><td class="n">{{.Totals.ByStatus.Waiting}}</td><td class="n">{{trouble .Totals}}</td><td class="n">{{cancelled .Totals}}</td><td class="n">{{dollars .Totals.StakeRequested}}</td><td class="n">{{dollars .Totals.AtRisk}}</td><td class="n">{{dollars .Totals.AmountAccepted}}</td><td class="n {{profitClass .Totals.Profit}}">{{signed .Totals.Profit}}</td><td>{{.EndReason}}</td></tr>
 {{- end}}
-<tr class="account"><td>account</td><td class="n">{{.Account.Bets}}</td><td class="n">{{.Account.ByStatus.Settled}}</td><td class="n">{{open .Account}}</td><td class="n">{{.Account.ByStatus.Waiting}}</td><td class="n">{{trouble .Account}}</td><td class="n">{{dollars .Account.StakeRequested}}</td><td class="n">{{dollars .Account.AtRisk}}</td><td class="n">{{dollars .Account.AmountAccepted}}</td><td class="n {{profitClass .Account.Profit}}">{{signed .Account.Profit}}</td><td></td></tr>
+<tr class="account"><td>account</td><td class="n">{{.Account.Bets}}</td><td class="n">{{.Account.ByStatus.Settled}}</td><td class="n">{{open .Account}}</td><td class="n">{{.Account.ByStatus.Waiting}}</td><td class="n">{{trouble .Account}}</td><td class="n">{{cancelled .Account}}</td><td class="n">{{dollars .Account.StakeRequested}}</td><td class="n">{{dollars .Account.AtRisk}}</td><td class="n">{{dollars .Account.AmountAccepted}}</td><td class="n {{profitClass .Account.Profit}}">{{signed .Account.Profit}}</td><td></td></tr>
 </tbody>
 </table>
 </body>

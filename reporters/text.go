@@ -20,6 +20,10 @@ type TextOptions struct {
 	// Width is the most columns a line may take, a terminal's width; 0
 	// is no limit (a file or a pipe: nothing is ever cut).
 	Width int
+	// Brief keeps a bet to its row: only an error, and the first bet each
+	// limit refused, say more (a folder of plans at a glance; the plan
+	// alone, or --verbose, says everything).
+	Brief bool
 }
 
 // unlimited is the width of output that is not a terminal.
@@ -180,11 +184,15 @@ func (t *textWriter) bets(r *engine.Result, extra []column, more func(*engine.Be
 	}
 	cols := append(betColumns(), extra...)
 	rows := make([]row, len(r.Bets))
+	said := saidOnce{common: commonAtRisk(r.Bets), limits: map[string]string{}, brief: t.opts.Brief}
 	for i := range r.Bets {
 		b := &r.Bets[i]
-		rows[i] = row{cells: append(betCells(b), more(b)...), notes: betNotes(b)}
+		rows[i] = row{cells: append(betCells(b), more(b)...), notes: said.notes(b)}
 	}
 	t.table(cols, rows)
+	if said.common != "" {
+		t.line(oneLine("at risk of each bet: "+said.common), toneDim)
+	}
 	if footnotes != nil {
 		footnotes()
 	}
@@ -194,17 +202,60 @@ func (t *textWriter) bets(r *engine.Result, extra []column, more func(*engine.Be
 	t.w.WriteByte('\n')
 }
 
-// betNotes are the lines under a bet: why it has its status, its error, and
-// each session that did not simply succeed.
-func betNotes(b *engine.BetResult) []cell {
+// saidOnce keeps what a table of bets said already, so each thing is said
+// once: how every bet's risk was worked out when they share it (common,
+// said under the table), and each limit's refusal at the first bet it
+// refused.
+type saidOnce struct {
+	common string
+	limits map[string]string // a limit's key → the first bet it refused
+	brief  bool
+}
+
+// commonAtRisk is the basis of at risk of every bet when they all share
+// one and it needs saying (atRiskNote); "" otherwise.
+func commonAtRisk(bets []engine.BetResult) string {
+	if len(bets) < 2 {
+		return ""
+	}
+	common := ""
+	for i := range bets {
+		b := &bets[i]
+		if atRiskNote(b) == "" || (common != "" && b.AtRiskBasis != common) {
+			return ""
+		}
+		common = b.AtRiskBasis
+	}
+	return common
+}
+
+// notes are the lines under a bet: why it has its status, its error, and
+// each session that did not simply succeed, each said once.
+func (s *saidOnce) notes(b *engine.BetResult) []cell {
 	var notes []cell
-	if r := reasonLine(b); r != "" {
-		notes = append(notes, cell{text: "↳ " + r})
+	if b.Reason != "" || b.Why.Code != "" {
+		why := b.Why
+		first, seen := s.limits[why.LimitKey()]
+		switch {
+		case why.Limit != "" && seen:
+			notes = append(notes, cell{text: "↳ [" + reasonCode(b) + "] refused by the same limit as " + first + " (" + why.LimitKey() + ")"})
+		case why.Limit != "":
+			s.limits[why.LimitKey()] = b.InstanceID
+			notes = append(notes, cell{text: "↳ " + reasonLine(b)})
+		case !s.brief:
+			notes = append(notes, cell{text: "↳ " + reasonLine(b)})
+		}
+	}
+	if s.brief {
+		if b.Error != "" {
+			notes = append(notes, cell{text: "error: " + oneLine(b.Error), tone: toneBad})
+		}
+		return notes
 	}
 	if p := placedWords(b); p != "" {
 		notes = append(notes, cell{text: oneLine(p), tone: toneDim})
 	}
-	if a := atRiskNote(b); a != "" {
+	if a := atRiskNote(b); a != "" && s.common == "" {
 		notes = append(notes, cell{text: oneLine(a), tone: toneDim})
 	}
 	if b.Error != "" {

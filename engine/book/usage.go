@@ -90,6 +90,10 @@ func SameRace(a, b Race) bool {
 // named reports whether r names a race the per-race sums can count.
 func (r Race) named() bool { return r.Venue != "" || r.Event != "" }
 
+// Key names the race as SameRace compares races: bets on one race have
+// one key.
+func (r Race) Key() string { return r.key() }
+
 // key names the race as SameRace compares races.
 func (r Race) key() string {
 	if r.Event != "" {
