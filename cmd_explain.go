@@ -85,7 +85,7 @@ func explainBets(ctx context.Context, sys *sysIO, o *explainOptions, args []stri
 		var opts engine.Options
 		if setup != nil {
 			opts = setup.options(files[i])
-		} else if opts, err = stateOnly(sys, &o.service, o.state, files[i]); err != nil {
+		} else if opts, err = o.stateOnly(sys, files[i]); err != nil {
 			return err
 		}
 		stories, err := engine.Explain(ctx, p, opts, o.Refresh)
@@ -147,4 +147,20 @@ func onlyBet(in []reporters.ExplainInput, key string) ([]reporters.ExplainInput,
 		return nil, usagef("--bet %s: no bet or instance of that id in the plan or its journal; they are: %s", key, strings.Join(ids, ", "))
 	}
 	return out, nil
+}
+
+// stateOnly is the plan's saved state, with no connection: the journal
+// of the service named, or with none named every journal of the plan the
+// state keeps (the shared state's own, read without this host's lock).
+func (o *explainOptions) stateOnly(sys *sysIO, planFile string) (engine.Options, error) {
+	opts, err := stateOnly(sys, &o.service, o.state, planFile)
+	if err != nil || opts.BaseURL != "" {
+		return opts, err
+	}
+	shared, err := o.state.sharedStore(sys, o.service.Insecure)
+	if err != nil || shared == nil {
+		return opts, err
+	}
+	opts.Store = shared
+	return opts, nil
 }
