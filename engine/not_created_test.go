@@ -89,3 +89,41 @@ bets:
 	require.NoError(t, err)
 	check()
 }
+
+// TestNotCreatedCertainRefusal: bets certain to be created that break a
+// limit together are refused before any create, and each is kept with
+// the limit that refused them and the sums it saw at the bet where it
+// did.
+func TestNotCreatedCertainRefusal(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	a := w.race("Galloping", 0)
+	p := w.plan(fmt.Sprintf(`version: 1
+name: certain
+limits: {period: day, max_stake_per_race: 9}
+defaults: {market: Fixed Win, type: Fixed Wager, stake: 3}
+bets:
+  - {id: one, race: %[1]s, selection: %[2]q}
+  - {id: two, race: %[1]s, selection: %[2]q, market: Fixed Place}
+`, raceYAML(a), a.Runners[0]))
+	opts := w.options(w.client())
+	opts.NoWait = true
+	_, err := engine.Run(context.Background(), p, opts)
+	var refused *engine.RefusedError
+	require.ErrorAs(t, err, &refused)
+	assert.Zero(t, w.svc.NotificationCount())
+	got := notCreatedEntries(t, opts.State.WithDefaults(opts.PlanFile).JournalPath("certain", opts.BaseURL))
+	require.Len(t, got, 2, "each certain bet refused is kept: %v", got)
+	oneRisk, _ := got[0]["at_risk"].(float64)
+	require.Greater(t, oneRisk, 3.0, "a $3 stake placed by each of the running sessions")
+	for _, e := range got {
+		assert.Equal(t, "limit", e["code"], e["bet"])
+		assert.Equal(t, "max_stake_per_race", e["limit"], e["bet"])
+		assert.Equal(t, a.Start.Format("2006-01-02"), e["period"], e["bet"])
+		assert.Contains(t, e["error"], "the run refused before any create", e["bet"])
+		// At bet two, the certain bet before it was on the race.
+		sums := e["sums"].(map[string]any)
+		assert.Equal(t, oneRisk, sums["race_stake"], e["bet"])
+		assert.EqualValues(t, 1, sums["race_bets"], e["bet"])
+	}
+}

@@ -190,6 +190,7 @@ func (r *tracker) start(ctx context.Context) error {
 			if seen != nil {
 				w.Period = r.money.limitPeriod(w.Scope, in.info)
 			}
+			r.book.risked(in, r.money.exposure(in)) // what the limit counted it at
 			r.book.end(in, StatusFailed, w)
 			r.create.keepNotCreated(in, sums)
 		}
