@@ -74,7 +74,7 @@ func explainBets(ctx context.Context, sys *sysIO, o *explainOptions, args []stri
 	}
 	var setup *commandSetup
 	if o.Refresh {
-		if setup, err = setUp(sys, &o.service, o.state, nil); err != nil {
+		if setup, err = setUp(ctx, sys, &o.service, o.state, nil); err != nil {
 			return err
 		}
 		defer setup.close()

@@ -250,6 +250,9 @@ func TellJournal(p *plan.Plan, where string, records [][]byte) (*Story, error) {
 		if err := json.Unmarshal(b, &e); err != nil {
 			return nil, &state.BadJournalError{Path: where, Line: i + 1, Reason: fmt.Sprintf("record %d does not read (%v)", i+1, err)}
 		}
+		if err := e.checkAmounts(); err != nil {
+			return nil, &state.BadJournalError{Path: where, Line: i + 1, Reason: fmt.Sprintf("record %d is corrupt: %v", i+1, err)}
+		}
 		switch e.Op {
 		case opInit, opService:
 			if e.Service != "" {

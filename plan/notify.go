@@ -43,8 +43,8 @@ var alertEvents = []AlertEvent{
 	{EventSettled, "won, lost or void, with the profit"},
 	{EventLimit, "a limit held bets back: told once per limit and period, saying what is true (`no new bets for saturday-card in day 2026-11-21: stop_loss $50.00: the settled profit reached -$52.40 …; 2 bets still open, $30.00 at risk`); each bet it held back is in the reports"},
 	{EventInDoubt, "a create may have landed; the next run looks its label up"},
-	{EventRunFailed, "the run ends with exit 1 or 3 for a failure, with its one-line reason; never for a limit doing its job, and the same failure met again by the next run is not told again"},
-	{EventSummary, "the end of a run: its totals, once per state of the plan's bets (a cron run that finds the plan as the last run left it sends none, nor does a `--no-wait` run, or a run of a stopped plan, that created nothing and whose bets did nothing new)"},
+	{EventRunFailed, "the run ends with exit 1 or 3 for a failure, with its one-line reason; never for a limit doing its job, and the same failure met again by the next run is not told again. A run that cannot use the service at all (nothing answers, TLS fails, the token is refused) sends this alone, once to each target however many of the run's plans list it: without the service no journal keeps it, so each such run tells it"},
+	{EventSummary, "the end of a run: its totals, once per state of the plan's bets (a cron run that finds the plan as the last run left it sends none, nor does a `--no-wait` run, or a run of a stopped plan, that created nothing and whose bets did nothing new, nor a run that never reached the service)"},
 	{EventStopped, "a run found the plan stopped by `betplan stop`: told once per stop, with the money still at risk on bets not resulted yet and how to resume"},
 }
 
