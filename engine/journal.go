@@ -324,7 +324,7 @@ func (j *Journal) append(e journalEntry) error {
 func (j *Journal) appendWith(e journalEntry, write func(serial int64, b []byte) error) error {
 	if j.verdict != nil && bringsBet(e.Op) {
 		if v := j.verdict(); j.said == nil || *j.said != v {
-			if err := j.appendWith(journalEntry{Op: opService, Service: j.service, Account: j.account, Run: &v}, j.log.Append); err != nil {
+			if err := j.appendWith(journalEntry{Op: opService, Service: j.service, Account: j.account, AccountName: j.accountName, Run: &v}, j.log.Append); err != nil {
 				return err
 			}
 			j.said = &v

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/betplan/betplan/engine/bet"
+	"github.com/betplan/betplan/engine/book"
 )
 
 // Fields are the --by fields, in the order the choices are listed.
@@ -361,10 +361,10 @@ func (t *Tally) item(r int32, result string, accepted, profit int64, odds float6
 	}
 	var ok bool
 	m.settled++
-	if m.accepted, ok = bet.AddCents(m.accepted, accepted); !ok {
+	if m.accepted, ok = book.AddCents(m.accepted, accepted); !ok {
 		return errOverflow
 	}
-	if m.profit, ok = bet.AddCents(m.profit, profit); !ok {
+	if m.profit, ok = book.AddCents(m.profit, profit); !ok {
 		return errOverflow
 	}
 	switch res {
@@ -376,15 +376,15 @@ func (t *Tally) item(r int32, result string, accepted, profit int64, odds float6
 		m.void++
 	}
 	if res != resultVoid {
-		if m.wonLostAccepted, ok = bet.AddCents(m.wonLostAccepted, accepted); !ok {
+		if m.wonLostAccepted, ok = book.AddCents(m.wonLostAccepted, accepted); !ok {
 			return errOverflow
 		}
-		if m.wonLostProfit, ok = bet.AddCents(m.wonLostProfit, profit); !ok {
+		if m.wonLostProfit, ok = book.AddCents(m.wonLostProfit, profit); !ok {
 			return errOverflow
 		}
 		m.oddsWeight += odds * float64(accepted)
 	}
-	if m.days[b.Day], ok = bet.AddCents(m.days[b.Day], profit); !ok {
+	if m.days[b.Day], ok = book.AddCents(m.days[b.Day], profit); !ok {
 		return errOverflow
 	}
 	if units != nil {
@@ -410,7 +410,7 @@ func (m *rowSums) addSums(o *rowSums) error {
 	var ok bool
 	for _, a := range []struct{ to, v *int64 }{{&m.accepted, &o.accepted}, {&m.profit, &o.profit},
 		{&m.wonLostAccepted, &o.wonLostAccepted}, {&m.wonLostProfit, &o.wonLostProfit}} {
-		if *a.to, ok = bet.AddCents(*a.to, *a.v); !ok {
+		if *a.to, ok = book.AddCents(*a.to, *a.v); !ok {
 			return errOverflow
 		}
 	}
@@ -418,7 +418,7 @@ func (m *rowSums) addSums(o *rowSums) error {
 	m.units += o.units
 	m.hasUnits = m.hasUnits || o.hasUnits
 	for d, p := range o.days {
-		if m.days[d], ok = bet.AddCents(m.days[d], p); !ok {
+		if m.days[d], ok = book.AddCents(m.days[d], p); !ok {
 			return errOverflow
 		}
 	}
@@ -555,11 +555,11 @@ type timeRun struct {
 
 func (r *timeRun) step(it timed) error {
 	var ok bool
-	if r.cum, ok = bet.AddCents(r.cum, it.profit); !ok || r.cum == math.MinInt64 {
+	if r.cum, ok = book.AddCents(r.cum, it.profit); !ok || r.cum == math.MinInt64 {
 		return errOverflow
 	}
 	r.peak = max(r.peak, r.cum)
-	fall, ok := bet.AddCents(r.peak, -r.cum)
+	fall, ok := book.AddCents(r.peak, -r.cum)
 	if !ok {
 		return errOverflow
 	}
@@ -615,7 +615,7 @@ func (t *Tally) curves() ([]Curve, error) {
 	cum := make([]int64, len(t.planList))
 	for _, p := range t.points {
 		var ok bool
-		if cum[p.plan], ok = bet.AddCents(cum[p.plan], p.profit); !ok {
+		if cum[p.plan], ok = book.AddCents(cum[p.plan], p.profit); !ok {
 			return nil, errOverflow
 		}
 		byPlan[p.plan] = append(byPlan[p.plan], Point{At: p.at, Profit: cum[p.plan]})
