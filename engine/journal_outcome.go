@@ -52,6 +52,9 @@ type JournalOutcome struct {
 	// placed.
 	ReasonCode string `json:"reason_code,omitempty"`
 	Reason     string `json:"reason,omitempty"`
+	// Requested is the bet's stake (or target profit), what the plan
+	// meant to bet: `history --by reason` sums it for the bets not placed.
+	Requested float64 `json:"requested,omitempty"`
 }
 
 // SessionOutcome is one session's part of a bet, from its bet record.

@@ -76,6 +76,7 @@ func (r *tracker) outcomeOf(in *instance) JournalOutcome {
 	if in.why.Code != "" {
 		o.ReasonCode, o.Reason = string(in.why.Code), in.reason
 	}
+	o.Requested = roundCents(in.amount)
 	if u, odds := float64(n.Tip.AmountUnits), float64(n.Tip.Odds); u > 0 && odds > 0 && o.Accepted > 0 {
 		var v float64
 		switch o.Result {
