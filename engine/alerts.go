@@ -45,13 +45,15 @@ type alerting struct {
 
 // alertRun is what the alerts read of the run they tell of.
 type alertRun struct {
-	journal    *Journal
-	book       *betBook
-	plan       *plan.Plan
-	opts       *Options
-	clock      Clock
-	simulated  func() bool
-	logf       func(format string, args ...any)
+	journal   *Journal
+	book      *betBook
+	plan      *plan.Plan
+	opts      *Options
+	clock     Clock
+	simulated func() bool
+	logf      func(format string, args ...any)
+	// logWallf says what the sender did: it works on the wall clock.
+	logWallf   func(format string, args ...any)
 	checkpoint func(point string)
 	// result is a bet as the run's report shows it.
 	result func(in *instance) BetResult
@@ -188,7 +190,7 @@ func (a *alerting) logAlerts() {
 	a.notes = nil
 	a.mu.Unlock()
 	for _, n := range notes {
-		a.run.logf("%s", n)
+		a.run.logWallf("%s", n)
 	}
 }
 
@@ -273,6 +275,10 @@ func betEvents(in *instance) []string {
 		evs = append(evs, plan.EventPlaced)
 	}
 	switch in.status {
+	case StatusSkipped:
+		if in.why.Code == reason.Missed {
+			evs = append(evs, plan.EventMissed)
+		}
 	case StatusSettled:
 		evs = append(evs, plan.EventSettled)
 	case StatusNotTaken:
@@ -388,44 +394,18 @@ func (a *alerting) betMessage(in *instance, ev string) *notify.Message {
 		}
 		m.Message = fmt.Sprintf("%s %s: %s on $%.2f accepted", verdict, name, signedMoney(b.Profit), b.AmountAccepted)
 	case plan.EventNotPlaced:
-		m.Message = "not placed " + name + ": " + reasonWords(in)
+		m.Message = "not placed " + name + ": " + in.reason
+		m.ReasonCode = string(in.why.Code)
+	case plan.EventMissed:
+		m.Message = "not created " + name + ": " + in.reason
+		m.ReasonCode = string(in.why.Code)
 	case plan.EventLimit:
 		m.Message = a.limitWords(in)
 	case plan.EventInDoubt:
 		m.Message = "in doubt " + name + ": " + in.reason
-	default:
-		// An event of a bet not created (a missed window): what did not
-		// happen, and why.
-		m.Message = strings.ReplaceAll(ev, "_", " ") + " " + name + ": " + reasonWords(in)
-	}
-	if ev != plan.EventPlaced && ev != plan.EventSettled {
 		m.ReasonCode = string(in.why.Code)
 	}
 	return m
-}
-
-// reasonWords is why in ended where it did, for an alert: its code, the
-// sentence, and the sessions that refused it when the sentence does not
-// name them: "[odds_bound] every session refused it: Main Sportsbet: …".
-func reasonWords(in *instance) string {
-	s := in.reason
-	var missing []string
-	for _, r := range in.refusedBy {
-		if !strings.Contains(s, r) {
-			missing = append(missing, r)
-		}
-	}
-	if len(missing) > 0 {
-		by := "refused by " + strings.Join(missing, "; ")
-		if s != "" {
-			by = s + "; " + by
-		}
-		s = by
-	}
-	if in.why.Code != "" {
-		s = "[" + string(in.why.Code) + "] " + s
-	}
-	return s
 }
 
 func ptr(v float64) *float64 { return &v }
@@ -535,7 +515,7 @@ func (a *alerting) end(res *Result, runErr error, stopped *state.StopMark) {
 		if next != "" {
 			next = "; " + next
 		}
-		r.logf("%d %s to %s not delivered (%s)%s; the report lists them", len(as), plural(len(as), "alert", "alerts"), w, last.Error, next)
+		r.logWallf("%d %s to %s not delivered (%s)%s; the report lists them", len(as), plural(len(as), "alert", "alerts"), w, last.Error, next)
 	}
 }
 

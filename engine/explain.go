@@ -88,8 +88,18 @@ type Step struct {
 	// Outcome is how the bet ended (outcome).
 	Outcome *JournalOutcome
 	// Words are the service's own words an entry keeps (detail_read: the
-	// bots' lines; missed: when the window closed), as they were read.
-	Words []string
+	// bots' lines, and the bot log as it came), as they were read;
+	// Sessions its sessions' answers and Seen the sessions the
+	// notification names (session_info).
+	Words    []string
+	Sessions []SessionOutcome
+	Seen     []string
+	// Blocked (creating) are the sessions the bet targets that could not
+	// bet it as betplan read them before the create, each with why.
+	Blocked []string
+	// WindowClosed and LastLooked (missed) are when the bet's window
+	// closed and when a run last looked at it.
+	WindowClosed, LastLooked time.Time
 	// Alert is the event an alert told, and Where where it went (its
 	// scheme and host).
 	Alert, Where string
@@ -279,7 +289,11 @@ func TellJournal(p *plan.Plan, where string, records [][]byte) (*Story, error) {
 		case opCreating:
 			step.Amount, step.AtRisk, step.Basis = e.Amount, e.AtRisk, e.Basis
 			step.Error = ""
+			for _, bl := range e.Blocked {
+				step.Blocked = append(step.Blocked, bl.String())
+			}
 		case opCreated, opAdopted, opAbsent, opFailed, opCanceled:
+		case opLooked:
 		case opPlaced:
 			if e.PlacedAt != nil {
 				step.PlacedAt = *e.PlacedAt
@@ -299,12 +313,31 @@ func TellJournal(p *plan.Plan, where string, records [][]byte) (*Story, error) {
 			o := *e.Outcome
 			step.Outcome = &o
 			step.Why = reason.Why{Code: reason.Code(o.ReasonCode), Text: o.Reason}
-		case opDetailRead, opMissed:
+		case opDetailRead:
+			step.Why = reason.Why{Code: reason.Code(e.Code)}
+			step.Error = ""
+			if d := e.Detail; d != nil {
+				step.Why.Text = d.Reason
+				step.Words = slices.Clone(d.Lines)
+				for _, rec := range d.Records {
+					step.Sessions = append(step.Sessions, SessionOutcome{Session: rec.Session, Accepted: rec.Amount, Result: rec.Result, Error: rec.Error})
+				}
+				step.Seen = slices.Clone(d.Sessions)
+				if d.LogRead && d.BotLog != "" {
+					step.Words = append(step.Words, d.BotLog)
+				}
+			}
+		case opMissed:
 			step.Why = reason.Why{Code: reason.Code(e.Code), Text: e.Error}
 			step.Error = ""
-			step.Words = otherWords(b)
-			if e.Op == opMissed && step.Why.Code == "" {
+			if step.Why.Code == "" {
 				step.Why.Code = reason.Missed
+			}
+			if e.WindowClosed != nil {
+				step.WindowClosed = *e.WindowClosed
+			}
+			if e.LastLooked != nil {
+				step.LastLooked = *e.LastLooked
 			}
 		default:
 			continue // resulted, and ops of a later betplan
@@ -317,6 +350,10 @@ func TellJournal(p *plan.Plan, where string, records [][]byte) (*Story, error) {
 				step.At = st.Steps[n-1].At
 				st.Steps[n-1] = step
 			}
+			continue
+		}
+		if n := len(st.Steps); n > 0 && step.Op == opLooked && st.Steps[n-1].Op == opLooked {
+			st.Steps[n-1] = step // runs look again and again: the last look tells
 			continue
 		}
 		if n := len(st.Steps); n > 0 && step.Op == opPlaced && st.Steps[n-1].Op == opOutcome {
@@ -354,80 +391,6 @@ func sameDecision(a, b Step) bool {
 		return false
 	}
 	return a.Status == b.Status && a.Why == b.Why
-}
-
-// The ops of another part of betplan that explain reads when a journal
-// holds them: the service's words for a bet not placed (its notification's
-// detail, or the bots' logs), and a named race's window passed between
-// two runs.
-const (
-	opDetailRead = "detail_read"
-	opMissed     = "missed"
-)
-
-// storyKeys are the keys every entry may have, which otherWords leaves
-// out.
-var storyKeys = map[string]bool{"serial": true, "lineage": true, "time": true, "op": true, "label": true, "bet": true,
-	"id": true, "race": true, "status": true, "code": true, "limit": true, "scope": true, "period": true, "error": true,
-	"amount": true, "at_risk": true, "basis": true, "attempt": true}
-
-// otherWords are an entry's other fields as words, read tolerantly: each
-// text as "key: text", each list's items (a bot log's {id, log} as its
-// log), each object's fields in turn, in the entry's order of keys.
-func otherWords(b []byte) []string {
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.UseNumber()
-	var out []string
-	var walk func(prefix string, v any)
-	walk = func(prefix string, v any) {
-		switch x := v.(type) {
-		case string:
-			if strings.TrimSpace(x) != "" {
-				out = append(out, prefix+x)
-			}
-		case json.Number:
-			out = append(out, prefix+x.String())
-		case bool:
-			out = append(out, fmt.Sprintf("%s%v", prefix, x))
-		case []any:
-			for _, item := range x {
-				walk(prefix, item)
-			}
-		case map[string]any:
-			if l, ok := x["log"]; ok {
-				walk(prefix, l)
-				return
-			}
-			keys := make([]string, 0, len(x))
-			for k := range x {
-				keys = append(keys, k)
-			}
-			sort.Strings(keys)
-			for _, k := range keys {
-				walk(prefix+k+": ", x[k])
-			}
-		}
-	}
-	// The top level in the entry's own order of keys.
-	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
-		return nil
-	}
-	for dec.More() {
-		t, err := dec.Token()
-		if err != nil {
-			return out
-		}
-		k, _ := t.(string)
-		var v any
-		if err := dec.Decode(&v); err != nil {
-			return out
-		}
-		if storyKeys[k] {
-			continue
-		}
-		walk(k+": ", v)
-	}
-	return out
 }
 
 // journalStanding is where a bet stands as its steps tell it: its

@@ -56,27 +56,32 @@ type ExplainBet struct {
 
 // ExplainStep is one thing the journal kept of a bet.
 type ExplainStep struct {
-	At             *string         `json:"at" jsonschema:"nullable,format=date-time" jsonschema_description:"When the journal kept it, by the machine's clock, RFC 3339 in UTC: the steps are in that order."`
-	Op             string          `json:"op" jsonschema:"enum=decided,enum=not_created,enum=creating,enum=created,enum=adopted,enum=absent,enum=failed,enum=canceled,enum=placed,enum=detail_read,enum=missed,enum=outcome,enum=alert" jsonschema_description:"The journal entry: decided or not_created (a run decided the bet is not created, and why), creating (a create announced), created, adopted (found by its label), absent (the create did not land), failed (the service refused the create), canceled, placed, detail_read (the service's words for a bet not placed), missed (a named race's window passed between two runs), outcome (how it ended), alert (an alert told of it)."`
-	Words          string          `json:"words" jsonschema_description:"The step in one line, as the text format shows it."`
-	Status         string          `json:"status,omitempty" jsonschema_description:"The status the bet was decided with (decided, not_created, outcome)."`
-	ReasonCode     ReasonCode      `json:"reason_code,omitempty" jsonschema_description:"Why, as a program reads it (decided, not_created, missed, detail_read, and an outcome not placed)."`
-	Reason         string          `json:"reason,omitempty" jsonschema_description:"Why, in words, the service's own among them."`
-	Limit          *Limit          `json:"limit,omitempty" jsonschema_description:"For reason_code limit or stop: the limit and whose it is."`
-	Period         string          `json:"period,omitempty" jsonschema_description:"The period the limit counts in (2026-11-21, 2026-W47); absent for all time."`
-	Amount         *float64        `json:"amount,omitempty" jsonschema_description:"The bet's stake or target profit, in dollars (creating, not_created)."`
-	AtRisk         *float64        `json:"at_risk,omitempty" jsonschema_description:"Dollars the bet was worked out to put at risk (creating, not_created)."`
-	AtRiskBasis    string          `json:"at_risk_basis,omitempty" jsonschema_description:"How at_risk was worked out."`
-	Sums           *ExplainSums    `json:"sums,omitempty" jsonschema_description:"What the limit that held the bet back saw, before the bet (not_created by a limit)."`
-	NotificationID *int64          `json:"notification_id,omitempty" jsonschema_description:"The service's notification id (created, adopted)."`
-	Attempt        int             `json:"attempt,omitempty" jsonschema_description:"Which attempt a creating announced (1, 2, …)."`
-	Error          string          `json:"error,omitempty" jsonschema_description:"The service's or the run's words (failed, absent)."`
-	PlacedAt       *string         `json:"placed_at,omitempty" jsonschema:"format=date-time" jsonschema_description:"When the bet was placed, by the service's clock, RFC 3339 in UTC (placed)."`
-	PlacedFrom     string          `json:"placed_from,omitempty" jsonschema_description:"How the placement time is known: records (the bet records' submit time) or first poll."`
-	Outcome        *ExplainOutcome `json:"outcome,omitempty" jsonschema_description:"How the bet ended (outcome)."`
-	ServiceWords   []string        `json:"service_words,omitempty" jsonschema_description:"The service's own words an entry keeps (detail_read, missed), as read."`
-	Alert          string          `json:"alert,omitempty" jsonschema_description:"The alert's event (alert)."`
-	Target         string          `json:"target,omitempty" jsonschema_description:"Where the alert went: its scheme and host only (alert)."`
+	At             *string          `json:"at" jsonschema:"nullable,format=date-time" jsonschema_description:"When the journal kept it, by the machine's clock, RFC 3339 in UTC: the steps are in that order."`
+	Op             string           `json:"op" jsonschema:"enum=looked,enum=decided,enum=not_created,enum=creating,enum=created,enum=adopted,enum=absent,enum=failed,enum=canceled,enum=placed,enum=detail_read,enum=missed,enum=outcome,enum=alert" jsonschema_description:"The journal entry: looked (a run saw the bet waiting, its race still to come: the last look of a row), decided or not_created (a run decided the bet is not created, and why), creating (a create announced), created, adopted (found by its label), absent (the create did not land), failed (the service refused the create), canceled, placed, detail_read (the service's words for a bet not placed), missed (a named race's window passed between two runs), outcome (how it ended), alert (an alert told of it)."`
+	Words          string           `json:"words" jsonschema_description:"The step in one line, as the text format shows it."`
+	Status         string           `json:"status,omitempty" jsonschema_description:"The status the bet was decided with (decided, not_created, outcome)."`
+	ReasonCode     ReasonCode       `json:"reason_code,omitempty" jsonschema_description:"Why, as a program reads it (decided, not_created, missed, detail_read, and an outcome not placed)."`
+	Reason         string           `json:"reason,omitempty" jsonschema_description:"Why, in words, the service's own among them."`
+	Limit          *Limit           `json:"limit,omitempty" jsonschema_description:"For reason_code limit or stop: the limit and whose it is."`
+	Period         string           `json:"period,omitempty" jsonschema_description:"The period the limit counts in (2026-11-21, 2026-W47); absent for all time."`
+	Amount         *float64         `json:"amount,omitempty" jsonschema_description:"The bet's stake or target profit, in dollars (creating, not_created)."`
+	AtRisk         *float64         `json:"at_risk,omitempty" jsonschema_description:"Dollars the bet was worked out to put at risk (creating, not_created)."`
+	AtRiskBasis    string           `json:"at_risk_basis,omitempty" jsonschema_description:"How at_risk was worked out."`
+	Sums           *ExplainSums     `json:"sums,omitempty" jsonschema_description:"What the limit that held the bet back saw, before the bet (not_created by a limit)."`
+	NotificationID *int64           `json:"notification_id,omitempty" jsonschema_description:"The service's notification id (created, adopted)."`
+	Attempt        int              `json:"attempt,omitempty" jsonschema_description:"Which attempt a creating announced (1, 2, …)."`
+	Error          string           `json:"error,omitempty" jsonschema_description:"The service's or the run's words (failed, absent)."`
+	PlacedAt       *string          `json:"placed_at,omitempty" jsonschema:"format=date-time" jsonschema_description:"When the bet was placed, by the service's clock, RFC 3339 in UTC (placed)."`
+	PlacedFrom     string           `json:"placed_from,omitempty" jsonschema_description:"How the placement time is known: records (the bet records' submit time) or first poll."`
+	Outcome        *ExplainOutcome  `json:"outcome,omitempty" jsonschema_description:"How the bet ended (outcome)."`
+	ServiceWords   []string         `json:"service_words,omitempty" jsonschema_description:"The service's own words a detail_read entry keeps: the bots' lines, and the bot log as it came."`
+	Sessions       []ExplainSession `json:"sessions,omitempty" jsonschema_description:"The sessions' answers a detail_read entry keeps (their bet records)."`
+	SeenBy         []string         `json:"seen_by,omitempty" jsonschema_description:"The sessions the notification names (its session_info), from a detail_read entry."`
+	Blocked        []string         `json:"blocked,omitempty" jsonschema_description:"The sessions the bet targets that could not bet it as betplan read them before the create, each with why (creating)."`
+	WindowClosed   *string          `json:"window_closed,omitempty" jsonschema:"format=date-time" jsonschema_description:"When the bet's window closed, its race's start, RFC 3339 in UTC (missed)."`
+	LastLooked     *string          `json:"last_looked,omitempty" jsonschema:"format=date-time" jsonschema_description:"When a run last looked at the bet before its window closed, RFC 3339 in UTC (missed)."`
+	Alert          string           `json:"alert,omitempty" jsonschema_description:"The alert's event (alert)."`
+	Target         string           `json:"target,omitempty" jsonschema_description:"Where the alert went: its scheme and host only (alert)."`
 }
 
 // ExplainSums are what a limit saw.
@@ -158,7 +163,11 @@ func explainBet(st *engine.BetStory) ExplainBet {
 		s := &st.Steps[i]
 		es := ExplainStep{At: timePtr(s.At), Op: s.Op, Words: stepWords(st.Race, s), PlacedAt: timePtr(s.PlacedAt), Status: string(s.Status), ReasonCode: ReasonCode(s.Why.Code),
 			Reason: s.Why.Text, Limit: limitOf(s.Why), Period: s.Why.Period, AtRiskBasis: s.Basis, Attempt: s.Attempt, Error: s.Error,
-			PlacedFrom: s.PlacedFrom, ServiceWords: s.Words, Alert: s.Alert, Target: s.Where}
+			PlacedFrom: s.PlacedFrom, ServiceWords: s.Words, SeenBy: s.Seen, Blocked: s.Blocked, Alert: s.Alert, Target: s.Where,
+			WindowClosed: timePtr(s.WindowClosed), LastLooked: timePtr(s.LastLooked)}
+		for _, so := range s.Sessions {
+			es.Sessions = append(es.Sessions, ExplainSession{Session: so.Session, Accepted: so.Accepted, Odds: so.Odds, Profit: so.Profit, Result: so.Result, Error: so.Error})
+		}
 		if s.Amount != 0 {
 			es.Amount = &s.Amount
 		}
@@ -360,6 +369,12 @@ func stepLines(race engine.RaceInfo, s *engine.Step) []string {
 			}
 		}
 		lines = append(lines, l)
+		if len(s.Blocked) > 0 {
+			lines = append(lines, "no session it targets could bet it, as betplan read them just before:")
+			for _, b := range s.Blocked {
+				lines = append(lines, "  "+t(b))
+			}
+		}
 	case "created":
 		lines = append(lines, fmt.Sprintf("created: notification %d", s.NotificationID))
 	case "adopted":
@@ -384,24 +399,30 @@ func stepLines(race engine.RaceInfo, s *engine.Step) []string {
 		lines = append(lines, l)
 	case "decided", "not_created", "missed":
 		l := "not created"
+		text := s.Why.Text
 		switch {
 		case s.Op == "missed":
 			l = "missed"
+			text = strings.TrimPrefix(text, "missed: ")
 		case s.Status == engine.StatusSkipped:
 			l = "skipped"
 		case s.Status == engine.StatusWaiting:
 			l = "held back"
 		}
 		l += " " + whyTag(s.Why)
-		if s.Why.Text != "" {
-			l += ": " + t(s.Why.Text)
+		if text != "" {
+			l += ": " + t(text)
 		}
 		lines = append(lines, l)
 		if m := s.Sums; m != nil {
 			lines = append(lines, sumsWords(m, s))
 		}
-		for _, w := range s.Words {
-			lines = append(lines, t(w))
+		if !s.WindowClosed.IsZero() && text == "" {
+			w := "its window closed at " + storyClock(race, s.WindowClosed)
+			if !s.LastLooked.IsZero() {
+				w += "; a run last looked at it at " + storyClock(race, s.LastLooked)
+			}
+			lines = append(lines, w)
 		}
 	case "detail_read":
 		l := "the service's words"
@@ -412,6 +433,12 @@ func stepLines(race engine.RaceInfo, s *engine.Step) []string {
 			l += ": " + t(s.Why.Text)
 		}
 		lines = append(lines, l)
+		if len(s.Seen) > 0 {
+			lines = append(lines, "sessions: "+t(strings.Join(s.Seen, ", ")))
+		}
+		for _, so := range s.Sessions {
+			lines = append(lines, sessionWords(so))
+		}
 		for _, w := range s.Words {
 			lines = append(lines, "“"+t(w)+"”")
 		}
@@ -440,6 +467,8 @@ func stepLines(race engine.RaceInfo, s *engine.Step) []string {
 		for _, so := range o.Sessions {
 			lines = append(lines, sessionWords(so))
 		}
+	case "looked":
+		lines = append(lines, "waiting: a run looked at it, its race still to come")
 	case "alert":
 		lines = append(lines, "alert "+t(s.Alert)+" queued for "+t(s.Where))
 	default:

@@ -51,10 +51,10 @@ const explainJournal = `{"serial":1,"lineage":"l","time":"2026-11-27T21:00:00Z",
 {"serial":8,"lineage":"l","time":"2026-11-27T21:00:05Z","op":"alert_queued","alert":{"key":"bp:card:refused:cccccccccccc|not_placed","target":"t1","where":"https://hooks.example.com/…","event":"not_placed","body":{}}}
 {"serial":9,"lineage":"l","time":"2026-11-27T22:10:00Z","op":"placed","label":"bp:card:won:aaaaaaaaaaaa","placed_at":"2026-11-27T21:00:30Z","placed_from":"records"}
 {"serial":10,"lineage":"l","time":"2026-11-27T22:10:00Z","op":"outcome","label":"bp:card:won:aaaaaaaaaaaa","outcome":{"label":"bp:card:won:aaaaaaaaaaaa","bet_id":"won","notification_id":1001,"result":"won","status":"settled","accepted":5,"odds":5.8,"profit":24,"sessions":[{"session":"Main Sportsbet","accepted":5,"odds":5.8,"profit":24}],"result_time":"2026-11-27T22:09:00Z"}}
-{"serial":11,"lineage":"l","time":"2026-11-27T22:40:00Z","op":"detail_read","label":"bp:card:refused:cccccccccccc","bet":"refused","id":1002,"bot_logs":[{"id":1,"log":"Main Sportsbet: Odds 3.00 are below the minimum of 900.00."}]}
+{"serial":11,"lineage":"l","time":"2026-11-27T22:40:00Z","op":"detail_read","label":"bp:card:refused:cccccccccccc","id":1002,"code":"odds_bound","detail":{"bots":"bot-7f3a","records":[{"session":"Main Sportsbet","bookie":"25","result":"Error","error":"Odds 3.00 are below the minimum of 900.00.","status":"FAILED"}],"lines":["Main Sportsbet: bet failed: Odds 3.00 are below the minimum of 900.00."],"sessions":["Main Sportsbet (Sportsbet)"],"reason":"every session refused it: Main Sportsbet: Odds 3.00 are below the minimum of 900.00."}}
 {"serial":12,"lineage":"l","time":"2026-11-27T22:40:01Z","op":"outcome","label":"bp:card:refused:cccccccccccc","outcome":{"label":"bp:card:refused:cccccccccccc","bet_id":"refused","notification_id":1002,"result":"not_placed","status":"failed","accepted":0,"profit":0,"sessions":[{"session":"Main Sportsbet","accepted":0,"profit":0,"result":"Error","error":"Odds 3.00 are below the minimum of 900.00.\u001b[2J"}],"reason_code":"odds_bound","reason":"every session errored: Main Sportsbet: Odds 3.00 are below the minimum of 900.00."}}
-{"serial":13,"lineage":"l","time":"2026-11-27T23:00:00Z","op":"missed","label":"bp:card:missed:dddddddddddd","bet":"missed","race":{"Venue":"Flemington","Code":"Galloping","EventNumber":3,"Start":"2026-11-28T10:05:00+11:00"},"status":"failed","code":"missed","error":"its race's window passed between two runs","window_closed":"2026-11-27T23:05:00Z"}
-{"serial":14,"lineage":"l","time":"2026-11-27T23:10:00Z","op":"creating","label":"bp:card:doubt:eeeeeeeeeeee","bet":"doubt","amount":5,"race":{"Venue":"Flemington","Code":"Galloping","EventNumber":4,"Start":"2026-11-28T10:35:00+11:00"},"attempt":1}
+{"serial":13,"lineage":"l","time":"2026-11-27T23:10:00Z","op":"missed","label":"bp:card:missed:dddddddddddd","bet":"missed","race":{"Venue":"Flemington","Code":"Galloping","EventNumber":3,"Start":"2026-11-28T10:05:00+11:00"},"status":"skipped","code":"missed","window_closed":"2026-11-27T23:05:00Z","last_looked":"2026-11-27T21:00:05Z","error":"missed: its window closed at 10:05:00 AEDT, when its race started, and no run was there while it was open"}
+{"serial":14,"lineage":"l","time":"2026-11-27T23:10:00Z","op":"creating","label":"bp:card:doubt:eeeeeeeeeeee","bet":"doubt","amount":5,"race":{"Venue":"Flemington","Code":"Galloping","EventNumber":4,"Start":"2026-11-28T10:35:00+11:00"},"attempt":1,"blocked":[{"session":"Main Sportsbet","code":"logged_out","words":"logged out since 2026-11-28 09:12:00 AEDT: 'invalid password'"}]}
 {"serial":15,"lineage":"l","time":"2026-11-27T23:10:05Z","op":"absent","label":"bp:card:doubt:eeeeeeeeeeee","error":"timeout"}
 {"serial":16,"lineage":"l","time":"2026-11-27T23:10:06Z","op":"creating","label":"bp:card:doubt:eeeeeeeeeeee","bet":"doubt","amount":5,"attempt":2}
 {"serial":17,"lineage":"l","time":"2026-11-27T23:10:07Z","op":"from_a_later_betplan","label":"bp:card:doubt:eeeeeeeeeeee"}
@@ -120,7 +120,8 @@ func TestExplainJSONValidatesAgainstSchema(t *testing.T) {
 	if err := sch.Validate(v); err != nil {
 		t.Errorf("explain --format json does not match %s: %v\n%s", explainSchemaPath, err, b.String())
 	}
-	for _, want := range []string{`"op": "not_created"`, `"op": "missed"`, `"op": "detail_read"`, `"staked": 5`, `"reason_code": "odds_bound"`} {
+	for _, want := range []string{`"op": "not_created"`, `"op": "missed"`, `"op": "detail_read"`, `"staked": 5`, `"reason_code": "odds_bound"`,
+		`"window_closed": "2026-11-27T23:05:00Z"`, `"seen_by": [`, `"blocked": [`} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("explain --format json lacks %s", want)
 		}
