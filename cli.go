@@ -162,6 +162,7 @@ func commands() []*command {
 		runCommand(),
 		statusCommand(),
 		historyCommand(),
+		explainCommand(),
 		cancelCommand(),
 		stopCommand(),
 		doctorCommand(),
