@@ -139,3 +139,33 @@ func headingAnchors(src string) map[string]bool {
 	}
 	return anchors
 }
+
+// TestReadmeMapsEveryPage: a reader who only reads the README finds every
+// page of docs/ (and the command reference) from it.
+func TestReadmeMapsEveryPage(t *testing.T) {
+	t.Parallel()
+	readme, err := os.ReadFile(root + "/README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	linked := map[string]bool{}
+	for _, m := range markdownLink.FindAllStringSubmatch(string(readme), -1) {
+		page, _, _ := strings.Cut(m[1], "#")
+		linked[path.Clean(page)] = true
+	}
+	pages, err := os.ReadDir(root + "/docs")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"CONTRIBUTING.md", docgen.CommandsDir + "/README.md"}
+	for _, p := range pages {
+		if strings.HasSuffix(p.Name(), ".md") {
+			want = append(want, "docs/"+p.Name())
+		}
+	}
+	for _, w := range want {
+		if !linked[w] {
+			t.Errorf("README.md does not link %s", w)
+		}
+	}
+}
