@@ -297,6 +297,11 @@ func (r *creator) request(in *instance) *apiclient.CreateNotificationRequest {
 func (r *creator) create(ctx context.Context, in *instance) error {
 	info := in.info
 	for attempt := 1; attempt <= r.opts.MaxCreateAttempts; attempt++ {
+		if r.opts.Serve.yielded() {
+			// The serving process is letting the run go (SIGTERM, a
+			// reload, the account taken over): nothing new is announced.
+			return context.Canceled
+		}
 		if err := r.halt.checkStop(); err != nil {
 			r.book.hold(in, r.halt.notCreated())
 			return err
@@ -307,7 +312,7 @@ func (r *creator) create(ctx context.Context, in *instance) error {
 			return nil
 		}
 		r.checkpoint("announce")
-		e := journalEntry{Op: opCreating, Label: in.label, BetID: in.bet.ID, Amount: in.amount, AtRisk: in.risk.Amount, Basis: in.risk.Basis, Race: &info, Attempt: attempt}
+		e := journalEntry{Op: opCreating, Label: in.label, BetID: in.bet.ID, Amount: in.amount, AtRisk: in.risk.Amount, Basis: in.risk.Basis, Race: &info, Attempt: attempt, Fence: r.opts.fence()}
 		if attempt == 1 { // a later attempt is the same bet, counted by its first
 			refusal, unchecked, err := r.money.recordCreating(ctx, in, e)
 			switch {

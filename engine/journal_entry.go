@@ -51,6 +51,11 @@ const (
 	// the Period it counts in) first held a bet back: a later run of the
 	// period held back by it again says nothing new (exit 0, no alert).
 	opLimitReached = "limit_reached"
+	// opServed keeps that a serving process (betplan serve) began running
+	// the plan: under which leadership fence, which version of the plan
+	// (PlanHash, the report's) and why: its first start, a take-over from
+	// another process, a reload of the plan's file.
+	opServed = "served"
 )
 
 // Where a placed entry's time comes from.
@@ -136,6 +141,15 @@ type journalEntry struct {
 	// ReportDir (reports) is where a run wrote the plan's reports; ""
 	// for the default.
 	ReportDir string `json:"report_dir,omitempty"`
+	// Fence (creating, served) is the account's leadership fence a
+	// serving process announced the create under; the store refused the
+	// entry had another process taken the account over.
+	Fence int64 `json:"fence,omitempty"`
+	// PlanHash, Why and By (served) are the plan's version, why the
+	// serving process began running it and who it is.
+	PlanHash string `json:"plan_hash,omitempty"`
+	Why      string `json:"why,omitempty"`
+	By       string `json:"by,omitempty"`
 }
 
 // journalTip is one tip (or a pre-alert's race) in a publication entry.

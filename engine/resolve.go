@@ -34,6 +34,9 @@ type resolver struct {
 	sessionsRead
 	lastRefresh time.Time
 	expanded    bool // for_each_race was expanded
+	// served says the run is a served one (serve.go): races listed after
+	// it began are its bets too, and no poll.timeout bounds which.
+	served bool
 }
 
 // refresh reads the upcoming races and the sessions: one call each.
@@ -205,9 +208,12 @@ func (r *resolver) expand() error {
 		if b.ForEachRace != nil {
 			if !first {
 				// A run follows the races that matched when it started;
-				// races listed later belong to the next run (cron).
+				// races listed later belong to the next run (cron), or,
+				// served, to this one.
 				r.refreshRaces(b)
-				continue
+				if !r.served {
+					continue
+				}
 			}
 			err := r.eachMatchingRace("bet "+b.ID, b.Matches, now, func(rc *apiclient.Race) {
 				r.addInstance(b, rc, "")
@@ -220,13 +226,17 @@ func (r *resolver) expand() error {
 		if !first && r.book.hasRace(b) {
 			// A bet on a named race is made on the race it resolved to
 			// when the run first found it; once that race has run, the
-			// same race of a later meeting belongs to a later run.
+			// same race of a later meeting belongs to a later run, or to
+			// a served one once the meeting's own day has turned
+			// (madeToday, below).
 			r.refreshRaces(b)
-			continue
+			if !r.served {
+				continue
+			}
 		}
 		rc, why := findRace(r.races, *b.Race)
 		if rc == nil {
-			if r.journalHasBet(b.ID) {
+			if r.journalHasBet(b.ID) || (r.served && r.book.hasRace(b)) {
 				continue // its race ran already; the journal's instance follows it
 			}
 			info := RaceInfo{Venue: b.Race.Venue, Code: b.Race.Code, EventNumber: b.Race.EventNumber}
@@ -273,6 +283,9 @@ func (r *resolver) eachMatchingRace(what string, matches func(*plan.Env) (bool, 
 // races of the coming days too) belongs to a later run, which a plan run
 // from cron will be.
 func (r *resolver) afterRun(rc *apiclient.Race, now time.Time) bool {
+	if r.served {
+		return false // a served run has no end
+	}
 	t := r.plan.Poll.Timeout
 	return t > 0 && rc.StartTime.After(now.Add(t))
 }

@@ -46,7 +46,9 @@ func (r *tracker) runWithAlerts(ctx context.Context, res *Result, check func() e
 		switch {
 		case r.alerts != nil:
 			r.alerts.end(res, err, r.halt.stopped)
-		case len(r.opts.Notify) > 0:
+		case len(r.opts.Notify) > 0 && !r.serving():
+			// (A served plan's run that could not take the lock is tried
+			// again; the serving process says why where it is watched.)
 			// Without the journal (the lock was not taken) the run's
 			// failure is sent once, unjournalled.
 			sendUnjournalledFailure(r.opts, r.plan.Name, r.simulated(), r.clock.Now(), res, err)
@@ -61,12 +63,16 @@ func (r *tracker) runWithAlerts(ctx context.Context, res *Result, check func() e
 		if err := r.keepReportDir(); err != nil {
 			return err
 		}
+		if err := r.journalServed(); err != nil {
+			return err
+		}
 		if len(r.opts.Notify) > 0 {
 			r.alerts = startAlerts(alertRun{journal: r.journal, book: r.book, plan: r.plan, opts: &r.opts, clock: r.clock,
 				simulated: r.simulated, logf: r.logf, checkpoint: r.checkpoint, result: r.money.betResult, usage: r.money.usageOf})
 		}
 		err := r.start(ctx)
 		if err == nil {
+			r.result = res
 			err = r.loop(ctx)
 		}
 		r.finish(res, err)
@@ -103,6 +109,9 @@ func (r *tracker) runLocked(ctx context.Context, fn func() error) error {
 	if command == "" {
 		command = "betplan run"
 	}
+	if r.serving() {
+		command = commandServe
+	}
 	req := state.LockRequest{
 		PlanKey: r.planKey(),
 		Owner:   state.LockOwner{PID: os.Getpid(), Host: host, PlanFile: r.opts.PlanFile, Command: command, Since: time.Now().UTC()},
@@ -110,6 +119,7 @@ func (r *tracker) runLocked(ctx context.Context, fn func() error) error {
 		Waiting: func(holder state.LockOwner) {
 			r.logf("waiting up to %s for the plan's lock, held by %s", r.opts.LockTimeout, holder)
 		},
+		Leader: r.opts.leader(),
 	}
 	lease, err := r.opts.Store.Lock(ctx, req)
 	var locked *state.LockedError
@@ -256,6 +266,15 @@ func (r *tracker) loop(ctx context.Context) error {
 	}
 	began := r.clock.Now()
 	for {
+		if r.yielded() {
+			// The serving process let the run go: it ends between two
+			// ticks, with no create under way.
+			return context.Canceled
+		}
+		retired := r.retired()
+		if retired {
+			r.retire()
+		}
 		// A stopped plan creates nothing: its run reads what it placed
 		// once and ends, so `betplan stop` gets the lock and cancels with
 		// the whole journal in view.
@@ -274,7 +293,10 @@ func (r *tracker) loop(ctx context.Context) error {
 			}
 		}
 		now := r.clock.Now()
-		if !stopped && r.book.waiting()+r.tips.tipsWaiting() > 0 && now.Sub(r.res.lastRefresh) >= r.opts.RefreshEvery {
+		// A served run reads the races on even when nothing waits: the
+		// races listed later are its next bets.
+		waits := r.book.waiting()+r.tips.tipsWaiting() > 0 || (r.serving() && !retired)
+		if !stopped && waits && now.Sub(r.res.lastRefresh) >= r.opts.RefreshEvery {
 			if err := r.res.refresh(ctx); err != nil {
 				if ctx.Err() != nil {
 					return ctx.Err()
@@ -291,12 +313,12 @@ func (r *tracker) loop(ctx context.Context) error {
 		}
 		r.follow.Tick(r.clock.Now())
 		r.halt.ticking = true
-		if !stopped {
+		if !stopped && !retired {
 			if stopped, err = r.decideAll(ctx); err != nil {
 				return err
 			}
 		}
-		if !stopped {
+		if !stopped && !retired {
 			stopped, err = stopSeen(r.tips.tipsTick(ctx, r.clock.Now()))
 			if lost, ok := isLockLost(err); ok {
 				r.halt.stopForLostLock(lost)
@@ -319,8 +341,9 @@ func (r *tracker) loop(ctx context.Context) error {
 			return err
 		}
 		r.alerts.tick()
+		r.servedTick(r.result, &r.published)
 		r.progress(now, interval)
-		if stopped || r.opts.NoWait || r.done() {
+		if stopped || (!r.serving() && (r.opts.NoWait || r.done())) || (r.serving() && r.servedDone(began)) {
 			if err := r.follow.CompleteRecords(follow.WithReason(ctx, "settled records")); err != nil {
 				return err
 			}
@@ -332,7 +355,7 @@ func (r *tracker) loop(ctx context.Context) error {
 			}
 			return nil
 		}
-		if timeout > 0 && r.clock.Now().Sub(began) >= timeout {
+		if timeout > 0 && !r.serving() && r.clock.Now().Sub(began) >= timeout {
 			// A last look at every open bet: one polled slowly may have
 			// ended since it was last read.
 			if err := r.follow.PollLast(ctx); err != nil {
@@ -360,10 +383,31 @@ func (r *tracker) loop(ctx context.Context) error {
 		if wait <= 0 {
 			wait = 0
 		}
-		if err := r.clock.Sleep(ctx, wait); err != nil {
+		if err := r.pause(ctx, wait); err != nil {
 			return err
 		}
 	}
+}
+
+// pause waits d, or less when a serving process lets the run go.
+func (r *tracker) pause(ctx context.Context, d time.Duration) error {
+	if !r.serving() || r.opts.Serve.Yield == nil {
+		return r.clock.Sleep(ctx, d)
+	}
+	sctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go func() {
+		select {
+		case <-r.opts.Serve.Yield:
+			cancel()
+		case <-sctx.Done():
+		}
+	}()
+	err := r.clock.Sleep(sctx, d)
+	if r.yielded() {
+		return context.Canceled
+	}
+	return err
 }
 
 // decideAll is one tick's decisions, soonest race first. stopped says a

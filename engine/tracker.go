@@ -36,6 +36,10 @@ type tracker struct {
 
 	// arrived is set once the plan gave its part of the run's Question.
 	arrived bool
+	// result is the run's result, and published what a served run last
+	// handed on of it (serve.go).
+	result    *Result
+	published [2]int64
 }
 
 func newTracker(p *plan.Plan, opts Options) *tracker {
@@ -43,7 +47,7 @@ func newTracker(p *plan.Plan, opts Options) *tracker {
 	r := &tracker{opts: opts, plan: p, svc: opts.Backend, clock: opts.Clock, book: newBook(), hold: &hold{}}
 	r.halt = &halt{hold: r.hold, book: r.book, logf: r.logf}
 	r.ask = &confirmation{opts: &r.opts, halt: r.halt, logf: r.logf}
-	r.res = &resolver{plan: p, svc: r.svc, clock: r.clock, book: r.book, hold: r.hold, halt: r.halt, money: &r.money}
+	r.res = &resolver{plan: p, svc: r.svc, clock: r.clock, book: r.book, hold: r.hold, halt: r.halt, money: &r.money, served: opts.Serve != nil}
 	fh := &followHost{opts: &r.opts, svc: r.svc, book: r.book, res: r.res, hold: r.hold, halt: r.halt, key: r.planKey(),
 		logf: r.logf, raceTime: r.raceTime, keepOutcomes: r.keepOutcomes}
 	r.follow = newFollower(p, &r.opts, r.svc, r.clock, r.book, fh)
