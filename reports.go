@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"path/filepath"
@@ -46,6 +47,9 @@ func finishRun(sys *sysIO, ro reportOptions, f reporters.Format, opts engine.Opt
 // ends the command with the worst outcome: a refusal of any plan or bet
 // (exit 3), else a failure (exit 1).
 func finishRuns(sys *sysIO, ro reportOptions, f reporters.Format, plans []*plan.Plan, opts []engine.Options, results []*engine.Result, errs []error) error {
+	// Each report's account counts what every plan ended with, not what
+	// stood when its own plan ended.
+	engine.ShareAccount(context.Background(), results, opts)
 	var outcomes []error
 	var ran []*engine.Result
 	for i, p := range plans {

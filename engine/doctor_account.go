@@ -31,6 +31,14 @@ func ExamineAccount(ctx context.Context, rep *DoctorReport, svc Backend, clock C
 		rep.add("account", LevelFail, "%s: cannot tell what the account's plans used: %v", a.File, err)
 		return
 	}
+	// Today is the meeting day where the account's races run: a morning
+	// in Melbourne is the day before in UTC.
+	for _, o := range r.money.accountOthers {
+		if st := o.Race().Start; !st.IsZero() {
+			now = now.In(st.Location())
+			break
+		}
+	}
 	starts := map[string]time.Time{periodKey(l.Period, now): now}
 	inPeriods := map[string]bool{}
 	for _, o := range r.money.accountOthers {

@@ -214,6 +214,8 @@ type BetResult struct {
 	AmountAccepted float64
 	// Profit is the notification's signed aggregate profit, in dollars.
 	Profit float64
+	// ResultAt is when the service resulted the bet (zero until then).
+	ResultAt time.Time
 	// Final is true once the race is resulted and the result no longer
 	// provisional.
 	Final bool

@@ -203,6 +203,9 @@ func (in *instance) result() BetResult {
 	}
 	if in.notif != nil {
 		b.AmountAccepted = float64(in.notif.TotalAccepted)
+		if in.notif.Resulted() {
+			b.ResultAt = in.notif.Tip.ResultTime.Time
+		}
 		b.Profit = roundCents(float64(in.notif.Profit))
 	}
 	return b

@@ -122,6 +122,11 @@ func junitPlanSuites(r *engine.Result) []junitSuite {
 			{"base_url", r.BaseURL},
 			{"simulated", strconv.FormatBool(r.Simulated)},
 			{"end_reason", string(r.EndReason)},
+			// The plan's money, as every other format sums it.
+			{"stake_requested", money2(r.Totals.StakeRequested)},
+			{"at_risk", money2(r.Totals.AtRisk)},
+			{"accepted", money2(r.Totals.AmountAccepted)},
+			{"profit", money2(r.Totals.Profit)},
 		},
 		Cases: make([]junitCase, 0, len(r.Bets)+1),
 	}
@@ -323,3 +328,6 @@ func junitTips(r *engine.Result) *junitSuite {
 	}
 	return s
 }
+
+// money2 is dollars as a property value: two decimals, no sign for a gain.
+func money2(v float64) string { return strconv.FormatFloat(v, 'f', 2, 64) }

@@ -293,3 +293,14 @@ func liability(lay bool, accepted, odds float64) float64 {
 	}
 	return RoundCents(accepted * (odds - 1))
 }
+
+// Reported is a bet as a finished command's report counts it: what it has
+// at risk and, once settled, its profit. A command of several plans counts
+// the account from its plans' reports, so each report's account says the
+// same money as the plans' own totals.
+func Reported(plan, label, betID string, race Race, risk Exposure, stage Stage, profit float64, resultAt time.Time) Bet {
+	if stage != Settled {
+		profit = 0
+	}
+	return Bet{plan: plan, label: label, betID: betID, race: race, stage: stage, risk: risk, profit: profit, resultAt: resultAt}
+}
