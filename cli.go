@@ -160,6 +160,7 @@ func commands() []*command {
 		diffCommand(),
 		fmtCommand(),
 		runCommand(),
+		serveCommand(),
 		statusCommand(),
 		historyCommand(),
 		cancelCommand(),
@@ -243,6 +244,9 @@ func (c *command) interruptedWords() string {
 	if c.name == "run" {
 		// The journal announced every create before it was sent.
 		return "interrupted: re-run to resume; nothing will be created twice"
+	}
+	if c.name == "serve" {
+		return "stopped: no create was left half-done (one cut off is journalled in doubt and looked up first); a standby takes over"
 	}
 	return "interrupted"
 }

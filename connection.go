@@ -99,6 +99,12 @@ func (s *serviceOptions) connect(sys *sysIO, state *stateOptions) (*connection, 
 	}
 	budgetLog := &budgetLog{w: sys.Stderr}
 	lim, closeBudget := requestBudget(budgetLog, s, state, sys, base, token, email)
+	if s.limiter != nil {
+		lim = s.limiter(lim)
+	}
+	if s.transport != nil {
+		opts = append(opts, apiclient.WithTransportWrapper(s.transport))
+	}
 	c, err := apiclient.New(base, append(opts, apiclient.WithLimiter(lim))...)
 	if err != nil {
 		closeBudget()

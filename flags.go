@@ -2,11 +2,13 @@ package main
 
 import (
 	"fmt"
+	"net/http"
 	"strconv"
 	"time"
 
 	"github.com/spf13/pflag"
 
+	"github.com/betplan/betplan/apiclient"
 	"github.com/betplan/betplan/apiclient/sim"
 	"github.com/betplan/betplan/reporters"
 )
@@ -20,6 +22,10 @@ type serviceOptions struct {
 	Insecure    bool
 	// rehearsable says the command has --sim, so hints may offer it.
 	rehearsable bool
+	// transport and limiter, when set, wrap the client's transport and
+	// the account's request budget (betplan serve's gate and counts).
+	transport func(http.RoundTripper) http.RoundTripper
+	limiter   func(apiclient.Limiter) apiclient.Limiter
 }
 
 func (s *serviceOptions) bind(fs *pflag.FlagSet) {

@@ -281,11 +281,9 @@ func (r *resolver) eachMatchingRace(what string, matches func(*plan.Env) (bool, 
 // afterRun reports whether rc starts after this run's poll.timeout has
 // run out: a later meeting listed already (the service lists upcoming
 // races of the coming days too) belongs to a later run, which a plan run
-// from cron will be.
+// from cron will be. A served run, which has no end, looks that far ahead
+// at each refresh, as a status does.
 func (r *resolver) afterRun(rc *apiclient.Race, now time.Time) bool {
-	if r.served {
-		return false // a served run has no end
-	}
 	t := r.plan.Poll.Timeout
 	return t > 0 && rc.StartTime.After(now.Add(t))
 }
