@@ -334,6 +334,14 @@ func (r *serveRun) plan(ctx context.Context, v *serve.Version, mode *engine.Serv
 func (r *serveRun) unlock(ctx context.Context, v *serve.Version) error {
 	opts := r.options(v)
 	_, err := opts.Store.Unlock(ctx, state.PlanKey{Name: v.Name, BaseURL: opts.BaseURL}, true)
+	if err != nil && r.setup.shared != nil {
+		// The shared lock may be free already (the holder's session
+		// ended) while this host's lock file is still held by the
+		// stopped process: that one is removed all the same.
+		if _, herr := local.Unlock(opts.State.LockPath(v.Name, opts.BaseURL), true); herr == nil {
+			return nil
+		}
+	}
 	return err
 }
 
