@@ -10,8 +10,10 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/betplan/betplan/engine"
 	"github.com/betplan/betplan/notify"
 	"github.com/betplan/betplan/plan"
+	"github.com/betplan/betplan/state"
 )
 
 // alertTargets expands the account's and the plan's notify targets from
@@ -63,6 +65,34 @@ func planAlerts(sys *sysIO, p *plan.Plan, account *plan.Config, rehearsal bool) 
 		return nil, "", err
 	}
 	return targets, hb, nil
+}
+
+// alertUnusable tells the alert targets of the plans of a run that could
+// not start: the service unusable at its connection check (an
+// unusableError), or the shared state out of reach before it. One
+// problem, one run_failed alert to each target that hears it, however
+// many of the run's plans list it. Any other error (a usage error, no
+// confirmation, something other than the service at the URL) tells no
+// one.
+func alertUnusable(sys *sysIO, err error, planNames []string, targets [][]notify.Target) {
+	var unusable *unusableError
+	var unavailable *state.StateUnavailableError
+	if !errors.As(err, &unusable) && !errors.As(err, &unavailable) {
+		return
+	}
+	told := map[string]bool{}
+	for i, name := range planNames {
+		var ts []notify.Target
+		for _, t := range targets[i] {
+			if !told[t.ID()] {
+				told[t.ID()] = true
+				ts = append(ts, t)
+			}
+		}
+		for _, u := range engine.SendRunFailure(engine.Options{}, ts, name, err) {
+			fmt.Fprintf(sys.Stderr, "betplan: run_failed alert to %s not delivered (%s)\n", u.Target, u.Error)
+		}
+	}
 }
 
 // heartbeatURL expands the plan's heartbeat URL ("" for none). A rehearsal

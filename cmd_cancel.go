@@ -50,6 +50,7 @@ func cancelCommand() *command {
 func (o *cancelOptions) bind(fs *pflag.FlagSet) {
 	fs.BoolVar(&o.Yes, "yes", false, "do not ask for confirmation")
 	o.state.bind(fs)
+	o.state.use = stateWrites
 	o.service.bind(fs)
 }
 
@@ -92,7 +93,7 @@ func cancelBets(ctx context.Context, sys *sysIO, o *cancelOptions, args []string
 	if err := o.checkIDs(ctx, sys, p, args[0], args[1:]); err != nil {
 		return err
 	}
-	confirm, s, err := setUpConfirmed(sys, o.Yes, false, &o.service, o.state, nil)
+	confirm, s, err := setUpConfirmed(ctx, sys, o.Yes, false, &o.service, o.state, nil)
 	if err != nil {
 		return err
 	}
@@ -131,7 +132,7 @@ func cancelPlans(ctx context.Context, sys *sysIO, o *cancelOptions, files []stri
 	if err != nil {
 		return err
 	}
-	confirm, s, err := setUpConfirmed(sys, o.Yes, false, &o.service, o.state, nil)
+	confirm, s, err := setUpConfirmed(ctx, sys, o.Yes, false, &o.service, o.state, nil)
 	if err != nil {
 		return err
 	}

@@ -49,8 +49,10 @@ func doctorCommand() *command {
 func (o *doctorOptions) bind(fs *pflag.FlagSet) {
 	fs.StringVar(&o.Format, "format", "text", "output format: text or json")
 	o.state.bind(fs)
+	o.state.use = stateExamined // a state out of reach is among its checks
 	o.account.bind(fs)
 	o.service.bind(fs)
+	o.service.refusing = refuseUnreached // a refused token is among its checks
 }
 
 func (o *doctorOptions) validate() error {
@@ -74,7 +76,7 @@ func runDoctor(ctx context.Context, sys *sysIO, o *doctorOptions, args []string)
 	if err != nil {
 		return err
 	}
-	s, err := setUp(sys, &o.service, o.state, nil)
+	s, err := setUp(ctx, sys, &o.service, o.state, nil)
 	if err != nil {
 		return err
 	}

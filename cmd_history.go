@@ -44,7 +44,7 @@ func historyCommand() *command {
 		summary: "profit and loss across runs, plans and machines: every journal of the state, summed by plan, day, venue…",
 		exits: append([]exitDoc{
 			{exitOK, "the history was written"},
-			{exitFailed, "a journal could not be read: the rest was written, and the journal is named"},
+			{exitFailed, "a journal could not be read, or a record holds amounts that are not money: the rest was written, and the journal or record is named"},
 			{exitUsage, "usage error: an unknown --by field, a bad date or an impossible range"},
 			{exitRefused, "the state cannot be reached, or bets of journals that kept no outcome could not be read from the service"},
 		}, interruptedExits...),
@@ -69,7 +69,7 @@ func (o *historyOptions) bind(fs *pflag.FlagSet) {
 	fs.IntVar(&o.ReconcileRecords, "reconcile-max-records", d.Records, "--reconcile reads at most `N` bet records")
 	fs.IntVar(&o.ReconcileMB, "reconcile-max-mb", int(d.Bytes>>20), "--reconcile reads at most `N` megabytes of bet records")
 	fs.IntVar(&o.ReconcilePages, "reconcile-max-pages", d.Pages, "--reconcile reads at most `N` pages of bet records")
-	fs.BoolVar(&o.Sim, "sim", false, "count rehearsals too (run --sim, and runs against betplan sim on this machine)")
+	fs.BoolVar(&o.Sim, "sim", false, "show rehearsals instead of real money, by kind: served (betplan sim, which says it is simulated) and in-process (run --sim)")
 	fs.StringVar(&o.Format, "format", "text", "output format: "+strings.Join(history.Formats, ", "))
 	fs.StringVar(&o.Output, "output", "", "write to this `FILE` instead of stdout")
 }
@@ -122,17 +122,32 @@ func showHistory(ctx context.Context, sys *sysIO, o *historyOptions, args []stri
 	if err != nil {
 		return err
 	}
-	bets, skipped, err := history.Read(ctx, store)
+	q.Curves = o.Format == "html"
+	rd, err := history.Read(ctx, store, q, o.Reconcile)
 	if err != nil {
 		return err
 	}
-	missing, lookupErr := o.completeOldBets(ctx, sys, bets, store)
-	s := history.Summarise(bets, q)
-	s.Skipped = skipped
-	if o.Reconcile {
-		if err := o.reconcile(ctx, sys, bets, q, &s); err != nil {
+	if note := history.PredatingNote(rd.Predating); note != "" {
+		fmt.Fprintln(sys.Stderr, note)
+	}
+	missing, lookupErr := o.completeOldBets(ctx, sys, rd, store)
+	for i := range rd.Open {
+		if err := rd.Tally.Add(&rd.Open[i]); err != nil {
 			return err
 		}
+	}
+	s, err := rd.Tally.Summary()
+	if err != nil {
+		return err
+	}
+	s.Skipped = rd.Skipped
+	if o.Reconcile {
+		if err := o.reconcile(ctx, sys, append(rd.Kept, history.Filter(rd.Open, q)...), q, &s); err != nil {
+			return err
+		}
+	}
+	if w := rd.Corrupt.Warning(); w != "" {
+		fmt.Fprintln(sys.Stderr, w)
 	}
 	var out bytes.Buffer
 	if err := history.Write(&out, o.Format, &s); err != nil {
@@ -145,12 +160,15 @@ func showHistory(ctx context.Context, sys *sysIO, o *historyOptions, args []stri
 	} else if _, err := sys.Stdout.Write(out.Bytes()); err != nil {
 		return err
 	}
-	if len(skipped) > 0 {
-		names := make([]string, len(skipped))
-		for i, k := range skipped {
+	if len(rd.Skipped) > 0 {
+		names := make([]string, len(rd.Skipped))
+		for i, k := range rd.Skipped {
 			names[i] = k.Where + " (" + k.Reason + ")"
 		}
-		return fmt.Errorf("%d journal(s) could not be read and are not in the totals: %s", len(skipped), strings.Join(names, "; "))
+		return fmt.Errorf("%d journal(s) could not be read and are not in the totals: %s", len(rd.Skipped), strings.Join(names, "; "))
+	}
+	if rd.Corrupt.N > 0 {
+		return fmt.Errorf("%d corrupt record(s) are not in the totals (named above)", rd.Corrupt.N)
 	}
 	if len(s.Differences) > 0 {
 		return fmt.Errorf("%d difference(s) between the journals and the service's bet records: listed above", len(s.Differences))
@@ -170,7 +188,8 @@ func showHistory(ctx context.Context, sys *sysIO, o *historyOptions, args []stri
 // never saw them end), through the outcome cache the state keeps (a file
 // of the state dir, a table of PostgreSQL). It returns the labels still
 // without one.
-func (o *historyOptions) completeOldBets(ctx context.Context, sys *sysIO, bets []history.Bet, store state.EveryReader) ([]string, error) {
+func (o *historyOptions) completeOldBets(ctx context.Context, sys *sysIO, rd *history.Reading, store state.EveryReader) ([]string, error) {
+	bets := rd.Open
 	idx := history.Unresolved(bets, time.Now().UTC().Format("2006-01-02"))
 	if len(idx) == 0 {
 		return nil, nil
@@ -182,25 +201,25 @@ func (o *historyOptions) completeOldBets(ctx context.Context, sys *sysIO, bets [
 	}
 	var svc history.Lookup
 	if o.service.rawBaseURL(sys) != "" {
-		conn, err := o.service.connect(sys, &o.state)
+		conn, err := o.service.connect(ctx, sys, &o.state)
 		if err != nil {
 			return labelsOf(bets, idx), err
 		}
 		defer conn.close()
 		svc = conn.client
 	}
-	return history.Complete(ctx, bets, idx, svc, cache, sys.Stderr)
+	return history.Complete(ctx, bets, idx, svc, cache, sys.Stderr, &rd.Corrupt)
 }
 
-// reconcile compares the bets of q with the service's bet records.
+// reconcile compares the bets of q (bets) with the service's bet records.
 func (o *historyOptions) reconcile(ctx context.Context, sys *sysIO, bets []history.Bet, q history.Query, s *history.Summary) error {
-	conn, err := o.service.connect(sys, &o.state)
+	conn, err := o.service.connect(ctx, sys, &o.state)
 	if err != nil {
 		return err
 	}
 	defer conn.close()
 	limits := history.ReconcileLimits{Records: o.ReconcileRecords, Bytes: int64(o.ReconcileMB) << 20, Pages: o.ReconcilePages}
-	diffs, read, err := history.Reconcile(ctx, history.Filter(bets, q), conn.client, q.Since, limits)
+	diffs, read, err := history.Reconcile(ctx, bets, conn.client, q.Since, limits)
 	if err != nil {
 		return refusef("--reconcile: %v", err)
 	}

@@ -82,7 +82,7 @@ func previewPlan(ctx context.Context, sys *sysIO, o *planOptions, args []string)
 	if err != nil {
 		return err
 	}
-	s, err := setUp(sys, &o.service, o.state, &o.rehearsal)
+	s, err := setUp(ctx, sys, &o.service, o.state, &o.rehearsal)
 	if err != nil {
 		return err
 	}
@@ -144,7 +144,7 @@ func previewPlans(ctx context.Context, sys *sysIO, o *planOptions, files []strin
 	if err != nil {
 		return o.account.alsoAccounts(sys, files, err)
 	}
-	s, err := setUp(sys, &o.service, o.state, &o.rehearsal)
+	s, err := setUp(ctx, sys, &o.service, o.state, &o.rehearsal)
 	if err != nil {
 		return err
 	}
@@ -162,8 +162,8 @@ func previewPlans(ctx context.Context, sys *sysIO, o *planOptions, files []strin
 			return err
 		}
 		opts := previewOptions(s, files[i], planAccount)
-		logRetries(s.conn.client, accountLog, s.conn.clock, s.conn.simulated)
-		opts.Backend = account.PlanTelling(retryLines(logs.plan(p.Name), s.conn.clock, s.conn.simulated))
+		s.conn.logRetries(accountLog)
+		opts.Backend = account.PlanTelling(s.conn.retries.hook(logs.plan(p.Name)))
 		res, saved, err := engine.Preview(ctx, p, opts)
 		if err != nil {
 			if !s.conn.client.Answered() { // nothing answered: the next plans would say it again

@@ -71,6 +71,7 @@ func (o *runOptions) bind(fs *pflag.FlagSet) {
 	fs.BoolVar(&o.rehearsal.Sim, "sim", false, "run against an in-process simulated service with a fast clock")
 	o.report.bind(fs)
 	o.state.bind(fs)
+	o.state.use = stateWrites
 	o.account.bind(fs)
 	fs.DurationVar(&o.AmbiguousGrace, "ambiguous-grace", 60*time.Second, "how long to look a label up after an ambiguous create, 1s to 1h (warned below --http-timeout)")
 	fs.DurationVar(&o.LockTimeout, "lock-timeout", 0, "how long to wait for another run of the plan to finish")
@@ -215,8 +216,9 @@ func runPlan(ctx context.Context, sys *sysIO, o *runOptions, args []string) (err
 	}
 	// Refused before any request, and before any report is written: the
 	// reports of the plan's last run stay as that run wrote them.
-	confirm, s, err := setUpConfirmed(sys, o.Yes, simulate, &o.service, o.state, &o.rehearsal)
+	confirm, s, err := setUpConfirmed(ctx, sys, o.Yes, simulate, &o.service, o.state, &o.rehearsal)
 	if err != nil {
+		alertUnusable(sys, err, []string{p.Name}, [][]notify.Target{targets})
 		return err
 	}
 	defer s.close()
@@ -236,7 +238,8 @@ func runPlan(ctx context.Context, sys *sysIO, o *runOptions, args []string) (err
 		live = newLiveTerminal(sys.Stderr, sys.Width, opts.Clock.Now, func() reporters.Clock { return shownClock(s.conn.clock, s.conn.simulated) })
 		opts.Live = live.progress
 		opts.Log = live
-		logRetries(s.conn.client, live, opts.Clock, s.conn.simulated)
+		s.conn.logRetries(live)
+		s.conn.retries.onTerminal(live.retrying)
 		s.conn.logBudget(live)
 		opts.Confirm = live.asking(opts.Confirm)
 	}
@@ -303,8 +306,9 @@ func runPlans(ctx context.Context, sys *sysIO, o *runOptions, files []string) (e
 			defer func() { heartbeatUnlessSimulation(ctx, sys, hb, exitCode(err), simulation) }()
 		}
 	}
-	confirm, s, err := setUpConfirmed(sys, o.Yes, simulate, &o.service, o.state, &o.rehearsal)
+	confirm, s, err := setUpConfirmed(ctx, sys, o.Yes, simulate, &o.service, o.state, &o.rehearsal)
 	if err != nil {
+		alertUnusable(sys, err, rehearsed, targets)
 		return err
 	}
 	defer s.close()
@@ -349,7 +353,7 @@ func runPlans(ctx context.Context, sys *sysIO, o *runOptions, files []string) (e
 			return err
 		}
 		o1.Log = logs.plan(p.Name)
-		o1.Backend = account.PlanTelling(retryLines(o1.Log, clock, s.conn.simulated))
+		o1.Backend = account.PlanTelling(s.conn.retries.hook(o1.Log))
 		o1.Clock = clock
 		if progress != nil {
 			o1.Live = progress.plan(p.Name)
@@ -361,7 +365,10 @@ func runPlans(ctx context.Context, sys *sysIO, o *runOptions, files []string) (e
 	// The reads the plans share are the account's: their retries are no
 	// one plan's.
 	accountLog := logs.account()
-	logRetries(s.conn.client, accountLog, clock, s.conn.simulated)
+	s.conn.logRetries(accountLog)
+	if live != nil {
+		s.conn.retries.onTerminal(live.retrying)
+	}
 	s.conn.logBudget(accountLog)
 	if s.conn.simulated {
 		fmt.Fprintf(sys.Stderr, "rehearsing %d plans on the simulated service at %s (simulated clock)\n", len(plans), s.conn.baseURL)

@@ -212,7 +212,9 @@ func servePlans(ctx context.Context, sys *sysIO, o *serveOptions, args []string)
 	o.service.transport = srv.Gate().Wrap
 	metrics := srv.Metrics()
 	o.service.limiter = func(l apiclient.Limiter) apiclient.Limiter { return countedBudget{l, metrics} }
-	conn, err := o.service.connect(sys, &o.state)
+	// The service is checked once this process leads (serveRun.check):
+	// a standby sends nothing.
+	conn, err := o.service.client(sys, &o.state)
 	if err != nil {
 		return err
 	}
@@ -222,7 +224,7 @@ func servePlans(ctx context.Context, sys *sysIO, o *serveOptions, args []string)
 	}
 	s := &commandSetup{sys: sys, state: o.state, conn: conn, shared: shared}
 	run = &serveRun{o: o, sys: sys, setup: s, account: engine.NewAccount(conn.client, conn.clock, 0), logs: logw}
-	logRetries(conn.client, logw.account(), conn.clock, conn.simulated)
+	conn.logRetries(logw.account())
 	conn.logBudget(logw.account())
 	srv.SetCredentials(clientCredentials{c: conn.client, login: sys.Getenv("BETPLAN_EMAIL") != "" && sys.Getenv("BETPLAN_PASSWORD") != ""})
 	if err := srv.Load(); err != nil {
@@ -289,6 +291,25 @@ type serveRun struct {
 	setup   *commandSetup
 	account *engine.Account
 	logs    *planLogs
+
+	mu      sync.Mutex
+	checked bool // the service answered as the service
+}
+
+// check is the connection check every command makes before it writes
+// anything, made once, by the first run under a leadership: a standby
+// sends nothing. Until it passes, no plan runs.
+func (r *serveRun) check(ctx context.Context) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.checked {
+		return nil
+	}
+	if err := r.setup.conn.check(ctx, refuseAny); err != nil {
+		return err
+	}
+	r.checked = true
+	return nil
 }
 
 // options are a version's engine options.
@@ -297,7 +318,7 @@ func (r *serveRun) options(v *serve.Version) engine.Options {
 	opts := s.options(v.File)
 	log := r.logs.plan(v.Name)
 	opts.Log = log
-	opts.Backend = r.account.PlanTelling(retryLines(log, s.conn.clock, s.conn.simulated))
+	opts.Backend = r.account.PlanTelling(s.conn.retries.hook(log))
 	opts.Account = v.Extra.(*servedPlan).account
 	opts.Notify = v.Targets
 	opts.AllowNoBot = r.o.AllowNoBot
@@ -313,6 +334,9 @@ func (r *serveRun) options(v *serve.Version) engine.Options {
 }
 
 func (r *serveRun) plan(ctx context.Context, v *serve.Version, mode *engine.ServeMode) (*engine.Result, error) {
+	if err := r.check(ctx); err != nil {
+		return nil, err
+	}
 	opts := r.options(v)
 	opts.Serve = mode
 	res, err := engine.Run(ctx, v.Plan, opts)

@@ -64,7 +64,7 @@ func showStatus(ctx context.Context, sys *sysIO, o *statusOptions, args []string
 	if err != nil {
 		return err
 	}
-	s, err := setUp(sys, &o.service, o.state, nil)
+	s, err := setUp(ctx, sys, &o.service, o.state, nil)
 	if err != nil {
 		return err
 	}
@@ -87,7 +87,7 @@ func showStatuses(ctx context.Context, sys *sysIO, o *statusOptions, files []str
 	if err != nil {
 		return o.account.alsoAccounts(sys, files, err)
 	}
-	s, err := setUp(sys, &o.service, o.state, nil)
+	s, err := setUp(ctx, sys, &o.service, o.state, nil)
 	if err != nil {
 		return err
 	}

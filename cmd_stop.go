@@ -56,7 +56,9 @@ func (o *stopOptions) bind(fs *pflag.FlagSet) {
 	fs.BoolVar(&o.Yes, "yes", false, "do not ask for confirmation")
 	fs.DurationVar(&o.Wait, "wait", 2*time.Minute, "how long to wait for a running run of a plan to see the stop and let its lock go")
 	o.state.bind(fs)
+	o.state.use = stateWrites
 	o.service.bind(fs)
+	o.service.refusing = refuseNotService // the stop mark is set in an outage too
 }
 
 func (o *stopOptions) validate() error {
@@ -92,7 +94,7 @@ func stopPlans(ctx context.Context, sys *sysIO, o *stopOptions, args []string) e
 			return err
 		}
 	}
-	confirm, s, err := setUpConfirmed(sys, o.Yes, false, &o.service, o.state, nil)
+	confirm, s, err := setUpConfirmed(ctx, sys, o.Yes, false, &o.service, o.state, nil)
 	if err != nil {
 		return err
 	}

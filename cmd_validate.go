@@ -206,7 +206,7 @@ func validWords(plans int, accounts []string) string {
 // validateOnline resolves each plan's races and sessions against the
 // service with read-only calls.
 func validateOnline(ctx context.Context, sys *sysIO, so *serviceOptions, plans []*plan.Plan) (plan.Diagnostics, error) {
-	conn, err := so.connect(sys, nil)
+	conn, err := so.connect(ctx, sys, nil)
 	if err != nil {
 		return nil, err
 	}

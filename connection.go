@@ -34,7 +34,21 @@ type connection struct {
 	// account is the account on the service the token (or the login
 	// e-mail) names, "" when nothing says: a plan's journal belongs to it.
 	account string
+	// retries says in the log how the client rides out the service's
+	// failures, episode by episode.
+	retries *retryLog
 }
+
+// newRetryLog is the connection's retry log, its lines stamped as the
+// command's are.
+func (c *connection) newRetryLog() {
+	c.retries = newRetryLog(time.Now, func() string { return shownClock(c.clock, c.simulated).Stamp(c.clock.Now()) })
+	c.client.OnRecovered(c.retries.recovered)
+}
+
+// logRetries sends the retry log's lines about the client's own calls
+// (those no plan's hook names) to w; nil says nothing.
+func (c *connection) logRetries(w io.Writer) { c.retries.to(c.client, w) }
 
 // logBudget sends the request budget's lines to w.
 func (c *connection) logBudget(w io.Writer) {
@@ -66,9 +80,24 @@ func (s *serviceOptions) baseURL(sys *sysIO) (string, error) {
 }
 
 // connect builds the client from flags and environment (flag > env >
-// default). Its requests spend the account's budget, shared through
-// state's database when it names one.
-func (s *serviceOptions) connect(sys *sysIO, state *stateOptions) (*connection, error) {
+// default) and makes the connection check (check), so a command that
+// talks to the service writes nothing until the service answered as
+// itself. Its requests spend the account's budget, shared through state's
+// database when it names one.
+func (s *serviceOptions) connect(ctx context.Context, sys *sysIO, state *stateOptions) (*connection, error) {
+	c, err := s.client(sys, state)
+	if err != nil {
+		return nil, err
+	}
+	if err := c.check(ctx, s.refusing); err != nil {
+		c.close()
+		return nil, err
+	}
+	return c, nil
+}
+
+// client builds the connection's client, sending no request.
+func (s *serviceOptions) client(sys *sysIO, state *stateOptions) (*connection, error) {
 	base := s.rawBaseURL(sys)
 	if base == "" {
 		if s.rehearsable {
@@ -110,9 +139,69 @@ func (s *serviceOptions) connect(sys *sysIO, state *stateOptions) (*connection, 
 		closeBudget()
 		return nil, baseURLError(err)
 	}
-	return &connection{client: c, clock: clock, baseURL: c.BaseURL(), insecure: s.Insecure, close: closeBudget, tipsterKey: sys.Getenv(tipsterKeyEnv), budgetLog: budgetLog,
-		account: budget.AccountOf(base, token, email).Name}, nil
+	conn := &connection{client: c, clock: clock, baseURL: c.BaseURL(), insecure: s.Insecure, close: closeBudget, tipsterKey: sys.Getenv(tipsterKeyEnv), budgetLog: budgetLog,
+		account: budget.AccountOf(base, token, email).Name}
+	conn.newRetryLog()
+	conn.logRetries(sys.Stderr) // the connection check's, until a command says where
+	return conn, nil
 }
+
+// checkRefuses says which failures of the connection check refuse a
+// command.
+type checkRefuses int
+
+const (
+	// refuseAny: any failure refuses (run, plan, status, cancel,
+	// validate --online, history): the command has nothing to do without
+	// the service.
+	refuseAny checkRefuses = iota
+	// refuseNotService: only an answer that is not the service's
+	// refuses (stop: a plan's stop mark is set in an outage too, and
+	// the cancels that fail are reported).
+	refuseNotService
+	// refuseUnreached: credentials the service refuses (401, 403) do
+	// not (doctor, which reports them among its checks).
+	refuseUnreached
+)
+
+// check is the connection check every command that talks to the service
+// makes before it writes anything (no journal, lock, report or alert):
+// one authenticated read whose answer must have the service's shape
+// (apiclient.CheckService). What answers at the URL and is not the
+// service, or nothing answering, refuses in one line that names the URL
+// (serviceProblem), as refuses says.
+func (c *connection) check(ctx context.Context, refuses checkRefuses) error {
+	if c.simulated {
+		return nil // the in-process service of a rehearsal
+	}
+	err := c.client.CheckService(ctx)
+	if err == nil {
+		return nil
+	}
+	if why := notServiceAt(c.baseURL, err); why != nil {
+		return why
+	}
+	switch {
+	case refuses == refuseNotService:
+		return nil
+	case refuses == refuseUnreached && (apiclient.IsUnauthorized(err) || apiclient.IsForbidden(err)):
+		return nil
+	}
+	if why := serviceProblem(c.baseURL, err); why != nil {
+		return &unusableError{&refusedError{why}}
+	}
+	return &unusableError{fmt.Errorf("check the service at %s: %w", c.baseURL, err)}
+}
+
+// unusableError is a connection check that found the service unusable:
+// nothing answers, TLS fails, the token is refused, the read fails. A run
+// that meets it tells its alert targets, once (alertUnusable). Something
+// else answering at the URL is a mistake in the URL, said on the spot,
+// not an outage to be told of: that is a noServiceError.
+type unusableError struct{ err error }
+
+func (e *unusableError) Error() string { return e.err.Error() }
+func (e *unusableError) Unwrap() error { return e.err }
 
 // startSim serves a simulated service on 127.0.0.1 for this process.
 func (s *serviceOptions) startSim(world simWorld, faults []sim.Fault) (*connection, error) {
@@ -141,11 +230,13 @@ func (s *serviceOptions) startSim(world simWorld, faults []sim.Fault) (*connecti
 		srv.Close()
 		return nil, err
 	}
-	return &connection{client: c, clock: clock, baseURL: srv.URL, simulated: true, tipsterKey: sim.DefaultTipsterAPIKey, close: func() {
+	conn := &connection{client: c, clock: clock, baseURL: srv.URL, simulated: true, tipsterKey: sim.DefaultTipsterAPIKey, close: func() {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 		defer cancel()
 		srv.Shutdown(ctx)
-	}}, nil
+	}}
+	conn.newRetryLog()
+	return conn, nil
 }
 
 // servesSimulation reports whether the service is a simulation: a

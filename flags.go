@@ -26,6 +26,9 @@ type serviceOptions struct {
 	// the account's request budget (betplan serve's gate and counts).
 	transport func(http.RoundTripper) http.RoundTripper
 	limiter   func(apiclient.Limiter) apiclient.Limiter
+	// refusing says which failures of the connection check refuse the
+	// command; the zero value, every one.
+	refusing checkRefuses
 }
 
 func (s *serviceOptions) bind(fs *pflag.FlagSet) {
@@ -74,7 +77,27 @@ type stateOptions struct {
 	StateDir string
 	URL      string
 	Schema   string
+	// use says what the command does with a shared state, so it is
+	// reached as the command needs before its first request.
+	use stateUse
 }
+
+// stateUse is what a command does with a shared state.
+type stateUse int
+
+const (
+	// stateReads: it reads plans' state; the shared state is reached
+	// (its schema's version checked, nothing created) before the
+	// command's first request.
+	stateReads stateUse = iota
+	// stateWrites: it writes plans' state (run, cancel, stop); the
+	// shared state's schema is set up before the command's first
+	// request, so the request budget finds its tables from it.
+	stateWrites
+	// stateExamined: whether the shared state can be read is one of the
+	// command's findings (doctor): it is not reached first.
+	stateExamined
+)
 
 func (s *stateOptions) bind(fs *pflag.FlagSet) {
 	fs.StringVar(&s.StateDir, "state-dir", "", "state directory (default .betplan/ beside the plan)")

@@ -7,12 +7,9 @@ import (
 	"encoding/csv"
 	"encoding/hex"
 	"encoding/json"
-	"fmt"
 	"net/url"
-	"os"
 	"strconv"
 	"strings"
-	"time"
 	"unicode/utf8"
 
 	"github.com/jackc/pgx/v5"
@@ -20,7 +17,6 @@ import (
 
 	"github.com/betplan/betplan/state"
 	"github.com/betplan/betplan/state/postgres"
-	"github.com/betplan/betplan/state/postgres/pgtest"
 )
 
 // cmdCSVFields is `csvfields FILE N`: FILE parses as CSV, with N fields
@@ -47,36 +43,6 @@ func cmdCSVFields(ts *testscript.TestScript, neg bool, args []string) {
 	}
 }
 
-// pgServer is the test server's URL when one answers (pgtest's), or ""
-// and why not.
-func pgServer() (string, error) {
-	u := os.Getenv(pgtest.EnvURL)
-	if u == "" {
-		u = pgtest.DefaultURL
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	conn, err := pgx.Connect(ctx, u)
-	if err != nil {
-		return "", err
-	}
-	conn.Close(ctx)
-	return u, nil
-}
-
-// scriptCondition is the scripts' own conditions: [postgres] holds when
-// the test server answers (pgtest's); under CI=true one must.
-func scriptCondition(cond string) (bool, error) {
-	if cond != "postgres" {
-		return false, fmt.Errorf("unknown condition %q", cond)
-	}
-	_, err := pgServer()
-	if err != nil && os.Getenv("CI") == "true" {
-		return false, fmt.Errorf("no PostgreSQL server answers at %s (default %s): %v", pgtest.EnvURL, pgtest.DefaultURL, err)
-	}
-	return err == nil, nil
-}
-
 // cmdPGJournal is `pgjournal VAR PLAN FILE`: FILE's lines are kept, as
 // they are, as the journal of a plan named PLAN (a JSON string, so it may
 // hold any character) in a fresh schema of the test server, written there
@@ -88,8 +54,10 @@ func cmdPGJournal(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	var name string
 	ts.Check(json.Unmarshal([]byte(args[1]), &name))
-	server, err := pgServer()
-	ts.Check(err)
+	server, ok := pgServer()
+	if !ok {
+		ts.Fatalf("pgjournal: no PostgreSQL server answers at %s", server)
+	}
 	var b [6]byte
 	rand.Read(b[:])
 	schema := "bp_test_" + hex.EncodeToString(b[:])

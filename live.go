@@ -41,6 +41,9 @@ type liveTerminal struct {
 	// ticked, when set, is called once a tick's redraw is done: a test
 	// waits on it instead of on the scheduler.
 	ticked func()
+	// retry is what the client retries while the service fails (an
+	// episode of the retry log), shown after the counts; "" when none.
+	retry string
 }
 
 // newLiveTerminal starts a live line on w that redraws every second.
@@ -129,6 +132,25 @@ func (l *liveTerminal) progressAbout(p engine.Progress, about liveAbout) {
 	}
 }
 
+// retrying shows what the client retries while the service fails, in
+// the line rather than as lines above it; "" when the service answers
+// again.
+func (l *liveTerminal) retrying(note string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.retry = note
+	switch {
+	case l.paused:
+	case l.p != nil:
+		l.draw(l.line(*l.p, l.now()))
+	case note != "":
+		l.draw([]string{l.clock().Time(l.now()), note})
+	case l.last != "":
+		fmt.Fprint(l.w, "\r\033[K")
+		l.last = ""
+	}
+}
+
 // pause removes the line and keeps it away until resume, so a question
 // asked on the terminal (run's confirmation) is seen whole and stays.
 func (l *liveTerminal) pause() {
@@ -190,13 +212,7 @@ func (l *liveTerminal) draw(parts []string) {
 // poll and to the next jump (the next open bet's race start), and the bet
 // placed last.
 func (l *liveTerminal) line(p engine.Progress, now time.Time) []string {
-	clock := reporters.Clock{Zone: l.loc}
-	if clock.Zone == nil {
-		clock.Zone = time.Local
-	}
-	if l.shown != nil {
-		clock = l.shown()
-	}
+	clock := l.clock()
 	var parts []string
 	for _, s := range engine.Statuses() {
 		if n := p.ByStatus[s]; n > 0 {
@@ -214,6 +230,9 @@ func (l *liveTerminal) line(p engine.Progress, now time.Time) []string {
 		return " (" + name + ")"
 	}
 	line := []string{fmt.Sprintf("%s  %s", clock.Time(now), counts)}
+	if l.retry != "" {
+		line = append(line, l.retry)
+	}
 	if !p.NextPoll.IsZero() {
 		line = append(line, "next poll "+countdown(p.NextPoll.Sub(now))+whose(l.about.poll))
 	}
@@ -231,6 +250,19 @@ func (l *liveTerminal) line(p engine.Progress, now time.Time) []string {
 		line = append(line, placed)
 	}
 	return line
+}
+
+// clock is how the line shows times: the command's, else the machine's
+// zone.
+func (l *liveTerminal) clock() reporters.Clock {
+	if l.shown != nil {
+		return l.shown()
+	}
+	clock := reporters.Clock{Zone: l.loc}
+	if clock.Zone == nil {
+		clock.Zone = time.Local
+	}
+	return clock
 }
 
 // countdown says how long until something: "in 12s", "in 3m04s",
@@ -259,7 +291,7 @@ func (l *liveTerminal) clear() {
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	l.p, l.last, l.about = nil, "", liveAbout{}
+	l.p, l.last, l.about, l.retry = nil, "", liveAbout{}, ""
 	fmt.Fprint(l.w, "\r\033[K")
 	for _, b := range l.held {
 		fmt.Fprintf(l.w, "%s", b)

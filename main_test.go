@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"math"
+	"net/http"
 	"net/http/httptest"
 	"os"
 	"os/exec"
@@ -14,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -106,6 +108,7 @@ func TestScripts(t *testing.T) {
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"sim":        cmdSim,
+			"simtls":     cmdSimTLS,
 			"simcount":   cmdSimCount,
 			"simcalls":   cmdSimCalls,
 			"simreset":   cmdSimReset,
@@ -126,6 +129,7 @@ func TestScripts(t *testing.T) {
 			"scratch":    cmdSimScratch,
 			"simapart":   cmdSimApart,
 			"receiver":   cmdReceiver,
+			"okpage":     cmdOKPage,
 			"received":   cmdReceived,
 			"freeport":   cmdFreePort,
 			"waitport":   cmdWaitPort,
@@ -135,6 +139,10 @@ func TestScripts(t *testing.T) {
 			"pgjournal":  cmdPGJournal,
 			"nocontrol":  cmdNoControl,
 			"mdtable":    cmdMarkdownTable,
+			"simheader":  cmdSimHeader,
+			"simrewrite": cmdSimRewrite,
+			"pgstate":    cmdPGState,
+			"pgexec":     cmdPGExec,
 		},
 	})
 }
@@ -152,6 +160,18 @@ type scriptSim struct {
 	clock    *jumpClock
 	receiver *receiver // a webhook receiver (alerts_test.go)
 	resulted time.Time // wall time of the last simresult
+	// header is set while the service says it is simulated
+	// (apiclient.SimulatedHeader), as `betplan sim` serves it.
+	header atomic.Bool
+	// rewrites change every answer's body (simrewrite): a hostile service.
+	mu       sync.Mutex
+	rewrites []bodyRewrite
+}
+
+// bodyRewrite is one simrewrite: every match of re becomes to.
+type bodyRewrite struct {
+	re *regexp.Regexp
+	to string
 }
 
 // jumpClock is the wall clock moved forward by every `simadvance`: a
@@ -273,12 +293,64 @@ func cmdSim(ts *testscript.TestScript, neg bool, args []string) {
 		seed = n
 	}
 	svc := sim.New(sim.Options{Seed: seed, Clock: s.clock})
-	srv := httptest.NewServer(svc)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if s.header.Load() {
+			w.Header().Set(apiclient.SimulatedHeader, "1")
+		}
+		s.mu.Lock()
+		rewrites := s.rewrites
+		s.mu.Unlock()
+		if len(rewrites) == 0 {
+			svc.ServeHTTP(w, r)
+			return
+		}
+		rec := httptest.NewRecorder()
+		svc.ServeHTTP(rec, r)
+		body := rec.Body.Bytes()
+		for _, rw := range rewrites {
+			body = rw.re.ReplaceAll(body, []byte(rw.to))
+		}
+		for k, v := range rec.Header() {
+			w.Header()[k] = v
+		}
+		w.Header().Del("Content-Length")
+		w.WriteHeader(rec.Code)
+		w.Write(body)
+	}))
 	ts.Defer(srv.Close)
 	s.svc = svc
 	ts.Setenv("BETPLAN_BASE_URL", srv.URL)
 	ts.Setenv("SIM_ADDR", srv.Listener.Addr().String())
 	ts.Setenv("BETPLAN_TOKEN", svc.Token())
+}
+
+// cmdSimHeader is `simheader on|off`: from now on the service's answers
+// say it is simulated (apiclient.SimulatedHeader, as `betplan sim` serves
+// them), or stop saying so. `sim` starts without it: a service on this
+// machine that never says it is simulated is a real one.
+func cmdSimHeader(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 || args[0] != "on" && args[0] != "off" {
+		ts.Fatalf("usage: simheader on|off")
+	}
+	simOf(ts, "simheader")
+	ts.Value(scriptSimKey{}).(*scriptSim).header.Store(args[0] == "on")
+}
+
+// cmdSimRewrite is `simrewrite REGEXP REPLACEMENT`: from now on every
+// answer of the service has each match of REGEXP replaced (Go's
+// regexp.ReplaceAll, $1 for a group), as a hostile or broken service
+// would send it.
+func cmdSimRewrite(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: simrewrite REGEXP REPLACEMENT")
+	}
+	simOf(ts, "simrewrite")
+	re, err := regexp.Compile(args[0])
+	ts.Check(err)
+	s := ts.Value(scriptSimKey{}).(*scriptSim)
+	s.mu.Lock()
+	s.rewrites = append(s.rewrites, bodyRewrite{re: re, to: args[1]})
+	s.mu.Unlock()
 }
 
 // cmdSimCount is `simcount requests|notifications|tips|prealerts N`: the
@@ -490,11 +562,16 @@ func cmdSimState(ts *testscript.TestScript, neg bool, args []string) {
 	}
 }
 
-// cmdSimFault is `simfault SPEC`: it injects a fault, written as --fault
-// takes it, into the script's simulated service.
+// cmdSimFault is `simfault SPEC|clear`: it injects a fault, written as
+// --fault takes it, into the script's simulated service; clear removes
+// every fault (a frozen service answers again).
 func cmdSimFault(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) != 1 {
-		ts.Fatalf("usage: simfault SPEC")
+		ts.Fatalf("usage: simfault SPEC|clear")
+	}
+	if args[0] == "clear" {
+		simOf(ts, "simfault").ClearFaults()
+		return
 	}
 	f, err := parseFault(args[0])
 	ts.Check(err)

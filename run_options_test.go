@@ -56,7 +56,7 @@ func TestRunEngineOptions(t *testing.T) {
 	}
 	o := &runOptions{Yes: true, NoWait: true, AmbiguousGrace: 7 * time.Second, LockTimeout: 3 * time.Minute, AllowNoBot: true, NoLimits: true, Verbose: true, Republish: []string{"tip-a"}}
 	sys, _ := testIO(nil)
-	s, err := setUp(sys, &o.service, stateOptions{StateDir: t.TempDir()}, &rehearsalOptions{Sim: true})
+	s, err := setUp(context.Background(), sys, &o.service, stateOptions{StateDir: t.TempDir()}, &rehearsalOptions{Sim: true})
 	require.NoError(t, err)
 	defer s.close()
 	p := &plan.Plan{Name: "alpha"}

@@ -33,17 +33,22 @@ func explainService(base string, err error) error {
 	return err
 }
 
-// noServiceError is a base URL where documented endpoints are not found
-// before anything answered: whatever is there, it is not the betting
-// service, most often because the path of the URL is wrong.
+// noServiceError is a base URL where something other than the betting
+// service answers: documented endpoints not found before anything
+// answered (most often the path of the URL is wrong), or an answer of
+// success that is not the service's (a health page, a proxy).
 type noServiceError struct {
 	base string
-	err  *apiclient.Error
+	err  error // an *apiclient.Error (404) or an *apiclient.NotServiceError
 }
 
 func (e *noServiceError) Error() string {
-	return fmt.Sprintf("no betting service at %s: %s %s answered %d %s; check the path of --base-url or BETPLAN_BASE_URL",
-		e.base, e.err.Method, e.err.Path, e.err.StatusCode, http.StatusText(e.err.StatusCode))
+	var apiErr *apiclient.Error
+	if errors.As(e.err, &apiErr) {
+		return fmt.Sprintf("no betting service at %s: %s %s answered %d %s; check the path of --base-url or BETPLAN_BASE_URL",
+			e.base, apiErr.Method, apiErr.Path, apiErr.StatusCode, http.StatusText(apiErr.StatusCode))
+	}
+	return fmt.Sprintf("no betting service at %s: %v; check --base-url or BETPLAN_BASE_URL", e.base, e.err)
 }
 
 func (e *noServiceError) Unwrap() error { return e.err }
@@ -51,12 +56,26 @@ func (e *noServiceError) Unwrap() error { return e.err }
 // Refused makes it a refusal: exit 3, nothing to retry as it is.
 func (e *noServiceError) Refused() bool { return true }
 
+// notServiceAt is the refusal of an error that shows something other than
+// the service answering at base before it answered as itself (an answer
+// not of its shape, a 404), nil for any other error.
+func notServiceAt(base string, err error) error {
+	var notService *apiclient.NotServiceError
+	var apiErr *apiclient.Error
+	switch {
+	case errors.As(err, &notService):
+		return &noServiceError{base: base, err: notService}
+	case errors.As(err, &apiErr) && apiErr.StatusCode == http.StatusNotFound:
+		return &noServiceError{base: base, err: apiErr}
+	}
+	return nil
+}
+
 // explainStart is explainService for an error met before the service
 // answered any request: a 404 then means no betting service at base.
 func explainStart(base string, err error) error {
-	var apiErr *apiclient.Error
-	if errors.As(err, &apiErr) && apiErr.StatusCode == http.StatusNotFound {
-		return &noServiceError{base: base, err: apiErr}
+	if why := notServiceAt(base, err); why != nil {
+		return why
 	}
 	return explainService(base, err)
 }

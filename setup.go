@@ -19,8 +19,8 @@ import (
 // commandSetup is how every command that works on plans through the
 // engine is set up, the one way: a connection to the service (or a
 // rehearsal's simulated one) and the store that keeps the plans' journals
-// and locks. Setting one up sends no request. (Not "session": that word
-// is the bookmaker's.)
+// and locks. Setting one up sends one request, the connection check,
+// and writes nothing. (Not "session": that word is the bookmaker's.)
 type commandSetup struct {
 	sys   *sysIO
 	state stateOptions
@@ -33,7 +33,7 @@ type commandSetup struct {
 // setUp connects as the flags and the environment say. With
 // rehearsal.Sim it serves the simulated service in-process instead, whose
 // world keeps its own state: a shared state is not used then.
-func setUp(sys *sysIO, service *serviceOptions, state stateOptions, rehearsal *rehearsalOptions) (*commandSetup, error) {
+func setUp(ctx context.Context, sys *sysIO, service *serviceOptions, state stateOptions, rehearsal *rehearsalOptions) (*commandSetup, error) {
 	s := &commandSetup{sys: sys, state: state}
 	if rehearsal != nil && rehearsal.Sim {
 		conn, err := service.startSim(rehearsal.World, rehearsal.Faults.parsed)
@@ -44,11 +44,22 @@ func setUp(sys *sysIO, service *serviceOptions, state stateOptions, rehearsal *r
 		state.rehearsalNote(sys)
 		return s, nil
 	}
-	conn, err := service.connect(sys, &state)
+	conn, err := service.client(sys, &state)
 	if err != nil {
 		return nil, err
 	}
+	// A shared state that cannot be used is refused before any request
+	// (a usage error, or a database out of reach); the check comes next,
+	// before anything is written.
 	shared, err := state.sharedStore(sys, conn.insecure)
+	if r, ok := shared.(interface {
+		Reach(ctx context.Context, prepare bool) error
+	}); ok && err == nil && state.use != stateExamined {
+		err = r.Reach(ctx, state.use == stateWrites)
+	}
+	if err == nil {
+		err = conn.check(ctx, service.refusing)
+	}
 	if err != nil {
 		conn.close()
 		return nil, err
@@ -61,13 +72,13 @@ func (s *commandSetup) close() { s.conn.close() }
 
 // setUpConfirmed is setUp for a command that asks before it acts
 // (confirmer): refused before any connection when it cannot ask.
-func setUpConfirmed(sys *sysIO, yes, simulate bool, service *serviceOptions, state stateOptions, rehearsal *rehearsalOptions) (func(string) (bool, error), *commandSetup, error) {
+func setUpConfirmed(ctx context.Context, sys *sysIO, yes, simulate bool, service *serviceOptions, state stateOptions, rehearsal *rehearsalOptions) (func(string) (bool, error), *commandSetup, error) {
 	var s *commandSetup
 	confirm, err := confirmer(sys, yes, simulate, func() bool { return s != nil && s.conn.servesSimulation() })
 	if err != nil {
 		return nil, nil, err
 	}
-	s, err = setUp(sys, service, state, rehearsal)
+	s, err = setUp(ctx, sys, service, state, rehearsal)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -109,7 +120,7 @@ const refusedNoConfirmation = "acting on a real service needs --yes, or an inter
 // options are the engine's options for the plan in planFile.
 func (s *commandSetup) options(planFile string) engine.Options {
 	c := s.conn
-	logRetries(c.client, s.sys.Stderr, c.clock, c.simulated)
+	c.logRetries(s.sys.Stderr)
 	layout := local.NewLayout(s.state.StateDir, planFile, c.simulated)
 	store := rehearsalStore(layout)
 	if !c.simulated {
@@ -161,14 +172,14 @@ func (s *commandSetup) inTurn(ctx context.Context, plans []*plan.Plan, files []s
 	logs := &planLogs{w: s.sys.Stderr}
 	// The reads the plans share are the account's: their retries are no
 	// one plan's.
-	logRetries(s.conn.client, logs.account(), s.conn.clock, s.conn.simulated)
+	s.conn.logRetries(logs.account())
 	opts := make([]engine.Options, len(plans))
 	results := make([]*engine.Result, len(plans))
 	errs := make([]error, len(plans))
 	for i, p := range plans {
 		opts[i] = s.options(files[i])
 		opts[i].Log = logs.plan(p.Name)
-		opts[i].Backend = account.PlanTelling(retryLines(opts[i].Log, s.conn.clock, s.conn.simulated))
+		opts[i].Backend = account.PlanTelling(s.conn.retries.hook(opts[i].Log))
 		if err := configure(i, &opts[i]); err != nil {
 			return nil, nil, nil, err
 		}

@@ -256,6 +256,16 @@ func sameMoneyEverywhere(t *testing.T, dir, state string) {
 	assert.Equal(t, signed(profit), gate[1], "the gate's settled profit")
 	assert.Regexp(t, `(?m)^At risk, day 2026-11-28 +`+regexp.QuoteMeta(money(staked))+` +\$500\.00$`, out, "the refused run's account table")
 
+	// history: the settled profit, on either store.
+	hist, errs, code := bp("history", "--format", "json")
+	require.Equal(t, 0, code, "%s\n%s", hist, errs)
+	var h struct {
+		Total struct {
+			Profit float64 `json:"profit"`
+		} `json:"total"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(hist), &h), hist)
+	assert.Equal(t, profit, h.Total.Profit, "history's total profit:\n%s", hist)
 }
 
 func money(v float64) string { return "$" + strconv.FormatFloat(v, 'f', 2, 64) }

@@ -105,11 +105,17 @@ func (c *Client) loginLocked(ctx context.Context) error {
 		return err
 	}
 	var out tokenBody
-	if err := c.Do(req, &out); err != nil {
+	var raw []byte
+	if err := c.Do(req, &raw); err != nil {
+		return fmt.Errorf("log in: %w", err)
+	}
+	if err := c.decode(req, raw, &out); err != nil {
 		return fmt.Errorf("log in: %w", err)
 	}
 	if strings.TrimSpace(out.Token) == "" {
-		return fmt.Errorf("log in: the service answered without a token")
+		// A success that is no login's: said with the body, so whoever
+		// answered can be told from the service.
+		return fmt.Errorf("log in: %w", &DecodeError{Method: req.Method, Path: c.apiPath(req), Body: truncateBody(raw), Err: errors.New("the service answered without a token")})
 	}
 	now := c.now()
 	c.setTokenLocked(strings.TrimSpace(out.Token), now)

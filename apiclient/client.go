@@ -65,6 +65,9 @@ type Client struct {
 	lastDate atomic.Pointer[serverDate]
 	// simulated is set once a response says the service is simulated.
 	simulated atomic.Bool
+	// outage is the failed attempts repeated since the service last
+	// answered (OnRecovered).
+	outage outage
 
 	// auth guards the token and serialises logins, so concurrent callers
 	// that meet the same 401 share one re-login.
@@ -289,9 +292,12 @@ func New(baseURL string, opts ...Option) (*Client, error) {
 	return c, nil
 }
 
-// NormalizeBaseURL is baseURL in the form every client uses (no query,
-// fragment or trailing slash), the form locks and reports are keyed by. It
-// refuses what New refuses, except that plain http:// is allowed anywhere.
+// NormalizeBaseURL is baseURL in the form every client uses (the host in
+// lower case, no default port, no query, fragment or trailing slash): the
+// form reports, saved plans and the token cache name the service by. Locks
+// and journals are keyed by ServiceIdentity, which also takes every name
+// of this machine as one. It refuses what New refuses, except that plain
+// http:// is allowed anywhere.
 func NormalizeBaseURL(baseURL string) (string, error) {
 	u, err := parseBaseURL(baseURL, true)
 	if err != nil {
@@ -339,7 +345,28 @@ func parseBaseURL(baseURL string, insecure bool) (*url.URL, error) {
 	u.RawQuery, u.Fragment = "", ""
 	u.Path = strings.TrimRight(u.Path, "/")
 	u.RawPath = ""
+	u.Host = normalHost(u)
 	return u, nil
+}
+
+// normalHost is u's host in lower case (names are not case-sensitive),
+// without the scheme's default port (":443" for https, ":80" for http):
+// one spelling for one service wherever a base URL names it.
+func normalHost(u *url.URL) string {
+	if strings.Contains(u.Host, "%") {
+		return u.Host // an IPv6 zone, kept as written
+	}
+	host, port := strings.ToLower(u.Hostname()), u.Port()
+	if u.Scheme == "https" && port == "443" || u.Scheme == "http" && port == "80" {
+		port = ""
+	}
+	if port != "" {
+		return net.JoinHostPort(host, port)
+	}
+	if strings.Contains(host, ":") {
+		return "[" + host + "]"
+	}
+	return host
 }
 
 // stripURLError drops *url.Error's text, which may quote the whole URL.

@@ -194,3 +194,31 @@ func TestDecodeTwiceSameAsOnce(t *testing.T) {
 		goldenJSON(t, strings.TrimSuffix(file, ".json"), again)
 	}
 }
+
+// An amount that is not money (not finite, or beyond ±$1e12) is read as 0
+// and named by its record, which reads on with the rest of the page: one
+// hostile notification or bet record never fails the read of the others,
+// nor reaches a sum.
+func TestDecodeHostileAmounts(t *testing.T) {
+	ctx := context.Background()
+	p, err := serveFixture(t, "notifications_hostile_amounts.json", 200).ListNotifications(ctx, apiclient.ListNotificationsOptions{})
+	must(t, err)
+	eq(t, "notifications", len(p.Results), 3)
+	fine, huge, over := p.Results[0], p.Results[1], p.Results[2]
+	eq(t, "a fine one", fine.CorruptAmounts(), "")
+	eq(t, "its profit", fine.Profit.Cents(), int64(750))
+	eq(t, "1e300 named", huge.CorruptAmounts(), "profit 1e+300 is not an amount of money (not finite, or beyond ±$1,000,000,000,000)")
+	eq(t, "1e300 read as 0", float64(huge.Profit), 0)
+	eq(t, "its other amounts kept", huge.TotalAccepted.Cents(), int64(500))
+	eq(t, "1e309 and just past the bound named", over.CorruptAmounts(),
+		"stake +Inf is not an amount of money (not finite, or beyond ±$1,000,000,000,000); total_accepted -1.00000000000001e+12 is not an amount of money (not finite, or beyond ±$1,000,000,000,000)")
+	eq(t, "read as 0", float64(over.Stake)+float64(over.TotalAccepted), 0)
+	eq(t, "its profit kept", over.Profit.Cents(), int64(-400))
+
+	recs, err := serveFixture(t, "bets_hostile_amounts.json", 200).BetsByNotification(ctx, 12)
+	must(t, err)
+	eq(t, "records", len(recs), 2)
+	eq(t, "a fine record", recs[0].CorruptAmounts(), "")
+	eq(t, "-1e300 named", recs[1].CorruptAmounts(), "profit -1e+300 is not an amount of money (not finite, or beyond ±$1,000,000,000,000)")
+	eq(t, "read as 0", recs[1].Profit.Cents(), int64(0))
+}

@@ -129,7 +129,11 @@ func (c *Client) do(req *http.Request) ([]byte, error) {
 				return nil, fmt.Errorf("%s %s: request budget: %w", req.Method, path, err)
 			}
 		}
+		began := time.Now()
 		res := c.attempt(ctx, req, class, path, needAuth)
+		if res.err == nil {
+			c.outage.answered(req.Method, path, res.status)
+		}
 		if res.err == nil && res.status >= 200 && res.status < 300 {
 			if res.over > 0 {
 				// Cut, it would not read; repeated, it would be as long.
@@ -156,6 +160,11 @@ func (c *Client) do(req *http.Request) ([]byte, error) {
 		plan := c.shouldRetry(class, res, attempt, time.Since(start))
 		if plan.retry && req.Body != nil && req.Body != http.NoBody && req.GetBody == nil {
 			plan = retryPlan{reason: plan.reason} // a body that cannot be rewound cannot be sent again
+		}
+		if plan.retry || plan.giveUp != "" && class != retryNever {
+			// The service failed in a way that is ridden out: an outage
+			// until it answers again, whichever call it answers.
+			c.outage.failed(began)
 		}
 		if !plan.retry {
 			err := c.finalError(req, path, class, res)

@@ -110,6 +110,16 @@ func (r Retry) String() string {
 		r.Method, r.Path, r.Reason, roundWait(r.Wait), asked, r.Attempt+1)
 }
 
+// NextTry says when the next attempt goes: "in 1.6s", "in 1s, as the
+// service asked".
+func (r Retry) NextTry() string {
+	asked := ""
+	if r.RetryAfter {
+		asked = ", as the service asked"
+	}
+	return fmt.Sprintf("in %s%s", roundWait(r.Wait), asked)
+}
+
 // roundWait is d to a precision a person reads: 10ms under a second,
 // else 100ms.
 func roundWait(d time.Duration) time.Duration {

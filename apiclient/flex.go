@@ -3,11 +3,14 @@ package apiclient
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/betplan/betplan/engine/bet"
 )
 
 // The service's sources disagree on JSON types (service-facts.md §4.2, §6,
@@ -31,6 +34,54 @@ func (f *Float) UnmarshalJSON(b []byte) error {
 	}
 	*f = Float(v)
 	return nil
+}
+
+// Money is an amount of dollars from the service (a stake, an amount
+// accepted, a profit): read as Float is, except that an amount too large
+// for a float64 (1e309) reads as an infinity instead of failing the whole
+// answer. The record that holds it checks it (checkMoney): one corrupt
+// record never stops the run's other bets from being read.
+type Money float64
+
+// UnmarshalJSON implements json.Unmarshaler.
+func (m *Money) UnmarshalJSON(b []byte) error {
+	s, err := scalarText(b, "a number")
+	if err != nil || s == "" {
+		*m = 0
+		return err
+	}
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil && !errors.Is(err, strconv.ErrRange) {
+		return fmt.Errorf("apiclient: cannot read %q as a number", s)
+	}
+	*m = Money(v)
+	return nil
+}
+
+// Cents is the amount in whole cents (bet.Cents); 0 for an amount a
+// record named corrupt, which reads as 0.
+func (m Money) Cents() int64 {
+	c, _ := bet.Cents(float64(m))
+	return c
+}
+
+// moneyField is one Money field of a record, by its JSON name.
+type moneyField struct {
+	name string
+	v    *Money
+}
+
+// checkMoney sets every field that is not money (bet.Cents) to 0 and
+// says which they were and what the service sent ("" when all are).
+func checkMoney(fields ...moneyField) string {
+	var bad []string
+	for _, f := range fields {
+		if err := bet.CheckDollars(float64(*f.v)); err != nil {
+			bad = append(bad, f.name+" "+err.Error())
+			*f.v = 0
+		}
+	}
+	return strings.Join(bad, "; ")
 }
 
 // Int is an integer that may arrive as a JSON number (even 4.0), a numeric

@@ -112,3 +112,31 @@ func TestServiceIdentityLoopbackNames(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, before, calls.Load(), "a name is looked up once")
 }
+
+// NormalizeBaseURL writes a base URL one way whatever its host's case and
+// whether it spells the scheme's default port: reports, saved plans and
+// the token cache name one service once.
+func TestNormalizeBaseURLOneSpelling(t *testing.T) {
+	for _, tt := range []struct{ in, want string }{
+		{"https://Betting.Example.com:443", "https://betting.example.com"},
+		{"https://betting.example.com/", "https://betting.example.com"},
+		{"HTTPS://BETTING.EXAMPLE.COM:443/api/", "https://betting.example.com/api"},
+		{"https://betting.example.com:8443/api", "https://betting.example.com:8443/api"},
+		{"https://betting.example.com:80", "https://betting.example.com:80"},
+		{"http://LocalHost:80/", "http://localhost"},
+		{"http://127.0.0.1:8080?x=1#y", "http://127.0.0.1:8080"},
+		{"http://127.0.0.1:443", "http://127.0.0.1:443"},
+		{"https://[2001:DB8::1]:443/v1", "https://[2001:db8::1]/v1"},
+		{"https://[2001:db8::1]:8443", "https://[2001:db8::1]:8443"},
+		{"http://[::1]:80", "http://[::1]"},
+	} {
+		got, err := NormalizeBaseURL(tt.in)
+		require.NoError(t, err, tt.in)
+		assert.Equal(t, tt.want, got, tt.in)
+		id, err := ServiceIdentity(tt.in)
+		require.NoError(t, err)
+		same, err := ServiceIdentity(got)
+		require.NoError(t, err)
+		assert.Equal(t, id, same, "%s: the normal form is the same service", tt.in)
+	}
+}

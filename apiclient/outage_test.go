@@ -111,3 +111,69 @@ func TestTLSToPlainHTTPIsNotRetried(t *testing.T) {
 	eq(t, "retries", retries, 0)
 	eq(t, "connections", conns, 1)
 }
+
+// An outage ends, once, when the service answers again, whichever call it
+// answers: OnRecovered hears how many attempts failed since when. A call
+// that gave up leaves the outage open for the next one to end.
+func TestRecoveryEndsTheOutageOnce(t *testing.T) {
+	var down sync.Mutex
+	failing := 5
+	f := newFake(t, func(w http.ResponseWriter, r *http.Request, n int) {
+		down.Lock()
+		defer down.Unlock()
+		if failing > 0 {
+			failing--
+			writeJSON(w, 503, `{"detail":"down"}`)
+			return
+		}
+		writeJSON(w, 200, `[]`)
+	})
+	c := f.client(t, apiclient.WithMaxRetries(2))
+	var recoveries []apiclient.Recovery
+	c.OnRecovered(func(r apiclient.Recovery) { recoveries = append(recoveries, r) })
+	before := time.Now()
+	_, err := c.ListSessions(context.Background())
+	var giveUp *apiclient.GiveUpError
+	if !errors.As(err, &giveUp) {
+		t.Fatalf("err = %v, want a GiveUpError after 3 attempts", err)
+	}
+	eq(t, "recoveries while down", len(recoveries), 0)
+	if _, err := c.ListRaces(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	eq(t, "recoveries", len(recoveries), 1)
+	r := recoveries[0]
+	eq(t, "path", r.Method+" "+r.Path, "GET /competition/namecodes/")
+	eq(t, "failed", r.Failed, 5)
+	if r.Since.Before(before) || r.Since.After(time.Now()) {
+		t.Errorf("since = %v, want the first failed attempt's start", r.Since)
+	}
+	if _, err := c.ListRaces(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	eq(t, "recoveries after a plain answer", len(recoveries), 1)
+}
+
+// An attempt that gets no answer within the timeout says so, not the
+// transport's words.
+func TestRetrySaysNoAnswerWithin(t *testing.T) {
+	f := newFake(t, func(w http.ResponseWriter, r *http.Request, n int) {
+		if n == 1 {
+			time.Sleep(300 * time.Millisecond)
+		}
+		writeJSON(w, 200, `[]`)
+	})
+	c := f.client(t, apiclient.WithTimeout(100*time.Millisecond))
+	var seen []apiclient.Retry
+	c.OnRetry(func(r apiclient.Retry) { seen = append(seen, r) })
+	if _, err := c.ListSessions(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if len(seen) != 1 {
+		t.Fatalf("retries = %v, want 1", seen)
+	}
+	eq(t, "reason", seen[0].Reason, "no answer within 100ms")
+	if !strings.HasPrefix(seen[0].NextTry(), "in ") {
+		t.Errorf("next try = %q", seen[0].NextTry())
+	}
+}

@@ -163,6 +163,8 @@ func attemptsText(n int, elapsed time.Duration) string {
 // failureReason says in a few words what went wrong with an attempt.
 func (c *Client) failureReason(res attemptResult) string {
 	switch {
+	case res.err != nil && res.timedOut:
+		return fmt.Sprintf("no answer within %s", c.timeout)
 	case res.err != nil && res.dial:
 		return "connection failed before the request was sent"
 	case res.err != nil:

@@ -96,12 +96,12 @@ type Notification struct {
 	Type          string `json:"type"`
 	Label         string `json:"label"`
 	Sports        string `json:"sports"`
-	Stake         Float  `json:"stake"`
-	TargetProfit  Float  `json:"target_profit"`
-	TotalWager    Float  `json:"total_wager"`
-	TotalAccepted Float  `json:"total_accepted"`
+	Stake         Money  `json:"stake"`
+	TargetProfit  Money  `json:"target_profit"`
+	TotalWager    Money  `json:"total_wager"`
+	TotalAccepted Money  `json:"total_accepted"`
 	AverageOdds   Float  `json:"average_odds"`
-	Profit        Float  `json:"profit"` // signed, dollars, aggregate over sessions
+	Profit        Money  `json:"profit"` // signed, dollars, aggregate over sessions
 	CheckOdds     Bool   `json:"check_odds"`
 	CheckMaxOdds  Bool   `json:"check_max_odds"`
 	// MaxOdds is the create's max_odds when the service echoes it (the
@@ -136,13 +136,28 @@ type Notification struct {
 	// Raw is the whole object as received, so fields not modelled here stay
 	// reachable.
 	Raw json.RawMessage `json:"-"`
+
+	// corrupt names the amounts that were not money (CorruptAmounts).
+	corrupt string
 }
 
-// UnmarshalJSON keeps the raw object beside the decoded fields.
+// UnmarshalJSON keeps the raw object beside the decoded fields, and reads
+// an amount that is not money as 0, named by CorruptAmounts.
 func (n *Notification) UnmarshalJSON(b []byte) error {
 	type plain Notification // without this method, so no recursion
-	return decodeKeepingRaw(b, (*plain)(n), &n.Raw)
+	if err := decodeKeepingRaw(b, (*plain)(n), &n.Raw); err != nil {
+		return err
+	}
+	n.corrupt = checkMoney(moneyField{"stake", &n.Stake}, moneyField{"target_profit", &n.TargetProfit},
+		moneyField{"total_wager", &n.TotalWager}, moneyField{"total_accepted", &n.TotalAccepted}, moneyField{"profit", &n.Profit})
+	return nil
 }
+
+// CorruptAmounts says which amounts of the notification the service sent
+// that are not money (not finite, or beyond bet.MaxDollars), and what they
+// were; "" when every amount is money. Those read as 0: a corrupt record,
+// whose amounts no sum may take.
+func (n *Notification) CorruptAmounts() string { return n.corrupt }
 
 // Resulted reports whether the race was resulted: only then is Profit final.
 func (n *Notification) Resulted() bool { return !n.Tip.ResultTime.IsZero() }
@@ -153,12 +168,12 @@ type BetRecord struct {
 	ID                Int    `json:"id"`
 	DisplayName       string `json:"display_name"`
 	Bookie            String `json:"bookie"`
-	Amount            Float  `json:"amount"`       // dollars actually placed; 0 when refused
+	Amount            Money  `json:"amount"`       // dollars actually placed; 0 when refused
 	CurrentOdds       Float  `json:"current_odds"` // odds obtained
 	Market            string `json:"market"`
 	SubmitResult      string `json:"submit_result"` // Success, Error, In Review, or a new value kept as sent
 	SubmitError       string `json:"submit_error"`
-	Profit            Float  `json:"profit"`
+	Profit            Money  `json:"profit"`
 	Status            string `json:"status"` // SETTLED and others, kept as sent
 	TransactionResult string `json:"transaction_result"`
 	TransactionID     String `json:"transaction_id"`
@@ -176,13 +191,25 @@ type BetRecord struct {
 	SettledAt         Time   `json:"settled_at"`
 
 	Raw json.RawMessage `json:"-"`
+
+	// corrupt names the amounts that were not money (CorruptAmounts).
+	corrupt string
 }
 
-// UnmarshalJSON keeps the raw object beside the decoded fields.
+// UnmarshalJSON keeps the raw object beside the decoded fields, and reads
+// an amount that is not money as 0, named by CorruptAmounts.
 func (r *BetRecord) UnmarshalJSON(b []byte) error {
 	type plain BetRecord // without this method, so no recursion
-	return decodeKeepingRaw(b, (*plain)(r), &r.Raw)
+	if err := decodeKeepingRaw(b, (*plain)(r), &r.Raw); err != nil {
+		return err
+	}
+	r.corrupt = checkMoney(moneyField{"amount", &r.Amount}, moneyField{"profit", &r.Profit})
+	return nil
 }
+
+// CorruptAmounts says which amounts of the record are not money, as
+// Notification.CorruptAmounts does; "" when every amount is.
+func (r *BetRecord) CorruptAmounts() string { return r.corrupt }
 
 // decodeKeepingRaw decodes b into v and keeps a copy of b in raw, so
 // fields the types do not model stay reachable.

@@ -41,9 +41,11 @@ type followHost struct {
 	key      state.PlanKey  // the plan's, for the lock a status takes
 	logf     func(format string, args ...any)
 	raceTime func(venue string, t time.Time) string
-	// keepOutcomes keeps the outcomes the run saw in the journal, with
-	// the placement times (outcome_keep.go).
-	keepOutcomes func()
+	// keepOutcomes keeps the outcomes the command saw in a journal it
+	// holds, with the placement times, and outcomesToKeep says whether
+	// there are any (outcome_keep.go).
+	keepOutcomes   func(j *Journal)
+	outcomesToKeep func(j *Journal) []*instance
 }
 
 func (h *followHost) Logf(format string, args ...any) { h.logf(format, args...) }
@@ -117,17 +119,21 @@ const (
 )
 
 // KeepPlacements records in the journal each placement time it does not
-// keep yet. A run (or cancel) holds the journal; a status, which reads it
-// without the lock, takes the lock for the write when no run holds it, and
-// otherwise leaves the write to the run, whose polls see the same bets.
-// A failed write costs only the time's permanence: the run goes on.
+// keep yet, and each outcome. A run (or cancel) holds the journal; a
+// status, which reads it without the lock, takes the lock for the write
+// when no run holds it, and otherwise leaves the write to the run, whose
+// polls see the same bets. So a bet that ended while no run followed it
+// (a run refused before its first poll, or one that did not wait) has
+// its outcome kept by the status that showed it: history, which reads
+// the journal alone, shows what status showed. A failed write costs only
+// the time's (or outcome's) permanence: the run goes on.
 func (h *followHost) KeepPlacements(ctx context.Context) {
-	h.keepOutcomes()
 	j := h.hold.journal
-	if j == nil || len(h.book.placedEntries(j)) == 0 {
+	if j == nil || len(h.book.placedEntries(j)) == 0 && len(h.outcomesToKeep(j)) == 0 {
 		return
 	}
 	if j.writable() {
+		h.keepOutcomes(j)
 		h.recordPlacements(j)
 		return
 	}
@@ -161,6 +167,7 @@ func (h *followHost) KeepPlacements(ctx context.Context) {
 	if held.Lineage() != j.Lineage() {
 		return // the journal changed under the status: the next one keeps them
 	}
+	h.keepOutcomes(held)
 	h.recordPlacements(held)
 }
 

@@ -112,7 +112,9 @@ type Journal struct {
 	changes []labelChange
 	// service and account are whose journal it is, as its init (or
 	// service) entry says; "" when it does not say (an earlier betplan's).
-	service, account string
+	// accountName is the account's name, "" in a journal begun before
+	// journals named it.
+	service, account, accountName string
 	// intents is this host's intent file (intent.go), nil when the store
 	// keeps none; inFlight its labels whose outcome is still to come.
 	intents  state.Intents
@@ -120,6 +122,10 @@ type Journal struct {
 	// reportDir is where the last run wrote the plan's reports (an
 	// opReports entry); "" for the default.
 	reportDir string
+	// verdict, set by the run holding the journal, is its verdict now;
+	// said is the one it last wrote (nil: none yet).
+	verdict func() RunVerdict
+	said    *RunVerdict
 }
 
 // JournalLog keeps a journal's entries: a lease's log (state.Log), or a
@@ -145,6 +151,9 @@ func replayRecords(where string, records [][]byte, log JournalLog) (*Journal, er
 		if err := json.Unmarshal(b, &e); err != nil {
 			return nil, &state.BadJournalError{Path: where, Line: i + 1, Reason: fmt.Sprintf("record %d does not read (%v)", i+1, err)}
 		}
+		if err := e.checkAmounts(); err != nil {
+			return nil, &state.BadJournalError{Path: where, Line: i + 1, Reason: fmt.Sprintf("record %d is corrupt: %v", i+1, err)}
+		}
 		j.apply(e)
 	}
 	return j, nil
@@ -164,7 +173,7 @@ func (j *Journal) begin(earlier state.LockOwner, owner journalOwner) error {
 		return err
 	}
 	j.lineage = hex.EncodeToString(b[:])
-	init := journalEntry{Op: opInit, Service: owner.service, Account: owner.account}
+	init := journalEntry{Op: opInit, Service: owner.service, Account: owner.account, AccountName: owner.name}
 	if earlier.PID != 0 {
 		init.Error = fmt.Sprintf("no journal of this plan was found, but %s ran it on this host", earlier)
 	}
@@ -181,9 +190,9 @@ func (j *Journal) apply(e journalEntry) {
 	switch e.Op {
 	case opInit:
 		j.doubt = e.Error
-		j.service, j.account = e.Service, e.Account
+		j.service, j.account, j.accountName = e.Service, e.Account, e.AccountName
 	case opService:
-		j.service, j.account = e.Service, e.Account
+		j.service, j.account, j.accountName = e.Service, e.Account, e.AccountName
 		return
 	case opSettled:
 		j.doubt, j.settled = "", true
@@ -285,8 +294,17 @@ func (j *Journal) append(e journalEntry) error {
 }
 
 // appendWith numbers e, hands it to write and applies it once it is
-// durable.
+// durable. An entry that brings a bet in comes after the run's verdict,
+// written when the run has not written it yet, or it changed.
 func (j *Journal) appendWith(e journalEntry, write func(serial int64, b []byte) error) error {
+	if j.verdict != nil && bringsBet(e.Op) {
+		if v := j.verdict(); j.said == nil || *j.said != v {
+			if err := j.appendWith(journalEntry{Op: opService, Service: j.service, Account: j.account, AccountName: j.accountName, Run: &v}, j.log.Append); err != nil {
+				return err
+			}
+			j.said = &v
+		}
+	}
 	e.Serial = j.serial + 1
 	e.Lineage = j.lineage
 	if e.Time.IsZero() {
@@ -522,8 +540,8 @@ func (j *Journal) Close() error {
 var _ io.Closer = (*Journal)(nil)
 
 // journalOwner is whose journal it is: the service's identity and a hash
-// of the account on it ("" when unknown).
-type journalOwner struct{ service, account string }
+// of the account on it ("" when unknown), and the account's name.
+type journalOwner struct{ service, account, name string }
 
 // ReportDir is where the plan's last run wrote its reports; "" for the
 // default.

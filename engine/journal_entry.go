@@ -2,7 +2,10 @@ package engine
 
 import (
 	"encoding/json"
+	"fmt"
 	"time"
+
+	"github.com/betplan/betplan/engine/bet"
 )
 
 // The journal's entry format: the JSON of every entry, the operations it
@@ -30,7 +33,8 @@ const (
 	// opService names the service (and account) a journal belongs to,
 	// written when a journal kept before journals were per service was
 	// moved into the service's journal (legacy.go); init says it for a
-	// journal begun since.
+	// journal begun since. A run writes one too, with its verdict (Run),
+	// before the first entry of a bet it brings into the journal.
 	opService = "service"
 	// opPlaced keeps when a created bet was placed: the sessions' submit
 	// time from the bet records, or the first poll that saw it placed
@@ -120,9 +124,13 @@ type journalEntry struct {
 	// Alert is the alert an outbox entry is about (journal_alerts.go).
 	Alert *journalAlert `json:"alert,omitempty"`
 	// Service and Account (init, service) are whose journal it is: the
-	// service's identity and a hash of the account on it (accountKey).
-	Service string `json:"service,omitempty"`
-	Account string `json:"account,omitempty"`
+	// service's identity and a hash of the account on it (accountKey),
+	// which journals are matched by; AccountName is the account's name
+	// (its login e-mail, or "user_id N"), so a refusal can say whose
+	// journal it is.
+	Service     string `json:"service,omitempty"`
+	Account     string `json:"account,omitempty"`
+	AccountName string `json:"account_name,omitempty"`
 	// PlacedAt and PlacedFrom (placed) are when the bet was placed and
 	// how that is known (placedFromRecords, placedFromFirstPoll).
 	PlacedAt   *time.Time `json:"placed_at,omitempty"`
@@ -150,7 +158,54 @@ type journalEntry struct {
 	PlanHash string `json:"plan_hash,omitempty"`
 	Why      string `json:"why,omitempty"`
 	By       string `json:"by,omitempty"`
+	// Run (service) is the verdict of the run that wrote the entry: the
+	// bets it brings into the journal after it are real money or a
+	// rehearsal's (history reads it, never the service's URL).
+	Run *RunVerdict `json:"run,omitempty"`
 }
+
+// RunVerdict is what a run decided of the money its bets put on: real, or
+// a rehearsal's on a simulated service, as its reports and alerts say.
+type RunVerdict struct {
+	Money string `json:"money"`         // MoneyReal or MoneyRehearsal
+	Sim   string `json:"sim,omitempty"` // a rehearsal's: SimServed or SimInProcess
+	// Tips is set when the plan publishes tips: only then are the tip
+	// figures of its bets' notifications (units at the tip's odds) its
+	// own, rather than the service's echo of an odds floor.
+	Tips bool `json:"tips,omitempty"`
+}
+
+// The verdicts of a run.
+const (
+	MoneyReal      = "real"
+	MoneyRehearsal = "rehearsal"
+	// SimServed is a simulated service this machine serves that said so
+	// (apiclient.SimulatedHeader): betplan sim.
+	SimServed = "served"
+	// SimInProcess is run --sim's own simulated service.
+	SimInProcess = "in-process"
+)
+
+// checkAmounts refuses an entry whose amounts the journal's replay counts
+// (a bet's amount and what it put at risk, which the limits sum) are not
+// money (bet.Cents): a hand edit or another tool's write, not a run's.
+// The limits cannot count what such a journal committed, so it is
+// refused, named, rather than summed into an absurd figure.
+func (e *journalEntry) checkAmounts() error {
+	for _, a := range []struct {
+		name string
+		v    float64
+	}{{"amount", e.Amount}, {"at_risk", e.AtRisk}} {
+		if err := bet.CheckDollars(a.v); err != nil {
+			return fmt.Errorf("its %s %v", a.name, err)
+		}
+	}
+	return nil
+}
+
+// bringsBet reports whether an entry of op is one with which a bet comes
+// into the journal: the run's verdict is written before it.
+func bringsBet(op string) bool { return op == opCreating || op == opCreated || op == opAdopted }
 
 // journalTip is one tip (or a pre-alert's race) in a publication entry.
 type journalTip struct {

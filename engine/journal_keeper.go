@@ -31,7 +31,7 @@ type journalKeeper struct {
 
 // owner is this run's service and account.
 func (r *journalKeeper) owner() journalOwner {
-	o := journalOwner{account: accountKey(r.opts.ServiceAccount)}
+	o := journalOwner{account: accountKey(r.opts.ServiceAccount), name: r.opts.ServiceAccount}
 	switch {
 	case r.opts.Simulated:
 		o.service = local.RehearsalService // a new port every time
@@ -58,22 +58,47 @@ func AccountKey(name string) string { return accountKey(name) }
 // service, or another account on it; "" when it is (or does not say).
 func (o journalOwner) othersJournal(j *Journal) string {
 	switch {
-	case j.service != "" && o.service != "" && j.service != o.service && state.ServiceIdentity(j.service) != o.service:
-		// (a journal names its service as betplan then worked it out:
-		// 0.0.0.0, say, before every spelling of loopback was one)
+	case o.otherService(j):
 		return fmt.Sprintf("it was kept for the service at %s, not %s", j.service, o.service)
-	case j.account != "" && o.account != "" && j.account != o.account:
-		return "it was kept for another account on " + o.service + " than the one this token (or login) names"
+	case o.otherAccount(j):
+		return "it was kept for another account on " + o.service
 	}
 	return ""
 }
 
-// checkOwner refuses a journal kept for another service or account.
+// otherService reports whether j says it was kept for another service.
+func (o journalOwner) otherService(j *Journal) bool {
+	// (a journal names its service as betplan then worked it out:
+	// 0.0.0.0, say, before every spelling of loopback was one)
+	return j.service != "" && o.service != "" && j.service != o.service && state.ServiceIdentity(j.service) != o.service
+}
+
+// otherAccount reports whether j says it was kept for another account.
+func (o journalOwner) otherAccount(j *Journal) bool {
+	return j.account != "" && o.account != "" && j.account != o.account
+}
+
+// checkOwner refuses a journal kept for another service or account, in
+// words that say whose it is and what to do.
 func (r *journalKeeper) checkOwner(where string, j *Journal) error {
-	if why := r.owner().othersJournal(j); why != "" {
-		return &ForeignJournalError{Reason: fmt.Sprintf("the journal of plan %s in %s is not this run's: %s; give each account a state dir of its own (--state-dir)", r.plan.Name, where, why)}
+	o := r.owner()
+	why := o.othersJournal(j)
+	switch {
+	case why == "":
+		return nil
+	case !o.otherService(j):
+		// Journals begun before they named their account keep its key
+		// alone: whose it is cannot be said.
+		whose, as := "another account", "the account that ran it"
+		if j.accountName != "" && accountKey(j.accountName) == j.account {
+			whose, as = "account "+j.accountName, j.accountName
+		}
+		why = fmt.Sprintf("the journal of plan %s in %s belongs to %s on %s, but this run is account %s (BETPLAN_TOKEN, or BETPLAN_EMAIL): run the plan as %s, or give %s a state dir of its own (--state-dir)",
+			r.plan.Name, where, whose, o.service, o.name, as, o.name)
+	default:
+		why = fmt.Sprintf("the journal of plan %s in %s is not this run's: %s; give each account a state dir of its own (--state-dir)", r.plan.Name, where, why)
 	}
-	return nil
+	return &ForeignJournalError{Reason: why}
 }
 
 // ForeignJournalError is a journal kept for another service or account:

@@ -56,8 +56,23 @@ func TestJournalOfAnotherAccountIsRefused(t *testing.T) {
 	require.Error(t, err)
 	assert.Nil(t, res, "another account's bets are not reported")
 	assert.True(t, engine.IsRefused(err), "%v", err)
-	assert.Contains(t, err.Error(), "another account")
+	assert.Contains(t, err.Error(), "belongs to account alice@example.com on ")
+	assert.Contains(t, err.Error(), ", but this run is account bob@example.com (BETPLAN_TOKEN, or BETPLAN_EMAIL): run the plan as alice@example.com, or give bob@example.com a state dir of its own (--state-dir)")
 	assert.Equal(t, 1, w.svc.NotificationCount())
+
+	// A journal begun before journals named their account keeps its key
+	// alone: it is still refused, as another account's.
+	path := w.options(w.client()).State.JournalPath("card", w.options(w.client()).BaseURL)
+	b, err := os.ReadFile(path)
+	require.NoError(t, err)
+	unnamed := regexp.MustCompile(`,"account_name":"[^"]*"`).ReplaceAllString(string(b), "")
+	require.NotEqual(t, string(b), unnamed)
+	require.NoError(t, os.WriteFile(path, []byte(unnamed), 0o644))
+	_, err = run("bob@example.com")
+	require.Error(t, err)
+	assert.True(t, engine.IsRefused(err), "%v", err)
+	assert.Contains(t, err.Error(), "belongs to another account on ")
+	assert.Contains(t, err.Error(), "run the plan as the account that ran it, or give bob@example.com a state dir of its own")
 
 	res, err = run("")
 	require.NoError(t, err)

@@ -117,7 +117,7 @@ func (r *journalKeeper) takeOver(ctx context.Context, j *Journal, lj *state.Lega
 		return nil // nothing with a lineage: begin starts it
 	}
 	o := r.owner()
-	if err := j.append(journalEntry{Op: opService, Service: o.service, Account: o.account, Error: "moved from " + lj.Where}); err != nil {
+	if err := j.append(journalEntry{Op: opService, Service: o.service, Account: o.account, AccountName: o.name, Error: "moved from " + lj.Where}); err != nil {
 		return err
 	}
 	j.fresh = false

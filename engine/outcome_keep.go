@@ -9,15 +9,24 @@ import (
 // one outcome entry a bet (journal_outcome.go), from what its notification
 // and bet records say.
 
-// keepOutcomes records, once, the outcome of each bet that is final with
-// everything read (a settled bet's session records included), while the
-// run holds the journal. A status reading the journal without the lock
-// leaves it to the run. A failed write is tried again at the next read.
-func (r *tracker) keepOutcomes() {
-	j := r.journal
+// keepOutcomes records in j, once, the outcome of each bet that is final
+// with everything read (a settled bet's session records included): the
+// run's journal, or the one a status takes the lock for, with the
+// placement times (followHost.KeepPlacements). A failed write is tried
+// again at the next read.
+func (r *tracker) keepOutcomes(j *Journal) {
 	if j == nil || !j.writable() {
 		return
 	}
+	for _, in := range r.outcomesToKeep(j) {
+		o := r.outcomeOf(in)
+		_ = j.Record(journalEntry{Op: opOutcome, Label: in.label, Outcome: &o}) // a journal out of reach stops the run on its own
+	}
+}
+
+// outcomesToKeep are the bets whose outcome j lacks and could keep now.
+func (r *tracker) outcomesToKeep(j *Journal) []*instance {
+	var out []*instance
 	for _, in := range r.book.insts {
 		if !in.final || in.needRecords || in.notifID == 0 || in.notif == nil {
 			continue
@@ -25,9 +34,9 @@ func (r *tracker) keepOutcomes() {
 		if s := j.State(in.label); s == nil || s.Outcome {
 			continue
 		}
-		o := r.outcomeOf(in)
-		_ = j.Record(journalEntry{Op: opOutcome, Label: in.label, Outcome: &o}) // a journal out of reach stops the run on its own
+		out = append(out, in)
 	}
+	return out
 }
 
 // outcomeOf is in's outcome as its notification and records say.

@@ -138,6 +138,7 @@ func (r *tracker) runLocked(ctx context.Context, fn func() error) error {
 		return err
 	}
 	r.lease, r.journal = lease, j
+	j.verdict = r.verdict
 	if why := r.journal.Repaired(); why != "" {
 		r.logf("%s", why)
 	}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/betplan/betplan/plan"
+	"github.com/betplan/betplan/state"
 )
 
 // savedPlanFormat marks a file written by `betplan plan --out`.
@@ -73,7 +74,8 @@ func ApplySaved(ctx context.Context, p *plan.Plan, s *SavedPlan, opts Options) (
 		switch {
 		case p.Hash != s.PlanHash:
 			return &RefusedError{Reason: fmt.Sprintf("the plan file changed since the plan was saved (%s, saved %s): run 'betplan plan --out' again", p.Hash, s.PlanHash)}
-		case s.BaseURL != r.opts.BaseURL:
+		case state.ServiceIdentity(s.BaseURL) != state.ServiceIdentity(r.opts.BaseURL):
+			// (one service however it is spelled, as its journal and lock)
 			return &RefusedError{Reason: fmt.Sprintf("the plan was saved against %s, not %s", s.BaseURL, r.opts.BaseURL)}
 		// A journal opened since without a bet entry (a run answered no at
 		// the prompt) knows nothing more than the empty one it was saved

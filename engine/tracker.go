@@ -49,7 +49,7 @@ func newTracker(p *plan.Plan, opts Options) *tracker {
 	r.ask = &confirmation{opts: &r.opts, halt: r.halt, logf: r.logf}
 	r.res = &resolver{plan: p, svc: r.svc, clock: r.clock, book: r.book, hold: r.hold, halt: r.halt, money: &r.money, served: opts.Serve != nil}
 	fh := &followHost{opts: &r.opts, svc: r.svc, book: r.book, res: r.res, hold: r.hold, halt: r.halt, key: r.planKey(),
-		logf: r.logf, raceTime: r.raceTime, keepOutcomes: r.keepOutcomes}
+		logf: r.logf, raceTime: r.raceTime, keepOutcomes: r.keepOutcomes, outcomesToKeep: r.outcomesToKeep}
 	r.follow = newFollower(p, &r.opts, r.svc, r.clock, r.book, fh)
 	r.tips = tipRun{plan: p, opts: &r.opts, clock: r.clock, svc: r.svc, host: r, races: r.res, hold: r.hold, halt: r.halt, ask: r.ask, bets: r.book,
 		eachPage: r.follow.EachPage}
@@ -66,12 +66,18 @@ func newTracker(p *plan.Plan, opts Options) *tracker {
 // simulated reports whether the service is a simulation: a rehearsal's,
 // or one that said so from this machine (apiclient's ServesSimulation).
 // Every report and alert says so; nothing is softened by it.
-func (r *tracker) simulated() bool {
+func (r *tracker) simulated() bool { return r.verdict().Money == MoneyRehearsal }
+
+// verdict is the run's verdict on its money, as simulated says it: the
+// journal keeps it before the bets it brings in.
+func (r *tracker) verdict() RunVerdict {
+	v := RunVerdict{Money: MoneyReal, Tips: len(r.plan.Tips) > 0}
 	if r.opts.Simulated {
-		return true
+		v.Money, v.Sim = MoneyRehearsal, SimInProcess
+	} else if s, ok := r.svc.(interface{ ServesSimulation() bool }); ok && s.ServesSimulation() {
+		v.Money, v.Sim = MoneyRehearsal, SimServed
 	}
-	s, ok := r.svc.(interface{ ServesSimulation() bool })
-	return ok && s.ServesSimulation()
+	return v
 }
 
 func (r *tracker) planKey() state.PlanKey {

@@ -17,6 +17,7 @@ import (
 	"github.com/betplan/betplan/apiclient"
 	"github.com/betplan/betplan/apiclient/sim"
 	"github.com/betplan/betplan/engine"
+	betpkg "github.com/betplan/betplan/engine/bet"
 	"github.com/betplan/betplan/history"
 	"github.com/betplan/betplan/plan"
 	"github.com/betplan/betplan/state"
@@ -155,14 +156,21 @@ func (c *card) serviceProfit(plans ...string) int64 {
 		ns, err := cl.NotificationsByLabel(context.Background(), b.Label)
 		require.NoError(c.t, err)
 		require.Len(c.t, ns, 1)
-		sum += history.Cents(float64(ns[0].Profit))
+		sum += ns[0].Profit.Cents()
 	}
 	return sum
 }
 
+func cents(t *testing.T, dollars float64) int64 {
+	t.Helper()
+	c, err := betpkg.Cents(dollars)
+	require.NoError(t, err)
+	return c
+}
+
 func summarise(t *testing.T, store state.Store, q history.Query) history.Summary {
 	t.Helper()
-	bets, skipped, err := history.Read(context.Background(), store.(state.EveryReader))
+	bets, skipped, err := history.ReadBets(context.Background(), store.(state.EveryReader))
 	require.NoError(t, err)
 	require.Empty(t, skipped)
 	require.NoError(t, q.Validate())
@@ -242,7 +250,7 @@ func checkTotals(t *testing.T, c *card) {
 	sessionBets := 0
 	for _, b := range c.bets {
 		for _, r := range b.Records {
-			sessions += history.Cents(r.Profit)
+			sessions += cents(t, r.Profit)
 			sessionBets++
 		}
 	}
@@ -269,5 +277,5 @@ func checkTotals(t *testing.T, c *card) {
 		} `json:"total"`
 	}
 	require.NoError(t, json.Unmarshal(out.Bytes(), &doc), out.String())
-	assert.Equal(t, want, history.Cents(doc.Total.Profit))
+	assert.Equal(t, want, cents(t, doc.Total.Profit))
 }

@@ -3,6 +3,7 @@ package history
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -97,12 +98,17 @@ func Unresolved(bets []Bet, today string) []int {
 // svc (nil: none to ask), saying on progress how many it reads, and keeps
 // what it read in the cache (a cache it cannot write is a warning on
 // progress, see keep). It returns the labels still without an
-// outcome because the service could not be asked or did not answer.
-func Complete(ctx context.Context, bets []Bet, idx []int, svc Lookup, cache *Cache, progress io.Writer) (missing []string, err error) {
+// outcome because the service could not be asked or did not answer. An
+// outcome kept or read with amounts that are not money is a corrupt
+// record: counted in corrupt, and its bet left out of every sum.
+func Complete(ctx context.Context, bets []Bet, idx []int, svc Lookup, cache *Cache, progress io.Writer, corrupt *Corruption) (missing []string, err error) {
 	var ask []int
 	for _, i := range idx {
 		if o := cache.outcome(&bets[i]); o != nil {
-			applyOutcome(&bets[i], o, "")
+			if err := applyOutcome(&bets[i], o, ""); err != nil {
+				bets[i].corrupt = true
+				corrupt.add(Corrupt{Where: cache.where(), Label: bets[i].Label, Reason: err.Error()})
+			}
 			continue
 		}
 		ask = append(ask, i)
@@ -123,6 +129,12 @@ func Complete(ctx context.Context, bets []Bet, idx []int, svc Lookup, cache *Cac
 			fmt.Fprintf(progress, "  %d of %d\n", n, len(ask))
 		}
 		o, err := lookUp(ctx, svc, bets[i].Label)
+		var bad *corruptAnswer
+		if errors.As(err, &bad) {
+			bets[i].corrupt = true
+			corrupt.add(Corrupt{Where: "the service's " + bad.what, Label: bets[i].Label, Reason: bad.why})
+			continue
+		}
 		if err != nil {
 			if ctx.Err() != nil {
 				return nil, ctx.Err()
@@ -136,7 +148,9 @@ func Complete(ctx context.Context, bets []Bet, idx []int, svc Lookup, cache *Cac
 		if o == nil {
 			continue // not ended yet: asked again next time
 		}
-		applyOutcome(&bets[i], o, "")
+		if err := applyOutcome(&bets[i], o, ""); err != nil {
+			return nil, err // read from amounts apiclient found to be money
+		}
 		b, err := json.Marshal(cachedOutcome{*o, true})
 		if err != nil {
 			return nil, err
@@ -147,13 +161,25 @@ func Complete(ctx context.Context, bets []Bet, idx []int, svc Lookup, cache *Cac
 	return nil, nil
 }
 
+// corruptAnswer is an answer of the service with amounts that are not
+// money (apiclient's CorruptAmounts): what it was, and why.
+type corruptAnswer struct{ what, why string }
+
+func (e *corruptAnswer) Error() string { return e.what + ": " + e.why }
+
 // lookUp reads how the bet labelled label ended from the service: its
 // notification, and the bet records of the sessions that had it, as the
-// run that saw it end would have kept them. Nil while it has not ended.
+// run that saw it end would have kept them. Nil while it has not ended;
+// a *corruptAnswer when an amount of them is not money.
 func lookUp(ctx context.Context, svc Lookup, label string) (*outcomeRecord, error) {
 	ns, err := svc.NotificationsByLabel(ctx, label)
 	if err != nil {
 		return nil, fmt.Errorf("read bet %s from the service: %w", label, err)
+	}
+	for i := range ns {
+		if why := ns[i].CorruptAmounts(); why != "" {
+			return nil, &corruptAnswer{what: fmt.Sprintf("notification %d", ns[i].ID), why: why}
+		}
 	}
 	o := notificationOutcome(ns)
 	if o == nil {
@@ -165,12 +191,15 @@ func lookUp(ctx context.Context, svc Lookup, label string) (*outcomeRecord, erro
 	}
 	o.Sessions = make([]engine.SessionOutcome, 0, len(recs))
 	for _, r := range recs {
+		if why := r.CorruptAmounts(); why != "" {
+			return nil, &corruptAnswer{what: fmt.Sprintf("bet record %d", r.ID), why: why}
+		}
 		name := r.DisplayName
 		if strings.TrimSpace(name) == "" {
 			name = string(r.Bookie)
 		}
-		o.Sessions = append(o.Sessions, engine.SessionOutcome{Session: name, Accepted: Dollars(Cents(float64(r.Amount))),
-			Odds: float64(r.CurrentOdds), Profit: Dollars(Cents(float64(r.Profit)))})
+		o.Sessions = append(o.Sessions, engine.SessionOutcome{Session: name, Accepted: Dollars(r.Amount.Cents()),
+			Odds: float64(r.CurrentOdds), Profit: Dollars(r.Profit.Cents())})
 	}
 	return o, nil
 }
@@ -182,7 +211,7 @@ func notificationOutcome(ns []apiclient.Notification) *outcomeRecord {
 		return nil
 	}
 	n := &ns[0]
-	o := &outcomeRecord{Accepted: Dollars(Cents(float64(n.TotalAccepted))), Profit: Dollars(Cents(float64(n.Profit))),
+	o := &outcomeRecord{Accepted: Dollars(n.TotalAccepted.Cents()), Profit: Dollars(n.Profit.Cents()),
 		Market: n.Tip.Market, Type: n.Type, ResultTime: n.Tip.ResultTime.Time}
 	switch {
 	case n.TotalAccepted > 0 && n.Resulted():

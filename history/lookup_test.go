@@ -73,7 +73,7 @@ func oldJournals(t *testing.T, c *card, stateURL, schema string) {
 	c.play()
 	want := c.serviceProfit()
 	read := func() []history.Bet {
-		bets, skipped, err := history.Read(context.Background(), c.store.(state.EveryReader))
+		bets, skipped, err := history.ReadBets(context.Background(), c.store.(state.EveryReader))
 		require.NoError(t, err)
 		require.Empty(t, skipped)
 		return bets
@@ -94,14 +94,14 @@ func oldJournals(t *testing.T, c *card, stateURL, schema string) {
 	require.Len(t, idx, len(c.bets), "every bet of the old journals")
 	empty, err := history.OpenCache(context.Background(), nil)
 	require.NoError(t, err)
-	missing, err := history.Complete(context.Background(), bets, idx, nil, empty, &bytes.Buffer{})
+	missing, err := history.Complete(context.Background(), bets, idx, nil, empty, &bytes.Buffer{}, &history.Corruption{})
 	require.NoError(t, err)
 	assert.Len(t, missing, len(c.bets), "no service, no cache: every one is missing")
 
 	cache, err := history.OpenCache(context.Background(), kept)
 	require.NoError(t, err)
 	var progress bytes.Buffer
-	missing, err = history.Complete(context.Background(), bets, idx, c.client(), cache, &progress)
+	missing, err = history.Complete(context.Background(), bets, idx, c.client(), cache, &progress, &history.Corruption{})
 	require.NoError(t, err)
 	assert.Empty(t, missing)
 	assert.Contains(t, progress.String(), fmt.Sprintf("reading %d bets the journals kept no outcome of from the service", len(c.bets)))
@@ -113,7 +113,7 @@ func oldJournals(t *testing.T, c *card, stateURL, schema string) {
 	cache, err = history.OpenCache(context.Background(), kept)
 	require.NoError(t, err)
 	progress.Reset()
-	missing, err = history.Complete(context.Background(), again, history.Unresolved(again, today), nil, cache, &progress)
+	missing, err = history.Complete(context.Background(), again, history.Unresolved(again, today), nil, cache, &progress, &history.Corruption{})
 	require.NoError(t, err)
 	assert.Empty(t, missing, "the cache holds them all")
 	assert.Empty(t, progress.String(), "nothing read from the service again")
@@ -165,7 +165,7 @@ func TestHistoryCacheThatCannotBeWritten(t *testing.T) {
 
 	today := c.clock.Now().AddDate(0, 0, 3).Format("2006-01-02")
 	for range 2 {
-		bets, skipped, err := history.Read(context.Background(), store)
+		bets, skipped, err := history.ReadBets(context.Background(), store)
 		require.NoError(t, err)
 		require.Empty(t, skipped)
 		idx := history.Unresolved(bets, today)
@@ -173,7 +173,7 @@ func TestHistoryCacheThatCannotBeWritten(t *testing.T) {
 		cache, err := history.OpenCache(context.Background(), store)
 		require.NoError(t, err)
 		var progress bytes.Buffer
-		missing, err := history.Complete(context.Background(), bets, idx, c.client(), cache, &progress)
+		missing, err := history.Complete(context.Background(), bets, idx, c.client(), cache, &progress, &history.Corruption{})
 		require.NoError(t, err, "a cache that cannot be written fails nothing")
 		assert.Empty(t, missing)
 		assert.Equal(t, want, history.Summarise(bets, history.Query{Sim: true}).Total.Profit)
@@ -217,10 +217,35 @@ func TestHistoryCacheKeyedByService(t *testing.T) {
 	}
 	c, err := history.OpenCache(context.Background(), cache)
 	require.NoError(t, err)
-	missing, err := history.Complete(context.Background(), bets, []int{0, 1, 2}, nil, c, &bytes.Buffer{})
+	missing, err := history.Complete(context.Background(), bets, []int{0, 1, 2}, nil, c, &bytes.Buffer{}, &history.Corruption{})
 	require.NoError(t, err)
 	assert.Equal(t, []string{"bp:p:b1"}, missing, "the bet on b.example.com")
 	assert.Equal(t, int64(100), bets[0].Profit)
 	assert.False(t, bets[1].Final)
 	assert.Equal(t, int64(-200), bets[2].Profit)
+}
+
+// An outcome the cache keeps with an amount that is not money (a row of
+// history_outcomes edited by hand, say) is a corrupt record: counted and
+// named with the cache, and its bet in no sum.
+func TestHistoryCacheCorruptOutcome(t *testing.T) {
+	cache := memCache{
+		{"https://a.example.com", "bp:p:b1"}: []byte(`{"result":"won","profit":1e300,"day":"2026-01-05","sessions_read":true}`),
+		{"https://a.example.com", "bp:p:b2"}: []byte(`{"result":"lost","accepted":2,"profit":-2,"day":"2026-01-05","sessions_read":true}`),
+	}
+	bets := []history.Bet{
+		{Service: "https://a.example.com", Label: "bp:p:b1", Day: "2026-01-05"},
+		{Service: "https://a.example.com", Label: "bp:p:b2", Day: "2026-01-05"},
+	}
+	c, err := history.OpenCache(context.Background(), cache)
+	require.NoError(t, err)
+	var corrupt history.Corruption
+	missing, err := history.Complete(context.Background(), bets, []int{0, 1}, nil, c, &bytes.Buffer{}, &corrupt)
+	require.NoError(t, err)
+	assert.Empty(t, missing)
+	require.Equal(t, 1, corrupt.N)
+	assert.Contains(t, corrupt.Warning(), "(bet bp:p:b1): its profit 1e+300 is not an amount of money")
+	s := history.Summarise(bets, history.Query{})
+	assert.Equal(t, 1, s.Total.Bets, "the corrupt one in no sum")
+	assert.Equal(t, int64(-200), s.Total.Profit)
 }

@@ -3,6 +3,7 @@ package history_test
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -109,4 +110,34 @@ func TestHistoryHTMLInABrowser(t *testing.T) {
 	for _, want := range []string{"TOTAL", "+$8.00", "-$7.00", "+$15.00", "Cumulative profit"} {
 		assert.Contains(t, text, want)
 	}
+}
+
+// Sums of cents are checked: a state whose amounts, each within what a
+// bet could be, sum past int64 is refused, never shown wrapped. Within a
+// journal its journal is left out and named; across journals the read
+// stops with the error.
+func TestHistorySumsThatDoNotFitAreRefused(t *testing.T) {
+	journal := func(plan string, bets int) [][]byte {
+		recs := [][]byte{[]byte(`{"op":"init","service":"https://api.example.com"}`)}
+		for i := range bets {
+			recs = append(recs, []byte(fmt.Sprintf(`{"op":"outcome","label":"bp:%s:b%d","outcome":{"result":"won","accepted":1,"profit":999999999999.99,"day":"2026-01-05"}}`, plan, i)))
+		}
+		return recs
+	}
+	two := sideBySide{journal("one", 50000), journal("two", 50000)}
+	_, err := history.Read(context.Background(), two, history.Query{By: []string{"day"}}, false)
+	require.ErrorContains(t, err, "do not fit in 64-bit cents", "one row")
+	rd, err := history.Read(context.Background(), two, history.Query{}, false)
+	require.NoError(t, err, "a row a plan: each fits")
+	_, err = rd.Tally.Summary()
+	require.ErrorContains(t, err, "do not fit in 64-bit cents", "their total does not")
+
+	rd, err = history.Read(context.Background(), sideBySide{journal("one", 100000), journal("two", 3)}, history.Query{}, false)
+	require.NoError(t, err)
+	require.Len(t, rd.Skipped, 1)
+	assert.Equal(t, "journal 0", rd.Skipped[0].Where)
+	assert.Contains(t, rd.Skipped[0].Reason, "do not fit in 64-bit cents")
+	s, err := rd.Tally.Summary()
+	require.NoError(t, err)
+	assert.Equal(t, int64(3*99999999999999), s.Total.Profit, "the other journal's, to the cent")
 }

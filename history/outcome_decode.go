@@ -299,17 +299,26 @@ func (l *lexer) str(s *string) bool { return l.text(s, false) }
 func (l *lexer) name(s *string) bool { return l.text(s, true) }
 
 // text reads a string into s as raw does, then makes a plain one a string
-// of its own, shared from l.names when shared is set.
+// of its own, shared from l.names when shared is set. (It reads the
+// string itself rather than through raw: a local string raw decodes into
+// would be made on the heap at every call, escaped or not.)
 func (l *lexer) text(s *string, shared bool) bool {
+	if l.null() {
+		return true // null leaves it as it is
+	}
 	var q []byte
-	decoded := *s // null leaves it as it is
-	if !l.raw(&q, &decoded) {
+	if !l.quoted(&q) {
 		return false
 	}
-	if q == nil { // null, or an escaped string decoded
+	if bytes.IndexByte(q, '\\') >= 0 {
+		var decoded string
+		if json.Unmarshal(q, &decoded) != nil {
+			return false
+		}
 		*s = decoded
 		return true
 	}
+	q = q[1 : len(q)-1]
 	if !shared {
 		*s = string(q)
 		return true

@@ -7,6 +7,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/betplan/betplan/state"
 )
 
 // The outcome entries' own reader reads what encoding/json reads, or gives
@@ -96,10 +98,14 @@ func TestCreatedEntryReadsAsEncodingJSON(t *testing.T) {
 			var got Bet
 			require.NoError(t, e.apply(&got))
 			f := newFold()
+			f.begin(state.StoredJournal{}, &Query{}, false, true)
 			require.NoError(t, f.decode([]byte(c.rec), 1))
-			require.Len(t, f.bets, 1)
-			want := f.bets[0]
-			want.Plan, want.Label = "", ""
+			require.Len(t, f.open, 1)
+			var want Bet
+			for _, o := range f.open {
+				want = o.Bet
+			}
+			want.Plan, want.Label, want.Predates, want.seq = "", "", false, 0
 			assert.Equal(t, want, got)
 		})
 	}

@@ -26,19 +26,21 @@ func (f *fold) outcomeRow(r *state.OutcomeRow) error {
 	if len(r.Label) == 0 {
 		return nil // names no bet
 	}
-	bet := &f.bets[f.betOf(r.Label)]
-	applies := r.Outcome && !bet.Final
-	switch {
-	case applies && o.BetID != "": // the outcome's bet id is the one kept
-	case len(r.Bet) > 0:
-		bet.BetID = string(r.Bet)
+	b := f.betOf(r.Label)
+	if b == nil {
+		return nil // its outcome was read already
 	}
-	if applies {
+	switch {
+	case r.Outcome && o.BetID != "": // the outcome's bet id is the one kept
+	case len(r.Bet) > 0:
+		b.BetID = string(r.Bet)
+	}
+	if r.Outcome {
 		var at string
 		if o.ResultTime.IsZero() && r.Time != nil {
 			at = string(r.Time)
 		}
-		applyOutcome(bet, o, at)
+		return f.settle(b, o, at)
 	}
 	return nil
 }

@@ -9,14 +9,13 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"math"
-	"net"
-	"net/url"
+	"slices"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/betplan/betplan/engine"
+	"github.com/betplan/betplan/engine/bet"
 	"github.com/betplan/betplan/state"
 )
 
@@ -29,9 +28,17 @@ const rehearsalService = "betplan run --sim"
 type Bet struct {
 	Plan, Account, Service string
 	Label, BetID           string
-	// Rehearsal marks a bet of a rehearsal: the embedded simulator's, or
-	// a served one on this machine (loopback).
-	Rehearsal bool
+	// Sim is the rehearsal a bet is of, as the run that brought it into
+	// its journal said (engine.RunVerdict): engine.SimServed (betplan sim
+	// over loopback, which said it is simulated) or engine.SimInProcess
+	// (run --sim); "" for real money.
+	Sim string
+	// Predates marks a bet written before runs journalled their verdict:
+	// it is counted as real.
+	Predates bool
+	// Tips marks a bet of a plan that publishes tips: only its units are
+	// tip figures.
+	Tips bool
 	// Final is set once the journal kept the bet's outcome.
 	Final    bool
 	Result   string // won, lost, void, not_placed ("" until final)
@@ -48,6 +55,13 @@ type Bet struct {
 	// At orders the bet's result: its result time, else when the outcome
 	// was kept.
 	At time.Time
+
+	// seq places the bet in the state: its journal's place, then the
+	// record it was first seen in. Results at one time are taken in it.
+	seq uint64
+	// corrupt marks a bet whose outcome was a corrupt record: it is in
+	// no sum.
+	corrupt bool
 }
 
 // Session is one session's part of a bet.
@@ -65,22 +79,81 @@ type Skipped struct {
 	Reason string
 }
 
-// Read reads every journal store keeps into its bets, in plan and journal
-// order; journals that do not read are skipped and named. Each journal is
-// folded record by record as the store reads it, so none is held whole,
-// and the store is asked only for the records history reads (wanted). A
-// store reads journals side by side, one a CPU: each has a fold of its own.
-func Read(ctx context.Context, store state.EveryReader) ([]Bet, []Skipped, error) {
+// Reading is what Read made of a state.
+type Reading struct {
+	// Tally holds the bets that ended, as the query sums them.
+	Tally *Tally
+	// Open are the bets of the plans asked for whose journal kept no
+	// outcome: history may read them from the service (Complete), then
+	// adds them (Tally.Add), in the journals' order.
+	Open []Bet
+	// Kept are the bets the query counts, when Read was asked to keep
+	// them (--reconcile), in the journals' order.
+	Kept []Bet
+	// Skipped are the journals that did not read: none of their bets is
+	// in the tally.
+	Skipped []Skipped
+	// Corrupt are the records left out for amounts that are not money.
+	Corrupt Corruption
+	// Predating is how many journals hold bets written before runs
+	// journalled their verdict (Bet.Predates), counted as real.
+	Predating int
+}
+
+// Read reads every journal of the plans q asks for as the store hands
+// their records on, summing each bet into the tally as soon as its
+// outcome is read: what it keeps is a small entry a settled bet (for the
+// measures taken in time order), a row's sums a row, and a journal's bets
+// still without an outcome, never a journal or its bets whole. Journals
+// that do not read are skipped and named; a journal's bets reach the
+// tally only once the whole journal read. The store is asked only for
+// the records history reads. A store reads journals side by side, one a
+// CPU: each has a fold of its own. With keep, the bets q counts are kept
+// too (Reading.Kept).
+func Read(ctx context.Context, store state.EveryReader, q Query, keep bool) (*Reading, error) {
+	return read(ctx, store, q, keep, false)
+}
+
+// ReadBets is every bet of every journal of store, rehearsals and all, in
+// the journals' order, each as its journal ends: Read keeping them all.
+// Its memory grows with the bets: for tests and tools, not history.
+func ReadBets(ctx context.Context, store state.EveryReader) ([]Bet, []Skipped, error) {
+	rd, err := read(ctx, store, Query{}, true, true)
+	if err != nil {
+		return nil, nil, err
+	}
+	bets := append(rd.Kept, rd.Open...)
+	slices.SortStableFunc(bets, func(a, b Bet) int { return cmpSeq(a.seq, b.seq) })
+	return bets, rd.Skipped, nil
+}
+
+func cmpSeq(a, b uint64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// read is Read; all keeps every bet, whatever q counts.
+func read(ctx context.Context, store state.EveryReader, q Query, keep, all bool) (*Reading, error) {
 	type journal struct {
-		bets    []Bet
-		skipped *Skipped
+		open, kept []Bet
+		skipped    *Skipped
+		corrupt    Corruption
 	}
 	var (
 		mu    sync.Mutex
+		rd    = &Reading{Tally: NewTally(q)}
 		read  []journal // by Seq
 		folds []*fold   // folds no journal is using
 	)
 	each := func(j state.StoredJournal) error {
+		if !all && len(q.Plans) > 0 && !slices.Contains(q.Plans, j.Name) {
+			return nil // not asked for: not read
+		}
 		mu.Lock()
 		var f *fold
 		if n := len(folds); n > 0 {
@@ -89,8 +162,7 @@ func Read(ctx context.Context, store state.EveryReader) ([]Bet, []Skipped, error
 			f = newFold()
 		}
 		mu.Unlock()
-		var out journal
-		f.begin(j)
+		f.begin(j, &q, keep, all)
 		var err error
 		if j.Rows != nil {
 			err = j.Rows(state.JournalRows{Record: f.record, Outcome: f.outcomeRow, Created: f.created})
@@ -100,18 +172,27 @@ func Read(ctx context.Context, store state.EveryReader) ([]Bet, []Skipped, error
 		if err == nil {
 			err = f.finish()
 		}
-		if err != nil {
-			out.skipped = &Skipped{Where: j.Where, Reason: err.Error()}
-		} else {
-			out.bets = f.take()
-		}
 		mu.Lock()
 		defer mu.Unlock()
 		folds = append(folds, f)
 		if j.Seq >= len(read) {
 			read = append(read, make([]journal, j.Seq+1-len(read))...)
 		}
-		read[j.Seq] = out
+		if err != nil {
+			read[j.Seq].skipped = &Skipped{Where: j.Where, Reason: err.Error()}
+			return nil
+		}
+		if !all && q.Account != "" && !matchAccount(&Bet{Account: f.account}, q.Account) {
+			return nil // another account's
+		}
+		if f.predates && !f.inProcess {
+			rd.Predating++
+		}
+		if err := rd.Tally.merge(&f.tally, f.account); err != nil {
+			return err
+		}
+		read[j.Seq] = journal{open: f.takeOpen(), kept: f.takeKept(), corrupt: f.corrupt}
+		f.corrupt = Corruption{}
 		return nil
 	}
 	// A store that keeps outcome entries as rows hands them so, when its
@@ -125,33 +206,78 @@ func Read(ctx context.Context, store state.EveryReader) ([]Bet, []Skipped, error
 		err = store.ReadEvery(ctx, wantedOps, each)
 	}
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	var skipped []Skipped
-	n := 0
 	for _, j := range read {
-		n += len(j.bets)
 		if j.skipped != nil {
-			skipped = append(skipped, *j.skipped)
+			rd.Skipped = append(rd.Skipped, *j.skipped)
 		}
+		rd.Corrupt.merge(&j.corrupt)
+		rd.Open = append(rd.Open, j.open...)
+		rd.Kept = append(rd.Kept, j.kept...)
 	}
-	bets := make([]Bet, 0, n)
-	for _, j := range read {
-		bets = append(bets, j.bets...)
+	return rd, nil
+}
+
+// Corrupt is a record history left out because an amount in it is not
+// money (bet.Cents): where it came from, the bet it is of, and why.
+type Corrupt struct {
+	Where  string
+	Label  string
+	Reason string
+}
+
+// Corruption counts the corrupt records left out, and keeps the first
+// few of them to name.
+type Corruption struct {
+	N     int
+	First []Corrupt
+}
+
+// namedCorrupt is how many corrupt records the warning names.
+const namedCorrupt = 5
+
+func (c *Corruption) add(k Corrupt) {
+	c.N++
+	if len(c.First) < namedCorrupt {
+		c.First = append(c.First, k)
 	}
-	return bets, skipped, nil
+}
+
+func (c *Corruption) merge(o *Corruption) {
+	for _, k := range o.First {
+		c.add(k)
+	}
+	c.N += o.N - len(o.First)
+}
+
+// Warning is the one line that names the corrupt records, "" for none.
+func (c *Corruption) Warning() string {
+	if c.N == 0 {
+		return ""
+	}
+	names := make([]string, len(c.First))
+	for i, k := range c.First {
+		names[i] = fmt.Sprintf("%s (bet %s): %s", k.Where, k.Label, k.Reason)
+	}
+	more := ""
+	if c.N > len(c.First) {
+		more = fmt.Sprintf("; and %d more", c.N-len(c.First))
+	}
+	return fmt.Sprintf("warning: %d corrupt record(s) left out of every total, an amount in each not money: %s%s", c.N, strings.Join(names, "; "), more)
 }
 
 // record is what history reads of a journal entry.
 type record struct {
-	Op      string         `json:"op"`
-	Time    string         `json:"time"` // parsed only when an outcome has no result time
-	Label   string         `json:"label"`
-	BetID   string         `json:"bet"`
-	Race    *raceInfo      `json:"race"`
-	Service string         `json:"service"`
-	Account string         `json:"account"`
-	Outcome *outcomeRecord `json:"outcome"`
+	Op      string             `json:"op"`
+	Run     *engine.RunVerdict `json:"run"`
+	Time    string             `json:"time"` // parsed only when an outcome has no result time
+	Label   string             `json:"label"`
+	BetID   string             `json:"bet"`
+	Race    *raceInfo          `json:"race"`
+	Service string             `json:"service"`
+	Account string             `json:"account"`
+	Outcome *outcomeRecord     `json:"outcome"`
 }
 
 // outcomeRecord is what history reads of an outcome entry's outcome
@@ -191,21 +317,34 @@ var wantedOps = []string{"init", "service", "created", "adopted", "outcome"}
 // unknownOp is opOf's answer for a record whose op it cannot read.
 const unknownOp = "?"
 
-// fold folds the journals into their bets, one journal at a time and a
-// record at a time: every label with a notification, and the outcome kept
-// for it.
+// fold folds one journal at a time, a record at a time, into the tally:
+// a bet is summed once its outcome is read, and only the bets still
+// without one are kept, with what their created records said.
 type fold struct {
 	// Of the journal being read:
 	j                state.StoredJournal
-	bets             []Bet // its bets so far
-	n                int   // records read
+	q                *Query
+	keep, all        bool
+	n                int // records read
 	service, account string
-	index            map[string]int // its bets by label
-	// pending are the created (and adopted) records of the journal, in
-	// order: a bet whose outcome was kept needs nothing of them (the
-	// outcome says it all), so they are applied only to the bets still
-	// without one when the journal ends.
-	pending []pendingRecord
+	// run is the verdict of the run whose bets come next (nil: none said
+	// yet); inProcess marks a journal of run --sim's own service, a
+	// rehearsal whatever it says; predates that a bet came in before any
+	// verdict.
+	run       *engine.RunVerdict
+	inProcess bool
+	predates  bool
+	// open are the journal's bets without an outcome yet, by label; done
+	// the labels whose outcome was read (a bet ends once).
+	open map[string]*openBet
+	done map[string]struct{}
+	// spent are open bets summed already, made again for the next bets.
+	spent []*openBet
+	// tally sums the journal's bets as they end, merged into the
+	// reading's once the journal read whole; kept are the bets kept.
+	tally   Tally
+	kept    []Bet
+	corrupt Corruption
 	// entry and spare are what an outcome entry is read into, and names
 	// the strings outcomes repeat, made once.
 	entry outcomeEntry
@@ -213,55 +352,138 @@ type fold struct {
 	names map[string]string
 }
 
+// openBet is a bet without an outcome yet, and its created (and adopted)
+// records: a bet whose outcome comes needs nothing of them (the outcome
+// says it all), so they are applied only to a bet still without one when
+// the journal ends.
+type openBet struct {
+	Bet
+	pending []pendingRecord
+}
+
 // pendingRecord is a created record kept to be applied at the journal's
-// end, its number in the journal, and its bet.
+// end, and its number in the journal.
 type pendingRecord struct {
-	n   int
-	bet int
-	e   createdEntry
-	b   []byte // the record, when e could not be read from it
+	n int
+	e createdEntry
+	b []byte // the record, when e could not be read from it
 }
 
 func newFold() *fold {
-	return &fold{index: map[string]int{}, names: map[string]string{}}
+	return &fold{open: map[string]*openBet{}, done: map[string]struct{}{}, names: map[string]string{}}
 }
 
 // begin starts on the journal j.
-func (f *fold) begin(j state.StoredJournal) {
-	f.j, f.n, f.service, f.account = j, 0, "", ""
-	clear(f.index)
-	clear(f.bets)
-	f.bets = f.bets[:0]
-	clear(f.pending)
-	f.pending = f.pending[:0]
+func (f *fold) begin(j state.StoredJournal, q *Query, keep, all bool) {
+	f.j, f.q, f.keep, f.all, f.n = j, q, keep, all, 0
+	f.service, f.account, f.run, f.inProcess, f.predates = "", "", nil, j.Rehearsal, false
+	clear(f.open)
+	clear(f.done)
+	f.tally.reset(q)
+	f.kept = f.kept[:0]
+	f.corrupt = Corruption{}
 }
 
-// take hands the journal's bets over: the next journal's are made anew,
-// room for as many as this one's made at once.
-func (f *fold) take() []Bet {
-	bets := f.bets
-	f.bets = make([]Bet, 0, len(bets))
-	return bets
-}
-
-// bet is the index of the bet labelled l, made on its first record.
-func (f *fold) bet(l string) int {
-	k, ok := f.index[l]
-	if !ok {
-		k = len(f.bets)
-		f.index[l] = k
-		f.bets = append(f.bets, Bet{Plan: f.j.Name, Label: l})
+// takeOpen hands over the journal's bets still without an outcome (but
+// those whose outcome was a corrupt record), in the order they were first
+// seen, marked with its service and account.
+func (f *fold) takeOpen() []Bet {
+	out := make([]Bet, 0, len(f.open))
+	for _, o := range f.open {
+		if !o.corrupt {
+			out = append(out, o.Bet)
+		}
 	}
-	return k
+	slices.SortFunc(out, func(a, b Bet) int { return cmpSeq(a.seq, b.seq) })
+	for i := range out {
+		f.mark(&out[i])
+	}
+	return out
+}
+
+// takeKept hands over the bets kept (keep), marked as takeOpen's are.
+func (f *fold) takeKept() []Bet {
+	out := slices.Clone(f.kept)
+	for i := range out {
+		f.mark(&out[i])
+	}
+	return out
+}
+
+// mark gives b its journal's service and account, which the journal
+// names as a whole (a journal moved from an older betplan names them
+// after the entries it moved).
+func (f *fold) mark(b *Bet) { b.Service, b.Account = f.service, f.account }
+
+// bet is the open bet labelled l, made on its first record; nil when its
+// outcome was read already.
+func (f *fold) bet(l string) *openBet {
+	if o, ok := f.open[l]; ok {
+		return o
+	}
+	if _, ok := f.done[l]; ok {
+		return nil
+	}
+	var b *openBet
+	if n := len(f.spent); n > 0 {
+		b, f.spent = f.spent[n-1], f.spent[:n-1]
+		*b = openBet{Bet: Bet{Sessions: b.Sessions[:0]}, pending: b.pending[:0]}
+	} else {
+		b = &openBet{}
+	}
+	b.Plan, b.Label, b.seq = f.j.Name, l, uint64(f.j.Seq)<<40|uint64(f.n)
+	switch {
+	case f.inProcess:
+		b.Sim = engine.SimInProcess
+	case f.run == nil:
+		b.Predates = true
+		f.predates = true
+	case f.run.Money != engine.MoneyReal:
+		b.Sim = f.run.Sim
+		if b.Sim == "" {
+			b.Sim = engine.SimServed
+		}
+	}
+	b.Tips = f.run != nil && f.run.Tips
+	f.open[l] = b
+	return b
 }
 
 // betOf is bet for a label as a record's bytes: a string is made of it
 // only for a label not seen before.
-func (f *fold) betOf(l []byte) int {
-	if k, ok := f.index[string(l)]; ok {
-		return k
+func (f *fold) betOf(l []byte) *openBet {
+	if o, ok := f.open[string(l)]; ok {
+		return o
+	}
+	if _, ok := f.done[string(l)]; ok {
+		return nil
 	}
 	return f.bet(string(l))
+}
+
+// settle applies the outcome its journal kept at to b, and sums b: its
+// outcome is read, once. An outcome whose amounts are not money is a
+// corrupt record: left out, named, and b with it unless a later outcome
+// of b is money.
+func (f *fold) settle(b *openBet, o *outcomeRecord, at string) error {
+	if err := applyOutcome(&b.Bet, o, at); err != nil {
+		b.corrupt = true
+		f.corrupt.add(Corrupt{Where: fmt.Sprintf("%s record %d", f.j.Where, f.n), Label: b.Label, Reason: err.Error()})
+		return nil
+	}
+	b.corrupt = false
+	delete(f.open, b.Label)
+	f.done[b.Label] = struct{}{}
+	if err := f.tally.add(&b.Bet, "", !f.all); err != nil {
+		return err
+	}
+	if f.keep && (f.all || f.q.keepsBet(&b.Bet)) {
+		k := b.Bet
+		k.Sessions = slices.Clone(b.Sessions) // b is made again for another bet
+		f.kept = append(f.kept, k)
+	}
+	f.spent = append(f.spent, b)
+	return nil
 }
 
 // record folds the journal's next record; b is the store's until it
@@ -274,9 +496,9 @@ func (f *fold) record(b []byte) error {
 	}
 	if op == "created" || op == "adopted" {
 		if l, ok := labelOf(b); ok {
-			if k := f.bet(l); !f.bets[k].Final {
-				f.pending = append(f.pending, pendingRecord{n: f.n, bet: k})
-				p := &f.pending[len(f.pending)-1]
+			if o := f.bet(l); o != nil {
+				o.pending = append(o.pending, pendingRecord{n: f.n})
+				p := &o.pending[len(o.pending)-1]
 				if !decodeCreatedEntry(b, &p.e, f.names) {
 					p.e = createdEntry{}
 					p.b = bytes.Clone(b)
@@ -289,22 +511,25 @@ func (f *fold) record(b []byte) error {
 		f.spare = outcomeRecord{Sessions: f.spare.Sessions[:0]}
 		f.entry = outcomeEntry{}
 		if e := &f.entry; decodeOutcomeEntry(b, e, &f.spare, f.names) {
-			var bet *Bet
+			var o *openBet
 			switch {
 			case len(e.label) > 0:
-				bet = &f.bets[f.betOf(e.label)]
+				o = f.betOf(e.label)
 			case e.labelText != "":
-				bet = &f.bets[f.bet(e.labelText)]
+				o = f.bet(e.labelText)
 			default:
 				return nil
 			}
-			applies := e.outcome != nil && !bet.Final
+			if o == nil {
+				return nil // its outcome was read already
+			}
+			applies := e.outcome != nil
 			switch {
 			case applies && e.outcome.BetID != "": // the outcome's bet id is the one kept
 			case len(e.betID) > 0:
-				bet.BetID = string(e.betID)
+				o.BetID = string(e.betID)
 			case e.betIDText != "":
-				bet.BetID = e.betIDText
+				o.BetID = e.betIDText
 			}
 			if applies {
 				var at string
@@ -313,7 +538,7 @@ func (f *fold) record(b []byte) error {
 						return fmt.Errorf("record %d does not read (%v)", f.n, err)
 					}
 				}
-				applyOutcome(bet, e.outcome, at)
+				return f.settle(o, e.outcome, at)
 			}
 			return nil
 		}
@@ -330,72 +555,123 @@ func (f *fold) decode(b []byte, n int) error {
 	switch r.Op {
 	case "init", "service":
 		f.service, f.account = r.Service, r.Account
+		if r.Service == rehearsalService {
+			f.inProcess = true
+		}
+		if r.Run != nil {
+			f.run = r.Run
+		}
 		return nil
 	}
 	if r.Label == "" {
 		return nil
 	}
-	bet := &f.bets[f.bet(r.Label)]
+	o := f.bet(r.Label)
+	if o == nil {
+		return nil // its outcome was read already
+	}
 	if r.BetID != "" {
-		bet.BetID = r.BetID
+		o.BetID = r.BetID
 	}
 	if r.Race != nil {
-		bet.Venue, bet.Code = r.Race.Venue, r.Race.Code
+		o.Venue, o.Code = r.Race.Venue, r.Race.Code
 		if !r.Race.Start.IsZero() {
-			bet.Day = r.Race.Start.Format("2006-01-02")
+			o.Day = r.Race.Start.Format("2006-01-02")
 		}
 	}
-	if o := r.Outcome; o != nil && !bet.Final {
-		applyOutcome(bet, o, r.Time)
+	if r.Outcome != nil {
+		return f.settle(o, r.Outcome, r.Time)
 	}
 	return nil
 }
 
-// finish decodes the created records of the bets left without an
-// outcome, and marks every bet with the journal's service and account.
+// finish applies the created records of the bets left without an
+// outcome.
 func (f *fold) finish() error {
-	for _, p := range f.pending {
-		switch {
-		case f.bets[p.bet].Final:
-		case p.b != nil:
-			if err := f.decode(p.b, p.n); err != nil {
-				return err
+	open := make([]*openBet, 0, len(f.open))
+	for _, o := range f.open {
+		open = append(open, o)
+	}
+	slices.SortFunc(open, func(a, b *openBet) int { return cmpSeq(a.seq, b.seq) })
+	for _, o := range open {
+		for _, p := range o.pending {
+			if p.b != nil {
+				if err := f.decode(p.b, p.n); err != nil {
+					return err
+				}
+				continue
 			}
-		default:
-			if err := p.e.apply(&f.bets[p.bet]); err != nil {
+			if err := p.e.apply(&o.Bet); err != nil {
 				return fmt.Errorf("record %d does not read (%v)", p.n, err)
 			}
 		}
-	}
-	rehearsal := f.j.Rehearsal || f.service == rehearsalService || loopback(f.service)
-	for i := range f.bets {
-		f.bets[i].Service, f.bets[i].Account, f.bets[i].Rehearsal = f.service, f.account, rehearsal
+		o.pending = nil
 	}
 	return nil
 }
 
-// applyOutcome fills bet from the outcome its journal kept at.
-func applyOutcome(bet *Bet, o *outcomeRecord, at string) {
-	bet.Final, bet.Result = true, o.Result
-	bet.Accepted, bet.Profit, bet.Odds, bet.Units = Cents(o.Accepted), Cents(o.Profit), o.Odds, o.Units
+// applyOutcome fills bet from the outcome its journal kept at, or says
+// which of its amounts is not money (bet.Cents), bet untouched.
+func applyOutcome(b *Bet, o *outcomeRecord, at string) error {
+	accepted, profit, err := amountsOf(o)
+	if err != nil {
+		return err
+	}
+	b.Final, b.Result = true, o.Result
+	b.Accepted, b.Profit, b.Odds, b.Units = accepted, profit, o.Odds, o.Units
 	if o.BetID != "" {
-		bet.BetID = o.BetID
+		b.BetID = o.BetID
 	}
 	if o.Venue != "" {
-		bet.Venue, bet.Code = o.Venue, o.Code
+		b.Venue, b.Code = o.Venue, o.Code
 	}
 	if o.Day != "" {
-		bet.Day = o.Day
+		b.Day = o.Day
 	}
-	bet.Market, bet.Type = o.Market, o.Type
-	bet.At = o.ResultTime
-	if bet.At.IsZero() {
-		bet.At, _ = time.Parse(time.RFC3339Nano, at)
+	b.Market, b.Type = o.Market, o.Type
+	b.At = o.ResultTime
+	if b.At.IsZero() {
+		b.At, _ = time.Parse(time.RFC3339Nano, at)
 	}
-	bet.Sessions = make([]Session, len(o.Sessions))
+	b.Sessions = b.Sessions[:0]
+	for _, s := range o.Sessions {
+		// amountsOf read them already.
+		a, _ := bet.Cents(s.Accepted)
+		p, _ := bet.Cents(s.Profit)
+		b.Sessions = append(b.Sessions, Session{Name: s.Session, Accepted: a, Odds: s.Odds, Profit: p})
+	}
+	return nil
+}
+
+// amountsOf are an outcome's amount accepted and profit in cents, after
+// every number of it (its sessions', the odds and units too) was found
+// to be one a bet could have (bet.Cents): a corrupt record otherwise.
+func amountsOf(o *outcomeRecord) (accepted, profit int64, err error) {
 	for i, s := range o.Sessions {
-		bet.Sessions[i] = Session{Name: s.Session, Accepted: Cents(s.Accepted), Odds: s.Odds, Profit: Cents(s.Profit)}
+		for _, v := range []struct {
+			name string
+			v    float64
+		}{{"accepted amount", s.Accepted}, {"profit", s.Profit}, {"odds", s.Odds}} {
+			if err := bet.CheckDollars(v.v); err != nil {
+				return 0, 0, fmt.Errorf("its session %d's %s %v", i+1, v.name, err)
+			}
+		}
 	}
+	if err := bet.CheckDollars(o.Odds); err != nil {
+		return 0, 0, fmt.Errorf("its odds %v", err)
+	}
+	if o.Units != nil {
+		if err := bet.CheckDollars(*o.Units); err != nil {
+			return 0, 0, fmt.Errorf("its units %v", err)
+		}
+	}
+	if accepted, err = bet.Cents(o.Accepted); err != nil {
+		return 0, 0, fmt.Errorf("its accepted amount %v", err)
+	}
+	if profit, err = bet.Cents(o.Profit); err != nil {
+		return 0, 0, fmt.Errorf("its profit %v", err)
+	}
+	return accepted, profit, nil
 }
 
 // opOf is a record's op, read without decoding the record: a journal
@@ -450,23 +726,14 @@ func labelOf(b []byte) (string, bool) {
 	return string(rest[1 : end+1]), true
 }
 
-// loopback reports whether a service identity is on this machine: a
-// served betplan sim.
-func loopback(service string) bool {
-	u, err := url.Parse(service)
-	if err != nil || u.Host == "" {
-		return false
+// PredatingNote is the line that says how many journals predate runs'
+// verdicts (Reading.Predating), "" for none.
+func PredatingNote(n int) string {
+	if n == 0 {
+		return ""
 	}
-	h := u.Hostname()
-	if h == "localhost" {
-		return true
-	}
-	ip := net.ParseIP(h)
-	return ip != nil && (ip.IsLoopback() || ip.IsUnspecified())
+	return fmt.Sprintf("note: %d journal(s) predate the run's verdict (whether it was real money or a rehearsal) and are shown as real", n)
 }
-
-// Cents is dollars in whole cents.
-func Cents(dollars float64) int64 { return int64(math.Round(dollars * 100)) }
 
 // Dollars is cents as dollars.
 func Dollars(cents int64) float64 { return float64(cents) / 100 }

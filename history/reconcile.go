@@ -167,8 +167,8 @@ func Reconcile(ctx context.Context, bets []Bet, svc BetWalker, since string, lim
 			}
 			b.ids = append(b.ids, id)
 		}
-		b.profit += Cents(float64(r.Profit))
-		b.accepted += Cents(float64(r.Amount))
+		b.profit += r.Profit.Cents()
+		b.accepted += r.Amount.Cents()
 		if r.Accepted() && !strings.EqualFold(r.Status, "SETTLED") && !strings.EqualFold(r.Status, "VOID") {
 			b.settled = false
 		}

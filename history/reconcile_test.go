@@ -16,7 +16,7 @@ import (
 func TestHistoryReconcile(t *testing.T) {
 	c := newCard(t, localStore)
 	c.play()
-	bets, _, err := history.Read(context.Background(), c.store.(state.EveryReader))
+	bets, _, err := history.ReadBets(context.Background(), c.store.(state.EveryReader))
 	require.NoError(t, err)
 	diffs, _, err := history.Reconcile(context.Background(), bets, c.client(), "", history.DefaultReconcileLimits)
 	require.NoError(t, err)

@@ -49,9 +49,9 @@ func sameHistory(t *testing.T, store *postgres.Store) ([]history.Bet, []history.
 	})
 	require.NoError(t, err)
 	require.True(t, ok && rowsRead, "the schema keeps rows")
-	bets, skipped, err := history.Read(ctx, store)
+	bets, skipped, err := history.ReadBets(ctx, store)
 	require.NoError(t, err)
-	want, wantSkipped, err := history.Read(ctx, entriesOnly{store})
+	want, wantSkipped, err := history.ReadBets(ctx, entriesOnly{store})
 	require.NoError(t, err)
 	assert.Equal(t, want, bets)
 	assert.Equal(t, wantSkipped, skipped)
@@ -120,7 +120,7 @@ func TestHistoryRowsReadAsTheEntries(t *testing.T) {
 		byLabel[b.Label] = b
 	}
 	assert.Equal(t, int64(1505), byLabel["bp:odd:b1"].Profit)
-	assert.Equal(t, "z5", byLabel["bp:odd:b5"].BetID, "the first outcome is kept, the last entry's bet id")
+	assert.Equal(t, "y5", byLabel["bp:odd:b5"].BetID, "the first outcome is kept, with its entry's bet id: a bet ends once")
 	assert.Equal(t, int64(-420), byLabel["bp:odd:b5"].Profit)
 }
 
@@ -147,7 +147,7 @@ func TestHistoryMigratedSchemaReadsTheSame(t *testing.T) {
 	ok, err := store.ReadOutcomeRows(ctx, func(state.StoredJournal) error { return nil })
 	require.NoError(t, err)
 	require.False(t, ok, "version 3 keeps no rows")
-	before, skipped, err := history.Read(ctx, store)
+	before, skipped, err := history.ReadBets(ctx, store)
 	require.NoError(t, err)
 	require.Empty(t, skipped)
 	require.Len(t, before, 120)

@@ -29,9 +29,13 @@ func TestHistoryJSONMatchesItsSchema(t *testing.T) {
 		t.Fatal(err)
 	}
 	bets := sampleBets()
+	rehearsed := sampleBets()
+	for i := range rehearsed {
+		rehearsed[i].Sim = []string{"served", "in-process"}[i%2]
+	}
 	for _, by := range append([][]string{{"plan", "day"}, {"account", "plan"}}, each(history.Fields)...) {
-		for _, in := range [][]history.Bet{nil, bets} {
-			s := history.Summarise(in, history.Query{By: by})
+		for k, in := range [][]history.Bet{nil, bets, rehearsed} {
+			s := history.Summarise(in, history.Query{By: by, Sim: k == 2})
 			s.Skipped = []history.Skipped{{Where: "x.journal.jsonl", Reason: "line 2 does not read"}}
 			s.Reconciled = len(by) == 1
 			if s.Reconciled {

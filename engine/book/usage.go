@@ -254,29 +254,38 @@ func (r *raceSums) add(b *Bet, sign int) {
 // real sum comes near it.
 const maxCents = math.MaxInt64 / 2
 
-// cents is v dollars in whole cents; a value past the bound (or NaN) holds
-// at the bound, for the limits to refuse.
+// cents is v dollars in whole cents (bet.Cents, the one conversion); a
+// value that is not money holds at the bound, for the limits to refuse.
 func cents(v float64) int64 {
+	c, err := bet.Cents(v)
 	switch {
-	case math.IsNaN(v), v >= maxCents/100:
-		return maxCents
-	case v <= -maxCents/100:
+	case err == nil:
+		return c
+	case v < 0:
 		return -maxCents
 	}
-	return int64(math.Round(v * 100))
+	return maxCents
 }
 
 // addCents adds two sums of cents, holding at the bound.
 func addCents(a, b int64) int64 {
-	s := a + b
+	s, ok := AddCents(a, b)
 	switch {
-	case s > maxCents || (a > 0 && b > 0 && s < 0):
+	case !ok && a > 0:
 		return maxCents
-	case s < -maxCents || (a < 0 && b < 0 && s > 0):
+	case !ok:
+		return -maxCents
+	case s > maxCents:
+		return maxCents
+	case s < -maxCents:
 		return -maxCents
 	}
 	return s
 }
+
+// AddCents is a + b in cents, or false when the sum does not fit: the one
+// addition of money every sum of betplan makes (the book's, history's).
+func AddCents(a, b int64) (int64, bool) { return bet.AddCents(a, b) }
 
 func dollars(c int64) float64 { return float64(c) / 100 }
 

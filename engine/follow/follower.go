@@ -185,6 +185,8 @@ type Follower struct {
 	// adoptedAt is when the last list page adopted from another plan of
 	// the run was read (adoptListPages).
 	adoptedAt time.Time
+	// warned are the corrupt records already named (warnCorrupt).
+	warned map[string]bool
 }
 
 // New makes the Follower of one command's plan.

@@ -25,6 +25,12 @@ const UnresultedAfter = 2 * time.Hour
 // when the bots answered and nothing was accepted: a refusal by every
 // session ends the bet then, not at the race.
 func (f *Follower) update(ctx context.Context, b Bet, n *apiclient.Notification) error {
+	if why := n.CorruptAmounts(); why != "" {
+		// Its money is unknown: the bet stays as last read (at risk, if
+		// it was placed), and nothing of the record reaches a sum.
+		f.warnCorrupt(b, fmt.Sprintf("notification %d", n.ID), why, "the bet stays as it was last read")
+		return nil
+	}
 	f.book.Observe(b, n)
 	if s := n.Tip.Competition.StartTime.Time; !s.IsZero() && !s.Equal(b.ListedStart()) {
 		if was := b.ListedStart(); !was.IsZero() {
@@ -177,10 +183,29 @@ func placementWords(b Bet, accepted float64) string {
 // applyRecords keeps a notification's records and what they say of who
 // placed it and when.
 func (f *Follower) applyRecords(b Bet, recs []apiclient.BetRecord) {
+	for i := range recs {
+		if why := recs[i].CorruptAmounts(); why != "" {
+			f.warnCorrupt(b, fmt.Sprintf("bet record %d", recs[i].ID), why, "its amounts count as $0.00")
+		}
+	}
 	if f.book.ReadRecords(b, recs, f.clock.Now()) {
 		f.logf("%s", placementWords(b, b.RecordsAt()))
 	}
 	f.logDueOutcome(b)
+}
+
+// warnCorrupt says once a run that the service sent what of b with
+// amounts that are not money (why: which, and what they were), and what
+// is made of it.
+func (f *Follower) warnCorrupt(b Bet, what, why, made string) {
+	if f.warned[what] {
+		return
+	}
+	if f.warned == nil {
+		f.warned = map[string]bool{}
+	}
+	f.warned[what] = true
+	f.logf("warning: %s: the service sent %s with %s: a corrupt record, left out of every sum; %s", b.Name(), what, why, made)
 }
 
 // everyRefused reports whether every session's record refused the bet,

@@ -110,6 +110,25 @@ func (s *Store) connect(ctx context.Context, readOnly bool) (*pgx.Conn, error) {
 	return conn, nil
 }
 
+// Reach opens one connection to the database and closes it, first
+// bringing the schema up to date (prepare: a command that writes a
+// plan's state, as run does) or only checking its version (one that
+// reads, which creates nothing in a database betplan never used). A
+// command meets a shared state it cannot use before it asks the service
+// anything, and the account's request budget finds its tables from the
+// first request.
+func (s *Store) Reach(ctx context.Context, prepare bool) error {
+	conn, err := s.connect(ctx, !prepare)
+	if errors.Is(err, errNoSchema) {
+		return nil // nothing kept yet: nothing to read
+	}
+	if err != nil {
+		return err
+	}
+	closeConn(conn)
+	return nil
+}
+
 func closeConn(conn *pgx.Conn) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
