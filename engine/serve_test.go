@@ -109,7 +109,7 @@ func TestServedRunBetsEachMeetingDay(t *testing.T) {
 	term, err := o.Store.(state.Leaders).Lead(context.Background(), state.LeadRequest{Account: "acct", Instance: "me", TTL: time.Hour})
 	require.NoError(t, err)
 	require.True(t, term.Leading)
-	o.Serve = &engine.ServeMode{Fence: &state.LeaderFence{Account: "acct", Fence: term.Fence}, Why: "start", By: "pid 1 on test"}
+	o.Serve = &engine.ServeMode{Fence: &state.LeaderFence{Account: "acct", Fence: term.Fence}, Why: "start", By: "pid 1 on test", Rollover: 72 * time.Hour}
 
 	res, seen, err := serveUntil(t, p, o, func(r *engine.Result) bool { return settled(r, 4) })
 	require.ErrorIs(t, err, context.Canceled, "let go")
