@@ -94,6 +94,9 @@ type command struct {
 	// colour says the command's output may be coloured, so it takes
 	// --no-color.
 	colour bool
+	// untilStopped says the command runs until a signal stops it (serve):
+	// its normal end is SIGTERM's 143, never 0.
+	untilStopped bool
 	// waitsForLock says the command can wait for another run to let the
 	// plan's lock go (--lock-timeout), so a refusal for a held lock offers
 	// the wait.
@@ -279,7 +282,11 @@ const envHelp = `Environment (a flag wins over the environment, which wins over 
   BETPLAN_TIPSTER_APIKEY
                      the tip package's API key, for plans with tips (never printed)
   BETPLAN_STATE      shared state: postgres://user@host/db keeps journals and locks
-                     in PostgreSQL for every machine (run, plan, status, cancel, unlock)
+                     in PostgreSQL for every machine (run, plan, status, cancel, unlock),
+                     and serve's leadership of the account
+  BETPLAN_SERVE_TOKEN
+                     the bearer token serve's /healthz, /readyz, /metrics and /status
+                     ask for (required off loopback; or --listen-token-file)
   BETPLAN_CONFIG     the account file (default: betplan.yaml found from the plan's
                      directory up to the repository root; or --config)
   NO_COLOR           disable colour in terminal output (or --no-color)

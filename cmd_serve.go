@@ -27,6 +27,7 @@ import (
 	"github.com/betplan/betplan/serve"
 	"github.com/betplan/betplan/state"
 	"github.com/betplan/betplan/state/local"
+	"github.com/betplan/betplan/state/postgres"
 )
 
 // serveOptions are the flags of `betplan serve`.
@@ -56,18 +57,22 @@ func serveCommand() *command {
 		args:    "[DIR]",
 		summary: "run every plan of a folder continuously, one leader per account, with health and metrics over HTTP",
 		exits: []exitDoc{
+			{143, "stopped by SIGTERM, its normal end: no create left half-done, the account handed to a standby (systemd's SuccessExitStatus=143); 130 for Ctrl-C"},
 			{exitFailed, "the health and metrics address could not be listened on"},
 			{exitUsage, "usage error: a bad flag, no plan file in DIR, or a --listen address off loopback without a token"},
-			{exitRefused, "refused: no confirmation, or the service or the shared state cannot be used"},
-			{143, "stopped by SIGTERM (the normal stop: no create left half-done; systemd's SuccessExitStatus=143); 130 for Ctrl-C"},
+			{exitRefused, "refused: no confirmation, or the shared state cannot be used"},
 		},
+		untilStopped: true,
 		examples: `  # every plan of plans/, leader election and state in PostgreSQL
   export BETPLAN_BASE_URL=https://betting.example.com BETPLAN_TOKEN=...
   betplan serve --yes --state postgres://betplan@db/betplan plans/
   # on one machine, the state in a directory
   betplan serve --yes --state /var/lib/betplan plans/
   # metrics for a Prometheus on another host: a token is required
-  BETPLAN_SERVE_TOKEN=$(cat /etc/betplan/serve-token) betplan serve --yes --listen 0.0.0.0:9464 plans/
+  betplan serve --yes --listen 0.0.0.0:9464 \
+    --listen-token-file /etc/betplan/serve-token plans/
+  # read the folder again now (it is watched anyway)
+  kill -HUP $(pidof betplan)
 `,
 		setup: bindTo((*serveOptions).bind, servePlans),
 	}
@@ -182,6 +187,12 @@ func servePlans(ctx context.Context, sys *sysIO, o *serveOptions, args []string)
 	shared, err := o.state.sharedStore(sys, o.service.Insecure)
 	if err != nil {
 		return err
+	}
+	if pg, ok := shared.(*postgres.Store); ok {
+		// Every plan's lock is held for as long as this process leads: a
+		// check a second of each would be most of its idle work. The
+		// account's fence, checked by every write, fences it off anyway.
+		pg.WatchEvery = 5 * time.Second
 	}
 	rawBase := o.service.rawBaseURL(sys)
 	if rawBase == "" {

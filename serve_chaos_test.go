@@ -167,9 +167,10 @@ bets:
 	require.NoError(t, a.cmd.Process.Kill())
 	killed1 := time.Now()
 	a.exit(5 * time.Second)
-	a = start(pa)
 	until(t, takeover+10*time.Second, "B to take over", func() bool { return leads(b) })
 	t.Logf("take-over 1 (SIGKILL at a random moment): %v", time.Since(killed1))
+	a = start(pa) // restarted once B leads: it stands by
+	until(t, 20*time.Second, "A to stand by", func() bool { _, rd := a.readiness(); return rd.Role == "standby" })
 
 	// 2. B creates bet 2 and dies between the create's answer and its
 	// journal entry; A takes over and finds the bet by its label.
@@ -179,6 +180,7 @@ bets:
 	until(t, takeover+10*time.Second, "A to take over", func() bool { return leads(a) })
 	t.Logf("take-over 2 (SIGKILL between a create and its journal entry): %v", time.Since(killed2))
 	b = start(pb)
+	until(t, 20*time.Second, "B to stand by", func() bool { _, rd := b.readiness(); return rd.Role == "standby" })
 
 	// 3. A is stopped past its lease a little before window 3 opens, and
 	// continued once B has taken over.

@@ -574,3 +574,52 @@ func TestServeMetricsAreTheStatusFigures(t *testing.T) {
 	require.NotNil(t, h)
 	assert.EqualValues(t, 2, h.Metric[0].Histogram.GetSampleCount(), "each outcome seen once")
 }
+
+// The examples of serve name what serve does: the systemd unit counts
+// SIGTERM's 143 as a success, the compose replicas name serve (the
+// image's default command stays help), and every metric the Grafana
+// dashboard and the Prometheus config read is one serve exports.
+func TestServeExamplesNameWhatServeDoes(t *testing.T) {
+	t.Parallel()
+	read := func(name string) string {
+		b, err := os.ReadFile(filepath.Join("examples", "serve", name))
+		require.NoError(t, err)
+		return string(b)
+	}
+	assert.Contains(t, read("betplan-serve.service"), "\nSuccessExitStatus=143\n")
+	assert.Contains(t, read("betplan-serve.service"), "ExecStart=/usr/local/bin/betplan serve ")
+	compose := read("compose.yaml")
+	assert.Contains(t, compose, `command: ["serve", "--yes"`)
+	assert.Equal(t, 2, strings.Count(compose, "<<: *serve"), "two replicas")
+	df, err := os.ReadFile("Dockerfile")
+	require.NoError(t, err)
+	assert.Contains(t, string(df), `CMD ["help"]`, "a bare docker run never serves")
+
+	src, err := os.ReadFile(filepath.Join("serve", "metrics.go"))
+	require.NoError(t, err)
+	name := regexp.MustCompile(`betplan_[a-z_]+`)
+	defined := map[string]bool{}
+	for _, n := range name.FindAllString(string(src), -1) {
+		defined[n] = true
+	}
+	var dash struct {
+		Panels []struct {
+			Title   string
+			Targets []struct{ Expr string }
+		}
+	}
+	require.NoError(t, json.Unmarshal([]byte(read("grafana-dashboard.json")), &dash))
+	require.NotEmpty(t, dash.Panels)
+	for _, p := range dash.Panels {
+		require.NotEmpty(t, p.Targets, p.Title)
+		for _, tg := range p.Targets {
+			for _, n := range name.FindAllString(tg.Expr, -1) {
+				n = strings.TrimSuffix(n, "_bucket")
+				assert.True(t, defined[n], "panel %q reads %s, which serve does not export", p.Title, n)
+			}
+		}
+	}
+	for _, n := range name.FindAllString(read("prometheus.yml"), -1) {
+		assert.True(t, defined[n], "prometheus.yml names %s, which serve does not export", n)
+	}
+}

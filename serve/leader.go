@@ -123,7 +123,7 @@ func (l *Leadership) Run(ctx context.Context, release func()) {
 			if leading {
 				release()
 				l.lose(term, "this process is stopping")
-				rctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+				rctx, cancel := context.WithTimeout(context.Background(), 1500*time.Millisecond)
 				if err := l.Leaders.Resign(rctx, term); err != nil {
 					l.Logf("resign %s: %v (a standby takes over once its lease runs out)", term, err)
 				}

@@ -46,7 +46,7 @@ type Config struct {
 	// default 30s.
 	Retry time.Duration
 	// Stop bounds how long SIGTERM waits for the runs to let go before
-	// it cuts them off (default 7s: the process exits within 10).
+	// it cuts them off (default 6s: the process exits within 10).
 	Stop time.Duration
 
 	Logf func(format string, args ...any)
@@ -98,7 +98,7 @@ func New(cfg Config) *Server {
 		cfg.Retry = 30 * time.Second
 	}
 	if cfg.Stop <= 0 {
-		cfg.Stop = 7 * time.Second
+		cfg.Stop = 6 * time.Second
 	}
 	s := &Server{cfg: cfg, slots: map[string]*slot{}, problems: map[string]*Problem{}, reload: make(chan struct{}, 1)}
 	s.lead = &Leadership{Leaders: cfg.Leaders, Account: cfg.Account, Owner: cfg.Owner, Instance: cfg.Instance,
