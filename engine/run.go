@@ -344,7 +344,10 @@ func (r *tracker) loop(ctx context.Context) error {
 		r.alerts.tick()
 		r.servedTick(r.result, &r.published)
 		r.progress(now, interval)
-		if stopped || (!r.serving() && (r.opts.NoWait || r.done())) || (r.serving() && r.servedDone(began)) {
+		// A served run refused (no running bot, a cap first reached, its
+		// lock lost) ends as a cron run would: the serving process starts
+		// the next one, afresh, a little later.
+		if stopped || (!r.serving() && (r.opts.NoWait || r.done())) || (r.serving() && (r.servedDone(began) || r.halt.refused != "")) {
 			if err := r.follow.CompleteRecords(follow.WithReason(ctx, "settled records")); err != nil {
 				return err
 			}

@@ -213,3 +213,25 @@ func TestServedRunYieldLetsTheCreateInFlightFinish(t *testing.T) {
 	}
 	assert.Equal(t, []string{"creating", "created"}, ops, "its answer was journalled; nothing announced after")
 }
+
+// A served run refused (here: no running bot) ends, as a cron run would,
+// rather than holding its bets failed until it rolls over: the serving
+// process starts the next one afresh.
+func TestServedRunEndsWhenRefused(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	p := w.servedPlan()
+	w.svc.SetBotRunning(4417, false)
+	o := w.options(w.client())
+	o.Serve = &engine.ServeMode{Rollover: 72 * time.Hour}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	began := w.clock.Now()
+	res, err := engine.Run(ctx, p, o)
+	assert.Less(t, w.clock.Now().Sub(began), time.Hour, "it ended once refused, not at its rollover")
+	require.Error(t, err)
+	assert.True(t, engine.IsRefused(err), "%v", err)
+	assert.Contains(t, err.Error(), "no targeted session has a running bot")
+	assert.Equal(t, engine.EndRefused, res.EndReason)
+	assert.Zero(t, w.svc.NotificationCount())
+}
