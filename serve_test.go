@@ -164,9 +164,15 @@ func (w *serveWorld) betplan(env []string, args ...string) (stdout, stderr strin
 // serve starts `betplan serve` with args and env beside the world's.
 func (w *serveWorld) serve(env []string, args ...string) *serveProc {
 	w.t.Helper()
+	return w.start(env, append([]string{"serve"}, args...)...)
+}
+
+// start starts a command of the real binary in the background.
+func (w *serveWorld) start(env []string, args ...string) *serveProc {
+	w.t.Helper()
 	exe, err := os.Executable()
 	require.NoError(w.t, err)
-	cmd := exec.Command(exe, append([]string{"serve"}, args...)...)
+	cmd := exec.Command(exe, args...)
 	cmd.Env = append(append(os.Environ(), w.env...), env...)
 	p := &serveProc{t: w.t, cmd: cmd, log: &lockedBuffer{}, done: make(chan struct{})}
 	cmd.Stdout, cmd.Stderr = p.log, p.log
@@ -178,7 +184,7 @@ func (w *serveWorld) serve(env []string, args ...string) *serveProc {
 			<-p.done
 		}
 		if w.t.Failed() {
-			w.t.Logf("serve pid %d said:\n%s", cmd.Process.Pid, p.log.String())
+			w.t.Logf("%s pid %d said:\n%s", args[0], cmd.Process.Pid, p.log.String())
 		}
 	})
 	return p
@@ -264,7 +270,7 @@ type readyz struct {
 	Fence   int64  `json:"fence"`
 	Service string `json:"service"`
 	Plans   []struct {
-		Plan, File, Hash, State string
+		Plan, File, Hash, State, Note string
 	} `json:"plans"`
 	Invalid []struct {
 		File, Where, Problems string
@@ -622,4 +628,51 @@ func TestServeExamplesNameWhatServeDoes(t *testing.T) {
 	for _, n := range name.FindAllString(read("prometheus.yml"), -1) {
 		assert.True(t, defined[n], "prometheus.yml names %s, which serve does not export", n)
 	}
+}
+
+// run from cron and serve share one state without a bet twice: a plan
+// whose lock a run holds is waited for, never taken from it, and taken
+// once the run lets it go; a run from cron while serve leads is refused
+// by the lock, which names serve.
+func TestServeAndCronShareOneState(t *testing.T) {
+	t.Parallel()
+	w := newServeWorld(t, 10)
+	r := w.race(9*time.Minute, 0)
+	path := w.writePlan("card", namedPlan("card", r, 5, 8, ""))
+	state := filepath.Join(w.dir, "state")
+	pause := t.TempDir()
+	until(t, 60*time.Second, "the bet's window", func() bool { return w.now().After(r.Start.Add(-7 * time.Minute)) })
+
+	// A run from cron, stopped between announcing its create and
+	// sending it: it holds the plan's lock.
+	cron := w.start([]string{pauseEnv + "=creating", pauseDirEnv + "=" + pause}, "run", "--yes", "--no-wait", "--state-dir", state, path)
+	until(t, 20*time.Second, "the run to stop at its create", func() bool {
+		_, err := os.Stat(filepath.Join(pause, "paused"))
+		return err == nil
+	})
+	p := w.serve(nil, "--yes", "--listen", "127.0.0.1:0", "--state", state, w.plans)
+	until(t, 20*time.Second, "serve to lead and find the plan's lock held", func() bool {
+		_, rd := p.readiness()
+		return rd.Role == "leader" && len(rd.Plans) == 1 && strings.Contains(rd.Plans[0].Note, "betplan run")
+	})
+	_, rd := p.readiness()
+	assert.Equal(t, "starting", rd.Plans[0].State, "the plan waits for the run")
+	time.Sleep(2 * time.Second)
+	require.NoError(t, os.WriteFile(filepath.Join(pause, "resume"), nil, 0o644))
+	assert.Equal(t, 0, cron.exit(30*time.Second), "the run kept its lock: its create and record went through")
+	assert.Equal(t, 1, w.svc.NotificationCount())
+
+	until(t, 45*time.Second, "serve to take the plan once the run let it go", func() bool {
+		_, rd := p.readiness()
+		return rd.Plans[0].State == "running"
+	})
+	time.Sleep(3 * time.Second) // a few of its ticks
+	assert.Equal(t, 1, w.svc.NotificationCount(), "serve found the bet the run made: nothing twice")
+
+	_, stderr, code := w.betplan(nil, "run", "--yes", "--no-wait", "--state-dir", state, path)
+	assert.Equal(t, exitRefused, code, stderr)
+	assert.Contains(t, stderr, "betplan serve", "the refusal names who holds the lock")
+	assert.Equal(t, 1, w.svc.NotificationCount())
+	require.NoError(t, p.cmd.Process.Signal(syscall.SIGTERM))
+	assert.Equal(t, 143, p.exit(10*time.Second))
 }
