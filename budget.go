@@ -17,8 +17,9 @@ import (
 // requestBudget is the account's request budget (--max-rps) that this
 // process spends with every other betplan process of the account: through
 // the database of --state when there is one, else through a file in the
-// user's cache dir beside the plans' locks. close lets it go.
-func requestBudget(log io.Writer, service *serviceOptions, state *stateOptions, sys *sysIO, rawBase, token, email string) (lim apiclient.Limiter, close func()) {
+// user's cache dir beside the plans' locks. close lets it go. Its lines
+// are stamped by the wall clock, as clock shows it.
+func requestBudget(log io.Writer, clock func() reporters.Clock, service *serviceOptions, state *stateOptions, sys *sysIO, rawBase, token, email string) (lim apiclient.Limiter, close func()) {
 	// Keyed like the plans' locks: one service however it is spelled.
 	base, err := apiclient.ServiceIdentity(rawBase)
 	if err != nil {
@@ -26,7 +27,7 @@ func requestBudget(log io.Writer, service *serviceOptions, state *stateOptions, 
 	}
 	acct := budget.AccountOf(base, token, email)
 	say := func(msg string) {
-		fmt.Fprintf(log, "%s %s\n", reporters.Clock{Zone: time.Local}.Stamp(time.Now()), msg)
+		fmt.Fprintf(log, "%s %s\n", clock().Stamp(time.Now()), msg)
 	}
 	rps := service.MaxRPS.Value
 	local := budget.NewFile(budgetDir(), acct, rps, say)

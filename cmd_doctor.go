@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/spf13/pflag"
 
@@ -81,7 +82,8 @@ func runDoctor(ctx context.Context, sys *sysIO, o *doctorOptions, args []string)
 		return err
 	}
 	defer s.close()
-	rep := engine.Examine(ctx, s.conn.client, s.conn.baseURL, s.conn.clock.Now(), s.shared)
+	since := func(t time.Time) string { return shownClock(s.conn.clock, s.conn.simulated).Stamp(t) }
+	rep := engine.ExamineWith(ctx, s.conn.client, s.conn.baseURL, s.conn.clock.Now(), s.shared, since)
 	if err := rep.SessionsError; err != nil && !s.conn.client.Answered() && !apiclient.IsUnauthorized(err) {
 		// Nothing answered at that URL (no betting service there, or
 		// nothing listening): one line says so, not a table of checks
@@ -90,6 +92,11 @@ func runDoctor(ctx context.Context, sys *sysIO, o *doctorOptions, args []string)
 		if why := explainStart(s.conn.baseURL, err); engine.IsRefused(why) {
 			return why
 		}
+	}
+	if rep.SessionsError == nil && len(args) == 1 {
+		// What will stop a session betting the plans' stakes: no request,
+		// the bounds come with the sessions.
+		engine.ExaminePlans(rep, doctorPlans(sys, &o.account, args))
 	}
 	if account != nil {
 		layout := local.NewLayout(o.state.StateDir, where, false)
@@ -139,6 +146,14 @@ func writeDoctorText(w io.Writer, rep *engine.DoctorReport) {
 					bot = "bot running"
 				}
 				fmt.Fprintf(w, "          %d %s (%s): %s, balance %.2f, bonus %.2f", s.ID, s.DisplayName, s.Bookie, bot, s.Balance, s.Bonus)
+				switch {
+				case s.MinStake != nil && s.MaxStake != nil:
+					fmt.Fprintf(w, ", stakes %s to %s", stakeWords(*s.MinStake), stakeWords(*s.MaxStake))
+				case s.MaxStake != nil:
+					fmt.Fprintf(w, ", stakes up to %s", stakeWords(*s.MaxStake))
+				case s.MinStake != nil:
+					fmt.Fprintf(w, ", stakes from %s", stakeWords(*s.MinStake))
+				}
 				if s.LoginError != "" {
 					fmt.Fprintf(w, ", login error: %s", s.LoginError)
 				}
@@ -159,4 +174,33 @@ func writeDoctorText(w io.Writer, rep *engine.DoctorReport) {
 		return
 	}
 	fmt.Fprintf(w, "NOT READY: %s\n", strings.Join(rep.Reasons, "; "))
+}
+
+// stakeWords is $50 or $2.50.
+func stakeWords(v float64) string {
+	if v == float64(int64(v)) {
+		return fmt.Sprintf("$%d", int64(v))
+	}
+	return fmt.Sprintf("$%.2f", v)
+}
+
+// doctorPlans are the valid plans among doctor's argument (a plan, or
+// the plans of a folder), for their stakes to be compared with the
+// sessions' bounds. doctor checks the account, validate the plans: a
+// plan that does not load is left out, and said so on stderr.
+func doctorPlans(sys *sysIO, account *accountOptions, args []string) []*plan.Plan {
+	files, err := account.planArgs(sys, args)
+	if err != nil {
+		return nil
+	}
+	var plans []*plan.Plan
+	for _, f := range files {
+		p, _, diags := plan.LoadSource(f)
+		if p == nil || diags.HasErrors() {
+			fmt.Fprintf(sys.Stderr, "betplan doctor: %s is not a valid plan (betplan validate %s): its stakes are not compared with the sessions' bounds\n", f, f)
+			continue
+		}
+		plans = append(plans, p)
+	}
+	return plans
 }

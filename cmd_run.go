@@ -76,7 +76,7 @@ func (o *runOptions) bind(fs *pflag.FlagSet) {
 	fs.DurationVar(&o.AmbiguousGrace, "ambiguous-grace", 60*time.Second, "how long to look a label up after an ambiguous create, 1s to 1h (warned below --http-timeout)")
 	fs.DurationVar(&o.LockTimeout, "lock-timeout", 0, "how long to wait for another run of the plan to finish")
 	fs.BoolVar(&o.AllowNoBot, "allow-no-bot", false, "create even when no targeted session has a running bot")
-	fs.BoolVar(&o.NoLimits, "no-limits", false, "run for real a plan whose money has no bound (no max_total_stake, max_open_stake nor max_loss, or a lay without check_max_odds)")
+	fs.BoolVar(&o.NoLimits, "no-limits", false, "run for real a plan whose money has no bound (no "+plan.BoundingLimits("nor")+", or a lay without check_max_odds)")
 	fs.BoolVar(&o.Verbose, "verbose", false, "list every bet the confirmation asks for, with how its risk was worked out (default one line per race)")
 	fs.StringArrayVar(&o.Republish, "republish", nil, "send again the tip `TIP-ID` whose publish has an unknown outcome (it may have reached subscribers, so only this flag sends it again); repeatable")
 	o.report.bindFormat(fs)
@@ -454,7 +454,7 @@ func (e *unboundedError) Error() string {
 		return fmt.Sprintf("refused: %s:%d:%d: %s, whatever the limits: set options.check_max_odds: true and options.max_odds (the limits then count %s × (max_odds − 1) on each session), or pass --no-limits",
 			e.planPath, b.Line, b.Column, layWithoutCapWords(b), b.AmountField())
 	}
-	return fmt.Sprintf("refused: %s puts money at risk with no bound: add limits.max_total_stake, max_open_stake or max_loss to it (or to the account file betplan.yaml), or pass --no-limits", e.planPath)
+	return fmt.Sprintf("refused: %s puts money at risk with no bound: add limits.%s to it (or to the account file %s), or pass --no-limits", e.planPath, plan.BoundingLimits("or"), plan.ConfigFileName)
 }
 
 // layWithoutCapWords says what a lay with no odds cap can lose.
@@ -472,7 +472,7 @@ func checkMoneyBound(sys *sysIO, p *plan.Plan, account *plan.Config, planPath st
 		if !simulate && !noLimits {
 			return &unboundedError{planPath: planPath}
 		}
-		fmt.Fprintf(sys.Stderr, "warning: %s puts money at risk with no bound (no max_total_stake, max_open_stake nor max_loss)\n", planPath)
+		fmt.Fprintf(sys.Stderr, "warning: %s puts money at risk with no bound (no %s)\n", planPath, plan.BoundingLimits("nor"))
 	}
 	for _, b := range p.Bets {
 		if !b.LayWithoutCap() {

@@ -39,10 +39,11 @@ type connection struct {
 	retries *retryLog
 }
 
-// newRetryLog is the connection's retry log, its lines stamped as the
-// command's are.
+// newRetryLog is the connection's retry log, its lines stamped by the wall
+// clock its waits are on (wallClock): in a rehearsal, "real time".
 func (c *connection) newRetryLog() {
-	c.retries = newRetryLog(time.Now, func() string { return shownClock(c.clock, c.simulated).Stamp(c.clock.Now()) })
+	c.retries = newRetryLog(time.Now, func() string { return wallClock(c.clock, c.simulated).Stamp(time.Now()) })
+	c.retries.rehearsal = func() bool { return shownClock(c.clock, c.simulated).Sim }
 	c.client.OnRecovered(c.retries.recovered)
 }
 
@@ -127,7 +128,8 @@ func (s *serviceOptions) client(sys *sysIO, state *stateOptions) (*connection, e
 		return nil, usagef("no credentials: set BETPLAN_TOKEN, or BETPLAN_EMAIL and BETPLAN_PASSWORD")
 	}
 	budgetLog := &budgetLog{w: sys.Stderr}
-	lim, closeBudget := requestBudget(budgetLog, s, state, sys, base, token, email)
+	wall := func() reporters.Clock { return wallClock(clock, false) }
+	lim, closeBudget := requestBudget(budgetLog, wall, s, state, sys, base, token, email)
 	if s.limiter != nil {
 		lim = s.limiter(lim)
 	}
@@ -255,6 +257,15 @@ func shownClock(clock engine.Clock, simulated bool) reporters.Clock {
 		sim = sc.simulated()
 	}
 	return reporters.Clock{Zone: time.Local, Sim: sim}
+}
+
+// wallClock is how a line about real time shows its time (the client's
+// retries and their waits, the request budget, a wait for a plan's
+// lock): the wall clock, said to be "real time" when the command's other
+// lines are on a rehearsal's simulated clock, so no line mixes the two
+// clocks and each says which it is on.
+func wallClock(clock engine.Clock, simulated bool) reporters.Clock {
+	return reporters.Clock{Zone: time.Local, Real: shownClock(clock, simulated).Sim}
 }
 
 // showTimes sets how res's own times are shown, and moves a start the

@@ -111,6 +111,7 @@ func TestScripts(t *testing.T) {
 			"simtls":     cmdSimTLS,
 			"simcount":   cmdSimCount,
 			"simcalls":   cmdSimCalls,
+			"simeach":    cmdSimEach,
 			"simreset":   cmdSimReset,
 			"simrace":    cmdSimRace,
 			"simresult":  cmdSimResult,
@@ -384,6 +385,29 @@ func cmdSimCount(ts *testscript.TestScript, neg bool, args []string) {
 	}
 }
 
+// cmdSimEach is `simeach PREFIX MAX`: since the last simreset, no path
+// that begins with PREFIX was requested more than MAX times (each
+// notification's detail read at most once: simeach /bet/notification/ 1).
+func cmdSimEach(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: simeach PREFIX MAX")
+	}
+	max, err := strconv.Atoi(args[1])
+	ts.Check(err)
+	seen := map[string]int{}
+	for _, r := range simOf(ts, "simeach").Requests() {
+		if strings.HasPrefix(r.Path, args[0]) {
+			seen[r.Method+" "+r.Path]++
+		}
+	}
+	for path, n := range seen {
+		ts.Logf("%s: %d", path, n)
+		if n > max {
+			ts.Fatalf("simeach: %s requested %d times, want at most %d", path, n, max)
+		}
+	}
+}
+
 // cmdSimReset is `simreset`: it empties the simulated service's request
 // log, so `simcount requests N` counts the requests after it.
 func cmdSimReset(ts *testscript.TestScript, neg bool, args []string) {
@@ -538,8 +562,10 @@ func cmdSimBots(ts *testscript.TestScript, neg bool, args []string) {
 //	simstate loginerror SESSION-ID MESSAGE...  the session's bot failed to log in
 //	simstate token-expiring DURATION           BETPLAN_TOKEN expires that soon
 //	simstate skew DURATION                     the service's Date header runs that far ahead
+//	simstate betlimits SESSION-ID MIN MAX      the session's bookmaker refuses stakes outside MIN..MAX (0: no bound)
+//	simstate nomarket SESSION-ID MARKET...     the session's bookmaker refuses the market
 func cmdSimState(ts *testscript.TestScript, neg bool, args []string) {
-	usage := "usage: simstate loginerror ID MESSAGE... | token-expiring DURATION | skew DURATION"
+	usage := "usage: simstate loginerror ID MESSAGE... | token-expiring DURATION | skew DURATION | betlimits ID MIN MAX | nomarket ID MARKET..."
 	if neg || len(args) < 2 {
 		ts.Fatalf("%s", usage)
 	}
@@ -557,6 +583,21 @@ func cmdSimState(ts *testscript.TestScript, neg bool, args []string) {
 		d, err := time.ParseDuration(args[1])
 		ts.Check(err)
 		svc.SetDateSkew(d)
+	case "betlimits":
+		if len(args) != 4 {
+			ts.Fatalf("%s", usage)
+		}
+		id, err := strconv.Atoi(args[1])
+		ts.Check(err)
+		lo, err := strconv.ParseFloat(args[2], 64)
+		ts.Check(err)
+		hi, err := strconv.ParseFloat(args[3], 64)
+		ts.Check(err)
+		svc.SetStakeBounds(id, lo, hi)
+	case "nomarket":
+		id, err := strconv.Atoi(args[1])
+		ts.Check(err)
+		svc.SetRefusedMarkets(id, strings.Join(args[2:], " "))
 	default:
 		ts.Fatalf("%s", usage)
 	}

@@ -18,11 +18,15 @@ import (
 // per attempt. One retryLog serves a connection: the episode is the
 // service's, whichever plan's call met it.
 type retryLog struct {
-	// now is the wall clock the client's retries wait on; stamp is the
-	// command's time now, as its lines show it (a rehearsal's is the
-	// simulated clock's).
+	// now is the wall clock the client's retries wait on; stamp is its
+	// time now, as the lines show it: the episode's seconds and its
+	// lines' times are one clock (a rehearsal's lines say "real time").
 	now   func() time.Time
 	stamp func() string
+	// rehearsal, when set and true, says the live line is on a
+	// rehearsal's simulated clock: it shows the attempts without the
+	// real seconds to the next.
+	rehearsal func() bool
 
 	mu       sync.Mutex
 	open     bool
@@ -82,7 +86,11 @@ func (l *retryLog) retry(log io.Writer, r apiclient.Retry) {
 		l.line("still retrying: %s; %d attempts failed over %s, next try %s", what, l.attempts, now.Sub(l.since).Round(time.Second), r.NextTry())
 	}
 	if l.live != nil {
-		l.live(fmt.Sprintf("retrying %s (attempt %d, next try %s)", what, r.Attempt+1, r.NextTry()))
+		if l.rehearsal != nil && l.rehearsal() {
+			l.live(fmt.Sprintf("retrying %s (attempt %d)", what, r.Attempt+1))
+		} else {
+			l.live(fmt.Sprintf("retrying %s (attempt %d, next try %s)", what, r.Attempt+1, r.NextTry()))
+		}
 	}
 }
 

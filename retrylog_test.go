@@ -10,6 +10,7 @@ import (
 
 	"github.com/betplan/betplan/apiclient"
 	"github.com/betplan/betplan/engine"
+	"github.com/betplan/betplan/reporters"
 )
 
 // frozenService tells l of what a client meets while the service is frozen
@@ -108,5 +109,31 @@ func TestRetryLogOnATerminalIsTheLiveLine(t *testing.T) {
 	}
 	if !strings.HasSuffix(out, " UTC  1 placed") || strings.HasSuffix(out, "\n") {
 		t.Errorf("the live line keeps the retries after the service answered:\n%q", out[max(0, len(out)-200):])
+	}
+}
+
+// A rehearsal's live line is on its simulated clock: the attempts show
+// there without the real seconds to the next, which the episode's lines
+// above it give on the wall clock, saying so.
+func TestRetryLogOnARehearsalsLiveLineIsOneClock(t *testing.T) {
+	now := time.Date(2026, 11, 21, 3, 0, 0, 0, time.UTC)
+	var term bytes.Buffer
+	sim := func() reporters.Clock { return reporters.Clock{Zone: time.UTC, Sim: true} }
+	live := &liveTerminal{w: &term, shown: sim, now: func() time.Time { return now }}
+	live.progress(engine.Progress{Now: now, ByStatus: map[engine.Status]int{engine.StatusPlaced: 1}})
+	wall := reporters.Clock{Zone: time.UTC, Real: true}
+	l := newRetryLog(func() time.Time { return now }, func() string { return wall.Stamp(now) })
+	l.rehearsal = func() bool { return true }
+	l.onTerminal(live.retrying)
+	frozenService(l, live, &now, 2*time.Minute)
+	out := term.String()
+	if !strings.Contains(out, "UTC sim time  1 placed  retrying GET /notification/: 503 Service Unavailable (attempt 5)") {
+		t.Errorf("the live line does not show the attempts:\n%q", out)
+	}
+	if strings.Contains(out, "sim time  1 placed  retrying GET /notification/: 503 Service Unavailable (attempt 5, next try") {
+		t.Errorf("the live line gives real seconds beside its simulated time:\n%q", out)
+	}
+	if !strings.Contains(out, "UTC real time GET /notification/: 503 Service Unavailable; retrying until the service answers, next try in 200ms\n") {
+		t.Errorf("the episode's first line is not on the wall clock:\n%q", out)
 	}
 }

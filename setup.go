@@ -137,6 +137,7 @@ func (s *commandSetup) options(planFile string) engine.Options {
 		Store:     store,
 		Log:       s.sys.Stderr,
 		Stamp:     func(t time.Time) string { return shownClock(c.clock, c.simulated).Stamp(t) },
+		WallStamp: func(t time.Time) string { return wallClock(c.clock, c.simulated).Stamp(t) },
 		RaceTime:  reporters.RaceTime,
 
 		TipsterAPIKey:  c.tipsterKey,

@@ -195,6 +195,68 @@ func TestDecodeTwiceSameAsOnce(t *testing.T) {
 	}
 }
 
+// A notification's detail keeps the service's words beside the records:
+// the bots' lines in either documented shape, and any line in another
+// shape as its text, never dropped; the bare-array variant has records
+// alone.
+func TestDecodeNotificationDetail(t *testing.T) {
+	ctx := context.Background()
+	for _, file := range []string{"bets_object.json", "detail_quirks.json"} {
+		t.Run(file, func(t *testing.T) {
+			d, err := serveFixture(t, file, 200).NotificationDetail(ctx, 501)
+			must(t, err)
+			goldenJSON(t, "detail_"+strings.TrimSuffix(strings.TrimPrefix(file, "detail_"), ".json"), d)
+		})
+	}
+	d, err := serveFixture(t, "detail_quirks.json", 200).NotificationDetail(ctx, 501)
+	must(t, err)
+	lines := d.Lines()
+	eq(t, "lines kept", len(lines), 5)
+	eq(t, "first line", lines[0].Log, "TAB-2: not logged in: invalid password")
+	eq(t, "id from a string", int64(lines[1].ID), 8)
+	eq(t, "an object log kept as its text", lines[1].Log, `{"level": "warn", "text": "slip not submitted"}`)
+	eq(t, "a bare line", lines[2].Log, "a bare line")
+	eq(t, "a line of another shape kept whole", lines[3].Log, `{"something": "else"}`)
+	eq(t, "logs not a list kept whole", lines[4].Log, `{"unexpected": "object"}`)
+	eq(t, "session part", d.SessionInfo[0].DisplayName, "TAB-2")
+	d, err = serveFixture(t, "bets_bare_array.json", 200).NotificationDetail(ctx, 501)
+	must(t, err)
+	eq(t, "bare array: records", len(d.Bets), 3)
+	eq(t, "bare array: no lines", len(d.Lines()), 0)
+}
+
+// A session's bookmaker stake bounds come from its account_settings, read
+// from the same list of sessions; a session without them has none.
+func TestDecodeSessionStakeBounds(t *testing.T) {
+	ss, err := serveFixture(t, "sessions_bare.json", 200).ListSessions(context.Background())
+	must(t, err)
+	lo, hi := ss[0].StakeBounds()
+	eq(t, "min", lo, 1.0)
+	eq(t, "max", hi, 100.0)
+	lo, hi = ss[1].StakeBounds()
+	eq(t, "no settings: no min", lo, 0.0)
+	eq(t, "no settings: no max", hi, 0.0)
+}
+
+// The bots' log of a notification is kept as it came, whatever its shape
+// (not JSON, here), up to MaxBotLogBytes, saying how much was left off.
+// (The client cleans control characters out of every body as it enters:
+// sanitize.go.)
+func TestBotLogBodyVerbatim(t *testing.T) {
+	long := "  line one; not json at all: <b>x</b> " + strings.Repeat("x", apiclient.MaxBotLogBytes)
+	f := newFake(t, func(w http.ResponseWriter, r *http.Request, n int) {
+		w.Header().Set("Content-Type", "text/plain")
+		w.Write([]byte(long))
+	})
+	body, cut, err := f.client(t, apiclient.WithMaxRetries(0)).BotLogBody(context.Background(), 501)
+	must(t, err)
+	if string(body) != long[:apiclient.MaxBotLogBytes] {
+		t.Errorf("kept %q…, want %q…", body[:40], long[:40])
+	}
+	eq(t, "cut", cut, len(long)-apiclient.MaxBotLogBytes)
+	eq(t, "path", f.count("GET", "/bot/logs/501/"), 1)
+}
+
 // An amount that is not money (not finite, or beyond ±$1e12) is read as 0
 // and named by its record, which reads on with the rest of the page: one
 // hostile notification or bet record never fails the read of the others,

@@ -90,6 +90,11 @@ func (e *GiveUpError) Error() string {
 
 func (e *GiveUpError) Unwrap() error { return e.Err }
 
+// WallClock reports true: the client's retries wait on the wall clock, so
+// the seconds the error gives are real ones, whatever clock a command's
+// lines are on (a rehearsal's simulated one).
+func (e *GiveUpError) WallClock() bool { return true }
+
 // Retry is a failed attempt the client is about to repeat (see OnRetry).
 type Retry struct {
 	Method, Path string
@@ -149,6 +154,9 @@ func (e *TimeoutError) Error() string {
 
 // Timeout reports true, as net.Error does.
 func (e *TimeoutError) Timeout() bool { return true }
+
+// WallClock reports true: the timeout is real seconds (see GiveUpError).
+func (e *TimeoutError) WallClock() bool { return true }
 
 // redactedError carries an error whose text was cleaned of secrets while
 // keeping the original reachable for errors.Is/As.

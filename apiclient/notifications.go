@@ -320,7 +320,11 @@ func (c *Client) Bets(ctx context.Context, opts ListBetsOptions) iter.Seq2[*BetR
 // object with "bets" (new doc); the pagination envelope is read too.
 // GET /bet/notification/{id}/
 func (c *Client) BetsByNotification(ctx context.Context, id int64) ([]BetRecord, error) {
-	return getList[BetRecord](ctx, c, http.MethodGet, idPath("/bet/notification/%s/", id), nil, "bets", "results")
+	d, err := c.NotificationDetail(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	return d.Bets, nil
 }
 
 // SearchBets fetches bet records by id. It is read-only, so it is retried

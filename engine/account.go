@@ -271,10 +271,8 @@ func (r *money) certainAccountRefusal(certain []*instance) string {
 }
 
 // accountReadsOutcomes reports whether the account's limits depend on how
-// the bets went: a stop-loss, a take-profit or exposure.
-func accountReadsOutcomes(l *plan.Limits) bool {
-	return l.MaxLoss != nil || l.StopLoss != nil || l.TakeProfit != nil || l.MaxOpenStake != nil
-}
+// the bets went: a loss cap, a stop, exposure.
+func accountReadsOutcomes(l *plan.Limits) bool { return l.ReadsOutcomes() }
 
 // accountRefreshEvery is how old what the service showed of another
 // plan's open bet may be when the account's limits count it.

@@ -321,6 +321,16 @@ func (p *accountPlan) BetsByNotification(ctx context.Context, id int64) ([]apicl
 	return p.account.backend.BetsByNotification(ctx, id)
 }
 
+func (p *accountPlan) NotificationDetail(ctx context.Context, id int64) (*apiclient.NotificationDetail, error) {
+	ctx = p.own(ctx)
+	return p.account.backend.NotificationDetail(ctx, id)
+}
+
+func (p *accountPlan) BotLogBody(ctx context.Context, id int64) ([]byte, int, error) {
+	ctx = p.own(ctx)
+	return p.account.backend.BotLogBody(ctx, id)
+}
+
 func (p *accountPlan) CreateNotification(ctx context.Context, req *apiclient.CreateNotificationRequest) (*apiclient.CreateResult, error) {
 	ctx = p.own(ctx)
 	defer p.written()

@@ -45,13 +45,15 @@ type alerting struct {
 
 // alertRun is what the alerts read of the run they tell of.
 type alertRun struct {
-	journal    *Journal
-	book       *betBook
-	plan       *plan.Plan
-	opts       *Options
-	clock      Clock
-	simulated  func() bool
-	logf       func(format string, args ...any)
+	journal   *Journal
+	book      *betBook
+	plan      *plan.Plan
+	opts      *Options
+	clock     Clock
+	simulated func() bool
+	logf      func(format string, args ...any)
+	// logWallf says what the sender did: it works on the wall clock.
+	logWallf   func(format string, args ...any)
 	checkpoint func(point string)
 	// result is a bet as the run's report shows it.
 	result func(in *instance) BetResult
@@ -188,7 +190,7 @@ func (a *alerting) logAlerts() {
 	a.notes = nil
 	a.mu.Unlock()
 	for _, n := range notes {
-		a.run.logf("%s", n)
+		a.run.logWallf("%s", n)
 	}
 }
 
@@ -278,6 +280,10 @@ func betEvents(in *instance) []string {
 		evs = append(evs, plan.EventPlaced)
 	}
 	switch in.status {
+	case StatusSkipped:
+		if in.why.Code == reason.Missed {
+			evs = append(evs, plan.EventMissed)
+		}
 	case StatusSettled:
 		evs = append(evs, plan.EventSettled)
 	case StatusNotTaken:
@@ -394,10 +400,15 @@ func (a *alerting) betMessage(in *instance, ev string) *notify.Message {
 		m.Message = fmt.Sprintf("%s %s: %s on $%.2f accepted", verdict, name, signedMoney(b.Profit), b.AmountAccepted)
 	case plan.EventNotPlaced:
 		m.Message = "not placed " + name + ": " + in.reason
+		m.ReasonCode = string(in.why.Code)
+	case plan.EventMissed:
+		m.Message = "not created " + name + ": " + in.reason
+		m.ReasonCode = string(in.why.Code)
 	case plan.EventLimit:
 		m.Message = a.limitWords(in)
 	case plan.EventInDoubt:
 		m.Message = "in doubt " + name + ": " + in.reason
+		m.ReasonCode = string(in.why.Code)
 	}
 	return m
 }
@@ -512,7 +523,7 @@ func (a *alerting) end(res *Result, runErr error, stopped *state.StopMark) {
 		if next != "" {
 			next = "; " + next
 		}
-		r.logf("%d %s to %s not delivered (%s)%s; the report lists them", len(as), plural(len(as), "alert", "alerts"), w, last.Error, next)
+		r.logWallf("%d %s to %s not delivered (%s)%s; the report lists them", len(as), plural(len(as), "alert", "alerts"), w, last.Error, next)
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/betplan/betplan/apiclient"
+	"github.com/betplan/betplan/engine/book"
 	"github.com/betplan/betplan/plan"
 	"github.com/betplan/betplan/reason"
 )
@@ -72,6 +73,9 @@ type betState struct {
 	// needRecords marks a settled bet whose per-session records are still
 	// to be read (in bulk, see follow.Follower.CompleteRecords).
 	needRecords bool
+	// blocked are the sessions it targets as read just before its
+	// create, when none of them could bet it (sessions_check.go).
+	blocked []sessionBlock
 
 	// changed says the bet is among the book's transitions not yet taken
 	// (takeChanged).
@@ -190,6 +194,7 @@ func (b *betBook) restore(in *instance, s *labelState) {
 		in.placedAt, in.placedFromRecords = s.PlacedAt, s.PlacedFromRecords
 		in.placedEarlier = true
 	}
+	in.blocked = s.Blocked
 	switch {
 	case s.created():
 		in.notifID = s.NotificationID
@@ -255,6 +260,10 @@ func (b *betBook) trouble(in *instance, err, text string) {
 	}
 	b.moved(in)
 }
+
+// sawSessions is what the sessions in targets were just before its
+// create: blocks when none of them could bet it, else nil.
+func (b *betBook) sawSessions(in *instance, blocks []sessionBlock) { in.blocked = blocks }
 
 // priced sets in's stake or target profit.
 func (b *betBook) priced(in *instance, amount float64) {
@@ -388,7 +397,7 @@ func (b *betBook) readRecords(in *instance, recs []apiclient.BetRecord, at time.
 		})
 		if rec.Failed() {
 			in.refusedBy = append(in.refusedBy, fmt.Sprintf("%s: %s", rec.DisplayName, rec.SubmitError))
-			in.refusedStake += refusedShare(in)
+			in.refusedStake = book.Add(in.refusedStake, refusedShare(in))
 		}
 		if !rec.Accepted() {
 			continue

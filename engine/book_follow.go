@@ -49,6 +49,10 @@ func (v betView) Accepted() float64         { return v.notif().accepted }
 func (v betView) ReceivedBots() string      { return v.notif().bots }
 func (v betView) NotifCreatedAt() time.Time { return v.notif().created }
 func (v betView) PlacementWarning() string  { return oddsPastCap(v.in) }
+func (v betView) Blocked() (reason.Code, string) {
+	why := blocksWhy(v.in.blocked)
+	return why.Code, why.Text
+}
 
 // notifSeen is what the last read of a bet's notification showed that
 // the follower reads: zero before any.

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/betplan/betplan/engine/book"
+	"github.com/betplan/betplan/limit"
 	"github.com/betplan/betplan/plan"
 )
 
@@ -192,7 +193,8 @@ func (a askedBet) line(common string) string {
 // together with what the period has committed, against the total limit:
 // the worst case the user agrees to.
 func worstCaseWords(l plan.Limits, committed, listed float64, unknown int) string {
-	if l.MaxTotalStake == nil || listed <= 0 {
+	total, ok := l.Set.Get(limit.MaxTotalStake)
+	if !ok || listed <= 0 {
 		return ""
 	}
 	worst := committed + listed
@@ -200,10 +202,10 @@ func worstCaseWords(l plan.Limits, committed, listed float64, unknown int) strin
 	if unknown > 0 {
 		s += fmt.Sprintf(", plus %d whose amounts are not known yet", unknown)
 	}
-	if worst > *l.MaxTotalStake {
-		return s + fmt.Sprintf("; max_total_stake %s stops the bets past it.", usd(*l.MaxTotalStake))
+	if worst > total.Dollars {
+		return s + fmt.Sprintf("; max_total_stake %s stops the bets past it.", usd(total.Dollars))
 	}
-	return s + fmt.Sprintf(", within max_total_stake %s.", usd(*l.MaxTotalStake))
+	return s + fmt.Sprintf(", within max_total_stake %s.", usd(total.Dollars))
 }
 
 // certainRefusal returns why the bets certain to be created now (a named
@@ -227,7 +229,7 @@ func (r *creator) certainBets() []*instance {
 			continue
 		}
 		if r.hold.journal != nil {
-			if s := r.hold.journal.State(in.label); s != nil && !s.decidedOnly() {
+			if s := r.hold.journal.State(in.label); s != nil && !s.untried() {
 				continue // tried before: decide settles it on its own
 			}
 		}

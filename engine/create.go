@@ -28,7 +28,7 @@ func (r *creator) decide(ctx context.Context, in *instance, now time.Time) error
 	// A create announced by an earlier run (or an earlier attempt) may have
 	// landed: settle that before anything else.
 	if s := r.hold.journal.State(in.label); s != nil && s.Pending {
-		outcome, err := r.lookupOverGrace(ctx, in, "an earlier run announced a create and did not record its outcome")
+		outcome, err := r.lookupOverGrace(ctx, in, "an earlier run announced a create and did not record its outcome", false)
 		if err != nil || outcome != createAbsent {
 			return err
 		}
@@ -58,6 +58,12 @@ func (r *creator) decide(ctx context.Context, in *instance, now time.Time) error
 		return r.guardAndCreate(ctx, in)
 	}
 	if !now.Before(start) {
+		if looked, ok := r.res.lookedEarlier(in); ok {
+			// An earlier run saw it waiting; this one comes after its
+			// race started, with no create between: missed.
+			r.res.missWindow(in, looked)
+			return nil
+		}
 		if in.bet.When != nil {
 			r.book.end(in, StatusSkipped, reason.Said(reason.ConditionFalse, fmt.Sprintf("the %s started before %q was true (%s)", in.what(), in.bet.When.String(), in.bet.When.Explain(env))))
 		} else {
@@ -123,6 +129,13 @@ func (r *creator) guardAndCreate(ctx context.Context, in *instance) error {
 	if why := r.money.checkLimits(in, in.risk); why.Code != "" {
 		r.refuseByLimit(in, why)
 		return nil
+	}
+	// What the sessions are now is the reason of a bet none of them
+	// answers: kept with its create.
+	if blocks, none := blockedBefore(r.res.sessions, betTerms(in.bet), in.amount, r.ownTime); none {
+		r.book.sawSessions(in, blocks)
+	} else {
+		r.book.sawSessions(in, nil)
 	}
 	if !r.opts.AllowNoBot {
 		if why := r.checkBot(in); why != "" {
@@ -312,7 +325,8 @@ func (r *creator) create(ctx context.Context, in *instance) error {
 			return nil
 		}
 		r.checkpoint("announce")
-		e := journalEntry{Op: opCreating, Label: in.label, BetID: in.bet.ID, Amount: in.amount, AtRisk: in.risk.Amount, Basis: in.risk.Basis, Race: &info, Attempt: attempt, Fence: r.opts.fence()}
+		e := journalEntry{Op: opCreating, Label: in.label, BetID: in.bet.ID, Amount: in.amount, AtRisk: in.risk.Amount, Basis: in.risk.Basis, Race: &info, Attempt: attempt,
+			Blocked: in.blocked, Fence: r.opts.fence()}
 		if attempt == 1 { // a later attempt is the same bet, counted by its first
 			refusal, unchecked, err := r.money.recordCreating(ctx, in, e)
 			switch {
@@ -344,7 +358,7 @@ func (r *creator) create(ctx context.Context, in *instance) error {
 			id := res.ID
 			if id == 0 {
 				// The answer carried no id we could read: the label tells.
-				outcome, lerr := r.lookupOverGrace(ctx, in, "the create answered without an id")
+				outcome, lerr := r.lookupOverGrace(ctx, in, "the create answered without an id", false)
 				if lerr != nil || outcome == createLanded {
 					return lerr
 				}
@@ -367,7 +381,7 @@ func (r *creator) create(ctx context.Context, in *instance) error {
 		switch {
 		case apiclient.IsAmbiguous(err), apiclient.IsServerError(err):
 			r.logf("create %s: %v; looking the label up", in.name(), err)
-			outcome, lerr := r.lookupOverGrace(ctx, in, err.Error())
+			outcome, lerr := r.lookupOverGrace(ctx, in, err.Error(), true)
 			if lerr != nil || outcome != createAbsent {
 				return lerr
 			}
@@ -496,8 +510,9 @@ const (
 // lookupOverGrace looks the label up repeatedly over the grace window. Not
 // found by then means the create did not land, and the journal says so;
 // look-ups that kept failing leave the journal pending, so nothing is
-// created until a later look-up can tell.
-func (r *creator) lookupOverGrace(ctx context.Context, in *instance, why string) (createOutcome, error) {
+// created until a later look-up can tell. told: the log said why already
+// (a request's failure, on the wall clock; the wait is the service's).
+func (r *creator) lookupOverGrace(ctx context.Context, in *instance, why string, told bool) (createOutcome, error) {
 	deadline := r.clock.Now().Add(r.opts.AmbiguousGrace)
 	for first := true; ; first = false {
 		found, err := r.lookup(ctx, in)
@@ -509,7 +524,11 @@ func (r *creator) lookupOverGrace(ctx context.Context, in *instance, why string)
 		}
 		if first {
 			// The wait can be a minute: say what it is for.
-			r.logf("%s: %s; looking label %s up for up to %s before anything is created", in.name(), why, in.label, r.opts.AmbiguousGrace)
+			if told {
+				r.logf("%s: label %s not found yet; looking it up for up to %s before anything is created", in.name(), in.label, r.opts.AmbiguousGrace)
+			} else {
+				r.logf("%s: %s; looking label %s up for up to %s before anything is created", in.name(), why, in.label, r.opts.AmbiguousGrace)
+			}
 		}
 		if !r.clock.Now().Before(deadline) {
 			if err != nil {

@@ -32,7 +32,8 @@ type creator struct {
 	// created, is its head (listpos.go).
 	noteCreated func(id int64)
 	raceTime    func(venue string, t time.Time) string
-	tipsWords   func() string // the tips' part of the question (askedBets)
+	ownTime     func(t time.Time) string // a time of the command's own, as its log shows it
+	tipsWords   func() string            // the tips' part of the question (askedBets)
 
 	// labelsSeen is this tick's batched label check (follow.Follower.CheckLabels): the
 	// notifications carrying each checked label, nil for none.

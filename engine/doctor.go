@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/betplan/betplan/apiclient"
+	"github.com/betplan/betplan/plan"
 	"github.com/betplan/betplan/state"
 )
 
@@ -46,14 +47,27 @@ type DoctorToken struct {
 
 // DoctorSession is one bookmaker session as doctor saw it.
 type DoctorSession struct {
-	ID          int64   `json:"id"`
-	DisplayName string  `json:"display_name"`
-	Bookie      string  `json:"bookie"`
-	BotRunning  bool    `json:"bot_running"`
-	LoginStatus string  `json:"login_status,omitempty"`
-	LoginError  string  `json:"login_error,omitempty"`
-	Balance     float64 `json:"balance"`
-	Bonus       float64 `json:"bonus_balance"`
+	ID          int64  `json:"id"`
+	DisplayName string `json:"display_name"`
+	Bookie      string `json:"bookie"`
+	BotRunning  bool   `json:"bot_running"`
+	LoginStatus string `json:"login_status,omitempty"`
+	LoginError  string `json:"login_error,omitempty"`
+	// LastLoginAttempt is when its bot last tried to log in (the failed
+	// attempt a login error tells of).
+	LastLoginAttempt *time.Time `json:"last_login_attempt,omitempty"`
+	Balance          float64    `json:"balance"`
+	Bonus            float64    `json:"bonus_balance"`
+	// MinStake and MaxStake are its bookmaker's stake bounds
+	// (account_settings min_bet_amount, max_bet_amount); absent when not
+	// set.
+	MinStake *float64 `json:"min_stake,omitempty"`
+	MaxStake *float64 `json:"max_stake,omitempty"`
+	// Stops says what will stop it betting, as far as betplan can tell
+	// from the list of sessions: its bot stopped, not logged in, and
+	// (given plans) their stakes outside its bounds. Empty: nothing it
+	// can see.
+	Stops []string `json:"stops"`
 }
 
 // DoctorClock compares this machine's clock with the service's Date.
@@ -80,6 +94,10 @@ type DoctorReport struct {
 	// listed: with nothing answered, the caller says the service is not
 	// there rather than show checks that all fail for that one reason.
 	SessionsError error `json:"-"`
+	// sessions are the sessions as listed, for ExaminePlans.
+	sessions []apiclient.Session
+	// since is how the report gives a time of this machine's.
+	since func(time.Time) string
 }
 
 func (r *DoctorReport) add(name string, level CheckLevel, format string, args ...any) {
@@ -105,7 +123,16 @@ type DoctorBackend interface {
 // reachable). It only reads: no create, no control, no lock taken, nothing
 // written. Every check runs; a failing one never hides the others.
 func Examine(ctx context.Context, c DoctorBackend, baseURL string, now time.Time, store state.Store) *DoctorReport {
-	rep := &DoctorReport{BaseURL: baseURL, Sessions: []DoctorSession{}}
+	return ExamineWith(ctx, c, baseURL, now, store, nil)
+}
+
+// ExamineWith is Examine, saying a time of this machine's (a session's
+// failed login) with since (nil: RFC 3339 in UTC).
+func ExamineWith(ctx context.Context, c DoctorBackend, baseURL string, now time.Time, store state.Store, since func(time.Time) string) *DoctorReport {
+	if since == nil {
+		since = func(t time.Time) string { return t.UTC().Format(time.RFC3339) }
+	}
+	rep := &DoctorReport{BaseURL: baseURL, Sessions: []DoctorSession{}, since: since}
 
 	sessions, err := c.ListSessions(ctx)
 	rep.SessionsError = err
@@ -116,6 +143,7 @@ func Examine(ctx context.Context, c DoctorBackend, baseURL string, now time.Time
 			rep.add("service", LevelFail, "cannot list the sessions: %v", err)
 		}
 	} else {
+		rep.sessions = sessions
 		examineToken(rep, c, now)
 		examineSessions(rep, sessions)
 	}
@@ -165,13 +193,29 @@ func examineToken(rep *DoctorReport, c DoctorBackend, now time.Time) {
 // placed.
 func examineSessions(rep *DoctorReport, sessions []apiclient.Session) {
 	usable, running := 0, 0
-	for _, s := range sessions {
+	for i := range sessions {
+		s := &sessions[i]
 		ds := DoctorSession{
 			ID: int64(s.ID), DisplayName: s.DisplayName, Bookie: string(s.Bookie), BotRunning: bool(s.BotRunning),
-			LoginStatus: s.LoginStatus, Balance: float64(s.Balance), Bonus: float64(s.BonusBalance),
+			LoginStatus: s.LoginStatus, Balance: float64(s.Balance), Bonus: float64(s.BonusBalance), Stops: []string{},
 		}
 		if s.LoginError != nil {
 			ds.LoginError = strings.TrimSpace(*s.LoginError)
+		}
+		if t := s.LastLoginAttempt.Time; !t.IsZero() {
+			t = t.UTC()
+			ds.LastLoginAttempt = &t
+		}
+		if lo, hi := s.StakeBounds(); lo > 0 || hi > 0 {
+			if lo > 0 {
+				ds.MinStake = &lo
+			}
+			if hi > 0 {
+				ds.MaxStake = &hi
+			}
+		}
+		if _, words := sessionState(s, rep.since); words != "" {
+			ds.Stops = append(ds.Stops, words)
 		}
 		rep.Sessions = append(rep.Sessions, ds)
 		if !ds.BotRunning {
@@ -179,7 +223,7 @@ func examineSessions(rep *DoctorReport, sessions []apiclient.Session) {
 		}
 		running++
 		if ds.LoginError != "" {
-			rep.add("session "+fmt.Sprint(ds.ID), LevelWarn, "%s: bot running but login failed: %s", ds.DisplayName, ds.LoginError)
+			rep.add("session "+fmt.Sprint(ds.ID), LevelWarn, "%s: bot running but %s", ds.DisplayName, strings.Join(ds.Stops, "; "))
 			continue
 		}
 		usable++
@@ -303,4 +347,56 @@ type DoctorLimit struct {
 	// Reached: a run creates nothing more in the period under it.
 	Reached bool   `json:"reached"`
 	Words   string `json:"words"`
+}
+
+// ExaminePlans compares the stakes of plans' bets known offline with the
+// bookmaker bounds of each session they reach, and says per session what
+// is outside them: a warning ("Ladbrokes 2: max stake $50, plan saturday
+// bets $80 (b2)"), never a failure, since the service does not say
+// whether a bot caps a stake out of range or refuses the slip. It makes
+// no request: the bounds come with the list of sessions Examine read.
+func ExaminePlans(rep *DoctorReport, plans []*plan.Plan) {
+	for i := range rep.sessions {
+		s := &rep.sessions[i]
+		lo, hi := s.StakeBounds()
+		if lo <= 0 && hi <= 0 {
+			continue
+		}
+		var words []string
+		for _, p := range plans {
+			var over, under []string
+			overStake, underStake := 0.0, 0.0
+			for _, b := range p.Bets {
+				t := betTerms(b)
+				if !t.targets(s) {
+					continue
+				}
+				amount, ok := b.StaticAmount()
+				stake := perSessionStake(t, amount)
+				switch {
+				case !ok || stake <= 0:
+				case hi > 0 && stake > hi:
+					over, overStake = append(over, b.ID), max(overStake, stake)
+				case lo > 0 && stake < lo:
+					under = append(under, b.ID)
+					if underStake == 0 || stake < underStake {
+						underStake = stake
+					}
+				}
+			}
+			if len(over) > 0 {
+				words = append(words, fmt.Sprintf("max stake %s, plan %s bets %s (%s)", wholeUSD(hi), p.Name, wholeUSD(overStake), strings.Join(over, ", ")))
+			}
+			if len(under) > 0 {
+				words = append(words, fmt.Sprintf("min stake %s, plan %s bets %s (%s)", wholeUSD(lo), p.Name, wholeUSD(underStake), strings.Join(under, ", ")))
+			}
+		}
+		if len(words) == 0 {
+			continue
+		}
+		if i < len(rep.Sessions) {
+			rep.Sessions[i].Stops = append(rep.Sessions[i].Stops, words...)
+		}
+		rep.add("session "+fmt.Sprint(int64(s.ID)), LevelWarn, "%s: %s; warned, not refused: the service does not say whether its bot caps the stake or refuses the bet", s.Name(), strings.Join(words, "; "))
+	}
 }

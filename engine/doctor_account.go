@@ -2,11 +2,11 @@ package engine
 
 import (
 	"context"
-	"fmt"
 	"sort"
 	"strings"
 	"time"
 
+	"github.com/betplan/betplan/limit"
 	"github.com/betplan/betplan/plan"
 	"github.com/betplan/betplan/state"
 )
@@ -81,47 +81,24 @@ func ExamineAccount(ctx context.Context, rep *DoctorReport, svc Backend, clock C
 	rep.add("account", LevelOK, "%s (%s): every limit has room", a.File, who)
 }
 
-// doctorLimits says each of l's limits with its use in u.
+// doctorLimits says each of l's limits with its use in u: first those
+// counted over the period, then those of each bet or race.
 func doctorLimits(l plan.Limits, u usage) []DoctorLimit {
-	t := u
+	sums := u.Sums()
 	var out []DoctorLimit
-	add := func(name string, limit float64, used *float64, reached bool, words string) {
-		out = append(out, DoctorLimit{Name: name, Limit: limit, Used: used, Reached: reached, Words: words})
-	}
-	num := func(v float64) *float64 { return &v }
-	room := func(limit, used float64) string {
-		if used >= limit-1e-9 {
-			return "none left"
+	for _, period := range []bool{true, false} {
+		for _, k := range limit.Shown() {
+			v, ok := l.Set.Get(k)
+			if !ok || (k.Span == limit.PerPeriod) != period {
+				continue
+			}
+			use := k.Use(v, sums)
+			dl := DoctorLimit{Name: k.Key, Limit: k.Number(v), Words: use.Words}
+			if period {
+				dl.Used, dl.Reached = &use.Used, use.Reached
+			}
+			out = append(out, dl)
 		}
-		return usd(roundCents(limit-used)) + " left"
-	}
-	if v := l.MaxTotalStake; v != nil {
-		add("max_total_stake", *v, num(t.Staked), t.Staked >= *v-1e-9, fmt.Sprintf("%s at risk of %s (%s)", usd(t.Staked), usd(*v), room(*v, t.Staked)))
-	}
-	if v := l.MaxOpenStake; v != nil {
-		add("max_open_stake", *v, num(t.OpenStake), t.OpenStake >= *v-1e-9, fmt.Sprintf("%s open of %s (%s)", usd(t.OpenStake), usd(*v), room(*v, t.OpenStake)))
-	}
-	if v := l.MaxBets; v != nil {
-		add("max_bets", float64(*v), num(float64(t.Bets)), t.Bets >= *v, fmt.Sprintf("%d of %d %s", t.Bets, *v, plural(*v, "bet", "bets")))
-	}
-	if v := l.MaxLoss; v != nil {
-		loss := -t.WorstCase()
-		add("max_loss", *v, num(loss), loss >= *v-1e-9, fmt.Sprintf("worst case %s if every open bet lost (settled %s, %s open) against -%s", signedUSD(-loss), signedUSD(t.Profit), usd(t.OpenStake), usd(*v)))
-	}
-	if v := l.StopLoss; v != nil {
-		add("stop_loss", *v, num(t.Profit), t.LowestProfit <= -*v+1e-9, fmt.Sprintf("settled profit %s (lowest %s) against -%s", signedUSD(t.Profit), signedUSD(t.LowestProfit), usd(*v)))
-	}
-	if v := l.TakeProfit; v != nil {
-		add("take_profit", *v, num(t.Profit), t.HighestProfit >= *v-1e-9, fmt.Sprintf("settled profit %s (highest %s) against %s", signedUSD(t.Profit), signedUSD(t.HighestProfit), usd(*v)))
-	}
-	if v := l.MaxStakePerBet; v != nil {
-		add("max_stake_per_bet", *v, nil, false, usd(*v)+" at risk per bet")
-	}
-	if v := l.MaxStakePerRace; v != nil {
-		add("max_stake_per_race", *v, nil, false, usd(*v)+" at risk per race")
-	}
-	if v := l.MaxBetsPerRace; v != nil {
-		add("max_bets_per_race", float64(*v), nil, false, fmt.Sprintf("%d %s per race", *v, plural(*v, "bet", "bets")))
 	}
 	return out
 }

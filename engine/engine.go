@@ -23,6 +23,8 @@ type Backend interface {
 	ListNotifications(ctx context.Context, opts apiclient.ListNotificationsOptions) (*apiclient.Page[apiclient.Notification], error)
 	CreateNotification(ctx context.Context, req *apiclient.CreateNotificationRequest) (*apiclient.CreateResult, error)
 	BetsByNotification(ctx context.Context, id int64) ([]apiclient.BetRecord, error)
+	NotificationDetail(ctx context.Context, id int64) (*apiclient.NotificationDetail, error)
+	BotLogBody(ctx context.Context, id int64) ([]byte, int, error)
 	ListBets(ctx context.Context, opts apiclient.ListBetsOptions) (*apiclient.Page[apiclient.BetRecord], error)
 	CancelNotification(ctx context.Context, id int64) error
 }

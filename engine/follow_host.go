@@ -46,6 +46,9 @@ type followHost struct {
 	// there are any (outcome_keep.go).
 	keepOutcomes   func(j *Journal)
 	outcomesToKeep func(j *Journal) []*instance
+	// details are the detail_read entries a status could not write when
+	// it read them, by label (detail.go).
+	details map[string]journalEntry
 }
 
 func (h *followHost) Logf(format string, args ...any) { h.logf(format, args...) }
@@ -61,7 +64,7 @@ func (h *followHost) WouldCreate(v follow.Bet, now time.Time) bool {
 	if in.status != StatusWaiting || h.halt.why != "" || !in.resolved() || !now.Before(in.start()) {
 		return false
 	}
-	if s := h.hold.journal.State(in.label); s != nil && !s.decidedOnly() {
+	if s := h.hold.journal.State(in.label); s != nil && !s.untried() {
 		return false // created, pending or known: decide handles it on its own
 	}
 	if notInField(in) != "" {
@@ -129,7 +132,7 @@ const (
 // the time's (or outcome's) permanence: the run goes on.
 func (h *followHost) KeepPlacements(ctx context.Context) {
 	j := h.hold.journal
-	if j == nil || len(h.book.placedEntries(j)) == 0 && len(h.outcomesToKeep(j)) == 0 {
+	if j == nil || len(h.book.placedEntries(j)) == 0 && len(h.outcomesToKeep(j)) == 0 && len(h.details) == 0 {
 		return
 	}
 	if j.writable() {
@@ -177,5 +180,16 @@ func (h *followHost) recordPlacements(j *Journal) {
 			h.logf("the placement time of %s could not be kept in the journal: %v", e.Label, err)
 			return
 		}
+	}
+	for label, e := range h.details {
+		if s := j.State(label); s != nil && s.Detail != nil && s.Detail.Bots == e.Detail.Bots {
+			delete(h.details, label) // kept by a run meanwhile
+			continue
+		}
+		if err := j.Record(e); err != nil {
+			h.logf("what was read of why %s was not placed could not be kept in the journal: %v", e.Label, err)
+			return
+		}
+		delete(h.details, label)
 	}
 }

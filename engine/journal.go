@@ -55,6 +55,18 @@ type labelState struct {
 	// and Kept is that outcome as the book counts it.
 	Outcome bool
 	Kept    *book.Kept
+	// Blocked are the sessions that could not bet it just before its
+	// create (its creating entry), when none could.
+	Blocked []sessionBlock
+	// Detail is what was read of its notification to say why it was not
+	// placed (its last detail_read entry), DetailCode the reason it gave.
+	Detail     *journalDetail
+	DetailCode reason.Code
+	// Looked is when a run last saw it waiting before its race (its last
+	// looked entry); Missed says its window passed between runs (a missed
+	// entry, which decides it: Decided and its reason say so).
+	Looked time.Time
+	Missed bool
 	// announced is the serial of the label's last creating entry.
 	announced int64
 }
@@ -62,9 +74,19 @@ type labelState struct {
 // decidedOnly reports whether all the journal knows of the label is that
 // a run decided it without a create: nothing was tried, so a run that
 // finds its race still to come decides it afresh.
-func (s *labelState) decidedOnly() bool {
-	return s.Decided != "" && !s.created() && !s.Pending && s.Attempts == 0 && s.Failed == "" && !s.Canceled
+func (s *labelState) decidedOnly() bool { return s.Decided != "" && s.untried() }
+
+// untried reports whether nothing was tried for the label: no create
+// announced or found. All the journal may know of it then is that a run
+// decided it without a create, or looked at it waiting.
+func (s *labelState) untried() bool {
+	return !s.created() && !s.Pending && s.Attempts == 0 && s.Failed == "" && !s.Canceled
 }
+
+// lookedOnly reports whether all the journal knows of the label is that
+// runs looked at it waiting before its race: nothing tried, nothing
+// decided.
+func (s *labelState) lookedOnly() bool { return s.Decided == "" && s.untried() && !s.Looked.IsZero() }
 
 // limitReachedKey names a cap reached in a period.
 func limitReachedKey(scope reason.Scope, limit, period string) string {
@@ -237,6 +259,7 @@ func (j *Journal) apply(e journalEntry) {
 		s.announced = e.Serial
 		s.Attempts++
 		s.Failed = ""
+		s.Blocked = e.Blocked
 	case opCreated, opAdopted:
 		s.Pending = false
 		s.NotificationID = e.NotificationID
@@ -259,6 +282,18 @@ func (j *Journal) apply(e journalEntry) {
 		s.DecidedCode, s.DecidedLimit, s.DecidedScope, s.DecidedPeriod = reason.Code(e.Code), e.Limit, reason.Scope(e.Scope), e.Period
 	case opResulted:
 		s.Resulted = true
+	case opLooked:
+		if e.Time.After(s.Looked) {
+			s.Looked = e.Time
+		}
+	case opMissed:
+		s.Missed = true
+		s.Decided, s.DecidedWhy = Status(e.Status), e.Error
+		s.DecidedCode = reason.Code(e.Code)
+	case opDetailRead:
+		if e.Detail != nil {
+			s.Detail, s.DetailCode = e.Detail, reason.Code(e.Code)
+		}
 	case opOutcome:
 		s.Outcome = true
 		if o := e.Outcome; o != nil {
@@ -511,18 +546,21 @@ func (j *Journal) inDoubt() string { j.mu.Lock(); defer j.mu.Unlock(); return j.
 // Fresh reports whether the journal did not exist before this run.
 func (j *Journal) Fresh() bool { return j.fresh }
 
-// Committed returns the amount and count of bets created (or possibly
-// created: a pending create counts until proven absent), for limits.
+// Committed returns what the bets the journal knows were created (or
+// possibly created: a pending create counts until proven absent)
+// requested, and how many they are, as the book counts them from the
+// journal alone.
 func (j *Journal) Committed() (amount float64, count int) {
-	j.mu.Lock()
-	defer j.mu.Unlock()
-	for _, s := range j.labels {
-		if (s.created() || s.Pending) && !s.Canceled {
-			amount += s.Amount
-			count++
+	var bets []book.Bet
+	for _, e := range j.states() {
+		if f, ok := journalFacts("", e.label, &e.labelState); ok {
+			if b, ok := book.Count(f, time.Time{}); ok {
+				bets = append(bets, b)
+			}
 		}
 	}
-	return roundCents(amount), count
+	u := book.Sum(bets, plan.PeriodPlan, book.Race{}, false)
+	return u.Requested, u.Bets
 }
 
 // Close closes the journal's log.

@@ -60,6 +60,43 @@ const (
 	// (PlanHash, the report's) and why: its first start, a take-over from
 	// another process, a reload of the plan's file.
 	opServed = "served"
+	// opDetailRead keeps what was read of a bet's notification to say why
+	// it was not placed (or only partly): its Detail, and Code, the
+	// reason it gave (empty for a bet partly placed, whose reason is its
+	// result). It is read once a bet: a later run or status reads this
+	// entry instead of the service (a later answer of more bots is read
+	// anew, and a later entry of the label stands).
+	//
+	//	{"op":"detail_read","label":"betplan-…","id":1234,"code":"stake_limit",
+	//	 "detail":{"bots":"bot-7f3a","records":[{"session":"Ladbrokes 2","bookie":"25",
+	//	   "result":"Error","error":"The maximum stake is $50.","status":"FAILED"}],
+	//	   "lines":["Ladbrokes 2: bet failed: The maximum stake is $50."],
+	//	   "sessions":["Ladbrokes 2 (Ladbrokes)"],
+	//	   "reason":"every session refused it: Ladbrokes 2: The maximum stake is $50."}}
+	opDetailRead = "detail_read"
+	// opLooked keeps that a run saw a bet on a named race of a meeting day
+	// waiting, its race still to come (the bet not created, nothing
+	// decided): once a run, at its first look, and again at its end. A
+	// later run that finds the race started with no create knows the
+	// bet's window passed while no run was there (opMissed), and does not
+	// move the bet to the next meeting's race.
+	//
+	// Its time is when the run looked, on the run's clock (the
+	// service's, as race starts are).
+	//
+	//	{"op":"looked","label":"bp:…","bet":"r2","race":{…},"time":"…"}
+	opLooked = "looked"
+	// opMissed keeps that a bet on a named race was missed: a run of its
+	// meeting day looked at it before its window opened (looked) and no
+	// create was sent before its race started. WindowClosed is when the
+	// window closed (the race's start), LastLooked when a run last looked
+	// at it; Status "skipped", Code "missed" and Error the sentence, as a
+	// decided entry keeps them. It is said (alert, exit 1) once, by the
+	// run that writes it.
+	//
+	//	{"op":"missed","label":"bp:…","bet":"r2","race":{…},"status":"skipped","code":"missed",
+	//	 "window_closed":"2026-11-28T03:00:00Z","last_looked":"2026-11-27T22:00:05Z","error":"missed: …"}
+	opMissed = "missed"
 )
 
 // Where a placed entry's time comes from.
@@ -158,10 +195,60 @@ type journalEntry struct {
 	PlanHash string `json:"plan_hash,omitempty"`
 	Why      string `json:"why,omitempty"`
 	By       string `json:"by,omitempty"`
+	// Blocked (creating) are the sessions the bet targets as betplan read
+	// them just before the create, when none of them could bet it (a bot
+	// stopped or logged out, a stake outside the bookmaker's bounds): a
+	// bet no session answers is explained by them. Absent when some
+	// session could.
+	//
+	//	"blocked":[{"session":"Main Sportsbet","code":"logged_out",
+	//	  "words":"logged out since 2026-11-28 09:12:00 AEDT: 'invalid password'"}]
+	Blocked []sessionBlock `json:"blocked,omitempty"`
+	// Detail (detail_read) is what was read of the bet's notification.
+	Detail *journalDetail `json:"detail,omitempty"`
+	// WindowClosed and LastLooked (missed) are when the bet's window
+	// closed (its race started) and when a run last looked at it.
+	WindowClosed *time.Time `json:"window_closed,omitempty"`
+	LastLooked   *time.Time `json:"last_looked,omitempty"`
 	// Run (service) is the verdict of the run that wrote the entry: the
 	// bets it brings into the journal after it are real money or a
 	// rehearsal's (history reads it, never the service's URL).
 	Run *RunVerdict `json:"run,omitempty"`
+}
+
+// journalDetail is what a detail_read entry keeps of a notification: the
+// service's words, as they came.
+type journalDetail struct {
+	// Bots are the received_bots the detail was read at.
+	Bots string `json:"bots,omitempty"`
+	// Records are the sessions' answers (their bet records).
+	Records []detailRecord `json:"records,omitempty"`
+	// Lines are the bots' lines (bot_logs, then logs) as given; LinesCut
+	// counts lines left off past maxDetailLineBytes.
+	Lines    []string `json:"lines,omitempty"`
+	LinesCut int      `json:"lines_cut,omitempty"`
+	// Sessions are the notification's session_info parts, "Ladbrokes 2
+	// (Ladbrokes)".
+	Sessions []string `json:"sessions,omitempty"`
+	// LogRead says GET /bot/logs/{id}/ was read (the detail had no line):
+	// BotLog is its body as it came, its first 4 KiB, and BotLogCut the
+	// bytes left off. Nothing is read from it.
+	LogRead   bool   `json:"log_read,omitempty"`
+	BotLog    string `json:"bot_log,omitempty"`
+	BotLogCut int    `json:"bot_log_cut,omitempty"`
+	// Reason is the sentence the detail gave the bet, its code the
+	// entry's.
+	Reason string `json:"reason,omitempty"`
+}
+
+// detailRecord is one session's answer in a detail_read entry.
+type detailRecord struct {
+	Session string  `json:"session"`
+	Bookie  string  `json:"bookie,omitempty"`
+	Result  string  `json:"result,omitempty"`
+	Error   string  `json:"error,omitempty"`
+	Status  string  `json:"status,omitempty"`
+	Amount  float64 `json:"amount,omitempty"`
 }
 
 // RunVerdict is what a run decided of the money its bets put on: real, or

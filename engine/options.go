@@ -81,6 +81,12 @@ type Options struct {
 	// Stamp is how a log line gives its time; default RFC 3339 in UTC.
 	// The command passes the machine's zone, marked when simulated.
 	Stamp func(time.Time) string
+	// WallStamp is how a line about real time gives the wall clock's
+	// time now: a wait for the plan's lock, an alert's attempts, which
+	// wait on the wall clock whatever the service's clock. nil: such
+	// lines are stamped as the rest (Stamp), the same clock on a real
+	// run; a rehearsal's says "real time", its other lines "sim time".
+	WallStamp func(time.Time) string
 	// RaceTime is how a log line or a reason gives a time of a race's
 	// day at a venue; default RFC 3339 in UTC. The command passes the
 	// meeting's zone, as its reports show race times.

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"encoding/json"
+	"reflect"
 	"testing"
 	"time"
 )
@@ -76,7 +77,7 @@ func TestJournalOutcomeFoldsNothingElse(t *testing.T) {
 		t.Fatalf("the outcome as the book counts it: %+v", b.Kept)
 	}
 	b.Outcome, b.Kept = false, nil
-	if a != b {
+	if !reflect.DeepEqual(a, b) {
 		t.Fatalf("the outcome entry changed the bet:\nwithout %+v\nwith    %+v", a, b)
 	}
 	var e journalEntry

@@ -55,8 +55,6 @@ func Preview(ctx context.Context, p *plan.Plan, opts Options) (*Result, *SavedPl
 
 	now := r.clock.Now()
 	res.Warnings = r.res.unmatchedForEach(now)
-	committed, _ := j.Committed()
-	planned := committed
 	certainWhy, certain := r.create.certainRefusal()
 	refuseAll := map[*instance]bool{}
 	for _, in := range certain {
@@ -76,18 +74,16 @@ func Preview(ctx context.Context, p *plan.Plan, opts Options) (*Result, *SavedPl
 			b.Action = ActionRefuse
 			b.Reason = "run would refuse the plan before creating any bet: " + certainWhy
 		} else {
-			b = r.create.previewOne(in, now, exists, &planned)
+			b = r.create.previewOne(in, now, exists)
 		}
 		res.Bets = append(res.Bets, b)
 		if b.Action == ActionCreate {
 			saved.Creates = append(saved.Creates, SavedCreate{Label: b.Label, BetID: b.ID, Amount: in.amount})
 		}
 	}
-	res.Limits.Committed, res.Limits.CreatedBets = committed, len(existing)
-	if c, n := j.Committed(); n > res.Limits.CreatedBets {
-		res.Limits.Committed, res.Limits.CreatedBets = c, n
-	}
-	res.Limits.Planned = roundCents(planned - committed) // what this preview would add
+	all := r.money.usageFor(RaceInfo{}) // every period's, what this preview would add with it
+	res.Limits.Committed, res.Limits.CreatedBets = all.Requested, max(len(existing), all.Bets-all.PlannedBets)
+	res.Limits.Planned = all.PlannedRequested
 	if err := r.tips.previewTips(res, now); err != nil {
 		r.finish(res, err)
 		return res, nil, err
@@ -105,7 +101,7 @@ func Preview(ctx context.Context, p *plan.Plan, opts Options) (*Result, *SavedPl
 }
 
 // previewOne decides what run would do with one instance now.
-func (r *creator) previewOne(in *instance, now time.Time, exists map[string]int64, planned *float64) BetResult {
+func (r *creator) previewOne(in *instance, now time.Time, exists map[string]int64) BetResult {
 	if in.status == StatusWaiting && in.notifID == 0 {
 		if id, ok := exists[in.label]; ok {
 			r.book.knownAs(in, id)
@@ -194,7 +190,6 @@ func (r *creator) previewOne(in *instance, now time.Time, exists map[string]int6
 		}
 		b.Action = ActionCreate
 		b.Reason = "ready: run would create it now"
-		*planned += in.amount
 		r.money.planned = append(r.money.planned, r.money.asPlanned(in))
 	}
 	return b

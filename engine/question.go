@@ -7,6 +7,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/betplan/betplan/engine/book"
 )
 
 // questionQuiet is how long the run's one question waits for the other
@@ -160,15 +162,15 @@ func (q *Question) put(say func(string)) (bool, error) {
 func (q *Question) summary() string {
 	sort.Slice(q.parts, func(i, j int) bool { return q.parts[i].plan < q.parts[j].plan })
 	var bets int
-	var requested, atRisk float64
+	var requested, atRisk book.Total
 	for _, p := range q.parts {
 		bets += p.bets
-		requested += p.requested
-		atRisk += p.atRisk
+		requested.Add(p.requested)
+		atRisk.Add(p.atRisk)
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "%d %s of this run: up to %d %s may be created, %s requested, %s at risk. One yes covers every bet of these plans in this run, now and later.",
-		len(q.parts), plural(len(q.parts), "plan", "plans"), bets, plural(bets, "bet", "bets"), usd(requested), usd(atRisk))
+		len(q.parts), plural(len(q.parts), "plan", "plans"), bets, plural(bets, "bet", "bets"), usd(requested.Dollars()), usd(atRisk.Dollars()))
 	files := map[string]bool{}
 	for _, p := range q.parts {
 		b.WriteString("\n\n" + p.text)

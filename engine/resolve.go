@@ -10,6 +10,7 @@ import (
 
 	"github.com/betplan/betplan/apiclient"
 	"github.com/betplan/betplan/plan"
+	"github.com/betplan/betplan/reason"
 )
 
 // sessionsMaxAge is how old the view of the sessions may be when the
@@ -34,8 +35,18 @@ type resolver struct {
 	sessionsRead
 	lastRefresh time.Time
 	expanded    bool // for_each_race was expanded
+	// looked is when this run last journalled that it saw each bet on a
+	// named race waiting before its race (looked entries, by label).
+	looked map[string]time.Time
+	// missedNow are the labels this run found missed and journalled so.
+	missedNow map[string]bool
+	// ownTime is a time of the command's own, as its log shows it;
+	// raceTime a time of a race's day at a venue.
+	ownTime  func(time.Time) string
+	raceTime func(venue string, t time.Time) string
+	logf     func(format string, args ...any)
 	// served says the run is a served one (serve.go): races listed after
-	// it began are its bets too, and no poll.timeout bounds which.
+	// it began are its bets too, looking poll.timeout ahead at each refresh.
 	served bool
 }
 
@@ -249,6 +260,9 @@ func (r *resolver) expand() error {
 		if r.madeToday(b, rc.StartTime.Time, now) {
 			continue // today's meeting has it; the same race tomorrow is tomorrow's run
 		}
+		if first {
+			r.sayLaterMeeting(b, rc, now)
+		}
 		// A race found on a later refresh replaces its unresolved entry.
 		if old, ok := r.book.byLabel["unresolved:"+b.ID]; ok {
 			r.book.remove(old, "unresolved:"+b.ID)
@@ -358,7 +372,7 @@ func (r *resolver) keepDecision(in *instance) error {
 		(in.status != StatusSkipped && in.status != StatusFailed) || r.halt.lockLost() {
 		return nil
 	}
-	if s := r.hold.journal.State(in.label); s != nil {
+	if s := r.hold.journal.State(in.label); s != nil && !s.lookedOnly() {
 		return nil // created, tried or decided already: the journal knows the day's race
 	}
 	info := in.info
@@ -434,18 +448,152 @@ func (r *resolver) followJournal() {
 		s := r.hold.journal.State(l)
 		b := bets[s.BetID]
 		decided := s.decidedOnly() && decidedToday(s, r.clock.Now())
-		if b == nil || (!s.created() && !s.Pending && !decided) {
+		missed := b != nil && b.Race != nil && s.lookedOnly() && !r.clock.Now().Before(s.Race.Start)
+		if b == nil || (!s.created() && !s.Pending && !decided && !missed) {
 			continue
 		}
 		in := newWaiting(b, s.Race, l, 0)
 		r.applyJournal(in)
-		if decided {
+		switch {
+		case missed:
+			// A run looked at it before its window opened, and its race
+			// has started with no create: no run was there while it was
+			// open.
+			r.missWindow(in, s.Looked)
+		case decided:
 			// Its race has left the list: the day's decision stands.
 			r.book.end(in, s.Decided, s.decidedWhy())
 		}
 		r.book.add(l, in)
 	}
 	r.book.nameInstances()
+}
+
+// Missed windows. A bet on a named race waits for its window (its when)
+// to open; a run that sees it waiting before its race keeps that it
+// looked (a looked entry). A later run that finds the race started, with
+// no create sent for it and no run of its own there before the start,
+// knows the window passed while nothing was running (the machine asleep,
+// cron late): the bet is missed, said once (a missed entry, an alert,
+// exit 1), and it stays on that day's race (madeToday reads the entries)
+// rather than moving to the next meeting's.
+
+// keepLook journals that this run saw in waiting before its race, at
+// its first look (end false), or again at its end (end true) when its
+// first look is a minute old or more. A status, or a run that lost its
+// lock, keeps nothing.
+func (r *resolver) keepLook(in *instance, now time.Time, end bool) error {
+	j := r.hold.journal
+	if j == nil || !j.writable() || r.halt.lockLost() || in.bet.Race == nil || in.race == nil ||
+		in.status != StatusWaiting || in.notifID != 0 || !now.Before(in.start()) {
+		return nil
+	}
+	if s := j.State(in.label); s != nil && !s.lookedOnly() {
+		return nil // created, tried or decided: no window to miss
+	} else if s != nil && now.Sub(s.Looked) >= 0 && now.Sub(s.Looked) < lookAgainAfter {
+		// A cron run every few minutes would journal every waiting bet
+		// every few minutes: a look less than lookAgainAfter old says
+		// what a new one would.
+		return nil
+	}
+	at, seen := r.looked[in.label]
+	if seen && (!end || now.Sub(at) < time.Minute) {
+		return nil
+	}
+	if r.looked == nil {
+		r.looked = map[string]time.Time{}
+	}
+	r.looked[in.label] = now
+	info := in.info
+	// Its time is the run's clock (the service's), as the race's start
+	// it is weighed against.
+	return j.Record(journalEntry{Op: opLooked, Label: in.label, BetID: in.bet.ID, Race: &info, Time: now.UTC()})
+}
+
+// lookAgainAfter is how old a journalled look of a waiting bet is before
+// a run journals its own: the last look a missed window names is at most
+// that much earlier than the last run that saw the bet waiting.
+const lookAgainAfter = 30 * time.Minute
+
+// lookedEarlier reports whether an earlier run looked at in waiting and
+// nothing else was tried or decided for it, while this run never saw it
+// before its race: a race found started is then a missed window.
+func (r *resolver) lookedEarlier(in *instance) (time.Time, bool) {
+	if r.hold.journal == nil || in.bet.Race == nil {
+		return time.Time{}, false
+	}
+	s := r.hold.journal.State(in.label)
+	if s == nil || !s.lookedOnly() {
+		return time.Time{}, false
+	}
+	if _, seen := r.looked[in.label]; seen {
+		return time.Time{}, false
+	}
+	return s.Looked, true
+}
+
+// missWindow ends in, whose window passed between runs (an earlier run
+// looked at it at lastLooked), as missed: skipped, reason missed. The
+// run that finds it so journals it (once) and fails for it; a status
+// only says it.
+func (r *resolver) missWindow(in *instance, lastLooked time.Time) {
+	closed := in.info.Start
+	why := reason.Said(reason.Missed, fmt.Sprintf("missed: its window closed at %s, when its race started, and no run was there while it was open; betplan last looked at %s, before it opened: not created",
+		r.raceTimeOf(in.info.Venue, closed), r.ownTimeOf(lastLooked)))
+	j := r.hold.journal
+	if j == nil || !j.writable() || r.halt.lockLost() {
+		r.book.end(in, StatusSkipped, why)
+		return
+	}
+	if s := j.State(in.label); s != nil && s.Missed {
+		r.book.end(in, StatusSkipped, s.decidedWhy())
+		return
+	}
+	info := in.info
+	c, l := closed.UTC(), lastLooked.UTC()
+	if err := j.Record(journalEntry{Op: opMissed, Label: in.label, BetID: in.bet.ID, Race: &info, Status: string(StatusSkipped),
+		Code: string(reason.Missed), Error: why.Text, WindowClosed: &c, LastLooked: &l}); err != nil {
+		r.book.end(in, StatusSkipped, why) // said; the next run journals it
+		return
+	}
+	if r.missedNow == nil {
+		r.missedNow = map[string]bool{}
+	}
+	r.missedNow[in.label] = true
+	r.book.end(in, StatusSkipped, why)
+	if r.logf != nil {
+		r.logf("missed %s: %s", in.name(), why.Text)
+	}
+}
+
+// sayLaterMeeting says, once a run, that b is on the next meeting's race
+// rc because nothing in the journal has it on today's (a plan's first
+// run in the evening, a day no run looked at it before its race).
+func (r *resolver) sayLaterMeeting(b *plan.Bet, rc *apiclient.Race, now time.Time) {
+	start := rc.StartTime.Time
+	if r.logf == nil || meetingDate(start) == now.In(start.Location()).Format("2006-01-02") {
+		return
+	}
+	first := ""
+	if r.hold.journal == nil || r.hold.journal.Fresh() {
+		first = "this plan's first run: "
+	}
+	r.logf("%sbet %s is on the next meeting's %s R%d, %s: no run of this plan looked at today's before it ran",
+		first, b.ID, rc.Venue(), int(rc.EventNumber), r.raceTimeOf(rc.Venue(), start))
+}
+
+func (r *resolver) raceTimeOf(venue string, t time.Time) string {
+	if r.raceTime != nil {
+		return r.raceTime(venue, t)
+	}
+	return t.UTC().Format(time.RFC3339)
+}
+
+func (r *resolver) ownTimeOf(t time.Time) string {
+	if r.ownTime != nil {
+		return r.ownTime(t)
+	}
+	return t.UTC().Format(time.RFC3339)
 }
 
 // staticAmount is a bet's stake or target profit when it is known

@@ -8,6 +8,7 @@ import (
 
 	"github.com/betplan/betplan/engine/bet"
 	"github.com/betplan/betplan/engine/book"
+	"github.com/betplan/betplan/limit"
 	"github.com/betplan/betplan/plan"
 	"github.com/betplan/betplan/reason"
 	"github.com/betplan/betplan/state"
@@ -205,6 +206,10 @@ type BetResult struct {
 	// RefusedBy names the sessions whose records refused it, each with
 	// the service's reason: "Ladbrokes 2: The minimum stake is $1.".
 	RefusedBy []string
+	// MissedNow says the command found the bet's window missed and
+	// journalled it (reason missed): it counts as a bet not placed in
+	// that run alone.
+	MissedNow bool `json:",omitempty"`
 	// Canceled is set on a cancelled bet; with AmountAccepted above 0 the
 	// sessions had placed it before the cancel, and that stays on: its
 	// status says where it stands (placed, settled).
@@ -339,6 +344,10 @@ func (b *BetResult) Fails() bool {
 	switch b.Status {
 	case StatusFailed, StatusNotTaken, StatusUnresolved, StatusInDoubt:
 		return b.Why.Code.Failure()
+	case StatusSkipped:
+		// A missed window fails the run that found it, once; skipped by
+		// its own condition or its race's start is no failure.
+		return b.MissedNow && b.Why.Code == reason.Missed
 	}
 	return false
 }
@@ -489,6 +498,12 @@ type PeriodUsage struct {
 // WorstCase is the period's profit if every bet not resulted yet lost all
 // it has at risk: what max_loss caps.
 func (p PeriodUsage) WorstCase() float64 { return worstCase(p.PlanEnv) }
+
+// Sums is the period's use as the limits read it.
+func (p PeriodUsage) Sums() limit.Sums {
+	return limit.Sums{Staked: p.Staked, OpenStake: p.OpenStake, Profit: p.Profit, LowestProfit: p.LowestProfit, HighestProfit: p.HighestProfit,
+		Bets: p.Bets, Won: p.Won, Lost: p.Lost, Planned: p.Planned, PlannedBets: p.PlannedBets}
+}
 
 // worstCase is a period's profit if every open bet lost what it has at
 // risk: what max_loss caps.

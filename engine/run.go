@@ -68,12 +68,20 @@ func (r *tracker) runWithAlerts(ctx context.Context, res *Result, check func() e
 		}
 		if len(r.opts.Notify) > 0 {
 			r.alerts = startAlerts(alertRun{journal: r.journal, book: r.book, plan: r.plan, opts: &r.opts, clock: r.clock,
-				simulated: r.simulated, logf: r.logf, checkpoint: r.checkpoint, result: r.money.betResult, usage: r.money.usageOf})
+				simulated: r.simulated, logf: r.logf, logWallf: r.logWallf, checkpoint: r.checkpoint, result: r.money.betResult, usage: r.money.usageOf})
 		}
 		err := r.start(ctx)
 		if err == nil {
 			r.result = res
 			err = r.loop(ctx)
+		}
+		if !errors.Is(err, ErrNotConfirmed) {
+			// When this run last saw the bets still waiting: a later run
+			// that finds a race started with no create says since when.
+			// A no at the prompt changes nothing.
+			for _, in := range r.book.insts {
+				_ = r.keepLook(in, true) // a journal out of reach stops the run on its own
+			}
 		}
 		r.finish(res, err)
 		endAlerts(err)
@@ -117,7 +125,7 @@ func (r *tracker) runLocked(ctx context.Context, fn func() error) error {
 		Owner:   state.LockOwner{PID: os.Getpid(), Host: host, PlanFile: r.opts.PlanFile, Command: command, Since: time.Now().UTC()},
 		Timeout: r.opts.LockTimeout,
 		Waiting: func(holder state.LockOwner) {
-			r.logf("waiting up to %s for the plan's lock, held by %s", r.opts.LockTimeout, holder)
+			r.logWallf("waiting up to %s for the plan's lock, held by %s", r.opts.LockTimeout, holder)
 		},
 		Leader: r.opts.leader(),
 	}
@@ -166,6 +174,12 @@ func (r *tracker) start(ctx context.Context) error {
 		return err
 	}
 	r.res.followJournal()
+	// The run's check of the sessions, before any create: what will stop
+	// each session the plan's bets reach from betting them. Said, never
+	// refused for (checkBot refuses a bet no running bot would take).
+	for _, line := range checkSessions(r.res.sessions, r.book.insts, r.ownTime) {
+		r.logf("%s", line)
+	}
 	if err := r.tips.expandTips(); err != nil {
 		return err
 	}
@@ -202,8 +216,7 @@ func (r *tracker) start(ctx context.Context) error {
 // bets went: expressions reading plan or bets, or limits on profit or
 // exposure.
 func (r *tracker) readsOutcomes() bool {
-	l := r.plan.Limits
-	return r.plan.ReadsOutcomes || l.MaxLoss != nil || l.StopLoss != nil || l.TakeProfit != nil || l.MaxOpenStake != nil
+	return r.plan.ReadsOutcomes || r.plan.Limits.ReadsOutcomes()
 }
 
 // recoverOverGrace recovers the plan's notifications from the service over
@@ -442,8 +455,27 @@ func (r *tracker) decideAll(ctx context.Context) (stopped bool, err error) {
 		if err := r.res.keepDecision(in); err != nil {
 			return false, err
 		}
+		if err := r.keepLook(in, false); err != nil {
+			return false, err
+		}
 	}
 	return false, nil
+}
+
+// keepLook journals that the run saw in waiting before its race
+// (resolver.keepLook): at its first look (end false) once the run's
+// question, if it asks one, was answered yes, and at its end. A saved
+// plan looks at its own bets alone.
+func (r *tracker) keepLook(in *instance, end bool) error {
+	if only := r.opts.OnlyLabels; only != nil {
+		if _, ok := only[in.label]; !ok {
+			return nil
+		}
+	}
+	if !end && !r.ask.given && r.ask.asks() {
+		return nil // nothing is journalled before the yes
+	}
+	return r.res.keepLook(in, r.clock.Now(), end)
 }
 
 // stopSeen tells the plan's stop mark (a StoppedError) from the errors

@@ -207,7 +207,8 @@ func TestServedRunYieldLetsTheCreateInFlightFinish(t *testing.T) {
 	assert.Equal(t, 1, w.svc.NotificationCount(), "the create in flight landed, no other was sent")
 	var ops []string
 	for _, e := range journalOps(t, o, "served") {
-		if e["label"] != nil {
+		switch e["op"] {
+		case "creating", "created", "adopted", "absent", "failed":
 			ops = append(ops, e["op"].(string))
 		}
 	}

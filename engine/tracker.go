@@ -1,7 +1,9 @@
 package engine
 
 import (
+	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/betplan/betplan/apiclient"
@@ -47,7 +49,8 @@ func newTracker(p *plan.Plan, opts Options) *tracker {
 	r := &tracker{opts: opts, plan: p, svc: opts.Backend, clock: opts.Clock, book: newBook(), hold: &hold{}}
 	r.halt = &halt{hold: r.hold, book: r.book, logf: r.logf}
 	r.ask = &confirmation{opts: &r.opts, halt: r.halt, logf: r.logf}
-	r.res = &resolver{plan: p, svc: r.svc, clock: r.clock, book: r.book, hold: r.hold, halt: r.halt, money: &r.money, served: opts.Serve != nil}
+	r.res = &resolver{plan: p, svc: r.svc, clock: r.clock, book: r.book, hold: r.hold, halt: r.halt, money: &r.money,
+		ownTime: r.ownTime, raceTime: r.raceTime, logf: r.logf, served: opts.Serve != nil}
 	fh := &followHost{opts: &r.opts, svc: r.svc, book: r.book, res: r.res, hold: r.hold, halt: r.halt, key: r.planKey(),
 		logf: r.logf, raceTime: r.raceTime, keepOutcomes: r.keepOutcomes, outcomesToKeep: r.outcomesToKeep}
 	r.follow = newFollower(p, &r.opts, r.svc, r.clock, r.book, fh)
@@ -59,7 +62,7 @@ func newTracker(p *plan.Plan, opts Options) *tracker {
 		hold: r.hold, sessions: &r.res.sessionsRead, checkpoint: r.checkpoint}
 	r.create = &creator{plan: p, opts: &r.opts, clock: r.clock, svc: r.svc, book: r.book, res: r.res, money: &r.money,
 		hold: r.hold, halt: r.halt, ask: r.ask,
-		logf: r.logf, checkpoint: r.checkpoint, noteCreated: r.follow.NoteCreated, raceTime: r.raceTime, tipsWords: r.tips.tipsSummary}
+		logf: r.logf, checkpoint: r.checkpoint, noteCreated: r.follow.NoteCreated, raceTime: r.raceTime, ownTime: r.ownTime, tipsWords: r.tips.tipsSummary}
 	return r
 }
 
@@ -99,15 +102,52 @@ func (r *tracker) raceTime(venue string, t time.Time) string {
 	return t.UTC().Format(time.RFC3339)
 }
 
+// ownTime is t, a time of the command's own (a session's failed login),
+// as its log lines give theirs (Options.Stamp).
+func (r *tracker) ownTime(t time.Time) string {
+	if r.opts.Stamp != nil {
+		return r.opts.Stamp(t)
+	}
+	return t.UTC().Format("2006-01-02T15:04:05Z")
+}
+
 func (r *tracker) logf(format string, args ...any) {
 	if r.opts.Log == nil {
 		return
 	}
-	now := r.clock.Now()
-	stamp := now.UTC().Format("2006-01-02T15:04:05Z")
-	if r.opts.Stamp != nil {
-		stamp = r.opts.Stamp(now)
+	if r.opts.WallStamp != nil && slices.ContainsFunc(args, onWallClock) {
+		// The line gives a request's real seconds: it is on their clock.
+		r.logLine(r.opts.WallStamp(time.Now()), format, args...)
+		return
 	}
+	now := r.clock.Now()
+	r.logLine(r.ownTime(now), format, args...)
+}
+
+// logWallf is logf for a line about real time (Options.WallStamp):
+// stamped by the wall clock, so a rehearsal never shows real seconds
+// beside its simulated time.
+func (r *tracker) logWallf(format string, args ...any) {
+	if r.opts.Log == nil || r.opts.WallStamp == nil {
+		r.logf(format, args...)
+		return
+	}
+	r.logLine(r.opts.WallStamp(time.Now()), format, args...)
+}
+
+// onWallClock reports whether arg is an error that gives the wall clock's
+// seconds (the client's timeouts and retries say so with a WallClock
+// method).
+func onWallClock(arg any) bool {
+	err, ok := arg.(error)
+	if !ok {
+		return false
+	}
+	var w interface{ WallClock() bool }
+	return errors.As(err, &w) && w.WallClock()
+}
+
+func (r *tracker) logLine(stamp, format string, args ...any) {
 	// A line names venues, sessions and reasons from the service and the
 	// journal: shown, never run.
 	fmt.Fprintf(r.opts.Log, "%s %s\n", stamp, printable.Text(fmt.Sprintf(format, args...)))
@@ -139,11 +179,14 @@ func (r *tracker) fill(res *Result) {
 	res.Bets = res.Bets[:0]
 	for _, in := range r.book.insts {
 		r.markInDoubt(in)
-		res.Bets = append(res.Bets, r.money.betResult(in))
+		b := r.money.betResult(in)
+		b.MissedNow = r.res.missedNow[in.label] // found missed by this run: it fails for it, once
+		res.Bets = append(res.Bets, b)
 	}
 	if r.journal != nil {
 		res.ReportDir = r.journal.ReportDir()
-		res.Limits.Committed, res.Limits.CreatedBets = r.journal.Committed()
+		all := r.money.usageFor(RaceInfo{}) // every period's
+		res.Limits.Committed, res.Limits.CreatedBets = all.Requested, all.Bets-all.PlannedBets
 	}
 	r.tips.fillTips(res)
 	if r.res.hasEventBets() {

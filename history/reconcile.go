@@ -11,6 +11,7 @@ import (
 
 	"github.com/betplan/betplan/apiclient"
 	"github.com/betplan/betplan/engine"
+	"github.com/betplan/betplan/engine/book"
 )
 
 // BetWalker reads the service's bet records a page at a time (GET /bet/):
@@ -101,7 +102,7 @@ func (r *ServiceRead) words() string {
 
 // serviceBet is one label's records as the service shows them.
 type serviceBet struct {
-	profit, accepted int64
+	profit, accepted book.Total
 	settled          bool
 	ids              []int64 // records summed, so a record a shifting list shows twice counts once
 }
@@ -167,8 +168,8 @@ func Reconcile(ctx context.Context, bets []Bet, svc BetWalker, since string, lim
 			}
 			b.ids = append(b.ids, id)
 		}
-		b.profit += r.Profit.Cents()
-		b.accepted += r.Amount.Cents()
+		b.profit.AddCents(r.Profit.Cents())
+		b.accepted.AddCents(r.Amount.Cents())
 		if r.Accepted() && !strings.EqualFold(r.Status, "SETTLED") && !strings.EqualFold(r.Status, "VOID") {
 			b.settled = false
 		}
@@ -198,8 +199,12 @@ func Reconcile(ctx context.Context, bets []Bet, svc BetWalker, since string, lim
 	}
 
 	var out []Difference
-	for key, s := range seen {
+	for key, sb := range seen {
 		b := byLabel[key]
+		s := struct {
+			profit, accepted int64
+			settled          bool
+		}{sb.profit.Cents(), sb.accepted.Cents(), sb.settled}
 		if b == nil {
 			out = append(out, Difference{Label: key, Kind: "unknown",
 				Words: fmt.Sprintf("the service shows a bet (%s accepted, %s) that no plan of this state made", "$"+money(Dollars(s.accepted)), signed(Dollars(s.profit)))})
@@ -210,10 +215,11 @@ func Reconcile(ctx context.Context, bets []Bet, svc BetWalker, since string, lim
 		}
 		mine := b.Profit
 		if len(b.Sessions) > 0 {
-			mine = 0
+			var sum book.Total
 			for _, x := range b.Sessions {
-				mine += x.Profit
+				sum.AddCents(x.Profit)
 			}
+			mine = sum.Cents()
 		}
 		switch {
 		case resultOf(mine, b.Accepted) != resultOf(s.profit, s.accepted):

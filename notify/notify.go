@@ -16,10 +16,12 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"reflect"
 	"slices"
 	"strings"
 	"time"
 
+	"github.com/nicholas-fedor/shoutrrr/pkg/format"
 	"github.com/nicholas-fedor/shoutrrr/pkg/router"
 	"github.com/nicholas-fedor/shoutrrr/pkg/services/specialized/generic"
 	"github.com/nicholas-fedor/shoutrrr/pkg/types"
@@ -93,6 +95,10 @@ type Message struct {
 	Label          string `json:"label,omitempty"`
 	NotificationID int64  `json:"notification_id,omitempty"`
 	Status         string `json:"status,omitempty"`
+	// ReasonCode is why a bet was not placed or not created (not_placed,
+	// missed, in_doubt), as a program reads it: a code of the README's
+	// reasons table.
+	ReasonCode string `json:"reason_code,omitempty"`
 	// Requested is the bet's stake, or its target profit when
 	// RequestedField says so.
 	Requested      *float64 `json:"requested,omitempty"`
@@ -135,14 +141,22 @@ type Totals struct {
 // one sanitiser of human output, since a queued alert's body is read back
 // from the journal, which another tool or a hand edit may have written.
 func (m *Message) Text() string {
+	return printable.Text(m.who() + ": " + m.Message)
+}
+
+// rehearsalMark follows whatever names an alert of a rehearsal.
+const rehearsalMark = " (rehearsal)"
+
+// who is whose the alert is: "betplan card", "betplan card (rehearsal)".
+func (m *Message) who() string {
 	who := "betplan"
 	if m.Plan != "" {
 		who += " " + m.Plan
 	}
 	if m.Simulated {
-		who += " (rehearsal)"
+		who += rehearsalMark
 	}
-	return printable.Text(who + ": " + m.Message)
+	return who
 }
 
 // Outcome is what one attempt to deliver came to.
@@ -323,7 +337,8 @@ func sendService(ctx context.Context, t Target, m *Message) (Outcome, error) {
 		return NotDelivered, errors.New("the URL is not one the service reads")
 	}
 	done := make(chan error, 1)
-	go func() { done <- svc.Send(m.Text(), &types.Params{}) }()
+	params := titleParams(svc, m)
+	go func() { done <- svc.Send(m.Text(), &params) }()
 	select {
 	case err := <-done:
 		if err == nil {
@@ -342,4 +357,60 @@ func sendService(ctx context.Context, t Target, m *Message) (Outcome, error) {
 	case <-ctx.Done():
 		return Unknown, fmt.Errorf("no answer within %s", AttemptTimeout)
 	}
+}
+
+// titleParams are the params that set the title a service shows above or
+// before its message (an e-mail's subject, a push's title, a Zulip topic),
+// so the title says a rehearsal too: a title the URL sets is kept, with
+// " (rehearsal)" after it on a rehearsal; where the service always shows
+// a title and the URL sets none, the library's stock words ("Shoutrrr
+// Notification") or an empty subject give way to betplan's own, "betplan
+// card" ("betplan card (rehearsal)"); a service that shows no title
+// unless the URL sets one is given none, its message saying whose it is.
+func titleParams(svc types.Service, m *Message) types.Params {
+	cfg := serviceConfig(svc)
+	if cfg == nil {
+		return types.Params{}
+	}
+	for _, item := range format.GetConfigFormat(cfg).Items {
+		f := item.Field()
+		if !slices.ContainsFunc(f.Keys, func(k string) bool { return strings.EqualFold(k, types.TitleKey) }) {
+			continue
+		}
+		pkr := format.NewPropKeyResolver(cfg)
+		title, err := pkr.Get(types.TitleKey)
+		switch {
+		case err != nil:
+			return types.Params{}
+		case f.DefaultValue != "" && (title == "" || title == f.DefaultValue):
+			// A title the service always shows (a mail's subject), left
+			// as the library's stock words or empty.
+			title = m.who()
+		case title == "":
+			return types.Params{}
+		case m.Simulated:
+			title += rehearsalMark
+		default:
+			return types.Params{}
+		}
+		// The field's first key: a service may read only that one from
+		// the params (zulip reads "topic", never "title").
+		return types.Params{strings.ToLower(f.Keys[0]): printable.Text(title)}
+	}
+	return types.Params{}
+}
+
+// serviceConfig is the configuration the library read from a service's
+// URL (its Config field), or nil.
+func serviceConfig(svc types.Service) types.ServiceConfig {
+	v := reflect.ValueOf(svc)
+	if v.Kind() != reflect.Pointer || v.Elem().Kind() != reflect.Struct {
+		return nil
+	}
+	f := v.Elem().FieldByName("Config")
+	if !f.IsValid() || f.Kind() != reflect.Pointer || f.IsNil() || !f.CanInterface() {
+		return nil
+	}
+	cfg, _ := f.Interface().(types.ServiceConfig)
+	return cfg
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/betplan/betplan/internal/smtptest"
 	"github.com/betplan/betplan/notify"
 	"github.com/betplan/betplan/plan"
 )
@@ -338,4 +339,88 @@ func TestLibraryServiceFollowsNoRedirect(t *testing.T) {
 // process's default transport.
 func signalURL(srvURL string) string {
 	return "signal://" + strings.TrimPrefix(srvURL, "http://") + "/+15551234567/+15557654321?disabletls=yes"
+}
+
+// smtpURL is an smtp:// target on the loopback mail server at addr, in
+// plain SMTP (which validate allows on loopback only), with query added.
+func smtpURL(addr, query string) string {
+	return "smtp://" + addr + "/?from=betplan@example.com&to=punter@example.com&auth=None&encryption=None&usestarttls=No" + query
+}
+
+// An e-mail names whose alert it is and whether it is a rehearsal's in its
+// subject as well as its body: a subject the URL sets is kept, followed by
+// " (rehearsal)" on a rehearsal; without one, betplan's own, never the
+// library's empty subject. A real mail server on loopback takes them.
+func TestMailSubjectSaysARehearsal(t *testing.T) {
+	srv, err := smtptest.NewServer()
+	require.NoError(t, err)
+	t.Cleanup(func() { srv.Close() })
+	for _, tt := range []struct {
+		query     string
+		simulated bool
+		subject   string
+	}{
+		{"", false, "betplan card"},
+		{"", true, "betplan card (rehearsal)"},
+		{"&subject=Race+day", false, "Race day"},
+		{"&subject=Race+day", true, "Race day (rehearsal)"},
+	} {
+		tg := notify.Target{URL: smtpURL(srv.Addr, tt.query)}
+		require.NoError(t, plan.CheckNotifyURL(tg.URL))
+		o, err := notify.Send(t.Context(), nil, tg, &notify.Message{Plan: "card", Simulated: tt.simulated, Message: "won flem1-no2: +$12.00"})
+		require.NoError(t, err, tt.query)
+		require.Equal(t, notify.Delivered, o)
+		mails := srv.Mails()
+		m := mails[len(mails)-1]
+		assert.Equal(t, tt.subject, m.Header.Get("Subject"), "%q simulated=%v", tt.query, tt.simulated)
+		body := "betplan card: won flem1-no2: +$12.00"
+		if tt.simulated {
+			body = "betplan card (rehearsal): won flem1-no2: +$12.00"
+		}
+		assert.Equal(t, body, strings.TrimSpace(m.Body))
+	}
+}
+
+// The title each service that shows one is handed (where no server of it
+// can be reached on loopback): the URL's own title, marked on a rehearsal
+// and left alone on a real run; the library's stock title replaced by
+// betplan's; no title where the service shows none unless told (its
+// message says the rehearsal). A Zulip topic is its title, under the key
+// the library reads for it.
+func TestServiceTitleParams(t *testing.T) {
+	for _, tt := range []struct {
+		url       string
+		real, sim map[string]string
+		note      string
+	}{
+		{url: "pushover://shoutrrr:apptoken@userkey/?title=Phone", sim: map[string]string{"title": "Phone (rehearsal)"}},
+		{url: "pushover://shoutrrr:apptoken@userkey/", note: "the app's name is the title"},
+		{url: "pushbullet://tokentokentokentokentokentokentoke/", real: map[string]string{"title": "betplan card"}, sim: map[string]string{"title": "betplan card (rehearsal)"}},
+		{url: "telegram://12345:token@telegram?chats=1&title=TG", sim: map[string]string{"title": "TG (rehearsal)"}},
+		{url: "telegram://12345:token@telegram?chats=1", note: "no title line above the message"},
+		{url: "slack://hook:WNA3PBYV6-F20DUQND3RQ-Webc4MAvoacrpPakR8phF0zi@webhook?title=Sl", sim: map[string]string{"title": "Sl (rehearsal)"}},
+		{url: "zulip://bot@example.com:key@example.zulipchat.com/?stream=bets&topic=alerts", sim: map[string]string{"topic": "alerts (rehearsal)"}},
+		{url: "teams://11111111-4444-4444-8444-cccccccccccc@22222222-4444-4444-8444-cccccccccccc/33333301222222222233333333333344/44444444-4444-4444-8444-cccccccccccc/V2ESyij_gAljSoUQHvZoZYzlpAoAXExyOl26dlf1xHEx05?host=test.webhook.office.com&title=Tm", sim: map[string]string{"title": "Tm (rehearsal)"}},
+		{url: "join://shoutrrr:api-key@join/?devices=a&title=J", sim: map[string]string{"title": "J (rehearsal)"}},
+		{url: "lark://open.larksuite.com/token?title=L", sim: map[string]string{"title": "L (rehearsal)"}},
+		{url: "opsgenie://api.opsgenie.com/apikey?title=Pager", sim: map[string]string{"title": "Pager (rehearsal)"}},
+		{url: "rocketchat://host/token/token2", note: "no title"},
+		{url: "googlechat://chat.googleapis.com/v1/spaces/FOO/messages?key=bar&token=baz", note: "no title"},
+	} {
+		t.Run(tt.url, func(t *testing.T) {
+			require.NoError(t, plan.CheckNotifyURL(tt.url))
+			for _, sim := range []bool{false, true} {
+				got, err := notify.TitleParams(tt.url, &notify.Message{Plan: "card", Simulated: sim})
+				require.NoError(t, err)
+				want := tt.real
+				if sim {
+					want = tt.sim
+				}
+				if want == nil {
+					want = map[string]string{}
+				}
+				assert.Equal(t, want, got, "simulated=%v %s", sim, tt.note)
+			}
+		})
+	}
 }

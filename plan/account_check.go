@@ -1,19 +1,24 @@
 package plan
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/betplan/betplan/limit"
+)
 
 // CheckAccountLimits holds the plan's amounts known offline (literals,
 // and expressions of the plan's vars) to the limits of the account file
 // named account, as checkBetRisk and checkStaticLimits hold them to the
-// plan's own: a bet above the account's max_stake_per_bet, and the bet
-// that takes the bets certain to be created past its max_total_stake,
-// max_open_stake or max_bets, are errors at that bet's amount (its line
-// for max_bets). The account's limits count every plan of the account
-// together, so what one plan alone is certain to break, the run refuses
-// whatever the others do. Under the account's period day or week the
-// certain bets may fall on different days: a total limit they pass is a
-// warning naming that condition, the run deciding. Amounts known only at run time stay the run's
-// to check.
+// plan's own: a bet that alone breaks the account's max_stake_per_bet or
+// max_loss (betCaps), a lay with no odds cap under its money limits, and
+// the bet that takes the bets certain to be created past its
+// max_total_stake, max_open_stake or max_bets, are errors at that bet's
+// amount (its line for max_bets and the lay). The account's limits count
+// every plan of the account together, so what one plan alone is certain
+// to break, the run refuses whatever the others do. Under the account's
+// period day or week the certain bets may fall on different days: a
+// total limit they pass is a warning naming that condition, the run
+// deciding. Amounts known only at run time stay the run's to check.
 func CheckAccountLimits(p *Plan, account string, l Limits) Diagnostics {
 	var d Diagnostics
 	at := func(b *Bet, sp Span, format string, args ...any) {
@@ -24,7 +29,7 @@ func CheckAccountLimits(p *Plan, account string, l Limits) Diagnostics {
 		}
 		d = append(d, x)
 	}
-	limit := func(key string) string { return account + " limits." + key }
+	limitOf := func(k *limit.Kind) string { return account + " limits." + k.Key }
 	for _, b := range p.Bets {
 		name := "bet " + b.ID
 		if b.LayWithoutCap() && l.CapsMoney() {
@@ -36,21 +41,14 @@ func CheckAccountLimits(p *Plan, account string, l Limits) Diagnostics {
 			continue
 		}
 		if !r.Bounded {
-			if !r.Lay && l.MaxStakePerBet != nil && r.PerSession > *l.MaxStakePerBet+1e-9 {
+			if most, ok := l.Set.Get(limit.MaxStakePerBet); ok && !r.Lay && r.PerSession > most.Dollars+1e-9 {
 				at(b, b.AmountAt, "%s is Fixed Profit without check_odds: until the sessions place it the run counts its target_profit %s as the stake, above %s (%s), so the run would refuse it; set options.check_odds and options.odds to bound the stake",
-					name, money(a.Value), limit("max_stake_per_bet"), money(*l.MaxStakePerBet))
+					name, money(a.Value), limitOf(limit.MaxStakePerBet), money(most.Dollars))
 			}
 			continue
 		}
-		if l.MaxStakePerBet != nil {
-			if msg := overBetLimit(name, b, a, r, limit("max_stake_per_bet"), *l.MaxStakePerBet, false); msg != "" {
-				at(b, b.AmountAt, "%s", msg)
-			}
-		}
-		if l.MaxLoss != nil {
-			if msg := overBetLimit(name, b, a, r, limit("max_loss"), *l.MaxLoss, true); msg != "" {
-				at(b, b.AmountAt, "%s", msg)
-			}
+		if msg := overBetCaps(name, b, a, r, l, account+" limits."); msg != "" {
+			at(b, b.AmountAt, "%s", msg)
 		}
 	}
 	// The bets certain to be created, in plan order, each counting the
@@ -59,6 +57,9 @@ func CheckAccountLimits(p *Plan, account string, l Limits) Diagnostics {
 	// the engine). Each limit is named once, at the bet that passes it.
 	var all certainSum
 	var total, open, count bool
+	maxTotal, totalSet := l.Set.Get(limit.MaxTotalStake)
+	maxOpen, openSet := l.Set.Get(limit.MaxOpenStake)
+	maxBets, betsSet := l.Set.Get(limit.MaxBets)
 	refuse := "the run would refuse the plan before creating any bet, whatever the account's other plans do; raise the account's limit or remove a bet"
 	report := at
 	if c := onePeriod(l.Period); c != "" {
@@ -81,20 +82,20 @@ func CheckAccountLimits(p *Plan, account string, l Limits) Diagnostics {
 		if len(all.unbounded) > 0 {
 			atRisk = "at risk as the run counts it (" + CutList(all.unbounded, idsShown) + ": Fixed Profit without check_odds, counted at the target profit until placed)"
 		}
-		if l.MaxTotalStake != nil && !total && sum > *l.MaxTotalStake+1e-9 {
+		if totalSet && !total && sum > maxTotal.Dollars+1e-9 {
 			total = true
 			report(b, b.AmountAt, "bet %s takes %s to $%s %s, above %s (%s): %s",
-				b.ID, all.words(), money(sum), atRisk, limit("max_total_stake"), "$"+money(*l.MaxTotalStake), refuse)
+				b.ID, all.words(), money(sum), atRisk, limitOf(limit.MaxTotalStake), "$"+money(maxTotal.Dollars), refuse)
 		}
-		if l.MaxOpenStake != nil && !open && sum > *l.MaxOpenStake+1e-9 {
+		if openSet && !open && sum > maxOpen.Dollars+1e-9 {
 			open = true
 			report(b, b.AmountAt, "bet %s takes %s, open together, to $%s %s, above %s (%s): %s",
-				b.ID, all.words(), money(sum), atRisk, limit("max_open_stake"), "$"+money(*l.MaxOpenStake), refuse)
+				b.ID, all.words(), money(sum), atRisk, limitOf(limit.MaxOpenStake), "$"+money(maxOpen.Dollars), refuse)
 		}
-		if l.MaxBets != nil && !count && len(all.ids) > *l.MaxBets {
+		if betsSet && !count && len(all.ids) > maxBets.Count {
 			count = true
 			report(b, Span{Line: b.Line, Column: b.Column}, "bet %s is bet %d of %s, above %s (%d): %s",
-				b.ID, len(all.ids), all.words(), limit("max_bets"), *l.MaxBets, refuse)
+				b.ID, len(all.ids), all.words(), limitOf(limit.MaxBets), maxBets.Count, refuse)
 		}
 	}
 	sortDiagnostics(d)

@@ -3,11 +3,14 @@ package plan
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/expr-lang/expr/ast"
 	"gopkg.in/yaml.v3"
+
+	"github.com/betplan/betplan/limit"
 )
 
 // What an amount is known to be before the run. An amount written as a
@@ -321,23 +324,26 @@ func amountMax(tree ast.Node, vars map[string]any) float64 {
 	return math.Floor(hi*100+1e-6) / 100
 }
 
-// checkBetRisk holds one bet's amount, when it is known offline, to
-// max_stake_per_bet and max_loss, counting what it can lose on one
-// session (the run counts every session that can place it): an error at
-// the amount. A bet that alone can lose more than either is refused by
-// every run, whatever else is at risk.
+// checkBetRisk holds one bet's amount, when it is known offline, to the
+// limits that cap one bet's own risk (max_stake_per_bet, max_loss:
+// betCaps), counting what it can lose on one session (the run counts
+// every session that can place it): an error at the amount. A bet that
+// alone can lose more than one of them is refused by every run, whatever
+// else is at risk.
 func (p *parser) checkBetRisk(b *Bet, a *Amount, name, at string) {
 	l := p.plan.Limits
 	if a.Value <= 0 || (a.Expr != nil && !a.Known) {
 		return
 	}
 	r := RiskOf(b.RiskTerms(), a.Value)
-	if !r.Bounded && !r.Lay && l.MaxStakePerBet != nil && r.PerSession > *l.MaxStakePerBet+1e-9 {
+	if most, perBet := l.Set.Get(limit.MaxStakePerBet); !r.Bounded && !r.Lay && perBet && r.PerSession > most.Dollars+1e-9 {
 		p.d.errorf(p.at(at), "%s is Fixed Profit without check_odds: its stake is known only when the sessions place it, and until then the run counts its target_profit %s as the stake, above limits.max_stake_per_bet (%s), so the run would refuse it; set options.check_odds and options.odds to bound the stake",
-			name, money(a.Value), money(*l.MaxStakePerBet))
+			name, money(a.Value), money(most.Dollars))
 		return
 	}
 	if !r.Bounded && !r.Lay {
+		// A limit of the money at risk (not a stop, which counts profit)
+		// cannot hold a stake no one knows.
 		if l.CapsMoney() {
 			p.d.warnf(p.at(at), "%s is Fixed Profit without check_odds: what it stakes (target_profit / (odds − 1)) is known only when the sessions place it, so no limit bounds it beforehand (the run counts the target profit $%s as the stake until then); set options.check_odds and options.odds to hold it to limits.max_stake_per_bet and the others",
 				name, money(a.Value))
@@ -347,30 +353,45 @@ func (p *parser) checkBetRisk(b *Bet, a *Amount, name, at string) {
 	if !r.Bounded {
 		return // a lay without a cap: checkLayCap says so
 	}
-	if l.MaxStakePerBet != nil {
-		if msg := overBetLimit(name, b, a, r, "limits.max_stake_per_bet", *l.MaxStakePerBet, false); msg != "" {
-			p.d.errorf(p.at(at), "%s", msg)
-		}
+	if msg := overBetCaps(name, b, a, r, l, "limits."); msg != "" {
+		p.d.errorf(p.at(at), "%s", msg)
 	}
-	if l.MaxLoss != nil {
-		if msg := overBetLimit(name, b, a, r, "limits.max_loss", *l.MaxLoss, true); msg != "" {
-			p.d.errorf(p.at(at), "%s", msg)
+}
+
+// betCaps are the kinds validate holds each bet's own risk to at its
+// amount (checkBetRisk, CheckAccountLimits). The others a bet alone can
+// break are held by their own analysis: max_open_stake and
+// max_stake_per_race at the limit by the largest bet, max_total_stake by
+// the sum of the bets certain to be created (checkStaticLimits).
+var betCaps = []*limit.Kind{limit.MaxStakePerBet, limit.MaxLoss}
+
+// overBetCaps says how bet name's risk r on one session (its amount a)
+// breaks, alone, the first of l's betCaps the run's gate checks (as
+// limit.Set.Alone names one of several); "" when none. prefix says where
+// the limits are written: "limits.", or "betplan.yaml limits.".
+func overBetCaps(name string, b *Bet, a *Amount, r Risk, l Limits, prefix string) string {
+	for _, k := range limit.Checked() {
+		v, set := l.Set.Get(k)
+		if !set || !slices.Contains(betCaps, k) || k.Alone(v, &limit.Check{Risk: r.PerSession}) == "" {
+			continue
 		}
+		return overBetLimit(name, b, a, r, prefix+k.Key, v.Dollars, k.Span != limit.PerBet)
 	}
+	return ""
 }
 
 // overBetLimit says how bet name's risk r on one session (its amount a)
 // is above most, a cap on what one bet may put at risk or, loss, on what
-// the period may lose (limit names it: "limits.max_loss"); "" when it is
+// the period may lose (key names it: "limits.max_loss"); "" when it is
 // not.
-func overBetLimit(name string, b *Bet, a *Amount, r Risk, limit string, most float64, loss bool) string {
+func overBetLimit(name string, b *Bet, a *Amount, r Risk, key string, most float64, loss bool) string {
 	if r.PerSession <= most+1e-9 {
 		return ""
 	}
 	if !r.Lay && !loss && b.AmountField() == AmountStake {
-		return fmt.Sprintf("%s: %s %s is above %s (%s)", name, b.AmountField(), amountWords(a), limit, money(most))
+		return fmt.Sprintf("%s: %s %s is above %s (%s)", name, b.AmountField(), amountWords(a), key, money(most))
 	}
-	return fmt.Sprintf("%s: %s, above %s (%s)", name, riskWords(b, a, r), limit, money(most))
+	return fmt.Sprintf("%s: %s, above %s (%s)", name, riskWords(b, a, r), key, money(most))
 }
 
 // riskWords says what a bet can lose on one session and why: "a lay of

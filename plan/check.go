@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/betplan/betplan/limit"
 )
 
 func (p *parser) check() {
@@ -99,19 +101,20 @@ func (p *parser) checkLimits() {
 	// beside one leaves nothing unbounded. The run refuses a plan with
 	// none (unless the account file sets one). One written with an error
 	// was reported already.
-	if !l.BoundsMoney() && !p.limitWritten("max_total_stake", "max_open_stake", "max_loss") {
-		p.d.warnf(p.keyAt("limits"), "limits has no max_total_stake, max_open_stake or max_loss: nothing bounds what the plan may spend (unless the account file %s sets one)", ConfigFileName)
+	if !l.BoundsMoney() && !p.limitWritten(func(k *limit.Kind) bool { return k.Bounds }) {
+		p.d.warnf(p.keyAt("limits"), "limits has no %s: nothing bounds what the plan may spend (unless the account file %s sets one)", BoundingLimits("or"), ConfigFileName)
 	}
-	if l.MaxStakePerBet != nil && l.MaxTotalStake != nil && *l.MaxStakePerBet > *l.MaxTotalStake {
-		p.d.warnf(p.at("limits.max_stake_per_bet"), "max_stake_per_bet $%s is above max_total_stake $%s", money(*l.MaxStakePerBet), money(*l.MaxTotalStake))
+	perBet, perBetSet := l.Set.Get(limit.MaxStakePerBet)
+	if total, ok := l.Set.Get(limit.MaxTotalStake); ok && perBetSet && perBet.Dollars > total.Dollars {
+		p.d.warnf(p.at("limits.max_stake_per_bet"), "max_stake_per_bet $%s is above max_total_stake $%s", money(perBet.Dollars), money(total.Dollars))
 	}
 }
 
-// limitWritten reports whether the limits section gives one of keys a
-// value, valid or not.
-func (p *parser) limitWritten(keys ...string) bool {
-	for _, k := range keys {
-		if n := p.d.pos["limits."+k]; n != nil && n.Tag != "!!null" {
+// limitWritten reports whether the limits section gives a kind for which
+// is is true a value, valid or not.
+func (p *parser) limitWritten(is func(*limit.Kind) bool) bool {
+	for _, k := range limit.All() {
+		if n := p.d.pos["limits."+k.Key]; n != nil && n.Tag != "!!null" && is(k) {
 			return true
 		}
 	}
@@ -124,7 +127,12 @@ func (p *parser) limitWritten(keys ...string) bool {
 // it, and keeps those that hold each bet and each race.
 func (p *parser) readLimits(doc *limitsDoc) (Limits, bool) {
 	before := p.d.errors
-	bad := p.validateStruct(doc, "limits", "limits")
+	var valid []*limit.Kind
+	for _, k := range limit.All() {
+		if v, ok := doc.Values[k]; ok && p.checkLimitValue(k, v) {
+			valid = append(valid, k)
+		}
+	}
 	period, periodOK := PeriodPlan, true
 	if doc.Period != nil {
 		period = Period(*doc.Period)
@@ -138,33 +146,17 @@ func (p *parser) readLimits(doc *limitsDoc) (Limits, bool) {
 			period, periodOK = PeriodPlan, false
 		}
 	}
-	valid := func(key string, perPeriod bool) bool {
-		return !slices.Contains(bad, "limits."+key) && (periodOK || !perPeriod)
-	}
-	amount := func(key string, v *float64, perPeriod bool) *float64 {
-		if !valid(key, perPeriod) {
-			return nil
+	var set limit.Set
+	for _, k := range valid {
+		if !periodOK && k.Span == limit.PerPeriod {
+			continue
 		}
-		return v
-	}
-	number := func(key string, v *int, perPeriod bool) *int {
-		if !valid(key, perPeriod) {
-			return nil
+		if set == nil {
+			set = limit.Set{}
 		}
-		return v
+		set[k] = doc.Values[k]
 	}
-	return Limits{
-		Period:          period,
-		MaxStakePerBet:  amount("max_stake_per_bet", doc.MaxStakePerBet, false),
-		MaxTotalStake:   amount("max_total_stake", doc.MaxTotalStake, true),
-		MaxBets:         number("max_bets", doc.MaxBets, true),
-		MaxLoss:         amount("max_loss", doc.MaxLoss, true),
-		StopLoss:        amount("stop_loss", doc.StopLoss, true),
-		TakeProfit:      amount("take_profit", doc.TakeProfit, true),
-		MaxOpenStake:    amount("max_open_stake", doc.MaxOpenStake, true),
-		MaxStakePerRace: amount("max_stake_per_race", doc.MaxStakePerRace, false),
-		MaxBetsPerRace:  number("max_bets_per_race", doc.MaxBetsPerRace, false),
-	}, p.d.errors == before
+	return Limits{Period: period, Set: set}, p.d.errors == before
 }
 
 // checkStaticLimits holds the bets' amounts known offline to the limits,
@@ -184,6 +176,11 @@ func (p *parser) readLimits(doc *limitsDoc) (Limits, bool) {
 // the plan's amounts break its limits.
 func (p *parser) checkStaticLimits() {
 	l := p.plan.Limits
+	maxOpen, openSet := l.Set.Get(limit.MaxOpenStake)
+	raceStake, perRaceSet := l.Set.Get(limit.MaxStakePerRace)
+	maxTotal, totalSet := l.Set.Get(limit.MaxTotalStake)
+	maxBets, betsSet := l.Set.Get(limit.MaxBets)
+	betsPerRace, betsPerRaceSet := l.Set.Get(limit.MaxBetsPerRace)
 	s := &p.sums
 	largest, largestBet, staticTotal, all, namedCount := s.largest, s.largestBet, s.staticTotal, &s.all, s.named
 	const refuse = "run would refuse the plan before creating any bet"
@@ -195,44 +192,44 @@ func (p *parser) checkStaticLimits() {
 	if c := onePeriod(l.Period); c != "" {
 		total, why = p.d.warnf, c+", run refuses the plan before creating any bet"
 	}
-	if l.MaxOpenStake != nil && largest > *l.MaxOpenStake+1e-9 {
+	if openSet && largest > maxOpen.Dollars+1e-9 {
 		p.d.errorf(p.at("limits.max_open_stake"), "max_open_stake $%s is below bet %s's amount at risk $%s: that bet could never be created; raise the limit to at least $%s",
-			money(*l.MaxOpenStake), largestBet, money(largest), money(largest))
+			money(maxOpen.Dollars), largestBet, money(largest), money(largest))
 	}
-	if l.MaxStakePerRace != nil && largest > *l.MaxStakePerRace+1e-9 {
+	if perRaceSet && largest > raceStake.Dollars+1e-9 {
 		p.d.errorf(p.at("limits.max_stake_per_race"), "max_stake_per_race $%s is below bet %s's amount at risk $%s: that bet could never be created; raise the limit to at least $%s",
-			money(*l.MaxStakePerRace), largestBet, money(largest), money(largest))
+			money(raceStake.Dollars), largestBet, money(largest), money(largest))
 	}
 	switch {
-	case l.MaxTotalStake != nil && all.total() > *l.MaxTotalStake+1e-9:
+	case totalSet && all.total() > maxTotal.Dollars+1e-9:
 		total(p.at("limits.max_total_stake"), "%s %s, above max_total_stake $%s: %s; raise the limit or remove a bet",
-			all.words(), all.riskWords(), money(*l.MaxTotalStake), why)
-	case l.MaxTotalStake != nil && staticTotal > *l.MaxTotalStake+1e-9:
-		p.d.warnf(p.at("limits.max_total_stake"), "the fixed amounts of the bets add up to $%s at risk, above max_total_stake $%s: the bets past the limit will be refused", money(staticTotal), money(*l.MaxTotalStake))
+			all.words(), all.riskWords(), money(maxTotal.Dollars), why)
+	case totalSet && staticTotal > maxTotal.Dollars+1e-9:
+		p.d.warnf(p.at("limits.max_total_stake"), "the fixed amounts of the bets add up to $%s at risk, above max_total_stake $%s: the bets past the limit will be refused", money(staticTotal), money(maxTotal.Dollars))
 	}
-	if l.MaxOpenStake != nil && all.total() > *l.MaxOpenStake+1e-9 && largest <= *l.MaxOpenStake+1e-9 {
+	if openSet && all.total() > maxOpen.Dollars+1e-9 && largest <= maxOpen.Dollars+1e-9 {
 		total(p.at("limits.max_open_stake"), "%s are open together and %s, above max_open_stake $%s: %s; raise the limit or remove a bet",
-			all.words(), all.riskWords(), money(*l.MaxOpenStake), why)
+			all.words(), all.riskWords(), money(maxOpen.Dollars), why)
 	}
 	switch {
-	case l.MaxBets != nil && len(all.ids) > *l.MaxBets:
+	case betsSet && len(all.ids) > maxBets.Count:
 		total(p.at("limits.max_bets"), "%s are %d, above max_bets %d: %s; raise the limit or remove a bet",
-			all.words(), len(all.ids), *l.MaxBets, why)
-	case l.MaxBets != nil && namedCount > *l.MaxBets:
-		p.d.warnf(p.at("limits.max_bets"), "the plan has %d bets on named races, above max_bets %d: the bets past the limit will be refused", namedCount, *l.MaxBets)
+			all.words(), len(all.ids), maxBets.Count, why)
+	case betsSet && namedCount > maxBets.Count:
+		p.d.warnf(p.at("limits.max_bets"), "the plan has %d bets on named races, above max_bets %d: the bets past the limit will be refused", namedCount, maxBets.Count)
 	}
 	for _, key := range s.raceOrder {
 		u := s.perRace[key]
 		if len(u.ids) < 2 {
 			continue
 		}
-		if l.MaxStakePerRace != nil && u.total() > *l.MaxStakePerRace+1e-9 && largest <= *l.MaxStakePerRace+1e-9 {
+		if perRaceSet && u.total() > raceStake.Dollars+1e-9 && largest <= raceStake.Dollars+1e-9 {
 			p.d.errorf(p.at("limits.max_stake_per_race"), "%s are on one race and %s, above max_stake_per_race $%s: %s; raise the limit or remove a bet",
-				u.words(), u.riskWords(), money(*l.MaxStakePerRace), refuse)
+				u.words(), u.riskWords(), money(raceStake.Dollars), refuse)
 		}
-		if l.MaxBetsPerRace != nil && len(u.ids) > *l.MaxBetsPerRace {
+		if betsPerRaceSet && len(u.ids) > betsPerRace.Count {
 			p.d.errorf(p.at("limits.max_bets_per_race"), "%s are %d on one race, above max_bets_per_race %d: %s; raise the limit or remove a bet",
-				u.words(), len(u.ids), *l.MaxBetsPerRace, refuse)
+				u.words(), len(u.ids), betsPerRace.Count, refuse)
 		}
 	}
 }

@@ -14,6 +14,8 @@ import (
 	"strings"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/betplan/betplan/limit"
 )
 
 // ConfigFileName is the account file: the limits every plan of the
@@ -73,9 +75,9 @@ type Config struct {
 
 // configDoc is the YAML shape of the account file, as planDoc is a plan's.
 type configDoc struct {
-	Version int         `yaml:"version" jsonschema:"required" jsonschema_description:"The account file format version: 1."`
-	Limits  *limitsDoc  `yaml:"limits" jsonschema_description:"The account's limits: the keys and meanings of a plan's limits, counted over every bet of every plan that shares the state (the same state directory). A bet is created only when both its plan's limits and these allow it."`
-	Notify  []notifyDoc `yaml:"notify" jsonschema_description:"Where every plan's alerts go, as well as to each plan's own notify targets: a list of {url, on}, as in a plan."`
+	Version int               `yaml:"version" jsonschema:"required" jsonschema_description:"The account file format version: 1."`
+	Limits  *accountLimitsDoc `yaml:"limits" validate:"-" jsonschema_description:"The account's limits: the keys and meanings of a plan's limits, counted over every bet of every plan that shares the state (the same state directory). A bet is created only when both its plan's limits and these allow it."`
+	Notify  []notifyDoc       `yaml:"notify" jsonschema_description:"Where every plan's alerts go, as well as to each plan's own notify targets: a list of {url, on}, as in a plan."`
 }
 
 func init() { structFields(reflect.TypeFor[configDoc]()) }
@@ -109,7 +111,7 @@ func ParseConfig(filename string, data []byte) (*Config, Diagnostics) {
 		c.Version = doc.Version
 		if doc.Limits == nil {
 			p.d.warnf(p.rootNode(), "the account file has no limits: add limits (max_total_stake, max_loss) to bound what every plan together may spend")
-		} else if l, ok := p.readLimits(doc.Limits); ok {
+		} else if l, ok := p.readLimits(&doc.Limits.limitsDoc); ok {
 			c.Limits = l
 		}
 		c.Notify = p.readNotify(doc.Notify)
@@ -186,7 +188,7 @@ func DiffConfig(old, new *Config) *PlanDiff {
 	if old.Version != new.Version {
 		d.Plan = append(d.Plan, Change{Field: "version", Old: fmt.Sprint(old.Version), New: fmt.Sprint(new.Version)})
 	}
-	d.Plan = append(d.Plan, structChanges("limits", old.Limits, new.Limits)...)
+	d.Plan = append(d.Plan, limitChanges(old.Limits, new.Limits)...)
 	d.Warnings = append(d.Warnings, loosenedLimits(old.Limits, new.Limits, accountLimits)...)
 	d.Before.Limits, d.After.Limits = []LimitCheck{}, []LimitCheck{}
 	return d
@@ -215,30 +217,24 @@ func loosenedLimits(o, n Limits, scope limitScope) []string {
 	if o.Period != n.Period && periodSpan[n.Period] < periodSpan[o.Period] && o.Any() {
 		out = append(out, fmt.Sprintf("%s limits loosened: limits.period %s → %s, so the total limits allow their amounts again every %s %s", scope.kind, o.Period, n.Period, n.Period, scope.over))
 	}
-	ov, nv := reflect.ValueOf(o), reflect.ValueOf(n)
-	for i := range ov.NumField() {
-		of, nf := ov.Field(i), nv.Field(i)
-		if of.Kind() != reflect.Pointer || of.IsNil() {
+	for _, k := range limit.All() {
+		ov, set := o.Set.Get(k)
+		if !set {
 			continue
 		}
-		name := "limits." + snake(ov.Type().Field(i).Name)
-		was := display(of)
-		if of.Type().Elem().Kind() == reflect.Float64 {
+		name := "limits." + k.Key
+		was := limitText(o.Set, k)
+		if k.Unit == limit.Dollars {
 			was = "$" + was
 		}
-		if nf.IsNil() {
+		nv, still := n.Set.Get(k)
+		if !still {
 			out = append(out, fmt.Sprintf("%s limit loosened: %s removed (was %s): nothing bounds it %s any more", scope.kind, name, was, scope.over))
 			continue
 		}
-		var raised bool
-		if of.Elem().Kind() == reflect.Int {
-			raised = nf.Elem().Int() > of.Elem().Int()
-		} else {
-			raised = nf.Elem().Float() > of.Elem().Float()+1e-9
-		}
-		if raised {
-			now := display(nf)
-			if of.Type().Elem().Kind() == reflect.Float64 {
+		if nv.Count > ov.Count || nv.Dollars > ov.Dollars+1e-9 {
+			now := limitText(n.Set, k)
+			if k.Unit == limit.Dollars {
 				now = "$" + now
 			}
 			out = append(out, fmt.Sprintf("%s limit loosened: %s %s → %s, %s", scope.kind, name, was, now, scope.every))

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/betplan/betplan/limit"
 	"github.com/betplan/betplan/plan"
 )
 
@@ -23,7 +24,7 @@ func TestParseConfig(t *testing.T) {
 			"betplan.yaml:2:20: max_loss must be more than 0, got -5: write the most the period may lose as a positive amount (max_loss: 50 never risks going below -$50), or leave it out"}},
 		{"empty", "", []string{"betplan.yaml:1:1: the account file is empty"}},
 		{"a notify event unknown", "version: 1\nlimits: {max_bets: 3}\nnotify:\n  - {url: \"${HOOK}\", on: [placed, setled]}\n", []string{
-			`betplan.yaml:4:35: unknown alert event "setled": notify events are placed, not_placed, settled, limit, in_doubt, run_failed, summary, stopped, plan_invalid, token_expiring; did you mean "settled"?`}},
+			`betplan.yaml:4:35: unknown alert event "setled": notify events are placed, not_placed, missed, settled, limit, in_doubt, run_failed, summary, stopped, plan_invalid, token_expiring; did you mean "settled"?`}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -37,7 +38,7 @@ func TestParseConfig(t *testing.T) {
 		})
 	}
 	c, _ := plan.ParseConfig("betplan.yaml", []byte("version: 1\nlimits: {max_total_stake: 50}\n"))
-	equal(t, 50.0, *c.Limits.MaxTotalStake)
+	equal(t, limit.Set{limit.MaxTotalStake: limit.Amount(50)}, c.Limits.Set)
 	equal(t, plan.PeriodPlan, c.Limits.Period)
 
 	// The account's targets, read as a plan's are.

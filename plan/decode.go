@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/betplan/betplan/limit"
 )
 
 // maxNodes bounds the values a plan may expand to, aliases included, so a
@@ -345,8 +347,8 @@ func (d *decoder) decode(n *yaml.Node, v reflect.Value, path, what string) {
 			d.markFailed(path)
 			if notFinite(n) {
 				hint := ""
-				if strings.HasPrefix(path, "limits.") {
-					hint = limitHint(field)
+				if k := limit.Lookup(field); k != nil && strings.HasPrefix(path, "limits.") {
+					hint = ": " + k.Help()
 				}
 				d.errorf(n, "%s %s is not a finite number%s", field, n.Value, hint)
 				return
@@ -500,7 +502,7 @@ func structFields(t reflect.Type) []structField {
 }
 
 func init() {
-	for _, t := range []reflect.Type{reflect.TypeFor[planDoc](), reflect.TypeFor[limitsDoc](), reflect.TypeFor[raceDoc](), reflect.TypeFor[betDoc](), reflect.TypeFor[pollDoc](),
+	for _, t := range []reflect.Type{reflect.TypeFor[planDoc](), reflect.TypeFor[raceDoc](), reflect.TypeFor[betDoc](), reflect.TypeFor[pollDoc](),
 		reflect.TypeFor[tipDoc](), reflect.TypeFor[prealertDoc](), reflect.TypeFor[notifyDoc]()} {
 		structFields(t) // fill the cache before any concurrent Parse
 	}

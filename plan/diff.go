@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 	"unicode"
@@ -14,6 +15,8 @@ import (
 	"github.com/expr-lang/expr/ast"
 	exprparser "github.com/expr-lang/expr/parser"
 	"github.com/invopop/jsonschema"
+
+	"github.com/betplan/betplan/limit"
 )
 
 // A PlanDiff is what a change to a plan does, taken from the two decoded
@@ -113,7 +116,7 @@ func Diff(old, new *Plan) *PlanDiff {
 	}
 	add("description", old.Description, new.Description)
 	d.Plan = append(d.Plan, mapChanges("vars", old.Vars, new.Vars)...)
-	d.Plan = append(d.Plan, structChanges("limits", old.Limits, new.Limits)...)
+	d.Plan = append(d.Plan, limitChanges(old.Limits, new.Limits)...)
 	d.Warnings = append(d.Warnings, loosenedLimits(old.Limits, new.Limits, planLimits)...)
 	d.Plan = append(d.Plan, structChanges("defaults", old.Defaults, new.Defaults)...)
 	d.Plan = append(d.Plan, raceChanges(old.Races, new.Races)...)
@@ -306,6 +309,34 @@ func unionKeys[V any](o, n map[string]V) []string {
 	return keys
 }
 
+// limitChanges compares two limits sections key by key, in a section's
+// order, as structChanges compares a struct.
+func limitChanges(o, n Limits) []Change {
+	var out []Change
+	if o.Period != n.Period {
+		out = append(out, Change{Field: "limits.period", Old: string(o.Period), New: string(n.Period)})
+	}
+	for _, k := range limit.All() {
+		if os, ns := limitText(o.Set, k), limitText(n.Set, k); os != ns {
+			out = append(out, Change{Field: "limits." + k.Key, Old: os, New: ns})
+		}
+	}
+	return out
+}
+
+// limitText is what s sets k to as a diff shows it ("50", "12.50", "3");
+// "" when unset.
+func limitText(s limit.Set, k *limit.Kind) string {
+	v, ok := s.Get(k)
+	switch {
+	case !ok:
+		return ""
+	case k.Unit == limit.Bets:
+		return strconv.Itoa(v.Count)
+	}
+	return money(v.Dollars)
+}
+
 // structChanges compares two values of one struct type field by field, in
 // declaration order, naming each field as the plan file does. It walks
 // the struct rather than listing fields, so a field added to the model
@@ -454,30 +485,30 @@ func worstCase(p *Plan) WorstCase {
 	l := p.Limits
 	unknownCount := w.PerRaceBets > 0
 	unknownAmount := w.ExprAmounts > 0
-	if l.MaxStakePerBet != nil {
-		c := LimitCheck{Limit: "max_stake_per_bet", Value: "$" + money(*l.MaxStakePerBet)}
+	if v, ok := l.Set.Get(limit.MaxStakePerBet); ok {
+		c := LimitCheck{Limit: limit.MaxStakePerBet.Key, Value: "$" + money(v.Dollars)}
 		switch {
-		case w.MaxStatic >= *l.MaxStakePerBet:
+		case w.MaxStatic >= v.Dollars:
 			c.Binds, c.Why = true, "a static amount reaches it"
-		case unknownAmount && runtimeMax >= *l.MaxStakePerBet:
+		case unknownAmount && runtimeMax >= v.Dollars:
 			c.Binds, c.Why = true, "amounts known only at run time are bounded only by it"
 		}
 		w.Limits = append(w.Limits, c)
 	}
-	if l.MaxTotalStake != nil {
-		c := LimitCheck{Limit: "max_total_stake", Value: "$" + money(*l.MaxTotalStake)}
+	if v, ok := l.Set.Get(limit.MaxTotalStake); ok {
+		c := LimitCheck{Limit: limit.MaxTotalStake.Key, Value: "$" + money(v.Dollars)}
 		switch {
-		case w.StaticTotal >= *l.MaxTotalStake:
+		case w.StaticTotal >= v.Dollars:
 			c.Binds, c.Why = true, "the static total reaches it"
 		case unknownCount || unknownAmount:
 			c.Binds, c.Why = true, "for_each_race bets or amounts known only at run time are bounded only by it"
 		}
 		w.Limits = append(w.Limits, c)
 	}
-	if l.MaxBets != nil {
-		c := LimitCheck{Limit: "max_bets", Value: fmt.Sprint(*l.MaxBets)}
+	if v, ok := l.Set.Get(limit.MaxBets); ok {
+		c := LimitCheck{Limit: limit.MaxBets.Key, Value: fmt.Sprint(v.Count)}
 		switch {
-		case w.Bets >= *l.MaxBets:
+		case w.Bets >= v.Count:
 			c.Binds, c.Why = true, "the named-race bets reach it"
 		case unknownCount:
 			c.Binds, c.Why = true, "for_each_race bets are bounded only by it"

@@ -163,10 +163,18 @@ func canonical(n *yaml.Node, t reflect.Type) {
 	}
 	order := map[string]int{}
 	fields := map[string]reflect.Type{}
-	for i := range t.NumField() {
-		f := t.Field(i)
-		name, _, _ := strings.Cut(f.Tag.Get("yaml"), ",")
-		order[name], fields[name] = i, f.Type
+	if l, ok := reflect.Zero(t).Interface().(keyLayout); ok {
+		// Its keys are not its fields (a limits section's are the
+		// kinds'): scalars, in the order it says.
+		for i, name := range l.layoutKeys() {
+			order[name], fields[name] = i, reflect.TypeFor[any]()
+		}
+	} else {
+		for i := range t.NumField() {
+			f := t.Field(i)
+			name, _, _ := strings.Cut(f.Tag.Get("yaml"), ",")
+			order[name], fields[name] = i, f.Type
+		}
 	}
 	type pair struct{ k, v *yaml.Node }
 	pairs := make([]pair, 0, len(n.Content)/2)
@@ -188,6 +196,10 @@ func canonical(n *yaml.Node, t reflect.Type) {
 		}
 	}
 }
+
+// keyLayout is a document type whose keys are not its fields: it says
+// their order.
+type keyLayout interface{ layoutKeys() []string }
 
 // fieldType is the document type a field's value is laid out as: the
 // YAML-shaped wrappers (raceField, amountField...) hold scalars or a race.

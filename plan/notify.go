@@ -26,6 +26,7 @@ const (
 	EventRunFailed = "run_failed" // a run ended with exit 1 or 3 for a failure
 	EventSummary   = "summary"    // the end of a run, with its totals
 	EventStopped   = "stopped"    // a run found the plan stopped (betplan stop), told once per stop
+	EventMissed    = "missed"     // a bet's window passed between two runs: not created
 	// EventPlanInvalid is a served plan's file edited into an invalid
 	// plan: told once per broken version, while the last valid one runs.
 	EventPlanInvalid = "plan_invalid"
@@ -46,6 +47,7 @@ type AlertEvent struct {
 var alertEvents = []AlertEvent{
 	{EventPlaced, "a session accepted the bet: who, how much, at what odds"},
 	{EventNotPlaced, "every session refused it, or none took it, with the reason code and the service's own words"},
+	{EventMissed, "a bet on a named race was not created because its window passed between two runs (a run before it opened, the next after the race started: the machine asleep, cron late): when it closed and when betplan last looked; told once, and the bet is not moved to the next meeting"},
 	{EventSettled, "won, lost or void, with the profit"},
 	{EventLimit, "a limit held bets back: told once per limit and period, saying what is true (`no new bets for saturday-card in day 2026-11-21: stop_loss $50.00: the settled profit reached -$52.40 …; 2 bets still open, $30.00 at risk`); each bet it held back is in the reports"},
 	{EventInDoubt, "a create may have landed; the next run looks its label up"},
@@ -94,7 +96,7 @@ func (t NotifyTarget) Wants(e string) bool { return slices.Contains(t.On, e) }
 
 type notifyDoc struct {
 	URL *string  `yaml:"url" validate:"-" jsonschema:"required,minLength=1" jsonschema_description:"Where alerts go: https://… for a JSON webhook (http:// only on loopback), or a notification service URL such as slack://…, telegram://…, pushover://…, smtp://…, generic://…. Write it as ${NAME} to read it from the environment, so tokens stay out of the repository."`
-	On  []string `yaml:"on" validate:"-" jsonschema:"uniqueItems=true,enum=placed,enum=not_placed,enum=settled,enum=limit,enum=in_doubt,enum=run_failed,enum=summary,enum=stopped,enum=plan_invalid,enum=token_expiring" jsonschema_description:"The events sent to this target: placed, not_placed, settled, limit, in_doubt, run_failed, summary, stopped, plan_invalid, token_expiring. Absent: every event but placed."`
+	On  []string `yaml:"on" validate:"-" jsonschema:"uniqueItems=true,enum=placed,enum=not_placed,enum=missed,enum=settled,enum=limit,enum=in_doubt,enum=run_failed,enum=summary,enum=stopped,enum=plan_invalid,enum=token_expiring" jsonschema_description:"The events sent to this target: placed, not_placed, missed, settled, limit, in_doubt, run_failed, summary, stopped, plan_invalid, token_expiring. Absent: every event but placed."`
 }
 
 // envRef is one ${NAME} in a target URL.

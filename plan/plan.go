@@ -4,7 +4,10 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+	"strings"
 	"time"
+
+	"github.com/betplan/betplan/limit"
 )
 
 // Plan is a checked plan: defaults merged into every bet, expressions
@@ -33,19 +36,12 @@ type Plan struct {
 }
 
 // Limits are checked before every bet is created, against the money the
-// bet puts at risk. The total limits count within Period. A nil limit is
-// unset.
+// bet puts at risk. The total limits count within Period. Each limit is a
+// kind of package limit, which says what it counts; a kind not in Set is
+// not set.
 type Limits struct {
-	Period          Period
-	MaxStakePerBet  *float64
-	MaxTotalStake   *float64
-	MaxBets         *int
-	MaxLoss         *float64 // a cap on the period's worst case: settled profit minus everything at risk
-	StopLoss        *float64 // a stop once the period's settled profit reaches minus this
-	TakeProfit      *float64
-	MaxOpenStake    *float64
-	MaxStakePerRace *float64
-	MaxBetsPerRace  *int
+	Period Period
+	Set    limit.Set
 }
 
 // Period is what a plan's total limits count within.
@@ -63,46 +59,55 @@ func Periods() []Period { return []Period{PeriodDay, PeriodWeek, PeriodPlan} }
 
 // CheckBet checks one bet's amount against max_stake_per_bet.
 func (l Limits) CheckBet(amount float64) error {
-	if l.MaxStakePerBet != nil && amount > *l.MaxStakePerBet+1e-9 {
-		return fmt.Errorf("amount $%s is above limits.max_stake_per_bet ($%s)", money(amount), money(*l.MaxStakePerBet))
+	if v, ok := l.Set.Get(limit.MaxStakePerBet); ok && amount > v.Dollars+1e-9 {
+		return fmt.Errorf("amount $%s is above limits.max_stake_per_bet ($%s)", money(amount), money(v.Dollars))
 	}
 	return nil
 }
 
 // BoundsMoney reports whether the limits bound the money a plan may put
-// at risk: max_total_stake, max_open_stake or max_loss.
-func (l Limits) BoundsMoney() bool {
-	return l.MaxTotalStake != nil || l.MaxOpenStake != nil || l.MaxLoss != nil
+// at risk in all (max_total_stake, max_open_stake, max_loss: BoundingLimits).
+func (l Limits) BoundsMoney() bool { return l.Set.Any(func(k *limit.Kind) bool { return k.Bounds }) }
+
+// ReadsOutcomes reports whether the limits depend on how the bets went: a
+// profit, or what is still open.
+func (l Limits) ReadsOutcomes() bool {
+	return l.Set.Any(func(k *limit.Kind) bool { return k.Outcomes })
 }
 
 // CapsMoney reports whether the limits cap money at all: a limit on what
 // one bet, a race, the period or its open bets may put at risk, or on
-// what the period may lose.
-func (l Limits) CapsMoney() bool {
-	return l.MaxStakePerBet != nil || l.MaxStakePerRace != nil || l.BoundsMoney()
-}
+// what the period may lose (a kind that caps money, limit.Kind.CapsMoney).
+func (l Limits) CapsMoney() bool { return l.Set.Any((*limit.Kind).CapsMoney) }
 
-// moneyKeys are the keys of the limits set that cap money (CapsMoney).
+// moneyKeys are the keys of the limits set that cap money (CapsMoney), in
+// a limits section's order.
 func (l Limits) moneyKeys() []string {
 	var keys []string
-	for _, k := range []struct {
-		key string
-		set bool
-	}{
-		{"max_stake_per_bet", l.MaxStakePerBet != nil}, {"max_stake_per_race", l.MaxStakePerRace != nil},
-		{"max_total_stake", l.MaxTotalStake != nil}, {"max_open_stake", l.MaxOpenStake != nil}, {"max_loss", l.MaxLoss != nil},
-	} {
-		if k.set {
-			keys = append(keys, k.key)
+	for _, k := range limit.All() {
+		if _, set := l.Set.Get(k); set && k.CapsMoney() {
+			keys = append(keys, k.Key)
 		}
 	}
 	return keys
 }
 
 // Any reports whether the plan sets any limit.
-func (l Limits) Any() bool {
-	return l.MaxStakePerBet != nil || l.MaxTotalStake != nil || l.MaxBets != nil || l.MaxLoss != nil || l.StopLoss != nil ||
-		l.TakeProfit != nil || l.MaxOpenStake != nil || l.MaxStakePerRace != nil || l.MaxBetsPerRace != nil
+func (l Limits) Any() bool { return len(l.Set) > 0 }
+
+// BoundingLimits names the limits that bound what a plan may spend in all,
+// joined by conj: "max_total_stake, max_open_stake or max_loss".
+func BoundingLimits(conj string) string {
+	var keys []string
+	for _, k := range limit.Shown() {
+		if k.Bounds {
+			keys = append(keys, k.Key)
+		}
+	}
+	if len(keys) < 2 {
+		return strings.Join(keys, "")
+	}
+	return strings.Join(keys[:len(keys)-1], ", ") + " " + conj + " " + keys[len(keys)-1]
 }
 
 // Poll says how often and how long outcomes are followed.

@@ -1,6 +1,11 @@
 package plan
 
-import "regexp"
+import (
+	"regexp"
+	"strings"
+
+	"github.com/betplan/betplan/limit"
+)
 
 // Rule is a kind of diagnostic: a stable id that code scanning (SARIF) and
 // CI annotations show, with the help a reader needs to fix it.
@@ -26,7 +31,7 @@ var Rules = []Rule{
 	{"BP005", "out-of-range", "A number too large (or small) for what it means: an amount above its range or not a finite number (1e309), a runner a race of its code cannot have (above 10 on a greyhound race: eight boxes and two reserves).",
 		regexp.MustCompile(`out of range|is not a finite number`)},
 	{"BP006", "limit", "A limit is invalid, or the plan's own bets already break one.",
-		regexp.MustCompile(`(^limits|\blimits\.|^max_(stake|total|bets|loss|open)|^stop_loss|^take_profit|^period|no limits|above max_)`)},
+		regexp.MustCompile(`(^limits|\blimits\.|^(` + strings.Join(limit.Keys(limit.Anywhere), "|") + `)\b|^period|no limits|above max_)`)},
 	{"BP007", "missing", "A field the plan, a bet or a tip needs is missing.",
 		regexp.MustCompile(`(^the (plan|account file) is missing|^the plan has no |\bhas no \w+[:(]| needs (stake|target_profit)|^tip is missing|^bet is missing)`)},
 	{"BP008", "expression", "An expression (when, for_each_race, an amount) does not compile, reads an unknown name, has the wrong type, divides by zero or can never be true (a part false with the plan's own vars switches the bet off); with the service's races (plan, validate --online), a for_each_race that matches none of them.",

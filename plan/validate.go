@@ -140,9 +140,6 @@ func (p *parser) validateStruct(s any, path, what string) (reported []string) {
 			msg = fmt.Sprintf("%s %v has more than two decimals: amounts are dollars and cents", field, val)
 		case "gt":
 			msg = fmt.Sprintf("%s must be more than %s, got %v", field, fe.Param(), val)
-			if strings.HasPrefix(full, "limits.") {
-				msg += limitHint(field)
-			}
 		case "min", "gte":
 			if fe.Kind() == reflect.String {
 				msg = fmt.Sprintf("%s must have at least %s characters", field, fe.Param())
@@ -161,19 +158,4 @@ func (p *parser) validateStruct(s any, path, what string) (reported []string) {
 		p.d.errorf(p.at(full), "%s", msg)
 	}
 	return reported
-}
-
-// limitHint says what a limit means, after an error about its value.
-func limitHint(field string) string {
-	switch field {
-	case "max_loss":
-		return ": write the most the period may lose as a positive amount (max_loss: 50 never risks going below -$50), or leave it out"
-	case "stop_loss":
-		return ": write the loss that stops the plan as a positive amount (stop_loss: 50 stops at -$50), or leave it out"
-	case "take_profit":
-		return ": write the profit that stops the plan as a positive amount, or leave it out"
-	case "max_bets", "max_bets_per_race":
-		return ": a limit is a count of at least 1; leave it out for no limit"
-	}
-	return ": a limit is a positive amount in dollars; leave it out for no limit"
 }

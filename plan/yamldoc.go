@@ -9,7 +9,7 @@ type planDoc struct {
 	Name        string             `yaml:"name" validate:"required,max=40,planname" jsonschema:"required,pattern=^[a-z0-9]+(-[a-z0-9]+)*$,maxLength=40" jsonschema_description:"The plan's name: lowercase letters, digits and '-'. It is part of the label of every bet the plan creates, so renaming a plan makes its bets new."`
 	Description string             `yaml:"description" jsonschema_description:"Free text for people reading the plan."`
 	Vars        map[string]any     `yaml:"vars" jsonschema_description:"Free values, readable in expressions as vars.NAME (e.g. vars.unit * 2)."`
-	Limits      *limitsDoc         `yaml:"limits" jsonschema_description:"Hard limits, checked before every bet is created against the money at risk (stake times the sessions that can place it). Total limits count within limits.period. Amounts known offline (numbers, and expressions of vars and literals only) are checked by validate; amounts that read the run (odds, balances, outcomes) when evaluated."`
+	Limits      *limitsDoc         `yaml:"limits" validate:"-" jsonschema_description:"Hard limits, checked before every bet is created against the money at risk (stake times the sessions that can place it). Total limits count within limits.period. Amounts known offline (numbers, and expressions of vars and literals only) are checked by validate; amounts that read the run (odds, balances, outcomes) when evaluated."`
 	Defaults    *betDoc            `yaml:"defaults" jsonschema_description:"Values for any bet field except id; a bet's own value wins."`
 	Races       map[string]raceDoc `yaml:"races" jsonschema_description:"Named races that bets refer to by key (race: KEY)."`
 	Bets        []betDoc           `yaml:"bets" jsonschema:"minItems=1" jsonschema_description:"The bets, each created at most once per race. A plan has bets, tips, or both."`
@@ -18,19 +18,6 @@ type planDoc struct {
 	Poll        *pollDoc           `yaml:"poll" jsonschema_description:"How outcomes are followed after creation."`
 	Notify      []notifyDoc        `yaml:"notify" jsonschema_description:"Where alerts go (added to the account's): a list of {url, on}. Each event of a bet is sent at most once, journalled like a create; delivery never delays a create or a poll."`
 	Heartbeat   *string            `yaml:"heartbeat" validate:"-" jsonschema:"minLength=1" jsonschema_description:"A URL requested at the end of every run with its exit status appended (healthchecks.io style: URL/0 on success), so a run that stops happening is noticed. https:// (http:// only on loopback); may be ${NAME}."`
-}
-
-type limitsDoc struct {
-	Period          *string  `yaml:"period" validate:"-" jsonschema:"enum=day,enum=week,enum=plan" jsonschema_description:"What the total limits count within: day (the race's meeting day, in the race's own time zone), week (Monday to Sunday of meeting days) or plan (all time, the default)."`
-	MaxStakePerBet  *float64 `yaml:"max_stake_per_bet" validate:"omitempty,gt=0,cents" jsonschema:"exclusiveMinimum=0" jsonschema_description:"The most one bet may put at risk, in dollars: its stake times the sessions that can place it (or the total, with ensure_total_wager)."`
-	MaxTotalStake   *float64 `yaml:"max_total_stake" validate:"omitempty,gt=0,cents" jsonschema:"exclusiveMinimum=0" jsonschema_description:"The most the plan's bets of the period may put at risk together, in dollars: what the sessions accepted, or may still place."`
-	MaxBets         *int     `yaml:"max_bets" validate:"omitempty,gt=0" jsonschema:"minimum=1" jsonschema_description:"The most bets the plan creates in the period (each for_each_race match counts)."`
-	MaxLoss         *float64 `yaml:"max_loss" validate:"omitempty,gt=0,cents" jsonschema:"exclusiveMinimum=0" jsonschema_description:"A loss cap, in dollars: a bet is created only if the period's settled profit, minus what its open bets have at risk, minus this bet's risk, stays at or above minus this."`
-	StopLoss        *float64 `yaml:"stop_loss" validate:"omitempty,gt=0,cents" jsonschema:"exclusiveMinimum=0" jsonschema_description:"A stop-loss, in dollars: once the period's settled profit is at or below minus this, no new bet is created (bets open at the time may take it lower; max_loss caps the worst case)."`
-	TakeProfit      *float64 `yaml:"take_profit" validate:"omitempty,gt=0,cents" jsonschema:"exclusiveMinimum=0" jsonschema_description:"Once the period's settled profit reaches this many dollars, no new bet is created."`
-	MaxOpenStake    *float64 `yaml:"max_open_stake" validate:"omitempty,gt=0,cents" jsonschema:"exclusiveMinimum=0" jsonschema_description:"Exposure, in dollars: what the period's bets not yet resulted have at risk, plus the new bet, may not exceed it."`
-	MaxStakePerRace *float64 `yaml:"max_stake_per_race" validate:"omitempty,gt=0,cents" jsonschema:"exclusiveMinimum=0" jsonschema_description:"The most the plan's bets on one race may put at risk together, in dollars."`
-	MaxBetsPerRace  *int     `yaml:"max_bets_per_race" validate:"omitempty,gt=0" jsonschema:"minimum=1" jsonschema_description:"The most bets the plan creates on one race."`
 }
 
 type raceDoc struct {

@@ -7,9 +7,11 @@ import (
 	"math"
 	"time"
 
-	"github.com/betplan/betplan/engine"
-	"github.com/betplan/betplan/reason"
 	"github.com/invopop/jsonschema"
+
+	"github.com/betplan/betplan/engine"
+	"github.com/betplan/betplan/limit"
+	"github.com/betplan/betplan/reason"
 )
 
 // SchemaVersion is the version of the report.json contract. It changes when a
@@ -72,20 +74,14 @@ type PlanInfo struct {
 // Every limit counts money at risk: a bet's stake times the sessions that
 // can place it, then what the sessions accepted.
 type Limits struct {
-	Period          string       `json:"period" jsonschema:"enum=day,enum=week,enum=plan" jsonschema_description:"What the total limits count within: day (the race's meeting day, in its own time zone), week, or plan (all time)."`
-	MaxStakePerBet  *float64     `json:"max_stake_per_bet" jsonschema:"nullable" jsonschema_description:"Most one bet may put at risk, in dollars; null when unlimited."`
-	MaxTotalStake   *float64     `json:"max_total_stake" jsonschema:"nullable" jsonschema_description:"Most the bets of a period may put at risk together, in dollars; null when unlimited."`
-	MaxBets         *int         `json:"max_bets" jsonschema:"nullable" jsonschema_description:"Most notifications the plan may create in a period; null when unlimited."`
-	MaxLoss         *float64     `json:"max_loss" jsonschema:"nullable" jsonschema_description:"Loss cap: no new bet that would let a period's worst case (settled profit minus everything open at risk, minus the bet) go below minus this; null when unset."`
-	StopLoss        *float64     `json:"stop_loss" jsonschema:"nullable" jsonschema_description:"Stop-loss: no new bet once a period's settled profit is at or below minus this; null when unset."`
-	TakeProfit      *float64     `json:"take_profit" jsonschema:"nullable" jsonschema_description:"No new bet once a period's settled profit reaches this; null when unset."`
-	MaxOpenStake    *float64     `json:"max_open_stake" jsonschema:"nullable" jsonschema_description:"Most the bets of a period not resulted yet may have at risk, in dollars; null when unlimited."`
-	MaxStakePerRace *float64     `json:"max_stake_per_race" jsonschema:"nullable" jsonschema_description:"Most the bets on one race may put at risk together, in dollars; null when unlimited."`
-	MaxBetsPerRace  *int         `json:"max_bets_per_race" jsonschema:"nullable" jsonschema_description:"Most bets the plan creates on one race; null when unlimited."`
-	Committed       float64      `json:"committed" jsonschema_description:"Dollars the plan's created bets requested (stake or target profit), in this and earlier runs."`
-	Planned         float64      `json:"planned" jsonschema_description:"Dollars a preview's creates would request now (plan reports; 0 otherwise)."`
-	CreatedBets     int          `json:"created_bets" jsonschema_description:"Notifications this plan has created, ever."`
-	Periods         []PeriodUsed `json:"periods" jsonschema_description:"What the limits count in each period the report's bets are in, oldest first."`
+	Period string `json:"period" jsonschema:"enum=day,enum=week,enum=plan" jsonschema_description:"What the total limits count within: day (the race's meeting day, in its own time zone), week, or plan (all time)."`
+	// Caps is what each limit kind is set to: report.json has a field for
+	// each kind after period, null when not set (limitsjson.go).
+	Caps        limit.Set    `json:"-"`
+	Committed   float64      `json:"committed" jsonschema_description:"Dollars the plan's created bets requested (stake or target profit), in this and earlier runs."`
+	Planned     float64      `json:"planned" jsonschema_description:"Dollars a preview's creates would request now (plan reports; 0 otherwise)."`
+	CreatedBets int          `json:"created_bets" jsonschema_description:"Notifications this plan has created, ever."`
+	Periods     []PeriodUsed `json:"periods" jsonschema_description:"What the limits count in each period the report's bets are in, oldest first."`
 }
 
 // Account is the account file's limits and their use over every plan
@@ -311,20 +307,12 @@ func newAccount(a *engine.AccountSummary) *Account {
 
 func newLimits(l *engine.LimitsSummary) Limits {
 	out := Limits{
-		Period:          string(l.Period),
-		MaxStakePerBet:  centsPtr(l.MaxStakePerBet),
-		MaxTotalStake:   centsPtr(l.MaxTotalStake),
-		MaxBets:         l.MaxBets,
-		MaxLoss:         centsPtr(l.MaxLoss),
-		StopLoss:        centsPtr(l.StopLoss),
-		TakeProfit:      centsPtr(l.TakeProfit),
-		MaxOpenStake:    centsPtr(l.MaxOpenStake),
-		MaxStakePerRace: centsPtr(l.MaxStakePerRace),
-		MaxBetsPerRace:  l.MaxBetsPerRace,
-		Committed:       cents(l.Committed),
-		Planned:         cents(l.Planned),
-		CreatedBets:     l.CreatedBets,
-		Periods:         make([]PeriodUsed, len(l.Periods)),
+		Period:      string(l.Period),
+		Caps:        l.Set,
+		Committed:   cents(l.Committed),
+		Planned:     cents(l.Planned),
+		CreatedBets: l.CreatedBets,
+		Periods:     make([]PeriodUsed, len(l.Periods)),
 	}
 	if out.Period == "" {
 		out.Period = "plan"

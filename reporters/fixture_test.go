@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/betplan/betplan/engine"
+	"github.com/betplan/betplan/limit"
 	"github.com/betplan/betplan/plan"
 )
 
@@ -20,8 +21,6 @@ var aedt = time.FixedZone("AEDT", 11*3600)
 func at(minutes int) time.Time { return t0.Add(time.Duration(minutes) * time.Minute) }
 
 func money(v float64) *float64 { return &v }
-
-func ptr[T any](v T) *T { return &v }
 
 func race(venue string, n, startMin int) engine.RaceInfo {
 	// The service gives race times in the meeting's offset (AEDT here).
@@ -44,13 +43,12 @@ func runResult() *engine.Result {
 		EndReason:  "error",
 		Error:      "poll notifications: GET /bet/notification/: 502 Bad Gateway",
 		Limits: engine.LimitsSummary{
-			Limits: plan.Limits{
-				Period:         plan.PeriodDay,
-				MaxStakePerBet: money(50),
-				MaxTotalStake:  money(400),
-				MaxBets:        ptr(20),
-				MaxLoss:        money(100),
-			},
+			Limits: plan.Limits{Period: plan.PeriodDay, Set: limit.Set{
+				limit.MaxStakePerBet: limit.Amount(50),
+				limit.MaxTotalStake:  limit.Amount(400),
+				limit.MaxBets:        limit.Count(20),
+				limit.MaxLoss:        limit.Amount(100),
+			}},
 			Committed:   175.5,
 			CreatedBets: 10,
 			Periods: []engine.PeriodUsage{{Period: "2025-03-01", Words: "day 2025-03-01",
@@ -191,15 +189,14 @@ func planResult() *engine.Result {
 		FinishedAt: at(0).Add(1500 * time.Millisecond),
 		EndReason:  "completed",
 		Limits: engine.LimitsSummary{
-			Limits: plan.Limits{
-				Period:          plan.PeriodPlan,
-				MaxStakePerBet:  money(50),
-				MaxTotalStake:   money(100),
-				MaxBets:         ptr(5),
-				MaxOpenStake:    money(60),
-				MaxStakePerRace: money(40),
-				MaxBetsPerRace:  ptr(2),
-			},
+			Limits: plan.Limits{Period: plan.PeriodPlan, Set: limit.Set{
+				limit.MaxStakePerBet:  limit.Amount(50),
+				limit.MaxTotalStake:   limit.Amount(100),
+				limit.MaxBets:         limit.Count(5),
+				limit.MaxOpenStake:    limit.Amount(60),
+				limit.MaxStakePerRace: limit.Amount(40),
+				limit.MaxBetsPerRace:  limit.Count(2),
+			}},
 			Committed:   30,
 			Planned:     45,
 			CreatedBets: 2,

@@ -193,7 +193,14 @@ func junitBet(r *engine.Result, b *engine.BetResult) junitCase {
 		switch b.Status {
 		case engine.StatusFailed, engine.StatusNotTaken, engine.StatusUnresolved, engine.StatusInDoubt:
 			c.Failure = &junitOutcome{Type: string(b.Status), Message: message}
-		case engine.StatusSkipped, engine.StatusWaiting, engine.StatusCanceled:
+		case engine.StatusSkipped:
+			if b.MissedNow {
+				// The run that found the window missed fails for it, once.
+				c.Failure = &junitOutcome{Type: string(b.Why.Code), Message: message}
+				break
+			}
+			c.Skipped = &junitOutcome{Type: string(b.Status), Message: message}
+		case engine.StatusWaiting, engine.StatusCanceled:
 			if b.PlacedThenCanceled() {
 				break // placed: a bet like any placed one, its cancel in the output
 			}

@@ -2,10 +2,11 @@ package reporters
 
 import (
 	"fmt"
-	"strconv"
+	"slices"
 	"strings"
 
 	"github.com/betplan/betplan/engine"
+	"github.com/betplan/betplan/limit"
 )
 
 // planLimits is the limits table: for each limit, what is used already,
@@ -27,64 +28,48 @@ func accountTitle(a *engine.AccountSummary) string {
 	return fmt.Sprintf("%s, %s, counted over the plans %s", a.File, a.PeriodTitle(), strings.Join(a.Plans, ", "))
 }
 
+// limitRows are the lines of a limits table, each from its limit kind
+// (package limit): for each period, the lines every report has (what is at
+// risk, the bets created) then those of the period's other limits set;
+// then the limits of each bet and each race.
 func limitRows(l *engine.LimitsSummary) []limitRow {
-	limit := func(v *float64) string {
-		if v == nil {
-			return "none"
+	f := limit.Format{Dollars: dollars, Signed: signedDollars}
+	rowsOf := func(pick func(*limit.Kind) bool, s limit.Sums) []limit.Row {
+		var rows []limit.Row
+		for _, k := range limit.Shown() {
+			if !pick(k) {
+				continue
+			}
+			if v, ok := l.Set.Get(k); ok {
+				rows = limit.Merge(rows, k.Row(&v, s, f))
+			} else if k.Always {
+				rows = limit.Merge(rows, k.Row(nil, s, f))
+			}
 		}
-		return dollars(*v)
+		return rows
 	}
-	count := func(v *int) string {
-		if v == nil {
-			return "none"
-		}
-		return strconv.Itoa(*v)
-	}
-	overAmount := func(used float64, v *float64) bool { return v != nil && cents(used) > cents(*v) }
 	var rows []limitRow
 	for _, p := range l.Periods {
 		suffix := ""
 		if len(l.Periods) > 1 || p.Period != "" {
 			suffix = ", " + p.Words
 		}
-		rows = append(rows,
-			limitRow{"At risk" + suffix, dollars(p.Staked - p.Planned), dollars(p.Staked), limit(l.MaxTotalStake), overAmount(p.Staked, l.MaxTotalStake)},
-			limitRow{"Bets created" + suffix, strconv.Itoa(p.Bets - p.PlannedBets), strconv.Itoa(p.Bets), count(l.MaxBets), l.MaxBets != nil && p.Bets > *l.MaxBets})
-		if l.MaxOpenStake != nil {
-			rows = append(rows, limitRow{"Open (not resulted)" + suffix, dollars(p.OpenStake - p.Planned), dollars(p.OpenStake), limit(l.MaxOpenStake), overAmount(p.OpenStake, l.MaxOpenStake)})
-		}
-		if l.MaxLoss != nil {
-			// The worst case: the settled profit if every open bet lost.
-			worst := p.WorstCase()
-			rows = append(rows, limitRow{"Worst-case profit" + suffix, signedDollars(worst + p.Planned), signedDollars(worst),
-				"not below " + dollars(-*l.MaxLoss), cents(worst) < -cents(*l.MaxLoss)})
-		}
-		if l.StopLoss != nil || l.TakeProfit != nil {
-			var stops []string
-			stopped := false
-			if l.StopLoss != nil {
-				stops = append(stops, dollars(-*l.StopLoss))
-				stopped = stopped || cents(p.LowestProfit) <= -cents(*l.StopLoss)
-			}
-			if l.TakeProfit != nil {
-				stops = append(stops, signedDollars(*l.TakeProfit))
-				stopped = stopped || cents(p.HighestProfit) >= cents(*l.TakeProfit)
-			}
-			used := fmt.Sprintf("%s, %d won, %d lost", signedDollars(p.Profit), p.Won, p.Lost)
-			if stopped {
-				used = "stopped: " + used
-			}
-			rows = append(rows, limitRow{"Settled profit" + suffix, used, signedDollars(p.Profit), "stops at " + strings.Join(stops, " or "), stopped})
+		s := p.Sums()
+		always := rowsOf(func(k *limit.Kind) bool { return k.Span == limit.PerPeriod && k.Always }, s)
+		others := rowsOf(func(k *limit.Kind) bool { return k.Span == limit.PerPeriod && !k.Always }, s)
+		for _, r := range slices.Concat(always, others) {
+			r.Name += suffix
+			rows = append(rows, newLimitRow(r))
 		}
 	}
-	rows = append(rows, limitRow{Name: "At risk per bet", Limit: limit(l.MaxStakePerBet)})
-	if l.MaxStakePerRace != nil {
-		rows = append(rows, limitRow{Name: "At risk per race", Limit: limit(l.MaxStakePerRace)})
-	}
-	if l.MaxBetsPerRace != nil {
-		rows = append(rows, limitRow{Name: "Bets per race", Limit: count(l.MaxBetsPerRace)})
+	for _, r := range rowsOf(func(k *limit.Kind) bool { return k.Span != limit.PerPeriod }, limit.Sums{}) {
+		rows = append(rows, newLimitRow(r))
 	}
 	return rows
+}
+
+func newLimitRow(r limit.Row) limitRow {
+	return limitRow{Name: r.Name, Used: r.Used, After: r.After, Limit: r.Lead + r.Limit, Over: r.Over}
 }
 
 // limitRow is one line of the limits table.

@@ -58,7 +58,7 @@ func (m *markdownWriter) run(r *engine.Result) {
 	}
 	m.printf("## %sbetplan %s: %s\n\n", mark, kindTitle(r), mdText(r.PlanName))
 	if r.Simulated {
-		m.printf("> [!NOTE]\n> Simulated service: no real money moved.\n\n")
+		m.printf("> [!NOTE]\n> %s\n\n", simulatedWords)
 	}
 	if r.Error != "" {
 		m.printf("> [!CAUTION]\n> **Error:** %s\n\n", mdText(truncate(oneLine(r.Error), 1000)))

@@ -9,6 +9,7 @@ import (
 
 	"github.com/betplan/betplan/engine"
 	"github.com/betplan/betplan/internal/golden"
+	"github.com/betplan/betplan/limit"
 	"github.com/betplan/betplan/plan"
 	"github.com/betplan/betplan/reporters"
 )
@@ -22,7 +23,7 @@ func sportsResult() *engine.Result {
 		Kind: engine.KindRun, PlanName: "footy", PlanFile: "examples/sports-day.yaml",
 		PlanHash: "sha256:0f1e2d3c4b5a69788796a5b4c3d2e1f00f1e2d3c4b5a69788796a5b4c3d2e1f0", Version: "v0.3.0",
 		BaseURL: "https://bets.example.com.au", StartedAt: at(0), FinishedAt: at(200), EndReason: "completed",
-		Limits: engine.LimitsSummary{Limits: plan.Limits{MaxStakePerBet: money(20), MaxTotalStake: money(60), MaxBets: ptr(3)}, Committed: 20, CreatedBets: 2},
+		Limits: engine.LimitsSummary{Limits: plan.Limits{Set: limit.Set{limit.MaxStakePerBet: limit.Amount(20), limit.MaxTotalStake: limit.Amount(60), limit.MaxBets: limit.Count(3)}}, Committed: 20, CreatedBets: 2},
 		Bets: []engine.BetResult{
 			{
 				ID: "pies-line", Label: "bp:footy:pies-line:4245e2414165",

@@ -17,9 +17,12 @@ import (
 // Summary is the report of one run of several plans on one account: each
 // plan's totals, and the account's (every plan's bets together).
 type Summary struct {
-	Kind    string        `json:"kind"`
-	Plans   []PlanSummary `json:"plans"`
-	Account Totals        `json:"account"`
+	Kind string `json:"kind"`
+	// Simulated is true when the plans ran against the simulated service
+	// (a rehearsal): no real money moved.
+	Simulated bool          `json:"simulated"`
+	Plans     []PlanSummary `json:"plans"`
+	Account   Totals        `json:"account"`
 }
 
 // PlanSummary is one plan's line of a Summary.
@@ -47,6 +50,7 @@ func NewSummary(results []*engine.Result) *Summary {
 		if r.Kind != "" {
 			s.Kind = string(r.Kind)
 		}
+		s.Simulated = s.Simulated || r.Simulated
 		s.Plans = append(s.Plans, PlanSummary{
 			Name:      r.PlanName,
 			PlanFile:  r.PlanFile,
@@ -87,6 +91,9 @@ func (t Totals) trouble() int {
 // and one for the account.
 func WriteSummaryText(w io.Writer, s *Summary) error {
 	bw := bufio.NewWriter(w)
+	if s.Simulated {
+		fmt.Fprintf(bw, "%s\n", simulatedWords)
+	}
 	tw := tabwriter.NewWriter(bw, 0, 0, 2, ' ', tabwriter.AlignRight)
 	width := len("account")
 	for _, p := range s.Plans {
@@ -120,6 +127,9 @@ func WriteSummaryText(w io.Writer, s *Summary) error {
 func WriteSummaryMarkdown(w io.Writer, s *Summary) error {
 	bw := bufio.NewWriter(w)
 	fmt.Fprintf(bw, "## betplan %s: %d plans\n\n", s.Kind, len(s.Plans))
+	if s.Simulated {
+		fmt.Fprintf(bw, "> [!NOTE]\n> %s\n\n", simulatedWords)
+	}
 	fmt.Fprintln(bw, "| Plan | Bets | Settled | Open | Waiting | Failed | Cancelled | Stake | At risk | Accepted | Profit | Ended |")
 	fmt.Fprintln(bw, "|:-----|-----:|--------:|-----:|--------:|-------:|----------:|------:|--------:|---------:|-------:|:------|")
 	row := func(name string, t Totals, ended string) {

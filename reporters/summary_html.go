@@ -19,12 +19,13 @@ func WriteSummaryHTML(w io.Writer, s *Summary) error {
 }
 
 var summaryHTMLTemplate = template.Must(template.New("summary").Funcs(template.FuncMap{
-	"dollars":     dollars,
-	"signed":      signedDollars,
-	"profitClass": func(v float64) string { return toneClass[profitTone(v)] },
-	"open":        Totals.open,
-	"trouble":     Totals.trouble,
-	"cancelled":   Totals.cancelled,
+	"dollars":        dollars,
+	"signed":         signedDollars,
+	"profitClass":    func(v float64) string { return toneClass[profitTone(v)] },
+	"open":           Totals.open,
+	"trouble":        Totals.trouble,
+	"cancelled":      Totals.cancelled,
+	"simulatedWords": func() string { return simulatedWords },
 }).Parse(`<!DOCTYPE html>
 <html lang="en">
 <head>
@@ -42,10 +43,13 @@ tr.account td { font-weight: 600; border-top: 2px solid #d1d9e0; }
 .good { color: #116329; }
 .bad { color: #a40e26; }
 .err { color: #82071e; font-size: 13px; margin-top: 2px; overflow-wrap: anywhere; }
+.banner { border-radius: 6px; padding: 10px 14px; margin: 12px 0; background: #ddf4ff; border: 1px solid #54aeff66; color: #0a3069; }
 </style>
 </head>
 <body>
 <h1>betplan {{.Kind}}: {{len .Plans}} plans</h1>
+{{if .Simulated}}<div class="banner">{{simulatedWords}}</div>
+{{end -}}
 <table>
 <thead><tr><th>Plan</th><th class="n">Bets</th><th class="n">Settled</th><th class="n">Open</th><th class="n">Waiting</th><th class="n">Failed</th><th class="n">Cancelled</th><th class="n">Stake</th><th class="n">At risk</th><th class="n">Accepted</th><th class="n">Profit</th><th>Ended</th></tr></thead>
 <tbody>

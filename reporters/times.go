@@ -20,16 +20,20 @@ import (
 //   - the command's own times (log lines, the live line, a report's
 //     header) are in the machine's zone (TZ; UTC on a machine with none),
 //     and, against a simulated service, marked "sim time": they are the
-//     rehearsal's clock, not the wall clock.
+//     rehearsal's clock, not the wall clock. A rehearsal's line about
+//     real waits (the client's retries) is on the wall clock alone and
+//     marked "real time": no line mixes the two clocks.
 //
 // Every time carries its zone's name ("14:35 AEDT"). report.json keeps
 // RFC 3339 in UTC, for machines.
 
 // Clock is how a command's own times are shown: in Zone (nil: UTC),
-// marked as simulated when Sim.
+// marked as simulated when Sim, or as the wall clock when Real (beside a
+// rehearsal's simulated times).
 type Clock struct {
 	Zone *time.Location
 	Sim  bool
+	Real bool
 }
 
 // ClockOf is the clock a result's own times are shown with.
@@ -43,11 +47,15 @@ func (c Clock) in(t time.Time) time.Time {
 }
 
 // Label is the zone's name, and "sim time" after it for a simulated
-// clock: "AEDT", "UTC sim time".
+// clock, "real time" for the wall clock said as such: "AEDT", "UTC sim
+// time", "AEDT real time".
 func (c Clock) Label(t time.Time) string {
 	l := zoneName(c.in(t))
-	if c.Sim {
+	switch {
+	case c.Sim:
 		l += " sim time"
+	case c.Real:
+		l += " real time"
 	}
 	return l
 }

@@ -144,17 +144,18 @@ func outcomeTone(b *engine.BetResult) tone {
 // takenOdds is the odds a bet was placed at, averaged over the sessions
 // by amount placed, or "-" before any session placed it.
 func takenOdds(b *engine.BetResult) string {
-	var amount, weighted float64
+	var placed book.Total
+	var weighted float64 // dollars × odds: no money of its own
 	for _, rec := range b.Records {
 		if rec.Amount > 0 && rec.Odds > 0 {
-			amount += rec.Amount
+			placed.Add(rec.Amount)
 			weighted += rec.Amount * rec.Odds
 		}
 	}
-	if amount == 0 {
+	if placed.Cents() == 0 {
 		return "-"
 	}
-	return oddsWords(weighted / amount)
+	return oddsWords(weighted / placed.Dollars())
 }
 
 // returnWords is the money a settled bet brought back (stake plus profit:
@@ -597,3 +598,7 @@ func prealertWords(p engine.PrealertResult) string {
 	}
 	return s
 }
+
+// simulatedWords mark every report of a run against the simulated
+// service (a rehearsal), whatever its format.
+const simulatedWords = "Simulated service: no real money moved."

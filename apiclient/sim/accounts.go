@@ -22,6 +22,15 @@ type session struct {
 	UpdateTime   time.Time
 	Started      time.Time
 	LoginError   string // the last login error; "" when none
+	// LoginFailedAt is when the login that LoginError tells of failed.
+	LoginFailedAt time.Time
+	// MinBet and MaxBet are the bookmaker account's stake bounds
+	// (account_settings): its bot refuses a slip outside them, in the
+	// bookmaker's words; it never caps the stake. 0: no bound.
+	MinBet, MaxBet float64
+	// RefusedMarkets are the markets the bookmaker refuses this account
+	// (its bot refuses the slip, saying the market is not available).
+	RefusedMarkets []string
 
 	// today's performance
 	BetsToday, OKToday, FailedToday int
@@ -29,7 +38,7 @@ type session struct {
 }
 
 func defaultSessions(userID int, now time.Time) []*session {
-	return []*session{
+	ss := []*session{
 		{ID: 4417, UserID: userID, Bookie: "Sportsbet", BookieID: 42, DisplayName: "Main Sportsbet", Balance: 1000, BonusBalance: 25,
 			BotRunning: true, BotID: "bot-7f3a", BotIP: "203.0.113.17", UpdateTime: now, Started: now.Add(-90 * time.Minute)},
 		{ID: 4418, UserID: userID, Bookie: "Ladbrokes", BookieID: 25, DisplayName: "Ladbrokes 2", Balance: 500, BonusBalance: 0,
@@ -37,6 +46,10 @@ func defaultSessions(userID int, now time.Time) []*session {
 		{ID: 4419, UserID: userID, Bookie: "TAB", BookieID: 41, DisplayName: "TAB spare", Balance: 250, BonusBalance: 10,
 			BotRunning: false, BotID: "bot-91c2", BotIP: "198.51.100.4", UpdateTime: now},
 	}
+	for _, x := range ss {
+		x.MinBet, x.MaxBet = 1, 1000
+	}
+	return ss
 }
 
 func (ss *session) setRunning(on bool, now time.Time) {
@@ -66,6 +79,46 @@ func (ss *session) loginStatus() string {
 	return "LOGGED_OUT"
 }
 
+// lastLoginAttempt is when the session's bot last tried to log in: the
+// failed attempt its login error tells of, else its start.
+func (ss *session) lastLoginAttempt() time.Time {
+	if ss.LoginError != "" && !ss.LoginFailedAt.IsZero() {
+		return ss.LoginFailedAt
+	}
+	return ss.Started
+}
+
+// refusesMarket says why the session's bot refuses a slip on market, in
+// the bookmaker's words; "" when the account may bet on it.
+func (ss *session) refusesMarket(market string) string {
+	for _, m := range ss.RefusedMarkets {
+		if strings.EqualFold(m, market) {
+			return "Market " + market + " is not available for this account."
+		}
+	}
+	return ""
+}
+
+// refusesStake says why the session's bot refuses a stake outside its
+// bookmaker's bounds, in the bookmaker's words; "" within them.
+func (ss *session) refusesStake(amount float64) string {
+	switch {
+	case ss.MinBet > 0 && amount < ss.MinBet:
+		return "The minimum stake is " + dollars(ss.MinBet) + "."
+	case ss.MaxBet > 0 && amount > ss.MaxBet:
+		return "The maximum stake is " + dollars(ss.MaxBet) + "."
+	}
+	return ""
+}
+
+// dollars is $50 or $2.50, as a bookmaker writes an amount.
+func dollars(v float64) string {
+	if v == float64(int64(v)) {
+		return "$" + strconv.FormatInt(int64(v), 10)
+	}
+	return "$" + strconv.FormatFloat(v, 'f', 2, 64)
+}
+
 func (ss *session) json() map[string]any {
 	active := 0
 	var loginError any
@@ -89,7 +142,7 @@ func (ss *session) json() map[string]any {
 		"bot_running":        ss.BotRunning,
 		"running_sessions":   active,
 		"login_status":       ss.loginStatus(),
-		"last_login_attempt": stamp(ss.Started),
+		"last_login_attempt": stamp(ss.lastLoginAttempt()),
 		"login_error":        loginError,
 		"session_details": map[string]any{
 			"active_sessions":    active,
@@ -100,8 +153,8 @@ func (ss *session) json() map[string]any {
 		"account_settings": map[string]any{
 			"auto_login":      true,
 			"login_frequency": 60,
-			"max_bet_amount":  500,
-			"min_bet_amount":  1,
+			"max_bet_amount":  ss.MaxBet,
+			"min_bet_amount":  ss.MinBet,
 			"use_bonus_first": false,
 		},
 		"performance_stats": map[string]any{

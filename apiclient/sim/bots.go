@@ -74,9 +74,16 @@ func (s *Service) takeUp(n *notification, at time.Time) {
 	}
 	var acting []*session
 	for _, ss := range s.sessions {
-		if ss.UserID == n.UserID && ss.BotRunning && ss.LoginError == "" && n.targets(ss) {
-			acting = append(acting, ss)
+		if ss.UserID != n.UserID || !ss.BotRunning || !n.targets(ss) {
+			continue
 		}
+		if ss.LoginError != "" {
+			// Its bot runs but is not logged in to the bookmaker: it
+			// makes no slip, no record; its line says why.
+			s.log(n, ss.BotID, ss.DisplayName+": not logged in to "+ss.Bookie+" ("+ss.LoginError+"): bet not placed", at)
+			continue
+		}
+		acting = append(acting, ss)
 	}
 	var bots []string
 	for i, ss := range acting {
@@ -101,16 +108,25 @@ func (s *Service) takeUp(n *notification, at time.Time) {
 		default:
 			amount = n.Stake
 		}
+		if m := ss.refusesMarket(n.Market); m != "" {
+			errMsg = m // the account's bookmaker does not take the market at all
+		}
 		switch {
 		case errMsg != "":
 		case n.CheckOdds && n.Odds > 0 && odds < n.Odds:
 			errMsg = fmt.Sprintf("Odds %.2f are below the minimum of %.2f.", odds, n.Odds)
 		case n.CheckMaxOdds && n.MaxOdds > 0 && odds > n.MaxOdds && !s.opts.MaxOddsIgnored:
 			errMsg = fmt.Sprintf("Odds %.2f are above the maximum of %.2f.", odds, n.MaxOdds)
+		case amount < ss.MinBet:
+			errMsg = ss.refusesStake(amount)
 		case amount < 1 || mix(uint64(s.opts.Seed), uint64(n.ID), uint64(ss.ID))%100 < 3:
 			errMsg = "The minimum stake is $1."
 		case amount > ss.Balance:
 			errMsg = "Insufficient funds in your account."
+		case ss.refusesStake(amount) != "":
+			// Refused, not capped: the service does not say which a bot
+			// does, and a refusal is what a plan must be told of.
+			errMsg = ss.refusesStake(amount)
 		}
 		ss.BetsToday++
 		ss.UpdateTime = submitted

@@ -21,6 +21,20 @@
 // leaves the race's listed runners and runner_names). Each acts
 // on every notification of the race, whoever created it.
 //
+// A session's bookmaker account is made to refuse what the real one
+// would: SetStakeBounds sets its min_bet_amount and max_bet_amount
+// (account_settings; $1 and $1000 by default, no less than a
+// default session's balance), and its bot refuses a slip
+// outside them in the bookmaker's words ("The maximum stake is $50."),
+// never capping the stake (the real service does not say which a bot
+// does; a refusal is what a plan must be told of); SetRefusedMarkets makes
+// it refuse a market ("Market Fixed Win is not available for this
+// account."); SetLoginError leaves its bot running but not logged in: it
+// makes no record of a notification it is targeted by, and a line on the
+// notification's bot logs says so ("TAB spare: not logged in to TAB
+// (invalid password): bet not placed"); its last_login_attempt is when
+// the login failed.
+//
 // Quirks kept from the spec: no duplicate detection on create; a create
 // that reaches no bot (or names an unknown race) is a 200; pagination
 // `count` is never below 1 and an out-of-range page gives page 1;

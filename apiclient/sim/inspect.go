@@ -138,8 +138,30 @@ func (s *Service) SetDateSkew(d time.Duration) { s.dateSkew.Store(int64(d)) }
 // running: the real service shows both at once.
 func (s *Service) SetLoginError(sessionID int, msg string) {
 	s.changeSession(sessionID, func(ss *session, now time.Time) {
-		ss.LoginError = msg
+		ss.LoginError, ss.LoginFailedAt = msg, now
 		ss.UpdateTime = now
+	})
+}
+
+// SetStakeBounds sets a session's bookmaker minimum and maximum stake
+// (its account_settings' min_bet_amount and max_bet_amount; 0: none).
+// Its bot refuses a slip outside them in the bookmaker's words ("The
+// maximum stake is $50."): the real service does not say whether a bot
+// caps an out-of-range stake or refuses the slip, and a refusal is the
+// case a plan must be told of.
+func (s *Service) SetStakeBounds(sessionID int, min, max float64) {
+	s.changeSession(sessionID, func(ss *session, now time.Time) {
+		ss.MinBet, ss.MaxBet = min, max
+		ss.UpdateTime = now
+	})
+}
+
+// SetRefusedMarkets sets the markets a session's bookmaker does not offer
+// its account (none: every market): its bot refuses a slip on one,
+// saying the market is not available.
+func (s *Service) SetRefusedMarkets(sessionID int, markets ...string) {
+	s.changeSession(sessionID, func(ss *session, now time.Time) {
+		ss.RefusedMarkets = append([]string(nil), markets...)
 	})
 }
 

@@ -216,3 +216,39 @@ func TestSumInCents(t *testing.T) {
 		t.Fatalf("two absurd amounts wrapped round: %v", u.Staked)
 	}
 }
+
+// A race's worst case is what its bets made if every one still open lost:
+// its open at-risk less its settled profit. A settled bet's stake, which
+// RaceStake still counts, can no longer be lost; a bet on another race is
+// not counted. The ledger keeps the same figures (TestLedgerKeepsSumsSums).
+func TestRaceWorstCase(t *testing.T) {
+	t.Parallel()
+	bet := func(label string, r book.Race, est float64, seen *book.Seen) book.Bet {
+		f := facts(est)
+		f.Label, f.Race, f.Seen = label, r, seen
+		b, ok := book.Count(f, now)
+		if !ok {
+			t.Fatalf("%s not counted", label)
+		}
+		return b
+	}
+	other := book.Race{Venue: "Randwick", Code: "Galloping", EventNumber: 1, Start: later}
+	bets := []book.Bet{
+		bet("open", race, 10, nil),
+		bet("lost", race, 5, &book.Seen{Accepted: 5, Profit: -5, Resulted: true, ResultAt: now}),
+		bet("won", race, 4, &book.Seen{Accepted: 4, Profit: 8, Resulted: true, ResultAt: now}),
+		bet("elsewhere", other, 50, nil),
+	}
+	u := book.Sum(bets, plan.PeriodPlan, race, false)
+	if u.RaceStake != 19 || u.RaceOpenStake != 10 || u.RaceProfit != 3 || u.RaceBets != 3 || u.RaceWorstCase() != -7 {
+		t.Errorf("race sums: stake %v, open %v, profit %v, bets %d, worst case %v; want 19, 10, 3, 3, -7",
+			u.RaceStake, u.RaceOpenStake, u.RaceProfit, u.RaceBets, u.RaceWorstCase())
+	}
+	l := book.NewLedger(plan.PeriodPlan)
+	for _, b := range bets {
+		l.Put(b, now)
+	}
+	if got := l.Usage(race); got.RaceOpenStake != 10 || got.RaceProfit != 3 {
+		t.Errorf("ledger: open %v, profit %v; want 10, 3", got.RaceOpenStake, got.RaceProfit)
+	}
+}

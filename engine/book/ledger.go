@@ -117,7 +117,7 @@ func (l *Ledger) Usage(race Race) Usage {
 	}
 	if race.named() {
 		if rs := l.races[race.key()]; rs != nil {
-			u.RaceStake, u.RaceBets = dollars(rs.stake), rs.bets
+			rs.fill(&u)
 		}
 	}
 	return u

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/betplan/betplan/engine/bet"
+	"github.com/betplan/betplan/limit"
 	"github.com/betplan/betplan/plan"
 )
 
@@ -33,10 +34,14 @@ type Usage struct {
 	// how many they are.
 	Planned     float64
 	PlannedBets int
+	// Requested is what the bets made (not a preview's) requested, their
+	// stakes or target profits; PlannedRequested what a preview's would.
+	Requested, PlannedRequested float64
 	// RaceStake and RaceBets are the at-risk and count of the bets on the
-	// race asked about.
-	RaceStake float64
-	RaceBets  int
+	// race asked about; RaceOpenStake what those not resulted have at risk
+	// now, RaceProfit what the settled ones made.
+	RaceStake, RaceOpenStake, RaceProfit float64
+	RaceBets                             int
 	// ByPlan is what each plan put at risk in the period, when the sum
 	// was asked by plan.
 	ByPlan map[string]float64
@@ -45,6 +50,17 @@ type Usage struct {
 // WorstCase is the settled profit if every open bet lost what it has at
 // risk: what max_loss caps.
 func (u Usage) WorstCase() float64 { return RoundCents(u.Profit - u.OpenStake) }
+
+// RaceWorstCase is WorstCase of the bets on the race asked about: what
+// they made if every one of them still open lost what it has at risk.
+func (u Usage) RaceWorstCase() float64 { return RoundCents(u.RaceProfit - u.RaceOpenStake) }
+
+// Sums is the usage as the limits read it.
+func (u Usage) Sums() limit.Sums {
+	return limit.Sums{Staked: u.Staked, OpenStake: u.OpenStake, Profit: u.Profit, LowestProfit: u.LowestProfit, HighestProfit: u.HighestProfit,
+		Bets: u.Bets, Won: u.Won, Lost: u.Lost, Planned: u.Planned, PlannedBets: u.PlannedBets,
+		RaceStake: u.RaceStake, RaceOpenStake: u.RaceOpenStake, RaceProfit: u.RaceProfit, RaceBets: u.RaceBets}
+}
 
 // Env is the usage as plan expressions read it (`plan.staked`, …).
 func (u Usage) Env() plan.PlanEnv {
@@ -128,7 +144,7 @@ func Sum(bets []Bet, p plan.Period, race Race, byPlan bool) Usage {
 		}
 	}
 	u := a.usage(key)
-	u.RaceStake, u.RaceBets = dollars(rs.stake), rs.bets
+	rs.fill(&u)
 	if plans != nil {
 		u.ByPlan = make(map[string]float64, len(plans))
 		for n, c := range plans {
@@ -144,6 +160,7 @@ type sums struct {
 	staked, openStake, profit       int64
 	planned                         int64
 	plannedBets                     int
+	requested, plannedRequested     int64
 	settled                         []Bet // to order the profit's lowest and highest
 	rangeDirty                      bool
 	lo, hi                          int64
@@ -160,9 +177,16 @@ func (a *sums) add(b *Bet, sign int) {
 		a.open += sign
 		a.openStake = addCents(a.openStake, c)
 	}
+	r := cents(b.requested)
+	if sign < 0 {
+		r = -r
+	}
 	if b.stage == Planned {
 		a.planned = addCents(a.planned, c)
 		a.plannedBets += sign
+		a.plannedRequested = addCents(a.plannedRequested, r)
+	} else {
+		a.requested = addCents(a.requested, r)
 	}
 	if b.stage != Settled {
 		return
@@ -204,6 +228,8 @@ func (a *sums) addSums(b *sums) {
 	a.profit = addCents(a.profit, b.profit)
 	a.planned = addCents(a.planned, b.planned)
 	a.plannedBets += b.plannedBets
+	a.requested = addCents(a.requested, b.requested)
+	a.plannedRequested = addCents(a.plannedRequested, b.plannedRequested)
 }
 
 // profitRange is the settled profit at its lowest and highest as results
@@ -231,12 +257,14 @@ func (a *sums) usage(key string) Usage {
 	lo, hi := a.profitRange()
 	return Usage{Period: key, Bets: a.bets, Open: a.open, Settled: a.settledN, Won: a.won, Lost: a.lost,
 		Staked: dollars(a.staked), OpenStake: dollars(a.openStake), Profit: dollars(a.profit),
-		LowestProfit: dollars(lo), HighestProfit: dollars(hi), Planned: dollars(a.planned), PlannedBets: a.plannedBets}
+		LowestProfit: dollars(lo), HighestProfit: dollars(hi), Planned: dollars(a.planned), PlannedBets: a.plannedBets,
+		Requested: dollars(a.requested), PlannedRequested: dollars(a.plannedRequested)}
 }
 
+// raceSums are the running totals of the bets on one race, in cents.
 type raceSums struct {
-	stake int64
-	bets  int
+	stake, openStake, profit int64
+	bets                     int
 }
 
 func (r *raceSums) add(b *Bet, sign int) {
@@ -246,6 +274,21 @@ func (r *raceSums) add(b *Bet, sign int) {
 	}
 	r.stake = addCents(r.stake, c)
 	r.bets += sign
+	if b.IsOpen() {
+		r.openStake = addCents(r.openStake, c)
+	}
+	if b.stage == Settled {
+		p := cents(b.profit)
+		if sign < 0 {
+			p = -p
+		}
+		r.profit = addCents(r.profit, p)
+	}
+}
+
+// fill writes the race's sums into u.
+func (r *raceSums) fill(u *Usage) {
+	u.RaceStake, u.RaceOpenStake, u.RaceProfit, u.RaceBets = dollars(r.stake), dollars(r.openStake), dollars(r.profit), r.bets
 }
 
 // maxCents bounds a sum: past it a sum holds at the bound rather than
@@ -311,10 +354,17 @@ func (u Usage) Plus(v Usage) Usage {
 	u.HighestProfit = max(u.HighestProfit, add(u.HighestProfit, v.HighestProfit))
 	u.Planned = add(u.Planned, v.Planned)
 	u.PlannedBets += v.PlannedBets
+	u.Requested = add(u.Requested, v.Requested)
+	u.PlannedRequested = add(u.PlannedRequested, v.PlannedRequested)
 	u.RaceStake = add(u.RaceStake, v.RaceStake)
+	u.RaceOpenStake = add(u.RaceOpenStake, v.RaceOpenStake)
+	u.RaceProfit = add(u.RaceProfit, v.RaceProfit)
 	u.RaceBets += v.RaceBets
 	return u
 }
+
+// Add is a + b dollars, added in whole cents as every sum of the book is.
+func Add(a, b float64) float64 { return dollars(addCents(cents(a), cents(b))) }
 
 // Total is a running sum of money in whole cents, the one way a view adds
 // amounts the book did not sum itself (a report's totals of its rows, a

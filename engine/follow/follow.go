@@ -37,6 +37,8 @@ type Service interface {
 	NotificationsByLabel(ctx context.Context, label string) ([]apiclient.Notification, error)
 	ListBets(ctx context.Context, opts apiclient.ListBetsOptions) (*apiclient.Page[apiclient.BetRecord], error)
 	BetsByNotification(ctx context.Context, id int64) ([]apiclient.BetRecord, error)
+	NotificationDetail(ctx context.Context, id int64) (*apiclient.NotificationDetail, error)
+	BotLogBody(ctx context.Context, id int64) ([]byte, int, error)
 }
 
 // Reader reads the service for one plan. Its Index remembers where the

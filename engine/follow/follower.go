@@ -68,6 +68,12 @@ type Bet interface {
 	// PlacementWarning is what its placement's line warns of (a lay
 	// taken above its max_odds), "" for nothing.
 	PlacementWarning() string
+	// Blocked is what betplan saw of the sessions just before it created
+	// the bet, when no session it targets could bet it then (a bot
+	// stopped or logged out, a stake out of the bookmaker's bounds): the
+	// reason of a bet no session answered, its code and words. "" when
+	// some session could.
+	Blocked() (code reason.Code, words string)
 }
 
 // Book is the book's side of following: its bets, and the transitions
@@ -136,6 +142,11 @@ type Host interface {
 	// first; SharedBy how many plans share the account's reads.
 	SharedPages(since time.Time) []SharedPage
 	SharedBy() int
+	// KeptDetail is the detail of the bet labelled label that a run or
+	// status read and kept (nil when none did); KeepDetail keeps d, read
+	// for b, so that no later read of b asks the service again.
+	KeptDetail(label string) *Detail
+	KeepDetail(b Bet, d *Detail)
 }
 
 // SharedPage is a page of the account's notification list that a plan of

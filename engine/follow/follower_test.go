@@ -26,32 +26,33 @@ type fakeBet struct {
 	notif         *apiclient.Notification
 }
 
-func (b *fakeBet) Name() string              { return strings.TrimPrefix(b.label, "plan-") }
-func (b *fakeBet) Label() string             { return b.label }
-func (b *fakeBet) NotifID() int64            { return b.id }
-func (b *fakeBet) Status() bet.Status        { return b.status }
-func (b *fakeBet) Reason() string            { return b.reason }
-func (b *fakeBet) Err() string               { return "" }
-func (b *fakeBet) Final() bool               { return b.final }
-func (b *fakeBet) Canceled() bool            { return false }
-func (b *fakeBet) CreatedAt() time.Time      { return time.Time{} }
-func (b *fakeBet) LastPolled() time.Time     { return b.polled }
-func (b *fakeBet) Venue() string             { return "" }
-func (b *fakeBet) ListedStart() time.Time    { return time.Time{} }
-func (b *fakeBet) TargetSession() string     { return "" }
-func (b *fakeBet) Accepted() float64         { return 0 }
-func (b *fakeBet) ReceivedBots() string      { return "" }
-func (b *fakeBet) NotifCreatedAt() time.Time { return time.Time{} }
-func (b *fakeBet) Placers() int              { return 0 }
-func (b *fakeBet) PlacedBy() string          { return "" }
-func (b *fakeBet) RefusedBy() string         { return "" }
-func (b *fakeBet) PlacementWarning() string  { return "" }
-func (b *fakeBet) RecordsRead() bool         { return false }
-func (b *fakeBet) RecordsAt() float64        { return 0 }
-func (b *fakeBet) AnsweredBy() string        { return "" }
-func (b *fakeBet) NeedRecords() bool         { return false }
-func (b *fakeBet) NeedPlacement() bool       { return false }
-func (b *fakeBet) OutcomeDue() bool          { return false }
+func (b *fakeBet) Name() string                   { return strings.TrimPrefix(b.label, "plan-") }
+func (b *fakeBet) Label() string                  { return b.label }
+func (b *fakeBet) NotifID() int64                 { return b.id }
+func (b *fakeBet) Status() bet.Status             { return b.status }
+func (b *fakeBet) Reason() string                 { return b.reason }
+func (b *fakeBet) Err() string                    { return "" }
+func (b *fakeBet) Final() bool                    { return b.final }
+func (b *fakeBet) Canceled() bool                 { return false }
+func (b *fakeBet) CreatedAt() time.Time           { return time.Time{} }
+func (b *fakeBet) LastPolled() time.Time          { return b.polled }
+func (b *fakeBet) Venue() string                  { return "" }
+func (b *fakeBet) ListedStart() time.Time         { return time.Time{} }
+func (b *fakeBet) TargetSession() string          { return "" }
+func (b *fakeBet) Accepted() float64              { return 0 }
+func (b *fakeBet) ReceivedBots() string           { return "" }
+func (b *fakeBet) NotifCreatedAt() time.Time      { return time.Time{} }
+func (b *fakeBet) Placers() int                   { return 0 }
+func (b *fakeBet) PlacedBy() string               { return "" }
+func (b *fakeBet) RefusedBy() string              { return "" }
+func (b *fakeBet) PlacementWarning() string       { return "" }
+func (b *fakeBet) RecordsRead() bool              { return false }
+func (b *fakeBet) RecordsAt() float64             { return 0 }
+func (b *fakeBet) AnsweredBy() string             { return "" }
+func (b *fakeBet) NeedRecords() bool              { return false }
+func (b *fakeBet) NeedPlacement() bool            { return false }
+func (b *fakeBet) OutcomeDue() bool               { return false }
+func (b *fakeBet) Blocked() (reason.Code, string) { return "", "" }
 
 // fakeBook keeps its bets' transitions as words, in order: what the
 // follower asked of the book.
@@ -111,10 +112,12 @@ func (k *fakeBook) to(b Bet, s bet.Status, reason string, final bool) {
 	k.note(b, string(s)+" ("+reason+")")
 }
 
-// fakeHost logs, and keeps the outcomes told as the journal would.
+// fakeHost logs, and keeps the outcomes told and the details read as the
+// journal would.
 type fakeHost struct {
-	logs []string
-	told map[string]bool
+	logs    []string
+	told    map[string]bool
+	details map[string]*Detail
 }
 
 func (h *fakeHost) Logf(format string, args ...any) {
@@ -128,6 +131,13 @@ func (h *fakeHost) KeepTold(label string)                     { h.told[label] = 
 func (h *fakeHost) KeepPlacements(ctx context.Context)        {}
 func (h *fakeHost) SharedPages(time.Time) []SharedPage        { return nil }
 func (h *fakeHost) SharedBy() int                             { return 1 }
+func (h *fakeHost) KeptDetail(label string) *Detail           { return h.details[label] }
+func (h *fakeHost) KeepDetail(b Bet, d *Detail) {
+	if h.details == nil {
+		h.details = map[string]*Detail{}
+	}
+	h.details[b.Label()] = d
+}
 
 type stepClock struct{ now time.Time }
 

@@ -52,21 +52,31 @@ func (f *Follower) update(ctx context.Context, b Bet, n *apiclient.Notification)
 		return nil
 	case !n.Resulted() && n.TotalAccepted == 0 && !b.ListedStart().IsZero() && f.clock.Now().After(b.ListedStart().Add(UnresultedAfter)):
 		// A notification the service never matched to a race is never
-		// resulted; nothing was placed, so nothing is left to follow.
-		f.book.End(b, bet.NotTaken, reason.Said(reason.NotTaken, fmt.Sprintf("no session placed it and the service had not resulted it %s after the start", UnresultedAfter)))
-		return nil
+		// resulted; nothing was placed, so nothing is left to follow but
+		// why.
+		d, recs, err := f.detail(ctx, b)
+		if err != nil || recs == nil {
+			return err
+		}
+		err = f.notPlaced(ctx, b, d, recs, "every session refused it: ", func(s bet.Status, why reason.Why) {
+			if s == bet.NotTaken {
+				why.Text = strings.Replace(why.Text, "no session placed it", fmt.Sprintf("no session placed it and the service had not resulted it %s after the start", UnresultedAfter), 1)
+			}
+			f.book.End(b, s, why)
+		})
+		return err
 	case !n.Resulted() && n.TotalAccepted == 0 && answered(b) && b.AnsweredBy() != n.ReceivedBots:
 		// The bots answered and accepted nothing: read what each session
 		// said, once per answer.
-		recs, err := f.records(ctx, b)
+		d, recs, err := f.detail(ctx, b)
 		if err != nil || recs == nil {
 			return err
 		}
 		f.book.Answered(b, n.ReceivedBots)
-		if why, refused := everyRefused(recs, "every session refused it: "); refused {
-			f.book.End(b, bet.Failed, why)
+		if _, refused := everyRefused(recs, ""); refused {
+			err := f.notPlaced(ctx, b, d, recs, "every session refused it: ", func(s bet.Status, why reason.Why) { f.book.End(b, s, why) })
 			f.logOutcome(b)
-			return nil
+			return err
 		}
 		f.book.Move(b, bet.Created, "the sessions answered; none has placed it yet")
 		return nil
@@ -91,7 +101,7 @@ func (f *Follower) update(ctx context.Context, b Bet, n *apiclient.Notification)
 		f.logOutcome(b)
 		return nil
 	}
-	recs, err := f.records(ctx, b)
+	d, recs, err := f.detail(ctx, b)
 	if err != nil || recs == nil {
 		return err
 	}
@@ -99,16 +109,12 @@ func (f *Follower) update(ctx context.Context, b Bet, n *apiclient.Notification)
 	for i := range recs {
 		accepted = accepted || recs[i].Accepted()
 	}
-	why, refused := everyRefused(recs, "every session errored: ")
-	switch {
-	case accepted:
+	if accepted {
 		f.book.Complete(b, bet.Settled, reason.Why{Text: settledReason(n)})
-	case refused:
-		f.book.Complete(b, bet.Failed, why)
-	case len(recs) == 0:
-		f.book.Complete(b, bet.NotTaken, reason.Said(reason.NotTaken, "no session acted on it by race start (no running bot matched, or the race was not found)"))
-	default:
-		f.book.Complete(b, bet.NotTaken, reason.Said(reason.NotTaken, "no session placed it before the race"))
+	} else if err := f.notPlaced(ctx, b, d, recs, "every session errored: ", func(s bet.Status, why reason.Why) {
+		f.book.Complete(b, s, why)
+	}); err != nil {
+		return err
 	}
 	f.logOutcome(b)
 	return nil

@@ -1,6 +1,7 @@
 // Package docgen writes the parts of the documentation that are made from
 // Go values, so they are written once: the alert events (plan's one list),
-// the reasons a bet was not created or placed (package reason). A region
+// the reasons a bet was not created or placed (package reason), the limit
+// kinds (package limit) in the README and in report.json's fields. A region
 // of a Markdown file between
 //
 //	<!-- generated: NAME (go generate ./...) -->
@@ -19,6 +20,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/betplan/betplan/limit"
 	"github.com/betplan/betplan/plan"
 	"github.com/betplan/betplan/reason"
 )
@@ -26,9 +28,43 @@ import (
 // Regions are the generated regions by name.
 func Regions() map[string]string {
 	return map[string]string{
-		"alert-events": alertEvents(),
-		"reasons":      reasons(),
+		"alert-events":  alertEvents(),
+		"reasons":       reasons(),
+		"limits":        limits(),
+		"report-limits": reportLimits(),
 	}
+}
+
+// limits is the README's table of limits: when each refuses a bet.
+func limits() string {
+	var b strings.Builder
+	b.WriteString("| limit | refuses a bet when |\n|---|---|\n")
+	for _, k := range limit.All() {
+		fmt.Fprintf(&b, "| `%s` | %s%s |\n", k.Key, k.Doc, accountOnly(k))
+	}
+	return b.String()
+}
+
+// reportLimits is REPORT.md's table of the limits' fields of report.json.
+func reportLimits() string {
+	var b strings.Builder
+	b.WriteString("| field | type | a bet is refused when |\n|---|---|---|\n")
+	for _, k := range limit.All() {
+		typ := "number or null"
+		if k.Unit == limit.Bets {
+			typ = "integer or null"
+		}
+		fmt.Fprintf(&b, "| `%s` | %s | %s%s |\n", k.Key, typ, k.Doc, accountOnly(k))
+	}
+	return b.String()
+}
+
+// accountOnly says a kind only the account file may set.
+func accountOnly(k *limit.Kind) string {
+	if k.In(limit.InPlan) {
+		return ""
+	}
+	return " (the account file only: every plan of the account together)"
 }
 
 func alertEvents() string {
