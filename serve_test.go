@@ -676,3 +676,31 @@ func TestServeAndCronShareOneState(t *testing.T) {
 	require.NoError(t, p.cmd.Process.Signal(syscall.SIGTERM))
 	assert.Equal(t, 143, p.exit(10*time.Second))
 }
+
+// betplan stop works against a serving account as against a run: the
+// stop mark, read before every create, keeps the plan's bet from being
+// created while the serving process runs it; stop --resume lets it
+// create again, without a restart.
+func TestServeHonoursTheStopMark(t *testing.T) {
+	t.Parallel()
+	w := newServeWorld(t, 10)
+	r := w.race(15*time.Minute, 0)
+	path := w.writePlan("card", namedPlan("card", r, 5, 12, ""))
+	state := filepath.Join(w.dir, "state")
+	p := w.serve(nil, "--yes", "--listen", "127.0.0.1:0", "--state", state, w.plans)
+	until(t, 20*time.Second, "serve to run the plan", func() bool {
+		_, rd := p.readiness()
+		return rd.Role == "leader" && len(rd.Plans) == 1 && rd.Plans[0].State == "running"
+	})
+	_, stderr, code := w.betplan(nil, "stop", "--yes", "--wait", "1m", "--state-dir", state, path)
+	require.Equal(t, 0, code, stderr)
+	until(t, 60*time.Second, "the bet's window open a while", func() bool { return w.now().After(r.Start.Add(-10 * time.Minute)) })
+	assert.Zero(t, w.svc.NotificationCount(), "a stopped plan creates nothing, served or not")
+	assert.True(t, p.running())
+
+	_, stderr, code = w.betplan(nil, "stop", "--resume", "--state-dir", state, path)
+	require.Equal(t, 0, code, stderr)
+	until(t, 60*time.Second, "the bet created once resumed", func() bool { return w.svc.NotificationCount() == 1 })
+	require.NoError(t, p.cmd.Process.Signal(syscall.SIGTERM))
+	assert.Equal(t, 143, p.exit(10*time.Second))
+}
