@@ -326,8 +326,10 @@ func (s *Server) runner(ctx context.Context, sl *slot, term state.Term, why stri
 				continue
 			}
 		case errors.As(err, &locked):
-			sl.say(fmt.Sprintf("another run holds the plan's lock (%s): tried again every %s", locked.Owner, s.cfg.Retry))
-			wait = s.cfg.Retry
+			// A run from cron, a stop or a cancel: it lets go in seconds,
+			// and asking again costs one try of the lock.
+			sl.say(fmt.Sprintf("another run holds the plan's lock (%s): tried again every %s", locked.Owner, lockRetry))
+			wait = lockRetry
 		case err != nil && !errors.Is(err, context.Canceled):
 			sl.say(fmt.Sprintf("its run ended: %v; started again in %s", err, s.cfg.Retry))
 			wait = s.cfg.Retry
@@ -341,6 +343,10 @@ func (s *Server) runner(ctx context.Context, sl *slot, term state.Term, why stri
 		}
 	}
 }
+
+// lockRetry is how soon a plan whose lock another run holds is tried
+// again.
+const lockRetry = 5 * time.Second
 
 // sleepOr waits d, or until the term ends or sl's version changes: true
 // when the wait ran its course.
