@@ -50,7 +50,7 @@ func NewMetrics(lead func() Status, plans func() (*reporters.Summary, []*engine.
 		Help:    "Seconds from a race's start to this process seeing its bet settled (the service's resulting time included).",
 		Buckets: []float64{60, 120, 180, 240, 300, 450, 600, 900, 1800, 3600}})
 	m.reloads = prometheus.NewCounter(prometheus.CounterOpts{Name: "betplan_plan_reloads_total",
-		Help: "Plan files loaded anew after a change (an edit, a new file, a removal)."})
+		Help: "Plan files loaded: each at the start, and anew after each change (an edit, a new file, a removal)."})
 	m.reloadErrors = prometheus.NewCounter(prometheus.CounterOpts{Name: "betplan_plan_reload_errors_total",
 		Help: "Plan files found invalid after a change: the last valid version keeps running."})
 	m.credentials = prometheus.NewGauge(prometheus.GaugeOpts{Name: "betplan_credentials_expiry_seconds",
