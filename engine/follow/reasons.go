@@ -248,27 +248,3 @@ func linesWords(lines []string) string {
 	return "; the bots' lines: " + strings.Join(lines, "; ")
 }
 
-// readPartlyPlaced reads, once, the detail of each settled bet some
-// session refused while another placed it: the bots' lines beside the
-// refusals, kept for the bet (its reason is its result).
-func (f *Follower) readPartlyPlaced(ctx context.Context) error {
-	for b := range f.book.Bets() {
-		if !b.Final() || b.Status() != bet.Settled || b.RefusedBy() == "" || b.NotifID() == 0 || b.NeedRecords() {
-			continue
-		}
-		if f.host.KeptDetail(b.Label()) != nil {
-			continue
-		}
-		nd, err := f.read.Detail(ctx, b.NotifID())
-		if err != nil {
-			if stop := f.read.stop(ctx, err); stop != nil {
-				return stop
-			}
-			continue // said nowhere: the bet's refusals are in its records already
-		}
-		d := detailOf(nd, b.ReceivedBots())
-		d.Why = reason.Why{Text: "partly placed; refused by " + b.RefusedBy() + linesWords(uncovered(d.Lines, nd.Bets))}
-		f.host.KeepDetail(b, d)
-	}
-	return nil
-}

@@ -117,18 +117,15 @@ func (r *Reader) Records(ctx context.Context, id int64) ([]apiclient.BetRecord, 
 }
 
 // CompleteRecords reads the per-session records of settled bets that
-// still lack them, and of placed bets whose placement is not read yet;
-// then the detail of each settled bet some session refused (once).
+// still lack them, and of placed bets whose placement is not read yet. A
+// bet some session refused while another placed it costs no read more:
+// the refusals' words are in its records (a placed bet's reasons cost no
+// request).
 func (f *Follower) CompleteRecords(ctx context.Context) error {
 	defer f.host.KeepPlacements(ctx)
-	err := f.placementErrorsKept(func() error {
+	return f.placementErrorsKept(func() error {
 		return f.readRecords(ctx, func(b Bet) bool { return b.NeedRecords() || b.NeedPlacement() })
 	})
-	if err != nil {
-		return err
-	}
-	// A bet some session refused while another placed it: why, once.
-	return f.readPartlyPlaced(ctx)
 }
 
 // ReadPlacements reads the records of bets newly seen placed: who placed
