@@ -46,7 +46,7 @@ func (r *tracker) runWithAlerts(ctx context.Context, res *Result, check func() e
 		switch {
 		case r.alerts != nil:
 			r.alerts.end(res, err, r.halt.stopped)
-		case len(r.opts.Notify) > 0 && !r.serving():
+		case len(r.opts.Notify) > 0 && r.served == nil:
 			// (A served plan's run that could not take the lock is tried
 			// again; the serving process says why where it is watched.)
 			// Without the journal (the lock was not taken) the run's
@@ -63,7 +63,7 @@ func (r *tracker) runWithAlerts(ctx context.Context, res *Result, check func() e
 		if err := r.keepReportDir(); err != nil {
 			return err
 		}
-		if err := r.journalServed(); err != nil {
+		if err := r.served.begin(); err != nil {
 			return err
 		}
 		if len(r.opts.Notify) > 0 {
@@ -72,7 +72,9 @@ func (r *tracker) runWithAlerts(ctx context.Context, res *Result, check func() e
 		}
 		err := r.start(ctx)
 		if err == nil {
-			r.result = res
+			if r.served != nil {
+				r.served.result = res
+			}
 			err = r.loop(ctx)
 		}
 		if !errors.Is(err, ErrNotConfirmed) {
@@ -117,7 +119,7 @@ func (r *tracker) runLocked(ctx context.Context, fn func() error) error {
 	if command == "" {
 		command = "betplan run"
 	}
-	if r.serving() {
+	if r.served != nil {
 		command = commandServe
 	}
 	req := state.LockRequest{
@@ -280,14 +282,14 @@ func (r *tracker) loop(ctx context.Context) error {
 	}
 	began := r.clock.Now()
 	for {
-		if r.yielded() {
+		if r.served.yielded() {
 			// The serving process let the run go: it ends between two
 			// ticks, with no create under way.
 			return context.Canceled
 		}
-		retired := r.retired()
+		retired := r.served.retired()
 		if retired {
-			r.retire()
+			r.served.retire()
 		}
 		// A stopped plan creates nothing: its run reads what it placed
 		// once and ends, so `betplan stop` gets the lock and cancels with
@@ -309,7 +311,7 @@ func (r *tracker) loop(ctx context.Context) error {
 		now := r.clock.Now()
 		// A served run reads the races on even when nothing waits: the
 		// races listed later are its next bets.
-		waits := r.book.waiting()+r.tips.tipsWaiting() > 0 || (r.serving() && !retired)
+		waits := r.book.waiting()+r.tips.tipsWaiting() > 0 || (r.served != nil && !retired)
 		if !stopped && waits && now.Sub(r.res.lastRefresh) >= r.opts.RefreshEvery {
 			if err := r.res.refresh(ctx); err != nil {
 				if ctx.Err() != nil {
@@ -355,12 +357,12 @@ func (r *tracker) loop(ctx context.Context) error {
 			return err
 		}
 		r.alerts.tick()
-		r.servedTick(r.result, &r.published)
+		r.served.tick()
 		r.progress(now, interval)
 		// A served run refused (no running bot, a cap first reached, its
 		// lock lost) ends as a cron run would: the serving process starts
 		// the next one, afresh, a little later.
-		if stopped || (!r.serving() && (r.opts.NoWait || r.done())) || (r.serving() && (r.servedDone(began) || r.halt.refused != "")) {
+		if stopped || (r.served == nil && (r.opts.NoWait || r.done())) || (r.served != nil && (r.served.over(began) || r.halt.refused != "")) {
 			if err := r.follow.CompleteRecords(follow.WithReason(ctx, "settled records")); err != nil {
 				return err
 			}
@@ -372,7 +374,7 @@ func (r *tracker) loop(ctx context.Context) error {
 			}
 			return nil
 		}
-		if timeout > 0 && !r.serving() && r.clock.Now().Sub(began) >= timeout {
+		if timeout > 0 && r.served == nil && r.clock.Now().Sub(began) >= timeout {
 			// A last look at every open bet: one polled slowly may have
 			// ended since it was last read.
 			if err := r.follow.PollLast(ctx); err != nil {
@@ -400,31 +402,14 @@ func (r *tracker) loop(ctx context.Context) error {
 		if wait <= 0 {
 			wait = 0
 		}
-		if err := r.pause(ctx, wait); err != nil {
+		pause := r.clock.Sleep
+		if r.served != nil {
+			pause = r.served.pause
+		}
+		if err := pause(ctx, wait); err != nil {
 			return err
 		}
 	}
-}
-
-// pause waits d, or less when a serving process lets the run go.
-func (r *tracker) pause(ctx context.Context, d time.Duration) error {
-	if !r.serving() || r.opts.Serve.Yield == nil {
-		return r.clock.Sleep(ctx, d)
-	}
-	sctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	go func() {
-		select {
-		case <-r.opts.Serve.Yield:
-			cancel()
-		case <-sctx.Done():
-		}
-	}()
-	err := r.clock.Sleep(sctx, d)
-	if r.yielded() {
-		return context.Canceled
-	}
-	return err
 }
 
 // decideAll is one tick's decisions, soonest race first. stopped says a

@@ -1,10 +1,12 @@
 package engine
 
 import (
+	"context"
 	"slices"
 	"time"
 
 	"github.com/betplan/betplan/notify"
+	"github.com/betplan/betplan/plan"
 	"github.com/betplan/betplan/state"
 )
 
@@ -57,11 +59,38 @@ type Announcement struct {
 // final: its book is let go and the next run reads the journal afresh.
 const defaultRollover = 6 * time.Hour
 
-// serving reports whether the run is a served one.
-func (r *tracker) serving() bool { return r.opts.Serve != nil }
+// served is a served run's part of the run (nil outside serve): when it
+// lets go, rolls over or retires, what it journals as it begins and what
+// it hands the serving process after each tick.
+type served struct {
+	mode  *ServeMode
+	plan  *plan.Plan
+	clock Clock
+	book  *betBook
+	hold  *hold
+	tips  *tipRun
+	// done is the run's own test that every bet is final, and snapshot
+	// fills a result as the run stands (tracker.snapshot).
+	done     func() bool
+	snapshot func(*Result)
+	alerts   func() *alerting
+	// result is the run's result, and published what was last handed
+	// on of it.
+	result    *Result
+	published [2]int64
+}
+
+// newServed is the served part of a run with opts, nil outside serve.
+func newServed(r *tracker) *served {
+	if r.opts.Serve == nil {
+		return nil
+	}
+	return &served{mode: r.opts.Serve, plan: r.plan, clock: r.clock, book: r.book, hold: r.hold, tips: &r.tips,
+		done: r.done, snapshot: r.snapshot, alerts: func() *alerting { return r.alerts }}
+}
 
 // yielded reports whether the serving process asked the run to end.
-func (r *tracker) yielded() bool { return r.opts.Serve.yielded() }
+func (s *served) yielded() bool { return s != nil && s.mode.yielded() }
 
 func (s *ServeMode) yielded() bool {
 	if s == nil || s.Yield == nil {
@@ -76,8 +105,8 @@ func (s *ServeMode) yielded() bool {
 }
 
 // retired reports whether the plan left the served folder.
-func (r *tracker) retired() bool {
-	return r.serving() && r.opts.Serve.Retired != nil && r.opts.Serve.Retired()
+func (s *served) retired() bool {
+	return s != nil && s.mode.Retired != nil && s.mode.Retired()
 }
 
 // fence is the leadership's fence the run announces creates with; 0
@@ -101,74 +130,98 @@ func (o *Options) leader() *state.LeaderFence {
 // commandServe is who takes a served plan's lock.
 const commandServe = "betplan serve"
 
-// journalServed keeps, as the run begins, that the serving process runs
-// the plan: under which fence, which version of the plan (its hash) and
-// why (a start, a take-over, a reload).
-func (r *tracker) journalServed() error {
-	if !r.serving() || r.journal == nil {
+// begin keeps, as the run begins, that the serving process runs the
+// plan: under which fence, which version of the plan (its hash) and why
+// (a start, a take-over, a reload).
+func (s *served) begin() error {
+	if s == nil || s.hold.journal == nil {
 		return nil
 	}
-	return r.journal.Record(journalEntry{Op: opServed, Fence: r.opts.fence(), PlanHash: r.plan.Hash, Why: r.opts.Serve.Why, By: r.opts.Serve.By})
+	var fence int64
+	if s.mode.Fence != nil {
+		fence = s.mode.Fence.Fence
+	}
+	return s.hold.journal.Record(journalEntry{Op: opServed, Fence: fence, PlanHash: s.plan.Hash, Why: s.mode.Why, By: s.mode.By})
 }
 
 // retire ends the run's part of a plan that left the served folder:
 // what was not created stays waiting, with the reason.
-func (r *tracker) retire() {
-	for _, in := range r.book.insts {
+func (s *served) retire() {
+	for _, in := range s.book.insts {
 		if in.status == StatusWaiting && in.notifID == 0 && in.reason != retiredReason {
-			r.book.wait(in, retiredReason)
+			s.book.wait(in, retiredReason)
 		}
 	}
 }
 
 const retiredReason = "not created: the plan left the served folder; what it created is followed to the end"
 
-// servedDone reports whether a served run ends now: the plan left the
-// folder and what it created is final, or every bet is final and the
-// run has rolled over.
-func (r *tracker) servedDone(began time.Time) bool {
-	if r.retired() {
-		for _, in := range r.book.insts {
+// over reports whether a served run ends now: the plan left the folder
+// and what it created is final, or every bet is final and the run has
+// rolled over.
+func (s *served) over(began time.Time) bool {
+	if s.retired() {
+		for _, in := range s.book.insts {
 			if in.notifID != 0 && !in.final {
 				return false
 			}
 		}
-		return r.tips.tipsDone()
+		return s.tips.tipsDone()
 	}
-	rollover := r.opts.Serve.Rollover
+	rollover := s.mode.Rollover
 	if rollover <= 0 {
 		rollover = defaultRollover
 	}
-	return r.done() && r.clock.Now().Sub(began) >= rollover
+	return s.done() && s.clock.Now().Sub(began) >= rollover
 }
 
-// servedTick is what a served run does after each tick: its result
-// handed on when its bets changed, the serving process's announcements
-// raised.
-func (r *tracker) servedTick(res *Result, seen *[2]int64) {
-	if !r.serving() {
+// tick is what a served run does after each tick: the serving process's
+// announcements raised, its result handed on when its bets changed.
+func (s *served) tick() {
+	if s == nil {
 		return
 	}
-	if r.alerts != nil && r.opts.Serve.Announcements != nil {
-		for _, an := range r.opts.Serve.Announcements() {
-			r.alerts.announce(an)
+	if a := s.alerts(); a != nil && s.mode.Announcements != nil {
+		for _, an := range s.mode.Announcements() {
+			a.announce(an)
 		}
 	}
-	if r.opts.Serve.Published == nil {
+	if s.mode.Published == nil || s.result == nil {
 		return
 	}
 	var serial int64
-	if r.journal != nil {
-		serial = r.journal.Serial()
+	if s.hold.journal != nil {
+		serial = s.hold.journal.Serial()
 	}
-	now := [2]int64{int64(r.book.edits), serial}
-	if now == *seen {
+	now := [2]int64{int64(s.book.edits), serial}
+	if now == s.published {
 		return
 	}
-	*seen = now
-	snap := *res
-	r.snapshot(&snap)
-	r.opts.Serve.Published(&snap)
+	s.published = now
+	snap := *s.result
+	s.snapshot(&snap)
+	s.mode.Published(&snap)
+}
+
+// pause waits d, or less when the serving process lets the run go.
+func (s *served) pause(ctx context.Context, d time.Duration) error {
+	if s.mode.Yield == nil {
+		return s.clock.Sleep(ctx, d)
+	}
+	sctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go func() {
+		select {
+		case <-s.mode.Yield:
+			cancel()
+		case <-sctx.Done():
+		}
+	}()
+	err := s.clock.Sleep(sctx, d)
+	if s.yielded() {
+		return context.Canceled
+	}
+	return err
 }
 
 // snapshot fills res as the run stands, as fill does at its end, without

@@ -38,10 +38,8 @@ type tracker struct {
 
 	// arrived is set once the plan gave its part of the run's Question.
 	arrived bool
-	// result is the run's result, and published what a served run last
-	// handed on of it (serve.go).
-	result    *Result
-	published [2]int64
+	// served is a served run's part (serve.go), nil outside serve.
+	served *served
 }
 
 func newTracker(p *plan.Plan, opts Options) *tracker {
@@ -63,6 +61,7 @@ func newTracker(p *plan.Plan, opts Options) *tracker {
 	r.create = &creator{plan: p, opts: &r.opts, clock: r.clock, svc: r.svc, book: r.book, res: r.res, money: &r.money,
 		hold: r.hold, halt: r.halt, ask: r.ask,
 		logf: r.logf, checkpoint: r.checkpoint, noteCreated: r.follow.NoteCreated, raceTime: r.raceTime, ownTime: r.ownTime, tipsWords: r.tips.tipsSummary}
+	r.served = newServed(r)
 	return r
 }
 
