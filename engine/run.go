@@ -47,10 +47,9 @@ func (r *tracker) runWithAlerts(ctx context.Context, res *Result, check func() e
 		case r.alerts != nil:
 			r.alerts.end(res, err, r.halt.stopped)
 		case len(r.opts.Notify) > 0 && r.served == nil:
-			// (A served plan's run that could not take the lock is tried
-			// again; the serving process says why where it is watched.)
 			// Without the journal (the lock was not taken) the run's
-			// failure is sent once, unjournalled.
+			// failure is sent once, unjournalled. (A served plan's run is
+			// tried again: the serving process says why, on /readyz.)
 			sendUnjournalledFailure(r.opts, r.plan.Name, r.simulated(), r.clock.Now(), res, err)
 		}
 	}

@@ -78,6 +78,8 @@ type served struct {
 	// on of it.
 	result    *Result
 	published [2]int64
+	// left says the plan's leaving the folder was journalled.
+	left bool
 }
 
 // newServed is the served part of a run with opts, nil outside serve.
@@ -134,19 +136,32 @@ const commandServe = "betplan serve"
 // plan: under which fence, which version of the plan (its hash) and why
 // (a start, a take-over, a reload).
 func (s *served) begin() error {
-	if s == nil || s.hold.journal == nil {
+	if s == nil {
+		return nil
+	}
+	return s.journal(s.mode.Why)
+}
+
+// journal keeps a change of the served plan, with its hash and the fence.
+func (s *served) journal(why string) error {
+	if s.hold.journal == nil {
 		return nil
 	}
 	var fence int64
 	if s.mode.Fence != nil {
 		fence = s.mode.Fence.Fence
 	}
-	return s.hold.journal.Record(journalEntry{Op: opServed, Fence: fence, PlanHash: s.plan.Hash, Why: s.mode.Why, By: s.mode.By})
+	return s.hold.journal.Record(journalEntry{Op: opServed, Fence: fence, PlanHash: s.plan.Hash, Why: why, By: s.mode.By})
 }
 
 // retire ends the run's part of a plan that left the served folder:
-// what was not created stays waiting, with the reason.
+// what was not created stays waiting, with the reason; the journal
+// keeps that it left, once.
 func (s *served) retire() {
+	if !s.left {
+		// A journal out of reach stops the run on its own.
+		s.left = s.journal("removed from the folder") == nil
+	}
 	for _, in := range s.book.insts {
 		if in.status == StatusWaiting && in.notifID == 0 && in.reason != retiredReason {
 			s.book.wait(in, retiredReason)

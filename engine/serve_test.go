@@ -181,6 +181,14 @@ func TestServedRunRetiredFollowsToTheEnd(t *testing.T) {
 	}
 	assert.Equal(t, created, w.svc.NotificationCount())
 	assert.Less(t, created, 4, "nothing more was created once it left")
+	var left int
+	for _, e := range journalOps(t, o, "served") {
+		if e["op"] == "served" && e["why"] == "removed from the folder" {
+			left++
+			assert.Equal(t, p.Hash, e["plan_hash"])
+		}
+	}
+	assert.Equal(t, 1, left, "its leaving journalled once, with its hash")
 }
 
 // A serving process that lets the run go while a create is in flight
