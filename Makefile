@@ -83,6 +83,7 @@ schema:
 	$(GO) run . schema report > schema/report.schema.json
 	$(GO) run . schema diff > schema/diff.schema.json
 	$(GO) run . schema history > schema/history.schema.json
+	$(GO) run . schema explain > schema/explain.schema.json
 
 # A short fuzzing pass over what parses untrusted bytes.
 fuzz:

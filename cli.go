@@ -166,6 +166,7 @@ func commands() []*command {
 		serveCommand(),
 		statusCommand(),
 		historyCommand(),
+		explainCommand(),
 		cancelCommand(),
 		stopCommand(),
 		doctorCommand(),

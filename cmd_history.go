@@ -52,6 +52,7 @@ func historyCommand() *command {
   betplan history --by day --since 2026-11-01 --until 2026-11-30
   betplan history --state postgres://db/betplan --by plan,month --format json
   betplan history plans/ --by venue --format html --output history.html
+  betplan history --by reason --since 2026-11-01
 `,
 		setup: bindTo((*historyOptions).bind, showHistory),
 	}

@@ -11,8 +11,8 @@ import (
 func schemaCommand() *command {
 	return &command{
 		name:    "schema",
-		args:    "[plan|config|report|diff|history]",
-		summary: "print the JSON Schema of plan files (or of the account file betplan.yaml, of report.json, of diff --format json, or of history --format json)",
+		args:    "[plan|config|report|diff|history|explain]",
+		summary: "print the JSON Schema of plan files (or of the account file betplan.yaml, of report.json, of diff --format json, of history --format json, or of explain --format json)",
 		exits: []exitDoc{
 			{exitOK, "the schema was printed"},
 			{exitUsage, "usage error"},
@@ -22,16 +22,17 @@ func schemaCommand() *command {
   betplan schema report
   betplan schema diff
   betplan schema history
+  betplan schema explain
 `,
 		setup: bindTo(nil, printSchema),
 	}
 }
 
-// printSchema is `betplan schema [plan|config|report|diff|history]`.
+// printSchema is `betplan schema [plan|config|report|diff|history|explain]`.
 func printSchema(_ context.Context, sys *sysIO, _ *noFlags, args []string) error {
 	which := "plan"
 	if len(args) > 1 {
-		return usagef("schema takes at most one argument: plan, config, report, diff or history")
+		return usagef("schema takes at most one argument: plan, config, report, diff, history or explain")
 	}
 	if len(args) == 1 {
 		which = args[0]
@@ -49,8 +50,10 @@ func printSchema(_ context.Context, sys *sysIO, _ *noFlags, args []string) error
 		b, err = plan.DiffJSONSchema()
 	case "history":
 		b, err = history.JSONSchema()
+	case "explain":
+		b, err = reporters.ExplainJSONSchema()
 	default:
-		return usagef("unknown schema %q: plan, config, report, diff or history", which)
+		return usagef("unknown schema %q: plan, config, report, diff, history or explain", which)
 	}
 	if err != nil {
 		return err

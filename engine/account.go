@@ -38,8 +38,12 @@ func (r *money) accountLimits() *plan.Limits {
 	return &r.opts.Account.Limits
 }
 
-// accountRefusal is the account's limits refusing a create under the gate.
-type accountRefusal struct{ why reason.Why }
+// accountRefusal is the account's limits refusing a create under the
+// gate, and the sums they saw.
+type accountRefusal struct {
+	why reason.Why
+	u   usage
+}
 
 func (e *accountRefusal) Error() string { return e.why.Text }
 
@@ -51,22 +55,23 @@ func accountGateName(l plan.Limits, race RaceInfo) string {
 
 // recordCreating appends in's `creating` record e, through the account's
 // gate when the account has limits. refusal says why the account's
-// limits refuse it (nothing was appended); err is the journal's, as
-// Journal.Record's; unchecked says why the limits could not be checked
-// (nothing was appended; the bet is tried again later).
-func (r *money) recordCreating(ctx context.Context, in *instance, e journalEntry) (refusal reason.Why, unchecked string, err error) {
+// limits refuse it (nothing was appended), and seen the sums they saw;
+// err is the journal's, as Journal.Record's; unchecked says why the
+// limits could not be checked (nothing was appended; the bet is tried
+// again later).
+func (r *money) recordCreating(ctx context.Context, in *instance, e journalEntry) (refusal reason.Why, seen usage, unchecked string, err error) {
 	l := r.accountLimits()
 	if l == nil {
-		return reason.Why{}, "", r.hold.journal.Record(e)
+		return reason.Why{}, usage{}, "", r.hold.journal.Record(e)
 	}
 	// The service is read before the gate is taken: a bet another plan
 	// announces meanwhile is counted at what it announced.
 	if accountReadsOutcomes(l) {
 		if err := r.loadAccount(ctx); err != nil {
 			if ctx.Err() != nil {
-				return reason.Why{}, "", ctx.Err()
+				return reason.Why{}, usage{}, "", ctx.Err()
 			}
-			return reason.Why{}, err.Error(), nil
+			return reason.Why{}, usage{}, err.Error(), nil
 		}
 	}
 	own := r.counted()
@@ -83,23 +88,23 @@ func (r *money) recordCreating(ctx context.Context, in *instance, e journalEntry
 		u, words := accountUsageOf(*l, in.info, slices.Concat(own, others), r.plan.Name)
 		if why := limitRefusal(*l, in.risk, in.info, u, words); why.Code != "" {
 			why.Scope, why.Text = reason.ScopeAccount, "account "+why.Text
-			return &accountRefusal{why: why}
+			return &accountRefusal{why: why, u: u}
 		}
 		return nil
 	})
 	var refused *accountRefusal
 	switch {
 	case err == nil:
-		return reason.Why{}, "", nil
+		return reason.Why{}, usage{}, "", nil
 	case errors.As(err, &refused):
-		return refused.why, "", nil
+		return refused.why, refused.u, "", nil
 	case ctx.Err() != nil:
-		return reason.Why{}, "", ctx.Err()
+		return reason.Why{}, usage{}, "", ctx.Err()
 	}
 	if _, lost := isLockLost(err); lost || checked {
-		return reason.Why{}, "", err // the record may have been sent: the journal's error
+		return reason.Why{}, usage{}, "", err // the record may have been sent: the journal's error
 	}
-	return reason.Why{}, err.Error(), nil
+	return reason.Why{}, usage{}, err.Error(), nil
 }
 
 // otherPlansBets reads the journals of the other plans sharing the
@@ -247,27 +252,28 @@ func (r *money) fillAccountFrom(res *Result, reread bool) {
 // bets certain to be created now, each counting the ones before it, with
 // what every plan sharing the state committed as loadAccount read it,
 // without the account's gate: each create is checked again under it.
-func (r *money) certainAccountRefusal(certain []*instance) string {
+func (r *money) certainAccountRefusal(certain []*instance) (string, *limitSeen) {
 	l := r.accountLimits()
 	if l == nil {
-		return ""
+		return "", nil
 	}
 	others := r.accountOthers
 	var before []book.Bet
 	for _, in := range certain {
 		risk := r.exposure(in)
 		u, who := r.accountUsage(*l, in.info, slices.Concat(others, before))
-		if reason := limitRefusal(*l, risk, in.info, u, who+" and the certain bets before it").Text; reason != "" {
+		if why := limitRefusal(*l, risk, in.info, u, who+" and the certain bets before it"); why.Text != "" {
 			ids := make([]string, len(certain))
 			for i, c := range certain {
 				ids[i] = c.bet.ID
 			}
+			why.Scope = reason.ScopeAccount
 			return fmt.Sprintf("the bets certain to be created (%s: a named race, no when, a static amount) break an account limit together, with what the account's plans committed before: at bet %s, account %s",
-				plan.CutList(ids, idsShown), in.bet.ID, reason)
+				plan.CutList(ids, idsShown), in.bet.ID, why.Text), &limitSeen{why: why, u: u}
 		}
 		before = append(before, r.asCreated(in, risk))
 	}
-	return ""
+	return "", nil
 }
 
 // accountReadsOutcomes reports whether the account's limits depend on how

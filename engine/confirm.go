@@ -7,6 +7,7 @@ import (
 	"github.com/betplan/betplan/engine/book"
 	"github.com/betplan/betplan/limit"
 	"github.com/betplan/betplan/plan"
+	"github.com/betplan/betplan/reason"
 )
 
 // confirmSummary is what the prompt shows before the first create: each
@@ -212,12 +213,21 @@ func worstCaseWords(l plan.Limits, committed, listed float64, unknown int) strin
 // race, no when, a static amount, not created yet) cannot all be created
 // within the limits, with what the plan committed before, or "". Run then
 // refuses before creating any of them rather than some.
-func (r *creator) certainRefusal() (string, []*instance) {
-	certain := r.certainBets()
+//
+// seen is the limit that refused them, at the first bet it held back, and
+// the sums it saw there; nil when none did.
+func (r *creator) certainRefusal() (why string, certain []*instance, seen *limitSeen) {
+	certain = r.certainBets()
 	if len(certain) == 0 {
-		return "", nil
+		return "", nil, nil
 	}
 	return r.certainRefusalOf(certain)
+}
+
+// limitSeen is a limit's refusal of a bet, and the sums it saw.
+type limitSeen struct {
+	why reason.Why
+	u   usage
 }
 
 // certainBets are the bets certain to be created now, by race start.
@@ -244,25 +254,25 @@ func (r *creator) certainBets() []*instance {
 }
 
 // certainRefusalOf is certainRefusal for the certain bets given.
-func (r *creator) certainRefusalOf(certain []*instance) (string, []*instance) {
+func (r *creator) certainRefusalOf(certain []*instance) (string, []*instance, *limitSeen) {
 	// Each certain bet counts the ones before it, as if created.
 	before := book.NewLedger(r.plan.Limits.Period)
 	now := r.clock.Now()
 	for _, in := range certain {
 		risk := r.money.exposure(in)
 		u := r.money.usageFor(in.info).Plus(before.Usage(bookRace(in.info)))
-		if reason := limitRefusal(r.plan.Limits, risk, in.info, u, "committed by this plan and by the certain bets before it").Text; reason != "" {
+		if why := limitRefusal(r.plan.Limits, risk, in.info, u, "committed by this plan and by the certain bets before it"); why.Text != "" {
 			ids := make([]string, len(certain))
 			for i, c := range certain {
 				ids[i] = c.bet.ID
 			}
 			return fmt.Sprintf("the bets certain to be created (%s: a named race, no when, a static amount) break a limit together, with what the plan committed before: at bet %s, %s",
-				plan.CutList(ids, idsShown), in.bet.ID, reason), certain
+				plan.CutList(ids, idsShown), in.bet.ID, why.Text), certain, &limitSeen{why: why, u: u}
 		}
 		before.Put(r.money.asCreated(in, risk), now)
 	}
-	if why := r.money.certainAccountRefusal(certain); why != "" {
-		return why, certain
+	if why, seen := r.money.certainAccountRefusal(certain); why != "" {
+		return why, certain, seen
 	}
-	return "", nil
+	return "", nil, nil
 }

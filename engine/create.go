@@ -126,8 +126,8 @@ func (r *creator) guardAndCreate(ctx context.Context, in *instance) error {
 		}
 	}
 	r.book.risked(in, r.money.exposure(in))
-	if why := r.money.checkLimits(in, in.risk); why.Code != "" {
-		r.refuseByLimit(in, why)
+	if why, u := r.money.checkLimits(in, in.risk); why.Code != "" {
+		r.refuseByLimit(in, why, u)
 		return nil
 	}
 	// What the sessions are now is the reason of a bet none of them
@@ -166,16 +166,18 @@ func (r *creator) guardAndCreate(ctx context.Context, in *instance) error {
 }
 
 // refuseByLimit fails in, which a limit of the plan or of the account
-// does not allow. A cap (max_total_stake, max_loss, …) that holds a bet
-// back for the first time in its period refuses the run (exit 3), once:
-// the journal keeps that it did, so a later run of the period held back
-// by it again ends quietly. A stop (stop_loss, take_profit) is the plan's
-// period ending by its own rule, never a refusal.
-func (r *creator) refuseByLimit(in *instance, why reason.Why) {
+// does not allow, seeing the sums u. A cap (max_total_stake, max_loss, …)
+// that holds a bet back for the first time in its period refuses the run
+// (exit 3), once: the journal keeps that it did, so a later run of the
+// period held back by it again ends quietly. A stop (stop_loss,
+// take_profit) is the plan's period ending by its own rule, never a
+// refusal. The journal keeps the refusal with u (keepNotCreated).
+func (r *creator) refuseByLimit(in *instance, why reason.Why, u usage) {
 	text := why.Text
 	why.Period = r.money.limitPeriod(why.Scope, in.info)
 	why.Text = limitRefusedReason + ": " + text
 	r.book.end(in, StatusFailed, why)
+	r.keepNotCreated(in, limitSums(u))
 	if why.Code == reason.Limit && r.halt.refused == "" && r.newLimit(why) {
 		// The first refusal names the run's end; each bet says its own.
 		r.halt.refused, r.halt.refusedCode = fmt.Sprintf("bet %s refused by a limit: %s", in.bet.ID, text), reason.Limit
@@ -245,8 +247,8 @@ func (r *creator) holdsNow(in *instance) bool {
 		}
 	}
 	r.book.risked(in, r.money.exposure(in))
-	if why := r.money.checkLimits(in, in.risk); why.Code != "" {
-		r.refuseByLimit(in, why)
+	if why, u := r.money.checkLimits(in, in.risk); why.Code != "" {
+		r.refuseByLimit(in, why, u)
 		return false
 	}
 	return true
@@ -328,7 +330,7 @@ func (r *creator) create(ctx context.Context, in *instance) error {
 		e := journalEntry{Op: opCreating, Label: in.label, BetID: in.bet.ID, Amount: in.amount, AtRisk: in.risk.Amount, Basis: in.risk.Basis, Race: &info, Attempt: attempt,
 			Blocked: in.blocked, Fence: r.opts.fence()}
 		if attempt == 1 { // a later attempt is the same bet, counted by its first
-			refusal, unchecked, err := r.money.recordCreating(ctx, in, e)
+			refusal, seen, unchecked, err := r.money.recordCreating(ctx, in, e)
 			switch {
 			case err != nil:
 				return err
@@ -336,7 +338,7 @@ func (r *creator) create(ctx context.Context, in *instance) error {
 				r.book.trouble(in, unchecked, "could not check the account's limits; will try again")
 				return nil
 			case refusal.Code != "":
-				r.refuseByLimit(in, refusal)
+				r.refuseByLimit(in, refusal, seen)
 				return nil
 			}
 		} else if err := r.hold.journal.Record(e); err != nil {

@@ -101,6 +101,21 @@ func (j *Journal) LimitReached(why reason.Why) bool {
 	return j.limits[limitReachedKey(why.Scope, why.Limit, why.Period)]
 }
 
+// notCreatedKey names the decision a not_created entry keeps: its reason's
+// code, and the limit, whose and in which period.
+func notCreatedKey(why reason.Why) string {
+	return string(why.Code) + "|" + string(why.Scope) + "|" + why.Limit + "|" + why.Period
+}
+
+// notCreatedSaid reports whether the label's last not_created entry keeps
+// the decision why.
+func (j *Journal) notCreatedSaid(label string, why reason.Why) bool {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	k, ok := j.notCreated[label]
+	return ok && k == notCreatedKey(why)
+}
+
 // decidedWhy is the reason a run decided the label with.
 func (s *labelState) decidedWhy() reason.Why {
 	return reason.Why{Code: s.DecidedCode, Limit: s.DecidedLimit, Scope: s.DecidedScope, Period: s.DecidedPeriod, Text: s.DecidedWhy}
@@ -128,7 +143,11 @@ type Journal struct {
 	settled bool
 	pubs    pubBook         // tips and pre-alerts (tips_journal.go)
 	limits  map[string]bool // the caps that held a bet back, by limitReachedKey
-	alerts  alertBook       // the outbox of alerts (journal_alerts.go)
+	// notCreated is, by label, the reason (notCreatedKey) of the label's
+	// last not_created entry: a run that decides the same again writes
+	// nothing.
+	notCreated map[string]string
+	alerts     alertBook // the outbox of alerts (journal_alerts.go)
 	// changes lists, entry by entry, the label each entry changed, so the
 	// limits' running sums need read only what changed (changedSince).
 	changes []labelChange
@@ -226,6 +245,12 @@ func (j *Journal) apply(e journalEntry) {
 			j.limits = map[string]bool{}
 		}
 		j.limits[limitReachedKey(reason.Scope(e.Scope), e.Limit, e.Period)] = true
+		return
+	case opNotCreated:
+		if j.notCreated == nil {
+			j.notCreated = map[string]string{}
+		}
+		j.notCreated[e.Label] = notCreatedKey(reason.Why{Code: reason.Code(e.Code), Limit: e.Limit, Scope: reason.Scope(e.Scope), Period: e.Period})
 		return
 	}
 	if len(e.Tips) > 0 {

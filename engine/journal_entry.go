@@ -60,6 +60,16 @@ const (
 	// (PlanHash, the report's) and why: its first start, a take-over from
 	// another process, a reload of the plan's file.
 	opServed = "served"
+	// opNotCreated keeps that a run decided a bet is not created, and why:
+	// a limit held it back (with the sums the limit saw), its race started
+	// or its condition was never true first, its runner was scratched, no
+	// bot would take it, the plan is stopped. It is written once per bet
+	// per decision, never per tick (a run that decides the same again
+	// writes nothing), for `betplan explain`. It records a decision and
+	// changes no bet: nothing folds it into a label's state, so the
+	// journal's creates (creating, created) and the day a named race was
+	// decided on (decided) mean what they meant.
+	opNotCreated = "not_created"
 	// opDetailRead keeps what was read of a bet's notification to say why
 	// it was not placed (or only partly): its Detail, and Code, the
 	// reason it gave (empty for a bet partly placed, whose reason is its
@@ -195,6 +205,12 @@ type journalEntry struct {
 	PlanHash string `json:"plan_hash,omitempty"`
 	Why      string `json:"why,omitempty"`
 	By       string `json:"by,omitempty"`
+	// Sums (not_created) are the book's sums the limit that held the bet
+	// back checked it against; nil for a bet not created for another
+	// reason. The entry's Amount, AtRisk and Basis are the bet's own, as
+	// the limit counted it; Status, Code, Limit, Scope and Period its
+	// reason, and Error the sentence people read.
+	Sums *LimitSums `json:"sums,omitempty"`
 	// Blocked (creating) are the sessions the bet targets as betplan read
 	// them just before the create, when none of them could bet it (a bot
 	// stopped or logged out, a stake outside the bookmaker's bounds): a
@@ -337,4 +353,34 @@ func noteKey(e journalEntry) string {
 		return "publish " + e.Tips[0].Key
 	}
 	return e.Label
+}
+
+// LimitSums are what a limit saw when it held a bet back: the book's sums
+// (book.Usage) of the limit's scope and period, before the bet. Amounts
+// are dollars to the cent.
+type LimitSums struct {
+	// Staked is what the period's bets put at risk (max_total_stake),
+	// OpenStake what those not resulted yet still have at risk
+	// (max_open_stake).
+	Staked    float64 `json:"staked"`
+	OpenStake float64 `json:"open_stake"`
+	// Profit is the settled profit; WorstCase the profit if every open
+	// bet lost (max_loss); LowestProfit and HighestProfit how low and high
+	// it ran (stop_loss, take_profit).
+	Profit        float64 `json:"profit"`
+	WorstCase     float64 `json:"worst_case"`
+	LowestProfit  float64 `json:"lowest_profit"`
+	HighestProfit float64 `json:"highest_profit"`
+	// Bets counts the period's bets (max_bets).
+	Bets int `json:"bets"`
+	// RaceStake and RaceBets are what the bets on the bet's race put at
+	// risk and how many they are (max_stake_per_race, max_bets_per_race).
+	RaceStake float64 `json:"race_stake"`
+	RaceBets  int     `json:"race_bets"`
+}
+
+// limitSums are u as a not_created entry keeps them.
+func limitSums(u usage) *LimitSums {
+	return &LimitSums{Staked: u.Staked, OpenStake: u.OpenStake, Profit: u.Profit, WorstCase: u.WorstCase(),
+		LowestProfit: u.LowestProfit, HighestProfit: u.HighestProfit, Bets: u.Bets, RaceStake: u.RaceStake, RaceBets: u.RaceBets}
 }

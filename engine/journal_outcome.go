@@ -46,6 +46,15 @@ type JournalOutcome struct {
 	Market     string    `json:"market,omitempty"`
 	Type       string    `json:"type,omitempty"`
 	ResultTime time.Time `json:"result_time,omitempty"`
+	// ReasonCode and Reason say why a bet ended not placed (or
+	// cancelled): its code from the one list (package reason) and the
+	// sentence people read, the service's words in it; empty for a bet
+	// placed.
+	ReasonCode string `json:"reason_code,omitempty"`
+	Reason     string `json:"reason,omitempty"`
+	// Requested is the bet's stake (or target profit), what the plan
+	// meant to bet: `history --by reason` sums it for the bets not placed.
+	Requested float64 `json:"requested,omitempty"`
 }
 
 // SessionOutcome is one session's part of a bet, from its bet record.
@@ -54,4 +63,8 @@ type SessionOutcome struct {
 	Accepted float64 `json:"accepted"`
 	Odds     float64 `json:"odds,omitempty"`
 	Profit   float64 `json:"profit"`
+	// Result and Error are the record's submit_result and submit_error:
+	// the service's words for a session that did not place it.
+	Result string `json:"result,omitempty"`
+	Error  string `json:"error,omitempty"`
 }

@@ -46,9 +46,11 @@ func limitRaceWords(race RaceInfo) string {
 }
 
 // checkLimits returns why creating in would break the plan's limits,
-// counting what the plan has committed in its period so far.
-func (r *money) checkLimits(in *instance, risk exposure) reason.Why {
-	return limitRefusal(r.plan.Limits, risk, in.info, r.usageFor(in.info), "already committed by this plan")
+// counting what the plan has committed in its period so far, and those
+// sums.
+func (r *money) checkLimits(in *instance, risk exposure) (reason.Why, usage) {
+	u := r.usageFor(in.info)
+	return limitRefusal(r.plan.Limits, risk, in.info, u, "already committed by this plan"), u
 }
 
 // limitsWords says the plan's limits and what is used of each in the

@@ -73,6 +73,10 @@ func (r *tracker) outcomeOf(in *instance) JournalOutcome {
 	} else {
 		o.Result = OutcomeNotPlaced
 	}
+	if in.why.Code != "" {
+		o.ReasonCode, o.Reason = string(in.why.Code), in.reason
+	}
+	o.Requested = roundCents(in.amount)
 	if u, odds := float64(n.Tip.AmountUnits), float64(n.Tip.Odds); u > 0 && odds > 0 && o.Accepted > 0 {
 		var v float64
 		switch o.Result {
@@ -89,7 +93,11 @@ func (r *tracker) outcomeOf(in *instance) JournalOutcome {
 		if strings.TrimSpace(name) == "" {
 			name = rec.Bookie
 		}
-		o.Sessions = append(o.Sessions, SessionOutcome{Session: name, Accepted: roundCents(rec.Amount), Odds: rec.Odds, Profit: roundCents(rec.Profit)})
+		so := SessionOutcome{Session: name, Accepted: roundCents(rec.Amount), Odds: rec.Odds, Profit: roundCents(rec.Profit)}
+		if !strings.EqualFold(rec.SubmitResult, "Success") {
+			so.Result, so.Error = rec.SubmitResult, rec.SubmitError
+		}
+		o.Sessions = append(o.Sessions, so)
 	}
 	return o
 }

@@ -55,7 +55,7 @@ func Preview(ctx context.Context, p *plan.Plan, opts Options) (*Result, *SavedPl
 
 	now := r.clock.Now()
 	res.Warnings = r.res.unmatchedForEach(now)
-	certainWhy, certain := r.create.certainRefusal()
+	certainWhy, certain, _ := r.create.certainRefusal()
 	refuseAll := map[*instance]bool{}
 	for _, in := range certain {
 		refuseAll[in] = true

@@ -195,7 +195,7 @@ func (r *tracker) start(ctx context.Context) error {
 	if err := r.money.loadAccount(ctx); err != nil {
 		return err
 	}
-	why, certain := r.create.certainRefusal()
+	why, certain, seen := r.create.certainRefusal()
 	if why == "" {
 		// The plans of one run under one account hold their certain bets
 		// to its limits together.
@@ -205,8 +205,20 @@ func (r *tracker) start(ctx context.Context) error {
 		}
 	}
 	if why != "" {
+		w := reason.Said(reason.Limit, "not created: the run refused before any create: "+why)
+		var sums *LimitSums
+		if seen != nil {
+			// The limit that refused them, at the bet where it did.
+			w.Limit, w.Scope = seen.why.Limit, seen.why.Scope
+			sums = limitSums(seen.u)
+		}
 		for _, in := range certain {
-			r.book.end(in, StatusFailed, reason.Said(reason.Limit, "not created: the run refused before any create: "+why))
+			if seen != nil {
+				w.Period = r.money.limitPeriod(w.Scope, in.info)
+			}
+			r.book.risked(in, r.money.exposure(in)) // what the limit counted it at
+			r.book.end(in, StatusFailed, w)
+			r.create.keepNotCreated(in, sums)
 		}
 		return &RefusedError{Reason: why, Code: reason.Limit}
 	}
@@ -296,6 +308,9 @@ func (r *tracker) loop(ctx context.Context) error {
 		stopped, err := stopSeen(r.halt.checkStop())
 		if err != nil {
 			return err
+		}
+		if stopped {
+			r.create.keepStopped()
 		}
 		if !r.arrived {
 			// The run's one question lists this plan's bets before any
@@ -421,8 +436,10 @@ func (r *tracker) decideAll(ctx context.Context) (stopped bool, err error) {
 	r.create.labelsSeen = seen
 	defer func() { r.create.labelsSeen = nil }()
 	for _, in := range r.book.byStart() {
+		undecided := in.status == StatusWaiting && in.notifID == 0
 		stopped, err := stopSeen(r.create.decide(follow.WithReason(ctx, "label look-up"), in, r.clock.Now()))
 		if stopped {
+			r.create.keepStopped()
 			return true, nil
 		}
 		if err != nil {
@@ -438,6 +455,9 @@ func (r *tracker) decideAll(ctx context.Context) (stopped bool, err error) {
 		}
 		if err := r.res.keepDecision(in); err != nil {
 			return false, err
+		}
+		if undecided && in.final {
+			r.create.keepNotCreated(in, nil) // a limit's refusal kept its sums already
 		}
 		if err := r.keepLook(in, false); err != nil {
 			return false, err

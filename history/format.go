@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -51,6 +52,9 @@ type measuresJSON struct {
 	BestDay          *dayJSON `json:"best_day"`
 	WorstDay         *dayJSON `json:"worst_day"`
 	Units            *float64 `json:"units,omitempty"`
+	// Under --by reason only.
+	NotCreated *int     `json:"not_created,omitempty"`
+	Unplaced   *float64 `json:"unplaced,omitempty"`
 }
 
 type dayJSON struct {
@@ -65,6 +69,17 @@ func round(v *float64, places int) *float64 {
 	p := math.Pow(10, float64(places))
 	r := math.Round(*v*p) / p
 	return &r
+}
+
+// jsonOf is m as the JSON contract has it; reasons adds what --by
+// reason shows.
+func (m *Measures) jsonOf(reasons bool) measuresJSON {
+	j := m.json()
+	if reasons {
+		n, u := m.NotCreated, Dollars(m.Unplaced)
+		j.NotCreated, j.Unplaced = &n, &u
+	}
+	return j
 }
 
 func (m *Measures) json() measuresJSON {
@@ -99,7 +114,7 @@ func WriteJSON(w io.Writer, s *Summary) error {
 			v, _ := json.Marshal(r.Keys[f])
 			fmt.Fprintf(&b, "%s:%s,", k, v)
 		}
-		m, err := json.Marshal(r.Measures.json())
+		m, err := json.Marshal(r.Measures.jsonOf(s.Reasons))
 		if err != nil {
 			return err
 		}
@@ -108,7 +123,7 @@ func WriteJSON(w io.Writer, s *Summary) error {
 	if len(s.Rows) > 0 {
 		b.WriteString("\n  ")
 	}
-	t, err := json.Marshal(s.Total.json())
+	t, err := json.Marshal(s.Total.jsonOf(s.Reasons))
 	if err != nil {
 		return err
 	}
@@ -162,15 +177,23 @@ var csvHeader = []string{"bets", "settled", "won", "lost", "void", "refused", "a
 // writes itself are left as they are.
 func WriteCSV(w io.Writer, s *Summary) error {
 	cw := csv.NewWriter(w)
-	if err := cw.Write(append(append([]string(nil), s.By...), csvHeader...)); err != nil {
+	header := append(append([]string(nil), s.By...), csvHeader...)
+	if s.Reasons {
+		header = append(header, csvReasonHeader...)
+	}
+	if err := cw.Write(header); err != nil {
 		return err
 	}
 	for _, r := range s.Rows {
-		rec := make([]string, 0, len(s.By)+len(csvHeader))
+		rec := make([]string, 0, len(header))
 		for _, f := range s.By {
 			rec = append(rec, csvText(r.Keys[f]))
 		}
-		if err := cw.Write(append(rec, measureCells(&r.Measures)...)); err != nil {
+		rec = append(rec, measureCells(&r.Measures)...)
+		if s.Reasons {
+			rec = append(rec, strconv.Itoa(r.NotCreated), money(Dollars(r.Unplaced)))
+		}
+		if err := cw.Write(rec); err != nil {
 			return err
 		}
 	}
@@ -199,6 +222,9 @@ func csvText(v string) string {
 	return v
 }
 
+// csvReasonHeader are the columns --by reason adds.
+var csvReasonHeader = []string{"not_created", "unplaced"}
+
 // measureCells are m's CSV cells: numbers as betplan writes them, and
 // the best and worst days, text.
 func measureCells(m *Measures) []string {
@@ -226,6 +252,27 @@ func money(v float64) string { return strconv.FormatFloat(v, 'f', 2, 64) }
 
 // textColumns are the measures a table shows.
 var textColumns = []string{"BETS", "SETTLED", "WON", "LOST", "VOID", "REFUSED", "ACCEPTED", "PROFIT", "ROI", "STRIKE", "AVG ODDS", "MAX DD", "LOSE RUN"}
+
+// reasonColumns are the measures a table by reason shows too: the bets
+// not created, and what the bets not placed or not created meant to bet.
+var reasonColumns = []string{"NOT CREATED", "UNPLACED"}
+
+// columns are the measures s's table shows.
+func (s *Summary) columns() []string {
+	if s.Reasons {
+		return slices.Concat(textColumns, reasonColumns)
+	}
+	return textColumns
+}
+
+// cells are m's cells in s's table.
+func (s *Summary) cells(m *Measures) []string {
+	c := tableCells(m)
+	if s.Reasons {
+		c = append(c, strconv.Itoa(m.NotCreated), "$"+money(Dollars(m.Unplaced)))
+	}
+	return c
+}
 
 func tableCells(m *Measures) []string {
 	j := m.json()
@@ -263,18 +310,18 @@ func keyCell(v string) string {
 // and the journals left out.
 func WriteText(w io.Writer, s *Summary) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	head := append(upper(s.By), textColumns...)
+	head := append(upper(s.By), s.columns()...)
 	fmt.Fprintln(tw, strings.Join(head, "\t")+"\t")
 	for _, r := range s.Rows {
 		var cells []string
 		for _, f := range s.By {
 			cells = append(cells, printable.Text(keyCell(r.Keys[f])))
 		}
-		fmt.Fprintln(tw, strings.Join(append(cells, tableCells(&r.Measures)...), "\t")+"\t")
+		fmt.Fprintln(tw, strings.Join(append(cells, s.cells(&r.Measures)...), "\t")+"\t")
 	}
 	total := make([]string, len(s.By))
 	total[0] = "TOTAL"
-	fmt.Fprintln(tw, strings.Join(append(total, tableCells(&s.Total)...), "\t")+"\t")
+	fmt.Fprintln(tw, strings.Join(append(total, s.cells(&s.Total)...), "\t")+"\t")
 	if err := tw.Flush(); err != nil {
 		return err
 	}
@@ -327,11 +374,11 @@ func footer(w io.Writer, s *Summary, prefix string, show func(string) string) {
 
 // WriteMarkdown writes the table as a Markdown table.
 func WriteMarkdown(w io.Writer, s *Summary) error {
-	head := append(upper(s.By), textColumns...)
+	head := append(upper(s.By), s.columns()...)
 	fmt.Fprintf(w, "| %s |\n", strings.Join(head, " | "))
 	fmt.Fprintf(w, "|%s\n", strings.Repeat(" --- |", len(head)))
 	row := func(keys []string, m *Measures) {
-		fmt.Fprintf(w, "| %s |\n", strings.Join(append(keys, tableCells(m)...), " | "))
+		fmt.Fprintf(w, "| %s |\n", strings.Join(append(keys, s.cells(m)...), " | "))
 	}
 	for _, r := range s.Rows {
 		var keys []string

@@ -76,15 +76,15 @@ const (
 // over time, the profit of each group, and the table. Nothing loads from
 // the network; the charts are inline SVG, each with its axes labelled.
 func WriteHTML(w io.Writer, s *Summary) error {
-	p := htmlPage{By: strings.Join(s.By, ", "), Head: append(upper(s.By), textColumns...)}
+	p := htmlPage{By: strings.Join(s.By, ", "), Head: append(upper(s.By), s.columns()...)}
 	for _, r := range s.Rows {
 		var cells []string
 		for _, f := range s.By {
 			cells = append(cells, keyCell(r.Keys[f]))
 		}
-		p.Rows = append(p.Rows, append(cells, tableCells(&r.Measures)...))
+		p.Rows = append(p.Rows, append(cells, s.cells(&r.Measures)...))
 	}
-	p.Total = append(make([]string, len(s.By)), tableCells(&s.Total)...)
+	p.Total = append(make([]string, len(s.By)), s.cells(&s.Total)...)
 	p.Total[0] = "TOTAL"
 	p.Profit = signed(Dollars(s.Total.Profit))
 	var foot strings.Builder

@@ -13,7 +13,7 @@ import (
 )
 
 // Fields are the --by fields, in the order the choices are listed.
-var Fields = []string{"plan", "day", "week", "month", "venue", "code", "session", "market", "type"}
+var Fields = []string{"plan", "day", "week", "month", "venue", "code", "session", "market", "type", "reason"}
 
 // Query says which bets to sum and how to group them.
 type Query struct {
@@ -63,6 +63,11 @@ type Measures struct {
 	LongestLosingRun               int
 	BestDay, WorstDay              *DayProfit
 	Units                          *float64
+	// NotCreated counts the bets runs decided not to create, and Unplaced
+	// is what the bets not placed (refused) and not created meant to bet
+	// (their stakes or target profits): read and shown under --by reason.
+	NotCreated int
+	Unplaced   int64
 }
 
 // DayProfit is one meeting day's profit.
@@ -108,7 +113,10 @@ type Row struct {
 
 // Summary is what history shows: the rows and their total.
 type Summary struct {
-	By      []string // the --by fields, account first when rows are split by it
+	By []string // the --by fields, account first when rows are split by it
+	// Reasons says the rows are by reason: the bets not created are in
+	// them, and the measures of what was not placed are shown.
+	Reasons bool
 	Rows    []Row
 	Total   Measures
 	Skipped []Skipped
@@ -205,7 +213,8 @@ type Tally struct {
 // those taken in time order.
 type rowSums struct {
 	bets, settled, won, lost, void, refused int
-	accepted, profit                        int64
+	notCreated                              int
+	accepted, profit, unplaced              int64
 	wonLostAccepted, wonLostProfit          int64
 	oddsWeight                              float64
 	units                                   float64
@@ -289,18 +298,19 @@ func (t *Tally) add(b *Bet, account string, filter bool) error {
 		if !b.Tips {
 			units = nil // the service's echo of an odds floor, not a tip's
 		}
-		if err := t.item(t.row(b, nil, account), b.Result, b.Accepted, b.Profit, b.Odds, units, b, b.seq); err != nil {
+		if err := t.item(t.row(b, nil, account), b.Result, b.Accepted, b.Profit, b.Odds, units, b.Requested, b, b.seq); err != nil {
 			return err
 		}
 	} else {
 		for i := range b.Sessions {
 			s := &b.Sessions[i]
-			if err := t.item(t.row(b, s, account), sessionResult(b, s), s.Accepted, s.Profit, s.Odds, nil, b, b.seq|uint64(min(i, 255))<<32); err != nil {
+			// A session's part has no stake of its own to count unplaced.
+			if err := t.item(t.row(b, s, account), sessionResult(b, s), s.Accepted, s.Profit, s.Odds, nil, 0, b, b.seq|uint64(min(i, 255))<<32); err != nil {
 				return err
 			}
 		}
 	}
-	if t.q.Curves && b.Final && b.Result != "not_placed" && !b.At.IsZero() {
+	if t.q.Curves && b.Final && b.Result != "not_placed" && b.Result != "not_created" && !b.At.IsZero() {
 		p, ok := t.plans[b.Plan]
 		if !ok {
 			p = int32(len(t.planList))
@@ -341,9 +351,18 @@ func (t *Tally) rowOf(keys []string) int32 {
 	return r
 }
 
-// item sums one bet or session's part into row r.
-func (t *Tally) item(r int32, result string, accepted, profit int64, odds float64, units *float64, b *Bet, seq uint64) error {
+// item sums one bet or session's part into row r; requested is what a
+// bet not placed or not created meant to bet.
+func (t *Tally) item(r int32, result string, accepted, profit int64, odds float64, units *float64, requested int64, b *Bet, seq uint64) error {
 	m := &t.sums[r]
+	var ok bool
+	if result == "not_created" {
+		m.notCreated++ // not a bet created
+		if m.unplaced, ok = book.AddCents(m.unplaced, requested); !ok {
+			return errOverflow
+		}
+		return nil
+	}
 	m.bets++
 	var res uint8
 	switch result {
@@ -355,11 +374,13 @@ func (t *Tally) item(r int32, result string, accepted, profit int64, odds float6
 		res = resultVoid
 	case "not_placed":
 		m.refused++
+		if m.unplaced, ok = book.AddCents(m.unplaced, requested); !ok {
+			return errOverflow
+		}
 		return nil
 	default:
 		return nil
 	}
-	var ok bool
 	m.settled++
 	if m.accepted, ok = book.AddCents(m.accepted, accepted); !ok {
 		return errOverflow
@@ -407,8 +428,9 @@ func (m *rowSums) addSums(o *rowSums) error {
 	m.lost += o.lost
 	m.void += o.void
 	m.refused += o.refused
+	m.notCreated += o.notCreated
 	var ok bool
-	for _, a := range []struct{ to, v *int64 }{{&m.accepted, &o.accepted}, {&m.profit, &o.profit},
+	for _, a := range []struct{ to, v *int64 }{{&m.accepted, &o.accepted}, {&m.profit, &o.profit}, {&m.unplaced, &o.unplaced},
 		{&m.wonLostAccepted, &o.wonLostAccepted}, {&m.wonLostProfit, &o.wonLostProfit}} {
 		if *a.to, ok = book.AddCents(*a.to, *a.v); !ok {
 			return errOverflow
@@ -528,7 +550,7 @@ func (t *Tally) Summary() (Summary, error) {
 			}
 		}
 	}
-	s := Summary{By: by, Total: total.measures(&runs[len(sums)])}
+	s := Summary{By: by, Total: total.measures(&runs[len(sums)]), Reasons: slices.Contains(t.by, "reason")}
 	order := make([]int, len(sums))
 	for i := range order {
 		order[i] = i
@@ -577,6 +599,7 @@ func (r *timeRun) step(it timed) error {
 // measures are m's sums and r's, as Measures.
 func (m *rowSums) measures(r *timeRun) Measures {
 	out := Measures{Bets: m.bets, Settled: m.settled, Won: m.won, Lost: m.lost, Void: m.void, Refused: m.refused,
+		NotCreated: m.notCreated, Unplaced: m.unplaced,
 		Accepted: m.accepted, Profit: m.profit, WonLostAccepted: m.wonLostAccepted, WonLostProfit: m.wonLostProfit,
 		OddsWeight: m.oddsWeight, MaxDrawdown: r.drawdown, LongestLosingRun: r.longest}
 	if m.hasUnits {
@@ -676,6 +699,8 @@ func keysOf(keys []string, b *Bet, s *Session, by []string) {
 			keys[i] = b.Market
 		case "type":
 			keys[i] = b.Type
+		case "reason":
+			keys[i] = b.Reason
 		}
 	}
 }

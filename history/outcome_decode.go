@@ -104,8 +104,13 @@ func decodeOutcome(l *lexer, o *outcomeRecord) bool {
 				return false
 			}
 			return o.ResultTime.UnmarshalJSON(s) == nil
+		case "reason_code":
+			return l.name(&o.ReasonCode)
+		case "requested":
+			return l.num(&o.Requested)
 		}
-		return !l.known(key, "bet_id", "result", "accepted", "odds", "profit", "units", "sessions", "venue", "code", "day", "market", "type", "result_time") && l.skip()
+		return !l.known(key, "bet_id", "result", "accepted", "odds", "profit", "units", "sessions", "venue", "code", "day", "market", "type", "result_time",
+			"reason_code", "requested") && l.skip()
 	})
 }
 

@@ -55,6 +55,13 @@ type Bet struct {
 	// At orders the bet's result: its result time, else when the outcome
 	// was kept.
 	At time.Time
+	// Reason is why a bet was not placed (its outcome's reason code), or
+	// not created; "" for a bet placed. NotCreated marks a bet a run
+	// decided not to create (read only for --by reason), and Requested is
+	// its stake or target profit, what the plan meant to bet.
+	Reason     string
+	NotCreated bool
+	Requested  int64
 
 	// seq places the bet in the state: its journal's place, then the
 	// record it was first seen in. Results at one time are taken in it.
@@ -197,13 +204,19 @@ func read(ctx context.Context, store state.EveryReader, q Query, keep, all bool)
 	}
 	// A store that keeps outcome entries as rows hands them so, when its
 	// schema does.
+	// Their rows keep no reasons: --by reason reads the entries.
+	reasons := slices.Contains(q.By, "reason")
 	rowsRead := false
 	var err error
-	if r, ok := store.(state.OutcomeRowsReader); ok {
+	if r, ok := store.(state.OutcomeRowsReader); ok && !reasons {
 		rowsRead, err = r.ReadOutcomeRows(ctx, each)
 	}
 	if err == nil && !rowsRead {
-		err = store.ReadEvery(ctx, wantedOps, each)
+		ops := wantedOps
+		if reasons {
+			ops = slices.Concat(wantedOps, reasonOps)
+		}
+		err = store.ReadEvery(ctx, ops, each)
 	}
 	if err != nil {
 		return nil, err
@@ -278,6 +291,10 @@ type record struct {
 	Service string             `json:"service"`
 	Account string             `json:"account"`
 	Outcome *outcomeRecord     `json:"outcome"`
+	// Code and Amount (not_created, decided, missed) are why a bet was
+	// not created and what it meant to bet.
+	Code   string  `json:"code"`
+	Amount float64 `json:"amount"`
 }
 
 // outcomeRecord is what history reads of an outcome entry's outcome
@@ -297,6 +314,8 @@ type outcomeRecord struct {
 	Market     string                  `json:"market"`
 	Type       string                  `json:"type"`
 	ResultTime time.Time               `json:"result_time"`
+	ReasonCode string                  `json:"reason_code"`
+	Requested  float64                 `json:"requested"`
 }
 
 type raceInfo struct {
@@ -309,10 +328,16 @@ type raceInfo struct {
 // alerts, tips…) are passed over without decoding them.
 // A record whose op is not found where it is looked for (opOf) is decoded
 // whole: nothing wanted is passed over.
-var wanted = map[string]bool{"init": true, "service": true, "created": true, "adopted": true, "outcome": true, unknownOp: true}
+var wanted = map[string]bool{"init": true, "service": true, "created": true, "adopted": true, "outcome": true, unknownOp: true,
+	"not_created": true, "decided": true, "missed": true}
 
-// wantedOps are the ops of wanted, for the store to select records by.
+// wantedOps are the ops of wanted, for the store to select records by,
+// but for those of reasonOps.
 var wantedOps = []string{"init", "service", "created", "adopted", "outcome"}
+
+// reasonOps are the entries of a bet a run decided not to create, and
+// why: read only for --by reason.
+var reasonOps = []string{"not_created", "decided", "missed"}
 
 // unknownOp is opOf's answer for a record whose op it cannot read.
 const unknownOp = "?"
@@ -350,6 +375,11 @@ type fold struct {
 	entry outcomeEntry
 	spare outcomeRecord
 	names map[string]string
+	// reasons says the query groups by reason: the bets runs decided not
+	// to create are read too (reasonOps), into unmade by label, and summed
+	// as the journal ends unless a create of theirs came after all.
+	reasons bool
+	unmade  map[string]*Bet
 }
 
 // openBet is a bet without an outcome yet, and its created (and adopted)
@@ -370,7 +400,7 @@ type pendingRecord struct {
 }
 
 func newFold() *fold {
-	return &fold{open: map[string]*openBet{}, done: map[string]struct{}{}, names: map[string]string{}}
+	return &fold{open: map[string]*openBet{}, done: map[string]struct{}{}, names: map[string]string{}, unmade: map[string]*Bet{}}
 }
 
 // begin starts on the journal j.
@@ -379,6 +409,8 @@ func (f *fold) begin(j state.StoredJournal, q *Query, keep, all bool) {
 	f.service, f.account, f.run, f.inProcess, f.predates = "", "", nil, j.Rehearsal, false
 	clear(f.open)
 	clear(f.done)
+	clear(f.unmade)
+	f.reasons = slices.Contains(q.By, "reason")
 	f.tally.reset(q)
 	f.kept = f.kept[:0]
 	f.corrupt = Corruption{}
@@ -432,6 +464,14 @@ func (f *fold) bet(l string) *openBet {
 		b = &openBet{}
 	}
 	b.Plan, b.Label, b.seq = f.j.Name, l, uint64(f.j.Seq)<<40|uint64(f.n)
+	f.verdict(&b.Bet)
+	f.open[l] = b
+	return b
+}
+
+// verdict marks b with the verdict of the run whose bets come now: real
+// money, a rehearsal's, or from before runs said.
+func (f *fold) verdict(b *Bet) {
 	switch {
 	case f.inProcess:
 		b.Sim = engine.SimInProcess
@@ -445,8 +485,43 @@ func (f *fold) bet(l string) *openBet {
 		}
 	}
 	b.Tips = f.run != nil && f.run.Tips
-	f.open[l] = b
-	return b
+}
+
+// notCreated keeps r, an entry of a bet a run decided not to create
+// (not_created, decided, missed), for --by reason: its reason, what it
+// meant to bet and its race. The last such entry of a label says why.
+func (f *fold) notCreated(r *record) {
+	if r.Label == "" {
+		return
+	}
+	b := f.unmade[r.Label]
+	if b == nil {
+		b = &Bet{Plan: f.j.Name, Label: r.Label, Result: "not_created", Final: true, NotCreated: true,
+			seq: uint64(f.j.Seq)<<40 | uint64(f.n)}
+		f.verdict(b)
+		f.unmade[r.Label] = b
+	}
+	if r.BetID != "" {
+		b.BetID = r.BetID
+	}
+	if r.Race != nil {
+		b.Venue, b.Code = r.Race.Venue, r.Race.Code
+		if !r.Race.Start.IsZero() {
+			b.Day = r.Race.Start.Format("2006-01-02")
+		}
+	}
+	switch {
+	case r.Code != "":
+		b.Reason = r.Code
+	case r.Op == "missed":
+		b.Reason = "missed"
+	}
+	if c, err := bet.Cents(r.Amount); err == nil && c > 0 {
+		b.Requested = c
+	}
+	if t, err := time.Parse(time.RFC3339Nano, r.Time); err == nil {
+		b.At = t
+	}
 }
 
 // betOf is bet for a label as a record's bytes: a string is made of it
@@ -492,6 +567,9 @@ func (f *fold) record(b []byte) error {
 	f.n++
 	op := opOf(b)
 	if !wanted[op] {
+		return nil
+	}
+	if slices.Contains(reasonOps, op) && !f.reasons {
 		return nil
 	}
 	if op == "created" || op == "adopted" {
@@ -562,6 +640,11 @@ func (f *fold) decode(b []byte, n int) error {
 			f.run = r.Run
 		}
 		return nil
+	case "not_created", "decided", "missed":
+		if f.reasons {
+			f.notCreated(&r)
+		}
+		return nil
 	}
 	if r.Label == "" {
 		return nil
@@ -607,6 +690,20 @@ func (f *fold) finish() error {
 		}
 		o.pending = nil
 	}
+	// The bets decided not to create, and never created after all.
+	unmade := make([]*Bet, 0, len(f.unmade))
+	for l, b := range f.unmade {
+		_, created := f.open[l]
+		if _, ended := f.done[l]; !created && !ended {
+			unmade = append(unmade, b)
+		}
+	}
+	slices.SortFunc(unmade, func(a, b *Bet) int { return cmpSeq(a.seq, b.seq) })
+	for _, b := range unmade {
+		if err := f.tally.add(b, "", !f.all); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 
@@ -629,6 +726,11 @@ func applyOutcome(b *Bet, o *outcomeRecord, at string) error {
 		b.Day = o.Day
 	}
 	b.Market, b.Type = o.Market, o.Type
+	b.Reason = o.ReasonCode
+	if o.Result != "not_placed" {
+		b.Reason = "" // placed: a reason it once had is no longer why
+	}
+	b.Requested, _ = bet.Cents(o.Requested)
 	b.At = o.ResultTime
 	if b.At.IsZero() {
 		b.At, _ = time.Parse(time.RFC3339Nano, at)
@@ -659,6 +761,9 @@ func amountsOf(o *outcomeRecord) (accepted, profit int64, err error) {
 	}
 	if err := bet.CheckDollars(o.Odds); err != nil {
 		return 0, 0, fmt.Errorf("its odds %v", err)
+	}
+	if err := bet.CheckDollars(o.Requested); err != nil {
+		return 0, 0, fmt.Errorf("its requested amount %v", err)
 	}
 	if o.Units != nil {
 		if err := bet.CheckDollars(*o.Units); err != nil {
@@ -695,6 +800,11 @@ func opOf(b []byte) string {
 	// The ops history reads are named by its own strings: a record's op
 	// is not made a string of its own (one allocation a record).
 	for _, w := range wantedOps {
+		if string(op) == w {
+			return w
+		}
+	}
+	for _, w := range reasonOps {
 		if string(op) == w {
 			return w
 		}

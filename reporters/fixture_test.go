@@ -7,6 +7,7 @@ import (
 	"github.com/betplan/betplan/engine"
 	"github.com/betplan/betplan/limit"
 	"github.com/betplan/betplan/plan"
+	"github.com/betplan/betplan/reason"
 )
 
 // The results the goldens are made from. Times are fixed so goldens are
@@ -125,22 +126,26 @@ func runResult() *engine.Result {
 				ID: "rain-check", Label: "betplan saturday-card rain-check R2",
 				Race: race("Caulfield", 2, 20), Selection: "6 Mr Brightside", Type: "Fixed Wager", Market: "Fixed Win",
 				Stake: money(10), Status: engine.StatusSkipped, Reason: "condition never true before the race started",
+				Why: reason.Why{Code: reason.ConditionFalse, Text: "condition never true before the race started"},
 			},
 			{
 				ID: "phantom", Label: "betplan saturday-card phantom",
 				Race: engine.RaceInfo{Venue: "Nowhere Downs", EventNumber: 12}, Selection: "1", Type: "Fixed Wager", Market: "Fixed Win",
 				Stake: money(5), Status: engine.StatusUnresolved, Reason: "no race Nowhere Downs R12 on 2025-03-01",
+				Why: reason.Why{Code: reason.Unresolved, Text: "no race Nowhere Downs R12 on 2025-03-01"},
 			},
 			{
 				ID: "nobody-home", Label: "betplan saturday-card nobody-home R1",
 				Race: race("Moonee Valley", 1, 10), Selection: "8 Lunar Flare", Type: "Fixed Wager", Market: "Fixed Win",
 				Stake: money(10), Status: engine.StatusNotTaken, Reason: "no session acted by race start",
+				Why:            reason.Why{Code: reason.NotTaken, Text: "no session acted by race start"},
 				NotificationID: 90207, CreatedAt: at(1),
 			},
 			{
 				ID: "all-errors", Label: "betplan saturday-card all-errors R2",
 				Race: race("Moonee Valley", 2, 30), Selection: "3 Gold Trip", Type: "Fixed Wager", Market: "Fixed Win",
 				Stake: money(40), Status: engine.StatusFailed, Reason: hostile,
+				Why:            reason.Why{Code: reason.SessionRefused, Text: hostile},
 				NotificationID: 90208, CreatedAt: at(2),
 				Records: []engine.Record{
 					{Bookie: "bet365", DisplayName: "Main", SubmitResult: "Error", SubmitError: "Odds changed | price 2.10 <b>now</b>", Status: "FAILED"},
@@ -151,12 +156,14 @@ func runResult() *engine.Result {
 				ID: "create-timeout", Label: "betplan saturday-card create-timeout R3",
 				Race: race("Moonee Valley", 3, 60), Selection: "10 Alligator Blood", Type: "Fixed Wager", Market: "Fixed Win",
 				Stake: money(20), Status: engine.StatusFailed, Reason: "creating the notification failed",
+				Why:   reason.Why{Code: reason.CreateRefused, Text: "creating the notification failed"},
 				Error: "create notification: POST /notification/create/: 503 Service Unavailable",
 			},
 			{
 				ID: "second-thoughts", Label: "betplan saturday-card second-thoughts R4",
 				Race: race("Moonee Valley", 4, 95), Selection: "2 Mo'unga", Type: "Fixed Wager", Market: "Fixed Win",
 				Stake: money(10), Status: engine.StatusCanceled, Reason: "cancelled by betplan cancel",
+				Why:            reason.Why{Code: reason.Cancelled, Text: "cancelled by betplan cancel"},
 				NotificationID: 90209, CreatedAt: at(3),
 			},
 			{

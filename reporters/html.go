@@ -65,6 +65,7 @@ type htmlBet struct {
 	Odds, Return                                                      string
 	Status, StatusClass, Action, ActionClass                          string
 	Reason, Error, Notification, Accepted, Profit                     string
+	ReasonCode                                                        string
 	Placed                                                            string
 	ProfitClass                                                       string
 	Open                                                              bool // show the sessions without a click
@@ -160,7 +161,7 @@ func newHTMLPage(r *engine.Result) *htmlPage {
 			Odds: takenOdds(b), Return: returnWords(b),
 			AtRisk: atRiskWords(b), AtRiskNote: atRiskNote(b),
 			Action: string(b.Action), ActionClass: toneClass[actionTone(b.Action)],
-			Reason: b.Reason, Error: b.Error, Placed: placedWords(b),
+			Reason: b.Reason, ReasonCode: reasonCode(b), Error: b.Error, Placed: placedWords(b),
 			Accepted: acceptedWords(b), Profit: profitWords(b), ProfitClass: toneClass[profitTone(b.Profit)],
 		}
 		hb.Open = attention(b) == 0 && len(b.Records) > 0
@@ -399,7 +400,7 @@ svg text { font: 12px system-ui, sans-serif; fill: #59636e; }
 <thead><tr><th>Bet</th><th>Race</th><th>Start</th><th>Selection</th><th>Market</th><th class="n">Stake</th><th class="n">At risk</th>{{if .Plan}}<th>Action</th>{{end}}<th>Status</th>{{if not .Plan}}<th class="n">Odds</th><th class="n">Accepted</th><th class="n">Return</th><th class="n">Profit</th>{{end}}</tr></thead>
 <tbody>{{$plan := .Plan}}{{range .Bets}}
 <tr class="bet" id="bet-{{.ID}}"><td class="id">{{.ID}}</td><td class="race">{{.Race}}<div class="why">{{.Day}}</div></td><td class="nw">{{.Start}}</td><td>{{.Selection}}</td><td class="nw">{{.Market}}</td><td class="n">{{.Stake}}</td><td class="n">{{.AtRisk}}</td>{{if $plan}}<td><span class="badge {{.ActionClass}}">{{.Action}}</span></td>{{end}}<td><span class="badge {{.StatusClass}}">{{.Status}}</span></td>{{if not $plan}}<td class="n">{{.Odds}}</td><td class="n">{{.Accepted}}</td><td class="n">{{.Return}}</td><td class="n {{.ProfitClass}}">{{.Profit}}</td>{{end}}</tr>
-<tr class="detail"><td></td><td colspan="{{if $plan}}8{{else}}11{{end}}">{{if .Reason}}<div class="why">{{.Reason}}</div>{{end}}{{if .Placed}}<div class="why">{{.Placed}}</div>{{end}}{{if .AtRiskNote}}<div class="why">{{.AtRiskNote}}</div>{{end}}{{if .Error}}<div class="err"><strong>error:</strong> {{.Error}}</div>{{end}}<details{{if .Open}} open="open"{{end}}><summary>label, notification{{if .Records}}, {{len .Records}} session{{if ne (len .Records) 1}}s{{end}}{{end}}</summary>
+<tr class="detail"><td></td><td colspan="{{if $plan}}8{{else}}11{{end}}">{{if or .Reason .ReasonCode}}<div class="why">{{if .ReasonCode}}<code class="reason">{{.ReasonCode}}</code> {{end}}{{.Reason}}</div>{{end}}{{if .Placed}}<div class="why">{{.Placed}}</div>{{end}}{{if .AtRiskNote}}<div class="why">{{.AtRiskNote}}</div>{{end}}{{if .Error}}<div class="err"><strong>error:</strong> {{.Error}}</div>{{end}}<details{{if .Open}} open="open"{{end}}><summary>label, notification{{if .Records}}, {{len .Records}} session{{if ne (len .Records) 1}}s{{end}}{{end}}</summary>
 <dl><dt>label</dt><dd><code>{{.Label}}</code></dd><dt>bet type</dt><dd>{{.Type}}</dd><dt>race code</dt><dd>{{.Code}}</dd><dt>notification</dt><dd>{{if .Notification}}{{.Notification}}{{else}}none{{end}}</dd></dl>
 {{if .Records}}<table class="records">
 <thead><tr><th>Session</th><th>Result</th><th class="n">Amount</th><th class="n">Odds</th><th>Status</th><th class="n">Profit</th></tr></thead>

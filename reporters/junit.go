@@ -176,6 +176,9 @@ func junitBet(r *engine.Result, b *engine.BetResult) junitCase {
 	if r.Kind == engine.KindPlan {
 		message = string(b.Action)
 	}
+	if code := reasonCode(b); code != "" {
+		message += " [" + code + "]"
+	}
 	if b.Reason != "" {
 		message += ": " + oneLine(b.Reason)
 	}
@@ -234,6 +237,9 @@ func junitDetail(b *engine.BetResult) string {
 	fmt.Fprintf(&s, "label: %s\n", b.Label)
 	fmt.Fprintf(&s, "selection: %s (%s, %s)\n", b.Selection, b.Type, b.Market)
 	fmt.Fprintf(&s, "stake: %s\n", stakeWords(b))
+	if code := reasonCode(b); code != "" {
+		fmt.Fprintf(&s, "reason_code: %s\n", code)
+	}
 	if b.Reason != "" {
 		fmt.Fprintf(&s, "reason: %s\n", b.Reason)
 	}

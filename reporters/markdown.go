@@ -93,6 +93,9 @@ func (m *markdownWriter) run(r *engine.Result) {
 					status = "✅ won"
 				}
 				reason := mdText(truncate(oneLine(b.Reason), markdownReason))
+				if code := reasonCode(b); code != "" {
+					reason = strings.TrimSuffix(mdCode(code)+" "+reason, " ")
+				}
 				if p := placedWords(b); p != "" {
 					reason = strings.TrimPrefix(reason+"<br>"+mdText(truncate(oneLine(p), markdownReason)), "<br>")
 				}

@@ -233,17 +233,17 @@ func commonAtRisk(bets []engine.BetResult) string {
 // each session that did not simply succeed, each said once.
 func (s *saidOnce) notes(b *engine.BetResult) []cell {
 	var notes []cell
-	if b.Reason != "" {
+	if b.Reason != "" || b.Why.Code != "" {
 		why := b.Why
 		first, seen := s.limits[why.LimitKey()]
 		switch {
 		case why.Limit != "" && seen:
-			notes = append(notes, cell{text: "↳ refused by the same limit as " + first + " (" + why.LimitKey() + ")"})
+			notes = append(notes, cell{text: "↳ [" + reasonCode(b) + "] refused by the same limit as " + first + " (" + why.LimitKey() + ")"})
 		case why.Limit != "":
 			s.limits[why.LimitKey()] = b.InstanceID
-			notes = append(notes, cell{text: "↳ " + oneLine(b.Reason)})
+			notes = append(notes, cell{text: "↳ " + reasonLine(b)})
 		case !s.brief:
-			notes = append(notes, cell{text: "↳ " + oneLine(b.Reason)})
+			notes = append(notes, cell{text: "↳ " + reasonLine(b)})
 		}
 	}
 	if s.brief {

@@ -599,6 +599,34 @@ func prealertWords(p engine.PrealertResult) string {
 	return s
 }
 
+// reasonCode is a bet's reason as a program reads it, shown beside its
+// sentence in the formats people read: "odds_bound", "limit
+// max_total_stake", "limit account max_total_stake"; "" for none.
+func reasonCode(b *engine.BetResult) string {
+	if b.Why.Code == "" {
+		return ""
+	}
+	s := string(b.Why.Code)
+	if b.Why.Limit != "" {
+		s += " " + b.Why.LimitKey()
+	}
+	return s
+}
+
+// reasonLine is a bet's reason in one line, its code first in brackets:
+// "[odds_bound] every session refused it: …"; "" for none.
+func reasonLine(b *engine.BetResult) string {
+	code := reasonCode(b)
+	text := oneLine(b.Reason)
+	switch {
+	case code == "":
+		return text
+	case text == "":
+		return "[" + code + "]"
+	}
+	return "[" + code + "] " + text
+}
+
 // simulatedWords mark every report of a run against the simulated
 // service (a rehearsal), whatever its format.
 const simulatedWords = "Simulated service: no real money moved."
