@@ -14,7 +14,7 @@ COMMIT    ?= $(shell git rev-parse HEAD 2>/dev/null)
 BUILD_DATE ?= $(shell TZ=UTC git log -1 --format=%cd --date=format-local:%Y-%m-%dT%H:%M:%SZ 2>/dev/null)
 LDFLAGS   := -X main.version=$(VERSION) -X main.commit=$(COMMIT) -X main.date=$(BUILD_DATE)
 
-.PHONY: all setup build test scale lint bench demo schema fuzz clean tools dist release-check serve-chaos
+.PHONY: all setup build test scale lint bench demo schema fuzz clean tools dist release-check serve-chaos serve-idle
 
 all: build
 
@@ -59,6 +59,10 @@ lint: $(TOOLS)/staticcheck $(TOOLS)/actionlint
 # without it (-race would multiply the CPU it measures).
 serve-chaos:
 	BETPLAN_TEST_SERVE_CHAOS=1 GORACE="atexit_sleep_ms=10 $(GORACE)" $(GO) test -race -count=1 -timeout 20m -run '^TestServeTakeOverAtRealSpeed$$' -v .
+
+# A measurement, not a test CI runs: 50 idle plans' CPU and memory under
+# serve, without -race (about five minutes).
+serve-idle:
 	BETPLAN_TEST_SERVE_IDLE=1 $(GO) test -count=1 -timeout 15m -run '^TestServeIdleWithFiftyPlans$$' -v .
 
 # The scale runs at the size their figures are stated for, once each (make
