@@ -86,10 +86,10 @@ type stateOptions struct {
 type stateUse int
 
 const (
-	// stateReads: it reads plans' state; the shared state is reached
+	// The zero value: it reads plans' state; the shared state is reached
 	// (its schema's version checked, nothing created) before the
 	// command's first request.
-	stateReads stateUse = iota
+	_ stateUse = iota
 	// stateWrites: it writes plans' state (run, cancel, stop); the
 	// shared state's schema is set up before the command's first
 	// request, so the request budget finds its tables from it.
