@@ -14,7 +14,7 @@ COMMIT    ?= $(shell git rev-parse HEAD 2>/dev/null)
 BUILD_DATE ?= $(shell TZ=UTC git log -1 --format=%cd --date=format-local:%Y-%m-%dT%H:%M:%SZ 2>/dev/null)
 LDFLAGS   := -X main.version=$(VERSION) -X main.commit=$(COMMIT) -X main.date=$(BUILD_DATE)
 
-.PHONY: all setup build test scale lint bench demo schema fuzz clean tools dist release-check
+.PHONY: all setup build test scale lint bench demo schema fuzz clean tools dist release-check serve-chaos serve-idle
 
 all: build
 
@@ -52,6 +52,18 @@ $(TOOLS)/actionlint:
 lint: $(TOOLS)/staticcheck $(TOOLS)/actionlint
 	GOFLAGS="$(GOFLAGS) -race" $(TOOLS)/staticcheck ./...
 	$(TOOLS)/actionlint examples/ci/.github/workflows/*.yml
+
+# betplan serve at the service's real speed, apart from make test: the
+# take-over test (two replicas on PostgreSQL, the leader killed twice and
+# stopped once) under -race, then the idle measurement of 50 plans
+# without it (-race would multiply the CPU it measures).
+serve-chaos:
+	BETPLAN_TEST_SERVE_CHAOS=1 GORACE="atexit_sleep_ms=10 $(GORACE)" $(GO) test -race -count=1 -timeout 20m -run '^TestServeTakeOverAtRealSpeed$$' -v .
+
+# A measurement, not a test CI runs: 50 idle plans' CPU and memory under
+# serve, without -race (about five minutes).
+serve-idle:
+	BETPLAN_TEST_SERVE_IDLE=1 $(GO) test -count=1 -timeout 15m -run '^TestServeIdleWithFiftyPlans$$' -v .
 
 # The scale runs at the size their figures are stated for, once each (make
 # test runs the same code small): 1,000 open bets and fifty plans of 20 bets

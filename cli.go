@@ -94,6 +94,9 @@ type command struct {
 	// colour says the command's output may be coloured, so it takes
 	// --no-color.
 	colour bool
+	// untilStopped says the command runs until a signal stops it (serve):
+	// its normal end is SIGTERM's 143, never 0.
+	untilStopped bool
 	// waitsForLock says the command can wait for another run to let the
 	// plan's lock go (--lock-timeout), so a refusal for a held lock offers
 	// the wait.
@@ -160,6 +163,7 @@ func commands() []*command {
 		diffCommand(),
 		fmtCommand(),
 		runCommand(),
+		serveCommand(),
 		statusCommand(),
 		historyCommand(),
 		explainCommand(),
@@ -245,6 +249,9 @@ func (c *command) interruptedWords() string {
 		// The journal announced every create before it was sent.
 		return "interrupted: re-run to resume; nothing will be created twice"
 	}
+	if c.name == "serve" {
+		return "stopped: no create was left half-done (one cut off is journalled in doubt and looked up first); a standby takes over"
+	}
 	return "interrupted"
 }
 
@@ -274,8 +281,10 @@ var environment = []envVar{
 	{"BETPLAN_PASSWORD", "", "password for login", "the password to log in with, with `BETPLAN_EMAIL`"},
 	{"BETPLAN_TIPSTER_APIKEY", "", "the tip package's API key, for plans with tips (never printed)",
 		"the tip package's API key, for plans with tips (never printed, journalled or reported)"},
-	{"BETPLAN_STATE", "--state", "shared state: postgres://user@host/db keeps journals and locks\nin PostgreSQL for every machine (run, plan, status, cancel, unlock)",
-		"a `postgres://` URL: keep journals and locks in that database, shared by every machine (see Running on several machines in docs/running.md)"},
+	{"BETPLAN_STATE", "--state", "shared state: postgres://user@host/db keeps journals and locks\nin PostgreSQL for every machine (run, plan, status, cancel, unlock),\nand serve's leadership of the account",
+		"a `postgres://` URL: keep journals and locks in that database, shared by every machine (see Running on several machines in docs/running.md), and `betplan serve`'s leadership of the account (for serve, a directory on this machine does too)"},
+	{"BETPLAN_SERVE_TOKEN", "--listen-token-file", "the bearer token serve's /healthz, /readyz, /metrics and /status\nask for (required off loopback; or --listen-token-file)",
+		"the bearer token `betplan serve`'s `/healthz`, `/readyz`, `/metrics` and `/status` ask for (required off loopback); `--listen-token-file` names a file holding it instead, never the token itself"},
 	{"", "--state-schema", "", "the shared state's schema (default the URL's `search_path`, or `betplan`)"},
 	{"BETPLAN_CONFIG", "--config", "the account file (default: betplan.yaml found from the plan's\ndirectory up to the repository root; or --config)",
 		"the account file (default `betplan.yaml` in the plan's directory or above it, up to the repository root)"},

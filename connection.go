@@ -130,6 +130,12 @@ func (s *serviceOptions) client(sys *sysIO, state *stateOptions) (*connection, e
 	budgetLog := &budgetLog{w: sys.Stderr}
 	wall := func() reporters.Clock { return wallClock(clock, false) }
 	lim, closeBudget := requestBudget(budgetLog, wall, s, state, sys, base, token, email)
+	if s.limiter != nil {
+		lim = s.limiter(lim)
+	}
+	if s.transport != nil {
+		opts = append(opts, apiclient.WithTransportWrapper(s.transport))
+	}
 	c, err := apiclient.New(base, append(opts, apiclient.WithLimiter(lim))...)
 	if err != nil {
 		closeBudget()

@@ -53,6 +53,7 @@ var commandGuides = map[string]string{
 	"diff":     "reviewing.md#what-a-change-does-betplan-diff",
 	"fmt":      "reviewing.md#one-layout-betplan-fmt",
 	"run":      "running.md",
+	"serve":    "running.md#always-on-betplan-serve",
 	"status":   "running.md#where-a-run-keeps-its-state-and-reports",
 	"history":  "history.md#profit-and-loss-betplan-history",
 	"explain":  "history.md#what-happened-to-my-bet-betplan-explain",

@@ -31,7 +31,7 @@ var exitCodes = []exitMeaning{
 	{exitChanges, "plan --detailed-exitcode: there is something to create; diff: the plans differ",
 		"`plan --detailed-exitcode`: there is something to create; `diff`: the plans differ"},
 	{130, "interrupted by Ctrl-C (SIGINT); 143 for SIGTERM",
-		"stopped by Ctrl-C (SIGINT), or 143 by SIGTERM; re-run to resume"},
+		"stopped by Ctrl-C (SIGINT), or 143 by SIGTERM; re-run to resume (for `serve`, 143 is its normal stop)"},
 }
 
 // usageError is a mistake in how the command was called: exit 2, with a

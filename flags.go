@@ -2,11 +2,13 @@ package main
 
 import (
 	"fmt"
+	"net/http"
 	"strconv"
 	"time"
 
 	"github.com/spf13/pflag"
 
+	"github.com/betplan/betplan/apiclient"
 	"github.com/betplan/betplan/apiclient/sim"
 	"github.com/betplan/betplan/reporters"
 )
@@ -20,6 +22,10 @@ type serviceOptions struct {
 	Insecure    bool
 	// rehearsable says the command has --sim, so hints may offer it.
 	rehearsable bool
+	// transport and limiter, when set, wrap the client's transport and
+	// the account's request budget (betplan serve's gate and counts).
+	transport func(http.RoundTripper) http.RoundTripper
+	limiter   func(apiclient.Limiter) apiclient.Limiter
 	// refusing says which failures of the connection check refuse the
 	// command; the zero value, every one.
 	refusing checkRefuses
@@ -80,10 +86,10 @@ type stateOptions struct {
 type stateUse int
 
 const (
-	// stateReads: it reads plans' state; the shared state is reached
+	// The zero value: it reads plans' state; the shared state is reached
 	// (its schema's version checked, nothing created) before the
 	// command's first request.
-	stateReads stateUse = iota
+	_ stateUse = iota
 	// stateWrites: it writes plans' state (run, cancel, stop); the
 	// shared state's schema is set up before the command's first
 	// request, so the request budget finds its tables from it.

@@ -183,6 +183,13 @@ type jumpClock struct {
 	off time.Duration
 }
 
+// advance moves the clock on by d (back, for a negative d).
+func (c *jumpClock) advance(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.off += d
+}
+
 func (c *jumpClock) Now() time.Time {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -247,10 +254,7 @@ func cmdSimAdvance(ts *testscript.TestScript, neg bool, args []string) {
 	d, err := time.ParseDuration(args[0])
 	ts.Check(err)
 	simOf(ts, "simadvance")
-	c := ts.Value(scriptSimKey{}).(*scriptSim).clock
-	c.mu.Lock()
-	c.off += d
-	c.mu.Unlock()
+	ts.Value(scriptSimKey{}).(*scriptSim).clock.advance(d)
 }
 
 type scriptSimKey struct{}

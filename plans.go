@@ -50,10 +50,10 @@ func (a *accountOptions) planArgs(sys *sysIO, args []string) ([]string, error) {
 
 // planFiles expands validate's arguments: a file as given, a directory to
 // the .yaml and .yml files under it (hidden files and folders such as
-// .betplan, .github and .gitlab-ci.yml, and GitHub Actions' action.yml
-// files, skipped: they are not plans), and a
-// glob the shell did not expand to its
-// matches. Something that names no plan file is a usage error.
+// .betplan, .github and .gitlab-ci.yml, and other tools' files such as
+// action.yml or compose.yaml (notPlans), skipped: they are not plans), and
+// a glob the shell did not expand to its matches. Something that names no
+// plan file is a usage error.
 func planFiles(args []string) ([]string, error) {
 	var files []string
 	for _, arg := range args {
@@ -85,6 +85,16 @@ func planFiles(args []string) ([]string, error) {
 	return files, nil
 }
 
+// notPlans are the names other tools give their YAML files, which a
+// folder of plans often holds beside them: GitHub Actions' action.yml,
+// Compose's file (betplan serve's replicas) and Prometheus's config
+// (its scrape of serve). None is a plan.
+var notPlans = map[string]bool{
+	"action.yml": true, "action.yaml": true,
+	"compose.yaml": true, "compose.yml": true, "docker-compose.yaml": true, "docker-compose.yml": true,
+	"prometheus.yml": true, "prometheus.yaml": true,
+}
+
 // filesUnder lists the plan files under dir, and apart the account files
 // (plan.IsAccountFile).
 func filesUnder(dir string) (plans, accounts []string, err error) {
@@ -98,7 +108,7 @@ func filesUnder(dir string) (plans, accounts []string, err error) {
 			}
 			return nil
 		}
-		if strings.HasPrefix(d.Name(), ".") || d.Name() == "action.yml" || d.Name() == "action.yaml" {
+		if strings.HasPrefix(d.Name(), ".") || notPlans[d.Name()] {
 			return nil
 		}
 		switch ext := filepath.Ext(path); {

@@ -49,7 +49,7 @@ func TestOneAccountSameMoneyInEveryView(t *testing.T) {
 func sameMoneyEverywhere(t *testing.T, dir, state string) {
 	clock := &jumpClock{}
 	at := time.Date(2026, 11, 28, 9, 0, 0, 0, time.FixedZone("AEDT", 11*3600))
-	clock.off = time.Until(at)
+	clock.advance(time.Until(at))
 	svc := sim.New(sim.Options{Seed: 1, Clock: clock})
 	srv := httptest.NewServer(svc)
 	defer srv.Close()
@@ -125,7 +125,7 @@ func sameMoneyEverywhere(t *testing.T, dir, state string) {
 			assert.EqualValues(t, rep.Totals.Profit, tot["profit"], "%s: summary alert profit", name)
 		}
 	}
-	clock.off += 10 * time.Second // the bots place them
+	clock.advance(10 * time.Second) // the bots place them
 
 	// a2 is cancelled after its session placed it: its $6 stays on.
 	out, errs, code = bp("cancel", "plans/a.yaml", "--yes", "a2")
@@ -133,7 +133,7 @@ func sameMoneyEverywhere(t *testing.T, dir, state string) {
 	require.Contains(t, errs, "cancelled a2 after it was placed")
 
 	// r0 runs and is resulted: a1 won, b1 lost.
-	clock.off += r0.Start.Sub(clock.Now()) + 5*time.Minute
+	clock.advance(r0.Start.Sub(clock.Now()) + 5*time.Minute)
 	// b2's window opens; its create lands and the answer never comes: in doubt.
 	f, err := parseFault("POST /notification/create/ commit+timeout:1m")
 	require.NoError(t, err)

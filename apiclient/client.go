@@ -53,6 +53,7 @@ type Client struct {
 	now         func() time.Time
 	insecure    bool
 	onDate      func(serverDate, received time.Time)
+	wrap        func(http.RoundTripper) http.RoundTripper // WithTransportWrapper
 
 	email, password string
 	cachePath       string
@@ -96,6 +97,15 @@ func WithHTTPClient(hc *http.Client) Option {
 			c.hc = hc
 		}
 	}
+}
+
+// WithTransportWrapper puts wrap around the transport every request of
+// the client goes through (logins, retries, look-ups, creates, polls),
+// so a caller can hold each request back or bound it, and count what the
+// service answered, in one place. A request wrap refuses is an error of
+// the transport, sent nowhere.
+func WithTransportWrapper(wrap func(http.RoundTripper) http.RoundTripper) Option {
+	return func(c *Client) { c.wrap = wrap }
 }
 
 // WithTimeout bounds one HTTP call (one attempt, body included); default
@@ -264,6 +274,14 @@ func New(baseURL string, opts ...Option) (*Client, error) {
 		return nil, err
 	}
 	c.base = u
+	if c.wrap != nil {
+		hc := *c.hc
+		if hc.Transport == nil {
+			hc.Transport = serviceTransport
+		}
+		hc.Transport = c.wrap(hc.Transport)
+		c.hc = &hc
+	}
 	c.hc = c.withRedirectPolicy(c.hc)
 	c.addSecret(c.token)
 	c.addSecret(c.password)

@@ -199,14 +199,18 @@ func committers(byPlan map[string]float64, self string) string {
 }
 
 // fillAccount writes the account's limits and their use into res.
-func (r *money) fillAccount(res *Result) {
+func (r *money) fillAccount(res *Result) { r.fillAccountFrom(res, res.Kind != KindPlan) }
+
+// fillAccountFrom is fillAccount with the other plans' bets read afresh
+// (reread) or as last read.
+func (r *money) fillAccountFrom(res *Result, reread bool) {
 	l := r.accountLimits()
 	if l == nil {
 		return
 	}
 	a := &AccountSummary{File: r.opts.Account.Filename, LimitsSummary: LimitsSummary{Limits: *l}, Plans: []string{r.plan.Name}}
 	others := r.accountOthers
-	if res.Kind != KindPlan {
+	if reread {
 		// The report says what the account's plans committed as it ends.
 		ctx, cancel := context.WithTimeout(context.Background(), accountGateWait)
 		defer cancel()

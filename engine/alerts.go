@@ -237,11 +237,16 @@ func (a *alerting) tick() {
 // only when some target needs it. It reports false when an entry could
 // not be journalled: that target has not had the event yet.
 func (a *alerting) raise(key, label, ev string, build func() *notify.Message) (journalled bool) {
+	return a.raiseTo(key, label, ev, build, nil)
+}
+
+// raiseTo is raise for the targets to picks (nil: every one).
+func (a *alerting) raiseTo(key, label, ev string, build func() *notify.Message, to func(notify.Target) bool) (journalled bool) {
 	journalled = true
 	var m *notify.Message
 	r := a.run
 	for _, t := range a.targets {
-		if !t.Wants(ev) || r.journal.Alert(key, t.ID()) != nil {
+		if !t.Wants(ev) || r.journal.Alert(key, t.ID()) != nil || (to != nil && !to(t)) {
 			continue
 		}
 		if !a.ticked && a.added[t.ID()] && a.before[label] {
@@ -472,8 +477,11 @@ func (a *alerting) end(res *Result, runErr error, stopped *state.StopMark) {
 	// key says what it sums): a cron run over a completed plan finds the
 	// summary of that state journalled, and sends nothing new.
 	quiet := res.EndReason == EndNoWait || res.EndReason == EndStopped
+	// A served run let go (a reload, a take-over, SIGTERM) ends nothing
+	// the user waits to hear of: its summary comes when its bets are done.
+	letGo := r.opts.Serve != nil && res.EndReason == EndInterrupted
 	state := resultDigest(res)
-	if failed || a.raised > 0 || !quiet || a.createdThisRun() {
+	if !letGo && (failed || a.raised > 0 || !quiet || a.createdThisRun()) {
 		summary := runSummary(r.plan.Name, res, r.clock.Now())
 		a.raise("summary|"+state, "", plan.EventSummary, func() *notify.Message { return summary })
 	}

@@ -312,6 +312,11 @@ func (r *creator) request(in *instance) *apiclient.CreateNotificationRequest {
 func (r *creator) create(ctx context.Context, in *instance) error {
 	info := in.info
 	for attempt := 1; attempt <= r.opts.MaxCreateAttempts; attempt++ {
+		if r.opts.Serve.yielded() {
+			// The serving process is letting the run go (SIGTERM, a
+			// reload, the account taken over): nothing new is announced.
+			return context.Canceled
+		}
 		if err := r.halt.checkStop(); err != nil {
 			r.book.hold(in, r.halt.notCreated())
 			return err
@@ -323,7 +328,7 @@ func (r *creator) create(ctx context.Context, in *instance) error {
 		}
 		r.checkpoint("announce")
 		e := journalEntry{Op: opCreating, Label: in.label, BetID: in.bet.ID, Amount: in.amount, AtRisk: in.risk.Amount, Basis: in.risk.Basis, Race: &info, Attempt: attempt,
-			Blocked: in.blocked}
+			Blocked: in.blocked, Fence: r.opts.fence()}
 		if attempt == 1 { // a later attempt is the same bet, counted by its first
 			refusal, seen, unchecked, err := r.money.recordCreating(ctx, in, e)
 			switch {

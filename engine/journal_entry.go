@@ -55,6 +55,11 @@ const (
 	// the Period it counts in) first held a bet back: a later run of the
 	// period held back by it again says nothing new (exit 0, no alert).
 	opLimitReached = "limit_reached"
+	// opServed keeps that a serving process (betplan serve) began running
+	// the plan: under which leadership fence, which version of the plan
+	// (PlanHash, the report's) and why: its first start, a take-over from
+	// another process, a reload of the plan's file.
+	opServed = "served"
 	// opNotCreated keeps that a run decided a bet is not created, and why:
 	// a limit held it back (with the sums the limit saw), its race started
 	// or its condition was never true first, its runner was scratched, no
@@ -191,6 +196,15 @@ type journalEntry struct {
 	// ReportDir (reports) is where a run wrote the plan's reports; ""
 	// for the default.
 	ReportDir string `json:"report_dir,omitempty"`
+	// Fence (creating, served) is the account's leadership fence a
+	// serving process announced the create under; the store refused the
+	// entry had another process taken the account over.
+	Fence int64 `json:"fence,omitempty"`
+	// PlanHash, Why and By (served) are the plan's version, why the
+	// serving process began running it and who it is.
+	PlanHash string `json:"plan_hash,omitempty"`
+	Why      string `json:"why,omitempty"`
+	By       string `json:"by,omitempty"`
 	// Sums (not_created) are the book's sums the limit that held the bet
 	// back checked it against; nil for a bet not created for another
 	// reason. The entry's Amount, AtRisk and Basis are the bet's own, as

@@ -53,12 +53,11 @@ type money struct {
 	planned []book.Bet
 	// ledger keeps the limits' sums between creates, built again after
 	// each change of the book's version (ledgerGen); ledgerSerial is the
-	// journal's last entry it counted, ledgerPlanned the planned creates,
-	// ledgerSize about how many bets it holds.
-	ledger                               *book.Ledger
-	ledgerGen, ledgerPlanned, ledgerSize int
-	ledgerSerial                         int64
-	exposures                            map[exposureKey]exposure
+	// journal's last entry it counted, ledgerPlanned the planned creates.
+	ledger                   *book.Ledger
+	ledgerGen, ledgerPlanned int
+	ledgerSerial             int64
+	exposures                map[exposureKey]exposure
 	// bets is what the plan's bets did as expressions read them, kept
 	// between decisions while the book stands still.
 	bets betsView

@@ -100,6 +100,8 @@ type Options struct {
 	// the service answered and before the journal recorded it, "created"
 	// after), so crash tests can kill the process exactly there.
 	Checkpoint func(point string)
+	// Serve, when set, runs the plan as `betplan serve` does (serve.go).
+	Serve *ServeMode
 	// OnlyLabels, when set, limits creates to these labels with these
 	// amounts (a saved plan applied by run).
 	OnlyLabels map[string]float64

@@ -45,6 +45,9 @@ type resolver struct {
 	ownTime  func(time.Time) string
 	raceTime func(venue string, t time.Time) string
 	logf     func(format string, args ...any)
+	// served says the run is a served one (serve.go): races listed after
+	// it began are its bets too, looking poll.timeout ahead at each refresh.
+	served bool
 }
 
 // refresh reads the upcoming races and the sessions: one call each.
@@ -216,9 +219,12 @@ func (r *resolver) expand() error {
 		if b.ForEachRace != nil {
 			if !first {
 				// A run follows the races that matched when it started;
-				// races listed later belong to the next run (cron).
+				// races listed later belong to the next run (cron), or,
+				// served, to this one.
 				r.refreshRaces(b)
-				continue
+				if !r.served {
+					continue
+				}
 			}
 			err := r.eachMatchingRace("bet "+b.ID, b.Matches, now, func(rc *apiclient.Race) {
 				r.addInstance(b, rc, "")
@@ -231,13 +237,17 @@ func (r *resolver) expand() error {
 		if !first && r.book.hasRace(b) {
 			// A bet on a named race is made on the race it resolved to
 			// when the run first found it; once that race has run, the
-			// same race of a later meeting belongs to a later run.
+			// same race of a later meeting belongs to a later run, or to
+			// a served one once the meeting's own day has turned
+			// (madeToday, below).
 			r.refreshRaces(b)
-			continue
+			if !r.served {
+				continue
+			}
 		}
 		rc, why := findRace(r.races, *b.Race)
 		if rc == nil {
-			if r.journalHasBet(b.ID) {
+			if r.journalHasBet(b.ID) || (r.served && r.book.hasRace(b)) {
 				continue // its race ran already; the journal's instance follows it
 			}
 			info := RaceInfo{Venue: b.Race.Venue, Code: b.Race.Code, EventNumber: b.Race.EventNumber}
@@ -285,7 +295,8 @@ func (r *resolver) eachMatchingRace(what string, matches func(*plan.Env) (bool, 
 // afterRun reports whether rc starts after this run's poll.timeout has
 // run out: a later meeting listed already (the service lists upcoming
 // races of the coming days too) belongs to a later run, which a plan run
-// from cron will be.
+// from cron will be. A served run, which has no end, looks that far ahead
+// at each refresh, as a status does.
 func (r *resolver) afterRun(rc *apiclient.Race, now time.Time) bool {
 	t := r.plan.Poll.Timeout
 	return t > 0 && rc.StartTime.After(now.Add(t))

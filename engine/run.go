@@ -46,9 +46,10 @@ func (r *tracker) runWithAlerts(ctx context.Context, res *Result, check func() e
 		switch {
 		case r.alerts != nil:
 			r.alerts.end(res, err, r.halt.stopped)
-		case len(r.opts.Notify) > 0:
+		case len(r.opts.Notify) > 0 && r.served == nil:
 			// Without the journal (the lock was not taken) the run's
-			// failure is sent once, unjournalled.
+			// failure is sent once, unjournalled. (A served plan's run is
+			// tried again: the serving process says why, on /readyz.)
 			sendUnjournalledFailure(r.opts, r.plan.Name, r.simulated(), r.clock.Now(), res, err)
 		}
 	}
@@ -61,12 +62,18 @@ func (r *tracker) runWithAlerts(ctx context.Context, res *Result, check func() e
 		if err := r.keepReportDir(); err != nil {
 			return err
 		}
+		if err := r.served.begin(); err != nil {
+			return err
+		}
 		if len(r.opts.Notify) > 0 {
 			r.alerts = startAlerts(alertRun{journal: r.journal, book: r.book, plan: r.plan, opts: &r.opts, clock: r.clock,
 				simulated: r.simulated, logf: r.logf, logWallf: r.logWallf, checkpoint: r.checkpoint, result: r.money.betResult, usage: r.money.usageOf})
 		}
 		err := r.start(ctx)
 		if err == nil {
+			if r.served != nil {
+				r.served.result = res
+			}
 			err = r.loop(ctx)
 		}
 		if !errors.Is(err, ErrNotConfirmed) {
@@ -111,6 +118,9 @@ func (r *tracker) runLocked(ctx context.Context, fn func() error) error {
 	if command == "" {
 		command = "betplan run"
 	}
+	if r.served != nil {
+		command = commandServe
+	}
 	req := state.LockRequest{
 		PlanKey: r.planKey(),
 		Owner:   state.LockOwner{PID: os.Getpid(), Host: host, PlanFile: r.opts.PlanFile, Command: command, Since: time.Now().UTC()},
@@ -118,6 +128,7 @@ func (r *tracker) runLocked(ctx context.Context, fn func() error) error {
 		Waiting: func(holder state.LockOwner) {
 			r.logWallf("waiting up to %s for the plan's lock, held by %s", r.opts.LockTimeout, holder)
 		},
+		Leader: r.opts.leader(),
 	}
 	lease, err := r.opts.Store.Lock(ctx, req)
 	var locked *state.LockedError
@@ -282,6 +293,15 @@ func (r *tracker) loop(ctx context.Context) error {
 	}
 	began := r.clock.Now()
 	for {
+		if r.served.yielded() {
+			// The serving process let the run go: it ends between two
+			// ticks, with no create under way.
+			return context.Canceled
+		}
+		retired := r.served.retired()
+		if retired {
+			r.served.retire()
+		}
 		// A stopped plan creates nothing: its run reads what it placed
 		// once and ends, so `betplan stop` gets the lock and cancels with
 		// the whole journal in view.
@@ -303,7 +323,10 @@ func (r *tracker) loop(ctx context.Context) error {
 			}
 		}
 		now := r.clock.Now()
-		if !stopped && r.book.waiting()+r.tips.tipsWaiting() > 0 && now.Sub(r.res.lastRefresh) >= r.opts.RefreshEvery {
+		// A served run reads the races on even when nothing waits: the
+		// races listed later are its next bets.
+		waits := r.book.waiting()+r.tips.tipsWaiting() > 0 || (r.served != nil && !retired)
+		if !stopped && waits && now.Sub(r.res.lastRefresh) >= r.opts.RefreshEvery {
 			if err := r.res.refresh(ctx); err != nil {
 				if ctx.Err() != nil {
 					return ctx.Err()
@@ -320,12 +343,12 @@ func (r *tracker) loop(ctx context.Context) error {
 		}
 		r.follow.Tick(r.clock.Now())
 		r.halt.ticking = true
-		if !stopped {
+		if !stopped && !retired {
 			if stopped, err = r.decideAll(ctx); err != nil {
 				return err
 			}
 		}
-		if !stopped {
+		if !stopped && !retired {
 			stopped, err = stopSeen(r.tips.tipsTick(ctx, r.clock.Now()))
 			if lost, ok := isLockLost(err); ok {
 				r.halt.stopForLostLock(lost)
@@ -348,8 +371,12 @@ func (r *tracker) loop(ctx context.Context) error {
 			return err
 		}
 		r.alerts.tick()
+		r.served.tick()
 		r.progress(now, interval)
-		if stopped || r.opts.NoWait || r.done() {
+		// A served run refused (no running bot, a cap first reached, its
+		// lock lost) ends as a cron run would: the serving process starts
+		// the next one, afresh, a little later.
+		if stopped || (r.served == nil && (r.opts.NoWait || r.done())) || (r.served != nil && (r.served.over(began) || r.halt.refused != "")) {
 			if err := r.follow.CompleteRecords(follow.WithReason(ctx, "settled records")); err != nil {
 				return err
 			}
@@ -361,7 +388,7 @@ func (r *tracker) loop(ctx context.Context) error {
 			}
 			return nil
 		}
-		if timeout > 0 && r.clock.Now().Sub(began) >= timeout {
+		if timeout > 0 && r.served == nil && r.clock.Now().Sub(began) >= timeout {
 			// A last look at every open bet: one polled slowly may have
 			// ended since it was last read.
 			if err := r.follow.PollLast(ctx); err != nil {
@@ -389,7 +416,11 @@ func (r *tracker) loop(ctx context.Context) error {
 		if wait <= 0 {
 			wait = 0
 		}
-		if err := r.clock.Sleep(ctx, wait); err != nil {
+		pause := r.clock.Sleep
+		if r.served != nil {
+			pause = r.served.pause
+		}
+		if err := pause(ctx, wait); err != nil {
 			return err
 		}
 	}

@@ -49,10 +49,6 @@ func bookRace(ri RaceInfo) book.Race {
 	return r
 }
 
-// sameRaceInfo reports whether two bets are on one race of one meeting
-// (book.SameRace).
-func sameRaceInfo(a, b RaceInfo) bool { return book.SameRace(bookRace(a), bookRace(b)) }
-
 // journalFacts is what the journal's state s of label says of a bet of
 // the plan called planName; false when the journal knows of no create
 // (nothing was sent, or the create failed).

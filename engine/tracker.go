@@ -38,6 +38,8 @@ type tracker struct {
 
 	// arrived is set once the plan gave its part of the run's Question.
 	arrived bool
+	// served is a served run's part (serve.go), nil outside serve.
+	served *served
 }
 
 func newTracker(p *plan.Plan, opts Options) *tracker {
@@ -46,7 +48,7 @@ func newTracker(p *plan.Plan, opts Options) *tracker {
 	r.halt = &halt{hold: r.hold, book: r.book, logf: r.logf}
 	r.ask = &confirmation{opts: &r.opts, halt: r.halt, logf: r.logf}
 	r.res = &resolver{plan: p, svc: r.svc, clock: r.clock, book: r.book, hold: r.hold, halt: r.halt, money: &r.money,
-		ownTime: r.ownTime, raceTime: r.raceTime, logf: r.logf}
+		ownTime: r.ownTime, raceTime: r.raceTime, logf: r.logf, served: opts.Serve != nil}
 	fh := &followHost{opts: &r.opts, svc: r.svc, book: r.book, res: r.res, hold: r.hold, halt: r.halt, key: r.planKey(),
 		logf: r.logf, raceTime: r.raceTime, keepOutcomes: r.keepOutcomes, outcomesToKeep: r.outcomesToKeep}
 	r.follow = newFollower(p, &r.opts, r.svc, r.clock, r.book, fh)
@@ -59,6 +61,7 @@ func newTracker(p *plan.Plan, opts Options) *tracker {
 	r.create = &creator{plan: p, opts: &r.opts, clock: r.clock, svc: r.svc, book: r.book, res: r.res, money: &r.money,
 		hold: r.hold, halt: r.halt, ask: r.ask,
 		logf: r.logf, checkpoint: r.checkpoint, noteCreated: r.follow.NoteCreated, raceTime: r.raceTime, ownTime: r.ownTime, tipsWords: r.tips.tipsSummary}
+	r.served = newServed(r)
 	return r
 }
 

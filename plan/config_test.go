@@ -24,7 +24,7 @@ func TestParseConfig(t *testing.T) {
 			"betplan.yaml:2:20: max_loss must be more than 0, got -5: write the most the period may lose as a positive amount (max_loss: 50 never risks going below -$50), or leave it out"}},
 		{"empty", "", []string{"betplan.yaml:1:1: the account file is empty"}},
 		{"a notify event unknown", "version: 1\nlimits: {max_bets: 3}\nnotify:\n  - {url: \"${HOOK}\", on: [placed, setled]}\n", []string{
-			`betplan.yaml:4:35: unknown alert event "setled": notify events are placed, not_placed, missed, settled, limit, in_doubt, run_failed, summary, stopped; did you mean "settled"?`}},
+			`betplan.yaml:4:35: unknown alert event "setled": notify events are placed, not_placed, missed, settled, limit, in_doubt, run_failed, summary, stopped, plan_invalid, token_expiring; did you mean "settled"?`}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

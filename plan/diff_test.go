@@ -190,7 +190,7 @@ bets:
 	old := parse("notify:\n  - url: ${SLACK_URL}\n  - url: https://hooks.example.com/T0KEN\n    on: [placed]\n")
 	d := plan.Diff(old, parse("notify:\n  - url: ${SLACK_URL}\n    on: [summary]\nheartbeat: https://hc-ping.com/T0KEN\n"))
 	equal(t, []plan.Change{
-		{Field: "notify[0]", Old: "${SLACK_URL} on not_placed, missed, settled, limit, in_doubt, run_failed, summary, stopped", New: "${SLACK_URL} on summary"},
+		{Field: "notify[0]", Old: "${SLACK_URL} on not_placed, missed, settled, limit, in_doubt, run_failed, summary, stopped, plan_invalid, token_expiring", New: "${SLACK_URL} on summary"},
 		{Field: "notify[1]", Old: "https://hooks.example.com/… on placed"},
 		{Field: "heartbeat", New: "https://hc-ping.com/…"},
 	}, d.Plan, "notify changes")

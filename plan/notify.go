@@ -27,6 +27,12 @@ const (
 	EventSummary   = "summary"    // the end of a run, with its totals
 	EventStopped   = "stopped"    // a run found the plan stopped (betplan stop), told once per stop
 	EventMissed    = "missed"     // a bet's window passed between two runs: not created
+	// EventPlanInvalid is a served plan's file edited into an invalid
+	// plan: told once per broken version, while the last valid one runs.
+	EventPlanInvalid = "plan_invalid"
+	// EventTokenExpiring is a served account's token (no e-mail and
+	// password to log in again) near its end: told at 7 days and at 1 day.
+	EventTokenExpiring = "token_expiring"
 )
 
 // AlertEvent is one alert event and when it is sent, as the documentation
@@ -48,6 +54,8 @@ var alertEvents = []AlertEvent{
 	{EventRunFailed, "the run ends with exit 1 or 3 for a failure, with its one-line reason; never for a limit doing its job, and the same failure met again by the next run is not told again. A run that cannot use the service at all (nothing answers, TLS fails, the token is refused) sends this alone, once to each target however many of the run's plans list it: without the service no journal keeps it, so each such run tells it"},
 	{EventSummary, "the end of a run: its totals, once per state of the plan's bets (a cron run that finds the plan as the last run left it sends none, nor does a `--no-wait` run, or a run of a stopped plan, that created nothing and whose bets did nothing new, nor a run that never reached the service)"},
 	{EventStopped, "a run found the plan stopped by `betplan stop`: told once per stop, with the money still at risk on bets not resulted yet and how to resume"},
+	{EventPlanInvalid, "`betplan serve`: the plan's file was edited into an invalid plan, with each problem's `file:line:col`: told once per broken version, while the last valid version keeps running"},
+	{EventTokenExpiring, "`betplan serve` with a token only (no e-mail and password to log in again): the token has 7 days left, then 1 day; told once each"},
 }
 
 // AlertEvents lists every event, in the order alerts describe them.
@@ -88,7 +96,7 @@ func (t NotifyTarget) Wants(e string) bool { return slices.Contains(t.On, e) }
 
 type notifyDoc struct {
 	URL *string  `yaml:"url" validate:"-" jsonschema:"required,minLength=1" jsonschema_description:"Where alerts go: https://… for a JSON webhook (http:// only on loopback), or a notification service URL such as slack://…, telegram://…, pushover://…, smtp://…, generic://…. Write it as ${NAME} to read it from the environment, so tokens stay out of the repository."`
-	On  []string `yaml:"on" validate:"-" jsonschema:"uniqueItems=true,enum=placed,enum=not_placed,enum=missed,enum=settled,enum=limit,enum=in_doubt,enum=run_failed,enum=summary,enum=stopped" jsonschema_description:"The events sent to this target: placed, not_placed, missed, settled, limit, in_doubt, run_failed, summary, stopped. Absent: every event but placed."`
+	On  []string `yaml:"on" validate:"-" jsonschema:"uniqueItems=true,enum=placed,enum=not_placed,enum=missed,enum=settled,enum=limit,enum=in_doubt,enum=run_failed,enum=summary,enum=stopped,enum=plan_invalid,enum=token_expiring" jsonschema_description:"The events sent to this target: placed, not_placed, missed, settled, limit, in_doubt, run_failed, summary, stopped, plan_invalid, token_expiring. Absent: every event but placed."`
 }
 
 // envRef is one ${NAME} in a target URL.

@@ -145,6 +145,10 @@ type LockRequest struct {
 	// ran the plan before, so its journal was lost, maybe with a create
 	// in flight.
 	Earlier LockOwner
+	// Leader, when set, is the account's leadership the lock is taken
+	// under (a serving process's): each record appends only while its
+	// fence is still the account's, else the lease is lost.
+	Leader *LeaderFence
 }
 
 // StopMark is a plan's kill switch: while it is set, no run of the plan

@@ -247,4 +247,3 @@ func linesWords(lines []string) string {
 	}
 	return "; the bots' lines: " + strings.Join(lines, "; ")
 }
-

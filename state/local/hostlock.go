@@ -107,3 +107,26 @@ func (l *hostLease) Stopped() (*state.StopMark, error) {
 func (l *hostLease) Release() error {
 	return errors.Join(l.Lease.Release(), l.lock.Release())
 }
+
+// The account's leadership is the shared store's: the processes that may
+// lead it run on several machines.
+var _ state.Leaders = hostLocked{}
+
+func (s hostLocked) leaders() state.Leaders {
+	if l, ok := state.LeadersOf(s.shared); ok {
+		return l
+	}
+	return s.host
+}
+
+func (s hostLocked) Lead(ctx context.Context, req state.LeadRequest) (state.Term, error) {
+	return s.leaders().Lead(ctx, req)
+}
+
+func (s hostLocked) Leader(ctx context.Context, account string) (*state.Term, error) {
+	return s.leaders().Leader(ctx, account)
+}
+
+func (s hostLocked) Resign(ctx context.Context, term state.Term) error {
+	return s.leaders().Resign(ctx, term)
+}

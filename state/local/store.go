@@ -53,7 +53,7 @@ func (s Store) Lock(ctx context.Context, req state.LockRequest) (state.Lease, er
 	// The file lock's fencing token is the lock file itself: once it is
 	// removed (unlock --force), this run writes nothing more.
 	return &lease{FileLog: log, lock: lock, earlier: req.Earlier, lost: make(chan struct{}), stopPaths: layout.stopPaths(req.Name, req.BaseURL),
-		layout: layout, service: req.Service(), plan: req.Name, intents: layout.intents(req.Name, req.BaseURL)}, nil
+		layout: layout, service: req.Service(), plan: req.Name, intents: layout.intents(req.Name, req.BaseURL), leader: layout.leaderCheckFor(req)}, nil
 }
 
 // ReadLog reads the journal file's records.
@@ -75,6 +75,7 @@ type lease struct {
 	service   string // the service's identity: the account's journals are its
 	plan      string // this plan's name
 	intents   *IntentFile
+	leader    *leaderCheck // the leadership it was taken under, nil for none
 	mu        sync.Mutex
 	err       error
 	lost      chan struct{}
@@ -100,6 +101,11 @@ func (l *lease) Append(serial int64, record []byte) error {
 	}
 	if !l.lock.stillHeld() {
 		return l.lose(fmt.Sprintf("the lock file %s was removed (betplan unlock --force)", l.lock.path))
+	}
+	if stale, err := l.leader.stale(); err != nil {
+		return l.lose(fmt.Sprintf("the account's leadership could not be read (%v)", err))
+	} else if stale {
+		return l.lose(state.StaleFence(l.leader.fence).Reason)
 	}
 	return l.FileLog.Append(serial, record)
 }

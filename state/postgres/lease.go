@@ -26,6 +26,9 @@ type lease struct {
 	plan    int64
 	service string // the plan's service: its account's plans share it
 	epoch   int64  // the fencing token
+	// leader is the account's leadership the lock was taken under: a row
+	// lands only while its fence is still the account's. nil for none.
+	leader *state.LeaderFence
 
 	mu   sync.Mutex
 	conn *pgx.Conn
@@ -77,15 +80,35 @@ func (l *lease) appendFenced(ctx context.Context, db interface {
 	Exec(context.Context, string, ...any) (pgconn.CommandTag, error)
 }, serial int64, entry []byte) error {
 	s := l.store
-	tag, err := db.Exec(ctx, "INSERT INTO "+s.table("journal")+" (plan_id, serial, entry, epoch)"+
-		" SELECT id, $2::bigint, $3::jsonb, epoch FROM "+s.table("plans")+" WHERE id = $1 AND epoch = $4", l.plan, serial, entry, l.epoch)
+	insert := "INSERT INTO " + s.table("journal") + " (plan_id, serial, entry, epoch)" +
+		" SELECT id, $2::bigint, $3::jsonb, epoch FROM " + s.table("plans") + " WHERE id = $1 AND epoch = $4"
+	args := []any{l.plan, serial, entry, l.epoch}
+	if l.leader != nil {
+		// The account's fence, checked in the same statement: a leader
+		// taken over writes nothing, whatever its own clock says.
+		insert += " AND EXISTS (SELECT 1 FROM " + s.table("leaders") + " WHERE account = $5 AND fence = $6)"
+		args = append(args, l.leader.Account, l.leader.Fence)
+	}
+	tag, err := db.Exec(ctx, insert, args...)
 	switch {
 	case err != nil:
 		return l.writeLost(err)
 	case tag.RowsAffected() == 0:
+		if l.leader != nil && l.fencedOff(ctx, db) {
+			return l.loseLocked(state.StaleFence(*l.leader).Reason)
+		}
 		return l.loseLocked(fmt.Sprintf("another run took it over (this run's epoch %d is no longer the plan's)", l.epoch))
 	}
 	return nil
+}
+
+// fencedOff reports whether the account's leadership moved on from the
+// lease's: the reason a row did not land. l.mu is held.
+func (l *lease) fencedOff(ctx context.Context, db interface {
+	Exec(context.Context, string, ...any) (pgconn.CommandTag, error)
+}) bool {
+	tag, err := db.Exec(ctx, "SELECT 1 FROM "+l.store.table("leaders")+" WHERE account = $1 AND fence = $2", l.leader.Account, l.leader.Fence)
+	return err == nil && tag.RowsAffected() == 0
 }
 
 // writeLost loses the lock to a journal write that failed: whether the

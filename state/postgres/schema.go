@@ -50,6 +50,20 @@ var migrations = []string{
 	)`,
 	// Outcome entries kept as rows too, for history (outcomerows_schema.go).
 	migration4,
+	// Each account's leadership (betplan serve): who leads, its fence,
+	// and when its lease runs out by this server's clock (leader.go).
+	`CREATE TABLE IF NOT EXISTS {s}.leaders (
+		account text PRIMARY KEY,
+		fence bigint NOT NULL,
+		instance text NOT NULL,
+		holder_pid integer,
+		holder_host text,
+		holder_command text,
+		holder_plan_file text,
+		holder_since timestamptz,
+		since timestamptz NOT NULL,
+		expires_at timestamptz NOT NULL
+	)`,
 }
 
 // SchemaVersion is the version of the schema this betplan writes.

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -23,6 +24,10 @@ type Store struct {
 	WatchEvery time.Duration
 	// Retry is the pause between tries while waiting for a lock.
 	Retry time.Duration
+
+	// The account's leadership keeps a connection between calls (leader.go).
+	leaderMu   sync.Mutex
+	leaderConn *pgx.Conn
 }
 
 // New is the store a checked URL names.
@@ -287,7 +292,7 @@ func (s *Store) lock(ctx context.Context, conn *pgx.Conn, req state.LockRequest)
 	if err != nil {
 		return nil, s.unavailableOr(err)
 	}
-	l := &lease{store: s, conn: conn, plan: id, service: req.Service(), epoch: epoch, records: entries, earlier: req.Earlier,
+	l := &lease{store: s, conn: conn, plan: id, service: req.Service(), epoch: epoch, records: entries, earlier: req.Earlier, leader: req.Leader,
 		lost: make(chan struct{}), stop: make(chan struct{}), done: make(chan struct{})}
 	go l.watch(s.WatchEvery)
 	return l, nil

@@ -30,6 +30,7 @@ func record(n int64, label string) []byte {
 // RunTests runs the suite; newStore returns a store no test has used.
 func RunTests(t *testing.T, newStore func(t *testing.T) state.Store) {
 	ctx := context.Background()
+	t.Run("leadership", func(t *testing.T) { runLeaderTests(t, newStore) })
 	lock := func(t *testing.T, s state.Store, owner state.LockOwner) state.Lease {
 		t.Helper()
 		l, err := s.Lock(ctx, state.LockRequest{PlanKey: key, Owner: owner})
