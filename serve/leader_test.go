@@ -42,7 +42,10 @@ func TestLeadershipTakenOverWithinTheBound(t *testing.T) {
 	store := local.Store{Layout: local.Layout{Dir: t.TempDir(), LockDir: t.TempDir()}}
 	var mu sync.Mutex
 	var changes []string
-	const takeover = 1500 * time.Millisecond
+	// The bound is the leadership's own figure; 3 s leaves a loaded race
+	// build room for its goroutines (the take-over comes at about 2/3 of
+	// it, when the lease runs out).
+	const takeover = 3 * time.Second
 	a := testLeadership(t, store, "a", takeover, &changes, &mu)
 	b := testLeadership(t, store, "b", takeover, &changes, &mu)
 
@@ -53,7 +56,7 @@ func TestLeadershipTakenOverWithinTheBound(t *testing.T) {
 	require.False(t, b.Status().Leading)
 	until, ok := a.Sending()
 	require.True(t, ok, "a fresh leader sends")
-	assert.WithinDuration(t, time.Now().Add(a.Timing.TTL()), until, 200*time.Millisecond)
+	assert.WithinDuration(t, time.Now().Add(a.Timing.TTL()), until, 500*time.Millisecond)
 	_, ok = b.Sending()
 	assert.False(t, ok, "a standby sends nothing")
 
