@@ -20,7 +20,7 @@ ARG VERSION=dev
 ARG COMMIT=unknown
 ARG DATE=unknown
 RUN CGO_ENABLED=0 go build -trimpath \
-    -ldflags "-s -w -X main.version=${VERSION} -X main.commit=${COMMIT} -X main.date=${DATE}" \
+    -ldflags "-s -w -X github.com/betplan/betplan/cli.version=${VERSION} -X github.com/betplan/betplan/cli.commit=${COMMIT} -X github.com/betplan/betplan/cli.date=${DATE}" \
     -o /out/betplan .
 
 # static-debian12 holds /etc/ssl/certs/ca-certificates.crt, tzdata and

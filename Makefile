@@ -12,7 +12,8 @@ VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo de
 COMMIT    ?= $(shell git rev-parse HEAD 2>/dev/null)
 # The commit's time, not the clock's: the same commit builds the same binary.
 BUILD_DATE ?= $(shell TZ=UTC git log -1 --format=%cd --date=format-local:%Y-%m-%dT%H:%M:%SZ 2>/dev/null)
-LDFLAGS   := -X main.version=$(VERSION) -X main.commit=$(COMMIT) -X main.date=$(BUILD_DATE)
+PKG       := github.com/betplan/betplan/cli
+LDFLAGS   := -X $(PKG).version=$(VERSION) -X $(PKG).commit=$(COMMIT) -X $(PKG).date=$(BUILD_DATE)
 
 .PHONY: all setup build test scale lint bench demo schema fuzz clean tools dist release-check serve-chaos serve-idle
 
@@ -58,12 +59,12 @@ lint: $(TOOLS)/staticcheck $(TOOLS)/actionlint
 # stopped once) under -race, then the idle measurement of 50 plans
 # without it (-race would multiply the CPU it measures).
 serve-chaos:
-	BETPLAN_TEST_SERVE_CHAOS=1 GORACE="atexit_sleep_ms=10 $(GORACE)" $(GO) test -race -count=1 -timeout 20m -run '^TestServeTakeOverAtRealSpeed$$' -v .
+	BETPLAN_TEST_SERVE_CHAOS=1 GORACE="atexit_sleep_ms=10 $(GORACE)" $(GO) test -race -count=1 -timeout 20m -run '^TestServeTakeOverAtRealSpeed$$' -v ./cli
 
 # A measurement, not a test CI runs: 50 idle plans' CPU and memory under
 # serve, without -race (about five minutes).
 serve-idle:
-	BETPLAN_TEST_SERVE_IDLE=1 $(GO) test -count=1 -timeout 15m -run '^TestServeIdleWithFiftyPlans$$' -v .
+	BETPLAN_TEST_SERVE_IDLE=1 $(GO) test -count=1 -timeout 15m -run '^TestServeIdleWithFiftyPlans$$' -v ./cli
 
 # The scale runs at the size their figures are stated for, once each (make
 # test runs the same code small): 1,000 open bets and fifty plans of 20 bets

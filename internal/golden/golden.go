@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -63,10 +64,16 @@ func lines(b []byte) []string {
 	return l
 }
 
-// rerun is the command that rewrites the goldens of t alone.
+// rerun is the command that rewrites the goldens of t alone. The package
+// is the one of Check's caller (a test may run from another directory:
+// the commands' tests run from the repository's root).
 func rerun(t testing.TB) string {
 	pkg := "."
-	if dir, err := os.Getwd(); err == nil {
+	dir, err := os.Getwd()
+	if _, file, _, ok := runtime.Caller(2); ok && filepath.IsAbs(file) {
+		dir, err = filepath.Dir(file), nil
+	}
+	if err == nil {
 		for root := dir; ; root = filepath.Dir(root) {
 			if _, err := os.Stat(filepath.Join(root, "go.mod")); err == nil {
 				if rel, err := filepath.Rel(root, dir); err == nil && rel != "." {
