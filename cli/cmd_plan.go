@@ -90,7 +90,7 @@ func previewPlan(ctx context.Context, sys *sysIO, o *planOptions, args []string)
 	opts := previewOptions(s, path, account)
 	res, saved, err := engine.Preview(ctx, p, opts)
 	if err != nil {
-		return explainAt(opts.BaseURL, reached(opts), err)
+		return explainAt(opts.BaseURL, serviceAnswered(opts), err)
 	}
 	showTimes(res, opts)
 	if err := reporters.Write(sys.Stdout, f, res, sys.textOptions()); err != nil {

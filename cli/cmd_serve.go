@@ -225,7 +225,7 @@ func servePlans(ctx context.Context, sys *sysIO, o *serveOptions, args []string)
 	o.service.limiter = func(l apiclient.Limiter) apiclient.Limiter { return countedBudget{l, metrics} }
 	// The service is checked once this process leads (serveRun.check):
 	// a standby sends nothing.
-	conn, err := o.service.client(sys, &o.state)
+	conn, err := o.service.dial(sys, &o.state)
 	if err != nil {
 		return err
 	}
@@ -316,7 +316,7 @@ func (r *serveRun) check(ctx context.Context) error {
 	if r.checked {
 		return nil
 	}
-	if err := r.setup.conn.check(ctx, refuseAny); err != nil {
+	if err := r.setup.conn.checkService(ctx, refuseAny); err != nil {
 		return err
 	}
 	r.checked = true

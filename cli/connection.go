@@ -16,9 +16,9 @@ import (
 // tipsterKeyEnv holds the tip package's API key for plans with tips.
 const tipsterKeyEnv = "BETPLAN_TIPSTER_APIKEY"
 
-// connection is a client to the service (real or simulated) and the clock
+// serviceConn is a client to the service (real or simulated) and the clock
 // the engine should follow.
-type connection struct {
+type serviceConn struct {
 	client    *apiclient.Client
 	clock     engine.Clock
 	baseURL   string
@@ -41,7 +41,7 @@ type connection struct {
 
 // newRetryLog is the connection's retry log, its lines stamped by the wall
 // clock its waits are on (wallClock): in a rehearsal, "real time".
-func (c *connection) newRetryLog() {
+func (c *serviceConn) newRetryLog() {
 	c.retries = newRetryLog(time.Now, func() string { return wallClock(c.clock, c.simulated).Stamp(time.Now()) })
 	c.retries.rehearsal = func() bool { return shownClock(c.clock, c.simulated).Sim }
 	c.client.OnRecovered(c.retries.recovered)
@@ -49,10 +49,10 @@ func (c *connection) newRetryLog() {
 
 // logRetries sends the retry log's lines about the client's own calls
 // (those no plan's hook names) to w; nil says nothing.
-func (c *connection) logRetries(w io.Writer) { c.retries.to(c.client, w) }
+func (c *serviceConn) logRetries(w io.Writer) { c.retries.to(c.client, w) }
 
 // logBudget sends the request budget's lines to w.
-func (c *connection) logBudget(w io.Writer) {
+func (c *serviceConn) logBudget(w io.Writer) {
 	if c.budgetLog != nil {
 		c.budgetLog.to(w)
 	}
@@ -85,20 +85,20 @@ func (s *serviceOptions) baseURL(sys *sysIO) (string, error) {
 // talks to the service writes nothing until the service answered as
 // itself. Its requests spend the account's budget, shared through state's
 // database when it names one.
-func (s *serviceOptions) connect(ctx context.Context, sys *sysIO, state *stateOptions) (*connection, error) {
-	c, err := s.client(sys, state)
+func (s *serviceOptions) connect(ctx context.Context, sys *sysIO, state *stateOptions) (*serviceConn, error) {
+	c, err := s.dial(sys, state)
 	if err != nil {
 		return nil, err
 	}
-	if err := c.check(ctx, s.refusing); err != nil {
+	if err := c.checkService(ctx, s.refusing); err != nil {
 		c.close()
 		return nil, err
 	}
 	return c, nil
 }
 
-// client builds the connection's client, sending no request.
-func (s *serviceOptions) client(sys *sysIO, state *stateOptions) (*connection, error) {
+// dial builds the connection's client, sending no request.
+func (s *serviceOptions) dial(sys *sysIO, state *stateOptions) (*serviceConn, error) {
 	base := s.rawBaseURL(sys)
 	if base == "" {
 		if s.rehearsable {
@@ -141,38 +141,20 @@ func (s *serviceOptions) client(sys *sysIO, state *stateOptions) (*connection, e
 		closeBudget()
 		return nil, baseURLError(err)
 	}
-	conn := &connection{client: c, clock: clock, baseURL: c.BaseURL(), insecure: s.Insecure, close: closeBudget, tipsterKey: sys.Getenv(tipsterKeyEnv), budgetLog: budgetLog,
+	conn := &serviceConn{client: c, clock: clock, baseURL: c.BaseURL(), insecure: s.Insecure, close: closeBudget, tipsterKey: sys.Getenv(tipsterKeyEnv), budgetLog: budgetLog,
 		account: budget.AccountOf(base, token, email).Name}
 	conn.newRetryLog()
 	conn.logRetries(sys.Stderr) // the connection check's, until a command says where
 	return conn, nil
 }
 
-// checkRefuses says which failures of the connection check refuse a
-// command.
-type checkRefuses int
-
-const (
-	// refuseAny: any failure refuses (run, plan, status, cancel,
-	// validate --online, history): the command has nothing to do without
-	// the service.
-	refuseAny checkRefuses = iota
-	// refuseNotService: only an answer that is not the service's
-	// refuses (stop: a plan's stop mark is set in an outage too, and
-	// the cancels that fail are reported).
-	refuseNotService
-	// refuseUnreached: credentials the service refuses (401, 403) do
-	// not (doctor, which reports them among its checks).
-	refuseUnreached
-)
-
-// check is the connection check every command that talks to the service
+// checkService is the connection check every command that talks to the service
 // makes before it writes anything (no journal, lock, report or alert):
 // one authenticated read whose answer must have the service's shape
 // (apiclient.CheckService). What answers at the URL and is not the
 // service, or nothing answering, refuses in one line that names the URL
 // (serviceProblem), as refuses says.
-func (c *connection) check(ctx context.Context, refuses checkRefuses) error {
+func (c *serviceConn) checkService(ctx context.Context, refuses checkRefuses) error {
 	if c.simulated {
 		return nil // the in-process service of a rehearsal
 	}
@@ -206,7 +188,7 @@ func (e *unusableError) Error() string { return e.err.Error() }
 func (e *unusableError) Unwrap() error { return e.err }
 
 // startSim serves a simulated service on 127.0.0.1 for this process.
-func (s *serviceOptions) startSim(world simWorld, faults []sim.Fault) (*connection, error) {
+func (s *serviceOptions) startSim(world simWorld, faults []sim.Fault) (*serviceConn, error) {
 	clock := sim.NewManualClock(world.Start.or(time.Now()))
 	svc := sim.New(sim.Options{Seed: world.Seed, Clock: clock})
 	for _, f := range faults {
@@ -232,7 +214,7 @@ func (s *serviceOptions) startSim(world simWorld, faults []sim.Fault) (*connecti
 		srv.Close()
 		return nil, err
 	}
-	conn := &connection{client: c, clock: clock, baseURL: srv.URL, simulated: true, tipsterKey: sim.DefaultTipsterAPIKey, close: func() {
+	conn := &serviceConn{client: c, clock: clock, baseURL: srv.URL, simulated: true, tipsterKey: sim.DefaultTipsterAPIKey, close: func() {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 		defer cancel()
 		srv.Shutdown(ctx)
@@ -244,7 +226,7 @@ func (s *serviceOptions) startSim(world simWorld, faults []sim.Fault) (*connecti
 // servesSimulation reports whether the service is a simulation: a
 // rehearsal's, or one that said so from this machine. Outputs say so and no
 // heartbeat goes out; the confirmation stays as strict as on a real one.
-func (c *connection) servesSimulation() bool { return c.simulated || c.client.ServesSimulation() }
+func (c *serviceConn) servesSimulation() bool { return c.simulated || c.client.ServesSimulation() }
 
 // shownClock is how the command's own times are shown (log lines, the
 // live line, the reports' header): in the machine's zone, marked "sim

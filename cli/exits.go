@@ -95,6 +95,17 @@ type interruptedError struct {
 func (e *interruptedError) Error() string { return e.sig.Error() + ": " + e.cause.Error() }
 func (e *interruptedError) Unwrap() error { return e.cause }
 
+// planFailure is how one plan of a run ended, named by the plan; its
+// kind (refused, failed) is its error's.
+type planFailure struct {
+	plan string
+	err  error
+}
+
+func (e *planFailure) Error() string { return e.plan + ": " + e.err.Error() }
+
+func (e *planFailure) Unwrap() error { return e.err }
+
 // failures are several actions' errors kept as one (stop does several
 // things and reports each): its exit code is the worst of them.
 type failures []error

@@ -40,6 +40,24 @@ func (s *serviceOptions) bind(fs *pflag.FlagSet) {
 	fs.BoolVar(&s.Insecure, "insecure", false, "allow a plain http:// base URL, or a --state with sslmode=disable, that is not loopback")
 }
 
+// checkRefuses says which failures of the connection check refuse a
+// command.
+type checkRefuses int
+
+const (
+	// refuseAny: any failure refuses (run, plan, status, cancel,
+	// validate --online, history): the command has nothing to do without
+	// the service.
+	refuseAny checkRefuses = iota
+	// refuseNotService: only an answer that is not the service's
+	// refuses (stop: a plan's stop mark is set in an outage too, and
+	// the cancels that fail are reported).
+	refuseNotService
+	// refuseUnreached: credentials the service refuses (401, 403) do
+	// not (doctor, which reports them among its checks).
+	refuseUnreached
+)
+
 // Sane ranges of the connection flags: outside them a run is either
 // impolite to the service or unable to tell a slow answer from none.
 const (

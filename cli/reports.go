@@ -22,7 +22,7 @@ func finishRun(sys *sysIO, ro reportOptions, f reporters.Format, opts engine.Opt
 		// no): the reports stay as they were.
 		return runErr
 	}
-	if !reached(opts) {
+	if !serviceAnswered(opts) {
 		if err := runOutcome(opts, res, runErr); err != nil {
 			// The run ended before the service answered anything: there
 			// is nothing new to report, and the reports of the plan's
@@ -99,17 +99,6 @@ func prefixed(name string, err error) error {
 	return &planFailure{plan: name, err: err}
 }
 
-// planFailure is how one plan of a run ended, named by the plan; its
-// kind (refused, failed) is its error's.
-type planFailure struct {
-	plan string
-	err  error
-}
-
-func (e *planFailure) Error() string { return e.plan + ": " + e.err.Error() }
-
-func (e *planFailure) Unwrap() error { return e.err }
-
 // writeSummary prints the summary across plans on stdout in format f,
 // and with --report-dir writes it there in every format.
 func writeSummary(sys *sysIO, ro reportOptions, f reporters.Format, results []*engine.Result) error {
@@ -165,7 +154,7 @@ func runOutcome(opts engine.Options, res *engine.Result, runErr error) error {
 		return runErr
 	case res != nil && res.EndReason == engine.EndRefused:
 		return &engine.RefusedError{Reason: res.Error}
-	case runErr != nil && !reached(opts):
+	case runErr != nil && !serviceAnswered(opts):
 		return explainStart(opts.BaseURL, runErr)
 	case runErr != nil:
 		return explainService(opts.BaseURL, runErr)
@@ -175,9 +164,9 @@ func runOutcome(opts engine.Options, res *engine.Result, runErr error) error {
 	return nil
 }
 
-// reached reports whether the service has answered any request of the
+// serviceAnswered reports whether the service has answered any request of the
 // run with success; a backend that cannot say counts as reached.
-func reached(opts engine.Options) bool {
+func serviceAnswered(opts engine.Options) bool {
 	a, ok := opts.Backend.(interface{ Answered() bool })
 	return !ok || a.Answered()
 }

@@ -24,7 +24,7 @@ import (
 type commandSetup struct {
 	sys   *sysIO
 	state stateOptions
-	conn  *connection
+	conn  *serviceConn
 	// shared is the database --state names, nil for none; each plan's
 	// store is chosen from it and the plan's layout (stateOptions.store).
 	shared state.Store
@@ -44,7 +44,7 @@ func setUp(ctx context.Context, sys *sysIO, service *serviceOptions, state state
 		state.rehearsalNote(sys)
 		return s, nil
 	}
-	conn, err := service.client(sys, &state)
+	conn, err := service.dial(sys, &state)
 	if err != nil {
 		return nil, err
 	}
@@ -58,7 +58,7 @@ func setUp(ctx context.Context, sys *sysIO, service *serviceOptions, state state
 		err = r.Reach(ctx, state.use == stateWrites)
 	}
 	if err == nil {
-		err = conn.check(ctx, service.refusing)
+		err = conn.checkService(ctx, service.refusing)
 	}
 	if err != nil {
 		conn.close()
