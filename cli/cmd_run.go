@@ -173,13 +173,17 @@ func runPlan(ctx context.Context, sys *sysIO, o *runOptions, args []string) (err
 	if err != nil {
 		return err
 	}
+	if w := o.graceWarning(); w != "" {
+		fmt.Fprintln(sys.Stderr, w)
+	}
 	if len(files) > 1 {
 		return runPlans(ctx, sys, o, files)
 	}
-	path, f, err := o.report.planAndFormat(files)
+	path, err := onePlanArg(files)
 	if err != nil {
 		return err
 	}
+	f := o.report.format
 	simulate := o.rehearsal.Sim
 	saved, isSaved, err := engine.ReadSavedPlan(path)
 	if err != nil {
@@ -191,9 +195,6 @@ func runPlan(ctx context.Context, sys *sysIO, o *runOptions, args []string) (err
 		if !filepath.IsAbs(planPath) {
 			planPath = filepath.Join(filepath.Dir(path), planPath)
 		}
-	}
-	if w := o.graceWarning(); w != "" {
-		fmt.Fprintln(sys.Stderr, w)
 	}
 	p, account, err := o.account.loadPlan(sys, planPath)
 	if err != nil {
@@ -262,13 +263,7 @@ func runPlan(ctx context.Context, sys *sysIO, o *runOptions, args []string) (err
 // and one set of reads of the account. A plan whose lock another run
 // holds is refused alone.
 func runPlans(ctx context.Context, sys *sysIO, o *runOptions, files []string) (err error) {
-	f, err := reporters.ParseFormat(o.report.Format)
-	if err != nil {
-		return usagef("%v", err)
-	}
-	if w := o.graceWarning(); w != "" {
-		fmt.Fprintln(sys.Stderr, w)
-	}
+	f := o.report.format
 	plans, err := loadPlans(sys, files)
 	if err != nil {
 		return o.account.alsoAccounts(sys, files, err)

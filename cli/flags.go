@@ -131,6 +131,7 @@ func (s *stateOptions) bindShared(fs *pflag.FlagSet) {
 type reportOptions struct {
 	Dir    string
 	Format string
+	format reporters.Format
 }
 
 func (r *reportOptions) bind(fs *pflag.FlagSet) {
@@ -139,9 +140,11 @@ func (r *reportOptions) bind(fs *pflag.FlagSet) {
 
 // validate refuses a --format no reporter writes.
 func (r *reportOptions) validate() error {
-	if _, err := reporters.ParseFormat(r.Format); err != nil {
+	f, err := reporters.ParseFormat(r.Format)
+	if err != nil {
 		return usagef("%v", err)
 	}
+	r.format = f
 	return nil
 }
 
