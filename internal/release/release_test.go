@@ -7,10 +7,14 @@
 package release_test
 
 import (
+	"archive/tar"
+	"archive/zip"
 	"bytes"
+	"compress/gzip"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -608,4 +612,82 @@ func goEnv(t *testing.T, goTool, key string) string {
 		t.Fatal(err)
 	}
 	return string(out)
+}
+
+// TestReleaseArchivesHoldTheDocs: every archive holds the binary, the
+// README and each docs page the README's links lead to, at the same paths.
+func TestReleaseArchivesHoldTheDocs(t *testing.T) {
+	version := releaseVersion(t)
+	want := []string{"README.md"}
+	pages, err := filepath.Glob(filepath.Join(root, "docs", "*.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	more, err := filepath.Glob(filepath.Join(root, "docs", "*", "*.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range append(pages, more...) {
+		rel, err := filepath.Rel(root, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want = append(want, filepath.ToSlash(rel))
+	}
+	if len(want) < 10 {
+		t.Fatalf("found %d docs pages under %s/docs: is this the repository?", len(want)-1, root)
+	}
+	for _, p := range platforms {
+		name := archiveName(version, p)
+		has, err := archiveFiles(filepath.Join(dist, name))
+		if err != nil {
+			t.Errorf("%s: %v", name, err)
+			continue
+		}
+		bin := "betplan"
+		if strings.HasPrefix(p, "windows_") {
+			bin += ".exe"
+		}
+		for _, f := range append([]string{bin}, want...) {
+			if !has[f] {
+				t.Errorf("%s holds no %s", name, f)
+			}
+		}
+	}
+}
+
+// archiveFiles are the names an archive of dist/ holds.
+func archiveFiles(path string) (map[string]bool, error) {
+	has := map[string]bool{}
+	if strings.HasSuffix(path, ".zip") {
+		z, err := zip.OpenReader(path)
+		if err != nil {
+			return nil, err
+		}
+		defer z.Close()
+		for _, f := range z.File {
+			has[f.Name] = true
+		}
+		return has, nil
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	gz, err := gzip.NewReader(f)
+	if err != nil {
+		return nil, err
+	}
+	tr := tar.NewReader(gz)
+	for {
+		h, err := tr.Next()
+		if err == io.EOF {
+			return has, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		has[strings.TrimPrefix(h.Name, "./")] = true
+	}
 }
