@@ -34,7 +34,7 @@ test:
 	@# cache every dependency is compiled once, and a package's tests start
 	@# as soon as it is vetted, not after the whole tree. A race binary need
 	@# not sleep a second as it exits (the race is reported either way). The
-	@# root package runs 8 of its parallel tests at once (main_test.go): most
+	@# command package runs 8 of its parallel tests at once (cli/main_test.go): most
 	@# wait on the processes they start.
 	GORACE="atexit_sleep_ms=10 $(GORACE)" $(GO) test -race -vet=all -timeout 15m ./...
 
