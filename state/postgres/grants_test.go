@@ -58,3 +58,43 @@ func TestJournalWriterGrantedTheEarlierTables(t *testing.T) {
 	pgtest.Query(t, server, fmt.Sprintf("SELECT label FROM %s.history_entries WHERE serial = 2", s), nil, &label)
 	require.Equal(t, "bp:card:b1:0123456789ab", label)
 }
+
+// An account kept apart from the others in a schema of its own: its role
+// owns the schema and may create nothing else in the database, yet
+// migrates the schema and writes its journal; another account's role,
+// granted nothing, reads none of it.
+func TestAccountInASchemaOfItsOwn(t *testing.T) {
+	t.Parallel()
+	server := pgtest.ServerURL(t)
+	_, schema := pgtest.Schema(t)
+	suffix := strings.TrimPrefix(schema, "bp_test_")
+	owner, other := "bp_owner_"+suffix, "bp_other_"+suffix
+	for _, role := range []string{owner, other} {
+		id := pgx.Identifier{role}.Sanitize()
+		pgtest.Exec(t, server, "CREATE ROLE "+id+" LOGIN")
+		t.Cleanup(func() {
+			pgtest.Exec(t, server, "DROP OWNED BY "+id)
+			pgtest.Exec(t, server, "DROP ROLE "+id)
+		})
+	}
+	pgtest.Exec(t, server, "CREATE SCHEMA "+pgx.Identifier{schema}.Sanitize()+" AUTHORIZATION "+pgx.Identifier{owner}.Sanitize())
+	as := func(role string) *postgres.Store {
+		u, err := url.Parse(server)
+		require.NoError(t, err)
+		u.User = url.User(role)
+		q := u.Query()
+		q.Set("search_path", schema)
+		u.RawQuery = q.Encode()
+		cfg, err := postgres.ParseURL(u.String(), "", false)
+		require.NoError(t, err)
+		return postgres.New(cfg)
+	}
+
+	writeJournal(t, as(owner), initRecord, `{"serial":2,"lineage":"ab","op":"created","label":"bp:card:b1:0123456789ab"}`)
+	var n int
+	pgtest.Query(t, server, fmt.Sprintf("SELECT count(*) FROM %s.journal", pgx.Identifier{schema}.Sanitize()), nil, &n)
+	require.Equal(t, 2, n)
+
+	_, err := as(other).Lock(context.Background(), state.LockRequest{PlanKey: key})
+	require.ErrorContains(t, err, "permission denied for schema")
+}

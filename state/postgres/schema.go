@@ -111,8 +111,18 @@ func (s *Store) migrate(ctx context.Context, conn *pgx.Conn) error {
 		if _, err := tx.Exec(ctx, "SELECT pg_advisory_xact_lock($1)", s.key("migrate")); err != nil {
 			return err
 		}
-		if _, err := tx.Exec(ctx, "CREATE SCHEMA IF NOT EXISTS "+s.quotedSchema()); err != nil {
+		// CREATE SCHEMA IF NOT EXISTS asks for the right to create in the
+		// database even when the schema is there: an account's role that
+		// owns a schema made for it, and may create nothing else, could
+		// never migrate it.
+		var exists bool
+		if err := tx.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM pg_namespace WHERE nspname = $1)", s.cfg.schema).Scan(&exists); err != nil {
 			return err
+		}
+		if !exists {
+			if _, err := tx.Exec(ctx, "CREATE SCHEMA IF NOT EXISTS "+s.quotedSchema()); err != nil {
+				return err
+			}
 		}
 		if _, err := tx.Exec(ctx, "CREATE TABLE IF NOT EXISTS "+s.table("schema_version")+
 			" (version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())"); err != nil {
