@@ -54,8 +54,13 @@ func setUp(ctx context.Context, sys *sysIO, service *serviceOptions, state state
 	shared, err := state.sharedStore(sys, conn.insecure)
 	if r, ok := shared.(interface {
 		Reach(ctx context.Context, prepare bool) error
-	}); ok && err == nil && state.use != stateExamined {
-		err = r.Reach(ctx, state.use == stateWrites)
+	}); ok && err == nil {
+		switch state.use {
+		case stateReads:
+			err = r.Reach(ctx, false)
+		case stateWrites:
+			err = r.Reach(ctx, true)
+		}
 	}
 	if err == nil {
 		err = conn.checkService(ctx, service.refusing)
