@@ -385,9 +385,26 @@ func IsLoopbackURL(baseURL string) bool {
 	return err == nil && isLoopbackHost(u.Hostname())
 }
 
+// IsLoopbackAddr reports whether a listen address host:port is on this
+// machine only: its host is "localhost" (in any case) or a loopback IP. An
+// empty host (every interface) or an address that is not host:port is not.
+// The simulated service and serve's unauthenticated endpoints listen only
+// where it says.
+func IsLoopbackAddr(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return false
+	}
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
 // isLoopbackHost reports whether a base URL's host is this machine, where
-// plain http:// is allowed. Unlike sim.IsLoopbackAddr, which decides where
-// the simulator may listen, it also takes *.localhost names (RFC 6761).
+// plain http:// is allowed. Unlike IsLoopbackAddr, which decides where a
+// listener may serve, it also takes *.localhost names (RFC 6761).
 func isLoopbackHost(host string) bool {
 	if strings.EqualFold(host, "localhost") || strings.HasSuffix(strings.ToLower(host), ".localhost") {
 		return true

@@ -160,7 +160,7 @@ func servePlans(ctx context.Context, sys *sysIO, o *serveOptions, args []string)
 	if err != nil {
 		return err
 	}
-	if token == "" && !serve.IsLoopback(o.Listen) {
+	if token == "" && !apiclient.IsLoopbackAddr(o.Listen) {
 		return usagef("--listen %s is not a loopback address: the plans' money and the account's health would be open to the network; give a bearer token in $%s or --listen-token-file (never as a flag's value)", o.Listen, serveTokenEnv)
 	}
 	loader := &serveLoader{sys: sys, dir: dir, account: &o.account, noLimits: o.NoLimits, cache: map[string]any{}}

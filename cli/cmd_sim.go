@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/betplan/betplan/apiclient"
 	"github.com/betplan/betplan/apiclient/sim"
 )
 
@@ -45,7 +46,7 @@ func (o *simOptions) bind(fs *pflag.FlagSet) {
 }
 
 func (o *simOptions) validate() error {
-	if !sim.IsLoopbackAddr(o.Addr) {
+	if !apiclient.IsLoopbackAddr(o.Addr) {
 		return usagef("--addr %s is not a loopback address: the simulated service only serves this machine", o.Addr)
 	}
 	if !(o.Speed > 0) || math.IsInf(o.Speed, 0) {

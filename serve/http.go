@@ -3,28 +3,12 @@ package serve
 import (
 	"crypto/subtle"
 	"encoding/json"
-	"net"
 	"net/http"
 	"sort"
-	"strings"
 	"time"
 
 	"github.com/betplan/betplan/reporters"
 )
-
-// IsLoopback reports whether addr (host:port) listens on this machine
-// only: a loopback address, or localhost.
-func IsLoopback(addr string) bool {
-	host, _, err := net.SplitHostPort(addr)
-	if err != nil {
-		return false
-	}
-	if strings.EqualFold(host, "localhost") {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
-}
 
 // Handler serves /healthz, /readyz, /metrics and /status. With a token,
 // every request must carry it (Authorization: Bearer …): one without gets

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net"
 	"net/http"
-	"strings"
 	"time"
 
 	"github.com/betplan/betplan/apiclient"
@@ -15,21 +14,6 @@ import (
 // ErrNotLoopback is the error Serve wraps when asked to listen on an address
 // that other machines could reach.
 var ErrNotLoopback = errors.New("not a loopback address: the simulated service only serves this machine")
-
-// IsLoopbackAddr reports whether a listen address host:port is on this
-// machine only: its host is "localhost" (in any case) or a loopback IP. An
-// empty host (every interface) or an address that is not host:port is not.
-func IsLoopbackAddr(addr string) bool {
-	host, _, err := net.SplitHostPort(addr)
-	if err != nil {
-		return false
-	}
-	if strings.EqualFold(host, "localhost") {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
-}
 
 // Server is a Service served over HTTP on a loopback address.
 type Server struct {
@@ -42,10 +26,10 @@ type Server struct {
 
 // Serve serves svc on addr (host:port; port 0 picks a free one) until the
 // server is shut down. It refuses, before listening, an address that is
-// not loopback (IsLoopbackAddr) with an error wrapping ErrNotLoopback; a
+// not loopback (apiclient.IsLoopbackAddr) with an error wrapping ErrNotLoopback; a
 // failure to listen is net.Listen's error as it is.
 func Serve(svc *Service, addr string) (*Server, error) {
-	if !IsLoopbackAddr(addr) {
+	if !apiclient.IsLoopbackAddr(addr) {
 		return nil, fmt.Errorf("%s is %w", addr, ErrNotLoopback)
 	}
 	ln, err := net.Listen("tcp", addr)
