@@ -3,7 +3,6 @@ package engine
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"slices"
 	"sort"
@@ -256,12 +255,9 @@ func TellJournal(p *plan.Plan, where string, records [][]byte) (*Story, error) {
 		return st
 	}
 	for i, b := range records {
-		var e journalEntry
-		if err := json.Unmarshal(b, &e); err != nil {
-			return nil, &state.BadJournalError{Path: where, Line: i + 1, Reason: fmt.Sprintf("record %d does not read (%v)", i+1, err)}
-		}
-		if err := e.checkAmounts(); err != nil {
-			return nil, &state.BadJournalError{Path: where, Line: i + 1, Reason: fmt.Sprintf("record %d is corrupt: %v", i+1, err)}
+		e, err := readRecord(where, i, b)
+		if err != nil {
+			return nil, err
 		}
 		switch e.Op {
 		case opInit, opService:

@@ -188,16 +188,27 @@ func replayRecords(where string, records [][]byte, log JournalLog) (*Journal, er
 	j := newJournal(log)
 	j.fresh = len(records) == 0
 	for i, b := range records {
-		var e journalEntry
-		if err := json.Unmarshal(b, &e); err != nil {
-			return nil, &state.BadJournalError{Path: where, Line: i + 1, Reason: fmt.Sprintf("record %d does not read (%v)", i+1, err)}
-		}
-		if err := e.checkAmounts(); err != nil {
-			return nil, &state.BadJournalError{Path: where, Line: i + 1, Reason: fmt.Sprintf("record %d is corrupt: %v", i+1, err)}
+		e, err := readRecord(where, i, b)
+		if err != nil {
+			return nil, err
 		}
 		j.apply(e)
 	}
 	return j, nil
+}
+
+// readRecord reads the i-th record (from 0) of the journal at where, its
+// amounts checked: a record that does not read, or holds an amount that
+// is not money, is a damaged journal, named at its line.
+func readRecord(where string, i int, b []byte) (journalEntry, error) {
+	var e journalEntry
+	if err := json.Unmarshal(b, &e); err != nil {
+		return e, &state.BadJournalError{Path: where, Line: i + 1, Reason: fmt.Sprintf("record %d does not read (%v)", i+1, err)}
+	}
+	if err := e.checkAmounts(); err != nil {
+		return e, &state.BadJournalError{Path: where, Line: i + 1, Reason: fmt.Sprintf("record %d is corrupt: %v", i+1, err)}
+	}
+	return e, nil
 }
 
 // begin gives a journal with no lineage yet its lineage and init entry.
