@@ -487,6 +487,20 @@ func (f *fold) verdict(b *Bet) {
 	b.Tips = f.run != nil && f.run.Tips
 }
 
+// identify takes what r says of the bet: its instance id and its race
+// (venue, code, and the meeting day of its start), each where r says it.
+func (b *Bet) identify(r *record) {
+	if r.BetID != "" {
+		b.BetID = r.BetID
+	}
+	if r.Race != nil {
+		b.Venue, b.Code = r.Race.Venue, r.Race.Code
+		if !r.Race.Start.IsZero() {
+			b.Day = r.Race.Start.Format("2006-01-02")
+		}
+	}
+}
+
 // notCreated keeps r, an entry of a bet a run decided not to create
 // (not_created, decided, missed), for --by reason: its reason, what it
 // meant to bet and its race. The last such entry of a label says why.
@@ -501,15 +515,7 @@ func (f *fold) notCreated(r *record) {
 		f.verdict(b)
 		f.unmade[r.Label] = b
 	}
-	if r.BetID != "" {
-		b.BetID = r.BetID
-	}
-	if r.Race != nil {
-		b.Venue, b.Code = r.Race.Venue, r.Race.Code
-		if !r.Race.Start.IsZero() {
-			b.Day = r.Race.Start.Format("2006-01-02")
-		}
-	}
+	b.identify(r)
 	switch {
 	case r.Code != "":
 		b.Reason = r.Code
@@ -653,15 +659,7 @@ func (f *fold) decode(b []byte, n int) error {
 	if o == nil {
 		return nil // its outcome was read already
 	}
-	if r.BetID != "" {
-		o.BetID = r.BetID
-	}
-	if r.Race != nil {
-		o.Venue, o.Code = r.Race.Venue, r.Race.Code
-		if !r.Race.Start.IsZero() {
-			o.Day = r.Race.Start.Format("2006-01-02")
-		}
-	}
+	o.identify(&r)
 	if r.Outcome != nil {
 		return f.settle(o, r.Outcome, r.Time)
 	}
