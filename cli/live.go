@@ -145,7 +145,14 @@ func (l *liveTerminal) retrying(note string) {
 		l.draw(l.line(*l.p, l.now()))
 	case note != "":
 		l.draw([]string{l.clock().Time(l.now()), note})
-	case l.last != "":
+	default:
+		l.erase()
+	}
+}
+
+// erase takes the line off the terminal, if one is drawn (l.mu held).
+func (l *liveTerminal) erase() {
+	if l.last != "" {
 		fmt.Fprint(l.w, "\r\033[K")
 		l.last = ""
 	}
@@ -157,10 +164,7 @@ func (l *liveTerminal) pause() {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.paused = true
-	if l.last != "" {
-		fmt.Fprint(l.w, "\r\033[K")
-		l.last = ""
-	}
+	l.erase()
 }
 
 // resume draws the line again after pause.
