@@ -24,10 +24,13 @@ type UndeliveredAlert struct {
 type AlertEvent string
 
 // JSONSchema is the event's schema: a string of the list.
-func (AlertEvent) JSONSchema() *jsonschema.Schema {
+func (AlertEvent) JSONSchema() *jsonschema.Schema { return enumSchema(plan.AlertEvents()) }
+
+// enumSchema is a string's schema whose values are those of one list.
+func enumSchema[T ~string](values []T) *jsonschema.Schema {
 	s := &jsonschema.Schema{Type: "string"}
-	for _, e := range plan.AlertEvents() {
-		s.Enum = append(s.Enum, e)
+	for _, v := range values {
+		s.Enum = append(s.Enum, string(v))
 	}
 	return s
 }

@@ -156,13 +156,7 @@ type Bet struct {
 type ReasonCode string
 
 // JSONSchema is the code's schema: a string of the list.
-func (ReasonCode) JSONSchema() *jsonschema.Schema {
-	s := &jsonschema.Schema{Type: "string"}
-	for _, c := range reason.Codes() {
-		s.Enum = append(s.Enum, string(c))
-	}
-	return s
-}
+func (ReasonCode) JSONSchema() *jsonschema.Schema { return enumSchema(reason.Codes()) }
 
 // Limit names a limit that held a bet back.
 type Limit struct {
