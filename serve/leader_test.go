@@ -63,8 +63,11 @@ func TestLeadershipTakenOverWithinTheBound(t *testing.T) {
 	// a stops renewing here (SIGSTOP): b keeps campaigning.
 	stopped := time.Now()
 	bctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	go b.Run(bctx, func() {})
+	done := make(chan struct{})
+	go func() { b.Run(bctx, func() {}); close(done) }()
+	// b's last write ends before its directory is removed (cleanups run
+	// last registered first).
+	t.Cleanup(func() { cancel(); <-done })
 	for !b.Status().Leading {
 		require.Less(t, time.Since(stopped), takeover, "b took over within the bound")
 		time.Sleep(10 * time.Millisecond)
